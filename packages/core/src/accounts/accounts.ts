@@ -1,0 +1,130 @@
+import type { Kysely } from "kysely";
+import type { Database } from "../database/schema.js";
+import { NotFoundError, UnauthorizedError, ValidationError } from "../errors.js";
+import { VISIBLE_PREFIX_LENGTH, digestsEqual, generateApiKey, hashApiKey } from "./api-key.js";
+
+export interface Account {
+  id: number;
+  name: string;
+  created_at: string;
+}
+
+export interface CreatedKey {
+  accountId: number;
+  /** The key itself: shown to the caller once, never stored. */
+  key: string;
+  prefix: string;
+}
+
+export interface Accounts {
+  /** Creates an account and its first API key. */
+  create(options?: { name?: string }): Promise<CreatedKey>;
+  /** Adds a key to an existing account. */
+  createKey(accountId: number, options?: { name?: string }): Promise<CreatedKey>;
+  /** Makes sure an account authenticated by exactly this key exists. */
+  ensureKey(key: string, options?: { name?: string }): Promise<Account>;
+  /** Revokes every key starting with `prefix` (at least the visible prefix). Returns how many. */
+  revokeKey(prefix: string): Promise<number>;
+  /** The account behind a key, or UnauthorizedError. */
+  authenticate(key: string): Promise<Account>;
+  get(accountId: number): Promise<Account>;
+  count(): Promise<number>;
+}
+
+export function createAccounts(db: Kysely<Database>): Accounts {
+  const now = () => new Date().toISOString();
+
+  async function insertKey(accountId: number, key: string, name: string): Promise<CreatedKey> {
+    const prefix = key.slice(0, VISIBLE_PREFIX_LENGTH);
+    await db
+      .insertInto("api_keys")
+      .values({ account_id: accountId, name, prefix, hash: hashApiKey(key), created_at: now(), revoked_at: null })
+      .execute();
+    return { accountId, key, prefix };
+  }
+
+  async function insertAccount(name: string): Promise<number> {
+    const row = await db
+      .insertInto("accounts")
+      .values({ name, created_at: now() })
+      .returning("id")
+      .executeTakeFirstOrThrow();
+    return Number(row.id);
+  }
+
+  const accounts: Accounts = {
+    async create(options = {}) {
+      const accountId = await insertAccount(options.name ?? "default");
+      return insertKey(accountId, generateApiKey(), options.name ?? "default");
+    },
+
+    async createKey(accountId, options = {}) {
+      await accounts.get(accountId);
+      return insertKey(accountId, generateApiKey(), options.name ?? "default");
+    },
+
+    async ensureKey(key, options = {}) {
+      if (key.length < 16) throw ValidationError.field("key", "The key must be at least 16 characters.");
+      const existing = await db
+        .selectFrom("api_keys")
+        .select("account_id")
+        .where("hash", "=", hashApiKey(key))
+        .where("revoked_at", "is", null)
+        .executeTakeFirst();
+      if (existing) return accounts.get(Number(existing.account_id));
+      const accountId = await insertAccount(options.name ?? "default");
+      await insertKey(accountId, key, options.name ?? "default");
+      return accounts.get(accountId);
+    },
+
+    async revokeKey(prefix) {
+      if (prefix.length < VISIBLE_PREFIX_LENGTH) {
+        throw ValidationError.field("prefix", `Give at least the first ${VISIBLE_PREFIX_LENGTH} characters of the key.`);
+      }
+      const candidates = await db
+        .selectFrom("api_keys")
+        .select(["id", "prefix"])
+        .where("prefix", "=", prefix.slice(0, VISIBLE_PREFIX_LENGTH))
+        .where("revoked_at", "is", null)
+        .execute();
+      const ids = candidates.map((row) => row.id);
+      if (ids.length === 0) return 0;
+      const result = await db.updateTable("api_keys").set({ revoked_at: now() }).where("id", "in", ids).executeTakeFirst();
+      return Number(result.numUpdatedRows);
+    },
+
+    async authenticate(key) {
+      const digest = hashApiKey(key);
+      // Looked up by prefix, then compared in constant time: the lookup itself
+      // reveals nothing about the secret part.
+      const rows = await db
+        .selectFrom("api_keys")
+        .select(["account_id", "hash"])
+        .where("prefix", "=", key.slice(0, VISIBLE_PREFIX_LENGTH))
+        .where("revoked_at", "is", null)
+        .execute();
+      const match = rows.find((row) => digestsEqual(row.hash, digest));
+      if (!match) throw new UnauthorizedError();
+      return accounts.get(Number(match.account_id));
+    },
+
+    async get(accountId) {
+      const row = await db
+        .selectFrom("accounts")
+        .selectAll()
+        .where("id", "=", accountId)
+        .executeTakeFirst();
+      if (!row) throw new NotFoundError();
+      return { id: Number(row.id), name: row.name, created_at: row.created_at };
+    },
+
+    async count() {
+      const row = await db
+        .selectFrom("accounts")
+        .select((eb) => eb.fn.countAll<number>().as("n"))
+        .executeTakeFirstOrThrow();
+      return Number(row.n);
+    },
+  };
+  return accounts;
+}

@@ -1,0 +1,107 @@
+import { mkdirSync } from "node:fs";
+import { dirname } from "node:path";
+import { Kysely, PostgresDialect, SqliteDialect } from "kysely";
+import type { SqlDialect } from "../dialect/dialect.js";
+import { postgresDialect } from "../dialect/postgres.js";
+import { sqliteDialect } from "../dialect/sqlite.js";
+import type { Database } from "./schema.js";
+
+/** The shape of a better-sqlite3 `Database` that Tally relies on. */
+export interface SqliteDatabaseLike {
+  prepare(sql: string): unknown;
+  pragma(source: string, options?: { simple?: boolean }): unknown;
+  close(): unknown;
+}
+
+/** The shape of a `pg` Pool that Tally relies on. */
+export interface PostgresPoolLike {
+  connect(): Promise<unknown>;
+  query(...args: never[]): unknown;
+  end(): Promise<void>;
+}
+
+/**
+ * Where Tally keeps its data: `"file:./path.sqlite"`, a plain path, `":memory:"`,
+ * `"postgres://…"`, a better-sqlite3 Database, a pg Pool, or a Kysely instance.
+ */
+export type DatabaseOption =
+  | string
+  | SqliteDatabaseLike
+  | PostgresPoolLike
+  | Kysely<any>;
+
+export interface OpenDatabase {
+  db: Kysely<Database>;
+  dialect: SqlDialect;
+  /** The better-sqlite3 handle when the store is SQLite (used for synchronous fast paths). */
+  sqlite: SqliteDatabaseLike | null;
+  /** Releases what Tally opened itself; leaves what the caller passed in open. */
+  close(): Promise<void>;
+}
+
+const isKysely = (value: object): value is Kysely<any> =>
+  value instanceof Kysely || ("selectFrom" in value && "schema" in value);
+const isSqlite = (value: object): value is SqliteDatabaseLike =>
+  "prepare" in value && "pragma" in value;
+const isPool = (value: object): value is PostgresPoolLike =>
+  "connect" in value && "query" in value && "end" in value;
+
+export async function openDatabase(option: DatabaseOption): Promise<OpenDatabase> {
+  if (typeof option === "string") return openUrl(option);
+  if (isKysely(option)) return fromKysely(option);
+  if (isSqlite(option)) return fromSqlite(option, false);
+  if (isPool(option)) return fromPool(option, false);
+  throw new TypeError("database: expected a URL, a better-sqlite3 Database, a pg Pool or a Kysely instance");
+}
+
+async function openUrl(url: string): Promise<OpenDatabase> {
+  if (/^postgres(ql)?:\/\//i.test(url)) {
+    const { default: pg } = await import("pg");
+    return fromPool(new pg.Pool({ connectionString: url }), true);
+  }
+  const path = url === ":memory:" || url === "file::memory:" ? ":memory:" : url.replace(/^file:(\/\/)?/, "");
+  if (path !== ":memory:") mkdirSync(dirname(path), { recursive: true });
+  const BetterSqlite3 = (await import("better-sqlite3")).default;
+  return fromSqlite(new BetterSqlite3(path), true);
+}
+
+function fromSqlite(database: SqliteDatabaseLike, owned: boolean): OpenDatabase {
+  database.pragma("journal_mode = WAL");
+  database.pragma("synchronous = NORMAL");
+  database.pragma("foreign_keys = ON");
+  database.pragma("busy_timeout = 5000");
+  const db = new Kysely<Database>({
+    dialect: new SqliteDialect({ database: database as never }),
+  });
+  return {
+    db,
+    dialect: sqliteDialect,
+    sqlite: database,
+    async close() {
+      if (owned) await db.destroy();
+    },
+  };
+}
+
+function fromPool(pool: PostgresPoolLike, owned: boolean): OpenDatabase {
+  const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool: pool as never }) });
+  return {
+    db,
+    dialect: postgresDialect,
+    sqlite: null,
+    async close() {
+      if (owned) await db.destroy();
+    },
+  };
+}
+
+function fromKysely(db: Kysely<any>): OpenDatabase {
+  const adapter = db.getExecutor().adapter;
+  const isPostgres = adapter.constructor.name.toLowerCase().includes("postgres");
+  return {
+    db: db as Kysely<Database>,
+    dialect: isPostgres ? postgresDialect : sqliteDialect,
+    sqlite: null,
+    close: async () => {},
+  };
+}

@@ -1,0 +1,199 @@
+import { sql, type Kysely, type Selectable } from "kysely";
+import type { Database, WebsitesTable } from "../database/schema.js";
+import { NotFoundError, ValidationError } from "../errors.js";
+import { hashPassword, verifyPassword } from "./password.js";
+import { parseWebsiteInput, type WebsiteInput } from "./website-input.js";
+
+/** A website as the API returns it: the password is only ever a boolean. */
+export interface Website {
+  id: number;
+  domain: string;
+  privacy: number;
+  password: boolean;
+  email: number;
+  exclude_bots: number;
+  exclude_params: string;
+  exclude_ips: string;
+  timezone: string;
+  created_at: string;
+  updated_at: string;
+}
+
+export interface ListWebsitesOptions {
+  /** Case-insensitive substring of the domain. */
+  search?: string;
+  /** @default "id" */
+  sortBy?: "id" | "domain";
+  /** @default "desc" */
+  sort?: "asc" | "desc";
+  /** @default 10 */
+  perPage?: number;
+  /** @default 1 */
+  page?: number;
+}
+
+export interface Page<T> {
+  data: T[];
+  total: number;
+  page: number;
+  perPage: number;
+}
+
+export type WebsiteRow = Selectable<WebsitesTable>;
+
+export interface Websites {
+  create(accountId: number, input: WebsiteInput): Promise<Website>;
+  get(accountId: number, id: number): Promise<Website>;
+  list(accountId: number, options?: ListWebsitesOptions): Promise<Page<Website>>;
+  update(accountId: number, id: number, input: WebsiteInput): Promise<Website>;
+  delete(accountId: number, id: number): Promise<void>;
+  /** The stored row for a host (collect routing); null when no website has it. */
+  findByDomain(domain: string): Promise<WebsiteRow | null>;
+  /** The stored row by id regardless of account (internal use: collect, share pages). */
+  findById(id: number): Promise<WebsiteRow | null>;
+  checkPassword(id: number, password: string): Promise<boolean>;
+}
+
+export interface WebsiteHooks {
+  /** Called after a website's row changed or was deleted, so caches can drop it. */
+  onChange?(row: WebsiteRow, change: "update" | "delete"): void | Promise<void>;
+}
+
+export function toWebsite(row: WebsiteRow): Website {
+  return {
+    id: Number(row.id),
+    domain: row.domain,
+    privacy: Number(row.privacy),
+    password: row.password_hash !== null,
+    email: Number(row.email),
+    exclude_bots: Number(row.exclude_bots),
+    exclude_params: row.exclude_params,
+    exclude_ips: row.exclude_ips,
+    timezone: row.timezone,
+    created_at: row.created_at,
+    updated_at: row.updated_at,
+  };
+}
+
+const PASSWORD_REQUIRED = "The password field is required when privacy is 2.";
+
+export function createWebsites(db: Kysely<Database>, hooks: WebsiteHooks = {}): Websites {
+  async function findOwned(accountId: number, id: number): Promise<WebsiteRow> {
+    if (!Number.isSafeInteger(id) || id < 1) throw new NotFoundError();
+    const row = await db
+      .selectFrom("websites")
+      .selectAll()
+      .where("id", "=", id)
+      .where("account_id", "=", accountId)
+      .executeTakeFirst();
+    if (!row) throw new NotFoundError();
+    return row;
+  }
+
+  async function assertDomainFree(domain: string): Promise<void> {
+    const taken = await db.selectFrom("websites").select("id").where("domain", "=", domain).executeTakeFirst();
+    if (taken) throw ValidationError.field("domain", "The domain has already been taken.");
+  }
+
+  return {
+    async create(accountId, input) {
+      const fields = parseWebsiteInput(input, "create");
+      const privacy = fields.privacy ?? 1;
+      if (privacy === 2 && fields.password === undefined) throw ValidationError.field("password", PASSWORD_REQUIRED);
+      const domain = fields.domain as string;
+      await assertDomainFree(domain);
+      const now = new Date().toISOString();
+      const values = {
+        account_id: accountId,
+        domain,
+        privacy,
+        password_hash: privacy === 2 && fields.password ? await hashPassword(fields.password) : null,
+        email: fields.email ?? 0,
+        exclude_bots: fields.exclude_bots ?? 1,
+        exclude_params: fields.exclude_params ?? "",
+        exclude_ips: fields.exclude_ips ?? "",
+        timezone: fields.timezone ?? "UTC",
+        created_at: now,
+        updated_at: now,
+      };
+      try {
+        const row = await db.insertInto("websites").values(values).returningAll().executeTakeFirstOrThrow();
+        return toWebsite(row);
+      } catch (error) {
+        // Two creates of one domain racing: the unique index decides, the loser gets the same 422.
+        await assertDomainFree(domain);
+        throw error;
+      }
+    },
+
+    async get(accountId, id) {
+      return toWebsite(await findOwned(accountId, id));
+    },
+
+    async list(accountId, options = {}) {
+      const perPage = options.perPage ?? 10;
+      const page = options.page ?? 1;
+      let query = db.selectFrom("websites").where("account_id", "=", accountId);
+      if (options.search) {
+        const pattern = `%${options.search.toLowerCase().replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
+        query = query.where(sql<boolean>`lower(domain) like ${pattern} escape '\\'`);
+      }
+      const countRow = await query.select((eb) => eb.fn.countAll<number>().as("n")).executeTakeFirstOrThrow();
+      const direction = options.sort ?? "desc";
+      const rows = await query
+        .selectAll()
+        .orderBy(options.sortBy ?? "id", direction)
+        .orderBy("id", direction)
+        .limit(perPage)
+        .offset((page - 1) * perPage)
+        .execute();
+      return { data: rows.map(toWebsite), total: Number(countRow.n), page, perPage };
+    },
+
+    async update(accountId, id, input) {
+      const row = await findOwned(accountId, id);
+      const fields = parseWebsiteInput(input, "update");
+      const privacy = fields.privacy ?? Number(row.privacy);
+      let passwordHash = row.password_hash;
+      if (privacy !== 2) passwordHash = null;
+      else if (fields.password !== undefined) passwordHash = await hashPassword(fields.password);
+      else if (passwordHash === null) throw ValidationError.field("password", PASSWORD_REQUIRED);
+      const updated = await db
+        .updateTable("websites")
+        .set({
+          privacy,
+          password_hash: passwordHash,
+          email: fields.email ?? Number(row.email),
+          exclude_bots: fields.exclude_bots ?? Number(row.exclude_bots),
+          exclude_params: fields.exclude_params ?? row.exclude_params,
+          exclude_ips: fields.exclude_ips ?? row.exclude_ips,
+          timezone: fields.timezone ?? row.timezone,
+          updated_at: new Date().toISOString(),
+        })
+        .where("id", "=", row.id)
+        .returningAll()
+        .executeTakeFirstOrThrow();
+      await hooks.onChange?.(updated, "update");
+      return toWebsite(updated);
+    },
+
+    async delete(accountId, id) {
+      const row = await findOwned(accountId, id);
+      await db.deleteFrom("websites").where("id", "=", row.id).execute();
+      await hooks.onChange?.(row, "delete");
+    },
+
+    async findByDomain(domain) {
+      return (await db.selectFrom("websites").selectAll().where("domain", "=", domain).executeTakeFirst()) ?? null;
+    },
+
+    async findById(id) {
+      return (await db.selectFrom("websites").selectAll().where("id", "=", id).executeTakeFirst()) ?? null;
+    },
+
+    async checkPassword(id, password) {
+      const row = await db.selectFrom("websites").select("password_hash").where("id", "=", id).executeTakeFirst();
+      return Boolean(row?.password_hash) && (await verifyPassword(password, row?.password_hash as string));
+    },
+  };
+}

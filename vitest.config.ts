@@ -1,0 +1,23 @@
+import { fileURLToPath } from "node:url";
+import { defineConfig } from "vitest/config";
+
+const source = (path: string) => fileURLToPath(new URL(`./packages/${path}`, import.meta.url));
+
+// Tests import the packages by name and run their TypeScript sources directly.
+export default defineConfig({
+  resolve: {
+    alias: [
+      { find: /^@tally\/core$/, replacement: source("core/src/index.ts") },
+      { find: /^@tally\/server$/, replacement: source("server/src/index.ts") },
+      { find: /^@tally\/server\/node$/, replacement: source("server/src/adapters/node.ts") },
+      { find: /^@tally\/server\/fastify$/, replacement: source("server/src/adapters/fastify.ts") },
+      { find: /^@tally\/tracker$/, replacement: source("tracker/src/index.ts") },
+    ],
+  },
+  test: {
+    include: ["packages/*/src/**/*.test.ts", "test/**/*.test.ts"],
+    testTimeout: 30_000,
+    hookTimeout: 60_000,
+    pool: "forks",
+  },
+});
