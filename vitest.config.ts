@@ -11,7 +11,7 @@ export default defineConfig({
       { find: /^@tally\/server$/, replacement: source("server/src/index.ts") },
       { find: /^@tally\/server\/node$/, replacement: source("server/src/adapters/node.ts") },
       { find: /^@tally\/server\/fastify$/, replacement: source("server/src/adapters/fastify.ts") },
-      { find: /^@tally\/tracker$/, replacement: source("tracker/src/index.ts") },
+      { find: /^@tally\/tracker$/, replacement: source("tracker/dist/index.js") },
     ],
   },
   test: {
