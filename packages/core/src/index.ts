@@ -4,5 +4,11 @@ export type { DatabaseOption, SqliteDatabaseLike, PostgresPoolLike } from "./dat
 export type { Account, Accounts, CreatedKey } from "./accounts/accounts.js";
 export type { Website, Websites, ListWebsitesOptions, Page, WebsiteRow } from "./websites/websites.js";
 export type { WebsiteInput } from "./websites/website-input.js";
+export type { HitInput } from "./engine/hit-input.js";
+export type { CollectResult } from "./engine/collector.js";
+export type { Stats } from "./stats/stats.js";
+export type { StatRow, StatsQueryInput } from "./stats/stats-query.js";
+export { STAT_NAMES, type StatName } from "./stats/stat-names.js";
+export { readListParams, throwIfInvalid, PER_PAGE_CHOICES, type ListParams, type ListParamsInput } from "./list-params.js";
 export { normalizeDomain, stripWww } from "./websites/domain.js";
 export { TallyError, NotFoundError, ValidationError, UnauthorizedError, UnavailableError } from "./errors.js";

@@ -2,6 +2,15 @@ import { createAccounts, type Accounts } from "./accounts/accounts.js";
 import { migrateToLatest } from "./database/migrations.js";
 import { openDatabase, type DatabaseOption } from "./database/open-database.js";
 import { deferMethods } from "./deferred.js";
+import { openGeoLookup } from "./enrich/geo.js";
+import { createUserAgentParser } from "./enrich/user-agent.js";
+import { createCollector, type CollectResult } from "./engine/collector.js";
+import type { HitInput } from "./engine/hit-input.js";
+import { createRollupStore } from "./engine/rollup-store.js";
+import { createSalts } from "./engine/salts.js";
+import { createWebsiteCache } from "./engine/website-rules.js";
+import { createStats, type Stats } from "./stats/stats.js";
+import { createStatsReader } from "./stats/stats-query.js";
 import { createWebsites, type Websites } from "./websites/websites.js";
 
 /** Which proxies may set the client IP: none, all, the nearest N hops, or these CIDRs. */
@@ -25,12 +34,30 @@ export interface TallyOptions {
    * @default 1000
    */
   flushIntervalMs?: number;
+  /**
+   * A write starts as soon as this many hits wait.
+   * @default 5000
+   */
+  batchSize?: number;
+  /**
+   * Past this many unwritten hits (a slow or failing database) `collect` refuses
+   * with UnavailableError (HTTP 503) instead of growing memory.
+   * @default 200000
+   */
+  maxBufferedHits?: number;
+  /** Told about failed background writes (they are retried). @default console.error */
+  onError?: (error: unknown) => void;
 }
 
 export interface Tally {
   readonly options: Readonly<TallyOptions>;
   readonly accounts: Accounts;
   readonly websites: Websites;
+  readonly stats: Stats;
+  /** Counts one pageview or event (SPEC §6). Throws NotFoundError for an unknown host. */
+  collect(hit: HitInput): Promise<CollectResult>;
+  /** Writes every buffered hit now. */
+  flush(): Promise<void>;
   /** Resolves once the store is open and migrated; rejects if it cannot be. */
   ready(): Promise<void>;
   /** Flushes everything buffered and closes what Tally opened. */
@@ -40,6 +67,8 @@ export interface Tally {
 interface Services {
   accounts: Accounts;
   websites: Websites;
+  stats: Stats;
+  collector: ReturnType<typeof createCollector>;
   close(): Promise<void>;
 }
 
@@ -51,10 +80,43 @@ async function openServices(options: TallyOptions): Promise<Services> {
     await store.close();
     throw error;
   }
+  const geo = options.geoip ? await openGeoLookup(options.geoip) : null;
+  const rollups = createRollupStore(store.db, store.dialect);
+  const onError = options.onError ?? ((error: unknown) => console.error("tally: write failed, will retry:", error));
+  let collector: ReturnType<typeof createCollector> | undefined;
+  const websites = createWebsites(store.db, {
+    async onChange(row, change) {
+      if (change === "delete") {
+        collector?.forgetWebsite(Number(row.id), row.domain);
+        await rollups.deleteWebsite(Number(row.id));
+      } else collector?.forgetDomain(row.domain);
+    },
+  });
+  collector = createCollector({
+    store: rollups,
+    salts: createSalts(store.db),
+    websites: createWebsiteCache((domain) => websites.findByDomain(domain)),
+    userAgents: createUserAgentParser(),
+    geo,
+    onFlushError: onError,
+    ...(options.flushIntervalMs === undefined ? {} : { flushIntervalMs: options.flushIntervalMs }),
+    ...(options.batchSize === undefined ? {} : { batchSize: options.batchSize }),
+    ...(options.maxBufferedHits === undefined ? {} : { maxBufferedHits: options.maxBufferedHits }),
+  });
+  const flushed = collector;
   return {
     accounts: createAccounts(store.db),
-    websites: createWebsites(store.db),
-    close: () => store.close(),
+    websites,
+    stats: createStats(websites, createStatsReader(store.db, store.dialect), () => flushed.flush()),
+    collector,
+    async close() {
+      try {
+        await flushed.close();
+      } finally {
+        geo?.close();
+        await store.close();
+      }
+    },
   };
 }
 
@@ -70,6 +132,9 @@ export function createTally(options: TallyOptions = {}): Tally {
     options,
     accounts: deferMethods(services.then((s) => s.accounts)),
     websites: deferMethods(services.then((s) => s.websites)),
+    stats: deferMethods(services.then((s) => s.stats)),
+    collect: async (hit) => (await services).collector.collect(hit),
+    flush: async () => (await services).collector.flush(),
     ready: async () => {
       await services;
     },

@@ -51,6 +51,39 @@ const migrationFactories: Record<string, MigrationFactory> = {
         .execute();
     },
   }),
+  "0002_engine": (dialect) => ({
+    async up(db) {
+      await db.schema
+        .createTable("salts")
+        .addColumn("day", "text", (c) => c.primaryKey())
+        .addColumn("salt", "text", (c) => c.notNull())
+        .execute();
+      // One row per visitor and day: the state a visit needs, keyed by the salted hash.
+      await db.schema
+        .createTable("visitors")
+        .addColumn("hash", "text", (c) => c.primaryKey())
+        .addColumn("website_id", "integer", (c) => c.notNull())
+        .addColumn("day", "text", (c) => c.notNull())
+        .addColumn("last_seen", dialect.counterType, (c) => c.notNull())
+        .addColumn("visit_referrer", "text", (c) => c.notNull())
+        .addColumn("visit_campaign", "text", (c) => c.notNull())
+        .addColumn("seen", "text", (c) => c.notNull())
+        .modifyEnd(dialect.clusteredTableSuffix)
+        .execute();
+      await db.schema.createIndex("visitors_day_idx").on("visitors").columns(["day", "website_id"]).execute();
+      // Counters per period: a day "2026-11-21", a month "2026-11" or a year "2026".
+      await db.schema
+        .createTable("rollups")
+        .addColumn("website_id", "integer", (c) => c.notNull())
+        .addColumn("name", "text", (c) => c.notNull())
+        .addColumn("period", "text", (c) => c.notNull())
+        .addColumn("value", "text", (c) => c.notNull())
+        .addColumn("count", dialect.counterType, (c) => c.notNull())
+        .addPrimaryKeyConstraint("rollups_pk", ["website_id", "name", "period", "value"])
+        .modifyEnd(dialect.clusteredTableSuffix)
+        .execute();
+    },
+  }),
 };
 
 export async function migrateToLatest(db: Kysely<Database>, dialect: SqlDialect): Promise<void> {

@@ -3,7 +3,7 @@ import { dirname } from "node:path";
 import { Kysely, PostgresDialect, SqliteDialect } from "kysely";
 import type { SqlDialect } from "../dialect/dialect.js";
 import { postgresDialect } from "../dialect/postgres.js";
-import { sqliteDialect } from "../dialect/sqlite.js";
+import { CONTAINS_FUNCTION, createSqliteDialect } from "../dialect/sqlite.js";
 import type { Database } from "./schema.js";
 
 /** The shape of a better-sqlite3 `Database` that Tally relies on. */
@@ -11,6 +11,7 @@ export interface SqliteDatabaseLike {
   prepare(sql: string): unknown;
   pragma(source: string, options?: { simple?: boolean }): unknown;
   close(): unknown;
+  function(name: string, options: { deterministic?: boolean }, fn: (...args: never[]) => unknown): unknown;
 }
 
 /** The shape of a `pg` Pool that Tally relies on. */
@@ -70,12 +71,15 @@ function fromSqlite(database: SqliteDatabaseLike, owned: boolean): OpenDatabase 
   database.pragma("synchronous = NORMAL");
   database.pragma("foreign_keys = ON");
   database.pragma("busy_timeout = 5000");
+  database.function(CONTAINS_FUNCTION, { deterministic: true }, (value: string | null, needle: string) =>
+    value !== null && value.toLowerCase().includes(needle) ? 1 : 0,
+  );
   const db = new Kysely<Database>({
     dialect: new SqliteDialect({ database: database as never }),
   });
   return {
     db,
-    dialect: sqliteDialect,
+    dialect: createSqliteDialect(true),
     sqlite: database,
     async close() {
       if (owned) await db.destroy();
@@ -100,7 +104,7 @@ function fromKysely(db: Kysely<any>): OpenDatabase {
   const isPostgres = adapter.constructor.name.toLowerCase().includes("postgres");
   return {
     db: db as Kysely<Database>,
-    dialect: isPostgres ? postgresDialect : sqliteDialect,
+    dialect: isPostgres ? postgresDialect : createSqliteDialect(false),
     sqlite: null,
     close: async () => {},
   };

@@ -5,6 +5,37 @@ export interface Database {
   accounts: AccountsTable;
   api_keys: ApiKeysTable;
   websites: WebsitesTable;
+  salts: SaltsTable;
+  visitors: VisitorsTable;
+  rollups: RollupsTable;
+}
+
+export interface SaltsTable {
+  /** The local day the salt hashes visitors of, `Y-m-d`. */
+  day: string;
+  salt: string;
+}
+
+export interface VisitorsTable {
+  /** Salted hash of (day, website, IP, user agent): no IP or user agent is stored. */
+  hash: string;
+  website_id: number;
+  day: string;
+  /** Epoch milliseconds of the visitor's last hit; 0 for a row just claimed. */
+  last_seen: number;
+  visit_referrer: string;
+  visit_campaign: string;
+  /** Per-visitor values already counted today (resolutions, languages), one per line. */
+  seen: string;
+}
+
+export interface RollupsTable {
+  website_id: number;
+  name: string;
+  /** `Y-m-d`, `Y-m` or `Y` in the website's time zone. */
+  period: string;
+  value: string;
+  count: number;
 }
 
 export interface AccountsTable {

@@ -1,4 +1,4 @@
-import type { ColumnDefinitionBuilder, Kysely } from "kysely";
+import type { ColumnDefinitionBuilder, Expression, Kysely, RawBuilder, SqlBool } from "kysely";
 
 /**
  * The few things SQLite and PostgreSQL do differently. Everything else in core is
@@ -11,6 +11,14 @@ export interface SqlDialect {
   idColumn(column: ColumnDefinitionBuilder): ColumnDefinitionBuilder;
   /** Column type for counters that may exceed 2^31. */
   readonly counterType: "integer" | "bigint";
+  /** Appended to CREATE TABLE for tables read by primary-key ranges (SQLite: WITHOUT ROWID). */
+  readonly clusteredTableSuffix: RawBuilder<unknown>;
+  /** `value` contains `needle` (already lower-cased), ignoring case. */
+  containsIgnoringCase(value: Expression<string>, needle: string): RawBuilder<SqlBool>;
+  /** `value` in an ORDER BY that sorts by code point, as JavaScript does. */
+  byCodePoint(value: Expression<string>): RawBuilder<string>;
+  /** Appended to a SELECT that must lock the rows it reads until the transaction ends. */
+  readonly lockRows: boolean;
   /** Runs `fn` while holding a lock that other processes on the same database respect. */
   withMigrationLock<T>(db: Kysely<any>, fn: () => Promise<T>): Promise<T>;
 }

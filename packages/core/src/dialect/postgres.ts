@@ -9,6 +9,10 @@ export const postgresDialect: SqlDialect = {
   idColumnType: "serial",
   idColumn: (column) => column.primaryKey(),
   counterType: "bigint",
+  clusteredTableSuffix: sql``,
+  containsIgnoringCase: (value, needle) => sql`strpos(lower(${value}), ${needle}) > 0`,
+  byCodePoint: (value) => sql`${value} collate "C"`,
+  lockRows: true,
   async withMigrationLock(db, fn) {
     return db.connection().execute(async (connection) => {
       await sql`select pg_advisory_lock(${MIGRATION_LOCK_KEY})`.execute(connection);

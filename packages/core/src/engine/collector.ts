@@ -1,0 +1,183 @@
+import { NotFoundError, UnavailableError } from "../errors.js";
+import { stripWww } from "../websites/domain.js";
+import type { GeoLookup } from "../enrich/geo.js";
+import type { createUserAgentParser } from "../enrich/user-agent.js";
+import { createCounters } from "./counters.js";
+import { checkHit, type HitInput } from "./hit-input.js";
+import { createLocalClock } from "./local-time.js";
+import { campaignOf, externalReferrer, pageOf } from "./page.js";
+import type { PendingHit } from "./pending-hit.js";
+import type { RollupStore } from "./rollup-store.js";
+import type { Salts } from "./salts.js";
+import { visitorHash } from "./salts.js";
+import { VISIT_TIMEOUT_MS, processHits } from "./visit-processor.js";
+import { isExcludedIp, type WebsiteRules, type createWebsiteCache } from "./website-rules.js";
+
+export type CollectResult = { status: "accepted" } | { status: "dropped"; reason: "bot" | "excluded-ip" };
+
+export interface CollectorOptions {
+  store: RollupStore;
+  salts: Salts;
+  websites: ReturnType<typeof createWebsiteCache>;
+  userAgents: ReturnType<typeof createUserAgentParser>;
+  geo: GeoLookup | null;
+  /** @default 1000 */
+  flushIntervalMs?: number;
+  /** A flush starts as soon as this many hits wait. @default 5000 */
+  batchSize?: number;
+  /** Past this many waiting hits (a slow or failing store), collect refuses with UnavailableError. @default 200000 */
+  maxBufferedHits?: number;
+  onFlushError?: (error: unknown) => void;
+}
+
+
+export function createCollector(options: CollectorOptions) {
+  const { store, salts, websites, userAgents, geo } = options;
+  const batchSize = options.batchSize ?? 5000;
+  const maxBuffered = options.maxBufferedHits ?? 200_000;
+  const localTime = createLocalClock();
+  let buffer: PendingHit[] = [];
+  let flushing: Promise<void> | null = null;
+  let rotatedForDay = "";
+  let clock = 0;
+  const deleted = new Set<number>();
+
+  const timer = setInterval(() => {
+    if (buffer.length > 0) flush().catch(() => {});
+  }, options.flushIntervalMs ?? 1000);
+  timer.unref();
+
+  async function rulesFor(host: string): Promise<WebsiteRules> {
+    const domain = stripWww(host);
+    const rules = websites.get(domain) ?? (await websites.load(domain));
+    if (!rules) throw new NotFoundError("No website is registered for this host.");
+    return rules;
+  }
+
+  async function saltFor(day: string): Promise<string> {
+    return salts.peek(day) ?? (await salts.forDay(day));
+  }
+
+  async function collect(input: HitInput): Promise<CollectResult> {
+    const hit = checkHit(input);
+    const rules = await rulesFor(hit.url.hostname);
+    if (rules.excludeBots && userAgents.isBot(hit.userAgent)) return { status: "dropped", reason: "bot" };
+    if (isExcludedIp(rules, hit.ip)) return { status: "dropped", reason: "excluded-ip" };
+    if (buffer.length >= maxBuffered) throw new UnavailableError("Too many hits are waiting to be written; try again shortly.");
+
+    const { day, hour } = localTime(rules.timezone, hit.timestamp);
+    const visitor = visitorHash(await saltFor(day), rules.id, hit.ip, hit.userAgent);
+    const visitStartDay = localTime(rules.timezone, hit.timestamp - VISIT_TIMEOUT_MS).day;
+    const previousVisitor =
+      visitStartDay === day ? null : visitorHash(await saltFor(visitStartDay), rules.id, hit.ip, hit.userAgent);
+    const agent = userAgents.parse(hit.userAgent);
+    const place = geo?.lookup(hit.ip) ?? null;
+    buffer.push({
+      websiteId: rules.id,
+      timestamp: hit.timestamp,
+      day,
+      hour,
+      visitor,
+      previousVisitor,
+      event: hit.event,
+      props: hit.props,
+      page: pageOf(hit.url, rules.params, hit.hash),
+      referrer: externalReferrer(hit.referrer, rules.domain),
+      campaign: campaignOf(hit.url),
+      browser: agent.browser,
+      os: agent.os,
+      device: agent.device,
+      country: place?.country ?? "",
+      continent: place?.continent ?? "",
+      city: place?.city ?? "",
+      screen: hit.screen,
+      language: hit.language,
+    });
+    if (buffer.length >= batchSize) await flush().catch(() => {});
+    return { status: "accepted" };
+  }
+
+  async function writeBatch(batch: PendingHit[]): Promise<void> {
+    const hits = deleted.size === 0 ? batch : batch.filter((hit) => !deleted.has(hit.websiteId));
+    if (hits.length === 0) return;
+    const claim = new Map<string, { hash: string; websiteId: number; day: string }>();
+    const read = new Set<string>();
+    for (const hit of hits) {
+      claim.set(hit.visitor, { hash: hit.visitor, websiteId: hit.websiteId, day: hit.day });
+      read.add(hit.visitor);
+      if (hit.previousVisitor) read.add(hit.previousVisitor);
+    }
+    await store.write({ claim: [...claim.values()], read: [...read] }, (states) => {
+      const counters = createCounters();
+      const touched = processHits(hits, states, counters);
+      return { touched, counts: counters.rows() };
+    });
+    for (const hit of hits) clock = Math.max(clock, hit.timestamp);
+  }
+
+  /** Writes everything buffered; a failed batch goes back to the front of the queue. */
+  async function flushOnce(): Promise<void> {
+    const batch = buffer;
+    buffer = [];
+    try {
+      await writeBatch(batch);
+    } catch (error) {
+      buffer = batch.concat(buffer);
+      options.onFlushError?.(error);
+      throw error;
+    }
+    await rotateSalts();
+  }
+
+  // Salts older than two days are deleted as the clock of counted hits moves on
+  // (the newest hit's time: wall time live, import time during a chronological import).
+  async function rotateSalts(): Promise<void> {
+    const today = new Date(clock).toISOString().slice(0, 10);
+    if (clock === 0 || today === rotatedForDay) return;
+    rotatedForDay = today;
+    await salts.rotate(clock);
+  }
+
+  function flush(): Promise<void> {
+    if (!flushing) {
+      flushing = (async () => {
+        try {
+          while (buffer.length > 0) await flushOnce();
+        } finally {
+          flushing = null;
+        }
+      })();
+    }
+    return flushing;
+  }
+
+  return {
+    collect,
+    flush,
+    get buffered() {
+      return buffer.length;
+    },
+    forgetWebsite(websiteId: number, domain: string): void {
+      websites.forget(domain);
+      deleted.add(websiteId);
+    },
+    forgetDomain(domain: string): void {
+      websites.forget(domain);
+    },
+    async close(): Promise<void> {
+      clearInterval(timer);
+      // A failing store gets a few more tries before close gives up and reports it.
+      for (let attempt = 0; ; attempt++) {
+        try {
+          await flush();
+          return;
+        } catch (error) {
+          if (attempt >= 4) throw error;
+          await new Promise((resolve) => setTimeout(resolve, 100 * 2 ** attempt));
+        }
+      }
+    },
+  };
+}
+
+export type Collector = ReturnType<typeof createCollector>;

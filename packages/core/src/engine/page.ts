@@ -1,0 +1,60 @@
+import { DROP_ALL_PARAMS, splitList } from "../websites/exclusion-lists.js";
+import { stripWww } from "../websites/domain.js";
+
+/** A website's exclude_params compiled once: null keeps everything, "all" drops the query. */
+export type ParamFilter = Set<string> | "all" | null;
+
+export function compileParamFilter(text: string): ParamFilter {
+  const entries = splitList(text);
+  if (entries.includes(DROP_ALL_PARAMS)) return "all";
+  return entries.length === 0 ? null : new Set(entries);
+}
+
+/** Path plus the kept query (and the fragment under hash routing). */
+export function pageOf(url: URL, filter: ParamFilter, hashRouting: boolean): string {
+  let page = url.pathname;
+  if (filter !== "all" && url.search.length > 1) {
+    const kept = filter === null ? url.search.slice(1) : keptQuery(url.search.slice(1), filter);
+    if (kept !== "") page += `?${kept}`;
+  }
+  if (hashRouting && url.hash.length > 1) page += url.hash;
+  return page;
+}
+
+// Works on the raw text so kept parameters stay exactly as the site wrote them.
+function keptQuery(query: string, excluded: Set<string>): string {
+  return query
+    .split("&")
+    .filter((pair) => {
+      if (pair === "") return false;
+      const name = pair.split("=", 1)[0] ?? "";
+      return !excluded.has(safeDecode(name));
+    })
+    .join("&");
+}
+
+function safeDecode(text: string): string {
+  try {
+    return decodeURIComponent(text.replace(/\+/g, " "));
+  } catch {
+    return text;
+  }
+}
+
+/** The referring host when it is another site; "" for direct, internal or unparseable referrers. */
+export function externalReferrer(referrer: string, ownDomain: string): string {
+  if (referrer === "") return "";
+  let host: string;
+  try {
+    const url = new URL(referrer);
+    if (url.protocol !== "http:" && url.protocol !== "https:") return "";
+    host = stripWww(url.hostname);
+  } catch {
+    return "";
+  }
+  return host === ownDomain ? "" : host;
+}
+
+export function campaignOf(url: URL): string {
+  return (url.searchParams.get("utm_campaign") ?? "").trim().slice(0, 200);
+}

@@ -1,0 +1,60 @@
+import { createHash, randomBytes } from "node:crypto";
+import type { Kysely } from "kysely";
+import type { Database } from "../database/schema.js";
+
+/** How many days a salt is kept: today and yesterday in every time zone. */
+const KEEP_DAYS = 3;
+const DAY_MS = 86_400_000;
+
+export interface Salts {
+  /** The salt of a local day, created (once across every process sharing the store) when first needed. */
+  forDay(day: string): Promise<string>;
+  /** The salt if it is already loaded; the hot path uses this and falls back to forDay. */
+  peek(day: string): string | undefined;
+  /** Deletes salts (and visitor rows) too old to be needed again. */
+  rotate(now?: number): Promise<void>;
+}
+
+export function visitorHash(salt: string, websiteId: number, ip: string, userAgent: string): string {
+  return createHash("sha256").update(`${salt}\u0000${websiteId}\u0000${ip}\u0000${userAgent}`).digest("base64url").slice(0, 22);
+}
+
+export function oldestKeptDay(now: number): string {
+  return new Date(now - KEEP_DAYS * DAY_MS).toISOString().slice(0, 10);
+}
+
+export function createSalts(db: Kysely<Database>): Salts {
+  const loaded = new Map<string, string>();
+  const pending = new Map<string, Promise<string>>();
+
+  async function load(day: string): Promise<string> {
+    await db
+      .insertInto("salts")
+      .values({ day, salt: randomBytes(32).toString("base64url") })
+      .onConflict((oc) => oc.column("day").doNothing())
+      .execute();
+    const row = await db.selectFrom("salts").select("salt").where("day", "=", day).executeTakeFirstOrThrow();
+    loaded.set(day, row.salt);
+    return row.salt;
+  }
+
+  return {
+    peek: (day) => loaded.get(day),
+    forDay(day) {
+      const known = loaded.get(day);
+      if (known !== undefined) return Promise.resolve(known);
+      let promise = pending.get(day);
+      if (!promise) {
+        promise = load(day).finally(() => pending.delete(day));
+        pending.set(day, promise);
+      }
+      return promise;
+    },
+    async rotate(now = Date.now()) {
+      const oldest = oldestKeptDay(now);
+      for (const day of loaded.keys()) if (day < oldest) loaded.delete(day);
+      await db.deleteFrom("salts").where("day", "<", oldest).execute();
+      await db.deleteFrom("visitors").where("day", "<", oldest).execute();
+    },
+  };
+}

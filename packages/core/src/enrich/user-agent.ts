@@ -1,0 +1,84 @@
+import { createIsbotFromList, isbot, list as botPatterns } from "isbot";
+import UAParser from "ua-parser-js";
+import { createLruCache } from "./lru-cache.js";
+
+/** What the browser, os and device statistics count; "" means unknown and is not counted. */
+export interface UserAgentInfo {
+  /** ua-parser-js's browser name as-is ("Chrome", "Mobile Safari", "Edge"…). */
+  readonly browser: string;
+  /** ua-parser-js's OS name as-is ("Windows", "Mac OS", "iOS", "Android", "Ubuntu"…). */
+  readonly os: string;
+  /** "desktop", "mobile", "tablet", "smarttv", "console", "wearable", "embedded"… */
+  readonly device: string;
+}
+
+export interface UserAgentParserOptions {
+  /**
+   * Distinct user agents remembered, separately for parse results and bot verdicts.
+   * @default 2000
+   */
+  cacheSize?: number;
+  /**
+   * Count headless Chrome (`HeadlessChrome/…`) as a visitor instead of a bot. isbot
+   * treats it as a bot, which is right in production (scrapers) but drops every hit
+   * of a browser test running headless Chromium.
+   * @default false
+   */
+  allowHeadless?: boolean;
+}
+
+export interface UserAgentParser {
+  parse(userAgent: string): UserAgentInfo;
+  /** isbot's verdict; note that isbot does not call an empty user agent a bot. */
+  isBot(userAgent: string): boolean;
+}
+
+/** Longer user agents are parsed but not cached, so hostile headers cannot bloat the cache. */
+const MAX_CACHED_LENGTH = 1024;
+
+/**
+ * ua-parser-js 1.x names `HeadlessChrome/…` "Chrome Headless". It is the same engine
+ * and, when it is let through at all (`allowHeadless`), it should count as Chrome.
+ */
+const BROWSER_ALIASES: Readonly<Record<string, string>> = { "Chrome Headless": "Chrome" };
+
+const UNKNOWN: UserAgentInfo = Object.freeze({ browser: "", os: "", device: "" });
+
+export function createUserAgentParser({
+  cacheSize = 2000,
+  allowHeadless = false,
+}: UserAgentParserOptions = {}): UserAgentParser {
+  const parsed = createLruCache<string, UserAgentInfo>(cacheSize);
+  const verdicts = createLruCache<string, boolean>(cacheSize);
+  const parser = new UAParser();
+  const detectBot = allowHeadless ? createIsbotFromList(botPatterns.filter((p) => p !== "headless")) : isbot;
+
+  function parseUncached(userAgent: string): UserAgentInfo {
+    if (userAgent.trim() === "") return UNKNOWN;
+    const result = parser.setUA(userAgent).getResult();
+    const name = result.browser.name ?? "";
+    const browser = BROWSER_ALIASES[name] ?? name;
+    const os = result.os.name ?? "";
+    // ua-parser reports no device type for desktops; with neither browser nor OS
+    // recognised there is no evidence of a desktop either.
+    const device = result.device.type ?? (browser !== "" || os !== "" ? "desktop" : "");
+    return Object.freeze({ browser, os, device });
+  }
+
+  return {
+    parse(userAgent) {
+      const cached = parsed.get(userAgent);
+      if (cached) return cached;
+      const info = parseUncached(userAgent);
+      if (userAgent.length <= MAX_CACHED_LENGTH) parsed.set(userAgent, info);
+      return info;
+    },
+    isBot(userAgent) {
+      const cached = verdicts.get(userAgent);
+      if (cached !== undefined) return cached;
+      const verdict = detectBot(userAgent);
+      if (userAgent.length <= MAX_CACHED_LENGTH) verdicts.set(userAgent, verdict);
+      return verdict;
+    },
+  };
+}
