@@ -1,5 +1,76 @@
-// Placeholder until the tracker is written: emits an empty script so the workspace builds.
+// Builds the browser tracker into dist/ and the module the server imports it from.
+//   dist/tally.min.js       the full script (what /script.js serves)
+//   dist/tally.core.min.js  pageviews + tally.track + queue only
+//   dist/index.js           export const trackerScript, trackerEtag
+// Prints gzip (level 9) and brotli sizes; exits 1 if the full script exceeds the budget.
+import { createHash } from "node:crypto";
 import { mkdirSync, writeFileSync } from "node:fs";
-mkdirSync(new URL("./dist/", import.meta.url), { recursive: true });
-writeFileSync(new URL("./dist/index.js", import.meta.url), 'export const trackerScript = "";\n');
-writeFileSync(new URL("./dist/index.d.ts", import.meta.url), "export declare const trackerScript: string;\n");
+import { brotliCompressSync, constants, gzipSync } from "node:zlib";
+import { build } from "esbuild";
+
+const GZIP_BUDGET = 1000;
+const dist = new URL("./dist/", import.meta.url);
+
+const FEATURES = ["SPA", "HASH", "OUTBOUND", "DNT", "QUEUE"];
+
+/** @param {string[]} enabled */
+async function bundle(enabled) {
+  const result = await build({
+    entryPoints: [new URL("./src/tracker.ts", import.meta.url).pathname],
+    bundle: true,
+    write: false,
+    format: "iife",
+    minify: true,
+    // Every evergreen browser; also keeps the output free of newer syntax helpers.
+    target: "es2017",
+    legalComments: "none",
+    define: Object.fromEntries(FEATURES.map((f) => [`FEATURE_${f}`, String(enabled.includes(f))])),
+  });
+  return result.outputFiles[0].text.trim();
+}
+
+const sizes = (text) => ({
+  raw: Buffer.byteLength(text),
+  gzip: gzipSync(text, { level: 9 }).length,
+  brotli: brotliCompressSync(text, {
+    params: { [constants.BROTLI_PARAM_QUALITY]: 11, [constants.BROTLI_PARAM_SIZE_HINT]: text.length },
+  }).length,
+});
+
+const variants = {
+  "tally.min.js": FEATURES,
+  "tally.core.min.js": ["QUEUE"],
+};
+
+mkdirSync(dist, { recursive: true });
+const built = {};
+for (const [file, enabled] of Object.entries(variants)) {
+  const text = await bundle(enabled);
+  writeFileSync(new URL(file, dist), text);
+  built[file] = text;
+  const { raw, gzip, brotli } = sizes(text);
+  console.log(`${file.padEnd(18)} ${raw} B raw, ${gzip} B gzip, ${brotli} B brotli`);
+}
+
+const script = built["tally.min.js"];
+const etag = `"${createHash("sha256").update(script).digest("base64url").slice(0, 16)}"`;
+writeFileSync(
+  new URL("index.js", dist),
+  `export const trackerScript = ${JSON.stringify(script)};\nexport const trackerEtag = ${JSON.stringify(etag)};\n`,
+);
+writeFileSync(
+  new URL("index.d.ts", dist),
+  [
+    "/** The minified tracker served at `{base}/script.js`. */",
+    "export declare const trackerScript: string;",
+    '/** Strong ETag of `trackerScript`, quotes included: `"` + base64url(sha256) first 16 chars + `"`. */',
+    "export declare const trackerEtag: string;",
+    "",
+  ].join("\n"),
+);
+
+const { gzip } = sizes(script);
+if (gzip > GZIP_BUDGET) {
+  console.error(`tally.min.js is ${gzip} B gzipped, over the ${GZIP_BUDGET} B budget`);
+  process.exit(1);
+}

@@ -28,7 +28,7 @@ export interface TallyOptions {
    */
   trustProxy?: TrustProxy;
   /** Path of a GeoLite2 or DB-IP `.mmdb` (country or city) for country/continent/city statistics. */
-  geoip?: string;
+  geoip?: string | readonly string[];
   /**
    * How often buffered hits are written, in milliseconds.
    * @default 1000

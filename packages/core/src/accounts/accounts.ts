@@ -28,6 +28,7 @@ export interface Accounts {
   /** The account behind a key, or UnauthorizedError. */
   authenticate(key: string): Promise<Account>;
   get(accountId: number): Promise<Account>;
+  list(): Promise<Account[]>;
   count(): Promise<number>;
 }
 
@@ -116,6 +117,11 @@ export function createAccounts(db: Kysely<Database>): Accounts {
         .executeTakeFirst();
       if (!row) throw new NotFoundError();
       return { id: Number(row.id), name: row.name, created_at: row.created_at };
+    },
+
+    async list() {
+      const rows = await db.selectFrom("accounts").selectAll().orderBy("id").execute();
+      return rows.map((row) => ({ id: Number(row.id), name: row.name, created_at: row.created_at }));
     },
 
     async count() {
