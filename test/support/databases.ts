@@ -1,0 +1,76 @@
+import { randomBytes } from "node:crypto";
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import pg from "pg";
+
+/**
+ * The storage matrix: every storage, engine and API suite runs once per dialect in
+ * DIALECTS (default "sqlite,postgres"). PostgreSQL comes from POSTGRES_URL (default
+ * the local server); each suite gets its own fresh database, dropped afterwards.
+ * On a machine without PostgreSQL the postgres runs skip with a message; in CI
+ * (CI=true) they fail instead, so they can never be skipped silently there.
+ */
+export type DialectName = "sqlite" | "postgres";
+
+export const POSTGRES_ADMIN_URL = process.env.POSTGRES_URL ?? "postgres://postgres@127.0.0.1:5432/test";
+
+const requested = (process.env.DIALECTS ?? "sqlite,postgres")
+  .split(",")
+  .map((name) => name.trim())
+  .filter((name): name is DialectName => name === "sqlite" || name === "postgres");
+
+async function postgresReachable(): Promise<boolean> {
+  const client = new pg.Client({ connectionString: POSTGRES_ADMIN_URL, connectionTimeoutMillis: 2000 });
+  try {
+    await client.connect();
+    await client.end();
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+const reachable = requested.includes("postgres") ? await postgresReachable() : false;
+if (requested.includes("postgres") && !reachable) {
+  if (process.env.CI === "true") throw new Error(`PostgreSQL is not reachable at ${POSTGRES_ADMIN_URL}, and CI must run the postgres tests.`);
+  console.warn(`[tally tests] PostgreSQL is not reachable at ${POSTGRES_ADMIN_URL}: postgres runs are skipped (set POSTGRES_URL, or DIALECTS=sqlite).`);
+}
+
+/** The dialects this run covers, for `describe.each`. */
+export const DIALECTS: DialectName[] = requested.filter((name) => name === "sqlite" || reachable);
+
+export interface TestDatabase {
+  /** A `database` option for createTally. */
+  url: string;
+  dispose(): Promise<void>;
+}
+
+async function adminQuery(text: string): Promise<void> {
+  const client = new pg.Client({ connectionString: POSTGRES_ADMIN_URL });
+  await client.connect();
+  try {
+    await client.query(text);
+  } finally {
+    await client.end();
+  }
+}
+
+/** A fresh, empty database of the dialect: a temporary SQLite file or a new PostgreSQL database. */
+export async function createTestDatabase(dialect: DialectName): Promise<TestDatabase> {
+  if (dialect === "sqlite") {
+    const directory = mkdtempSync(join(tmpdir(), "tally-test-"));
+    return {
+      url: `file:${join(directory, "tally.sqlite")}`,
+      dispose: async () => rmSync(directory, { recursive: true, force: true }),
+    };
+  }
+  const name = `tally_test_${randomBytes(6).toString("hex")}`;
+  await adminQuery(`create database ${name}`);
+  const url = new URL(POSTGRES_ADMIN_URL);
+  url.pathname = `/${name}`;
+  return {
+    url: url.toString(),
+    dispose: () => adminQuery(`drop database if exists ${name} with (force)`),
+  };
+}
