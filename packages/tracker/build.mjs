@@ -24,6 +24,8 @@ async function bundle(enabled) {
     // Every evergreen browser; also keeps the output free of newer syntax helpers.
     target: "es2017",
     legalComments: "none",
+    // Ignore tsconfig.json (it is for type checking): its `strict` would add "use strict".
+    tsconfigRaw: {},
     define: Object.fromEntries(FEATURES.map((f) => [`FEATURE_${f}`, String(enabled.includes(f))])),
   });
   return result.outputFiles[0].text.trim();

@@ -1,0 +1,40 @@
+import { createHash } from "node:crypto";
+import { existsSync, readFileSync } from "node:fs";
+import { Script } from "node:vm";
+import { gzipSync } from "node:zlib";
+import { trackerEtag, trackerScript } from "@tally/tracker";
+import { describe, expect, it } from "vitest";
+
+const dist = new URL("../dist/", import.meta.url);
+const read = (file: string) => {
+  const url = new URL(file, dist);
+  if (!existsSync(url)) throw new Error(`${url.pathname} is missing: run pnpm --filter @tally/tracker run build`);
+  return readFileSync(url, "utf8");
+};
+
+describe("built tracker", () => {
+  for (const file of ["tally.min.js", "tally.core.min.js"]) {
+    it(`${file} parses as a script and stays under 1000 B gzipped`, () => {
+      const text = read(file);
+      expect(() => new Script(text, { filename: file })).not.toThrow();
+      expect(text).toMatch(/^\(\(\)=>\{.*\}\)\(\);$/s);
+      expect(gzipSync(text, { level: 9 }).length).toBeLessThanOrEqual(1000);
+    });
+  }
+
+  it("exports the full script and its ETag", () => {
+    expect(trackerScript).toBe(read("tally.min.js"));
+    const hash = createHash("sha256").update(trackerScript).digest("base64url").slice(0, 16);
+    expect(trackerEtag).toBe(`"${hash}"`);
+  });
+
+  it("drops disabled features from the core build", () => {
+    const full = read("tally.min.js");
+    const core = read("tally.core.min.js");
+    for (const marker of ["pushState", "Outbound Link: Click", "doNotTrack", "hashchange"]) {
+      expect(full).toContain(marker);
+      expect(core).not.toContain(marker);
+    }
+    expect(core).toContain("tally_ignore");
+  });
+});
