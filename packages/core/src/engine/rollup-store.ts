@@ -20,6 +20,14 @@ export interface FlushWork {
   read: string[];
 }
 
+function compareCounterRows(a: CounterRow, b: CounterRow): number {
+  if (a.websiteId !== b.websiteId) return a.websiteId - b.websiteId;
+  for (const key of ["name", "period", "value"] as const) {
+    if (a[key] !== b[key]) return a[key] < b[key] ? -1 : 1;
+  }
+  return 0;
+}
+
 /** Writes a flush in one transaction; the same SQL on SQLite and PostgreSQL. */
 export function createRollupStore(db: Kysely<Database>, dialect: SqlDialect) {
   async function loadStates(trx: Transaction<Database>, work: FlushWork): Promise<Map<string, VisitorState>> {
@@ -82,7 +90,9 @@ export function createRollupStore(db: Kysely<Database>, dialect: SqlDialect) {
   }
 
   async function addCounts(trx: Transaction<Database>, rows: readonly CounterRow[]): Promise<void> {
-    for (const part of chunks(rows)) {
+    // One order for every process, so concurrent flushes lock rows without deadlocking.
+    const sorted = dialect.lockRows ? [...rows].sort(compareCounterRows) : rows;
+    for (const part of chunks(sorted)) {
       await trx
         .insertInto("rollups")
         .values(part.map((r) => ({ website_id: r.websiteId, name: r.name, period: r.period, value: r.value, count: r.count })))
