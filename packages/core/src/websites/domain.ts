@@ -13,7 +13,8 @@ export function normalizeDomain(input: string): string | null {
   text = text.replace(/^[a-z][a-z0-9+.-]*:\/\//, "").replace(/^\/\//, "");
   text = text.split(/[/?#]/, 1)[0] ?? "";
   text = text.slice(text.lastIndexOf("@") + 1);
-  const bareIpv6 = text.replace(/^\[|\]$/g, "");
+  const bracketed = /^\[([^\]]*)\](?::\d*)?$/.exec(text);
+  const bareIpv6 = bracketed ? (bracketed[1] ?? "") : text;
   if (isIP(bareIpv6) === 6) return `[${new URL(`http://[${bareIpv6}]`).hostname.slice(1, -1)}]`;
   const host = text.replace(/:\d*$/, "").replace(/\.$/, "");
   if (/^[\d.]+$/.test(host)) return isIP(host) === 4 ? host : null;

@@ -1,0 +1,27 @@
+// Tally inside an Express app: the API under /analytics/api/v1, next to your own routes.
+import { createTally } from "@tally/core";
+import { toNodeHandler } from "@tally/server/node";
+import express from "express";
+
+const tally = createTally({ database: "file:./data/example.sqlite" });
+if ((await tally.accounts.count()) === 0) {
+  const { key } = await tally.accounts.create({ name: "example" });
+  console.log(`Created an account. API key (shown once):\n${key}`);
+}
+
+const app = express();
+app.get("/", (_req, res) => {
+  res.type("html").send('<h1>Hello</h1><script defer src="/analytics/script.js"></script>');
+});
+app.use("/analytics", toNodeHandler(tally));
+
+const port = Number(process.env.PORT ?? 3000);
+const server = app.listen(port, () => console.log(`Listening on http://localhost:${port} (API: /analytics/api/v1)`));
+
+async function shutdown() {
+  server.close();
+  await tally.close();
+  process.exit(0);
+}
+process.once("SIGTERM", shutdown);
+process.once("SIGINT", shutdown);

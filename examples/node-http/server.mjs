@@ -1,0 +1,23 @@
+// Tally on plain node:http: the whole server is Tally, API at /api/v1.
+import { createServer } from "node:http";
+import { createTally } from "@tally/core";
+import { toNodeHandler } from "@tally/server/node";
+
+const tally = createTally({ database: "file:./data/example.sqlite" });
+if ((await tally.accounts.count()) === 0) {
+  const { key } = await tally.accounts.create({ name: "example" });
+  console.log(`Created an account. API key (shown once):\n${key}`);
+}
+
+const server = createServer(toNodeHandler(tally));
+const port = Number(process.env.PORT ?? 3000);
+server.listen(port, () => console.log(`Listening on http://localhost:${port} (API: /api/v1)`));
+
+async function shutdown() {
+  server.close();
+  server.closeAllConnections();
+  await tally.close();
+  process.exit(0);
+}
+process.once("SIGTERM", shutdown);
+process.once("SIGINT", shutdown);

@@ -1,0 +1,64 @@
+import type { Tally } from "@tally/core";
+import type { FastifyError, FastifyPluginAsync, FastifyReply, FastifyRequest } from "fastify";
+import { DEFAULT_BODY_LIMIT } from "../body.js";
+import { MESSAGES } from "../errors.js";
+import { createHandler } from "../handler.js";
+import { json } from "../json-response.js";
+import type { HandlerOptions } from "../options.js";
+import { publicOrigin, toWebHeaders } from "./node-bridge.js";
+
+export type { HandlerOptions } from "../options.js";
+
+export interface TallyPluginOptions extends Omit<HandlerOptions, "basePath"> {
+  tally: Tally;
+}
+
+async function send(reply: FastifyReply, response: Response): Promise<FastifyReply> {
+  reply.code(response.status);
+  for (const [name, value] of response.headers) if (name !== "set-cookie") reply.header(name, value);
+  const cookies = response.headers.getSetCookie();
+  if (cookies.length > 0) reply.header("set-cookie", cookies);
+  return reply.send(Buffer.from(await response.arrayBuffer()));
+}
+
+const REFUSALS: Record<number, string> = { 413: MESSAGES.tooLarge, 415: MESSAGES.unsupportedMediaType };
+
+/**
+ * `await app.register(tallyPlugin, { tally, prefix: "/analytics" })`. Encapsulated: its
+ * raw-body parsers and error handler apply to Tally's routes only.
+ */
+export const tallyPlugin: FastifyPluginAsync<TallyPluginOptions> = async (app, { tally, ...options }) => {
+  const handler = createHandler(tally, options);
+  const bodyLimit = options.bodyLimit ?? DEFAULT_BODY_LIMIT;
+
+  // Tally parses bodies itself (form, JSON, the tracker's text/plain): hand every one through raw.
+  app.removeAllContentTypeParsers();
+  app.addContentTypeParser("*", { parseAs: "buffer", bodyLimit }, (_request, body, done) => done(null, body));
+
+  // Fastify's own refusals (body too large, broken Content-Length…) in Tally's JSON shape.
+  app.setErrorHandler((error: FastifyError, request, reply) => {
+    const status = error.statusCode !== undefined && error.statusCode >= 400 && error.statusCode < 500 ? error.statusCode : 500;
+    if (status === 500) request.log.error(error);
+    const message = status === 500 ? MESSAGES.serverError : (REFUSALS[status] ?? MESSAGES.badRequest);
+    return send(reply, json(status, { message }));
+  });
+
+  async function route(request: FastifyRequest, reply: FastifyReply): Promise<FastifyReply> {
+    const controller = new AbortController();
+    reply.raw.once("close", () => {
+      if (!reply.raw.writableFinished) controller.abort();
+    });
+    const hasBody = Buffer.isBuffer(request.body) && request.method !== "GET" && request.method !== "HEAD";
+    const webRequest = new Request(`${publicOrigin(request.raw, tally.options.trustProxy)}${request.url}`, {
+      method: request.method,
+      headers: toWebHeaders(request.headers),
+      signal: controller.signal,
+      ...(hasBody ? { body: new Uint8Array(request.body as Buffer) } : {}),
+    });
+    return send(reply, await handler(webRequest, { ip: request.raw.socket.remoteAddress, basePath: app.prefix }));
+  }
+
+  app.all("/*", route);
+  // The bare prefix too (a JSON 404), unless Tally shares the root with the host's own routes.
+  if (app.prefix !== "") app.all("/", route);
+};

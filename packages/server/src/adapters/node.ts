@@ -1,0 +1,43 @@
+import type { IncomingMessage, ServerResponse } from "node:http";
+import type { Tally } from "@tally/core";
+import { MESSAGES } from "../errors.js";
+import { createHandler } from "../handler.js";
+import { JSON_CONTENT_TYPE } from "../json-response.js";
+import type { HandlerOptions } from "../options.js";
+import { publicOrigin, sendWebResponse, toWebRequest, type NodeRequest } from "./node-bridge.js";
+
+export type { HandlerOptions } from "../options.js";
+
+/** A node:http request listener that is also Express middleware. */
+export type NodeHandler = (req: IncomingMessage, res: ServerResponse, next?: (error?: unknown) => void) => void;
+
+/**
+ * Serves Tally from node:http (`http.createServer(toNodeHandler(tally))`, with
+ * `basePath` when it is not at the root) or Express (`app.use("/analytics",
+ * toNodeHandler(tally))`: the mount path is learnt per request). Every request that
+ * reaches it is answered, unknown routes with a JSON 404.
+ */
+export function toNodeHandler(tally: Tally, options: HandlerOptions = {}): NodeHandler {
+  const handler = createHandler(tally, options);
+
+  async function serve(req: NodeRequest, res: ServerResponse): Promise<void> {
+    const controller = new AbortController();
+    res.once("close", () => {
+      if (!res.writableFinished) controller.abort();
+    });
+    const request = toWebRequest(req, publicOrigin(req, tally.options.trustProxy), controller.signal);
+    const response = await handler(request, { ip: req.socket.remoteAddress, basePath: req.baseUrl || undefined });
+    await sendWebResponse(req, res, response);
+  }
+
+  return (req, res, next) => {
+    serve(req, res).catch((error: unknown) => {
+      // Only the bridge itself can get here (the handler answers every error): let Express
+      // report it, or send the same bare 500 the handler would.
+      if (next) return next(error);
+      if (res.headersSent) return void res.destroy();
+      res.writeHead(500, { "content-type": JSON_CONTENT_TYPE });
+      res.end(JSON.stringify({ message: MESSAGES.serverError, status: 500 }));
+    });
+  };
+}

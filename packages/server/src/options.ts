@@ -1,0 +1,48 @@
+import type { ErrorReporter } from "./errors.js";
+import type { RateLimitOptions } from "./rate-limit.js";
+
+/** The host app's own authentication: an account id for this request, or null to fall back to the API key. */
+export type Authenticate = (request: Request) => number | null | Promise<number | null>;
+
+export interface HandlerOptions {
+  /**
+   * The path the handler is mounted under in public URLs, e.g. `"/analytics"`. Requests
+   * keep their full URL (links are built from it); routes match what follows this prefix.
+   * Adapters that learn the mount per request pass `context.basePath` instead.
+   * @default ""
+   */
+  basePath?: string;
+  /**
+   * The host app's own authentication (session, JWT…). Returns an account id, or null
+   * to fall back to `Authorization: Bearer <key>`.
+   * @default undefined (API keys only)
+   */
+  authenticate?: Authenticate;
+  /**
+   * Requests allowed per account and window on the API (fixed window, in memory).
+   * `X-RateLimit-Limit`/`X-RateLimit-Remaining` are sent when enabled; 429 when spent.
+   * @default false
+   */
+  rateLimit?: RateLimitOptions | false;
+  /**
+   * Largest API request body, in bytes; larger is refused with 413.
+   * @default 65536
+   */
+  bodyLimit?: number;
+  /**
+   * Told about every unexpected error; the client only ever gets `500 Server error.`.
+   * @default a one-line message on console.error
+   */
+  onError?: ErrorReporter;
+}
+
+/** What the transport knows about a request beyond the Request itself. */
+export interface HandlerContext {
+  /** The peer's socket address. */
+  ip?: string | undefined;
+  /** Overrides `options.basePath` for this request (e.g. Express's mount path). */
+  basePath?: string | undefined;
+}
+
+/** A web-standard handler: Hono, Bun and Deno can serve it as is. */
+export type TallyHandler = (request: Request, context?: HandlerContext) => Promise<Response>;

@@ -1,0 +1,50 @@
+import type { Tally } from "@tally/core";
+import type * as z from "zod";
+
+export type Method = "GET" | "POST" | "PUT" | "PATCH" | "DELETE" | "OPTIONS";
+
+/** What every route handler receives. */
+export interface RequestContext<Query, Body> {
+  tally: Tally;
+  request: Request;
+  /** The URL as the client sent it, mount prefix included: build public links from this. */
+  url: URL;
+  /** Path parameters, decoded, still strings (`{id}` → `params.id`). */
+  params: Record<string, string>;
+  /** The query, validated by the route's `query` schema (raw strings when it has none). */
+  query: Query;
+  /** The form or JSON body, validated by the route's `body` schema; undefined when it has none. */
+  body: Body;
+  /** The client's socket address when the transport knows it (collect resolves proxies itself). */
+  ip: string | undefined;
+}
+
+interface RouteShape<Query, Body> {
+  method: Method;
+  /** Relative to the mount, with `{name}` parameters: `/api/v1/websites/{id}`. */
+  path: string;
+  query?: z.ZodType<Query>;
+  /** When set, a form or JSON object body is read (within the body limit) and validated. */
+  body?: z.ZodType<Body>;
+}
+
+/** Needs an account (API key or the host's authenticate hook); rate limited. */
+export interface AccountRoute<Query = unknown, Body = unknown> extends RouteShape<Query, Body> {
+  auth: "account";
+  handle(context: RequestContext<Query, Body> & { accountId: number }): Promise<Response>;
+}
+
+/** Open to anyone (the tracker's /collect and /script.js): reads what it needs from `request` itself. */
+export interface PublicRoute<Query = unknown, Body = unknown> extends RouteShape<Query, Body> {
+  auth: "public";
+  handle(context: RequestContext<Query, Body>): Promise<Response>;
+}
+
+export type Route = AccountRoute | PublicRoute;
+
+/** Checks one table entry with its own query/body types, then stores it untyped in the table. */
+export function defineRoute<Query = Record<string, string>, Body = undefined>(
+  route: AccountRoute<Query, Body> | PublicRoute<Query, Body>,
+): Route {
+  return route as Route;
+}

@@ -1,0 +1,99 @@
+import { NotFoundError } from "@tally/core";
+import * as z from "zod";
+import { json } from "./json-response.js";
+import { websiteListQuery } from "./list-query.js";
+import { paginated } from "./pagination.js";
+import { defineRoute, type Route } from "./route.js";
+
+/** Core checks every website rule itself; the server only picks the fields a client may send. */
+const field = z.unknown().optional();
+const websiteUpdateBody = z.object({
+  privacy: field,
+  password: field,
+  email: field,
+  exclude_bots: field,
+  exclude_params: field,
+  exclude_ips: field,
+  timezone: field,
+});
+// `domain` is only read on create: on update it is dropped here, so it is ignored.
+const websiteCreateBody = websiteUpdateBody.extend({ domain: field });
+
+/** `{id}` that is not a positive integer names no resource: 404, like a missing one. */
+function resourceId(params: Record<string, string>): number {
+  const text = params.id ?? "";
+  const id = Number(text);
+  if (!/^\d+$/.test(text) || !Number.isSafeInteger(id) || id < 1) throw new NotFoundError();
+  return id;
+}
+
+/**
+ * The route table, relative to the mount. Account routes are authenticated and rate
+ * limited by the handler; public routes get neither.
+ */
+export const routes: readonly Route[] = [
+  defineRoute({
+    method: "GET",
+    path: "/api/v1/account",
+    auth: "account",
+    async handle({ tally, accountId }) {
+      const { id, name, created_at } = await tally.accounts.get(accountId);
+      return json(200, { data: { id, name, created_at } });
+    },
+  }),
+  defineRoute({
+    method: "GET",
+    path: "/api/v1/websites",
+    auth: "account",
+    query: websiteListQuery,
+    async handle({ tally, accountId, url, query }) {
+      const page = await tally.websites.list(accountId, {
+        ...(query.search === undefined ? {} : { search: query.search }),
+        sortBy: query.sort_by,
+        sort: query.sort,
+        perPage: query.per_page,
+        page: query.page,
+      });
+      return json(200, paginated(url, page));
+    },
+  }),
+  defineRoute({
+    method: "POST",
+    path: "/api/v1/websites",
+    auth: "account",
+    body: websiteCreateBody,
+    async handle({ tally, accountId, body }) {
+      return json(201, { data: await tally.websites.create(accountId, body) });
+    },
+  }),
+  defineRoute({
+    method: "GET",
+    path: "/api/v1/websites/{id}",
+    auth: "account",
+    async handle({ tally, accountId, params }) {
+      return json(200, { data: await tally.websites.get(accountId, resourceId(params)) });
+    },
+  }),
+  defineRoute({
+    method: "PUT",
+    path: "/api/v1/websites/{id}",
+    auth: "account",
+    body: websiteUpdateBody,
+    async handle({ tally, accountId, params, body }) {
+      return json(200, { data: await tally.websites.update(accountId, resourceId(params), body) });
+    },
+  }),
+  defineRoute({
+    method: "DELETE",
+    path: "/api/v1/websites/{id}",
+    auth: "account",
+    async handle({ tally, accountId, params }) {
+      const id = resourceId(params);
+      await tally.websites.delete(accountId, id);
+      return json(200, { id, object: "website", deleted: true });
+    },
+  }),
+  // Next: GET /api/v1/stats/{id} (auth "account", query schema like websiteListQuery),
+  // POST /collect and GET /script.js (auth "public": no key, no API rate limit; /collect
+  // reads its text/plain body with readBody(request, 16 * 1024)).
+];

@@ -1,0 +1,86 @@
+import { once } from "node:events";
+import { createServer, type Server } from "node:http";
+import type { AddressInfo } from "node:net";
+import type { Tally } from "@tally/core";
+import { createHandler, type HandlerOptions } from "@tally/server";
+import { tallyPlugin } from "@tally/server/fastify";
+import { toNodeHandler } from "@tally/server/node";
+import express from "express";
+import Fastify from "fastify";
+
+/** Tally served one way; `base` is the public URL of the mount (links are built from it). */
+export interface Served {
+  base: string;
+  fetch(path: string, init?: RequestInit): Promise<Response>;
+  close(): Promise<void>;
+}
+
+export interface Transport {
+  name: string;
+  /** The host app's own body parsers run first: bodies they cannot parse never reach Tally. */
+  hostParsesBodies?: boolean;
+  /** The framework answers malformed percent-escapes in the path itself (Fastify: 400). */
+  rejectsMalformedPaths?: boolean;
+  serve(tally: Tally, options?: HandlerOptions): Promise<Served>;
+}
+
+async function listen(server: Server, mount: string): Promise<Served> {
+  server.listen(0, "127.0.0.1");
+  await once(server, "listening");
+  const base = `http://127.0.0.1:${(server.address() as AddressInfo).port}${mount}`;
+  return {
+    base,
+    fetch: (path, init) => fetch(`${base}${path}`, init),
+    close: async () => {
+      server.closeAllConnections();
+      server.close();
+      await once(server, "close");
+    },
+  };
+}
+
+function expressApp(tally: Tally, options: HandlerOptions, withParsers: boolean): Server {
+  const app = express();
+  if (withParsers) app.use(express.json(), express.urlencoded({ extended: false }));
+  app.use("/analytics", toNodeHandler(tally, options));
+  return createServer(app);
+}
+
+export const transports: Transport[] = [
+  {
+    name: "fetch handler",
+    async serve(tally, options = {}) {
+      const handler = createHandler(tally, { ...options, basePath: "/analytics" });
+      const base = "http://tally.test/analytics";
+      return {
+        base,
+        fetch: (path, init) => handler(new Request(`${base}${path}`, init), { ip: "127.0.0.1" }),
+        close: async () => {},
+      };
+    },
+  },
+  {
+    name: "node:http",
+    serve: (tally, options = {}) => listen(createServer(toNodeHandler(tally, options)), ""),
+  },
+  {
+    name: "express",
+    serve: (tally, options = {}) => listen(expressApp(tally, options, false), "/analytics"),
+  },
+  {
+    name: "express with body parsers",
+    hostParsesBodies: true,
+    serve: (tally, options = {}) => listen(expressApp(tally, options, true), "/analytics"),
+  },
+  {
+    name: "fastify",
+    rejectsMalformedPaths: true,
+    async serve(tally, options = {}) {
+      const app = Fastify();
+      await app.register(tallyPlugin, { ...options, tally, prefix: "/analytics" });
+      await app.listen({ port: 0, host: "127.0.0.1" });
+      const base = `http://127.0.0.1:${(app.server.address() as AddressInfo).port}/analytics`;
+      return { base, fetch: (path, init) => fetch(`${base}${path}`, init), close: () => app.close() };
+    },
+  },
+];
