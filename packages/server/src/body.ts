@@ -42,15 +42,14 @@ function concat(chunks: Uint8Array[], size: number): Uint8Array {
   return bytes;
 }
 
-const mediaType = (request: Request) => (request.headers.get("content-type") ?? "").split(";", 1)[0]!.trim().toLowerCase();
+export const mediaType = (request: Request) => (request.headers.get("content-type") ?? "").split(";", 1)[0]!.trim().toLowerCase();
 
 /**
  * A form or JSON body as a plain object. Form fields repeated take their last value.
  * A JSON body must be an object: anything else is a malformed request (400), not a field error.
  */
 export async function readFields(request: Request, limit: number): Promise<Record<string, unknown>> {
-  const bytes = await readBody(request, limit);
-  const text = new TextDecoder().decode(bytes);
+  const text = await readText(request, limit);
   if (text.trim() === "") return {};
   const type = mediaType(request);
   if (type === "application/x-www-form-urlencoded") return Object.fromEntries(new URLSearchParams(text));
@@ -58,7 +57,17 @@ export async function readFields(request: Request, limit: number): Promise<Recor
   throw new HttpError(415, MESSAGES.unsupportedMediaType);
 }
 
-function parseJsonObject(text: string): Record<string, unknown> {
+/** The body as UTF-8 text; malformed UTF-8 is a bad request, not silently replaced. */
+export async function readText(request: Request, limit: number): Promise<string> {
+  const bytes = await readBody(request, limit);
+  try {
+    return new TextDecoder("utf-8", { fatal: true }).decode(bytes);
+  } catch {
+    throw new HttpError(400, "The request body is not valid UTF-8.");
+  }
+}
+
+export function parseJsonObject(text: string): Record<string, unknown> {
   let value: unknown;
   try {
     value = JSON.parse(text);

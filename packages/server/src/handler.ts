@@ -1,4 +1,4 @@
-import type { Tally } from "@tally/core";
+import { validate, type Tally } from "@tally/core";
 import { authenticateRequest } from "./auth.js";
 import { DEFAULT_BODY_LIMIT, readFields } from "./body.js";
 import { errorResponse, HttpError, MESSAGES, reportToConsole } from "./errors.js";
@@ -7,7 +7,7 @@ import { createRateLimiter, type RateLimitResult } from "./rate-limit.js";
 import type { Route } from "./route.js";
 import { createRouter } from "./router.js";
 import { routes } from "./routes.js";
-import { queryObject, validate } from "./validation.js";
+import { queryObject } from "./validation.js";
 
 /** The path after the mount prefix, or null when the URL is not under it. */
 function routedPath(pathname: string, basePath: string): string | null {
@@ -47,7 +47,16 @@ export function createHandler(tally: Tally, options: HandlerOptions = {}): Tally
     if (found.kind === "none") throw new HttpError(404, MESSAGES.notFound);
     if (found.kind === "method") throw new HttpError(405, MESSAGES.methodNotAllowed, { allow: found.allow.join(", ") });
     const { route, params } = found;
-    if (route.auth === "public") return route.handle(await prepare(route, request, url, params, context));
+    if (route.auth === "public") {
+      let response: Response;
+      try {
+        response = await route.handle(await prepare(route, request, url, params, context));
+      } catch (error) {
+        response = errorResponse(error, request, report);
+      }
+      for (const [name, value] of Object.entries(route.headers ?? {})) response.headers.set(name, value);
+      return response;
+    }
 
     const accountId = await authenticateRequest(tally, request, options.authenticate);
     const limit = limiter?.hit(`account:${accountId}`);

@@ -26,6 +26,8 @@ interface RouteShape<Query, Body> {
   query?: z.ZodType<Query>;
   /** When set, a form or JSON object body is read (within the body limit) and validated. */
   body?: z.ZodType<Body>;
+  /** Headers sent with every answer of this route, errors included (e.g. CORS on /collect). */
+  headers?: Readonly<Record<string, string>>;
 }
 
 /** Needs an account (API key or the host's authenticate hook); rate limited. */

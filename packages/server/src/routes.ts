@@ -1,4 +1,6 @@
-import { NotFoundError } from "@tally/core";
+import { NotFoundError, statsQuerySchema } from "@tally/core";
+import { collect, CORS_HEADERS } from "./collect.js";
+import { trackerScriptResponse } from "./script.js";
 import * as z from "zod";
 import { json } from "./json-response.js";
 import { websiteListQuery } from "./list-query.js";
@@ -93,7 +95,27 @@ export const routes: readonly Route[] = [
       return json(200, { id, object: "website", deleted: true });
     },
   }),
-  // Next: GET /api/v1/stats/{id} (auth "account", query schema like websiteListQuery),
-  // POST /collect and GET /script.js (auth "public": no key, no API rate limit; /collect
-  // reads its text/plain body with readBody(request, 16 * 1024)).
+  defineRoute({
+    method: "GET",
+    path: "/api/v1/stats/{id}",
+    auth: "account",
+    query: statsQuerySchema,
+    async handle({ tally, accountId, url, params, query }) {
+      return json(200, paginated(url, await tally.stats.query(accountId, resourceId(params), query)));
+    },
+  }),
+  defineRoute({ method: "POST", path: "/collect", auth: "public", headers: CORS_HEADERS, handle: collect }),
+  defineRoute({
+    method: "OPTIONS",
+    path: "/collect",
+    auth: "public",
+    headers: CORS_HEADERS,
+    handle: async () => new Response(null, { status: 204 }),
+  }),
+  defineRoute({
+    method: "GET",
+    path: "/script.js",
+    auth: "public",
+    handle: ({ request }) => trackerScriptResponse(request),
+  }),
 ];

@@ -1,15 +1,23 @@
 import { sql, type Kysely } from "kysely";
 import type { Database } from "../database/schema.js";
 import type { SqlDialect } from "../dialect/dialect.js";
-import { readListParams, throwIfInvalid, type ListParamsInput } from "../list-params.js";
+import * as z from "zod";
+import { choice, paginationQuery, sortDirection, validate } from "../validation.js";
 import type { Page } from "../websites/websites.js";
 import { coveringPeriods, isCalendarDate } from "./periods.js";
-import { DAILY_SERIES, STAT_NAMES, type StatName } from "./stat-names.js";
+import { DAILY_SERIES, STAT_NAMES } from "./stat-names.js";
 
-export interface StatsQueryInput extends ListParamsInput {
+/** Raw statistic parameters, as a query string or an in-process call gives them. */
+export interface StatsQueryInput {
   name?: unknown;
   from?: unknown;
   to?: unknown;
+  search?: unknown;
+  search_by?: unknown;
+  sort_by?: unknown;
+  sort?: unknown;
+  per_page?: unknown;
+  page?: unknown;
 }
 
 export interface StatRow {
@@ -17,50 +25,37 @@ export interface StatRow {
   count: number;
 }
 
-export interface StatsQuery {
-  name: StatName;
-  from: string;
-  to: string;
-  search: string;
-  sortBy: "count" | "value";
-  sort: "asc" | "desc";
-  perPage: number;
-  page: number;
-}
-
 /** Longest range accepted, so one query stays bounded: 10 years. */
 const MAX_RANGE_DAYS = 3660;
 
-function readDate(errors: Record<string, string[]>, field: string, value: unknown): string | null {
-  if (value === undefined || value === null || value === "") {
-    (errors[field] ??= []).push(`The ${field} field is required.`);
-    return null;
-  }
-  if (typeof value !== "string" || !isCalendarDate(value)) {
-    (errors[field] ??= []).push(`The ${field} is not a valid date in the format Y-m-d.`);
-    return null;
-  }
-  return value;
-}
+const date = (field: string) =>
+  z
+    .string({ error: `The ${field} field is required.` })
+    .refine(isCalendarDate, `The ${field} is not a valid date in the format Y-m-d.`);
 
-/** Validates every parameter of SPEC §5; throws one ValidationError naming each problem. */
+/** Every parameter of SPEC §5; `search_by` accepts `value` and `url` (the default), which mean the same. */
+export const statsQuerySchema = z
+  .object({
+    name: choice("name", STAT_NAMES),
+    from: date("from"),
+    to: date("to"),
+    search: z.string({ error: "The search must be a string." }).max(255, "The search may not be longer than 255 characters.").default(""),
+    search_by: choice("search_by", ["url", "value"]).default("url"),
+    sort_by: choice("sort_by", ["count", "value"]).default("count"),
+    sort: sortDirection,
+    ...paginationQuery,
+  })
+  .superRefine((query, context) => {
+    if (query.from > query.to) context.addIssue({ code: "custom", path: ["to"], message: "The to must be a date after or equal to from." });
+    else if (Date.parse(query.to) - Date.parse(query.from) > MAX_RANGE_DAYS * 86_400_000) {
+      context.addIssue({ code: "custom", path: ["to"], message: `The range may not be longer than ${MAX_RANGE_DAYS} days.` });
+    }
+  });
+
+export type StatsQuery = z.output<typeof statsQuerySchema>;
+
 export function parseStatsQuery(input: StatsQueryInput): StatsQuery {
-  const errors: Record<string, string[]> = {};
-  let name: StatName | undefined;
-  if (input.name === undefined || input.name === null || input.name === "") errors.name = ["The name field is required."];
-  else {
-    name = STAT_NAMES.find((n) => n === input.name);
-    if (!name) errors.name = ["The selected name is invalid."];
-  }
-  const from = readDate(errors, "from", input.from);
-  const to = readDate(errors, "to", input.to);
-  if (from && to && from > to) errors.to = ["The to must be a date after or equal to from."];
-  if (from && to && Date.parse(to) - Date.parse(from) > MAX_RANGE_DAYS * 86_400_000) {
-    errors.to = [`The range from ${from} to ${to} is longer than ${MAX_RANGE_DAYS} days.`];
-  }
-  const list = readListParams(input, errors, { sortBy: ["count", "value"] as const, searchBy: ["url", "value"] as const });
-  throwIfInvalid(errors);
-  return { name: name!, from: from!, to: to!, ...list };
+  return validate(statsQuerySchema, input);
 }
 
 /** Reads a statistic from the rollups: cost depends on the range and distinct values, not on hits. */
@@ -81,19 +76,19 @@ export function createStatsReader(db: Kysely<Database>, dialect: SqlDialect) {
       .having((eb) => eb.fn.sum("count"), ">", 0);
     const byValue = dialect.byCodePoint(sql.ref("value"));
     const ordered =
-      query.sortBy === "value"
+      query.sort_by === "value"
         ? grouped.orderBy(byValue, query.sort)
         : grouped.orderBy(sql`sum(${sql.ref("count")})`, query.sort).orderBy(byValue, "asc");
     const result = await ordered
-      .limit(query.perPage)
-      .offset((query.page - 1) * query.perPage)
+      .limit(query.per_page)
+      .offset((query.page - 1) * query.per_page)
       .execute();
     const total = result[0] ? Number(result[0].groups) : await countGroups();
     return {
       data: result.map((row) => ({ value: row.value, count: Number(row.total) })),
       total,
       page: query.page,
-      perPage: query.perPage,
+      perPage: query.per_page,
     };
 
     // A page past the end has no row to carry the window count: count separately.

@@ -1,7 +1,7 @@
 import type { IncomingHttpHeaders, IncomingMessage, ServerResponse } from "node:http";
-import { BlockList, isIP } from "node:net";
 import { Readable } from "node:stream";
 import type { TrustProxy } from "@tally/core";
+import { proxyTrust } from "../client-ip.js";
 
 /** What Express (or a body parser before Tally) may have added to the request. */
 export interface NodeRequest extends IncomingMessage {
@@ -19,26 +19,11 @@ export function toWebHeaders(headers: IncomingHttpHeaders): Headers {
   return result;
 }
 
-function trusts(trustProxy: TrustProxy | undefined, address: string | undefined): boolean {
-  if (typeof trustProxy === "boolean" || typeof trustProxy === "number") return Boolean(trustProxy);
-  if (!trustProxy || !address || isIP(address) === 0) return false;
-  const list = new BlockList();
-  for (const entry of trustProxy) {
-    const [network = "", bits] = entry.trim().split("/");
-    const family = isIP(network);
-    const prefix = Number(bits);
-    if (family === 0 || (bits !== undefined && !(Number.isInteger(prefix) && prefix >= 0 && prefix <= (family === 4 ? 32 : 128)))) continue;
-    if (bits === undefined) list.addAddress(network, family === 6 ? "ipv6" : "ipv4");
-    else list.addSubnet(network, prefix, family === 6 ? "ipv6" : "ipv4");
-  }
-  return list.check(address, isIP(address) === 6 ? "ipv6" : "ipv4");
-}
-
 const first = (value: string | string[] | undefined) => (Array.isArray(value) ? value[0] : value)?.split(",")[0]?.trim();
 
 /** Scheme and host the client used: X-Forwarded-Proto/-Host only count when the peer is a trusted proxy. */
 export function publicOrigin(req: IncomingMessage, trustProxy: TrustProxy | undefined): string {
-  const forwarded = trusts(trustProxy, req.socket.remoteAddress);
+  const forwarded = proxyTrust(trustProxy).trusts(req.socket.remoteAddress);
   const encrypted = "encrypted" in req.socket && req.socket.encrypted === true;
   const proto = (forwarded && first(req.headers["x-forwarded-proto"])) || (encrypted ? "https" : "http");
   const host = (forwarded && first(req.headers["x-forwarded-host"])) || req.headers.host || "localhost";
