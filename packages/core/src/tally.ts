@@ -8,6 +8,7 @@ import { createCollector, type CollectResult } from "./engine/collector.js";
 import type { HitInput } from "./engine/hit-input.js";
 import { createRollupStore } from "./engine/rollup-store.js";
 import { createSalts } from "./engine/salts.js";
+import { createSqliteRollupStore } from "./engine/sqlite-rollup-store.js";
 import { createWebsiteCache } from "./engine/website-rules.js";
 import { createStats, type Stats } from "./stats/stats.js";
 import { createStatsReader } from "./stats/stats-query.js";
@@ -36,7 +37,7 @@ export interface TallyOptions {
   flushIntervalMs?: number;
   /**
    * A write starts as soon as this many hits wait.
-   * @default 5000
+   * @default 20000
    */
   batchSize?: number;
   /**
@@ -81,7 +82,7 @@ async function openServices(options: TallyOptions): Promise<Services> {
     throw error;
   }
   const geo = options.geoip ? await openGeoLookup(options.geoip) : null;
-  const rollups = createRollupStore(store.db, store.dialect);
+  const rollups = store.sqlite ? createSqliteRollupStore(store.sqlite) : createRollupStore(store.db, store.dialect);
   const onError = options.onError ?? ((error: unknown) => console.error("tally: write failed, will retry:", error));
   let collector: ReturnType<typeof createCollector> | undefined;
   const websites = createWebsites(store.db, {

@@ -8,10 +8,11 @@ import type { Database } from "./schema.js";
 
 /** The shape of a better-sqlite3 `Database` that Tally relies on. */
 export interface SqliteDatabaseLike {
-  prepare(sql: string): unknown;
+  prepare(sql: string): { run(...params: unknown[]): unknown; get(...params: unknown[]): unknown };
   pragma(source: string, options?: { simple?: boolean }): unknown;
   close(): unknown;
   function(name: string, options: { deterministic?: boolean }, fn: (...args: never[]) => unknown): unknown;
+  transaction<A extends unknown[], R>(fn: (...args: A) => R): (...args: A) => R;
 }
 
 /** The shape of a `pg` Pool that Tally relies on. */

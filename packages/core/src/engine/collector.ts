@@ -23,7 +23,7 @@ export interface CollectorOptions {
   geo: GeoLookup | null;
   /** @default 1000 */
   flushIntervalMs?: number;
-  /** A flush starts as soon as this many hits wait. @default 5000 */
+  /** A flush starts as soon as this many hits wait. @default 20000 */
   batchSize?: number;
   /** Past this many waiting hits (a slow or failing store), collect refuses with UnavailableError. @default 200000 */
   maxBufferedHits?: number;
@@ -33,7 +33,7 @@ export interface CollectorOptions {
 
 export function createCollector(options: CollectorOptions) {
   const { store, salts, websites, userAgents, geo } = options;
-  const batchSize = options.batchSize ?? 5000;
+  const batchSize = options.batchSize ?? 20_000;
   const maxBuffered = options.maxBufferedHits ?? 200_000;
   const localTime = createLocalClock();
   let buffer: PendingHit[] = [];
@@ -139,16 +139,18 @@ export function createCollector(options: CollectorOptions) {
   }
 
   function flush(): Promise<void> {
-    if (!flushing) {
-      flushing = (async () => {
-        try {
-          while (buffer.length > 0) await flushOnce();
-        } finally {
-          flushing = null;
-        }
-      })();
-    }
-    return flushing;
+    if (flushing) return flushing;
+    // The run is cleared in a `.finally` callback, which always runs after this
+    // assignment: clearing it inside the async body would run synchronously when the
+    // buffer is empty, before `flushing` is assigned, and leave a settled promise
+    // behind that every later flush would return without writing anything.
+    const run: Promise<void> = (async () => {
+      while (buffer.length > 0) await flushOnce();
+    })().finally(() => {
+      if (flushing === run) flushing = null;
+    });
+    flushing = run;
+    return run;
   }
 
   return {

@@ -7,42 +7,66 @@ export interface CounterRow {
   count: number;
 }
 
-const SEPARATOR = "\u0001";
-
 export interface Counters {
   /** Adds to the day, month and year rows, so any range reads few rows. */
   add(websiteId: number, name: string, day: string, value: string): void;
   /** Adds to the day row only: for series whose value already is the day. */
   addDaily(websiteId: number, name: string, day: string, value: string): void;
   rows(): CounterRow[];
-  readonly size: number;
 }
 
+interface Group {
+  websiteId: number;
+  name: string;
+  day: string;
+  /** Also roll up into the month and year rows. */
+  rollUp: boolean;
+  values: Map<string, number>;
+}
+
+/**
+ * Hits only touch day-level counts (one Map lookup each); month and year rows are
+ * summed from them once, when the flush asks for rows.
+ */
 export function createCounters(): Counters {
-  const counts = new Map<string, number>();
-  const bump = (key: string) => counts.set(key, (counts.get(key) ?? 0) + 1);
+  const groups = new Map<string, Group>();
+
+  function bump(websiteId: number, name: string, day: string, value: string, rollUp: boolean): void {
+    const key = `${websiteId}|${name}|${day}`;
+    let group = groups.get(key);
+    if (!group) {
+      group = { websiteId, name, day, rollUp, values: new Map() };
+      groups.set(key, group);
+    }
+    group.values.set(value, (group.values.get(value) ?? 0) + 1);
+  }
+
   return {
     add(websiteId, name, day, value) {
-      if (value === "") return;
-      const prefix = websiteId + SEPARATOR + name + SEPARATOR;
-      const suffix = SEPARATOR + value;
-      bump(prefix + day + suffix);
-      bump(prefix + day.slice(0, 7) + suffix);
-      bump(prefix + day.slice(0, 4) + suffix);
+      if (value !== "") bump(websiteId, name, day, value, true);
     },
     addDaily(websiteId, name, day, value) {
-      bump(websiteId + SEPARATOR + name + SEPARATOR + day + SEPARATOR + value);
+      bump(websiteId, name, day, value, false);
     },
     rows() {
       const rows: CounterRow[] = [];
-      for (const [key, count] of counts) {
-        const [websiteId, name, period, ...value] = key.split(SEPARATOR);
-        rows.push({ websiteId: Number(websiteId), name: name!, period: period!, value: value.join(SEPARATOR), count });
+      const wider = new Map<string, CounterRow>();
+      const addWider = (group: Group, period: string, value: string, count: number) => {
+        const key = `${group.websiteId}|${group.name}|${period}|${value}`;
+        const row = wider.get(key);
+        if (row) row.count += count;
+        else wider.set(key, { websiteId: group.websiteId, name: group.name, period, value, count });
+      };
+      for (const group of groups.values()) {
+        for (const [value, count] of group.values) {
+          rows.push({ websiteId: group.websiteId, name: group.name, period: group.day, value, count });
+          if (!group.rollUp) continue;
+          addWider(group, group.day.slice(0, 7), value, count);
+          addWider(group, group.day.slice(0, 4), value, count);
+        }
       }
+      for (const row of wider.values()) rows.push(row);
       return rows;
-    },
-    get size() {
-      return counts.size;
     },
   };
 }

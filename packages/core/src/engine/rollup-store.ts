@@ -28,8 +28,18 @@ function compareCounterRows(a: CounterRow, b: CounterRow): number {
   return 0;
 }
 
-/** Writes a flush in one transaction; the same SQL on SQLite and PostgreSQL. */
-export function createRollupStore(db: Kysely<Database>, dialect: SqlDialect) {
+/** Where flushes go: visitor states and rollup counters, written together atomically. */
+export interface RollupStore {
+  /** Loads the states, lets `apply` update them and produce counts, then saves both atomically. */
+  write(
+    work: FlushWork,
+    apply: (states: Map<string, VisitorState>) => { touched: Iterable<VisitorState>; counts: CounterRow[] },
+  ): Promise<void>;
+  deleteWebsite(websiteId: number): Promise<void>;
+}
+
+/** Writes a flush in one transaction through kysely; the same SQL on SQLite and PostgreSQL. */
+export function createRollupStore(db: Kysely<Database>, dialect: SqlDialect): RollupStore {
   async function loadStates(trx: Transaction<Database>, work: FlushWork): Promise<Map<string, VisitorState>> {
     if (dialect.lockRows) {
       // Claiming rows first makes a second process wait for this one to commit
@@ -104,11 +114,7 @@ export function createRollupStore(db: Kysely<Database>, dialect: SqlDialect) {
   }
 
   return {
-    /** Loads the states, lets `apply` update them and produce counts, then saves both atomically. */
-    async write(
-      work: FlushWork,
-      apply: (states: Map<string, VisitorState>) => { touched: Iterable<VisitorState>; counts: CounterRow[] },
-    ): Promise<void> {
+    async write(work, apply) {
       await db.transaction().execute(async (trx) => {
         const states = await loadStates(trx, work);
         const { touched, counts } = apply(states);
@@ -117,11 +123,9 @@ export function createRollupStore(db: Kysely<Database>, dialect: SqlDialect) {
       });
     },
 
-    async deleteWebsite(websiteId: number): Promise<void> {
+    async deleteWebsite(websiteId) {
       await db.deleteFrom("rollups").where("website_id", "=", websiteId).execute();
       await db.deleteFrom("visitors").where("website_id", "=", websiteId).execute();
     },
   };
 }
-
-export type RollupStore = ReturnType<typeof createRollupStore>;
