@@ -1,20 +1,13 @@
 // The built tracker in real headless Chromium, against a node:http server that serves a
 // page plus the script and records what arrives at the collect endpoint.
-import { existsSync } from "node:fs";
 import { createServer } from "node:http";
 import type { AddressInfo } from "node:net";
 import { trackerScript } from "@tally/tracker";
-import { chromium, type Browser, type BrowserContext, type Page } from "playwright-core";
+import type { Browser, BrowserContext, Page } from "playwright-core";
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import { launchChromium, skipWithoutChromium as skip, warnIfSkipped } from "../support/chromium.js";
 
-const CHROMIUM = "/usr/bin/chromium";
-const skip = !existsSync(CHROMIUM) && process.env.CI !== "true";
-if (skip) {
-  console.warn(
-    `tracker-browser tests skipped: ${CHROMIUM} not found (install: apt-get install -y chromium). ` +
-      "With CI=true they run and fail instead.",
-  );
-}
+warnIfSkipped("tracker-browser");
 
 declare global {
   interface Window {
@@ -127,23 +120,11 @@ const SCREEN = { s: "1280x720", l: "de-DE" };
 
 describe.skipIf(skip)("tracker in Chromium", () => {
   beforeAll(async () => {
-    if (!existsSync(CHROMIUM)) throw new Error(`${CHROMIUM} is missing: apt-get install -y chromium`);
+    browser = await launchChromium();
     await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
     const { port } = server.address() as AddressInfo;
     origin = `http://127.0.0.1:${port}`;
     other = `http://localhost:${port}`;
-    browser = await chromium.launch({
-      executablePath: CHROMIUM,
-      args: [
-        "--headless",
-        "--no-sandbox",
-        "--disable-gpu",
-        "--disable-background-networking",
-        "--disable-component-update",
-        "--disable-sync",
-        "--no-first-run",
-      ],
-    });
   });
 
   afterAll(async () => {
