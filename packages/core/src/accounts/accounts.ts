@@ -32,6 +32,9 @@ export interface Accounts {
   count(): Promise<number>;
 }
 
+/** Rolls back an ensureKey whose key another process inserted first. */
+const KEY_TAKEN = new Error("api key inserted concurrently");
+
 export function createAccounts(db: Kysely<Database>): Accounts {
   const now = () => new Date().toISOString();
 
@@ -73,9 +76,35 @@ export function createAccounts(db: Kysely<Database>): Accounts {
         .where("revoked_at", "is", null)
         .executeTakeFirst();
       if (existing) return accounts.get(Number(existing.account_id));
-      const accountId = await insertAccount(options.name ?? "default");
-      await insertKey(accountId, key, options.name ?? "default");
-      return accounts.get(accountId);
+      // Several processes may start at once with the same key (PostgreSQL): the unique
+      // hash lets exactly one insert it; the others roll their account back and use its.
+      const name = options.name ?? "default";
+      const accountId = await db
+        .transaction()
+        .execute(async (trx) => {
+          const account = await trx.insertInto("accounts").values({ name, created_at: now() }).returning("id").executeTakeFirstOrThrow();
+          const inserted = await trx
+            .insertInto("api_keys")
+            .values({ account_id: account.id, name, prefix: key.slice(0, VISIBLE_PREFIX_LENGTH), hash: hashApiKey(key), created_at: now(), revoked_at: null })
+            .onConflict((oc) => oc.column("hash").doNothing())
+            .returning("id")
+            .executeTakeFirst();
+          if (!inserted) throw KEY_TAKEN;
+          return Number(account.id);
+        })
+        .catch((error: unknown) => {
+          if (error === KEY_TAKEN) return null;
+          throw error;
+        });
+      if (accountId !== null) return accounts.get(accountId);
+      const winner = await db
+        .selectFrom("api_keys")
+        .select("account_id")
+        .where("hash", "=", hashApiKey(key))
+        .where("revoked_at", "is", null)
+        .executeTakeFirst();
+      if (!winner) throw ValidationError.field("key", "This key has been revoked.");
+      return accounts.get(Number(winner.account_id));
     },
 
     async revokeKey(prefix) {

@@ -46,6 +46,8 @@ export const statsQuerySchema = z
     ...paginationQuery,
   })
   .superRefine((query, context) => {
+    // An invalid date already has its own error: comparing it would only add a misleading one.
+    if (!isCalendarDate(query.from) || !isCalendarDate(query.to)) return;
     if (query.from > query.to) context.addIssue({ code: "custom", path: ["to"], message: "The to must be a date after or equal to from." });
     else if (Date.parse(query.to) - Date.parse(query.from) > MAX_RANGE_DAYS * 86_400_000) {
       context.addIssue({ code: "custom", path: ["to"], message: `The range may not be longer than ${MAX_RANGE_DAYS} days.` });

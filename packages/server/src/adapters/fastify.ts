@@ -1,6 +1,7 @@
 import type { Tally } from "@tally/core";
 import type { FastifyError, FastifyPluginAsync, FastifyReply, FastifyRequest } from "fastify";
 import { DEFAULT_BODY_LIMIT } from "../body.js";
+import { CORS_HEADERS } from "../collect.js";
 import { MESSAGES } from "../errors.js";
 import { createHandler } from "../handler.js";
 import { json } from "../json-response.js";
@@ -40,7 +41,10 @@ export const tallyPlugin: FastifyPluginAsync<TallyPluginOptions> = async (app, {
     const status = error.statusCode !== undefined && error.statusCode >= 400 && error.statusCode < 500 ? error.statusCode : 500;
     if (status === 500) request.log.error(error);
     const message = status === 500 ? MESSAGES.serverError : (REFUSALS[status] ?? MESSAGES.badRequest);
-    return send(reply, json(status, { message }));
+    // /collect answers carry CORS headers even when Fastify refuses the body before Tally sees it.
+    const path = (request.url.split("?", 1)[0] ?? "").replace(/\/+$/, "");
+    const headers = path === `${app.prefix}/collect` ? CORS_HEADERS : {};
+    return send(reply, json(status, { message }, headers));
   });
 
   async function route(request: FastifyRequest, reply: FastifyReply): Promise<FastifyReply> {
