@@ -7,6 +7,7 @@ export type { WebsiteInput } from "./websites/website-input.js";
 export type { HitInput } from "./engine/hit-input.js";
 export type { CollectResult } from "./engine/collector.js";
 export type { Stats } from "./stats/stats.js";
+export type { Realtime } from "./stats/realtime.js";
 export { statsQuerySchema, type StatRow, type StatsQuery, type StatsQueryInput } from "./stats/stats-query.js";
 export { STAT_NAMES, type StatName } from "./stats/stat-names.js";
 export { validate, choice, paginationQuery, sortDirection } from "./validation.js";

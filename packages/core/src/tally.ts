@@ -10,6 +10,7 @@ import { createRollupStore } from "./engine/rollup-store.js";
 import { createSalts } from "./engine/salts.js";
 import { createSqliteRollupStore } from "./engine/sqlite-rollup-store.js";
 import { createWebsiteCache } from "./engine/website-rules.js";
+import { createRealtimeReader } from "./stats/realtime.js";
 import { createStats, type Stats } from "./stats/stats.js";
 import { createStatsReader } from "./stats/stats-query.js";
 import { createWebsites, type Websites } from "./websites/websites.js";
@@ -108,7 +109,7 @@ async function openServices(options: TallyOptions): Promise<Services> {
   return {
     accounts: createAccounts(store.db),
     websites,
-    stats: createStats(websites, createStatsReader(store.db, store.dialect), () => flushed.flush()),
+    stats: createStats(websites, createStatsReader(store.db, store.dialect), () => flushed.flush(), createRealtimeReader(store.db)),
     collector,
     async close() {
       try {

@@ -49,7 +49,8 @@ export function createCollector(options: CollectorOptions) {
 
   async function rulesFor(host: string): Promise<WebsiteRules> {
     const domain = stripWww(host);
-    const rules = websites.get(domain) ?? (await websites.load(domain));
+    const cached = websites.get(domain);
+    const rules = cached === undefined ? await websites.load(domain) : cached;
     if (!rules) throw new NotFoundError("No website is registered for this host.");
     return rules;
   }

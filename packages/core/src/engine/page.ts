@@ -14,15 +14,18 @@ export function compileParamFilter(text: string): ParamFilter {
 export function pageOf(url: URL, filter: ParamFilter, hashRouting: boolean): string {
   let page = url.pathname;
   if (filter !== "all" && url.search.length > 1) {
-    const kept = filter === null ? url.search.slice(1) : keptQuery(url.search.slice(1), filter);
+    const kept = keptQuery(url.search.slice(1), filter ?? NO_EXCLUSIONS);
     if (kept !== "") page += `?${kept}`;
   }
   if (hashRouting && url.hash.length > 1) page += url.hash;
   return page;
 }
 
-// Works on the raw text so kept parameters stay exactly as the site wrote them.
-function keptQuery(query: string, excluded: Set<string>): string {
+const NO_EXCLUSIONS: ReadonlySet<string> = new Set();
+
+// Empty pairs ("a=1&&b=2") are dropped. Works on the raw text so kept parameters stay exactly as the site wrote them.
+function keptQuery(query: string, excluded: ReadonlySet<string>): string {
+  if (excluded.size === 0 && !query.includes("&&") && !query.startsWith("&") && !query.endsWith("&")) return query;
   return query
     .split("&")
     .filter((pair) => {

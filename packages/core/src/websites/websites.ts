@@ -55,8 +55,8 @@ export interface Websites {
 }
 
 export interface WebsiteHooks {
-  /** Called after a website's row changed or was deleted, so caches can drop it. */
-  onChange?(row: WebsiteRow, change: "update" | "delete"): void | Promise<void>;
+  /** Called after a website's row was created, changed or deleted, so caches can drop what they knew. */
+  onChange?(row: WebsiteRow, change: "create" | "update" | "delete"): void | Promise<void>;
 }
 
 export function toWebsite(row: WebsiteRow): Website {
@@ -118,6 +118,7 @@ export function createWebsites(db: Kysely<Database>, hooks: WebsiteHooks = {}): 
       };
       try {
         const row = await db.insertInto("websites").values(values).returningAll().executeTakeFirstOrThrow();
+        await hooks.onChange?.(row, "create");
         return toWebsite(row);
       } catch (error) {
         // Two creates of one domain racing: the unique index decides, the loser gets the same 422.
