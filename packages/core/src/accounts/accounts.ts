@@ -23,7 +23,7 @@ export interface Accounts {
   createKey(accountId: number, options?: { name?: string }): Promise<CreatedKey>;
   /** Makes sure an account authenticated by exactly this key exists. */
   ensureKey(key: string, options?: { name?: string }): Promise<Account>;
-  /** Revokes every key starting with `prefix` (at least the visible prefix). Returns how many. */
+  /** Revokes the keys whose visible prefix is `prefix`, or the one key `prefix` spells out in full. Returns how many. */
   revokeKey(prefix: string): Promise<number>;
   /** The account behind a key, or UnauthorizedError. */
   authenticate(key: string): Promise<Account>;
@@ -111,12 +111,14 @@ export function createAccounts(db: Kysely<Database>): Accounts {
       if (prefix.length < VISIBLE_PREFIX_LENGTH) {
         throw ValidationError.field("prefix", `Give at least the first ${VISIBLE_PREFIX_LENGTH} characters of the key.`);
       }
-      const candidates = await db
+      // Only the visible prefix is stored in clear: anything longer must be the whole key.
+      let query = db
         .selectFrom("api_keys")
         .select(["id", "prefix"])
         .where("prefix", "=", prefix.slice(0, VISIBLE_PREFIX_LENGTH))
-        .where("revoked_at", "is", null)
-        .execute();
+        .where("revoked_at", "is", null);
+      if (prefix.length > VISIBLE_PREFIX_LENGTH) query = query.where("hash", "=", hashApiKey(prefix));
+      const candidates = await query.execute();
       const ids = candidates.map((row) => row.id);
       if (ids.length === 0) return 0;
       const result = await db.updateTable("api_keys").set({ revoked_at: now() }).where("id", "in", ids).executeTakeFirst();
