@@ -1,8 +1,8 @@
 import type { Tally, TrustProxy } from "@tally/core";
-import Database from "better-sqlite3";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { apiClient, type ApiBody, type ApiClient, type ApiResponse } from "../support/api-client.js";
-import { createTempTally } from "../support/tally-fixture.js";
+import { apiMatrix } from "../support/matrix.js";
+import { createTempTally, createTestTally, type TestTally } from "../support/tally-fixture.js";
 import { transports, type Served, type Transport } from "../support/transports.js";
 
 const CHROME = "Mozilla/5.0 (Windows NT 10.0; Win64; x64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/131.0.0.0 Safari/537.36";
@@ -72,22 +72,17 @@ async function pageCount(client: ApiClient, websiteId: number, page: string): Pr
   return (response.body.data as { value: string; count: number }[]).find((row) => row.value === page)?.count ?? 0;
 }
 
-/** What is stored, read from the SQLite file itself (a second connection, read-only). */
-function storedRollups(file: string): { rows: number; pageviews: number } {
-  const db = new Database(file, { readonly: true, fileMustExist: true });
-  try {
-    const row = db
-      .prepare("select count(*) as rows, coalesce(sum(case when name = 'pageviews' then count else 0 end), 0) as pageviews from rollups")
-      .get() as { rows: number; pageviews: number };
-    return { rows: Number(row.rows), pageviews: Number(row.pageviews) };
-  } finally {
-    db.close();
-  }
+/** What is stored, read by a second connection to the database itself. */
+async function storedRollups(stored: TestTally): Promise<{ rows: number; pageviews: number }> {
+  const [row] = await stored.sql<{ rows: number; pageviews: number }>(
+    "select count(*) as rows, coalesce(sum(case when name = 'pageviews' then count else 0 end), 0) as pageviews from rollups",
+  );
+  return { rows: Number(row?.rows), pageviews: Number(row?.pageviews) };
 }
 
-describe.each(transports)("collect, script and stats over $name", (transport: Transport) => {
+describe.each(apiMatrix)("collect, script and stats over $name", ({ transport, dialect }) => {
   let tally: Tally;
-  let file: string;
+  let stored: TestTally;
   let dispose: () => Promise<void>;
   let served: Served;
   let alice: ApiClient;
@@ -97,7 +92,8 @@ describe.each(transports)("collect, script and stats over $name", (transport: Tr
   let siteId: number;
 
   beforeAll(async () => {
-    ({ tally, file, dispose } = createTempTally());
+    stored = await createTestTally(dialect);
+    ({ tally, dispose } = stored);
     served = await transport.serve(tally);
     const a = await tally.accounts.create({ name: "alice" });
     const b = await tally.accounts.create({ name: "bob" });
@@ -229,7 +225,7 @@ describe.each(transports)("collect, script and stats over $name", (transport: Tr
       let apiBefore: number;
       beforeAll(async () => {
         await tally.flush();
-        before = storedRollups(file);
+        before = await storedRollups(stored);
         apiBefore = await pageviewsAroundToday(alice, siteId);
       });
 
@@ -249,7 +245,7 @@ describe.each(transports)("collect, script and stats over $name", (transport: Tr
 
       it("afterwards, nothing was stored: not through the API, not in the rollups table", async () => {
         await tally.flush();
-        expect(storedRollups(file)).toEqual(before);
+        expect(await storedRollups(stored)).toEqual(before);
         expect(await pageviewsAroundToday(alice, siteId)).toBe(apiBefore);
         expect(await pageCount(alice, siteId, "/garbage")).toBe(0);
       });

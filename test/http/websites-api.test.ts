@@ -1,8 +1,9 @@
 import type { Tally } from "@tally/core";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { apiClient, form, jsonBody, website, websites, type ApiClient, type ApiResponse } from "../support/api-client.js";
-import { createTempTally } from "../support/tally-fixture.js";
-import { transports, type Served } from "../support/transports.js";
+import { apiMatrix } from "../support/matrix.js";
+import { createTestTally } from "../support/tally-fixture.js";
+import type { Served } from "../support/transports.js";
 
 const INVALID = "The given data was invalid.";
 const ISO = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;
@@ -19,7 +20,7 @@ function expectInvalid(response: ApiResponse, errors: Record<string, string[]>):
   expect(response.body).toEqual({ message: INVALID, errors, status: 422 });
 }
 
-describe.each(transports)("websites API over $name", (transport) => {
+describe.each(apiMatrix)("websites API over $name", ({ transport, dialect }) => {
   let tally: Tally;
   let dispose: () => Promise<void>;
   let served: Served;
@@ -37,7 +38,7 @@ describe.each(transports)("websites API over $name", (transport) => {
   }
 
   beforeAll(async () => {
-    ({ tally, dispose } = createTempTally());
+    ({ tally, dispose } = await createTestTally(dialect));
     served = await transport.serve(tally);
     const a = await tally.accounts.create({ name: "alice" });
     const b = await tally.accounts.create({ name: "bob" });

@@ -56,6 +56,25 @@ async function adminQuery(text: string): Promise<void> {
   }
 }
 
+/**
+ * Waits (briefly) for the closed pools' connections to finish leaving, so that the
+ * forced drop does not kill a connection that is still saying goodbye.
+ */
+async function dropDatabase(name: string): Promise<void> {
+  const client = new pg.Client({ connectionString: POSTGRES_ADMIN_URL });
+  await client.connect();
+  try {
+    for (let attempt = 0; attempt < 40; attempt++) {
+      const { rows } = await client.query("select count(*)::int as n from pg_stat_activity where datname = $1", [name]);
+      if (rows[0].n === 0) break;
+      await new Promise((resolve) => setTimeout(resolve, 50));
+    }
+    await client.query(`drop database if exists ${name} with (force)`);
+  } finally {
+    await client.end();
+  }
+}
+
 /** A fresh, empty database of the dialect: a temporary SQLite file or a new PostgreSQL database. */
 export async function createTestDatabase(dialect: DialectName): Promise<TestDatabase> {
   if (dialect === "sqlite") {
@@ -71,6 +90,6 @@ export async function createTestDatabase(dialect: DialectName): Promise<TestData
   url.pathname = `/${name}`;
   return {
     url: url.toString(),
-    dispose: () => adminQuery(`drop database if exists ${name} with (force)`),
+    dispose: () => dropDatabase(name),
   };
 }

@@ -2,6 +2,9 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { createTally, type Tally, type TallyOptions } from "@tally/core";
+import Database from "better-sqlite3";
+import pg from "pg";
+import { createTestDatabase, type DialectName } from "./databases.js";
 
 /**
  * A Tally on a real SQLite file in a fresh temporary directory, removed on close.
@@ -18,6 +21,46 @@ export function createTempTally(options: Omit<TallyOptions, "database"> = {}): {
     async dispose() {
       await tally.close();
       rmSync(directory, { recursive: true, force: true });
+    },
+  };
+}
+
+/** A Tally on a fresh database of either dialect, with a second connection to look at what is stored. */
+export interface TestTally {
+  tally: Tally;
+  dialect: DialectName;
+  /** Rows of a read-only query, run by a separate connection (what is really stored). */
+  sql<Row = Record<string, unknown>>(text: string): Promise<Row[]>;
+  dispose(): Promise<void>;
+}
+
+export async function createTestTally(dialect: DialectName, options: Omit<TallyOptions, "database"> = {}): Promise<TestTally> {
+  const database = await createTestDatabase(dialect);
+  const tally = createTally({ ...options, database: database.url });
+  await tally.ready();
+  return {
+    tally,
+    dialect,
+    async sql<Row>(text: string) {
+      if (dialect === "sqlite") {
+        const reader = new Database(database.url.replace(/^file:/, ""), { readonly: true, fileMustExist: true });
+        try {
+          return reader.prepare(text).all() as Row[];
+        } finally {
+          reader.close();
+        }
+      }
+      const client = new pg.Client({ connectionString: database.url });
+      await client.connect();
+      try {
+        return (await client.query(text)).rows as Row[];
+      } finally {
+        await client.end();
+      }
+    },
+    async dispose() {
+      await tally.close();
+      await database.dispose();
     },
   };
 }
