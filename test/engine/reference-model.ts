@@ -111,9 +111,18 @@ function decodeName(name: string): string {
   }
 }
 
+/** docs/statistics.md: the path reads decoded, except escapes of reserved characters. */
+function decodePath(pathname: string): string {
+  try {
+    return decodeURI(pathname);
+  } catch {
+    return pathname;
+  }
+}
+
 export function pageOf(url: URL, site: SiteConfig, hash: boolean): string {
   const excluded = site.exclude_params.split("\n").filter((line) => line !== "");
-  let page = url.pathname;
+  let page = decodePath(url.pathname);
   if (!excluded.includes("&")) {
     const query = url.search.replace(/^\?/, "");
     const kept = query === "" ? [] : query.split("&").filter((pair) => !excluded.includes(decodeName(pair.split("=")[0]!)));

@@ -12,13 +12,23 @@ export function compileParamFilter(text: string): ParamFilter {
 
 /** Path plus the kept query (and the fragment under hash routing). */
 export function pageOf(url: URL, filter: ParamFilter, hashRouting: boolean): string {
-  let page = url.pathname;
+  let page = readablePath(url.pathname);
   if (filter !== "all" && url.search.length > 1) {
     const kept = keptQuery(url.search.slice(1), filter ?? NO_EXCLUSIONS);
     if (kept !== "") page += `?${kept}`;
   }
   if (hashRouting && url.hash.length > 1) page += url.hash;
   return page;
+}
+
+/** `/caf%C3%A9` reads `/café`; escapes of reserved characters (`%2F`, `%3F`…) stay as they are. */
+function readablePath(pathname: string): string {
+  if (!pathname.includes("%")) return pathname;
+  try {
+    return decodeURI(pathname);
+  } catch {
+    return pathname;
+  }
 }
 
 const NO_EXCLUSIONS: ReadonlySet<string> = new Set();

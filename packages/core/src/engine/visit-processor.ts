@@ -71,6 +71,9 @@ function startsVisit(hit: PendingHit, state: LiveState): boolean {
   const lastSeen = state.lastSeen > 0 ? state.lastSeen : (state.visitLastSeen ?? 0);
   state.visitLastSeen = 0;
   if (lastSeen === 0 || hit.timestamp - lastSeen >= VISIT_TIMEOUT_MS) return true;
+  // A hit older than one already counted (two instances flushing a visitor's hits in
+  // the other order) joins the visit under way rather than starting a second one.
+  if (hit.timestamp < lastSeen) return false;
   if (hit.referrer !== "" && hit.referrer !== state.visitReferrer) return true;
   return hit.campaign !== "" && hit.campaign !== state.visitCampaign;
 }
