@@ -38,73 +38,71 @@ const KEY_TAKEN = new Error("api key inserted concurrently");
 export function createAccounts(db: Kysely<Database>): Accounts {
   const now = () => new Date().toISOString();
 
-  async function insertKey(accountId: number, key: string, name: string): Promise<CreatedKey> {
-    const prefix = key.slice(0, VISIBLE_PREFIX_LENGTH);
-    await db
-      .insertInto("api_keys")
-      .values({ account_id: accountId, name, prefix, hash: hashApiKey(key), created_at: now(), revoked_at: null })
-      .execute();
-    return { accountId, key, prefix };
-  }
-
-  async function insertAccount(name: string): Promise<number> {
-    const row = await db
-      .insertInto("accounts")
-      .values({ name, created_at: now() })
-      .returning("id")
-      .executeTakeFirstOrThrow();
+  async function insertAccount(executor: Kysely<Database>, name: string): Promise<number> {
+    const row = await executor.insertInto("accounts").values({ name, created_at: now() }).returning("id").executeTakeFirstOrThrow();
     return Number(row.id);
   }
 
+  /** False when the key is already stored (its hash is unique). */
+  async function insertKey(executor: Kysely<Database>, accountId: number, key: string, name: string): Promise<boolean> {
+    const inserted = await executor
+      .insertInto("api_keys")
+      .values({ account_id: accountId, name, prefix: key.slice(0, VISIBLE_PREFIX_LENGTH), hash: hashApiKey(key), created_at: now(), revoked_at: null })
+      .onConflict((oc) => oc.column("hash").doNothing())
+      .returning("id")
+      .executeTakeFirst();
+    return inserted !== undefined;
+  }
+
+  async function activeKeyOwner(key: string): Promise<number | null> {
+    const row = await db
+      .selectFrom("api_keys")
+      .select("account_id")
+      .where("hash", "=", hashApiKey(key))
+      .where("revoked_at", "is", null)
+      .executeTakeFirst();
+    return row ? Number(row.account_id) : null;
+  }
+
+  const created = (accountId: number, key: string): CreatedKey => ({ accountId, key, prefix: key.slice(0, VISIBLE_PREFIX_LENGTH) });
+
   const accounts: Accounts = {
     async create(options = {}) {
-      const accountId = await insertAccount(options.name ?? "default");
-      return insertKey(accountId, generateApiKey(), options.name ?? "default");
+      const name = options.name ?? "default";
+      const key = generateApiKey();
+      const accountId = await db.transaction().execute(async (trx) => {
+        const id = await insertAccount(trx, name);
+        await insertKey(trx, id, key, name);
+        return id;
+      });
+      return created(accountId, key);
     },
 
     async createKey(accountId, options = {}) {
       await accounts.get(accountId);
-      return insertKey(accountId, generateApiKey(), options.name ?? "default");
+      const key = generateApiKey();
+      await insertKey(db, accountId, key, options.name ?? "default");
+      return created(accountId, key);
     },
 
     async ensureKey(key, options = {}) {
       if (key.length < 16) throw ValidationError.field("key", "The key must be at least 16 characters.");
-      const existing = await db
-        .selectFrom("api_keys")
-        .select("account_id")
-        .where("hash", "=", hashApiKey(key))
-        .where("revoked_at", "is", null)
-        .executeTakeFirst();
-      if (existing) return accounts.get(Number(existing.account_id));
+      const owner = await activeKeyOwner(key);
+      if (owner !== null) return accounts.get(owner);
       // Several processes may start at once with the same key (PostgreSQL): the unique
       // hash lets exactly one insert it; the others roll their account back and use its.
       const name = options.name ?? "default";
-      const accountId = await db
+      await db
         .transaction()
         .execute(async (trx) => {
-          const account = await trx.insertInto("accounts").values({ name, created_at: now() }).returning("id").executeTakeFirstOrThrow();
-          const inserted = await trx
-            .insertInto("api_keys")
-            .values({ account_id: account.id, name, prefix: key.slice(0, VISIBLE_PREFIX_LENGTH), hash: hashApiKey(key), created_at: now(), revoked_at: null })
-            .onConflict((oc) => oc.column("hash").doNothing())
-            .returning("id")
-            .executeTakeFirst();
-          if (!inserted) throw KEY_TAKEN;
-          return Number(account.id);
+          if (!(await insertKey(trx, await insertAccount(trx, name), key, name))) throw KEY_TAKEN;
         })
         .catch((error: unknown) => {
-          if (error === KEY_TAKEN) return null;
-          throw error;
+          if (error !== KEY_TAKEN) throw error;
         });
-      if (accountId !== null) return accounts.get(accountId);
-      const winner = await db
-        .selectFrom("api_keys")
-        .select("account_id")
-        .where("hash", "=", hashApiKey(key))
-        .where("revoked_at", "is", null)
-        .executeTakeFirst();
-      if (!winner) throw ValidationError.field("key", "This key has been revoked.");
-      return accounts.get(Number(winner.account_id));
+      const winner = await activeKeyOwner(key);
+      if (winner === null) throw ValidationError.field("key", "This key has been revoked.");
+      return accounts.get(winner);
     },
 
     async revokeKey(prefix) {
