@@ -2,6 +2,7 @@
  * Deterministic generator of raw hits for the reference test. Everything comes from
  * one seeded PRNG (mulberry32), so a failure reproduces exactly.
  */
+import { seededRandom } from "../support/random.js";
 
 export interface SiteConfig {
   key: string;
@@ -67,16 +68,6 @@ export const SITES: readonly SiteConfig[] = [
   },
 ];
 
-export function mulberry32(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 export const USER_AGENTS = {
   desktop: [
@@ -228,7 +219,7 @@ interface Visitor {
 }
 
 export function generateHits(seed: number, sessionsWanted: number): RawHit[] {
-  const rand = mulberry32(seed);
+  const rand = seededRandom(seed);
   const int = (n: number) => Math.floor(rand() * n);
   const pick = <T>(items: readonly T[]): T => items[int(items.length)]!;
   const chance = (p: number) => rand() < p;

@@ -1,28 +1,16 @@
 import type { Tally, TrustProxy } from "@tally/core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { apiClient, type ApiBody, type ApiClient, type ApiResponse } from "../support/api-client.js";
+import { apiClient, expectInvalid, expectJson, type ApiBody, type ApiClient, type ApiResponse } from "../support/api-client.js";
 import { apiMatrix } from "../support/matrix.js";
 import { createTempTally, createTestTally, type TestTally } from "../support/tally-fixture.js";
 import { transports, type Served, type Transport } from "../support/transports.js";
 
 const CHROME = "Mozilla/5.0 (Windows NT 10.0; Win64; x64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/131.0.0.0 Safari/537.36";
 const FIREFOX = "Mozilla/5.0 (X11; Linux x86_64; rv:133.0) Gecko/20100101 Firefox/133.0";
-const INVALID = "The given data was invalid.";
 const ACCEPTED = { message: "Accepted.", status: 202 };
 const DAY_MS = 86_400_000;
 const day = (offset = 0) => new Date(Date.now() + offset * DAY_MS).toISOString().slice(0, 10);
 
-function expectJson(response: ApiResponse, status: number): void {
-  expect(response.status).toBe(status);
-  expect(response.body.status).toBe(status);
-  expect(response.headers.get("content-type")).toBe("application/json; charset=utf-8");
-  expect(response.text).not.toMatch(/\n\s+at /); // never a stack trace
-}
-
-function expectInvalid(response: ApiResponse, errors: Record<string, string[]>): void {
-  expectJson(response, 422);
-  expect(response.body).toEqual({ message: INVALID, errors, status: 422 });
-}
 
 /** Sends one hit the way the tracker does: a text/plain POST, no credentials. */
 async function sendHit(

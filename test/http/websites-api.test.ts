@@ -1,24 +1,12 @@
 import type { Tally } from "@tally/core";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
-import { apiClient, form, jsonBody, website, websites, type ApiClient, type ApiResponse } from "../support/api-client.js";
+import { apiClient, expectInvalid, expectJson, form, jsonBody, website, websites, type ApiClient, type ApiResponse } from "../support/api-client.js";
 import { apiMatrix } from "../support/matrix.js";
 import { createTestTally } from "../support/tally-fixture.js";
 import type { Served } from "../support/transports.js";
 
-const INVALID = "The given data was invalid.";
 const ISO = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;
 
-function expectJson(response: ApiResponse, status: number): void {
-  expect(response.status).toBe(status);
-  expect(response.body.status).toBe(status);
-  expect(response.headers.get("content-type")).toBe("application/json; charset=utf-8");
-  expect(response.text).not.toMatch(/\n\s+at /); // never a stack trace
-}
-
-function expectInvalid(response: ApiResponse, errors: Record<string, string[]>): void {
-  expectJson(response, 422);
-  expect(response.body).toEqual({ message: INVALID, errors, status: 422 });
-}
 
 describe.each(apiMatrix)("websites API over $name", ({ transport, dialect }) => {
   let tally: Tally;
@@ -99,7 +87,8 @@ describe.each(apiMatrix)("websites API over $name", ({ transport, dialect }) => 
 
   describe("routing", () => {
     it("unknown routes are a JSON 404", async () => {
-      for (const path of ["", "/", "/api/v1/nothing", "/api/v2/websites", "/api/v1/websites/1/extra", "/nope"]) {
+      // `{base}/` is the dashboard (test/dashboard); everything else unknown is JSON.
+      for (const path of ["/api/v1/nothing", "/assets/nothing.js", "/api/v2/websites", "/api/v1/websites/1/extra", "/nope"]) {
         const response = await alice.get(path);
         expectJson(response, 404);
         expect(response.body).toEqual({ message: "Not found.", status: 404 });

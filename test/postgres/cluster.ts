@@ -3,6 +3,7 @@
  * deterministic set of hits, a sender that keeps each visitor's hits in order while
  * many visitors run at once, and a reader of all 17 statistics.
  */
+import { seededRandom } from "../support/random.js";
 import { spawn, type ChildProcess } from "node:child_process";
 import { existsSync } from "node:fs";
 import { fileURLToPath } from "node:url";
@@ -74,17 +75,7 @@ export function spawnServe(env: ServeEnv, timeoutMs = 20_000): Promise<ServeProc
 // ---------------------------------------------------------------------------
 // Deterministic hits
 
-/** mulberry32: a small seeded PRNG, so every run generates the same hits. */
-export function seededRandom(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
+export { seededRandom };
 
 const USER_AGENTS = [
   "Mozilla/5.0 (Windows NT 10.0; Win64; x64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/124.0.0.0 Safari/537.36",

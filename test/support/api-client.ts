@@ -1,5 +1,20 @@
 import type { Website } from "@tally/core";
+import { expect } from "vitest";
 import type { Served } from "./transports.js";
+
+/** A JSON answer of SPEC §4/§6: the body's `status` is the HTTP status, and no stack trace ever. */
+export function expectJson(response: ApiResponse, status: number): void {
+  expect(response.status).toBe(status);
+  expect(response.body.status).toBe(status);
+  expect(response.headers.get("content-type")).toBe("application/json; charset=utf-8");
+  expect(response.text).not.toMatch(/\n\s+at /);
+}
+
+/** A 422 with exactly these field errors. */
+export function expectInvalid(response: ApiResponse, errors: Record<string, string[]>): void {
+  expectJson(response, 422);
+  expect(response.body).toEqual({ message: "The given data was invalid.", errors, status: 422 });
+}
 
 export interface ListMeta {
   current_page: number;
