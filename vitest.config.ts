@@ -12,6 +12,7 @@ export default defineConfig({
       { find: /^@tally\/server\/node$/, replacement: source("server/src/adapters/node.ts") },
       { find: /^@tally\/server\/fastify$/, replacement: source("server/src/adapters/fastify.ts") },
       { find: /^@tally\/tracker$/, replacement: source("tracker/dist/index.js") },
+      { find: /^@tally\/dashboard$/, replacement: source("dashboard/dist/index.js") },
     ],
   },
   test: {

@@ -1,4 +1,4 @@
-import { validate, type Tally } from "@tally/core";
+import { UnauthorizedError, validate, type Tally } from "@tally/core";
 import { authenticateRequest } from "./auth.js";
 import { DEFAULT_BODY_LIMIT, readFields } from "./body.js";
 import { errorResponse, HttpError, MESSAGES, reportToConsole } from "./errors.js";
@@ -37,7 +37,12 @@ export function createHandler(tally: Tally, options: HandlerOptions = {}): Tally
   async function prepare(route: Route, request: Request, url: URL, params: Record<string, string>, context: HandlerContext) {
     const query = route.query ? validate(route.query, queryObject(url)) : queryObject(url);
     const body = route.body ? validate(route.body, await readFields(request, bodyLimit)) : undefined;
-    return { tally, request, url, params, query, body, ip: context.ip };
+    const account = () =>
+      authenticateRequest(tally, request, options.authenticate).catch((error: unknown) => {
+        if (error instanceof UnauthorizedError) return null;
+        throw error;
+      });
+    return { tally, request, url, params, query, body, ip: context.ip, account };
   }
 
   async function dispatch(request: Request, context: HandlerContext): Promise<Response> {

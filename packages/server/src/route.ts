@@ -17,6 +17,11 @@ export interface RequestContext<Query, Body> {
   body: Body;
   /** The client's socket address when the transport knows it (collect resolves proxies itself). */
   ip: string | undefined;
+  /**
+   * The account the request's credentials name (the host's hook, then the Bearer key), or
+   * null without valid ones. Public routes that serve owners more (share pages) ask for it.
+   */
+  account(): Promise<number | null>;
 }
 
 interface RouteShape<Query, Body> {

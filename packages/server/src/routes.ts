@@ -1,5 +1,6 @@
 import { NotFoundError, statsQuerySchema } from "@tally/core";
 import { collect, CORS_HEADERS } from "./collect.js";
+import { dashboardRoutes } from "./dashboard/dashboard-routes.js";
 import { trackerScriptResponse } from "./script.js";
 import * as z from "zod";
 import { json } from "./json-response.js";
@@ -104,6 +105,14 @@ export const routes: readonly Route[] = [
       return json(200, paginated(url, await tally.stats.query(accountId, resourceId(params), query)));
     },
   }),
+  defineRoute({
+    method: "GET",
+    path: "/api/v1/realtime/{id}",
+    auth: "account",
+    async handle({ tally, accountId, params }) {
+      return json(200, { data: await tally.stats.realtime(accountId, resourceId(params)) });
+    },
+  }),
   defineRoute({ method: "POST", path: "/collect", auth: "public", headers: CORS_HEADERS, handle: collect }),
   defineRoute({
     method: "OPTIONS",
@@ -118,4 +127,5 @@ export const routes: readonly Route[] = [
     auth: "public",
     handle: ({ request }) => trackerScriptResponse(request),
   }),
+  ...dashboardRoutes,
 ];

@@ -1,0 +1,35 @@
+import { createHash } from "node:crypto";
+import { existsSync, readFileSync } from "node:fs";
+import { Script } from "node:vm";
+import { gzipSync } from "node:zlib";
+import { dashboardAssets } from "@tally/dashboard";
+import { describe, expect, it } from "vitest";
+
+const dist = new URL("../dist/", import.meta.url);
+const read = (file: string) => {
+  const url = new URL(file, dist);
+  if (!existsSync(url)) throw new Error(`${url.pathname} is missing: run pnpm --filter @tally/dashboard run build`);
+  return readFileSync(url, "utf8");
+};
+
+describe("built dashboard", () => {
+  it("is one script and one stylesheet, together under 20 KB gzipped", () => {
+    const script = read("dashboard.js");
+    const styles = read("dashboard.css");
+    expect(() => new Script(script, { filename: "dashboard.js" })).not.toThrow();
+    expect(gzipSync(script, { level: 9 }).length + gzipSync(styles, { level: 9 }).length).toBeLessThanOrEqual(20_000);
+  });
+
+  it("exports each file with its content type and a content-hash version", () => {
+    for (const [name, asset] of Object.entries(dashboardAssets)) {
+      expect(asset.body).toBe(read(name));
+      expect(asset.version).toBe(createHash("sha256").update(asset.body).digest("base64url").slice(0, 16));
+    }
+    expect(dashboardAssets["dashboard.js"].contentType).toMatch(/^text\/javascript/);
+    expect(dashboardAssets["dashboard.css"].contentType).toMatch(/^text\/css/);
+  });
+
+  it("uses no inline styles the Content-Security-Policy would block", () => {
+    expect(read("dashboard.js")).not.toMatch(/setAttribute\("style"|\.innerHTML\s*=/);
+  });
+});

@@ -1,0 +1,95 @@
+// Calendar days as `Y-m-d` strings, computed in UTC so no local DST shifts them.
+
+export type RangeKey = "today" | "7d" | "30d" | "12mo" | "custom";
+
+export interface Range {
+  key: RangeKey;
+  from: string;
+  to: string;
+}
+
+export const RANGE_LABELS: Readonly<Record<RangeKey, string>> = {
+  today: "Today",
+  "7d": "7 days",
+  "30d": "30 days",
+  "12mo": "12 months",
+  custom: "Custom",
+};
+
+const DAY = /^\d{4}-\d{2}-\d{2}$/;
+
+export const isDay = (text: string): boolean => DAY.test(text) && toDate(text).toISOString().slice(0, 10) === text;
+
+const toDate = (day: string) => new Date(`${day}T00:00:00Z`);
+const toDay = (date: Date) => date.toISOString().slice(0, 10);
+
+/** Today's date in a website's time zone (its stats are bucketed there). */
+export function todayIn(timeZone: string, now: Date = new Date()): string {
+  const parts = new Intl.DateTimeFormat("en", { timeZone, year: "numeric", month: "2-digit", day: "2-digit" }).formatToParts(now);
+  const part = (type: string) => parts.find((p) => p.type === type)?.value ?? "";
+  return `${part("year")}-${part("month")}-${part("day")}`;
+}
+
+export function addDays(day: string, days: number): string {
+  const date = toDate(day);
+  date.setUTCDate(date.getUTCDate() + days);
+  return toDay(date);
+}
+
+/** The first day of the month `months` away from `day`'s. */
+export function monthStart(day: string, months = 0): string {
+  const date = toDate(`${day.slice(0, 7)}-01`);
+  date.setUTCMonth(date.getUTCMonth() + months);
+  return toDay(date);
+}
+
+/** Every day from `from` to `to`, both included. */
+export function daysBetween(from: string, to: string): string[] {
+  const days: string[] = [];
+  for (let day = from; day <= to; day = addDays(day, 1)) days.push(day);
+  return days;
+}
+
+export function rangeFor(key: Exclude<RangeKey, "custom">, today: string): Range {
+  const from = {
+    today,
+    "7d": addDays(today, -6),
+    "30d": addDays(today, -29),
+    "12mo": monthStart(today, -11),
+  }[key];
+  return { key, from, to: today };
+}
+
+/** The range a URL's query names, or the last 30 days. */
+export function parseRange(query: URLSearchParams, today: string): Range {
+  const key = query.get("range");
+  const from = query.get("from") ?? "";
+  const to = query.get("to") ?? "";
+  if (key === "custom" && isDay(from) && isDay(to) && from <= to) return { key, from, to };
+  if (key === "today" || key === "7d" || key === "12mo") return rangeFor(key, today);
+  return rangeFor("30d", today);
+}
+
+export function rangeQuery(range: Range): string {
+  const query = new URLSearchParams({ range: range.key });
+  if (range.key === "custom") {
+    query.set("from", range.from);
+    query.set("to", range.to);
+  }
+  return query.toString();
+}
+
+const dayFormat = new Intl.DateTimeFormat("en", { month: "short", day: "numeric", timeZone: "UTC" });
+const longDayFormat = new Intl.DateTimeFormat("en", { month: "short", day: "numeric", year: "numeric", timeZone: "UTC" });
+const monthFormat = new Intl.DateTimeFormat("en", { month: "short", year: "numeric", timeZone: "UTC" });
+
+/** `Mar 5` for a day, `Mar 2026` for a month (`Y-m`). */
+export function formatDay(key: string): string {
+  return key.length === 7 ? monthFormat.format(toDate(`${key}-01`)) : dayFormat.format(toDate(key));
+}
+
+/** `Mar 5 – Mar 30`, with years when the range is not all in `today`'s year. */
+export function formatRange(from: string, to: string, today: string): string {
+  const format = (day: string) => (from.slice(0, 4) === today.slice(0, 4) && to.slice(0, 4) === today.slice(0, 4) ? formatDay(day) : longDayFormat.format(toDate(day)));
+  return from === to ? format(from) : `${format(from)} – ${format(to)}`;
+}

@@ -1,0 +1,53 @@
+import { daysBetween } from "./dates.js";
+import type { StatRow } from "./api.js";
+
+/** One x position of a chart: a day, a month or an hour, with a value per series. */
+export interface Point {
+  key: string;
+  values: number[];
+}
+
+const countsOf = (rows: readonly StatRow[]) => new Map(rows.map((row) => [row.value, row.count]));
+
+/** Aligns several series on the given keys; a key a series lacks counts 0 (the API lists only counts above 0). */
+export function alignSeries(keys: readonly string[], series: ReadonlyArray<readonly StatRow[]>): Point[] {
+  const maps = series.map(countsOf);
+  return keys.map((key) => ({ key, values: maps.map((counts) => counts.get(key) ?? 0) }));
+}
+
+/** Every day of the range, zero-filled. */
+export function daySeries(from: string, to: string, series: ReadonlyArray<readonly StatRow[]>): Point[] {
+  return alignSeries(daysBetween(from, to), series);
+}
+
+export const HOURS: readonly string[] = Array.from({ length: 24 }, (_, hour) => String(hour).padStart(2, "0"));
+
+/** `00`…`23`, zero-filled. */
+export function hourSeries(series: ReadonlyArray<readonly StatRow[]>): Point[] {
+  return alignSeries(HOURS, series);
+}
+
+/** Days summed by month (`Y-m`), for ranges too long to read day by day. */
+export function byMonth(points: readonly Point[]): Point[] {
+  const months = new Map<string, number[]>();
+  for (const { key, values } of points) {
+    const month = key.slice(0, 7);
+    const sums = months.get(month) ?? values.map(() => 0);
+    values.forEach((value, index) => (sums[index] = (sums[index] ?? 0) + value));
+    months.set(month, sums);
+  }
+  return [...months].map(([key, values]) => ({ key, values }));
+}
+
+export function total(rows: readonly StatRow[]): number {
+  return rows.reduce((sum, row) => sum + row.count, 0);
+}
+
+/** A round top for `lines` gridlines, at least `max`: steps of 1, 2, 2.5 or 5 times a power of ten. */
+export function niceMax(max: number, lines = 4): number {
+  if (max <= 0) return lines;
+  const rough = max / lines;
+  const power = 10 ** Math.floor(Math.log10(rough));
+  const step = [1, 2, 2.5, 5, 10].map((m) => m * power).find((s) => s >= rough) ?? rough;
+  return Math.max(1, Math.ceil(step)) * lines;
+}

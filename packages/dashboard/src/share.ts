@@ -1,0 +1,78 @@
+// A shared stats page: read-only, no account, access decided by the server (privacy, password cookie).
+import { isApiError, type Client } from "./api.js";
+import { parseRange, rangeQuery, todayIn } from "./dates.js";
+import { h, mount } from "./dom.js";
+import { shareSource } from "./source.js";
+import { statsView, type StatsView } from "./stats-view.js";
+
+interface SharedWebsite {
+  domain: string;
+  timezone: string;
+}
+
+const hashQuery = () => new URLSearchParams(location.hash.slice(1));
+
+function passwordForm(client: Client, api: string, domain: string, onUnlocked: () => void): HTMLElement {
+  const input = h("input", { type: "password", name: "password", autocomplete: "current-password", required: true, "aria-label": "Password" });
+  const error = h("p", { class: "error", role: "alert" });
+  const button = h("button", { type: "submit" }, "View statistics");
+  async function submit(event: Event): Promise<void> {
+    event.preventDefault();
+    button.disabled = true;
+    error.textContent = "";
+    try {
+      await client.post(`${api}/auth`, { password: input.value });
+      onUnlocked();
+    } catch (failure) {
+      const status = isApiError(failure) ? failure.status : 0;
+      if (status === 429 && isApiError(failure)) error.textContent = `Too many attempts. Try again in ${Math.ceil(failure.retryAfter / 60)} min.`;
+      else error.textContent = status === 422 ? "Wrong password." : "Could not check the password. Try again.";
+      input.select();
+    } finally {
+      button.disabled = false;
+    }
+  }
+  return h(
+    "main",
+    { class: "narrow" },
+    h(
+      "form",
+      { class: "card sign-in", onsubmit: (event: Event) => void submit(event) },
+      h("h1", {}, domain),
+      h("p", { class: "muted" }, "These statistics are protected by a password."),
+      input,
+      button,
+      error,
+    ),
+  );
+}
+
+export function startShare(app: HTMLElement, client: Client, domain: string): void {
+  const api = `share/${encodeURIComponent(domain)}/api`;
+  let view: StatsView | null = null;
+  let timezone = "UTC";
+
+  async function open(): Promise<void> {
+    let website: SharedWebsite;
+    try {
+      website = (await client.get<{ data: SharedWebsite }>(`${api}/website`)).data;
+    } catch (error) {
+      const status = isApiError(error) ? error.status : 0;
+      if (status === 401) return mount(app, passwordForm(client, api, domain, () => void open()));
+      return mount(app, h("main", { class: "narrow" }, h("section", { class: "card" }, h("h1", {}, status === 404 ? "Not found" : "Something went wrong"), h("p", { class: "muted" }, status === 404 ? "No statistics are shared at this address." : "Try again later."))));
+    }
+    timezone = website.timezone;
+    document.title = `${website.domain} · Tally`;
+    view = statsView({
+      source: shareSource(client, domain),
+      timezone,
+      heading: h("h1", {}, website.domain),
+      range: parseRange(hashQuery(), todayIn(timezone)),
+      onRange: (range) => (location.hash = rangeQuery(range)),
+    });
+    mount(app, view.element, h("footer", { class: "powered" }, "Statistics by Tally: cookieless, self-hosted analytics."));
+  }
+
+  window.addEventListener("hashchange", () => view?.setRange(parseRange(hashQuery(), todayIn(timezone))));
+  void open();
+}

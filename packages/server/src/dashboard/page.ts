@@ -1,0 +1,69 @@
+import { assetPath } from "./assets.js";
+
+/**
+ * Same-origin everything, no inline script or style (the front end sets styles through
+ * the CSSOM, which CSP allows), no plugins, no <base> tricks.
+ */
+const CONTENT_SECURITY_POLICY = [
+  "default-src 'none'",
+  "script-src 'self'",
+  "style-src 'self'",
+  "img-src 'self' data:",
+  "connect-src 'self'",
+  "form-action 'self'",
+  "base-uri 'none'",
+  "frame-ancestors 'self'",
+].join("; ");
+
+const escapeHtml = (text: string) =>
+  text.replace(/[&<>"']/g, (c) => ({ "&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;", "'": "&#39;" })[c] ?? c);
+
+export interface PageOptions {
+  /** From the page's own URL to the mount, ending in `/`: `./` at `{base}/`, `../` at `{base}/share/x`. */
+  toBase: string;
+  title: string;
+  /** Set on share pages: the domain whose statistics the page shows. */
+  share?: string;
+  status?: number;
+}
+
+/**
+ * The HTML shell. Every URL in it is relative to the page, so it works under any mount
+ * prefix (and behind proxies that strip one); the script learns the mount from `data-base`.
+ */
+export function pageResponse(request: Request, { toBase, title, share, status = 200 }: PageOptions): Response {
+  const shareAttribute = share === undefined ? "" : ` data-share="${escapeHtml(share)}"`;
+  const html = `<!doctype html>
+<html lang="en">
+<head>
+<meta charset="utf-8">
+<meta name="viewport" content="width=device-width, initial-scale=1">
+<meta name="color-scheme" content="light dark">
+<meta name="referrer" content="same-origin">
+<link rel="icon" href="data:,">
+<title>${escapeHtml(title)}</title>
+<link rel="stylesheet" href="${toBase}${assetPath("dashboard.css")}">
+<script defer src="${toBase}${assetPath("dashboard.js")}"></script>
+</head>
+<body data-base="${toBase}"${shareAttribute}>
+<div id="app"></div>
+<noscript>Tally's dashboard needs JavaScript.</noscript>
+</body>
+</html>
+`;
+  return new Response(request.method === "HEAD" ? null : html, {
+    status,
+    headers: {
+      "content-type": "text/html; charset=utf-8",
+      "cache-control": "no-cache",
+      "content-security-policy": CONTENT_SECURITY_POLICY,
+      "x-content-type-options": "nosniff",
+      "referrer-policy": "same-origin",
+    },
+  });
+}
+
+/** `{base}` → `{base}/`, so the page's relative URLs resolve under the mount. Relative: proxies may rename the mount. */
+export function redirectResponse(location: string): Response {
+  return new Response(null, { status: 308, headers: { location, "cache-control": "no-cache" } });
+}

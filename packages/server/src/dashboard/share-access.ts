@@ -1,0 +1,49 @@
+import { NotFoundError, normalizeDomain, stripWww, type Tally, type WebsiteRow } from "@tally/core";
+import { HttpError } from "../errors.js";
+import { createRateLimiter, type RateLimiter } from "../rate-limit.js";
+import type { RequestContext } from "../route.js";
+import { hasValidShareCookie } from "./share-cookie.js";
+
+/** Website privacy (SPEC §4): 0 public, 1 private, 2 password. */
+export const PRIVACY = { public: 0, private: 1, password: 2 } as const;
+
+export const PASSWORD_REQUIRED = "This page is protected by a password.";
+
+/** Password attempts per website and client address. */
+export const SHARE_PASSWORD_LIMIT = { limit: 10, windowMs: 15 * 60_000 };
+
+type ShareContext = Pick<RequestContext<unknown, unknown>, "tally" | "request" | "params" | "account">;
+
+/** The website a share URL names; a domain no website has is a 404 like any other. */
+export async function sharedWebsite({ tally, params }: Pick<ShareContext, "tally" | "params">): Promise<WebsiteRow> {
+  const domain = normalizeDomain(params.domain ?? "");
+  const row = domain === null ? null : await tally.websites.findByDomain(stripWww(domain));
+  if (!row) throw new NotFoundError();
+  return row;
+}
+
+/**
+ * Who may read a share page: anyone when public; the owner always (the host's hook or an
+ * API key); others with a valid password cookie when privacy is 2. A private website
+ * answers others exactly like a missing one.
+ */
+export async function readableWebsite(context: ShareContext): Promise<WebsiteRow> {
+  const row = await sharedWebsite(context);
+  const privacy = Number(row.privacy);
+  if (privacy === PRIVACY.public) return row;
+  if ((await context.account()) === Number(row.account_id)) return row;
+  if (privacy === PRIVACY.password) {
+    if (hasValidShareCookie(context.request, row)) return row;
+    throw new HttpError(401, PASSWORD_REQUIRED);
+  }
+  throw new NotFoundError();
+}
+
+const limiters = new WeakMap<Tally, RateLimiter>();
+
+/** One limiter per Tally, so handlers sharing a database share the count within a process. */
+export function passwordLimiter(tally: Tally): RateLimiter {
+  let limiter = limiters.get(tally);
+  if (!limiter) limiters.set(tally, (limiter = createRateLimiter(SHARE_PASSWORD_LIMIT)));
+  return limiter;
+}
