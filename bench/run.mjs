@@ -1,0 +1,147 @@
+// Tally's benchmark suite: `pnpm bench` (full) or `pnpm bench --quick` (< 2 minutes).
+// Every figure comes with a baseline measured in the same run and their ratio; the
+// table goes to stdout and everything to bench/results.json.
+//   node bench/run.mjs [--quick] [--only ingest,http,stats,tracker,memory,postgres] [--no-postgres]
+// Needs the built packages (`pnpm build`, which `pnpm install` runs).
+import { existsSync, readFileSync, writeFileSync } from "node:fs";
+import os from "node:os";
+import { join } from "node:path";
+import { brotliCompressSync, constants, gzipSync } from "node:zlib";
+import { args, round, runSuite } from "./lib/measure.mjs";
+import { BENCH_DIR, DIST } from "./lib/paths.mjs";
+import { ADMIN_URL, postgresReachable } from "./lib/postgres.mjs";
+
+const opts = args();
+const quick = Boolean(opts.quick);
+const only = typeof opts.only === "string" ? new Set(opts.only.split(",")) : null;
+const wants = (name) => !only || only.has(name);
+const quickArg = quick ? ["--quick"] : [];
+const suite = (name) => join(BENCH_DIR, "suites", `${name}.mjs`);
+
+const missing = Object.values(DIST).filter((path) => !existsSync(path));
+if (missing.length > 0) {
+  console.error(`bench: the packages are not built (missing ${missing[0]}). Run \`pnpm build\` first.`);
+  process.exit(1);
+}
+
+const started = Date.now();
+const machine = {
+  cpus: os.cpus().length,
+  model: os.cpus()[0]?.model ?? "unknown",
+  memory: `${Math.round(os.totalmem() / 1024 ** 3)} GiB`,
+  node: process.version,
+  platform: `${os.platform()} ${os.release()} ${os.arch()}`,
+  loadAverageAtStart: os.loadavg().map((n) => round(n, 2)),
+};
+console.error(`Tally bench (${quick ? "quick" : "full"}) on ${machine.cpus}× ${machine.model}, ${machine.memory}, Node ${machine.node}, load ${machine.loadAverageAtStart.join(" ")}`);
+
+const figures = [];
+const failures = [];
+async function step(name, fn) {
+  const t = Date.now();
+  console.error(`\n▶ ${name}`);
+  try {
+    figures.push(...(await fn()));
+  } catch (error) {
+    failures.push({ name, error: String(error?.stack ?? error) });
+    console.error(`✗ ${name} failed: ${error?.message ?? error}`);
+  }
+  console.error(`  (${round((Date.now() - t) / 1000, 1)} s)`);
+}
+
+if (wants("tracker")) await step("tracker size", async () => trackerFigures());
+if (wants("ingest")) {
+  await step("ingest, SQLite", () => runSuite(suite("ingest"), quickArg));
+  // Informational (GeoIP is optional); full runs only, to keep --quick under two minutes.
+  if (!quick) await step("ingest, SQLite + GeoIP", () => runSuite(suite("ingest"), ["--geo"]));
+}
+if (wants("memory")) await step("memory", () => runSuite(suite("memory"), quickArg, { execArgv: ["--expose-gc"] }));
+if (wants("http")) await step("ingest over HTTP", () => runSuite(suite("http"), quickArg));
+if (wants("stats")) await step("stats latency, SQLite", () => runSuite(suite("stats"), quickArg));
+if (wants("postgres") && !opts["no-postgres"]) {
+  if (await postgresReachable()) {
+    if (wants("ingest") || only?.has("postgres")) await step("ingest, PostgreSQL", () => runSuite(suite("ingest"), [...quickArg, "--backend", "postgres"]));
+    if (wants("stats") || only?.has("postgres")) await step("stats latency, PostgreSQL", () => runSuite(suite("stats"), [...quickArg, "--backend", "postgres"]));
+  } else {
+    console.error(`\nPostgreSQL not reachable at ${ADMIN_URL.replace(/\/\/[^@]*@/, "//…@")}: its figures are skipped.`);
+    figures.push({ id: "postgres", group: "PostgreSQL", name: "PostgreSQL figures", skipped: `not reachable at ${ADMIN_URL}` });
+  }
+}
+
+const results = { date: new Date().toISOString(), machine, quick, seconds: Math.round((Date.now() - started) / 1000), figures, failures };
+writeFileSync(join(BENCH_DIR, "results.json"), `${JSON.stringify(results, null, 2)}\n`);
+printTables(results);
+process.exit(failures.length > 0 ? 1 : 0);
+
+function trackerFigures() {
+  const full = readFileSync(DIST.trackerScript);
+  const core = readFileSync(DIST.trackerCoreScript);
+  const gz = (b) => gzipSync(b, { level: 9 }).length;
+  const br = (b) => brotliCompressSync(b, { params: { [constants.BROTLI_PARAM_QUALITY]: 11, [constants.BROTLI_PARAM_SIZE_HINT]: b.length } }).length;
+  const figure = (id, name, value, baseline) => ({
+    id,
+    group: "tracker",
+    name,
+    value,
+    unit: "bytes",
+    baseline,
+    baselineLabel: "core-only build (no optional features)",
+    ratio: round(value / baseline, 2),
+    ratioLabel: "× core-only",
+    target: "≤ 1,000 bytes",
+    met: value <= 1000,
+    details: { minifiedBytes: full.length, coreMinifiedBytes: core.length },
+  });
+  return [
+    figure("tracker.gzip", "tracker script.js, gzip -9", gz(full), gz(core)),
+    figure("tracker.brotli", "tracker script.js, brotli q11", br(full), br(core)),
+  ];
+}
+
+function printTables({ figures, failures }) {
+  const fmt = (n) => (typeof n === "number" ? n.toLocaleString("en-US", { maximumFractionDigits: n < 10 ? 2 : n < 100 ? 1 : 0 }) : String(n ?? "—"));
+  const rows = [["figure", "value", "baseline", "ratio", "target", "met?"]];
+  for (const f of figures) {
+    if (f.kind === "stats-table") continue;
+    if (f.skipped) {
+      rows.push([f.name, "skipped", f.skipped, "", "", ""]);
+      continue;
+    }
+    rows.push([
+      f.name,
+      `${fmt(f.value)} ${f.unit}`,
+      `${fmt(f.baseline)} ${f.unit === "MB" ? "MB" : f.unit} (${f.baselineLabel})`,
+      `${fmt(f.ratio)}${f.ratioLabel}`,
+      f.target ?? "—",
+      f.met === null || f.met === undefined ? "—" : f.met ? "yes" : "MISSED",
+    ]);
+  }
+  console.log(`\nTally benchmarks${quick ? " (QUICK mode: small data, short runs)" : ""} — ${results.date}`);
+  console.log(`${machine.cpus}× ${machine.model}, ${machine.memory}, Node ${machine.node}, ${machine.platform}, load at start ${machine.loadAverageAtStart.join(" ")}\n`);
+  console.log(table(rows));
+  for (const f of figures.filter((x) => x.kind === "stats-table")) {
+    const { results: stats, database, agreement } = f.details;
+    console.log(`\n${f.name}: ${database.pageviews.toLocaleString("en-US")} pageviews, ${database.hits.toLocaleString("en-US")} hits over ${database.days} days, ${database.rollupRows.toLocaleString("en-US")} rollup rows; ms, p50/p95 of ${f.details.repetitions} runs; raw = GROUP BY over raw_events (p50)`);
+    const ranges = ["7d", "30d", "365d"];
+    const header = ["statistic", ...ranges.flatMap((r) => [`${r} p50/p95`, `${r} raw`, `${r} ×`])];
+    const lines = [header];
+    for (const name of [...new Set(stats.map((s) => s.name))]) {
+      const cells = [name];
+      for (const range of ranges) {
+        const s = stats.find((x) => x.name === name && x.range === range);
+        cells.push(`${fmt(s.p50)}/${fmt(s.p95)}`, fmt(s.baselineP50), `${fmt(s.speedup)}×`);
+      }
+      lines.push(cells);
+    }
+    console.log(table(lines));
+    console.log(`Tally and the raw baseline return identical top-10 rows over ${agreement.range} for ${agreement.same.length}/${agreement.same.length + agreement.different.length} statistics${agreement.different.length ? ` (differ: ${agreement.different.join(", ")})` : ""}.`);
+  }
+  for (const failure of failures) console.log(`\nFAILED: ${failure.name}\n${failure.error}`);
+  console.log(`\nResults written to bench/results.json (${results.seconds} s).`);
+}
+
+function table(rows) {
+  const widths = rows[0].map((_, c) => Math.max(...rows.map((r) => String(r[c]).length)));
+  const line = (r) => `| ${r.map((cell, c) => String(cell).padEnd(widths[c])).join(" | ")} |`;
+  return [line(rows[0]), `|${widths.map((w) => "-".repeat(w + 2)).join("|")}|`, ...rows.slice(1).map(line)].join("\n");
+}

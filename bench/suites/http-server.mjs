@@ -1,0 +1,71 @@
+// One HTTP server in its own process (so autocannon does not share its event loop):
+// Tally's /collect, or a hello-world /collect of the same framework.
+//   node bench/suites/http-server.mjs --framework node|express|fastify --kind tally|hello
+// Sends { port } over IPC when listening; on "stop" closes (flushing Tally) and sends
+// { recorded } (pageviews + events Tally counted), then exits.
+import { mkdtempSync, rmSync } from "node:fs";
+import http from "node:http";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { DOMAIN } from "../generate.mjs";
+import { args } from "../lib/measure.mjs";
+import { importDist } from "../lib/paths.mjs";
+import { EXCLUDE_PARAMS } from "../lib/stats-db.mjs";
+
+const { framework, kind } = args();
+let tally = null;
+let site = null;
+const dir = mkdtempSync(join(tmpdir(), "tally-bench-http-"));
+if (kind === "tally") {
+  const { createTally } = await importDist("core");
+  // Behind a load balancer: X-Forwarded-For names the (generated) visitor's address.
+  tally = createTally({ database: `file:${join(dir, "tally.sqlite")}`, trustProxy: true });
+  const { accountId } = await tally.accounts.create({ name: "bench" });
+  site = { accountId, ...(await tally.websites.create(accountId, { domain: DOMAIN, timezone: "UTC", exclude_params: EXCLUDE_PARAMS })) };
+}
+
+let close;
+let port;
+if (framework === "node") {
+  const listener = tally ? (await importDist("node")).toNodeHandler(tally) : (_req, res) => res.end("ok");
+  const server = http.createServer(listener);
+  await new Promise((resolve) => server.listen(0, "127.0.0.1", resolve));
+  port = server.address().port;
+  close = () => new Promise((resolve) => server.close(resolve));
+} else if (framework === "express") {
+  const { default: express } = await import("express");
+  const app = express();
+  if (tally) app.use((await importDist("node")).toNodeHandler(tally));
+  else app.post("/collect", (_req, res) => res.status(202).json({ status: 202 }));
+  const server = await new Promise((resolve) => {
+    const s = app.listen(0, "127.0.0.1", () => resolve(s));
+  });
+  port = server.address().port;
+  close = () => new Promise((resolve) => server.close(resolve));
+} else if (framework === "fastify") {
+  const { default: Fastify } = await import("fastify");
+  const app = Fastify();
+  if (tally) await app.register((await importDist("fastify")).tallyPlugin, { tally });
+  else app.post("/collect", async (_request, reply) => reply.code(202).send({ status: 202 }));
+  await app.listen({ port: 0, host: "127.0.0.1" });
+  port = app.server.address().port;
+  close = () => app.close();
+} else throw new Error(`unknown framework ${framework}`);
+
+process.on("message", async (message) => {
+  if (message !== "stop") return;
+  // Idle keep-alive sockets would hold server.close() open.
+  setTimeout(() => process.exit(0), 5000).unref();
+  await close();
+  let recorded = null;
+  if (tally) {
+    const day = (offset) => new Date(Date.now() + offset * 86_400_000).toISOString().slice(0, 10);
+    const query = (name) => tally.stats.query(site.accountId, site.id, { name, from: day(-1), to: day(1), per_page: 100 });
+    const sum = (page) => page.data.reduce((total, row) => total + row.count, 0);
+    recorded = sum(await query("pageviews")) + sum(await query("event"));
+    await tally.close();
+  }
+  rmSync(dir, { recursive: true, force: true });
+  process.send({ recorded }, () => process.exit(0));
+});
+process.send({ port });
