@@ -59,9 +59,15 @@ export async function readFields(request: Request, limit: number): Promise<Recor
 
 /** The body as UTF-8 text; malformed UTF-8 is a bad request, not silently replaced. */
 export async function readText(request: Request, limit: number): Promise<string> {
-  const bytes = await readBody(request, limit);
+  return decodeUtf8(await readBody(request, limit));
+}
+
+const strictUtf8 = new TextDecoder("utf-8", { fatal: true });
+
+/** Bytes as UTF-8 text; malformed UTF-8 is a 400. */
+export function decodeUtf8(bytes: Uint8Array): string {
   try {
-    return new TextDecoder("utf-8", { fatal: true }).decode(bytes);
+    return strictUtf8.decode(bytes);
   } catch {
     throw new HttpError(400, "The request body is not valid UTF-8.");
   }

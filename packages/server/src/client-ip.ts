@@ -1,11 +1,14 @@
 import { BlockList, isIP } from "node:net";
 import type { TrustProxy } from "@tally/core";
 
+/** A request header by lower-case name; null or undefined when absent. */
+export type HeaderReader = (name: string) => string | null | undefined;
+
 export interface ProxyTrust {
   /** Whether a peer at this address may speak for the client (X-Forwarded-*, Forwarded). */
   trusts(address: string | undefined): boolean;
   /** The client's IP: the socket's, or the nearest untrusted hop of the forwarding chain. */
-  clientIp(socketIp: string | undefined, headers: Headers): string | undefined;
+  clientIp(socketIp: string | undefined, header: HeaderReader): string | undefined;
 }
 
 const compiled = new Map<string, ProxyTrust>();
@@ -39,10 +42,10 @@ function forwardedFor(header: string): string[] {
   return addresses;
 }
 
-function forwardingChain(headers: Headers): string[] {
-  const xff = headers.get("x-forwarded-for");
+function forwardingChain(header: HeaderReader): string[] {
+  const xff = header("x-forwarded-for");
   if (xff) return xff.split(",").map((entry) => entry.trim()).filter(Boolean);
-  const forwarded = headers.get("forwarded");
+  const forwarded = header("forwarded");
   return forwarded ? forwardedFor(forwarded) : [];
 }
 
@@ -55,10 +58,10 @@ function compile(trustProxy: TrustProxy | undefined): ProxyTrust {
   };
   return {
     trusts,
-    clientIp(socketIp, headers) {
+    clientIp(socketIp, header) {
       if (!trusts(socketIp)) return socketIp && stripMapped(socketIp);
       // The chain as seen from here: the client first, our peer last.
-      const hops = [...forwardingChain(headers), socketIp as string].map(stripMapped);
+      const hops = [...forwardingChain(header), socketIp as string].map(stripMapped);
       let index = hops.length - 1;
       if (trustProxy === true) index = 0;
       else if (typeof trustProxy === "number") index = Math.max(0, hops.length - 1 - trustProxy);

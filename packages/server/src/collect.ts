@@ -1,9 +1,9 @@
-import { ValidationError, type HitInput } from "@tally/core";
+import { ValidationError, type HitInput, type Tally } from "@tally/core";
 import * as z from "zod";
 import { parseJsonObject, readText } from "./body.js";
-import { proxyTrust } from "./client-ip.js";
-import { HttpError } from "./errors.js";
-import { json } from "./json-response.js";
+import { proxyTrust, type HeaderReader } from "./client-ip.js";
+import { describeError, HttpError, reportToConsole, type ErrorReporter } from "./errors.js";
+import { JSON_CONTENT_TYPE } from "./json-response.js";
 import type { RequestContext } from "./route.js";
 
 /** SPEC §6: a hit is at most 16 KiB. */
@@ -29,19 +29,32 @@ export const CORS_HEADERS = {
   "access-control-max-age": "86400",
 } as const;
 
-/** Whatever the Content-Type (trackers send text/plain to skip the CORS preflight), the body is JSON. */
-async function readHit(request: Request): Promise<z.infer<typeof hitBody>> {
-  const text = await readText(request, COLLECT_BODY_LIMIT);
+/** A /collect answer as plain values, for any transport to write. */
+export interface CollectAnswer {
+  status: number;
+  headers: Record<string, string>;
+  body: string;
+}
+
+/** What a transport knows of a hit's request. */
+export interface HitRequest {
+  /** Reads the body as UTF-8 text within COLLECT_BODY_LIMIT (whatever its Content-Type:
+   * trackers send text/plain to skip the preflight); throws HttpError 413/400 otherwise. */
+  text(): Promise<string>;
+  socketIp: string | undefined;
+  header: HeaderReader;
+}
+
+function parseHit(text: string): z.infer<typeof hitBody> {
   const result = hitBody.safeParse(parseJsonObject(text));
   if (!result.success) throw new HttpError(400, `Invalid hit: ${result.error.issues.map((i) => `${i.path.join(".") || "body"}: ${i.message}`).join("; ")}`);
   return result.data;
 }
 
-/** POST /collect: one pageview or event. The client's timestamp is never trusted. */
-export async function collect({ tally, request, ip }: RequestContext<unknown, unknown>): Promise<Response> {
-  const body = await readHit(request);
-  const clientIp = proxyTrust(tally.options.trustProxy).clientIp(ip, request.headers);
-  if (!clientIp) throw new HttpError(400, "The client address is unknown.");
+async function countHit(tally: Tally, request: HitRequest): Promise<{ message: string; headers: Record<string, string> }> {
+  const body = parseHit(await request.text());
+  const ip = proxyTrust(tally.options.trustProxy).clientIp(request.socketIp, request.header);
+  if (!ip) throw new HttpError(400, "The client address is unknown.");
   const hit: HitInput = {
     url: body.u,
     referrer: body.r,
@@ -50,16 +63,51 @@ export async function collect({ tally, request, ip }: RequestContext<unknown, un
     event: body.n,
     props: body.p,
     hash: body.h === 1 || body.h === true,
-    ip: clientIp,
-    userAgent: request.headers.get("user-agent") ?? "",
+    ip,
+    userAgent: request.header("user-agent") ?? "",
   };
   try {
     const result = await tally.collect(hit);
-    if (result.status === "dropped") return json(202, { message: `Dropped: ${result.reason}.` }, { "x-tally-dropped": result.reason });
-    return json(202, { message: "Accepted." });
+    if (result.status === "dropped") return { message: `Dropped: ${result.reason}.`, headers: { "x-tally-dropped": result.reason } };
+    return { message: "Accepted.", headers: {} };
   } catch (error) {
     // A hit that breaks a rule is a bad body here, not a form field error.
     if (error instanceof ValidationError) throw new HttpError(400, `Invalid hit: ${Object.values(error.errors).flat().join(" ")}`);
     throw error;
   }
+}
+
+/**
+ * POST /collect on plain values: the fetch route and the Node and Fastify fast paths
+ * (which skip building a Request and a Response: this is the hot path) all call it.
+ * The client's timestamp is never trusted.
+ */
+export async function answerHit(tally: Tally, request: HitRequest, report: (error: unknown) => void): Promise<CollectAnswer> {
+  let status = 202;
+  let payload: object;
+  let headers: Record<string, string>;
+  try {
+    const counted = await countHit(tally, request);
+    payload = { message: counted.message };
+    headers = counted.headers;
+  } catch (error) {
+    ({ status, payload, headers } = describeError(error, report));
+  }
+  return {
+    status,
+    headers: { ...CORS_HEADERS, ...headers, "content-type": JSON_CONTENT_TYPE },
+    body: JSON.stringify({ ...payload, status }),
+  };
+}
+
+/** Reports an unexpected /collect failure through the handler's reporter, which speaks of Requests. */
+export function collectReporter(report: ErrorReporter = reportToConsole): (error: unknown) => void {
+  return (error) => report(error, new Request("http://tally.invalid/collect", { method: "POST" }));
+}
+
+/** The route-table entry: the fetch handler's way in. */
+export async function collect({ tally, request, ip }: RequestContext<unknown, unknown>): Promise<Response> {
+  const hit = { text: () => readText(request, COLLECT_BODY_LIMIT), socketIp: ip, header: (name: string) => request.headers.get(name) };
+  const answer = await answerHit(tally, hit, collectReporter());
+  return new Response(answer.body, { status: answer.status, headers: answer.headers });
 }

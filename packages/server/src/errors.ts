@@ -32,17 +32,31 @@ export const reportToConsole: ErrorReporter = (error, request) => {
   console.error(`[tally] ${request.method} ${pathname} failed: ${reason.split("\n", 1)[0]}`);
 };
 
-/** The one place where an error becomes an HTTP status and a JSON body; never a stack trace. */
-export function errorResponse(error: unknown, request: Request, report: ErrorReporter = reportToConsole): Response {
-  if (error instanceof HttpError) return json(error.status, { message: error.message }, error.headers);
-  if (error instanceof ValidationError) return json(422, { message: error.message, errors: error.errors });
-  if (error instanceof UnauthorizedError) {
-    return json(401, { message: error.message }, { "www-authenticate": 'Bearer realm="tally"' });
-  }
-  if (error instanceof NotFoundError) return json(404, { message: error.message });
-  if (error instanceof UnavailableError) return json(503, { message: error.message }, { "retry-after": "1" });
+/** An error as the client sees it: status, JSON payload (without `status`) and headers. */
+export interface ErrorAnswer {
+  status: number;
+  payload: { message: string; errors?: Record<string, string[]> };
+  headers: Record<string, string>;
+}
+
+/**
+ * The one place where an error becomes an HTTP status and a JSON body; never a stack
+ * trace. `report` hears only of the unexpected ones (the bare 500s).
+ */
+export function describeError(error: unknown, report: (error: unknown) => void): ErrorAnswer {
+  const answer = (status: number, message: string, headers: Record<string, string> = {}): ErrorAnswer => ({ status, payload: { message }, headers });
+  if (error instanceof HttpError) return answer(error.status, error.message, error.headers);
+  if (error instanceof ValidationError) return { status: 422, payload: { message: error.message, errors: error.errors }, headers: {} };
+  if (error instanceof UnauthorizedError) return answer(401, error.message, { "www-authenticate": 'Bearer realm="tally"' });
+  if (error instanceof NotFoundError) return answer(404, error.message);
+  if (error instanceof UnavailableError) return answer(503, error.message, { "retry-after": "1" });
   // A TallyError raised on purpose that has no kind of its own is still the caller's fault.
-  if (error instanceof TallyError) return json(400, { message: error.message });
-  report(error, request);
-  return json(500, { message: MESSAGES.serverError });
+  if (error instanceof TallyError) return answer(400, error.message);
+  report(error);
+  return answer(500, MESSAGES.serverError);
+}
+
+export function errorResponse(error: unknown, request: Request, report: ErrorReporter = reportToConsole): Response {
+  const { status, payload, headers } = describeError(error, (unexpected) => report(unexpected, request));
+  return json(status, payload, headers);
 }

@@ -1,8 +1,8 @@
 import type { Tally } from "@tally/core";
 import type { FastifyError, FastifyPluginAsync, FastifyReply, FastifyRequest } from "fastify";
-import { DEFAULT_BODY_LIMIT } from "../body.js";
-import { CORS_HEADERS } from "../collect.js";
-import { MESSAGES } from "../errors.js";
+import { decodeUtf8, DEFAULT_BODY_LIMIT } from "../body.js";
+import { answerHit, COLLECT_BODY_LIMIT, CORS_HEADERS, collectReporter } from "../collect.js";
+import { HttpError, MESSAGES } from "../errors.js";
 import { createHandler } from "../handler.js";
 import { json } from "../json-response.js";
 import type { HandlerOptions } from "../options.js";
@@ -62,6 +62,21 @@ export const tallyPlugin: FastifyPluginAsync<TallyPluginOptions> = async (app, {
     return send(reply, await handler(webRequest, { ip: request.raw.socket.remoteAddress, basePath: app.prefix }));
   }
 
+  // The hot path: POST /collect answered from the raw body, without a Request/Response round trip.
+  const report = collectReporter();
+  app.post("/collect", async (request, reply) => {
+    const raw = Buffer.isBuffer(request.body) ? request.body : Buffer.alloc(0);
+    const text = async () => {
+      if (raw.length > COLLECT_BODY_LIMIT) throw new HttpError(413, MESSAGES.tooLarge);
+      return decodeUtf8(raw);
+    };
+    const header = (name: string) => {
+      const value = request.headers[name];
+      return Array.isArray(value) ? value.join(", ") : value;
+    };
+    const answer = await answerHit(tally, { text, socketIp: request.raw.socket.remoteAddress, header }, report);
+    return reply.code(answer.status).headers(answer.headers).send(answer.body);
+  });
   app.all("/*", route);
   // The bare prefix too (a JSON 404), unless Tally shares the root with the host's own routes.
   if (app.prefix !== "") app.all("/", route);

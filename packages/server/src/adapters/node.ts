@@ -5,6 +5,7 @@ import { createHandler } from "../handler.js";
 import { JSON_CONTENT_TYPE } from "../json-response.js";
 import type { HandlerOptions } from "../options.js";
 import { publicOrigin, sendWebResponse, toWebRequest, type NodeRequest } from "./node-bridge.js";
+import { createNodeCollect } from "./node-collect.js";
 
 export type { HandlerOptions } from "../options.js";
 
@@ -30,8 +31,14 @@ export function toNodeHandler(tally: Tally, options: HandlerOptions = {}): NodeH
     await sendWebResponse(req, res, response);
   }
 
+  const serveCollect = createNodeCollect(tally);
+  const basePath = options.basePath ?? "";
+  // Express strips its mount path from req.url (and sets baseUrl); plain node:http keeps basePath in it.
+  const isCollect = (req: NodeRequest) =>
+    req.method === "POST" && (req.url ?? "").split("?", 1)[0]!.replace(/\/+$/, "") === `${req.baseUrl === undefined ? basePath : ""}/collect`;
+
   return (req, res, next) => {
-    serve(req, res).catch((error: unknown) => {
+    (isCollect(req) ? serveCollect(req, res) : serve(req, res)).catch((error: unknown) => {
       // Only the bridge itself can get here (the handler answers every error): let Express
       // report it, or send the same bare 500 the handler would.
       if (next) return next(error);

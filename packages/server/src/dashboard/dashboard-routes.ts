@@ -103,7 +103,7 @@ export const dashboardRoutes: readonly Route[] = [
       const privacy = Number(row.privacy);
       if (privacy === PRIVACY.public) return json(200, { message: "This page is public." });
       if (privacy !== PRIVACY.password) throw new NotFoundError();
-      const client = proxyTrust(tally.options.trustProxy).clientIp(ip, request.headers) ?? "unknown";
+      const client = proxyTrust(tally.options.trustProxy).clientIp(ip, (name) => request.headers.get(name)) ?? "unknown";
       const limit = passwordLimiter(tally).hit(`${row.id}|${client}`);
       if (!limit.allowed) throw new HttpError(429, MESSAGES.tooManyAttempts, { "retry-after": String(limit.retryAfter) });
       if (!(await tally.websites.checkPassword(Number(row.id), body.password))) {

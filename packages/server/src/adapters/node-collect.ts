@@ -1,0 +1,47 @@
+import type { IncomingMessage, ServerResponse } from "node:http";
+import type { Tally } from "@tally/core";
+import { decodeUtf8 } from "../body.js";
+import { answerHit, COLLECT_BODY_LIMIT, collectReporter } from "../collect.js";
+import { HttpError, MESSAGES } from "../errors.js";
+import type { NodeRequest } from "./node-bridge.js";
+
+const headerOf = (req: IncomingMessage) => (name: string) => {
+  const value = req.headers[name];
+  return Array.isArray(value) ? value.join(", ") : value;
+};
+
+/** The body as UTF-8 text within the hit limit, whether or not a host body parser read it first. */
+async function readHitText(req: NodeRequest): Promise<string> {
+  if (req.body !== undefined && req.readableEnded) {
+    if (typeof req.body === "string") return req.body;
+    return Buffer.isBuffer(req.body) ? req.body.toString("utf8") : JSON.stringify(req.body);
+  }
+  const tooLarge = new HttpError(413, MESSAGES.tooLarge);
+  if (Number(req.headers["content-length"]) > COLLECT_BODY_LIMIT) throw tooLarge;
+  const chunks: Buffer[] = [];
+  let size = 0;
+  for await (const chunk of req as AsyncIterable<Buffer>) {
+    size += chunk.length;
+    if (size > COLLECT_BODY_LIMIT) throw tooLarge;
+    chunks.push(chunk);
+  }
+  return decodeUtf8(Buffer.concat(chunks, size));
+}
+
+/**
+ * POST /collect straight on IncomingMessage/ServerResponse: the hot path skips the
+ * Request/Response bridge every other route goes through, and answers exactly as the
+ * fetch route does (the same function underneath).
+ */
+export function createNodeCollect(tally: Tally) {
+  const report = collectReporter();
+  return async function serveCollect(req: NodeRequest, res: ServerResponse): Promise<void> {
+    const answer = await answerHit(tally, { text: () => readHitText(req), socketIp: req.socket.remoteAddress, header: headerOf(req) }, report);
+    // A body left unread (413) closes the connection instead of being drained.
+    // setHeader rather than writeHead(headers): the host's logging middleware can read them back.
+    for (const [name, value] of Object.entries(answer.headers)) res.setHeader(name, value);
+    if (!req.complete) res.setHeader("connection", "close");
+    res.statusCode = answer.status;
+    res.end(answer.body);
+  };
+}
