@@ -38,12 +38,22 @@ export function databaseUrl(env: Env): string {
   return env.DATABASE_URL || "file:./data/tally.sqlite";
 }
 
+/** FLUSH_INTERVAL_MS: how often buffered hits are written (the most a hard crash can lose). */
+function parseFlushInterval(text: string | undefined): number | undefined {
+  if (text === undefined || text === "") return undefined;
+  const ms = Number(text);
+  if (!Number.isInteger(ms) || ms < 1) throw new UsageError(`FLUSH_INTERVAL_MS must be a whole number of milliseconds above 0, got "${text}"`);
+  return ms;
+}
+
 export function tallyOptions(env: Env): TallyOptions {
   const geoip = env.GEOIP_DB?.split(",").map((path) => path.trim()).filter(Boolean);
+  const flushIntervalMs = parseFlushInterval(env.FLUSH_INTERVAL_MS);
   return {
     database: databaseUrl(env),
     trustProxy: parseTrustProxy(env.TRUST_PROXY),
     ...(geoip && geoip.length > 0 ? { geoip } : {}),
+    ...(flushIntervalMs === undefined ? {} : { flushIntervalMs }),
   };
 }
 

@@ -1,5 +1,5 @@
-import { createServer } from "node:http";
-import type { AddressInfo } from "node:net";
+import { createServer, STATUS_CODES, type Server } from "node:http";
+import type { AddressInfo, Socket } from "node:net";
 import { createTally, type Tally } from "@tally/core";
 import { toNodeHandler } from "@tally/server/node";
 import type { ServeConfig } from "../config.js";
@@ -18,13 +18,44 @@ async function ensureAccount(tally: Tally, config: ServeConfig, print: Print): P
   print(created.key);
 }
 
+/**
+ * Requests node:http refuses before any handler runs (malformed request line or
+ * headers, headers over 16 KiB, a timeout) get the API's JSON error shape instead of
+ * Node's bare status line.
+ */
+function answerClientErrorsWithJson(server: Server): void {
+  server.on("clientError", (error: NodeJS.ErrnoException, socket: Socket) => {
+    const response = (socket as Socket & { _httpMessage?: { headersSent?: boolean } })._httpMessage;
+    if (error.code === "ECONNRESET" || !socket.writable || response?.headersSent) {
+      socket.destroy();
+      return;
+    }
+    const status = error.code === "HPE_HEADER_OVERFLOW" ? 431 : error.code === "ERR_HTTP_REQUEST_TIMEOUT" ? 408 : 400;
+    const body = JSON.stringify({ message: status === 400 ? "Bad request." : `${STATUS_CODES[status]}.`, status });
+    socket.end(
+      `HTTP/1.1 ${status} ${STATUS_CODES[status]}\r\nContent-Type: application/json; charset=utf-8\r\n` +
+        `Content-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`,
+    );
+  });
+}
+
 /** `tally serve`: the standalone server. Resolves once it has stopped cleanly. */
 export async function serve(config: ServeConfig, print: Print = console.log): Promise<void> {
   const tally = createTally(config.tally);
   await tally.ready();
   await ensureAccount(tally, config, print);
 
-  const server = createServer(toNodeHandler(tally, config.handler));
+  const handler = toNodeHandler(tally, config.handler);
+  // Node's own answer to an HTTP/1.1 request without Host is a bare 400: give the JSON one.
+  const server = createServer({ requireHostHeader: false }, (req, res) => {
+    if (req.headers.host === undefined && req.httpVersion === "1.1") {
+      const body = JSON.stringify({ message: "Bad request.", status: 400 });
+      res.writeHead(400, { "content-type": "application/json; charset=utf-8", "content-length": Buffer.byteLength(body), connection: "close" }).end(body);
+      return;
+    }
+    handler(req, res);
+  });
+  answerClientErrorsWithJson(server);
   await new Promise<void>((resolve, reject) => {
     server.once("error", reject);
     server.listen(config.port, config.host, () => resolve());

@@ -98,8 +98,9 @@ export function createCollector(options: CollectorOptions) {
     return { status: "accepted" };
   }
 
-  async function writeBatch(batch: PendingHit[]): Promise<void> {
-    const hits = deleted.size === 0 ? batch : batch.filter((hit) => !deleted.has(hit.websiteId));
+  /** Writes one chunk: its visitor states and counters together, atomically. */
+  async function writeChunk(chunk: PendingHit[]): Promise<void> {
+    const hits = deleted.size === 0 ? chunk : chunk.filter((hit) => !deleted.has(hit.websiteId));
     if (hits.length === 0) return;
     const claim = new Map<string, { hash: string; websiteId: number; day: string }>();
     const read = new Set<string>();
@@ -116,14 +117,26 @@ export function createCollector(options: CollectorOptions) {
     for (const hit of hits) clock = Math.max(clock, hit.timestamp);
   }
 
-  /** Writes everything buffered; a failed batch goes back to the front of the queue. */
+  /**
+   * Writes everything buffered, in order, in writes of at most `store.maxHitsPerWrite`
+   * hits with a turn of the event loop between them (a synchronous store never blocks
+   * the host for a whole batch). A failed write puts back only the hits not yet
+   * written, at the front of the queue, so nothing is counted twice or lost.
+   */
   async function flushOnce(): Promise<void> {
     const batch = buffer;
     buffer = [];
+    const step = store.maxHitsPerWrite ?? batch.length;
+    let written = 0;
     try {
-      await writeBatch(batch);
+      while (written < batch.length) {
+        if (written > 0) await new Promise((resolve) => setImmediate(resolve));
+        const end = Math.min(batch.length, written + step);
+        await writeChunk(written === 0 && end === batch.length ? batch : batch.slice(written, end));
+        written = end;
+      }
     } catch (error) {
-      buffer = batch.concat(buffer);
+      buffer = batch.slice(written).concat(buffer);
       options.onFlushError?.(error);
       throw error;
     }

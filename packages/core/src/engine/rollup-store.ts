@@ -30,6 +30,12 @@ function compareCounterRows(a: CounterRow, b: CounterRow): number {
 
 /** Where flushes go: visitor states and rollup counters, written together atomically. */
 export interface RollupStore {
+  /**
+   * Most hits one `write` may carry. A synchronous store (better-sqlite3) blocks the
+   * event loop for a whole write, so the collector splits a flush into writes of at
+   * most this many hits and yields between them. Unset: one write per flush.
+   */
+  readonly maxHitsPerWrite?: number;
   /** Loads the states, lets `apply` update them and produce counts, then saves both atomically. */
   write(
     work: FlushWork,

@@ -23,9 +23,13 @@ interface VisitorRow {
   seen: string;
 }
 
+/** Hits per synchronous transaction (see RollupStore.maxHitsPerWrite). */
+export const SQLITE_HITS_PER_WRITE = 2_000;
+
 /**
  * The same writes as the kysely store, through prepared statements on the raw
- * better-sqlite3 handle: one synchronous transaction per flush, no SQL compiled per row.
+ * better-sqlite3 handle: one synchronous transaction per write (a flush is split into bounded writes), no SQL
+ * compiled per row.
  * SQLite has a single writer, so no row locking is needed.
  */
 export function createSqliteRollupStore(sqlite: SqliteHandle): RollupStore {
@@ -67,6 +71,9 @@ export function createSqliteRollupStore(sqlite: SqliteHandle): RollupStore {
   );
 
   return {
+    // One synchronous transaction of 2,000 hits takes tens of milliseconds: short
+    // enough not to stall the host's event loop, long enough to keep ingest fast.
+    maxHitsPerWrite: SQLITE_HITS_PER_WRITE,
     async write(work, apply) {
       writeSync(work, apply);
     },
