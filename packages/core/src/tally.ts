@@ -1,14 +1,15 @@
 import { createAccounts, type Accounts } from "./accounts/accounts.js";
 import { migrateToLatest } from "./database/migrations.js";
-import { openDatabase, type DatabaseOption } from "./database/open-database.js";
+import { openDatabase, type DatabaseOption, type OpenDatabase } from "./database/open-database.js";
 import { deferMethods } from "./deferred.js";
 import { openGeoLookup } from "./enrich/geo.js";
 import { createUserAgentParser } from "./enrich/user-agent.js";
 import { createCollector, type CollectResult } from "./engine/collector.js";
 import type { HitInput } from "./engine/hit-input.js";
-import { createRollupStore } from "./engine/rollup-store.js";
+import { createRollupStore, type RollupStore } from "./engine/rollup-store.js";
 import { createSalts } from "./engine/salts.js";
 import { createSqliteRollupStore } from "./engine/sqlite-rollup-store.js";
+import { createSqliteWorkerStore } from "./engine/sqlite-worker-store.js";
 import { createWebsiteCache } from "./engine/website-rules.js";
 import { createRealtimeReader } from "./stats/realtime.js";
 import { createStats, type Stats } from "./stats/stats.js";
@@ -74,6 +75,17 @@ interface Services {
   close(): Promise<void>;
 }
 
+/**
+ * Where the engine writes: a worker thread for a SQLite file, the caller's thread for an
+ * in-memory SQLite database (no other connection can see it), kysely for PostgreSQL.
+ */
+function engineStore(store: OpenDatabase): RollupStore {
+  if (!store.sqlite) return createRollupStore(store.db, store.dialect);
+  if (store.sqlite.memory || !store.sqlite.name) return createSqliteRollupStore(store.sqlite);
+  const busyTimeout = Number(store.sqlite.pragma("busy_timeout", { simple: true }));
+  return createSqliteWorkerStore(store.sqlite.name, busyTimeout);
+}
+
 async function openServices(options: TallyOptions): Promise<Services> {
   const store = await openDatabase(options.database ?? "file:./data/tally.sqlite");
   try {
@@ -83,7 +95,7 @@ async function openServices(options: TallyOptions): Promise<Services> {
     throw error;
   }
   const geo = options.geoip ? await openGeoLookup(options.geoip) : null;
-  const rollups = store.sqlite ? createSqliteRollupStore(store.sqlite) : createRollupStore(store.db, store.dialect);
+  const rollups = engineStore(store);
   const onError = options.onError ?? ((error: unknown) => console.error("tally: write failed, will retry:", error));
   let collector: ReturnType<typeof createCollector> | undefined;
   const websites = createWebsites(store.db, {
@@ -96,7 +108,7 @@ async function openServices(options: TallyOptions): Promise<Services> {
   });
   collector = createCollector({
     store: rollups,
-    salts: createSalts(store.db),
+    salts: createSalts(rollups),
     websites: createWebsiteCache((domain) => websites.findByDomain(domain)),
     userAgents: createUserAgentParser(),
     geo,
@@ -115,6 +127,7 @@ async function openServices(options: TallyOptions): Promise<Services> {
       try {
         await flushed.close();
       } finally {
+        await rollups.close();
         geo?.close();
         await store.close();
       }

@@ -42,6 +42,15 @@ function answerClientErrorsWithJson(server: Server): void {
 /** `tally serve`: the standalone server. Resolves once it has stopped cleanly. */
 export async function serve(config: ServeConfig, print: Print = console.log): Promise<void> {
   const tally = createTally(config.tally);
+  try {
+    await listenAndWait(tally, config, print);
+  } finally {
+    await tally.close();
+  }
+}
+
+/** Serves until SIGTERM/SIGINT; a start that fails (bad key, port taken) rejects. */
+async function listenAndWait(tally: Tally, config: ServeConfig, print: Print): Promise<void> {
   await tally.ready();
   await ensureAccount(tally, config, print);
 
@@ -77,5 +86,4 @@ export async function serve(config: ServeConfig, print: Print = console.log): Pr
     const onInt = () => stop("SIGINT");
     process.on("SIGTERM", onTerm).on("SIGINT", onInt);
   });
-  await tally.close();
 }

@@ -8,6 +8,9 @@ import type { Database } from "./schema.js";
 
 /** The shape of a better-sqlite3 `Database` that Tally relies on. */
 export interface SqliteDatabaseLike {
+  /** The file it was opened on. */
+  readonly name: string;
+  readonly memory: boolean;
   prepare(sql: string): { run(...params: unknown[]): unknown; get(...params: unknown[]): unknown };
   pragma(source: string, options?: { simple?: boolean }): unknown;
   close(): unknown;

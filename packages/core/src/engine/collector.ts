@@ -2,7 +2,6 @@ import { NotFoundError, UnavailableError } from "../errors.js";
 import { stripWww } from "../websites/domain.js";
 import type { GeoLookup } from "../enrich/geo.js";
 import type { createUserAgentParser } from "../enrich/user-agent.js";
-import { createCounters } from "./counters.js";
 import { checkHit, type HitInput } from "./hit-input.js";
 import { createLocalClock } from "./local-time.js";
 import { campaignOf, externalReferrer, pageOf } from "./page.js";
@@ -10,7 +9,7 @@ import type { PendingHit } from "./pending-hit.js";
 import type { RollupStore } from "./rollup-store.js";
 import type { Salts } from "./salts.js";
 import { visitorHash } from "./salts.js";
-import { VISIT_TIMEOUT_MS, processHits } from "./visit-processor.js";
+import { VISIT_TIMEOUT_MS } from "./visit-processor.js";
 import { isExcludedIp, type WebsiteRules, type createWebsiteCache } from "./website-rules.js";
 
 export type CollectResult = { status: "accepted" } | { status: "dropped"; reason: "bot" | "excluded-ip" };
@@ -94,26 +93,19 @@ export function createCollector(options: CollectorOptions) {
       screen: hit.screen,
       language: hit.language,
     });
-    if (buffer.length >= batchSize) await flush().catch(() => {});
+    if (buffer.length >= batchSize) {
+      const written = flush().catch(() => {});
+      // One batch may wait while another is being written; past that, callers wait
+      // for the writes (back-pressure keeps memory bounded without refusing anything).
+      if (buffer.length >= 2 * batchSize) await written;
+    }
     return { status: "accepted" };
   }
 
   /** Writes one chunk: its visitor states and counters together, atomically. */
   async function writeChunk(chunk: PendingHit[]): Promise<void> {
     const hits = deleted.size === 0 ? chunk : chunk.filter((hit) => !deleted.has(hit.websiteId));
-    if (hits.length === 0) return;
-    const claim = new Map<string, { hash: string; websiteId: number; day: string }>();
-    const read = new Set<string>();
-    for (const hit of hits) {
-      claim.set(hit.visitor, { hash: hit.visitor, websiteId: hit.websiteId, day: hit.day });
-      read.add(hit.visitor);
-      if (hit.previousVisitor) read.add(hit.previousVisitor);
-    }
-    await store.write({ claim: [...claim.values()], read: [...read] }, (states) => {
-      const counters = createCounters();
-      const touched = processHits(hits, states, counters);
-      return { touched, counts: counters.rows() };
-    });
+    if (hits.length > 0) await store.write(hits);
     for (const hit of hits) clock = Math.max(clock, hit.timestamp);
   }
 

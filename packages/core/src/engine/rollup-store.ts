@@ -1,8 +1,9 @@
 import { sql, type Kysely, type Transaction } from "kysely";
 import type { Database } from "../database/schema.js";
 import type { SqlDialect } from "../dialect/dialect.js";
+import { applyHits, flushWork, type FlushWork } from "./apply-hits.js";
 import type { CounterRow } from "./counters.js";
-import type { VisitorState } from "./pending-hit.js";
+import type { PendingHit, VisitorState } from "./pending-hit.js";
 
 /** Rows per statement: well under both SQLite's and PostgreSQL's parameter limits. */
 const CHUNK = 500;
@@ -13,12 +14,6 @@ function chunks<T>(items: readonly T[]): T[][] {
   return out;
 }
 
-export interface FlushWork {
-  /** Visitor hashes the batch may create (today's). */
-  claim: { hash: string; websiteId: number; day: string }[];
-  /** Every hash the batch reads (today's and yesterday's). */
-  read: string[];
-}
 
 function compareCounterRows(a: CounterRow, b: CounterRow): number {
   if (a.websiteId !== b.websiteId) return a.websiteId - b.websiteId;
@@ -28,20 +23,26 @@ function compareCounterRows(a: CounterRow, b: CounterRow): number {
   return 0;
 }
 
-/** Where flushes go: visitor states and rollup counters, written together atomically. */
+/**
+ * Where the engine's own tables are written: visitor states with rollup counters
+ * (atomically, per write), and the daily salts.
+ */
 export interface RollupStore {
   /**
-   * Most hits one `write` may carry. A synchronous store (better-sqlite3) blocks the
-   * event loop for a whole write, so the collector splits a flush into writes of at
-   * most this many hits and yields between them. Unset: one write per flush.
+   * Most hits one `write` may carry. A store that writes on the caller's thread
+   * (better-sqlite3 in memory) blocks the event loop for a whole write, so the
+   * collector splits a flush into writes of at most this many and yields between them.
+   * Unset: one write per flush.
    */
   readonly maxHitsPerWrite?: number;
-  /** Loads the states, lets `apply` update them and produce counts, then saves both atomically. */
-  write(
-    work: FlushWork,
-    apply: (states: Map<string, VisitorState>) => { touched: Iterable<VisitorState>; counts: CounterRow[] },
-  ): Promise<void>;
+  /** Counts the hits (in the order given) into visitor states and rollups, atomically. */
+  write(hits: readonly PendingHit[]): Promise<void>;
   deleteWebsite(websiteId: number): Promise<void>;
+  /** The salt of a day: `candidate` unless another process stored one first. */
+  salt(day: string, candidate: string): Promise<string>;
+  /** Deletes the salts and visitor rows of days before `day`. */
+  forgetBefore(day: string): Promise<void>;
+  close(): Promise<void>;
 }
 
 /** Writes a flush in one transaction through kysely; the same SQL on SQLite and PostgreSQL. */
@@ -120,10 +121,10 @@ export function createRollupStore(db: Kysely<Database>, dialect: SqlDialect): Ro
   }
 
   return {
-    async write(work, apply) {
+    async write(hits) {
+      const work = flushWork(hits);
       await db.transaction().execute(async (trx) => {
-        const states = await loadStates(trx, work);
-        const { touched, counts } = apply(states);
+        const { touched, counts } = applyHits(hits, await loadStates(trx, work));
         await saveStates(trx, touched);
         await addCounts(trx, counts);
       });
@@ -133,5 +134,18 @@ export function createRollupStore(db: Kysely<Database>, dialect: SqlDialect): Ro
       await db.deleteFrom("rollups").where("website_id", "=", websiteId).execute();
       await db.deleteFrom("visitors").where("website_id", "=", websiteId).execute();
     },
+
+    async salt(day, candidate) {
+      await db.insertInto("salts").values({ day, salt: candidate }).onConflict((oc) => oc.column("day").doNothing()).execute();
+      const row = await db.selectFrom("salts").select("salt").where("day", "=", day).executeTakeFirstOrThrow();
+      return row.salt;
+    },
+
+    async forgetBefore(day) {
+      await db.deleteFrom("salts").where("day", "<", day).execute();
+      await db.deleteFrom("visitors").where("day", "<", day).execute();
+    },
+
+    close: async () => {},
   };
 }

@@ -1,6 +1,5 @@
 import { createHash, randomBytes } from "node:crypto";
-import type { Kysely } from "kysely";
-import type { Database } from "../database/schema.js";
+import type { RollupStore } from "./rollup-store.js";
 
 /** How many days a salt is kept: today and yesterday in every time zone. */
 const KEEP_DAYS = 3;
@@ -23,19 +22,15 @@ export function oldestKeptDay(now: number): string {
   return new Date(now - KEEP_DAYS * DAY_MS).toISOString().slice(0, 10);
 }
 
-export function createSalts(db: Kysely<Database>): Salts {
+/** Salts cached in memory, stored (and shared with every other process) through the engine store. */
+export function createSalts(store: Pick<RollupStore, "salt" | "forgetBefore">): Salts {
   const loaded = new Map<string, string>();
   const pending = new Map<string, Promise<string>>();
 
   async function load(day: string): Promise<string> {
-    await db
-      .insertInto("salts")
-      .values({ day, salt: randomBytes(32).toString("base64url") })
-      .onConflict((oc) => oc.column("day").doNothing())
-      .execute();
-    const row = await db.selectFrom("salts").select("salt").where("day", "=", day).executeTakeFirstOrThrow();
-    loaded.set(day, row.salt);
-    return row.salt;
+    const salt = await store.salt(day, randomBytes(32).toString("base64url"));
+    loaded.set(day, salt);
+    return salt;
   }
 
   return {
@@ -53,8 +48,7 @@ export function createSalts(db: Kysely<Database>): Salts {
     async rotate(now = Date.now()) {
       const oldest = oldestKeptDay(now);
       for (const day of loaded.keys()) if (day < oldest) loaded.delete(day);
-      await db.deleteFrom("salts").where("day", "<", oldest).execute();
-      await db.deleteFrom("visitors").where("day", "<", oldest).execute();
+      await store.forgetBefore(oldest);
     },
   };
 }

@@ -1,8 +1,8 @@
-import type { CounterRow } from "./counters.js";
-import type { VisitorState } from "./pending-hit.js";
-import type { FlushWork, RollupStore } from "./rollup-store.js";
+import { applyHits, flushWork } from "./apply-hits.js";
+import type { PendingHit, VisitorState } from "./pending-hit.js";
+import type { RollupStore } from "./rollup-store.js";
 
-/** The parts of a better-sqlite3 Database the fast path uses. */
+/** The parts of a better-sqlite3 Database the SQLite store uses. */
 export interface SqliteHandle {
   prepare(sql: string): SqliteStatement;
   transaction<A extends unknown[], R>(fn: (...args: A) => R): (...args: A) => R;
@@ -23,16 +23,16 @@ interface VisitorRow {
   seen: string;
 }
 
-/** Hits per synchronous transaction (see RollupStore.maxHitsPerWrite). */
-export const SQLITE_HITS_PER_WRITE = 2_000;
+/** The engine's writes on a better-sqlite3 handle, synchronously: prepared statements, one transaction per call. */
+export interface SqliteWriter {
+  write(hits: readonly PendingHit[]): void;
+  deleteWebsite(websiteId: number): void;
+  salt(day: string, candidate: string): string;
+  forgetBefore(day: string): void;
+}
 
-/**
- * The same writes as the kysely store, through prepared statements on the raw
- * better-sqlite3 handle: one synchronous transaction per write (a flush is split into bounded writes), no SQL
- * compiled per row.
- * SQLite has a single writer, so no row locking is needed.
- */
-export function createSqliteRollupStore(sqlite: SqliteHandle): RollupStore {
+/** SQLite has a single writer, so no row locking is needed: load, apply, save. */
+export function createSqliteWriter(sqlite: SqliteHandle): SqliteWriter {
   const selectVisitor = sqlite.prepare("select * from visitors where hash = ?");
   const upsertVisitor = sqlite.prepare(
     `insert into visitors (hash, website_id, day, last_seen, visit_referrer, visit_campaign, seen)
@@ -46,42 +46,59 @@ export function createSqliteRollupStore(sqlite: SqliteHandle): RollupStore {
   );
   const deleteRollups = sqlite.prepare("delete from rollups where website_id = ?");
   const deleteVisitors = sqlite.prepare("delete from visitors where website_id = ?");
+  const insertSalt = sqlite.prepare("insert into salts (day, salt) values (?, ?) on conflict (day) do nothing");
+  const selectSalt = sqlite.prepare("select salt from salts where day = ?");
+  const deleteOldSalts = sqlite.prepare("delete from salts where day < ?");
+  const deleteOldVisitors = sqlite.prepare("delete from visitors where day < ?");
 
-  const writeSync = sqlite.transaction(
-    (work: FlushWork, apply: (states: Map<string, VisitorState>) => { touched: Iterable<VisitorState>; counts: CounterRow[] }) => {
-      const states = new Map<string, VisitorState>();
-      for (const hash of work.read) {
-        const row = selectVisitor.get(hash) as VisitorRow | undefined;
-        if (row) {
-          states.set(hash, {
-            hash,
-            websiteId: row.website_id,
-            day: row.day,
-            lastSeen: row.last_seen,
-            visitReferrer: row.visit_referrer,
-            visitCampaign: row.visit_campaign,
-            seen: row.seen,
-          });
-        }
-      }
-      const { touched, counts } = apply(states);
-      for (const s of touched) upsertVisitor.run(s.hash, s.websiteId, s.day, s.lastSeen, s.visitReferrer, s.visitCampaign, s.seen);
-      for (const c of counts) addCount.run(c.websiteId, c.name, c.period, c.value, c.count);
-    },
-  );
+  function loadStates(hashes: readonly string[]): Map<string, VisitorState> {
+    const states = new Map<string, VisitorState>();
+    for (const hash of hashes) {
+      const row = selectVisitor.get(hash) as VisitorRow | undefined;
+      if (!row) continue;
+      states.set(hash, {
+        hash,
+        websiteId: row.website_id,
+        day: row.day,
+        lastSeen: row.last_seen,
+        visitReferrer: row.visit_referrer,
+        visitCampaign: row.visit_campaign,
+        seen: row.seen,
+      });
+    }
+    return states;
+  }
 
   return {
-    // One synchronous transaction of 2,000 hits takes tens of milliseconds: short
-    // enough not to stall the host's event loop, long enough to keep ingest fast.
-    maxHitsPerWrite: SQLITE_HITS_PER_WRITE,
-    async write(work, apply) {
-      writeSync(work, apply);
+    write: sqlite.transaction((hits: readonly PendingHit[]) => {
+      const { touched, counts } = applyHits(hits, loadStates(flushWork(hits).read));
+      for (const s of touched) upsertVisitor.run(s.hash, s.websiteId, s.day, s.lastSeen, s.visitReferrer, s.visitCampaign, s.seen);
+      for (const c of counts) addCount.run(c.websiteId, c.name, c.period, c.value, c.count);
+    }),
+    deleteWebsite: sqlite.transaction((websiteId: number) => {
+      deleteRollups.run(websiteId);
+      deleteVisitors.run(websiteId);
+    }),
+    salt(day, candidate) {
+      insertSalt.run(day, candidate);
+      return (selectSalt.get(day) as { salt: string }).salt;
     },
-    async deleteWebsite(websiteId) {
-      sqlite.transaction(() => {
-        deleteRollups.run(websiteId);
-        deleteVisitors.run(websiteId);
-      })();
-    },
+    forgetBefore: sqlite.transaction((day: string) => {
+      deleteOldSalts.run(day);
+      deleteOldVisitors.run(day);
+    }),
+  };
+}
+
+/** Writes on the caller's thread, in bounded writes (for databases a worker cannot open, like `:memory:`). */
+export function createSqliteRollupStore(sqlite: SqliteHandle): RollupStore {
+  const writer = createSqliteWriter(sqlite);
+  return {
+    maxHitsPerWrite: 2_000,
+    write: async (hits) => writer.write(hits),
+    deleteWebsite: async (websiteId) => writer.deleteWebsite(websiteId),
+    salt: async (day, candidate) => writer.salt(day, candidate),
+    forgetBefore: async (day) => writer.forgetBefore(day),
+    close: async () => {},
   };
 }
