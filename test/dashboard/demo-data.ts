@@ -1,6 +1,7 @@
 // A year of plausible traffic for one website, from a seeded PRNG, through in-process
 // `tally.collect` with explicit timestamps (the HTTP endpoint always uses the clock).
 import type { HitInput, Tally } from "@tally/core";
+import { seededRandom as random } from "../support/random.js";
 
 const DAY_MS = 86_400_000;
 
@@ -21,18 +22,6 @@ const AGENTS = [
   "Mozilla/5.0 (Linux; Android 14; Pixel 8) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/126.0.0.0 Mobile Safari/537.36",
   "Mozilla/5.0 (iPad; CPU OS 17_5 like Mac OS X) AppleWebKit/605.1.15 (KHTML, like Gecko) Version/17.5 Mobile/15E148 Safari/604.1",
 ];
-
-/** mulberry32: small, seeded, good enough for test traffic. */
-function random(seed: number): () => number {
-  let state = seed >>> 0;
-  return () => {
-    state = (state + 0x6d2b79f5) >>> 0;
-    let t = state;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4_294_967_296;
-  };
-}
 
 export interface DemoOptions {
   domain: string;

@@ -10,6 +10,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import Database from "better-sqlite3";
+import { seededRandom as sharedSeededRandom } from "../support/random.js";
 
 export const CLI_BIN = fileURLToPath(new URL("../../packages/cli/dist/bin.js", import.meta.url));
 
@@ -25,16 +26,9 @@ export function tempDirectory(prefix = "tally-rel-"): { path: string; remove(): 
   return { path, remove: () => rmSync(path, { recursive: true, force: true }) };
 }
 
-/** mulberry32: the same seed gives the same cases on every machine. */
+/** The shared seeded PRNG with the helpers the fuzz cases use. */
 export function seededRandom(seed: number) {
-  let state = seed >>> 0;
-  const next = () => {
-    state = (state + 0x6d2b79f5) >>> 0;
-    let t = state;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
+  const next = sharedSeededRandom(seed);
   return {
     next,
     int: (below: number) => Math.floor(next() * below),

@@ -1,3 +1,4 @@
+import type { VisitorsTable } from "../database/schema.js";
 import { applyHits, flushWork } from "./apply-hits.js";
 import type { PendingHit, VisitorState } from "./pending-hit.js";
 import type { RollupStore } from "./rollup-store.js";
@@ -11,16 +12,6 @@ export interface SqliteHandle {
 interface SqliteStatement {
   run(...params: unknown[]): unknown;
   get(...params: unknown[]): unknown;
-}
-
-interface VisitorRow {
-  hash: string;
-  website_id: number;
-  day: string;
-  last_seen: number;
-  visit_referrer: string;
-  visit_campaign: string;
-  seen: string;
 }
 
 /** The engine's writes on a better-sqlite3 handle, synchronously: prepared statements, one transaction per call. */
@@ -54,7 +45,7 @@ export function createSqliteWriter(sqlite: SqliteHandle): SqliteWriter {
   function loadStates(hashes: readonly string[]): Map<string, VisitorState> {
     const states = new Map<string, VisitorState>();
     for (const hash of hashes) {
-      const row = selectVisitor.get(hash) as VisitorRow | undefined;
+      const row = selectVisitor.get(hash) as VisitorsTable | undefined;
       if (!row) continue;
       states.set(hash, {
         hash,
