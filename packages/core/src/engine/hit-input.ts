@@ -1,5 +1,6 @@
 import { isIP } from "node:net";
 import { ValidationError } from "../errors.js";
+import { withoutControlCharacters } from "./text.js";
 
 /** One pageview or event, as the tracker (or an import) reports it. */
 export interface HitInput {
@@ -78,10 +79,11 @@ export function checkHit(input: HitInput): CheckedHit {
 
 function checkEvent(event: unknown): string | null {
   if (event === undefined || event === null) return null;
-  if (typeof event !== "string" || event.trim() === "" || event.length > LIMITS.event) {
+  const name = typeof event === "string" ? withoutControlCharacters(event).trim() : "";
+  if (name === "" || name.length > LIMITS.event) {
     throw invalid("n", `The event name must be 1 to ${LIMITS.event} characters.`);
   }
-  return event.trim();
+  return name;
 }
 
 function checkProps(props: unknown): Record<string, string> | null {
@@ -95,7 +97,8 @@ function checkProps(props: unknown): Record<string, string> | null {
     if (!ok || key.length === 0 || key.length > LIMITS.propKey || String(value).length > LIMITS.propValue) {
       throw invalid("p", `The event property "${key.slice(0, 50)}" must be a string, number or boolean of at most ${LIMITS.propValue} characters.`);
     }
-    checked[key] = String(value);
+    const name = withoutControlCharacters(key);
+    if (name !== "") checked[name] = withoutControlCharacters(String(value));
   }
   return checked;
 }

@@ -1,5 +1,6 @@
 import { DROP_ALL_PARAMS, splitList } from "../websites/exclusion-lists.js";
 import { stripWww } from "../websites/domain.js";
+import { hasControlCharacters, withoutControlCharacters } from "./text.js";
 
 /** A website's exclude_params compiled once: null keeps everything, "all" drops the query. */
 export type ParamFilter = Set<string> | "all" | null;
@@ -25,7 +26,9 @@ export function pageOf(url: URL, filter: ParamFilter, hashRouting: boolean): str
 function readablePath(pathname: string): string {
   if (!pathname.includes("%")) return pathname;
   try {
-    return decodeURI(pathname);
+    const decoded = decodeURI(pathname);
+    // `%00` and friends stay escaped: a control character is no way to read a path.
+    return hasControlCharacters(decoded) ? pathname : decoded;
   } catch {
     return pathname;
   }
@@ -69,5 +72,5 @@ export function externalReferrer(referrer: string, ownDomain: string): string {
 }
 
 export function campaignOf(url: URL): string {
-  return (url.searchParams.get("utm_campaign") ?? "").trim().slice(0, 200);
+  return withoutControlCharacters(url.searchParams.get("utm_campaign") ?? "").trim().slice(0, 200);
 }

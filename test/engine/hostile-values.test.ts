@@ -1,0 +1,43 @@
+/**
+ * Values no statistic should ever choke on: control characters (PostgreSQL refuses NUL
+ * in text, so one such hit would fail every flush after it), percent-escaped NULs,
+ * quotes and SQL-looking text. Each is counted, readable, and later hits still land.
+ */
+import { afterEach, describe, expect, it } from "vitest";
+import { DIALECTS } from "../support/databases.js";
+import { createTestTally, type TestTally } from "../support/tally-fixture.js";
+
+const UA = "Mozilla/5.0 (Windows NT 10.0; Win64; x64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/124.0.0.0 Safari/537.36";
+const DAY = "2026-05-04";
+const at = Date.parse(`${DAY}T12:00:00Z`);
+
+describe.each(DIALECTS)("hostile values on %s", (dialect) => {
+  let stored: TestTally;
+  afterEach(() => stored?.dispose());
+
+  it("control characters are stripped or stay escaped, and the flush after them still writes", async () => {
+    stored = await createTestTally(dialect, { flushIntervalMs: 60_000 });
+    const { tally } = stored;
+    const { accountId } = await tally.accounts.create();
+    const site = await tally.websites.create(accountId, { domain: "hostile.example" });
+    const hit = { ip: "203.0.113.7", userAgent: UA, timestamp: at };
+    await tally.collect({ ...hit, url: "https://hostile.example/a%00b?utm_campaign=spr%00ing" });
+    await tally.collect({ ...hit, url: "https://hostile.example/x", event: "Sign\u0000up\u0007", props: { "pl\u0000an": "pro\u0000" } });
+    await tally.collect({ ...hit, url: "https://hostile.example/'; drop table rollups; --" });
+    await expect(tally.collect({ ...hit, url: "https://hostile.example/", event: "\u0000\u0001" })).rejects.toMatchObject({ errors: { n: [expect.any(String)] } });
+    await tally.flush();
+    await tally.collect({ ...hit, url: "https://hostile.example/after", timestamp: at + 1000 });
+    await tally.flush();
+
+    const values = async (name: string) =>
+      (await tally.stats.query(accountId, site.id, { name, from: DAY, to: DAY, per_page: 100, sort_by: "value", sort: "asc" })).data;
+    expect(await values("page")).toEqual([
+      { value: "/'; drop table rollups; --", count: 1 },
+      { value: "/a%00b?utm_campaign=spr%00ing", count: 1 },
+      { value: "/after", count: 1 },
+    ]);
+    expect(await values("campaign")).toEqual([{ value: "spring", count: 1 }]);
+    expect(await values("event")).toEqual([{ value: "Signup", count: 1 }]);
+    expect(await values("pageviews")).toEqual([{ value: DAY, count: 3 }]);
+  });
+});
