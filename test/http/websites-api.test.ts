@@ -513,6 +513,16 @@ describe.each(apiMatrix)("websites API over $name", ({ transport, dialect }) => 
       expectJson(other, 200);
       expect(other.headers.get("x-ratelimit-remaining")).toBe("2");
     });
+
+    it("counts failed sign-ins per address: wrong keys get 401 up to the limit, then 429; a right key still works", async () => {
+      const limited = await serveWith({ rateLimit: { limit: 3, windowMs: 60_000 } });
+      const guesser = apiClient(limited, "tly_not-a-real-key-at-all-0000000000000000");
+      for (let i = 0; i < 3; i++) expectJson(await guesser.get("/api/v1/account"), 401);
+      const refused = await guesser.get("/api/v1/account");
+      expectJson(refused, 429);
+      expect(Number(refused.headers.get("retry-after"))).toBeGreaterThan(0);
+      expectJson(await apiClient(limited, (await tally.accounts.create({ name: "honest" })).key).get("/api/v1/account"), 200);
+    });
   });
 
   describe("unexpected errors", () => {

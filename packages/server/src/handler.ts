@@ -1,5 +1,6 @@
 import { UnauthorizedError, validate, type Tally } from "@tally/core";
 import { authenticateRequest } from "./auth.js";
+import { proxyTrust } from "./client-ip.js";
 import { DEFAULT_BODY_LIMIT, readFields } from "./body.js";
 import { errorResponse, HttpError, MESSAGES, reportToConsole } from "./errors.js";
 import type { HandlerContext, HandlerOptions, TallyHandler } from "./options.js";
@@ -31,6 +32,7 @@ function withRateLimit(response: Response, result: RateLimitResult | undefined):
 export function createHandler(tally: Tally, options: HandlerOptions = {}): TallyHandler {
   const match = createRouter(routes);
   const limiter = options.rateLimit ? createRateLimiter(options.rateLimit) : null;
+  const failedSignIns = options.rateLimit ? createRateLimiter(options.rateLimit) : null;
   const bodyLimit = options.bodyLimit ?? DEFAULT_BODY_LIMIT;
   const report = options.onError ?? reportToConsole;
 
@@ -63,7 +65,15 @@ export function createHandler(tally: Tally, options: HandlerOptions = {}): Tally
       return response;
     }
 
-    const accountId = await authenticateRequest(tally, request, options.authenticate);
+    const accountId = await authenticateRequest(tally, request, options.authenticate).catch((error: unknown) => {
+      // Failed sign-ins count per client address: guessing keys gets a 429 soon.
+      if (error instanceof UnauthorizedError && failedSignIns) {
+        const address = proxyTrust(tally.options.trustProxy).clientIp(context.ip, (name) => request.headers.get(name));
+        const failed = failedSignIns.hit(`address:${address ?? "unknown"}`);
+        if (!failed.allowed) throw new HttpError(429, MESSAGES.tooManyAttempts, { "retry-after": String(failed.retryAfter) });
+      }
+      throw error;
+    });
     const limit = limiter?.hit(`account:${accountId}`);
     let response: Response;
     try {
