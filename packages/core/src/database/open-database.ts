@@ -33,6 +33,7 @@ export type DatabaseOption =
   | string
   | SqliteDatabaseLike
   | PostgresPoolLike
+  // Any schema type: Tally only touches its own tables. (`any` because Kysely is invariant in it.)
   | Kysely<any>;
 
 export interface OpenDatabase {

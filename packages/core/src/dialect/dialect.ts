@@ -1,4 +1,5 @@
 import type { ColumnDefinitionBuilder, Expression, Kysely, RawBuilder, SqlBool } from "kysely";
+import type { Database } from "../database/schema.js";
 
 /**
  * The few things SQLite and PostgreSQL do differently. Everything else in core is
@@ -20,5 +21,5 @@ export interface SqlDialect {
   /** Appended to a SELECT that must lock the rows it reads until the transaction ends. */
   readonly lockRows: boolean;
   /** Runs `fn` while holding a lock that other processes on the same database respect. */
-  withMigrationLock<T>(db: Kysely<any>, fn: () => Promise<T>): Promise<T>;
+  withMigrationLock<T>(db: Kysely<Database>, fn: () => Promise<T>): Promise<T>;
 }
