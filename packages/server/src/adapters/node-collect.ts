@@ -16,13 +16,14 @@ async function readHitText(req: NodeRequest): Promise<string> {
     if (typeof req.body === "string") return req.body;
     return Buffer.isBuffer(req.body) ? req.body.toString("utf8") : JSON.stringify(req.body);
   }
-  const tooLarge = new HttpError(413, MESSAGES.tooLarge);
-  if (Number(req.headers["content-length"]) > COLLECT_BODY_LIMIT) throw tooLarge;
+  // Built only when thrown: an Error captures a stack trace, too dear for every hit.
+  const tooLarge = () => new HttpError(413, MESSAGES.tooLarge);
+  if (Number(req.headers["content-length"]) > COLLECT_BODY_LIMIT) throw tooLarge();
   const chunks: Buffer[] = [];
   let size = 0;
   for await (const chunk of req as AsyncIterable<Buffer>) {
     size += chunk.length;
-    if (size > COLLECT_BODY_LIMIT) throw tooLarge;
+    if (size > COLLECT_BODY_LIMIT) throw tooLarge();
     chunks.push(chunk);
   }
   return decodeUtf8(Buffer.concat(chunks, size));
