@@ -6,8 +6,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import pg from "pg";
 import { createTally, type DatabaseOption, type Tally } from "@tally/core";
-// kysely is core's dependency, not the root's: the very module core itself loads.
-import { Kysely, PostgresDialect, sql } from "../../packages/core/node_modules/kysely/dist/esm/index.js";
+import { Kysely, PostgresDialect, sql } from "kysely";
 import { DIALECTS, createTestDatabase, type TestDatabase } from "../support/databases.js";
 
 const KEY = "tally_dialect_test_key_0123456789abcdef";

@@ -1,0 +1,45 @@
+/**
+ * Every `database` option of createTally on SQLite: a URL, `:memory:`, the host's own
+ * better-sqlite3 Database, and a Kysely instance (the generic kysely store, with
+ * SQLite's ASCII-only case folding). The PostgreSQL forms live in test/postgres/.
+ */
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { createTally, type DatabaseOption } from "@tally/core";
+import Database from "better-sqlite3";
+import { Kysely, SqliteDialect } from "kysely";
+import { afterAll, describe, expect, it } from "vitest";
+
+const UA = "Mozilla/5.0 (X11; Linux x86_64; rv:125.0) Gecko/20100101 Firefox/125.0";
+const DAY = "2026-06-01";
+const directory = mkdtempSync(join(tmpdir(), "tally-options-"));
+afterAll(() => rmSync(directory, { recursive: true, force: true }));
+
+const options: [string, () => DatabaseOption][] = [
+  ["a file: URL", () => `file:${join(directory, "url.sqlite")}`],
+  ["a plain path", () => join(directory, "plain.sqlite")],
+  [":memory:", () => ":memory:"],
+  ["a better-sqlite3 Database (file)", () => new Database(join(directory, "handle.sqlite"))],
+  ["a better-sqlite3 Database (memory)", () => new Database(":memory:")],
+  ["a Kysely instance", () => new Kysely({ dialect: new SqliteDialect({ database: new Database(join(directory, "kysely.sqlite")) }) })],
+];
+
+describe.each(options)("createTally({ database: %s })", (_name, database) => {
+  it("migrates, counts hits and answers statistics with search", async () => {
+    const tally = createTally({ database: database(), flushIntervalMs: 60_000 });
+    const { accountId } = await tally.accounts.create();
+    const site = await tally.websites.create(accountId, { domain: "options.example" });
+    for (const [i, path] of ["/Pricing", "/pricing/plans", "/about"].entries()) {
+      await tally.collect({ url: `https://options.example${path}`, ip: `198.51.100.${i + 1}`, userAgent: UA, timestamp: Date.parse(`${DAY}T10:0${i}:00Z`) });
+    }
+    const pages = await tally.stats.query(accountId, site.id, { name: "page", from: DAY, to: DAY, search: "PRICING", sort_by: "value", sort: "asc" });
+    expect(pages.data).toEqual([
+      { value: "/Pricing", count: 1 },
+      { value: "/pricing/plans", count: 1 },
+    ]);
+    const visitors = await tally.stats.query(accountId, site.id, { name: "visitors", from: DAY, to: DAY });
+    expect(visitors.data).toEqual([{ value: DAY, count: 3 }]);
+    await tally.close();
+  });
+});
