@@ -37,6 +37,8 @@ export function createCollector(options: CollectorOptions) {
   const localTime = createLocalClock();
   let buffer: PendingHit[] = [];
   let flushing: Promise<void> | null = null;
+  /** Hits of the batch being written that are not written yet. */
+  let inFlight = 0;
   let rotatedForDay = "";
   let clock = 0;
   const deleted = new Set<number>();
@@ -63,7 +65,8 @@ export function createCollector(options: CollectorOptions) {
     const rules = await rulesFor(hit.url.hostname);
     if (rules.excludeBots && userAgents.isBot(hit.userAgent)) return { status: "dropped", reason: "bot" };
     if (isExcludedIp(rules, hit.ip)) return { status: "dropped", reason: "excluded-ip" };
-    if (buffer.length >= maxBuffered) throw new UnavailableError("Too many hits are waiting to be written; try again shortly.");
+    // Hits handed to the store but not yet written wait too: they count against the bound.
+    if (buffer.length + inFlight >= maxBuffered) throw new UnavailableError("Too many hits are waiting to be written; try again shortly.");
 
     const { day, hour } = localTime(rules.timezone, hit.timestamp);
     const visitor = visitorHash(await saltFor(day), rules.id, hit.ip, hit.userAgent);
@@ -118,6 +121,7 @@ export function createCollector(options: CollectorOptions) {
   async function flushOnce(): Promise<void> {
     const batch = buffer;
     buffer = [];
+    inFlight = batch.length;
     const step = store.maxHitsPerWrite ?? batch.length;
     let written = 0;
     try {
@@ -126,8 +130,10 @@ export function createCollector(options: CollectorOptions) {
         const end = Math.min(batch.length, written + step);
         await writeChunk(written === 0 && end === batch.length ? batch : batch.slice(written, end));
         written = end;
+        inFlight = batch.length - written;
       }
     } catch (error) {
+      inFlight = 0;
       buffer = batch.slice(written).concat(buffer);
       options.onFlushError?.(error);
       throw error;
