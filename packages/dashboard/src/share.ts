@@ -2,6 +2,7 @@
 import { isApiError, type Client } from "./api.js";
 import { parseRange, rangeQuery, todayIn } from "./dates.js";
 import { h, mount } from "./dom.js";
+import { secretForm } from "./secret-form.js";
 import { shareSource } from "./source.js";
 import { statsView, type StatsView } from "./stats-view.js";
 
@@ -13,38 +14,21 @@ interface SharedWebsite {
 const hashQuery = () => new URLSearchParams(location.hash.slice(1));
 
 function passwordForm(client: Client, api: string, domain: string, onUnlocked: () => void): HTMLElement {
-  const input = h("input", { type: "password", name: "password", autocomplete: "current-password", required: true, "aria-label": "Password" });
-  const error = h("p", { class: "error", role: "alert" });
-  const button = h("button", { type: "submit" }, "View statistics");
-  async function submit(event: Event): Promise<void> {
-    event.preventDefault();
-    button.disabled = true;
-    error.textContent = "";
-    try {
-      await client.post(`${api}/auth`, { password: input.value });
-      onUnlocked();
-    } catch (failure) {
+  return secretForm({
+    title: domain,
+    hint: "These statistics are protected by a password.",
+    input: h("input", { type: "password", name: "password", autocomplete: "current-password", required: true, "aria-label": "Password" }),
+    buttonLabel: "View statistics",
+    send: async (password) => {
+      await client.post(`${api}/auth`, { password });
+    },
+    describeFailure(failure) {
       const status = isApiError(failure) ? failure.status : 0;
-      if (status === 429 && isApiError(failure)) error.textContent = `Too many attempts. Try again in ${Math.ceil(failure.retryAfter / 60)} min.`;
-      else error.textContent = status === 422 ? "Wrong password." : "Could not check the password. Try again.";
-      input.select();
-    } finally {
-      button.disabled = false;
-    }
-  }
-  return h(
-    "main",
-    { class: "narrow" },
-    h(
-      "form",
-      { class: "card sign-in", onsubmit: (event: Event) => void submit(event) },
-      h("h1", {}, domain),
-      h("p", { class: "muted" }, "These statistics are protected by a password."),
-      input,
-      button,
-      error,
-    ),
-  );
+      if (status === 429 && isApiError(failure)) return `Too many attempts. Try again in ${Math.ceil(failure.retryAfter / 60)} min.`;
+      return status === 422 ? "Wrong password." : "Could not check the password. Try again.";
+    },
+    onAccepted: onUnlocked,
+  });
 }
 
 export function startShare(app: HTMLElement, client: Client, domain: string): void {
