@@ -1,8 +1,8 @@
 import type { Tally, TrustProxy } from "@tally/core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { apiClient, expectInvalid, expectJson, type ApiBody, type ApiClient, type ApiResponse } from "../support/api-client.js";
+import { expectInvalid, expectJson, type ApiBody, type ApiClient, type ApiResponse } from "../support/api-client.js";
 import { apiMatrix } from "../support/matrix.js";
-import { createTempTally, createTestTally, type TestTally } from "../support/tally-fixture.js";
+import { createTempTally, servedWithTwoAccounts, type TestTally } from "../support/tally-fixture.js";
 import { transports, type Served, type Transport } from "../support/transports.js";
 
 const CHROME = "Mozilla/5.0 (Windows NT 10.0; Win64; x64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/131.0.0.0 Safari/537.36";
@@ -80,22 +80,11 @@ describe.each(apiMatrix)("collect, script and stats over $name", ({ transport, d
   let siteId: number;
 
   beforeAll(async () => {
-    stored = await createTestTally(dialect);
-    ({ tally, dispose } = stored);
-    served = await transport.serve(tally);
-    const a = await tally.accounts.create({ name: "alice" });
-    const b = await tally.accounts.create({ name: "bob" });
-    aliceId = a.accountId;
-    alice = apiClient(served, a.key);
-    bob = apiClient(served, b.key);
-    anonymous = apiClient(served, null);
+    ({ stored, tally, served, aliceId, alice, bob, anonymous, dispose } = await servedWithTwoAccounts(transport, dialect));
     siteId = (await tally.websites.create(aliceId, { domain: "collect.example" })).id;
   });
 
-  afterAll(async () => {
-    await served.close();
-    await dispose();
-  });
+  afterAll(() => dispose());
 
   describe("POST /collect", () => {
     it("202 for a text/plain hit, and it is counted", async () => {

@@ -2,7 +2,7 @@ import type { Tally } from "@tally/core";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { apiClient, expectInvalid, expectJson, form, jsonBody, website, websites, type ApiClient, type ApiResponse } from "../support/api-client.js";
 import { apiMatrix } from "../support/matrix.js";
-import { createTestTally } from "../support/tally-fixture.js";
+import { servedWithTwoAccounts } from "../support/tally-fixture.js";
 import type { Served } from "../support/transports.js";
 
 const ISO = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;
@@ -26,19 +26,11 @@ describe.each(apiMatrix)("websites API over $name", ({ transport, dialect }) => 
   }
 
   beforeAll(async () => {
-    ({ tally, dispose } = await createTestTally(dialect));
-    served = await transport.serve(tally);
-    const a = await tally.accounts.create({ name: "alice" });
-    const b = await tally.accounts.create({ name: "bob" });
-    aliceId = a.accountId;
-    alice = apiClient(served, a.key);
-    bob = apiClient(served, b.key);
-    anonymous = apiClient(served, null);
+    ({ tally, served, aliceId, alice, bob, anonymous, dispose } = await servedWithTwoAccounts(transport, dialect));
   });
 
   afterAll(async () => {
     for (const cleanup of cleanups) await cleanup();
-    await served.close();
     await dispose();
   });
 

@@ -88,12 +88,18 @@ describe("crash", () => {
     for (const dir of dirs) dir.remove();
   });
 
-  it("Crash: SIGKILL mid-ingest → the SQLite file reopens cleanly and at most the last flush interval of hits is lost", { timeout: 60_000 }, async () => {
-    const dir = tempDirectory("tally-crash-");
+  /** `tally serve` on a new SQLite file, with the website the ingest posts to. */
+  async function freshServer(prefix: string) {
+    const dir = tempDirectory(prefix);
     dirs.push(dir);
     const file = `${dir.path}/tally.sqlite`;
     const server = await startServer(file);
     await createWebsite(server);
+    return { file, server };
+  }
+
+  it("Crash: SIGKILL mid-ingest → the SQLite file reopens cleanly and at most the last flush interval of hits is lost", { timeout: 60_000 }, async () => {
+    const { file, server } = await freshServer("tally-crash-");
 
     const run = ingest(server);
     // Several flush intervals of steady ingest, then a hard kill in the middle of it.
@@ -128,11 +134,7 @@ describe("crash", () => {
   });
 
   it("Crash: SIGTERM mid-ingest → every accepted hit is counted, exactly (zero loss)", { timeout: 60_000 }, async () => {
-    const dir = tempDirectory("tally-term-");
-    dirs.push(dir);
-    const file = `${dir.path}/tally.sqlite`;
-    const server = await startServer(file);
-    await createWebsite(server);
+    const { file, server } = await freshServer("tally-term-");
 
     const run = ingest(server);
     await steadyIngest(run, 2.5 * FLUSH_INTERVAL_MS);

@@ -4,7 +4,9 @@ import { join } from "node:path";
 import { createTally, type Tally, type TallyOptions } from "@tally/core";
 import Database from "better-sqlite3";
 import pg from "pg";
+import { apiClient } from "./api-client.js";
 import { createTestDatabase, type DialectName } from "./databases.js";
+import type { Transport } from "./transports.js";
 
 /**
  * A Tally on a real SQLite file in a fresh temporary directory, removed on close.
@@ -61,6 +63,27 @@ export async function createTestTally(dialect: DialectName, options: Omit<TallyO
     async dispose() {
       await tally.close();
       await database.dispose();
+    },
+  };
+}
+
+/** A fresh Tally served one way, with two accounts (alice, bob) and an anonymous client. */
+export async function servedWithTwoAccounts(transport: Transport, dialect: DialectName) {
+  const stored = await createTestTally(dialect);
+  const served = await transport.serve(stored.tally);
+  const a = await stored.tally.accounts.create({ name: "alice" });
+  const b = await stored.tally.accounts.create({ name: "bob" });
+  return {
+    stored,
+    tally: stored.tally,
+    served,
+    aliceId: a.accountId,
+    alice: apiClient(served, a.key),
+    bob: apiClient(served, b.key),
+    anonymous: apiClient(served, null),
+    async dispose() {
+      await served.close();
+      await stored.dispose();
     },
   };
 }

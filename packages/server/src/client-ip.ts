@@ -11,7 +11,9 @@ export interface ProxyTrust {
   clientIp(socketIp: string | undefined, header: HeaderReader): string | undefined;
 }
 
-const compiled = new Map<string, ProxyTrust>();
+/** Compiled once per option value: lists by identity, the other forms by value. */
+const compiledLists = new WeakMap<readonly string[], ProxyTrust>();
+const compiledValues = new Map<boolean | number, ProxyTrust>();
 
 const stripMapped = (address: string) => address.replace(/^::ffff:(?=\d+\.\d+\.\d+\.\d+$)/i, "");
 
@@ -74,12 +76,13 @@ function compile(trustProxy: TrustProxy | undefined): ProxyTrust {
 
 /** The compiled trust rules for a `trustProxy` option (cached: the collect path calls this per hit). */
 export function proxyTrust(trustProxy: TrustProxy | undefined): ProxyTrust {
-  const key = JSON.stringify(trustProxy ?? false);
-  let trust = compiled.get(key);
-  if (!trust) {
-    trust = compile(trustProxy);
-    if (compiled.size > 100) compiled.clear();
-    compiled.set(key, trust);
+  const option = trustProxy ?? false;
+  if (Array.isArray(option)) {
+    let trust = compiledLists.get(option);
+    if (!trust) compiledLists.set(option, (trust = compile(option)));
+    return trust;
   }
+  let trust = compiledValues.get(option);
+  if (!trust) compiledValues.set(option, (trust = compile(option)));
   return trust;
 }
