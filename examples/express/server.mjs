@@ -1,6 +1,6 @@
 // Tally inside an Express app: the API under /analytics/api/v1, next to your own routes.
-import { createTally } from "@tally/core";
-import { toNodeHandler } from "@tally/server/node";
+import { createTally } from "@tally-analytics/core";
+import { toNodeHandler } from "@tally-analytics/server/node";
 import express from "express";
 
 const tally = createTally({ database: "file:./data/example.sqlite" });

@@ -1,6 +1,6 @@
 // Tally as a Fastify plugin: the API under /analytics/api/v1, next to your own routes.
-import { createTally } from "@tally/core";
-import { tallyPlugin } from "@tally/server/fastify";
+import { createTally } from "@tally-analytics/core";
+import { tallyPlugin } from "@tally-analytics/server/fastify";
 import Fastify from "fastify";
 
 const tally = createTally({ database: "file:./data/example.sqlite" });

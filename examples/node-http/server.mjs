@@ -1,7 +1,7 @@
 // Tally on plain node:http: the whole server is Tally, API at /api/v1.
 import { createServer } from "node:http";
-import { createTally } from "@tally/core";
-import { toNodeHandler } from "@tally/server/node";
+import { createTally } from "@tally-analytics/core";
+import { toNodeHandler } from "@tally-analytics/server/node";
 
 const tally = createTally({ database: "file:./data/example.sqlite" });
 if ((await tally.accounts.count()) === 0) {

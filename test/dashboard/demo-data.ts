@@ -1,6 +1,6 @@
 // A year of plausible traffic for one website, from a seeded PRNG, through in-process
 // `tally.collect` with explicit timestamps (the HTTP endpoint always uses the clock).
-import type { HitInput, Tally } from "@tally/core";
+import type { HitInput, Tally } from "@tally-analytics/core";
 import { seededRandom as random } from "../support/random.js";
 
 const DAY_MS = 86_400_000;

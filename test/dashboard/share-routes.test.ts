@@ -1,6 +1,6 @@
 // Share pages and the dashboard shell over HTTP, embedded under /analytics: through the
 // bare fetch handler and real Express and Fastify servers on port 0.
-import type { Tally } from "@tally/core";
+import type { Tally } from "@tally-analytics/core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { apiClient, form, type ApiClient } from "../support/api-client.js";
 import { createTempTally } from "../support/tally-fixture.js";

@@ -6,7 +6,7 @@
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { createTally, type DatabaseOption } from "@tally/core";
+import { createTally, type DatabaseOption } from "@tally-analytics/core";
 import Database from "better-sqlite3";
 import { Kysely, SqliteDialect } from "kysely";
 import { afterAll, describe, expect, it } from "vitest";

@@ -9,7 +9,7 @@ import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import pg from "pg";
 import { afterEach, describe, expect, it } from "vitest";
-import { createTally, type Tally, type TallyOptions } from "@tally/core";
+import { createTally, type Tally, type TallyOptions } from "@tally-analytics/core";
 import { DIALECTS, createTestDatabase, type DialectName, type TestDatabase } from "../support/databases.js";
 import { createTestTally, type TestTally } from "../support/tally-fixture.js";
 

@@ -7,7 +7,7 @@
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { NotFoundError, STAT_NAMES, type Tally } from "@tally/core";
+import { NotFoundError, STAT_NAMES, type Tally } from "@tally-analytics/core";
 import { DIALECTS } from "../support/databases.js";
 import { createTestTally, type TestTally } from "../support/tally-fixture.js";
 import { openGeoLookup, type GeoLookup } from "../../packages/core/src/enrich/geo.js";

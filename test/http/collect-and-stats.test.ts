@@ -1,4 +1,4 @@
-import type { Tally, TrustProxy } from "@tally/core";
+import type { Tally, TrustProxy } from "@tally-analytics/core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { expectInvalid, expectJson, type ApiBody, type ApiClient, type ApiResponse } from "../support/api-client.js";
 import { apiMatrix } from "../support/matrix.js";

@@ -1,4 +1,4 @@
-import type { Tally } from "@tally/core";
+import type { Tally } from "@tally-analytics/core";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { apiClient, expectInvalid, expectJson, form, jsonBody, website, websites, type ApiClient, type ApiResponse } from "../support/api-client.js";
 import { apiMatrix } from "../support/matrix.js";

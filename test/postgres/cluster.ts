@@ -7,7 +7,7 @@ import { seededRandom } from "../support/random.js";
 import { spawn, type ChildProcess } from "node:child_process";
 import { existsSync } from "node:fs";
 import { fileURLToPath } from "node:url";
-import { createTally, STAT_NAMES, type StatName, type StatRow } from "@tally/core";
+import { createTally, STAT_NAMES, type StatName, type StatRow } from "@tally-analytics/core";
 
 export const CLI_BIN = fileURLToPath(new URL("../../packages/cli/dist/bin.js", import.meta.url));
 

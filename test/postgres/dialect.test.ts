@@ -5,7 +5,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import pg from "pg";
-import { createTally, type DatabaseOption, type Tally } from "@tally/core";
+import { createTally, type DatabaseOption, type Tally } from "@tally-analytics/core";
 import { Kysely, PostgresDialect, sql } from "kysely";
 import { DIALECTS, createTestDatabase, type TestDatabase } from "../support/databases.js";
 

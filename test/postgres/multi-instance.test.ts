@@ -25,7 +25,7 @@
  *   must equal the baseline exactly, while flushes of both instances still overlap.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createTally, type StatName } from "@tally/core";
+import { createTally, type StatName } from "@tally-analytics/core";
 import { DIALECTS, createTestDatabase, type TestDatabase } from "../support/databases.js";
 import {
   assertCliBuilt,

@@ -13,7 +13,7 @@
  *    16 KiB+ headers and query strings, broken chunked bodies, conflicting lengths).
  */
 import { connect } from "node:net";
-import { STAT_NAMES, type Tally } from "@tally/core";
+import { STAT_NAMES, type Tally } from "@tally-analytics/core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { routes } from "../../packages/server/src/routes.js";
 import { createTempTally } from "../support/tally-fixture.js";

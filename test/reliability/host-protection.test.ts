@@ -11,7 +11,7 @@
  */
 import { monitorEventLoopDelay } from "node:perf_hooks";
 import Database from "better-sqlite3";
-import { createTally, type Tally } from "@tally/core";
+import { createTally, type Tally } from "@tally-analytics/core";
 import { afterAll, describe, expect, it } from "vitest";
 import { apiClient } from "../support/api-client.js";
 import { createTempTally } from "../support/tally-fixture.js";

@@ -7,7 +7,7 @@
  * process sharing the database, as `tally keys revoke` does).
  */
 import { createHash } from "node:crypto";
-import { createTally, STAT_NAMES, type Tally } from "@tally/core";
+import { createTally, STAT_NAMES, type Tally } from "@tally-analytics/core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { apiClient, form, jsonBody, websites as websiteList, type ApiClient } from "../support/api-client.js";
 import { createTempTally } from "../support/tally-fixture.js";

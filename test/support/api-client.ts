@@ -1,4 +1,4 @@
-import type { Website } from "@tally/core";
+import type { Website } from "@tally-analytics/core";
 import { expect } from "vitest";
 import type { Served } from "./transports.js";
 

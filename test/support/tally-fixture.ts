@@ -1,7 +1,7 @@
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { createTally, type Tally, type TallyOptions } from "@tally/core";
+import { createTally, type Tally, type TallyOptions } from "@tally-analytics/core";
 import Database from "better-sqlite3";
 import pg from "pg";
 import { apiClient } from "./api-client.js";

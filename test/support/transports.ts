@@ -1,10 +1,10 @@
 import { once } from "node:events";
 import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
-import type { Tally } from "@tally/core";
-import { createHandler, type HandlerOptions } from "@tally/server";
-import { tallyPlugin } from "@tally/server/fastify";
-import { toNodeHandler } from "@tally/server/node";
+import type { Tally } from "@tally-analytics/core";
+import { createHandler, type HandlerOptions } from "@tally-analytics/server";
+import { tallyPlugin } from "@tally-analytics/server/fastify";
+import { toNodeHandler } from "@tally-analytics/server/node";
 import express from "express";
 import Fastify from "fastify";
 

@@ -2,7 +2,7 @@
 // page plus the script and records what arrives at the collect endpoint.
 import { createServer } from "node:http";
 import type { AddressInfo } from "node:net";
-import { trackerScript } from "@tally/tracker";
+import { trackerScript } from "@tally-analytics/tracker";
 import type { Browser, BrowserContext, Page } from "playwright-core";
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { launchChromium, skipWithoutChromium as skip, warnIfSkipped } from "../support/chromium.js";

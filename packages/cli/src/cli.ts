@@ -1,4 +1,4 @@
-import { createTally, TallyError, ValidationError } from "@tally/core";
+import { createTally, TallyError, ValidationError } from "@tally-analytics/core";
 import { UsageError, parseArgs } from "./args.js";
 import { keys } from "./commands/keys.js";
 import { serve } from "./commands/serve.js";

@@ -1,5 +1,5 @@
-import type { TallyOptions, TrustProxy } from "@tally/core";
-import type { HandlerOptions } from "@tally/server";
+import type { TallyOptions, TrustProxy } from "@tally-analytics/core";
+import type { HandlerOptions } from "@tally-analytics/server";
 import { UsageError } from "./args.js";
 
 export interface ServeConfig {

@@ -6,10 +6,11 @@ import { openGeoLookup } from "./enrich/geo.js";
 import { createUserAgentParser } from "./enrich/user-agent.js";
 import { createCollector, type CollectResult } from "./engine/collector.js";
 import type { HitInput } from "./engine/hit-input.js";
-import { createRollupStore, type RollupStore } from "./engine/rollup-store.js";
+import { createKyselyStore } from "./engine/kysely-store.js";
+import type { EngineStore } from "./engine/store.js";
 import { createSalts } from "./engine/salts.js";
-import { createSqliteRollupStore } from "./engine/sqlite-rollup-store.js";
-import { createSqliteWorkerStore } from "./engine/sqlite-worker-store.js";
+import { createSqliteWorkerStore } from "./dialect/sqlite/worker-store.js";
+import { createSqliteStore } from "./dialect/sqlite/writer.js";
 import { createWebsiteCache } from "./engine/website-rules.js";
 import { createRealtimeReader } from "./stats/realtime.js";
 import { createStats, type Stats } from "./stats/stats.js";
@@ -79,9 +80,9 @@ interface Services {
  * Where the engine writes: a worker thread for a SQLite file, the caller's thread for an
  * in-memory SQLite database (no other connection can see it), kysely for PostgreSQL.
  */
-function engineStore(store: OpenDatabase): RollupStore {
-  if (!store.sqlite) return createRollupStore(store.db, store.dialect);
-  if (store.sqlite.memory || !store.sqlite.name) return createSqliteRollupStore(store.sqlite);
+function engineStore(store: OpenDatabase): EngineStore {
+  if (!store.sqlite) return createKyselyStore(store.db, store.dialect);
+  if (store.sqlite.memory || !store.sqlite.name) return createSqliteStore(store.sqlite);
   const busyTimeout = Number(store.sqlite.pragma("busy_timeout", { simple: true }));
   return createSqliteWorkerStore(store.sqlite.name, busyTimeout);
 }

@@ -2,13 +2,13 @@ import { createHash } from "node:crypto";
 import { existsSync, readFileSync } from "node:fs";
 import { Script } from "node:vm";
 import { gzipSync } from "node:zlib";
-import { dashboardAssets } from "@tally/dashboard";
+import { dashboardAssets } from "@tally-analytics/dashboard";
 import { describe, expect, it } from "vitest";
 
 const dist = new URL("../dist/", import.meta.url);
 const read = (file: string) => {
   const url = new URL(file, dist);
-  if (!existsSync(url)) throw new Error(`${url.pathname} is missing: run pnpm --filter @tally/dashboard run build`);
+  if (!existsSync(url)) throw new Error(`${url.pathname} is missing: run pnpm --filter @tally-analytics/dashboard run build`);
   return readFileSync(url, "utf8");
 };
 

@@ -1,4 +1,4 @@
-import { NotFoundError, UnauthorizedError, type Tally } from "@tally/core";
+import { NotFoundError, UnauthorizedError, type Tally } from "@tally-analytics/core";
 import type { Authenticate } from "./options.js";
 
 function bearerToken(request: Request): string | null {

@@ -1,5 +1,5 @@
 import { BlockList, isIP } from "node:net";
-import type { TrustProxy } from "@tally/core";
+import type { TrustProxy } from "@tally-analytics/core";
 
 /** A request header by lower-case name; null or undefined when absent. */
 export type HeaderReader = (name: string) => string | null | undefined;

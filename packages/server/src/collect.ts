@@ -1,4 +1,4 @@
-import { ValidationError, type HitInput, type Tally } from "@tally/core";
+import { ValidationError, type HitInput, type Tally } from "@tally-analytics/core";
 import * as z from "zod";
 import { parseJsonObject, readText } from "./body.js";
 import { proxyTrust, type HeaderReader } from "./client-ip.js";

@@ -1,4 +1,4 @@
-import { NotFoundError, TallyError, UnauthorizedError, UnavailableError, ValidationError } from "@tally/core";
+import { NotFoundError, TallyError, UnauthorizedError, UnavailableError, ValidationError } from "@tally-analytics/core";
 import { json } from "./json-response.js";
 
 /** Called with every unexpected error before the client gets a bare 500. */

@@ -1,4 +1,4 @@
-import { UnauthorizedError, validate, type Tally } from "@tally/core";
+import { UnauthorizedError, validate, type Tally } from "@tally-analytics/core";
 import { authenticateRequest } from "./auth.js";
 import { proxyTrust } from "./client-ip.js";
 import { DEFAULT_BODY_LIMIT, readFields } from "./body.js";

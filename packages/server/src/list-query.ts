@@ -1,4 +1,4 @@
-import { choice, paginationQuery, sortDirection } from "@tally/core";
+import { choice, paginationQuery, sortDirection } from "@tally-analytics/core";
 import * as z from "zod";
 
 export const websiteListQuery = z.object({

@@ -1,4 +1,4 @@
-import type { Tally } from "@tally/core";
+import type { Tally } from "@tally-analytics/core";
 import type * as z from "zod";
 
 export type Method = "GET" | "POST" | "PUT" | "PATCH" | "DELETE" | "OPTIONS";

@@ -1,4 +1,4 @@
-import { NotFoundError, statsQuerySchema } from "@tally/core";
+import { NotFoundError, statsQuerySchema } from "@tally-analytics/core";
 import { collect, CORS_HEADERS } from "./collect.js";
 import { dashboardRoutes } from "./dashboard/dashboard-routes.js";
 import { trackerScriptResponse } from "./script.js";

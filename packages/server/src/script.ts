@@ -1,4 +1,4 @@
-import { trackerEtag, trackerScript } from "@tally/tracker";
+import { trackerEtag, trackerScript } from "@tally-analytics/tracker";
 
 /** The script URL is not versioned: a day of freshness, a week of serving stale while revalidating. */
 const CACHE_CONTROL = "public, max-age=86400, stale-while-revalidate=604800";

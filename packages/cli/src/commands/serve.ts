@@ -1,7 +1,7 @@
 import { createServer, STATUS_CODES, type Server } from "node:http";
 import type { AddressInfo, Socket } from "node:net";
-import { createTally, type Tally } from "@tally/core";
-import { toNodeHandler } from "@tally/server/node";
+import { createTally, type Tally } from "@tally-analytics/core";
+import { toNodeHandler } from "@tally-analytics/server/node";
 import type { ServeConfig } from "../config.js";
 
 type Print = (line: string) => void;

@@ -1,4 +1,4 @@
-import type { Tally, Website } from "@tally/core";
+import type { Tally, Website } from "@tally-analytics/core";
 import { UsageError, stringFlag, type ParsedArgs } from "../args.js";
 
 type Print = (line: string) => void;

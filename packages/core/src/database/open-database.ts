@@ -2,8 +2,8 @@ import { mkdirSync } from "node:fs";
 import { dirname } from "node:path";
 import { Kysely, PostgresDialect, SqliteDialect } from "kysely";
 import type { SqlDialect } from "../dialect/dialect.js";
-import { postgresDialect } from "../dialect/postgres.js";
-import { CONTAINS_FUNCTION, createSqliteDialect } from "../dialect/sqlite.js";
+import { postgresDialect } from "../dialect/postgres/sql-dialect.js";
+import { CONTAINS_FUNCTION, createSqliteDialect } from "../dialect/sqlite/sql-dialect.js";
 import type { Database } from "./schema.js";
 
 /** The shape of a better-sqlite3 `Database` that Tally relies on. */

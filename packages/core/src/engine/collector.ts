@@ -6,7 +6,7 @@ import { checkHit, type HitInput } from "./hit-input.js";
 import { createLocalClock } from "./local-time.js";
 import { campaignOf, externalReferrer, pageOf } from "./page.js";
 import type { PendingHit } from "./pending-hit.js";
-import type { RollupStore } from "./rollup-store.js";
+import type { EngineStore } from "./store.js";
 import type { Salts } from "./salts.js";
 import { visitorHash } from "./salts.js";
 import { VISIT_TIMEOUT_MS } from "./visit-processor.js";
@@ -15,7 +15,7 @@ import { isExcludedIp, type WebsiteRules, type createWebsiteCache } from "./webs
 export type CollectResult = { status: "accepted" } | { status: "dropped"; reason: "bot" | "excluded-ip" };
 
 export interface CollectorOptions {
-  store: RollupStore;
+  store: EngineStore;
   salts: Salts;
   websites: ReturnType<typeof createWebsiteCache>;
   userAgents: ReturnType<typeof createUserAgentParser>;

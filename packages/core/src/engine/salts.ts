@@ -1,5 +1,5 @@
 import { createHash, randomBytes } from "node:crypto";
-import type { RollupStore } from "./rollup-store.js";
+import type { EngineStore } from "./store.js";
 
 /** How many days a salt is kept: today and yesterday in every time zone. */
 const KEEP_DAYS = 3;
@@ -23,7 +23,7 @@ export function oldestKeptDay(now: number): string {
 }
 
 /** Salts cached in memory, stored (and shared with every other process) through the engine store. */
-export function createSalts(store: Pick<RollupStore, "salt" | "forgetBefore">): Salts {
+export function createSalts(store: Pick<EngineStore, "salt" | "forgetBefore">): Salts {
   const loaded = new Map<string, string>();
   const pending = new Map<string, Promise<string>>();
 

@@ -1,4 +1,4 @@
-import type { Tally } from "@tally/core";
+import type { Tally } from "@tally-analytics/core";
 import type { FastifyError, FastifyPluginAsync, FastifyReply, FastifyRequest } from "fastify";
 import { decodeUtf8, DEFAULT_BODY_LIMIT } from "../body.js";
 import { answerHit, COLLECT_BODY_LIMIT, CORS_HEADERS, collectReporter } from "../collect.js";

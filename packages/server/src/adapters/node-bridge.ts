@@ -1,6 +1,6 @@
 import type { IncomingHttpHeaders, IncomingMessage, ServerResponse } from "node:http";
 import { Readable } from "node:stream";
-import type { TrustProxy } from "@tally/core";
+import type { TrustProxy } from "@tally-analytics/core";
 import { proxyTrust } from "../client-ip.js";
 
 /** What Express (or a body parser before Tally) may have added to the request. */

@@ -1,5 +1,5 @@
 import type { IncomingMessage, ServerResponse } from "node:http";
-import type { Tally } from "@tally/core";
+import type { Tally } from "@tally-analytics/core";
 import { decodeUtf8 } from "../body.js";
 import { answerHit, COLLECT_BODY_LIMIT, collectReporter } from "../collect.js";
 import { HttpError, MESSAGES } from "../errors.js";

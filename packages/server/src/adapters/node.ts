@@ -1,5 +1,5 @@
 import type { IncomingMessage, ServerResponse } from "node:http";
-import type { Tally } from "@tally/core";
+import type { Tally } from "@tally-analytics/core";
 import { MESSAGES } from "../errors.js";
 import { createHandler } from "../handler.js";
 import { JSON_CONTENT_TYPE } from "../json-response.js";

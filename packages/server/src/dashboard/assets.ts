@@ -1,4 +1,4 @@
-import { dashboardAssets, type DashboardAsset } from "@tally/dashboard";
+import { dashboardAssets, type DashboardAsset } from "@tally-analytics/dashboard";
 import { HttpError, MESSAGES } from "../errors.js";
 
 /** Versioned URLs (`?v=` matching the content) never change: cache them for a year. */

@@ -1,4 +1,4 @@
-import { NotFoundError, statsQuerySchema, ValidationError } from "@tally/core";
+import { NotFoundError, statsQuerySchema, ValidationError } from "@tally-analytics/core";
 import * as z from "zod";
 import { proxyTrust } from "../client-ip.js";
 import { HttpError, MESSAGES } from "../errors.js";

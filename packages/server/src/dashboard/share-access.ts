@@ -1,4 +1,4 @@
-import { NotFoundError, normalizeDomain, stripWww, type Tally, type WebsiteRow } from "@tally/core";
+import { NotFoundError, normalizeDomain, stripWww, type Tally, type WebsiteRow } from "@tally-analytics/core";
 import { HttpError } from "../errors.js";
 import { createRateLimiter, type RateLimiter } from "../rate-limit.js";
 import type { RequestContext } from "../route.js";

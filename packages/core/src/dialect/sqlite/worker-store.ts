@@ -1,6 +1,6 @@
 import { Worker } from "node:worker_threads";
-import type { PendingHit } from "./pending-hit.js";
-import type { RollupStore } from "./rollup-store.js";
+import type { PendingHit } from "../../engine/pending-hit.js";
+import type { EngineStore } from "../../engine/store.js";
 
 type RequestBody =
   | { type: "write"; hits: readonly PendingHit[] }
@@ -14,8 +14,8 @@ export type WriterResponse = { id: number; ok: true; value: unknown } | { id: nu
 
 /** The worker runs compiled JavaScript; under a TypeScript test runner this module is `src/…ts`. */
 function workerUrl(): URL {
-  const url = new URL("./sqlite-writer-worker.js", import.meta.url);
-  return import.meta.url.endsWith(".ts") ? new URL(url.href.replace(/\/src\/(?=engine\/)/, "/dist/")) : url;
+  const url = new URL("./writer-worker.js", import.meta.url);
+  return import.meta.url.endsWith(".ts") ? new URL(url.href.replace(/\/src\/(?=dialect\/)/, "/dist/")) : url;
 }
 
 /**
@@ -24,7 +24,7 @@ function workerUrl(): URL {
  * only hands hits over; it never waits on a transaction, and the flush runs on the
  * other core while the next hits are collected.
  */
-export function createSqliteWorkerStore(path: string, busyTimeout: number): RollupStore {
+export function createSqliteWorkerStore(path: string, busyTimeout: number): EngineStore {
   const worker = new Worker(workerUrl(), { workerData: { path, busyTimeout } });
   const pending = new Map<number, { resolve(value: unknown): void; reject(error: Error): void }>();
   let nextId = 1;

@@ -1,5 +1,5 @@
 import { sql } from "kysely";
-import type { SqlDialect } from "./dialect.js";
+import type { SqlDialect } from "../dialect.js";
 
 /** Arbitrary but fixed: every Tally process takes the same advisory lock to migrate. */
 const MIGRATION_LOCK_KEY = 7_411_790_115;

@@ -4,6 +4,7 @@ import type { SqlDialect } from "../dialect/dialect.js";
 import { applyHits, flushWork, type FlushWork } from "./apply-hits.js";
 import type { CounterRow } from "./counters.js";
 import type { PendingHit, VisitorState } from "./pending-hit.js";
+import type { EngineStore } from "./store.js";
 
 /** Rows per statement: well under both SQLite's and PostgreSQL's parameter limits. */
 const CHUNK = 500;
@@ -23,30 +24,8 @@ function compareCounterRows(a: CounterRow, b: CounterRow): number {
   return 0;
 }
 
-/**
- * Where the engine's own tables are written: visitor states with rollup counters
- * (atomically, per write), and the daily salts.
- */
-export interface RollupStore {
-  /**
-   * Most hits one `write` may carry. A store that writes on the caller's thread
-   * (better-sqlite3 in memory) blocks the event loop for a whole write, so the
-   * collector splits a flush into writes of at most this many and yields between them.
-   * Unset: one write per flush.
-   */
-  readonly maxHitsPerWrite?: number;
-  /** Counts the hits (in the order given) into visitor states and rollups, atomically. */
-  write(hits: readonly PendingHit[]): Promise<void>;
-  deleteWebsite(websiteId: number): Promise<void>;
-  /** The salt of a day: `candidate` unless another process stored one first. */
-  salt(day: string, candidate: string): Promise<string>;
-  /** Deletes the salts and visitor rows of days before `day`. */
-  forgetBefore(day: string): Promise<void>;
-  close(): Promise<void>;
-}
-
 /** Writes a flush in one transaction through kysely; the same SQL on SQLite and PostgreSQL. */
-export function createRollupStore(db: Kysely<Database>, dialect: SqlDialect): RollupStore {
+export function createKyselyStore(db: Kysely<Database>, dialect: SqlDialect): EngineStore {
   async function loadStates(trx: Transaction<Database>, work: FlushWork): Promise<Map<string, VisitorState>> {
     if (dialect.lockRows) {
       // Claiming rows first makes a second process wait for this one to commit

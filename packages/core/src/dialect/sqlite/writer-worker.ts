@@ -5,8 +5,8 @@
  */
 import { parentPort, workerData } from "node:worker_threads";
 import Database from "better-sqlite3";
-import { createSqliteWriter } from "./sqlite-rollup-store.js";
-import type { WriterRequest, WriterResponse } from "./sqlite-worker-store.js";
+import { createSqliteWriter } from "./writer.js";
+import type { WriterRequest, WriterResponse } from "./worker-store.js";
 
 const { path, busyTimeout } = workerData as { path: string; busyTimeout: number };
 const database = new Database(path);

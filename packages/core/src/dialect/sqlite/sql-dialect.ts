@@ -1,5 +1,5 @@
 import { sql } from "kysely";
-import type { SqlDialect } from "./dialect.js";
+import type { SqlDialect } from "../dialect.js";
 
 /** Registered on the better-sqlite3 handle: SQLite's own lower() only folds ASCII. */
 export const CONTAINS_FUNCTION = "tally_contains";

@@ -1,7 +1,7 @@
-import type { VisitorsTable } from "../database/schema.js";
-import { applyHits, flushWork } from "./apply-hits.js";
-import type { PendingHit, VisitorState } from "./pending-hit.js";
-import type { RollupStore } from "./rollup-store.js";
+import type { VisitorsTable } from "../../database/schema.js";
+import { applyHits, flushWork } from "../../engine/apply-hits.js";
+import type { PendingHit, VisitorState } from "../../engine/pending-hit.js";
+import type { EngineStore } from "../../engine/store.js";
 
 /** The parts of a better-sqlite3 Database the SQLite store uses. */
 export interface SqliteHandle {
@@ -82,7 +82,7 @@ export function createSqliteWriter(sqlite: SqliteHandle): SqliteWriter {
 }
 
 /** Writes on the caller's thread, in bounded writes (for databases a worker cannot open, like `:memory:`). */
-export function createSqliteRollupStore(sqlite: SqliteHandle): RollupStore {
+export function createSqliteStore(sqlite: SqliteHandle): EngineStore {
   const writer = createSqliteWriter(sqlite);
   return {
     maxHitsPerWrite: 2_000,

@@ -1,0 +1,23 @@
+import type { PendingHit } from "./pending-hit.js";
+
+/**
+ * Where the engine's own tables are written: visitor states with rollup counters
+ * (atomically, per write), and the daily salts.
+ */
+export interface EngineStore {
+  /**
+   * Most hits one `write` may carry. A store that writes on the caller's thread
+   * (better-sqlite3 in memory) blocks the event loop for a whole write, so the
+   * collector splits a flush into writes of at most this many and yields between them.
+   * Unset: one write per flush.
+   */
+  readonly maxHitsPerWrite?: number;
+  /** Counts the hits (in the order given) into visitor states and rollups, atomically. */
+  write(hits: readonly PendingHit[]): Promise<void>;
+  deleteWebsite(websiteId: number): Promise<void>;
+  /** The salt of a day: `candidate` unless another process stored one first. */
+  salt(day: string, candidate: string): Promise<string>;
+  /** Deletes the salts and visitor rows of days before `day`. */
+  forgetBefore(day: string): Promise<void>;
+  close(): Promise<void>;
+}
