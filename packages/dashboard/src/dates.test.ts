@@ -36,6 +36,16 @@ describe("dates", () => {
     expect(isDay("2026-02-29")).toBe(false);
   });
 
+  it("never loops or lists beyond the API's date domain (years 1970 to 9998)", () => {
+    const today = "2026-05-10";
+    for (const query of ["range=custom&from=9999-01-01&to=9999-12-31", "range=custom&from=1969-12-31&to=1970-01-02"]) {
+      expect(parseRange(new URLSearchParams(query), today)).toEqual(rangeFor("30d", today));
+    }
+    expect(daysBetween("9998-12-30", "9998-12-31")).toEqual(["9998-12-30", "9998-12-31"]);
+    expect(daysBetween("9999-12-30", "9999-12-31")).toEqual(["9999-12-30", "9999-12-31"]);
+    expect(daysBetween("1970-01-01", "9998-12-31")).toHaveLength(3660);
+  });
+
   it("labels ranges with years only when needed", () => {
     expect(formatRange("2026-03-01", "2026-03-07", "2026-03-07")).toBe("Mar 1 – Mar 7");
     expect(formatRange("2025-06-01", "2026-05-10", "2026-05-10")).toBe("Jun 1, 2025 – May 10, 2026");

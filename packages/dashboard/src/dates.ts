@@ -18,7 +18,9 @@ export const RANGE_LABELS: Readonly<Record<RangeKey, string>> = {
 
 const DAY = /^\d{4}-\d{2}-\d{2}$/;
 
-export const isDay = (text: string): boolean => DAY.test(text) && toDate(text).toISOString().slice(0, 10) === text;
+/** The days the API answers for (its date domain): anything else is not a range to ask about. */
+export const isDay = (text: string): boolean =>
+  DAY.test(text) && text >= "1970-01-01" && text <= "9998-12-31" && toDate(text).toISOString().slice(0, 10) === text;
 
 const toDate = (day: string) => new Date(`${day}T00:00:00Z`);
 const toDay = (date: Date) => date.toISOString().slice(0, 10);
@@ -43,10 +45,16 @@ export function monthStart(day: string, months = 0): string {
   return toDay(date);
 }
 
-/** Every day from `from` to `to`, both included. */
+/** Most days a range lists: the API's own longest range. */
+const MAX_DAYS = 3660;
+
+/** Every day from `from` to `to`, both included (walked as times, never compared as text). */
 export function daysBetween(from: string, to: string): string[] {
   const days: string[] = [];
-  for (let day = from; day <= to; day = addDays(day, 1)) days.push(day);
+  const end = toDate(to).getTime();
+  for (let time = toDate(from).getTime(); time <= end && days.length < MAX_DAYS; time += 86_400_000) {
+    days.push(toDay(new Date(time)));
+  }
   return days;
 }
 

@@ -1,4 +1,5 @@
 import { isIP } from "node:net";
+import { FIRST_DAY, isTimeInDomain, LAST_DAY } from "../calendar.js";
 import { ValidationError } from "../errors.js";
 import { withoutControlCharacters } from "./text.js";
 
@@ -63,6 +64,7 @@ export function checkHit(input: HitInput): CheckedHit {
   if (isIP(ip) === 0) throw invalid("ip", "The client IP is not an IP address.");
   const timestamp = input.timestamp === undefined ? Date.now() : Number(input.timestamp);
   if (!Number.isFinite(timestamp)) throw invalid("timestamp", "The timestamp is not a valid time.");
+  if (!isTimeInDomain(timestamp)) throw invalid("timestamp", `The timestamp must fall between ${FIRST_DAY} and ${LAST_DAY}.`);
   return {
     url,
     referrer: typeof input.referrer === "string" ? input.referrer.slice(0, LIMITS.referrer) : "",

@@ -4,7 +4,8 @@ import type { SqlDialect } from "../dialect/dialect.js";
 import * as z from "zod";
 import { choice, paginationQuery, sortDirection, validate } from "../validation.js";
 import type { Page } from "../websites/websites.js";
-import { coveringPeriods, isCalendarDate } from "./periods.js";
+import { FIRST_DAY, isCalendarDate, isInDomain, LAST_DAY } from "../calendar.js";
+import { coveringPeriods } from "./periods.js";
 import { DAILY_SERIES, STAT_NAMES } from "./stat-names.js";
 
 /** Raw statistic parameters, as a query string or an in-process call gives them. */
@@ -31,7 +32,8 @@ const MAX_RANGE_DAYS = 3660;
 const date = (field: string) =>
   z
     .string({ error: `The ${field} field is required.` })
-    .refine(isCalendarDate, `The ${field} is not a valid date in the format Y-m-d.`);
+    .refine(isCalendarDate, `The ${field} is not a valid date in the format Y-m-d.`)
+    .refine((text) => !isCalendarDate(text) || isInDomain(text), `The ${field} must be a date from ${FIRST_DAY} to ${LAST_DAY}.`);
 
 /** Every parameter of SPEC §5; `search_by` accepts `value` and `url` (the default), which mean the same. */
 export const statsQuerySchema = z
@@ -47,7 +49,7 @@ export const statsQuerySchema = z
   })
   .superRefine((query, context) => {
     // An invalid date already has its own error: comparing it would only add a misleading one.
-    if (!isCalendarDate(query.from) || !isCalendarDate(query.to)) return;
+    if (!isInDomain(query.from) || !isInDomain(query.to)) return;
     if (query.from > query.to) context.addIssue({ code: "custom", path: ["to"], message: "The to must be a date after or equal to from." });
     else if (Date.parse(query.to) - Date.parse(query.from) > MAX_RANGE_DAYS * 86_400_000) {
       context.addIssue({ code: "custom", path: ["to"], message: `The range may not be longer than ${MAX_RANGE_DAYS} days.` });
