@@ -139,6 +139,7 @@ describe.each(apiMatrix)("websites API over $name", ({ transport, dialect }) => 
           exclude_params: "",
           exclude_ips: "",
           timezone: "UTC",
+          retention_days: 730,
           created_at: expect.stringMatching(ISO),
           updated_at: expect.stringMatching(ISO),
         },

@@ -217,7 +217,8 @@ export async function readStatistics(database: string, domain: string, from: str
     const website = websites.find((w) => w.domain === domain);
     if (!website) throw new Error(`no website ${domain} in ${database}`);
     const statistics = {} as Statistics;
-    for (const name of STAT_NAMES) {
+    // event_property needs an event and a property to break down: every other statistic is read.
+    for (const name of STAT_NAMES.filter((n) => n !== "event_property")) {
       const rows: StatRow[] = [];
       let total = 0;
       for (let page = 1; ; page++) {

@@ -14,6 +14,7 @@
  */
 import { connect } from "node:net";
 import { STAT_NAMES, type Tally } from "@tally-analytics/core";
+import { statName } from "../support/stat-query.js";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { routes } from "../../packages/server/src/routes.js";
 import { createTempTally } from "../support/tally-fixture.js";
@@ -82,6 +83,12 @@ const BAD_IPS = ["999.1.1.1", "10.0.0.0/33", "not-an-ip", "1.2.3.4' OR '1'='1", 
 const BAD_DATES = [
   "2026-02-30", "2026-02-29", "2025-02-29", "2026-04-31", "2026-13-01", "2026-00-10", "2026-01-00", "2026-2-3", "26-01-01",
   "2026-01-01T00:00:00Z", "tomorrow", "9999-99-99", "+002026-01-01", "2026/01/01", "20260101", "2026-01-01 ", "٢٠٢٦-٠١-٠١", ...SQLISH,
+  // Real dates outside the accepted domain (1970-01-01 … 9998-12-31).
+  "9999-01-01", "9999-12-31", "10000-01-01", "1969-12-31", "0001-01-01", "0000-01-01",
+];
+const BAD_FILTERS = [
+  "country", "country:is", "country:equals:US", "nope:is:x", "page:is:", "page:is:a||b", "prop::is:x", ":is:x", "PAGE:is:/", "page:contains:" + "x".repeat(3000),
+  `page:is:${Array.from({ length: 60 }, (_, i) => `v${i}`).join("|")}`, ...SQLISH,
 ];
 const BAD_PER_PAGE = ["7", "0", "-10", "1000", "1e2", "ten", "10.0", "99999999999999999999"];
 const BAD_PAGE = ["0", "-1", "1.5", "abc", "99999999999999999999", "1e3", "0x10", "Infinity"];
@@ -149,7 +156,7 @@ function badAuth(rng: Random, world: World): Case {
 
 function foreignOrBadId(rng: Random, world: World): Case {
   const id = rng.chance(0.4) ? String(rng.pick(world.idsB)) : rng.pick(BAD_IDS);
-  const stat = `name=${rng.pick(STAT_NAMES)}&from=2026-01-01&to=2026-01-31`;
+  const stat = `${statName(rng.pick(STAT_NAMES))}&from=2026-01-01&to=2026-01-31`;
   const { method, path } = rng.pick([
     { method: "GET", path: `/api/v1/websites/${id}` },
     { method: "PUT", path: `/api/v1/websites/${id}` },
@@ -240,12 +247,8 @@ function invalidListQuery(rng: Random, world: World): Case {
 }
 
 function invalidStatsQuery(rng: Random, world: World): Case {
-  const query = new Map<string, string>([
-    ["name", rng.pick(STAT_NAMES)],
-    ["from", "2026-01-01"],
-    ["to", "2026-01-31"],
-  ]);
-  const mutation = rng.int(10);
+  const query = new Map<string, string>([...new URLSearchParams(statName(rng.pick(STAT_NAMES))), ["from", "2026-01-01"], ["to", "2026-01-31"]]);
+  const mutation = rng.int(12);
   if (mutation === 0) query.delete(rng.pick(["name", "from", "to"]));
   else if (mutation === 1) query.set("name", rng.pick(["pageview", "PAGEVIEWS", "", "password", "api_keys", ...SQLISH]));
   else if (mutation === 2) query.set("from", rng.pick(BAD_DATES));
@@ -259,7 +262,9 @@ function invalidStatsQuery(rng: Random, world: World): Case {
   } else if (mutation === 6) query.set("search", "s".repeat(256 + rng.int(10_000)));
   else if (mutation === 7) query.set(rng.pick(["sort_by", "sort", "search_by"]), rng.pick(["password", "up", "domain", ...SQLISH]));
   else if (mutation === 8) query.set("per_page", rng.pick(BAD_PER_PAGE));
-  else query.set("page", rng.pick(BAD_PAGE));
+  else if (mutation === 9) query.set("page", rng.pick(BAD_PAGE));
+  else if (mutation === 10) query.set("filter", rng.pick(BAD_FILTERS));
+  else query.set("compare", rng.pick(["previous", "years", "1", ...SQLISH]));
   let search = formText([...query]);
   if (rng.chance(0.15)) search += `&name=${rng.pick(["bogus", "' OR 1=1"])}`; // duplicate: the last one counts
   return { kind: "invalid stats query", method: "GET", path: `/api/v1/stats/${rng.pick(world.idsA)}?${search}`, headers: { authorization: `Bearer ${world.keyA}` }, status: 422 };
@@ -388,6 +393,31 @@ describe("bad input", () => {
     // And the server still serves.
     const alive = await served.fetch("/api/v1/account", { headers: { authorization: `Bearer ${world.keyA}` } });
     expect(alive.status).toBe(200);
+  });
+
+  it("Bad input: dates across the whole calendar, accepted and refused domain alike → 200 inside 1970-01-01…9998-12-31 (range ≤ 3660 days), 422 outside, never a hang or a 5xx", { timeout: 60_000 }, async () => {
+    const rng = seededRandom(SEED + 1);
+    const edges = ["1969-12-31", "1970-01-01", "1970-01-02", "9998-12-30", "9998-12-31", "9999-01-01", "9999-06-15", "9999-12-31", "0001-01-01", "2026-02-28"];
+    const randomDay = () => {
+      const year = rng.pick([rng.int(10_001), 1970 + rng.int(8029), 9990 + rng.int(11)]);
+      return `${String(year).padStart(4, "0")}-${String(1 + rng.int(12)).padStart(2, "0")}-${String(1 + rng.int(28)).padStart(2, "0")}`;
+    };
+    const inDomain = (day: string) => day.length === 10 && day >= "1970-01-01" && day <= "9998-12-31";
+    const problems: string[] = [];
+    for (let i = 0; i < 400; i++) {
+      const from = rng.chance(0.5) ? rng.pick(edges) : randomDay();
+      const to = rng.chance(0.3) ? from : rng.chance(0.5) ? rng.pick(edges) : randomDay();
+      const name = rng.pick(STAT_NAMES);
+      const span = (Date.parse(`${to.padStart(10, "0")}T00:00:00Z`) - Date.parse(`${from.padStart(10, "0")}T00:00:00Z`)) / 86_400_000;
+      const expected = inDomain(from) && inDomain(to) && from <= to && span <= 3660 ? 200 : 422;
+      const response = await served.fetch(`/api/v1/stats/${world.idsA[0]}?${statName(name)}&from=${from}&to=${to}`, {
+        headers: { authorization: `Bearer ${world.keyA}` },
+      });
+      if (response.status !== expected) problems.push(`${name} ${from}…${to}: ${response.status}, expected ${expected}: ${(await response.text()).slice(0, 200)}`);
+      else await response.body?.cancel();
+    }
+    expect(problems.slice(0, 20)).toEqual([]);
+    expect(unexpected).toEqual([]);
   });
 });
 

@@ -8,6 +8,7 @@
  */
 import { createHash } from "node:crypto";
 import { createTally, STAT_NAMES, type Tally } from "@tally-analytics/core";
+import { statName } from "../support/stat-query.js";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { apiClient, form, jsonBody, websites as websiteList, type ApiClient } from "../support/api-client.js";
 import { createTempTally } from "../support/tally-fixture.js";
@@ -68,7 +69,7 @@ describe.each(transports.filter((t) => t.name === "fetch handler" || t.name === 
       ["DELETE websites/{id}", (id) => asA.delete(`/api/v1/websites/${id}`)],
       ...STAT_NAMES.map((name): [string, (id: number) => Promise<{ status: number; body: unknown }>] => [
         `GET stats/{id} name=${name}`,
-        (id) => asA.get(`/api/v1/stats/${id}?name=${name}&${STATS_QUERY}`),
+        (id) => asA.get(`/api/v1/stats/${id}?${statName(name)}&${STATS_QUERY}`),
       ]),
     ];
     const missing = Math.max(...idsA, ...idsB) + 1000;

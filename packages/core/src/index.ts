@@ -6,9 +6,18 @@ export type { Website, Websites, ListWebsitesOptions, Page, WebsiteRow } from ".
 export type { WebsiteInput } from "./websites/website-input.js";
 export type { HitInput } from "./engine/hit-input.js";
 export type { CollectResult } from "./engine/collector.js";
-export type { Stats } from "./stats/stats.js";
+export type { Stats, StatsPage, Totals, TotalFigures } from "./stats/stats.js";
+export type { DayRange } from "./stats/reader.js";
 export type { Realtime } from "./stats/realtime.js";
-export { statsQuerySchema, type StatRow, type StatsQuery, type StatsQueryInput } from "./stats/stats-query.js";
+export {
+  statsQuerySchema,
+  totalsQuerySchema,
+  type StatRow,
+  type StatsQuery,
+  type StatsQueryInput,
+  type TotalsQuery,
+  type TotalsQueryInput,
+} from "./stats/stats-query.js";
 export { STAT_NAMES, type StatName } from "./stats/stat-names.js";
 export { validate, choice, paginationQuery, sortDirection } from "./validation.js";
 export { normalizeDomain, stripWww } from "./websites/domain.js";

@@ -14,7 +14,8 @@ import { createSqliteStore } from "./dialect/sqlite/writer.js";
 import { createWebsiteCache } from "./engine/website-rules.js";
 import { createRealtimeReader } from "./stats/realtime.js";
 import { createStats, type Stats } from "./stats/stats.js";
-import { createStatsReader } from "./stats/stats-query.js";
+import { createRollupReader } from "./stats/rollup-reader.js";
+import { createSegmentReader } from "./stats/segment-reader.js";
 import { createWebsites, type Websites } from "./websites/websites.js";
 
 /** Which proxies may set the client IP: none, all, the nearest N hops, or these CIDRs. */
@@ -122,7 +123,15 @@ async function openServices(options: TallyOptions): Promise<Services> {
   return {
     accounts: createAccounts(store.db),
     websites,
-    stats: createStats(websites, createStatsReader(store.db, store.dialect), () => flushed.flush(), createRealtimeReader(store.db)),
+    stats: createStats(
+      websites,
+      (websiteId, query) =>
+        query.conditions.length === 0
+          ? createRollupReader(store.db, store.dialect, websiteId)
+          : createSegmentReader(store.db, store.dialect, websiteId, query.conditions),
+      () => flushed.flush(),
+      createRealtimeReader(store.db),
+    ),
     collector,
     async close() {
       try {

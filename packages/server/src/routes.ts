@@ -1,4 +1,4 @@
-import { NotFoundError, statsQuerySchema } from "@tally-analytics/core";
+import { NotFoundError, statsQuerySchema, totalsQuerySchema } from "@tally-analytics/core";
 import { collect, CORS_HEADERS } from "./collect.js";
 import { dashboardRoutes } from "./dashboard/dashboard-routes.js";
 import { trackerScriptResponse } from "./script.js";
@@ -6,6 +6,7 @@ import * as z from "zod";
 import { json } from "./json-response.js";
 import { websiteListQuery } from "./list-query.js";
 import { paginated } from "./pagination.js";
+import { statsBody } from "./stats-response.js";
 import { defineRoute, type Route } from "./route.js";
 
 /** Core checks every website rule itself; the server only picks the fields a client may send. */
@@ -18,6 +19,7 @@ const websiteUpdateBody = z.object({
   exclude_params: field,
   exclude_ips: field,
   timezone: field,
+  retention_days: field,
 });
 // `domain` is only read on create: on update it is dropped here, so it is ignored.
 const websiteCreateBody = websiteUpdateBody.extend({ domain: field });
@@ -102,7 +104,16 @@ export const routes: readonly Route[] = [
     auth: "account",
     query: statsQuerySchema,
     async handle({ tally, accountId, url, params, query }) {
-      return json(200, paginated(url, await tally.stats.query(accountId, resourceId(params), query)));
+      return json(200, statsBody(url, await tally.stats.query(accountId, resourceId(params), query)));
+    },
+  }),
+  defineRoute({
+    method: "GET",
+    path: "/api/v1/stats/{id}/totals",
+    auth: "account",
+    query: totalsQuerySchema,
+    async handle({ tally, accountId, params, query }) {
+      return json(200, { ...(await tally.stats.totals(accountId, resourceId(params), query)) });
     },
   }),
   defineRoute({

@@ -1,6 +1,7 @@
 import { Migrator, type Kysely, type Migration } from "kysely";
 import type { SqlDialect } from "../dialect/dialect.js";
 import type { Database } from "./schema.js";
+import { backfillDimensions, backfillVisits } from "./segments-backfill.js";
 
 type MigrationFactory = (dialect: SqlDialect) => Migration;
 
@@ -84,7 +85,90 @@ const migrationFactories: Record<string, MigrationFactory> = {
         .execute();
     },
   }),
+  "0003_segments": (dialect) => ({
+    async up(db) {
+      await db.schema
+        .createTable("dimensions")
+        .addColumn("id", dialect.idColumnType, (c) => dialect.idColumn(c))
+        .addColumn("website_id", "integer", (c) => c.notNull())
+        .addColumn("kind", "integer", (c) => c.notNull())
+        .addColumn("value", "text", (c) => c.notNull())
+        .addColumn("search", "text", (c) => c.notNull())
+        .addColumn("created_day", "integer", (c) => c.notNull())
+        .execute();
+      await db.schema.createIndex("dimensions_value_idx").on("dimensions").columns(["website_id", "kind", "value"]).unique().execute();
+      let visits = db.schema.createTable("visits").addColumn("id", dialect.idColumnType, (c) => dialect.idColumn(c));
+      for (const column of ["website_id", "visitor"]) visits = visits.addColumn(column, "integer", (c) => c.notNull());
+      visits = visits.addColumn("start", dialect.counterType, (c) => c.notNull());
+      for (const column of VISIT_COLUMNS) visits = visits.addColumn(column, "integer", (c) => c.notNull().defaultTo(0));
+      await visits.execute();
+      await db.schema.createIndex("visits_range_idx").on("visits").columns(["website_id", "start"]).execute();
+      await db.schema
+        .createTable("hits")
+        .addColumn("website_id", "integer", (c) => c.notNull())
+        .addColumn("visit_id", "integer", (c) => c.notNull())
+        .addColumn("time", dialect.counterType, (c) => c.notNull())
+        .addColumn("page", "integer", (c) => c.notNull())
+        .addColumn("event", "integer", (c) => c.notNull())
+        .execute();
+      await db.schema.createIndex("hits_range_idx").on("hits").columns(["website_id", "time"]).execute();
+      await db.schema.createIndex("hits_visit_idx").on("hits").column("visit_id").execute();
+      await db.schema
+        .createTable("event_props")
+        .addColumn("website_id", "integer", (c) => c.notNull())
+        .addColumn("visit_id", "integer", (c) => c.notNull())
+        .addColumn("time", dialect.counterType, (c) => c.notNull())
+        .addColumn("event", "integer", (c) => c.notNull())
+        .addColumn("name", "integer", (c) => c.notNull())
+        .addColumn("value", "integer", (c) => c.notNull())
+        .execute();
+      await db.schema.createIndex("event_props_range_idx").on("event_props").columns(["website_id", "event", "name", "time"]).execute();
+      await db.schema.createIndex("event_props_visit_idx").on("event_props").column("visit_id").execute();
+      await db.schema.alterTable("websites").addColumn("retention_days", "integer", (c) => c.notNull().defaultTo(730)).execute();
+      const visitorColumns: [string, "integer" | "bigint" | "text"][] = [
+        ["visitor", "integer"],
+        ["visit", "integer"],
+        ["visit_start", dialect.counterType],
+        ["visit_day", "text"],
+        ["visit_pageviews", "integer"],
+        ["visit_events", "integer"],
+        ["visit_exit", "text"],
+      ];
+      for (const [column, type] of visitorColumns) {
+        await db.schema
+          .alterTable("visitors")
+          .addColumn(column, type, (c) => c.notNull().defaultTo(type === "text" ? "" : 0))
+          .execute();
+      }
+      await backfillDimensions(db);
+      await backfillVisits(db);
+    },
+  }),
 };
+
+/** Counts and dimension ids of a visit row, all integers defaulting to 0. */
+const VISIT_COLUMNS = [
+  "duration",
+  "pageviews",
+  "events",
+  "engaged",
+  "entry_page",
+  "exit_page",
+  "referrer",
+  "utm_source",
+  "utm_medium",
+  "utm_campaign",
+  "utm_content",
+  "utm_term",
+  "browser",
+  "os",
+  "device",
+  "country",
+  "continent",
+  "city",
+  "language",
+  "resolution",
+] as const;
 
 export async function migrateToLatest(db: Kysely<Database>, dialect: SqlDialect): Promise<void> {
   const migrations = Object.fromEntries(

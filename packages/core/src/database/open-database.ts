@@ -3,7 +3,7 @@ import { dirname } from "node:path";
 import { Kysely, PostgresDialect, SqliteDialect } from "kysely";
 import type { SqlDialect } from "../dialect/dialect.js";
 import { postgresDialect } from "../dialect/postgres/sql-dialect.js";
-import { CONTAINS_FUNCTION, createSqliteDialect } from "../dialect/sqlite/sql-dialect.js";
+import { sqliteDialect } from "../dialect/sqlite/sql-dialect.js";
 import type { Database } from "./schema.js";
 
 /** The shape of a better-sqlite3 `Database` that Tally relies on. */
@@ -11,10 +11,13 @@ export interface SqliteDatabaseLike {
   /** The file it was opened on. */
   readonly name: string;
   readonly memory: boolean;
-  prepare(sql: string): { run(...params: unknown[]): unknown; get(...params: unknown[]): unknown };
+  prepare(sql: string): {
+    run(...params: unknown[]): { lastInsertRowid: number | bigint; changes: number };
+    get(...params: unknown[]): unknown;
+    all(...params: unknown[]): unknown[];
+  };
   pragma(source: string, options?: { simple?: boolean }): unknown;
   close(): unknown;
-  function(name: string, options: { deterministic?: boolean }, fn: (...args: never[]) => unknown): unknown;
   transaction<A extends unknown[], R>(fn: (...args: A) => R): (...args: A) => R;
 }
 
@@ -76,15 +79,12 @@ function fromSqlite(database: SqliteDatabaseLike, owned: boolean): OpenDatabase 
   database.pragma("synchronous = NORMAL");
   database.pragma("foreign_keys = ON");
   database.pragma("busy_timeout = 5000");
-  database.function(CONTAINS_FUNCTION, { deterministic: true }, (value: string | null, needle: string) =>
-    value !== null && value.toLowerCase().includes(needle) ? 1 : 0,
-  );
   const db = new Kysely<Database>({
     dialect: new SqliteDialect({ database: database as never }),
   });
   return {
     db,
-    dialect: createSqliteDialect(true),
+    dialect: sqliteDialect,
     sqlite: database,
     async close() {
       if (owned) await db.destroy();
@@ -109,7 +109,7 @@ function fromKysely(db: Kysely<any>): OpenDatabase {
   const isPostgres = adapter.constructor.name.toLowerCase().includes("postgres");
   return {
     db: db as Kysely<Database>,
-    dialect: isPostgres ? postgresDialect : createSqliteDialect(false),
+    dialect: isPostgres ? postgresDialect : sqliteDialect,
     sqlite: null,
     close: async () => {},
   };

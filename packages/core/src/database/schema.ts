@@ -8,6 +8,79 @@ export interface Database {
   salts: SaltsTable;
   visitors: VisitorsTable;
   rollups: RollupsTable;
+  dimensions: DimensionsTable;
+  visits: VisitsTable;
+  hits: HitsTable;
+  event_props: EventPropsTable;
+}
+
+/** Distinct values of one website, one table for every kind (pages, referrers, browsers…): rows elsewhere hold their ids. */
+export interface DimensionsTable {
+  id: Generated<number>;
+  website_id: number;
+  /** DIMENSION_KINDS in engine/dimensions.ts. */
+  kind: number;
+  value: string;
+  /** `value` lower-cased (Unicode-aware, by JavaScript): case-insensitive search without a per-row function. */
+  search: string;
+  /** Local day number (days since 1970-01-01) it was first seen; 0 for values older than this table. */
+  created_day: number;
+}
+
+/**
+ * One row per visit. Times are local wall-clock seconds in the website's time zone
+ * (epoch seconds as if the zone were UTC), so days and hours are arithmetic. Every
+ * other column but the counts is a DimensionsTable id, 0 for none. No IP, user agent
+ * or visitor hash: `visitor` is the id of the first visit of the same visitor-day.
+ */
+export interface VisitsTable {
+  id: Generated<number>;
+  website_id: number;
+  visitor: number;
+  start: number;
+  /** Seconds from the first hit to the last activity. */
+  duration: number;
+  pageviews: number;
+  events: number;
+  /** Seconds the pages were visible and focused, from engagement signals. */
+  engaged: number;
+  entry_page: number;
+  exit_page: number;
+  referrer: number;
+  utm_source: number;
+  utm_medium: number;
+  utm_campaign: number;
+  utm_content: number;
+  utm_term: number;
+  browser: number;
+  os: number;
+  device: number;
+  country: number;
+  continent: number;
+  city: number;
+  language: number;
+  resolution: number;
+}
+
+/** One row per pageview or event. */
+export interface HitsTable {
+  website_id: number;
+  visit_id: number;
+  /** Local wall-clock seconds, as VisitsTable.start. */
+  time: number;
+  page: number;
+  /** Event name id; 0 for a pageview. */
+  event: number;
+}
+
+/** One row per property of an event hit. */
+export interface EventPropsTable {
+  website_id: number;
+  visit_id: number;
+  time: number;
+  event: number;
+  name: number;
+  value: number;
 }
 
 export interface SaltsTable {
@@ -25,8 +98,17 @@ export interface VisitorsTable {
   last_seen: number;
   visit_referrer: string;
   visit_campaign: string;
-  /** Per-visitor values already counted today (resolutions, languages), one per line. */
+  /** Per-visitor values already counted today (resolutions, languages, goals), one per line, at most 32. */
   seen: string;
+  /** Id of this visitor-day's first visit (its number in the visits table); 0 before it has one. */
+  visitor: number;
+  /** The visit under way: its id, start (epoch ms), local start day, counts and exit page. */
+  visit: number;
+  visit_start: number;
+  visit_day: string;
+  visit_pageviews: number;
+  visit_events: number;
+  visit_exit: string;
 }
 
 export interface RollupsTable {
@@ -68,6 +150,8 @@ export interface WebsitesTable {
   exclude_params: string;
   exclude_ips: string;
   timezone: string;
+  /** Visits and hits older than this many days are deleted; rollups are kept. */
+  retention_days: number;
   created_at: string;
   updated_at: string;
 }

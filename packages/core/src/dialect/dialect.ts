@@ -1,4 +1,4 @@
-import type { ColumnDefinitionBuilder, Expression, Kysely, RawBuilder, SqlBool } from "kysely";
+import type { ColumnDefinitionBuilder, Expression, Kysely, RawBuilder, SqlBool, Transaction } from "kysely";
 import type { Database } from "../database/schema.js";
 
 /**
@@ -14,12 +14,18 @@ export interface SqlDialect {
   readonly counterType: "integer" | "bigint";
   /** Appended to CREATE TABLE for tables read by primary-key ranges (SQLite: WITHOUT ROWID). */
   readonly clusteredTableSuffix: RawBuilder<unknown>;
-  /** `value` contains `needle` (already lower-cased), ignoring case. */
-  containsIgnoringCase(value: Expression<string>, needle: string): RawBuilder<SqlBool>;
+  /** `value` contains `needle`, byte for byte (case-insensitive searches compare lower-cased copies). */
+  contains(value: Expression<string>, needle: string): RawBuilder<SqlBool>;
   /** `value` in an ORDER BY that sorts by code point, as JavaScript does. */
   byCodePoint(value: Expression<string>): RawBuilder<string>;
   /** Appended to a SELECT that must lock the rows it reads until the transaction ends. */
   readonly lockRows: boolean;
+  /** The larger of two numbers (SQLite's two-argument max(), PostgreSQL's greatest()). */
+  greatest(a: Expression<unknown>, b: Expression<unknown>): RawBuilder<number>;
+  /** The column that names a row physically, for bounded deletes: `rowid` or `ctid`. */
+  readonly rowLocator: "rowid" | "ctid";
+  /** Hands out `count` ids of a table's serial column before inserting (PostgreSQL sequences); absent where rows learn their id on insert. */
+  reserveIds?(trx: Transaction<Database>, table: "visits", count: number): Promise<number[]>;
   /** Runs `fn` while holding a lock that other processes on the same database respect. */
   withMigrationLock<T>(db: Kysely<Database>, fn: () => Promise<T>): Promise<T>;
 }

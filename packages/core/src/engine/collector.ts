@@ -1,16 +1,25 @@
+import { addDays } from "../calendar.js";
 import { NotFoundError, UnavailableError } from "../errors.js";
 import { stripWww } from "../websites/domain.js";
 import type { GeoLookup } from "../enrich/geo.js";
 import type { createUserAgentParser } from "../enrich/user-agent.js";
-import { checkHit, type HitInput } from "./hit-input.js";
+import { PROP_VALUE_LENGTH } from "./dimensions.js";
+import { checkHit, type CheckedHit, type HitInput } from "./hit-input.js";
 import { createLocalClock } from "./local-time.js";
-import { campaignOf, externalReferrer, pageOf } from "./page.js";
+import { externalReferrer, pageOf, utmOf } from "./page.js";
 import type { PendingHit } from "./pending-hit.js";
 import type { EngineStore } from "./store.js";
 import type { Salts } from "./salts.js";
 import { visitorHash } from "./salts.js";
 import { VISIT_TIMEOUT_MS } from "./visit-processor.js";
 import { isExcludedIp, type WebsiteRules, type createWebsiteCache } from "./website-rules.js";
+
+/** Property values as stored: cut to PROP_VALUE_LENGTH. */
+function truncatedValues(props: Record<string, string>): Record<string, string> {
+  const kept: Record<string, string> = {};
+  for (const [name, value] of Object.entries(props)) kept[name] = value.slice(0, PROP_VALUE_LENGTH);
+  return kept;
+}
 
 export type CollectResult = { status: "accepted" } | { status: "dropped"; reason: "bot" | "excluded-ip" };
 
@@ -60,33 +69,36 @@ export function createCollector(options: CollectorOptions) {
     return salts.peek(day) ?? (await salts.forDay(day));
   }
 
-  async function collect(input: HitInput): Promise<CollectResult> {
-    const hit = checkHit(input);
-    const rules = await rulesFor(hit.url.hostname);
-    if (rules.excludeBots && userAgents.isBot(hit.userAgent)) return { status: "dropped", reason: "bot" };
-    if (isExcludedIp(rules, hit.ip)) return { status: "dropped", reason: "excluded-ip" };
-    // Hits handed to the store but not yet written wait too: they count against the bound.
-    if (buffer.length + inFlight >= maxBuffered) throw new UnavailableError("Too many hits are waiting to be written; try again shortly.");
+  /** The visitor hash of the same person on another local day (that day's salt). */
+  async function hashOn(day: string, rules: WebsiteRules, hit: CheckedHit): Promise<string> {
+    return visitorHash(await saltFor(day), rules.id, hit.ip, hit.userAgent);
+  }
 
-    const { day, hour } = localTime(rules.timezone, hit.timestamp);
-    const visitor = visitorHash(await saltFor(day), rules.id, hit.ip, hit.userAgent);
-    const visitStartDay = localTime(rules.timezone, hit.timestamp - VISIT_TIMEOUT_MS).day;
-    const previousVisitor =
-      visitStartDay === day ? null : visitorHash(await saltFor(visitStartDay), rules.id, hit.ip, hit.userAgent);
+  async function enrich(hit: CheckedHit, rules: WebsiteRules): Promise<PendingHit> {
+    const { day, hour, seconds } = localTime(rules.timezone, hit.timestamp);
+    const engagement = hit.engagedMs !== null;
+    // Yesterday's hash near midnight (a visit may continue), always for engagement (it may
+    // belong to yesterday's visit); tomorrow's near midnight (a later hit may be counted already).
+    const dayBefore = engagement ? addDays(day, -1) : localTime(rules.timezone, hit.timestamp - VISIT_TIMEOUT_MS).day;
+    const dayAfter = localTime(rules.timezone, hit.timestamp + VISIT_TIMEOUT_MS).day;
     const agent = userAgents.parse(hit.userAgent);
     const place = geo?.lookup(hit.ip) ?? null;
-    buffer.push({
+    return {
+      kind: engagement ? "engagement" : hit.event === null ? "pageview" : "event",
       websiteId: rules.id,
       timestamp: hit.timestamp,
+      localTime: seconds,
       day,
       hour,
-      visitor,
-      previousVisitor,
+      visitor: await hashOn(day, rules, hit),
+      previousVisitor: dayBefore === day ? null : await hashOn(dayBefore, rules, hit),
+      nextVisitor: dayAfter === day || engagement ? null : await hashOn(dayAfter, rules, hit),
       event: hit.event,
-      props: hit.props,
+      engagedMs: hit.engagedMs ?? 0,
+      props: hit.props && truncatedValues(hit.props),
       page: pageOf(hit.url, rules.params, hit.hash),
       referrer: externalReferrer(hit.referrer, rules.domain),
-      campaign: campaignOf(hit.url),
+      utm: utmOf(hit.url),
       browser: agent.browser,
       os: agent.os,
       device: agent.device,
@@ -95,7 +107,18 @@ export function createCollector(options: CollectorOptions) {
       city: place?.city ?? "",
       screen: hit.screen,
       language: hit.language,
-    });
+    };
+  }
+
+  async function collect(input: HitInput): Promise<CollectResult> {
+    const hit = checkHit(input);
+    const rules = await rulesFor(hit.url.hostname);
+    if (rules.excludeBots && userAgents.isBot(hit.userAgent)) return { status: "dropped", reason: "bot" };
+    if (isExcludedIp(rules, hit.ip)) return { status: "dropped", reason: "excluded-ip" };
+    // Hits handed to the store but not yet written wait too: they count against the bound.
+    if (buffer.length + inFlight >= maxBuffered) throw new UnavailableError("Too many hits are waiting to be written; try again shortly.");
+
+    buffer.push(await enrich(hit, rules));
     if (buffer.length >= batchSize) {
       const written = flush().catch(() => {});
       // One batch may wait while another is being written; past that, callers wait

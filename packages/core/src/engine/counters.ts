@@ -8,10 +8,10 @@ export interface CounterRow {
 }
 
 export interface Counters {
-  /** Adds to the day, month and year rows, so any range reads few rows. */
-  add(websiteId: number, name: string, day: string, value: string): void;
+  /** Adds `delta` (default 1; negative to move a count) to the day, month and year rows, so any range reads few rows. */
+  add(websiteId: number, name: string, day: string, value: string, delta?: number): void;
   /** Adds to the day row only: for series whose value already is the day. */
-  addDaily(websiteId: number, name: string, day: string, value: string): void;
+  addDaily(websiteId: number, name: string, day: string, value: string, delta?: number): void;
   rows(): CounterRow[];
 }
 
@@ -31,22 +31,22 @@ interface Group {
 export function createCounters(): Counters {
   const groups = new Map<string, Group>();
 
-  function bump(websiteId: number, name: string, day: string, value: string, rollUp: boolean): void {
+  function bump(websiteId: number, name: string, day: string, value: string, rollUp: boolean, delta: number): void {
     const key = `${websiteId}|${name}|${day}`;
     let group = groups.get(key);
     if (!group) {
       group = { websiteId, name, day, rollUp, values: new Map() };
       groups.set(key, group);
     }
-    group.values.set(value, (group.values.get(value) ?? 0) + 1);
+    group.values.set(value, (group.values.get(value) ?? 0) + delta);
   }
 
   return {
-    add(websiteId, name, day, value) {
-      if (value !== "") bump(websiteId, name, day, value, true);
+    add(websiteId, name, day, value, delta = 1) {
+      if (value !== "" && delta !== 0) bump(websiteId, name, day, value, true, delta);
     },
-    addDaily(websiteId, name, day, value) {
-      bump(websiteId, name, day, value, false);
+    addDaily(websiteId, name, day, value, delta = 1) {
+      if (delta !== 0) bump(websiteId, name, day, value, false, delta);
     },
     rows() {
       const rows: CounterRow[] = [];
@@ -59,13 +59,14 @@ export function createCounters(): Counters {
       };
       for (const group of groups.values()) {
         for (const [value, count] of group.values) {
+          if (count === 0) continue;
           rows.push({ websiteId: group.websiteId, name: group.name, period: group.day, value, count });
           if (!group.rollUp) continue;
           addWider(group, group.day.slice(0, 7), value, count);
           addWider(group, group.day.slice(0, 4), value, count);
         }
       }
-      for (const row of wider.values()) rows.push(row);
+      for (const row of wider.values()) if (row.count !== 0) rows.push(row);
       return rows;
     },
   };

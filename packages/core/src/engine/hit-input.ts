@@ -20,6 +20,11 @@ export interface HitInput {
   userAgent: string;
   /** When it happened (imports, tests); defaults to now. */
   timestamp?: Date | number | undefined;
+  /**
+   * Milliseconds the page was visible and focused: makes this an engagement signal
+   * (docs/statistics.md) rather than a pageview. Not allowed with `event`.
+   */
+  engagedMs?: number | null | undefined;
 }
 
 export const LIMITS = {
@@ -30,6 +35,8 @@ export const LIMITS = {
   propKey: 200,
   propValue: 500,
   userAgent: 1024,
+  /** Longest engagement one signal may report: six hours. */
+  engagedMs: 6 * 3600 * 1000,
 } as const;
 
 const SCREEN = /^(\d{1,5})x(\d{1,5})$/;
@@ -46,6 +53,8 @@ export interface CheckedHit {
   ip: string;
   userAgent: string;
   timestamp: number;
+  /** Engagement signal's milliseconds (capped); null for a pageview or event. */
+  engagedMs: number | null;
 }
 
 const invalid = (field: string, message: string) => ValidationError.field(field, message);
@@ -76,7 +85,17 @@ export function checkHit(input: HitInput): CheckedHit {
     ip,
     userAgent: typeof input.userAgent === "string" ? input.userAgent.slice(0, LIMITS.userAgent) : "",
     timestamp,
+    engagedMs: checkEngagement(input.engagedMs, input.event),
   };
+}
+
+function checkEngagement(engagedMs: unknown, event: unknown): number | null {
+  if (engagedMs === undefined || engagedMs === null) return null;
+  if (typeof engagedMs !== "number" || !Number.isFinite(engagedMs) || engagedMs < 0) {
+    throw invalid("e", "The engaged time must be a number of milliseconds, 0 or more.");
+  }
+  if (event !== undefined && event !== null) throw invalid("e", "An engagement signal has no event name.");
+  return Math.min(Math.round(engagedMs), LIMITS.engagedMs);
 }
 
 function checkEvent(event: unknown): string | null {

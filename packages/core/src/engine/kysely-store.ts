@@ -1,20 +1,21 @@
 import { sql, type Kysely, type Transaction } from "kysely";
 import type { Database } from "../database/schema.js";
 import type { SqlDialect } from "../dialect/dialect.js";
-import { applyHits, flushWork, type FlushWork } from "./apply-hits.js";
 import type { CounterRow } from "./counters.js";
-import type { PendingHit, VisitorState } from "./pending-hit.js";
+import { createDictionary } from "./dictionary.js";
+import { claimedRow, type FlushIo } from "./flush-io.js";
 import type { EngineStore } from "./store.js";
+import { runAsync } from "./steps.js";
+import { writeFlush } from "./write-flush.js";
 
 /** Rows per statement: well under both SQLite's and PostgreSQL's parameter limits. */
 const CHUNK = 500;
 
-function chunks<T>(items: readonly T[]): T[][] {
+function chunks<T>(items: readonly T[], size = CHUNK): T[][] {
   const out: T[][] = [];
-  for (let i = 0; i < items.length; i += CHUNK) out.push(items.slice(i, i + CHUNK));
+  for (let i = 0; i < items.length; i += size) out.push(items.slice(i, i + size));
   return out;
 }
-
 
 function compareCounterRows(a: CounterRow, b: CounterRow): number {
   if (a.websiteId !== b.websiteId) return a.websiteId - b.websiteId;
@@ -24,94 +25,148 @@ function compareCounterRows(a: CounterRow, b: CounterRow): number {
   return 0;
 }
 
-/** Writes a flush in one transaction through kysely; the same SQL on SQLite and PostgreSQL. */
-export function createKyselyStore(db: Kysely<Database>, dialect: SqlDialect): EngineStore {
-  async function loadStates(trx: Transaction<Database>, work: FlushWork): Promise<Map<string, VisitorState>> {
-    if (dialect.lockRows) {
-      // Claiming rows first makes a second process wait for this one to commit
-      // before it reads, so one visitor is never counted new twice.
-      const claims = [...work.claim].sort((a, b) => (a.hash < b.hash ? -1 : 1));
-      for (const part of chunks(claims)) {
+/** The flush's statements through kysely, in the transaction `trx`; the same SQL on SQLite and PostgreSQL. */
+function kyselyFlushIo(trx: Transaction<Database>, dialect: SqlDialect): FlushIo {
+  const insertAll = async <T extends keyof Database>(table: T, rows: readonly object[]) => {
+    for (const part of chunks(rows)) await trx.insertInto(table).values(part as never).execute();
+  };
+  const io: FlushIo = {
+    async findDimensions(websiteId, kind, values) {
+      const found: { value: string; id: number }[] = [];
+      for (const part of chunks(values)) {
+        const rows = await trx
+          .selectFrom("dimensions")
+          .select(["id", "value"])
+          .where("website_id", "=", websiteId)
+          .where("kind", "=", kind)
+          .where("value", "in", part)
+          .execute();
+        found.push(...rows.map((row) => ({ value: row.value, id: Number(row.id) })));
+      }
+      return found;
+    },
+    async countNewDimensions(websiteId, kind, day) {
+      const row = await trx
+        .selectFrom("dimensions")
+        .select((eb) => eb.fn.countAll<number>().as("n"))
+        .where("website_id", "=", websiteId)
+        .where("kind", "=", kind)
+        .where("created_day", "=", day)
+        .executeTakeFirstOrThrow();
+      return Number(row.n);
+    },
+    async insertDimensions(rows) {
+      for (const part of chunks(rows)) {
         await trx
-          .insertInto("visitors")
-          .values(part.map((c) => ({ hash: c.hash, website_id: c.websiteId, day: c.day, last_seen: 0, visit_referrer: "", visit_campaign: "", seen: "" })))
-          .onConflict((oc) => oc.column("hash").doNothing())
+          .insertInto("dimensions")
+          .values(part)
+          .onConflict((oc) => oc.columns(["website_id", "kind", "value"]).doNothing())
           .execute();
       }
-    }
-    const states = new Map<string, VisitorState>();
-    for (const part of chunks([...work.read].sort())) {
-      let query = trx.selectFrom("visitors").selectAll().where("hash", "in", part);
-      if (dialect.lockRows) query = query.forUpdate();
-      for (const row of await query.execute()) {
-        states.set(row.hash, {
-          hash: row.hash,
-          websiteId: Number(row.website_id),
-          day: row.day,
-          lastSeen: Number(row.last_seen),
-          visitReferrer: row.visit_referrer,
-          visitCampaign: row.visit_campaign,
-          seen: row.seen,
-        });
+    },
+    async loadVisitors(hashes) {
+      const rows = [];
+      for (const part of chunks([...hashes].sort())) {
+        let query = trx.selectFrom("visitors").selectAll().where("hash", "in", part);
+        if (dialect.lockRows) query = query.forUpdate();
+        rows.push(...(await query.execute()));
       }
-    }
-    return states;
+      return rows;
+    },
+    async insertVisit(row) {
+      const inserted = await trx.insertInto("visits").values(row).returning("id").executeTakeFirstOrThrow();
+      return Number(inserted.id);
+    },
+    async updateVisits(rows) {
+      // One statement per chunk: the changes as a VALUES list joined to the visits.
+      for (const part of chunks(rows, 100)) {
+        // Cast: PostgreSQL types bare VALUES parameters as text.
+        const int = (value: number) => sql`cast(${value} as integer)`;
+        const values = sql.join(
+          part.map((r) => sql`(${sql.join([r.id, r.pageviews, r.events, r.duration, r.exit_page, r.engaged].map(int))})`),
+        );
+        await sql`with changes (id, pageviews, events, duration, exit_page, engaged) as (values ${values})
+          update visits set pageviews = visits.pageviews + changes.pageviews, events = visits.events + changes.events,
+            duration = ${dialect.greatest(sql.ref("visits.duration"), sql.ref("changes.duration"))},
+            exit_page = case when changes.exit_page = 0 then visits.exit_page else changes.exit_page end,
+            engaged = visits.engaged + changes.engaged
+          from changes where visits.id = changes.id`.execute(trx);
+      }
+    },
+    insertHits: (rows) => insertAll("hits", rows),
+    insertProps: (rows) => insertAll("event_props", rows),
+    async saveVisitors(rows) {
+      for (const part of chunks(rows)) {
+        await trx
+          .insertInto("visitors")
+          .values(part)
+          .onConflict((oc) =>
+            oc.column("hash").doUpdateSet((eb) => ({
+              last_seen: eb.ref("excluded.last_seen"),
+              visit_referrer: eb.ref("excluded.visit_referrer"),
+              visit_campaign: eb.ref("excluded.visit_campaign"),
+              seen: eb.ref("excluded.seen"),
+              visitor: eb.ref("excluded.visitor"),
+              visit: eb.ref("excluded.visit"),
+              visit_start: eb.ref("excluded.visit_start"),
+              visit_day: eb.ref("excluded.visit_day"),
+              visit_pageviews: eb.ref("excluded.visit_pageviews"),
+              visit_events: eb.ref("excluded.visit_events"),
+              visit_exit: eb.ref("excluded.visit_exit"),
+            })),
+          )
+          .execute();
+      }
+    },
+    async addCounts(rows) {
+      // One order for every process, so concurrent flushes lock rows without deadlocking.
+      const sorted = dialect.lockRows ? [...rows].sort(compareCounterRows) : rows;
+      for (const part of chunks(sorted)) {
+        await trx
+          .insertInto("rollups")
+          .values(part.map((r) => ({ website_id: r.websiteId, name: r.name, period: r.period, value: r.value, count: r.count })))
+          .onConflict((oc) => oc.columns(["website_id", "name", "period", "value"]).doUpdateSet({ count: sql`rollups.count + excluded.count` }))
+          .execute();
+      }
+    },
+  };
+  if (dialect.lockRows) {
+    // Claiming rows first makes a second process wait for this one to commit before it
+    // reads (in one order for all), so one visitor is never counted new twice.
+    io.claimVisitors = async (claims) => {
+      const sorted = [...claims].sort((a, b) => (a.hash < b.hash ? -1 : 1));
+      for (const part of chunks(sorted)) {
+        await trx.insertInto("visitors").values(part.map(claimedRow)).onConflict((oc) => oc.column("hash").doNothing()).execute();
+      }
+    };
   }
-
-  async function saveStates(trx: Transaction<Database>, states: Iterable<VisitorState>): Promise<void> {
-    for (const part of chunks([...states])) {
-      await trx
-        .insertInto("visitors")
-        .values(
-          part.map((s) => ({
-            hash: s.hash,
-            website_id: s.websiteId,
-            day: s.day,
-            last_seen: s.lastSeen,
-            visit_referrer: s.visitReferrer,
-            visit_campaign: s.visitCampaign,
-            seen: s.seen,
-          })),
-        )
-        .onConflict((oc) =>
-          oc.column("hash").doUpdateSet({
-            last_seen: sql`excluded.last_seen`,
-            visit_referrer: sql`excluded.visit_referrer`,
-            visit_campaign: sql`excluded.visit_campaign`,
-            seen: sql`excluded.seen`,
-          }),
-        )
-        .execute();
-    }
+  if (dialect.reserveIds) {
+    const reserve = dialect.reserveIds;
+    io.reserveVisitIds = (count) => reserve(trx, "visits", count);
+    io.insertVisitsWithIds = (rows) => insertAll("visits", rows);
   }
+  return io;
+}
 
-  async function addCounts(trx: Transaction<Database>, rows: readonly CounterRow[]): Promise<void> {
-    // One order for every process, so concurrent flushes lock rows without deadlocking.
-    const sorted = dialect.lockRows ? [...rows].sort(compareCounterRows) : rows;
-    for (const part of chunks(sorted)) {
-      await trx
-        .insertInto("rollups")
-        .values(part.map((r) => ({ website_id: r.websiteId, name: r.name, period: r.period, value: r.value, count: r.count })))
-        .onConflict((oc) =>
-          oc.columns(["website_id", "name", "period", "value"]).doUpdateSet({ count: sql`rollups.count + excluded.count` }),
-        )
-        .execute();
-    }
-  }
-
+/** Writes each flush in one transaction through kysely: PostgreSQL, and SQLite databases no worker thread can open. */
+export function createKyselyStore(db: Kysely<Database>, dialect: SqlDialect): EngineStore {
+  const dictionary = createDictionary();
   return {
     async write(hits) {
-      const work = flushWork(hits);
-      await db.transaction().execute(async (trx) => {
-        const { touched, counts } = applyHits(hits, await loadStates(trx, work));
-        await saveStates(trx, touched);
-        await addCounts(trx, counts);
-      });
+      try {
+        await db.transaction().execute((trx) => runAsync(writeFlush(kyselyFlushIo(trx, dialect), dictionary, hits)));
+        dictionary.commit();
+      } catch (error) {
+        dictionary.rollback();
+        throw error;
+      }
     },
 
     async deleteWebsite(websiteId) {
-      await db.deleteFrom("rollups").where("website_id", "=", websiteId).execute();
-      await db.deleteFrom("visitors").where("website_id", "=", websiteId).execute();
+      for (const table of ["rollups", "visitors", "visits", "hits", "event_props", "dimensions"] as const) {
+        await db.deleteFrom(table).where("website_id", "=", websiteId).execute();
+      }
+      dictionary.forgetWebsite(websiteId);
     },
 
     async salt(day, candidate) {
@@ -123,6 +178,17 @@ export function createKyselyStore(db: Kysely<Database>, dialect: SqlDialect): En
     async forgetBefore(day) {
       await db.deleteFrom("salts").where("day", "<", day).execute();
       await db.deleteFrom("visitors").where("day", "<", day).execute();
+    },
+
+    async deleteOlderThan(websiteId, localSeconds, limit) {
+      let deleted = 0;
+      for (const [table, column] of [["hits", "time"], ["event_props", "time"], ["visits", "start"]] as const) {
+        const result = await sql`delete from ${sql.table(table)} where ${sql.raw(dialect.rowLocator)} in (
+          select ${sql.raw(dialect.rowLocator)} from ${sql.table(table)}
+          where website_id = ${websiteId} and ${sql.ref(column)} < ${localSeconds} limit ${limit})`.execute(db);
+        deleted += Number(result.numAffectedRows ?? 0);
+      }
+      return deleted;
     },
 
     close: async () => {},

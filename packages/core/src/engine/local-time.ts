@@ -4,6 +4,8 @@ export interface LocalTime {
   day: string;
   /** `00`…`23` */
   hour: string;
+  /** Local wall-clock seconds: epoch seconds as if the zone were UTC. */
+  seconds: number;
 }
 
 const QUARTER_HOUR_MS = 15 * 60 * 1000;
@@ -54,10 +56,12 @@ export function createLocalClock(): (timeZone: string, epochMs: number) => Local
   }
 
   return (timeZone, epochMs) => {
-    const local = new Date(epochMs + offsetMs(timeZone, epochMs));
+    const localMs = epochMs + offsetMs(timeZone, epochMs);
+    const local = new Date(localMs);
     return {
       day: `${local.getUTCFullYear()}-${pad(local.getUTCMonth() + 1)}-${pad(local.getUTCDate())}`,
       hour: pad(local.getUTCHours()),
+      seconds: Math.floor(localMs / 1000),
     };
   };
 }

@@ -1,5 +1,6 @@
 import { DROP_ALL_PARAMS, splitList } from "../websites/exclusion-lists.js";
 import { stripWww } from "../websites/domain.js";
+import type { Utm } from "./pending-hit.js";
 import { hasControlCharacters, withoutControlCharacters } from "./text.js";
 
 /** A website's exclude_params compiled once: null keeps everything, "all" drops the query. */
@@ -71,6 +72,20 @@ export function externalReferrer(referrer: string, ownDomain: string): string {
   return host === ownDomain ? "" : host;
 }
 
-export function campaignOf(url: URL): string {
-  return withoutControlCharacters(url.searchParams.get("utm_campaign") ?? "").trim().slice(0, 200);
+const NO_UTM: Utm = Object.freeze({ source: "", medium: "", campaign: "", content: "", term: "" });
+
+/** A `utm_*` parameter as stored: trimmed, no control characters, at most 200 characters. */
+const utmValue = (params: URLSearchParams, name: string) => withoutControlCharacters(params.get(name) ?? "").trim().slice(0, 200);
+
+/** The page URL's UTM parameters, read before exclude_params removes anything. */
+export function utmOf(url: URL): Utm {
+  if (!url.search.includes("utm_")) return NO_UTM;
+  const params = url.searchParams;
+  return {
+    source: utmValue(params, "utm_source"),
+    medium: utmValue(params, "utm_medium"),
+    campaign: utmValue(params, "utm_campaign"),
+    content: utmValue(params, "utm_content"),
+    term: utmValue(params, "utm_term"),
+  };
 }

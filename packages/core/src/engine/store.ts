@@ -1,8 +1,8 @@
 import type { PendingHit } from "./pending-hit.js";
 
 /**
- * Where the engine's own tables are written: visitor states with rollup counters
- * (atomically, per write), and the daily salts.
+ * Where the engine's own tables are written: visitor states, visits, hits and rollup
+ * counters (atomically, per write), the daily salts, and retention deletes.
  */
 export interface EngineStore {
   /**
@@ -19,5 +19,10 @@ export interface EngineStore {
   salt(day: string, candidate: string): Promise<string>;
   /** Deletes the salts and visitor rows of days before `day`. */
   forgetBefore(day: string): Promise<void>;
+  /**
+   * Deletes up to `limit` rows of each of a website's visits, hits and event properties
+   * older than a local time (retention); answers how many went. Bounded: no long lock.
+   */
+  deleteOlderThan(websiteId: number, localSeconds: number, limit: number): Promise<number>;
   close(): Promise<void>;
 }

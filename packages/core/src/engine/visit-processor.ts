@@ -1,60 +1,99 @@
-import type { Counters } from "./counters.js";
+import { createCounters, type CounterRow, type Counters } from "./counters.js";
+import { PROPERTY_SEPARATOR } from "./dimensions.js";
 import type { PendingHit, VisitorState } from "./pending-hit.js";
+import { createVisitLedger, type HitRow, type NewVisit, type PropRow, type VisitChange, type VisitLedger } from "./visit-ledger.js";
 
-/** A visit ends after this long without hits. */
+/** A visit ends after this long without activity. */
 export const VISIT_TIMEOUT_MS = 30 * 60 * 1000;
 
+/** Values remembered per visitor-day for the once-per-visitor counts: bounded work and row size whatever a client sends. */
+export const MAX_SEEN_PER_VISITOR = 32;
+
+/** Everything a flush writes, besides the dimension values it interned before. */
+export interface FlushChanges {
+  /** Visitor states to save. */
+  states: VisitorState[];
+  counts: CounterRow[];
+  newVisits: readonly NewVisit[];
+  visitUpdates: VisitChange[];
+  hits: HitRow[];
+  props: PropRow[];
+}
+
+/** What one flush works with: counters, visits, the hit rows and the states it touched. */
+interface Flush {
+  states: Map<string, VisitorState>;
+  counters: Counters;
+  visits: VisitLedger;
+  touched: Set<VisitorState>;
+  hits: HitRow[];
+  props: PropRow[];
+}
+
 /**
- * Applies hits, in the order they happened, to the visitor states they touch and
- * turns them into counter increments. Pure: the caller loads the states before and
- * saves the touched ones after, in the same transaction.
+ * Applies hits and engagement signals, in the order given, to the visitor states they
+ * touch: rollup increments, new and changed visits, hit rows. Pure: the caller loads the
+ * states before and stores everything after, in one transaction (docs/statistics.md).
  */
-export function processHits(
-  hits: readonly PendingHit[],
-  states: Map<string, VisitorState>,
-  counters: Counters,
-): Set<VisitorState> {
-  const touched = new Set<VisitorState>();
+export function processHits(hits: readonly PendingHit[], states: Map<string, VisitorState>): FlushChanges {
+  const flush: Flush = { states, counters: createCounters(), visits: createVisitLedger(), touched: new Set(), hits: [], props: [] };
   for (const hit of hits) {
-    const state = stateFor(hit, states, counters);
-    if (startsVisit(hit, state)) {
-      state.visitReferrer = hit.referrer;
-      state.visitCampaign = hit.campaign;
-      counters.add(hit.websiteId, "landing_page", hit.day, hit.page);
-      counters.add(hit.websiteId, "referrer", hit.day, hit.referrer);
-      counters.add(hit.websiteId, "campaign", hit.day, hit.campaign);
-    }
-    countOncePerValue(hit, state, counters, "resolution", hit.screen);
-    countOncePerValue(hit, state, counters, "language", hit.language);
-    countHit(hit, counters);
-    state.lastSeen = Math.max(state.lastSeen, hit.timestamp);
-    touched.add(state);
+    if (hit.kind === "engagement") applyEngagement(flush, hit);
+    else applyHit(flush, hit);
   }
-  return touched;
+  return {
+    states: [...flush.touched],
+    counts: flush.counters.rows(),
+    newVisits: flush.visits.created(),
+    visitUpdates: flush.visits.updates(),
+    hits: flush.hits,
+    props: flush.props,
+  };
 }
 
-interface LiveState extends VisitorState {
-  /** When the visit this hit may continue last saw a hit (yesterday's, across midnight); 0 for none. */
-  visitLastSeen?: number;
+function applyHit(flush: Flush, hit: PendingHit): void {
+  const own = stateFor(flush, hit);
+  // A hit older than the person's latest one (this day's, or the next day's) joins that visit.
+  const next = hit.nextVisitor ? flush.states.get(hit.nextVisitor) : undefined;
+  const holder = next !== undefined && next.lastSeen > hit.timestamp ? next : own;
+  const late = hit.timestamp < holder.lastSeen;
+  if (!late && startsVisit(hit, own)) startVisit(flush, hit, own);
+  flush.touched.add(own).add(holder);
+  countOncePerValue(flush.counters, hit, own, "resolution", hit.screen);
+  countOncePerValue(flush.counters, hit, own, "language", hit.language);
+  if (hit.kind === "event" && hit.event !== null) countOncePerValue(flush.counters, hit, own, "event_visitors", hit.event, "goal");
+  addToVisit(flush, hit, holder, late);
+  countHit(flush, hit, holder.visit);
+  own.lastSeen = Math.max(own.lastSeen, hit.timestamp);
 }
 
-/** Today's state of the hit's visitor; on their first hit of the day, counts the visitor. */
-function stateFor(hit: PendingHit, states: Map<string, VisitorState>, counters: Counters): LiveState {
-  let state: LiveState | undefined = states.get(hit.visitor);
-  if (state && state.lastSeen > 0) return state;
-  const yesterday = hit.previousVisitor ? states.get(hit.previousVisitor) : undefined;
-  const continues = yesterday !== undefined && yesterday.lastSeen > 0 && hit.timestamp - yesterday.lastSeen < VISIT_TIMEOUT_MS;
-  state = {
+/** This day's state of the hit's visitor; on their first hit of the day, counts the visitor. */
+function stateFor(flush: Flush, hit: PendingHit): VisitorState {
+  const known = flush.states.get(hit.visitor);
+  if (known && known.lastSeen > 0) return known;
+  const state: VisitorState = {
     hash: hit.visitor,
     websiteId: hit.websiteId,
     day: hit.day,
     lastSeen: 0,
-    visitReferrer: continues ? yesterday.visitReferrer : "",
-    visitCampaign: continues ? yesterday.visitCampaign : "",
-    seen: "",
-    visitLastSeen: continues ? yesterday.lastSeen : 0,
+    visitReferrer: "",
+    visitCampaign: "",
+    seen: new Set(),
+    visitor: 0,
+    visit: 0,
+    visitStart: 0,
+    visitDay: "",
+    visitPageviews: 0,
+    visitEvents: 0,
+    visitExit: "",
   };
-  states.set(hit.visitor, state);
+  const yesterday = hit.previousVisitor ? flush.states.get(hit.previousVisitor) : undefined;
+  if (yesterday !== undefined && yesterday.lastSeen > 0 && hit.timestamp - yesterday.lastSeen < VISIT_TIMEOUT_MS) {
+    // The visit under way runs past midnight: this day's state carries it on.
+    Object.assign(state, visitOf(yesterday), { lastSeen: yesterday.lastSeen });
+  }
+  flush.states.set(hit.visitor, state);
+  const { counters } = flush;
   const { websiteId, day } = hit;
   counters.addDaily(websiteId, "visitors", day, day);
   counters.add(websiteId, "visitors_hours", day, hit.hour);
@@ -67,35 +106,127 @@ function stateFor(hit: PendingHit, states: Map<string, VisitorState>, counters: 
   return state;
 }
 
-function startsVisit(hit: PendingHit, state: LiveState): boolean {
-  const lastSeen = state.lastSeen > 0 ? state.lastSeen : (state.visitLastSeen ?? 0);
-  state.visitLastSeen = 0;
-  if (lastSeen === 0 || hit.timestamp - lastSeen >= VISIT_TIMEOUT_MS) return true;
-  // A hit older than one already counted (two instances flushing a visitor's hits in
-  // the other order) joins the visit under way rather than starting a second one.
-  if (hit.timestamp < lastSeen) return false;
+const visitOf = (state: VisitorState) => ({
+  visitReferrer: state.visitReferrer,
+  visitCampaign: state.visitCampaign,
+  visit: state.visit,
+  visitStart: state.visitStart,
+  visitDay: state.visitDay,
+  visitPageviews: state.visitPageviews,
+  visitEvents: state.visitEvents,
+  visitExit: state.visitExit,
+});
+
+function startsVisit(hit: PendingHit, state: VisitorState): boolean {
+  if (state.lastSeen === 0 || state.visit === 0 || hit.timestamp - state.lastSeen >= VISIT_TIMEOUT_MS) return true;
   if (hit.referrer !== "" && hit.referrer !== state.visitReferrer) return true;
-  return hit.campaign !== "" && hit.campaign !== state.visitCampaign;
+  return hit.utm.campaign !== "" && hit.utm.campaign !== state.visitCampaign;
 }
 
-function countOncePerValue(hit: PendingHit, state: VisitorState, counters: Counters, name: string, value: string): void {
+function startVisit(flush: Flush, hit: PendingHit, state: VisitorState): void {
+  const visit = flush.visits.start(hit, state.visitor);
+  Object.assign(state, {
+    visitor: visit.visitor,
+    visit: visit.id,
+    visitStart: hit.timestamp,
+    visitDay: hit.day,
+    visitReferrer: hit.referrer,
+    visitCampaign: hit.utm.campaign,
+    visitPageviews: 0,
+    visitEvents: 0,
+    visitExit: "",
+  });
+  const { counters } = flush;
+  const { websiteId, day } = hit;
+  counters.addDaily(websiteId, "visits", day, day);
+  counters.add(websiteId, "landing_page", day, hit.page);
+  counters.add(websiteId, "referrer", day, hit.referrer);
+  counters.add(websiteId, "campaign", day, hit.utm.campaign);
+  counters.add(websiteId, "utm_source", day, hit.utm.source);
+  counters.add(websiteId, "utm_medium", day, hit.utm.medium);
+  counters.add(websiteId, "utm_content", day, hit.utm.content);
+  counters.add(websiteId, "utm_term", day, hit.utm.term);
+}
+
+const isBounce = (state: VisitorState) => state.visitPageviews === 1 && state.visitEvents === 0;
+const durationOf = (state: VisitorState) => Math.max(0, Math.floor((state.lastSeen - state.visitStart) / 1000));
+
+/**
+ * Counts a hit into the visit `holder` carries: its counts, bounce, exit page and
+ * duration, and the rollups keyed by the day the visit started. A late hit never moves
+ * the exit page or the duration (a later hit was counted already).
+ */
+function addToVisit(flush: Flush, hit: PendingHit, holder: VisitorState, late: boolean): void {
+  const { counters, visits } = flush;
+  const { websiteId } = hit;
+  const day = holder.visitDay;
+  const change = visits.change(holder.visit, websiteId);
+  const bounced = isBounce(holder);
+  if (hit.kind === "pageview") {
+    holder.visitPageviews++;
+    change.pageviews++;
+    counters.addDaily(websiteId, "visit_pageviews", day, day);
+    if (!late && holder.visitExit !== hit.page) {
+      counters.add(websiteId, "exit_page", day, holder.visitExit, -1);
+      counters.add(websiteId, "exit_page", day, hit.page);
+      holder.visitExit = change.exitPage = hit.page;
+    }
+  } else {
+    holder.visitEvents++;
+    change.events++;
+  }
+  counters.addDaily(websiteId, "bounces", day, day, Number(isBounce(holder)) - Number(bounced));
+  if (!late) extendVisit(flush, holder, hit.timestamp);
+}
+
+/** New activity at `time`: the visit lasts until then (and `holder.lastSeen` moves there). */
+function extendVisit(flush: Flush, holder: VisitorState, time: number): void {
+  if (time <= holder.lastSeen && holder.lastSeen >= holder.visitStart) return;
+  const before = holder.lastSeen >= holder.visitStart ? durationOf(holder) : 0;
+  holder.lastSeen = Math.max(holder.lastSeen, time);
+  const after = durationOf(holder);
+  const change = flush.visits.change(holder.visit, holder.websiteId);
+  change.duration = Math.max(change.duration, after);
+  flush.counters.addDaily(holder.websiteId, "visit_duration", holder.visitDay, holder.visitDay, after - before);
+}
+
+/**
+ * An engagement signal: engaged time and activity for the visit of the person's latest
+ * activity that day (or the day before); never a visitor, a visit or a hit.
+ */
+function applyEngagement(flush: Flush, signal: PendingHit): void {
+  const today = flush.states.get(signal.visitor);
+  const yesterday = signal.previousVisitor ? flush.states.get(signal.previousVisitor) : undefined;
+  const holder = today && today.lastSeen > 0 && today.visit !== 0 ? today : yesterday;
+  if (!holder || holder.lastSeen === 0 || holder.visit === 0) return;
+  flush.visits.change(holder.visit, holder.websiteId).engagedMs += signal.engagedMs;
+  if (signal.timestamp > holder.lastSeen) extendVisit(flush, holder, signal.timestamp);
+  flush.touched.add(holder);
+}
+
+/** Counts `value` once per visitor-day, remembering at most MAX_SEEN_PER_VISITOR values. */
+function countOncePerValue(counters: Counters, hit: PendingHit, state: VisitorState, name: string, value: string, tag = name): void {
   if (value === "") return;
-  const marker = `${name}:${value}`;
-  if (state.seen.split("\n").includes(marker)) return;
-  state.seen = state.seen === "" ? marker : `${state.seen}\n${marker}`;
+  const marker = `${tag}:${value}`;
+  if (state.seen.has(marker) || state.seen.size >= MAX_SEEN_PER_VISITOR) return;
+  state.seen.add(marker);
   counters.add(hit.websiteId, name, hit.day, value);
 }
 
-function countHit(hit: PendingHit, counters: Counters): void {
+function countHit(flush: Flush, hit: PendingHit, visit: number): void {
+  const { counters } = flush;
   const { websiteId, day } = hit;
-  if (hit.event === null) {
+  flush.hits.push({ websiteId, visit, time: hit.localTime, page: hit.page, event: hit.event });
+  if (hit.kind === "pageview") {
     counters.addDaily(websiteId, "pageviews", day, day);
     counters.add(websiteId, "pageviews_hours", day, hit.hour);
     counters.add(websiteId, "page", day, hit.page);
     return;
   }
-  counters.add(websiteId, "event", day, hit.event);
-  for (const [key, value] of Object.entries(hit.props ?? {})) {
-    counters.add(websiteId, "event_property", day, `${hit.event}\u001f${key}\u001f${value}`);
+  const event = hit.event ?? "";
+  counters.add(websiteId, "event", day, event);
+  for (const [name, value] of Object.entries(hit.props ?? {})) {
+    counters.add(websiteId, "event_property", day, [event, name, value].join(PROPERTY_SEPARATOR));
+    flush.props.push({ websiteId, visit, time: hit.localTime, event, name, value });
   }
 }

@@ -1,5 +1,6 @@
-/** Every statistic the API serves (SPEC §5). */
+/** Every statistic the API serves: the seed's 17 (SPEC §5) and the visit metrics, UTM fields, exit pages, properties and goals. */
 export const STAT_NAMES = [
+  "bounce_rate",
   "browser",
   "campaign",
   "city",
@@ -7,6 +8,9 @@ export const STAT_NAMES = [
   "country",
   "device",
   "event",
+  "event_property",
+  "exit_page",
+  "goals",
   "landing_page",
   "language",
   "os",
@@ -15,11 +19,41 @@ export const STAT_NAMES = [
   "pageviews_hours",
   "referrer",
   "resolution",
+  "utm_content",
+  "utm_medium",
+  "utm_source",
+  "utm_term",
+  "views_per_visit",
+  "visit_duration",
   "visitors",
   "visitors_hours",
+  "visits",
 ] as const;
 
 export type StatName = (typeof STAT_NAMES)[number];
 
 /** Series whose value is the day itself: stored at day level only. */
-export const DAILY_SERIES: ReadonlySet<StatName> = new Set(["pageviews", "visitors"]);
+export const DAILY_SERIES: ReadonlySet<string> = new Set(["pageviews", "visitors", "visits"]);
+
+/** Series whose value is the hour of the day. */
+export const HOUR_SERIES: ReadonlySet<string> = new Set(["pageviews_hours", "visitors_hours"]);
+
+/** Day series that are a ratio of two daily sums; `total` is the same ratio over the range. */
+export const RATIO_SERIES = {
+  bounce_rate: { numerator: "bounces", denominator: "visits", scale: 1000, divisor: 10 },
+  visit_duration: { numerator: "visit_duration", denominator: "visits", scale: 1, divisor: 1 },
+  views_per_visit: { numerator: "visit_pageviews", denominator: "visits", scale: 100, divisor: 100 },
+} as const;
+
+export type RatioName = keyof typeof RATIO_SERIES;
+
+export const isRatio = (name: string): name is RatioName => Object.hasOwn(RATIO_SERIES, name);
+
+/** docs/statistics.md: `Math.round(scale × numerator ÷ denominator) ÷ divisor`, 0 without visits. */
+export function ratio(name: RatioName, numerator: number, denominator: number): number {
+  const { scale, divisor } = RATIO_SERIES[name];
+  return denominator === 0 ? 0 : Math.round((scale * numerator) / denominator) / divisor;
+}
+
+/** Names with a `total` beside their rows: the day series of visits and the ratios. */
+export const HAS_RANGE_TOTAL: ReadonlySet<string> = new Set(["visits", "bounce_rate", "visit_duration", "views_per_visit"]);

@@ -1,24 +1,162 @@
 import type { Page, Websites } from "../websites/websites.js";
+import { comparedDay, comparisonRange, type CompareMode } from "./comparison.js";
 import type { Realtime, createRealtimeReader } from "./realtime.js";
-import { parseStatsQuery, type StatRow, type StatsQueryInput, type createStatsReader } from "./stats-query.js";
+import { pageOf, type CountReader, type DayRange, type ListOptions, type Statistic } from "./reader.js";
+import { DAILY_SERIES, HAS_RANGE_TOTAL, HOUR_SERIES, isRatio, ratio, RATIO_SERIES, type RatioName } from "./stat-names.js";
+import {
+  parseStatsQuery,
+  parseTotalsQuery,
+  type StatRow,
+  type StatsQuery,
+  type StatsQueryInput,
+  type TotalsQuery,
+  type TotalsQueryInput,
+} from "./stats-query.js";
+
+/** One page of a statistic, with what the query asked for beside the rows. */
+export interface StatsPage extends Page<StatRow> {
+  /** `visits` and the ratios: the figure over the whole range. */
+  rangeTotal?: number;
+  previousRangeTotal?: number;
+  /** With `compare`: the range compared with. */
+  comparison?: DayRange;
+}
+
+export interface TotalFigures {
+  visitors: number;
+  visits: number;
+  pageviews: number;
+  views_per_visit: number;
+  bounce_rate: number;
+  visit_duration: number;
+}
+
+export interface Totals {
+  data: TotalFigures;
+  previous?: TotalFigures;
+  comparison?: DayRange;
+}
 
 export interface Stats {
-  /** One statistic of one of the account's websites (SPEC §5); waits for buffered hits first. */
-  query(accountId: number, websiteId: number, input: StatsQueryInput): Promise<Page<StatRow>>;
+  /** One statistic of one of the account's websites (docs/statistics.md); waits for buffered hits first. */
+  query(accountId: number, websiteId: number, input: StatsQueryInput): Promise<StatsPage>;
   /** The same without an account check, for pages that already decided access (shared stats). */
-  queryWebsite(websiteId: number, input: StatsQueryInput): Promise<Page<StatRow>>;
+  queryWebsite(websiteId: number, input: StatsQueryInput): Promise<StatsPage>;
+  /** Visitors, visits, pageviews, views per visit, bounce rate and visit duration of a range, in one call. */
+  totals(accountId: number, websiteId: number, input: TotalsQueryInput): Promise<Totals>;
+  totalsWebsite(websiteId: number, input: TotalsQueryInput): Promise<Totals>;
   /** Visitors in the last five minutes on one of the account's websites; waits for buffered hits first. */
   realtime(accountId: number, websiteId: number): Promise<Realtime>;
   /** The same without an account check (shared stats). */
   realtimeWebsite(websiteId: number): Promise<Realtime>;
 }
 
+/** Picks where a query is counted from: rollups without filters, the visits and hits with them. */
+export type ReaderFor = (websiteId: number, query: TotalsQuery) => CountReader;
+
+const sum = (rows: readonly StatRow[]) => rows.reduce((total, row) => total + row.count, 0);
+
+/** A ratio series by day: both sums per day, divided. */
+async function ratioRows(reader: CountReader, name: RatioName, range: DayRange): Promise<{ rows: StatRow[]; total: number }> {
+  const { numerator, denominator } = RATIO_SERIES[name];
+  const [tops, bottoms] = await Promise.all([reader.all({ name: numerator }, range), reader.all({ name: denominator }, range)]);
+  const topByDay = new Map(tops.map((row) => [row.value, row.count]));
+  const rows = bottoms.filter((row) => row.count > 0).map((row) => ({ value: row.value, count: ratio(name, topByDay.get(row.value) ?? 0, row.count) }));
+  return { rows, total: ratio(name, sum(tops), sum(bottoms)) };
+}
+
+/** Every row of a day or hour series (ratios included), and its range total where it has one. */
+async function seriesRows(reader: CountReader, name: string, range: DayRange): Promise<{ rows: StatRow[]; total: number }> {
+  if (isRatio(name)) return ratioRows(reader, name, range);
+  const rows = await reader.all({ name }, range);
+  return { rows, total: sum(rows) };
+}
+
+const isSeries = (name: string) => DAILY_SERIES.has(name) || HOUR_SERIES.has(name) || isRatio(name);
+
+async function totalFigures(reader: CountReader, range: DayRange): Promise<TotalFigures> {
+  const names = ["visitors", "visits", "pageviews", "bounces", "visit_duration", "visit_pageviews"];
+  const [visitors, visits, pageviews, bounces, duration, visitPageviews] = (
+    await Promise.all(names.map((name) => reader.all({ name }, range)))
+  ).map(sum) as [number, number, number, number, number, number];
+  return {
+    visitors,
+    visits,
+    pageviews,
+    views_per_visit: ratio("views_per_visit", visitPageviews, visits),
+    bounce_rate: ratio("bounce_rate", bounces, visits),
+    visit_duration: ratio("visit_duration", duration, visits),
+  };
+}
+
+/** `goals`: visitors who fired each event, its events, and their share of all visitors. */
+async function goalRows(reader: CountReader, range: DayRange, list: ListOptions) {
+  const { rows, total } = await reader.page({ name: "event_visitors" }, range, list);
+  const values = rows.map((row) => row.value);
+  const [events, visitors] = await Promise.all([reader.countsOf({ name: "event" }, range, values), reader.all({ name: "visitors" }, range)]);
+  const everyone = sum(visitors);
+  return {
+    rows: rows.map((row) => ({ ...row, events: events.get(row.value) ?? 0, conversion_rate: ratio("bounce_rate", row.count, everyone) })),
+    total,
+  };
+}
+
 export function createStats(
   websites: Websites,
-  readStat: ReturnType<typeof createStatsReader>,
+  readerFor: ReaderFor,
   beforeRead: () => Promise<void>,
   readRealtime: ReturnType<typeof createRealtimeReader>,
 ): Stats {
+  async function statsPage(websiteId: number, query: StatsQuery): Promise<StatsPage> {
+    const reader = readerFor(websiteId, query);
+    const range = { from: query.from, to: query.to };
+    const stat: Statistic = { name: query.name, event: query.event, property: query.property };
+    const list: ListOptions = { search: query.search.toLowerCase(), sortBy: query.sort_by, sort: query.sort, perPage: query.per_page, page: query.page };
+    let result: { rows: StatRow[]; total: number };
+    let rangeTotal: number | undefined;
+    if (isSeries(query.name)) {
+      const series = await seriesRows(reader, query.name, range);
+      result = pageOf(series.rows, list);
+      rangeTotal = series.total;
+    } else if (query.name === "goals") result = await goalRows(reader, range, list);
+    else result = await reader.page(stat, range, list);
+
+    const page: StatsPage = { data: result.rows, total: result.total, page: query.page, perPage: query.per_page };
+    if (HAS_RANGE_TOTAL.has(query.name)) page.rangeTotal = rangeTotal ?? 0;
+    if (query.compare) await addComparison(page, reader, stat, range, query.compare);
+    return page;
+  }
+
+  /** Each row's count in the comparison range, and the range total's. */
+  async function addComparison(page: StatsPage, reader: CountReader, stat: Statistic, range: DayRange, mode: CompareMode): Promise<void> {
+    const previousRange = comparisonRange(range, mode);
+    page.comparison = previousRange;
+    let previousOf: (value: string) => number;
+    if (isSeries(stat.name)) {
+      const previous = await seriesRows(reader, stat.name, previousRange);
+      const byValue = new Map(previous.rows.map((row) => [row.value, row.count]));
+      const compared = HOUR_SERIES.has(stat.name) ? (value: string) => value : (value: string) => comparedDay(value, range, mode);
+      previousOf = (value) => byValue.get(compared(value)) ?? 0;
+      if (HAS_RANGE_TOTAL.has(stat.name)) page.previousRangeTotal = previous.total;
+    } else {
+      const counted = stat.name === "goals" ? { name: "event_visitors" } : stat;
+      const counts = await reader.countsOf(counted, previousRange, page.data.map((row) => row.value));
+      previousOf = (value) => counts.get(value) ?? 0;
+    }
+    page.data = page.data.map((row) => ({ ...row, previous: previousOf(row.value) }));
+  }
+
+  async function totals(websiteId: number, query: TotalsQuery): Promise<Totals> {
+    const reader = readerFor(websiteId, query);
+    const range = { from: query.from, to: query.to };
+    const result: Totals = { data: await totalFigures(reader, range) };
+    if (query.compare) {
+      result.comparison = comparisonRange(range, query.compare);
+      result.previous = await totalFigures(reader, result.comparison);
+    }
+    return result;
+  }
+
   const stats: Stats = {
     async query(accountId, websiteId, input) {
       await websites.get(accountId, websiteId);
@@ -27,7 +165,16 @@ export function createStats(
     async queryWebsite(websiteId, input) {
       const query = parseStatsQuery(input);
       await beforeRead();
-      return readStat(websiteId, query);
+      return statsPage(websiteId, query);
+    },
+    async totals(accountId, websiteId, input) {
+      await websites.get(accountId, websiteId);
+      return stats.totalsWebsite(websiteId, input);
+    },
+    async totalsWebsite(websiteId, input) {
+      const query = parseTotalsQuery(input);
+      await beforeRead();
+      return totals(websiteId, query);
     },
     async realtime(accountId, websiteId) {
       await websites.get(accountId, websiteId);

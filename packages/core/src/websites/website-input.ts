@@ -12,7 +12,11 @@ export interface WebsiteInput {
   exclude_params?: unknown;
   exclude_ips?: unknown;
   timezone?: unknown;
+  retention_days?: unknown;
 }
+
+/** Bounds of `retention_days`: a week to ten years (the longest statistics range). */
+export const RETENTION_DAYS = { min: 7, max: 3660, default: 730 } as const;
 
 /** The validated, normalised fields; absent ones were not sent. */
 export interface WebsiteFields {
@@ -24,6 +28,7 @@ export interface WebsiteFields {
   exclude_params?: string;
   exclude_ips?: string;
   timezone?: string;
+  retention_days?: number;
 }
 
 type Errors = Record<string, string[]>;
@@ -50,13 +55,46 @@ function readChoice<T extends number>(errors: Errors, field: string, value: unkn
   return choice;
 }
 
-function isTimeZone(name: string): boolean {
+/**
+ * Current IANA names that this runtime's ICU knows by an older alias (it reports
+ * `Asia/Calcutta` for `Asia/Kolkata`): the name a user gives is kept as given.
+ */
+const CURRENT_ZONE_NAMES = [
+  "Asia/Kolkata", "Asia/Kathmandu", "Europe/Kyiv", "America/Argentina/Buenos_Aires", "Asia/Ho_Chi_Minh",
+  "Asia/Yangon", "Atlantic/Faroe", "America/Nuuk", "Pacific/Chuuk", "Pacific/Pohnpei", "Pacific/Kanton",
+  "America/Indiana/Indianapolis", "America/Kentucky/Louisville", "America/Argentina/Catamarca",
+  "America/Argentina/Cordoba", "America/Argentina/Jujuy", "America/Argentina/Mendoza", "America/Atikokan",
+  "Africa/Asmara",
+];
+
+/**
+ * The IANA name to store for what the user typed, or null when it is no time zone. A
+ * valid name is kept as given, in its proper spelling: ICU's own (`utc` → `UTC`), or
+ * the current name for one ICU knows only by an alias (`asia/kolkata` → `Asia/Kolkata`).
+ */
+export function timeZoneName(input: string): string | null {
+  const name = input.trim();
+  let resolved: string;
   try {
-    new Intl.DateTimeFormat("en", { timeZone: name });
-    return name.length > 0;
+    resolved = new Intl.DateTimeFormat("en", { timeZone: name }).resolvedOptions().timeZone;
   } catch {
-    return false;
+    return null;
   }
+  if (name === "") return null;
+  const lower = name.toLowerCase();
+  if (resolved.toLowerCase() === lower) return resolved;
+  return CURRENT_ZONE_NAMES.find((zone) => zone.toLowerCase() === lower) ?? name;
+}
+
+function readRetention(errors: Errors, value: unknown): number | undefined {
+  const text = readText(errors, "retention_days", value);
+  if (text === undefined) return undefined;
+  const days = Number(text.trim());
+  if (!/^\d+$/.test(text.trim()) || days < RETENTION_DAYS.min || days > RETENTION_DAYS.max) {
+    addError(errors, "retention_days", `The retention days must be a whole number from ${RETENTION_DAYS.min} to ${RETENTION_DAYS.max}.`);
+    return undefined;
+  }
+  return days;
 }
 
 function readIpList(errors: Errors, value: unknown): string | undefined {
@@ -118,9 +156,12 @@ export function parseWebsiteInput(input: WebsiteInput, mode: "create" | "update"
 
   const timezone = readText(errors, "timezone", input.timezone);
   if (timezone !== undefined) {
-    if (isTimeZone(timezone.trim())) fields.timezone = new Intl.DateTimeFormat("en", { timeZone: timezone.trim() }).resolvedOptions().timeZone;
+    const name = timeZoneName(timezone);
+    if (name !== null) fields.timezone = name;
     else addError(errors, "timezone", "The timezone must be a valid IANA time zone name.");
   }
+  const retention = readRetention(errors, input.retention_days);
+  if (retention !== undefined) fields.retention_days = retention;
 
   if (Object.keys(errors).length > 0) throw new ValidationError(errors);
   return fields;

@@ -2,7 +2,7 @@ import { sql, type Kysely, type Selectable } from "kysely";
 import type { Database, WebsitesTable } from "../database/schema.js";
 import { NotFoundError, ValidationError } from "../errors.js";
 import { hashPassword, verifyPassword } from "./password.js";
-import { parseWebsiteInput, type WebsiteInput } from "./website-input.js";
+import { parseWebsiteInput, RETENTION_DAYS, type WebsiteInput } from "./website-input.js";
 
 /** A website as the API returns it: the password is only ever a boolean. */
 export interface Website {
@@ -15,6 +15,7 @@ export interface Website {
   exclude_params: string;
   exclude_ips: string;
   timezone: string;
+  retention_days: number;
   created_at: string;
   updated_at: string;
 }
@@ -70,6 +71,7 @@ export function toWebsite(row: WebsiteRow): Website {
     exclude_params: row.exclude_params,
     exclude_ips: row.exclude_ips,
     timezone: row.timezone,
+    retention_days: Number(row.retention_days),
     created_at: row.created_at,
     updated_at: row.updated_at,
   };
@@ -113,6 +115,7 @@ export function createWebsites(db: Kysely<Database>, hooks: WebsiteHooks = {}): 
         exclude_params: fields.exclude_params ?? "",
         exclude_ips: fields.exclude_ips ?? "",
         timezone: fields.timezone ?? "UTC",
+        retention_days: fields.retention_days ?? RETENTION_DAYS.default,
         created_at: now,
         updated_at: now,
       };
@@ -169,6 +172,7 @@ export function createWebsites(db: Kysely<Database>, hooks: WebsiteHooks = {}): 
           exclude_params: fields.exclude_params ?? row.exclude_params,
           exclude_ips: fields.exclude_ips ?? row.exclude_ips,
           timezone: fields.timezone ?? row.timezone,
+          retention_days: fields.retention_days ?? Number(row.retention_days),
           updated_at: new Date().toISOString(),
         })
         .where("id", "=", row.id)

@@ -1,9 +1,9 @@
-import { NotFoundError, statsQuerySchema, ValidationError } from "@tally-analytics/core";
+import { NotFoundError, statsQuerySchema, totalsQuerySchema, ValidationError } from "@tally-analytics/core";
 import * as z from "zod";
 import { proxyTrust } from "../client-ip.js";
 import { HttpError, MESSAGES } from "../errors.js";
 import { json } from "../json-response.js";
-import { paginated } from "../pagination.js";
+import { statsBody } from "../stats-response.js";
 import { defineRoute, type Route } from "../route.js";
 import { assetResponse } from "./assets.js";
 import { pageResponse, redirectResponse } from "./page.js";
@@ -79,7 +79,18 @@ export const dashboardRoutes: readonly Route[] = [
     query: statsQuerySchema,
     async handle(context) {
       const { id } = await readableWebsite(context);
-      return json(200, paginated(context.url, await context.tally.stats.queryWebsite(Number(id), context.query)));
+      return json(200, statsBody(context.url, await context.tally.stats.queryWebsite(Number(id), context.query)));
+    },
+  }),
+  defineRoute({
+    method: "GET",
+    path: "/share/{domain}/api/totals",
+    auth: "public",
+    headers: NO_STORE,
+    query: totalsQuerySchema,
+    async handle(context) {
+      const { id } = await readableWebsite(context);
+      return json(200, { ...(await context.tally.stats.totalsWebsite(Number(id), context.query)) });
     },
   }),
   defineRoute({

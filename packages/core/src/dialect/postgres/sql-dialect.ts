@@ -10,9 +10,15 @@ export const postgresDialect: SqlDialect = {
   idColumn: (column) => column.primaryKey(),
   counterType: "bigint",
   clusteredTableSuffix: sql``,
-  containsIgnoringCase: (value, needle) => sql`strpos(lower(${value}), ${needle}) > 0`,
+  contains: (value, needle) => sql`strpos(${value}, ${needle}) > 0`,
   byCodePoint: (value) => sql`${value} collate "C"`,
   lockRows: true,
+  greatest: (a, b) => sql`greatest(${a}, ${b})`,
+  rowLocator: "ctid",
+  async reserveIds(trx, table, count) {
+    const { rows } = await sql<{ id: number }>`select nextval(pg_get_serial_sequence(${table}, 'id'))::int as id from generate_series(1, ${count})`.execute(trx);
+    return rows.map((row) => Number(row.id));
+  },
   async withMigrationLock(db, fn) {
     return db.connection().execute(async (connection) => {
       await sql`select pg_advisory_lock(${MIGRATION_LOCK_KEY})`.execute(connection);

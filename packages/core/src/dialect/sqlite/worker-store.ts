@@ -7,6 +7,7 @@ type RequestBody =
   | { type: "delete-website"; websiteId: number }
   | { type: "salt"; day: string; candidate: string }
   | { type: "forget-before"; day: string }
+  | { type: "delete-older-than"; websiteId: number; localSeconds: number; limit: number }
   | { type: "close" };
 
 export type WriterRequest = RequestBody & { id: number };
@@ -71,6 +72,8 @@ export function createSqliteWorkerStore(path: string, busyTimeout: number): Engi
     forgetBefore: async (day) => {
       await send({ type: "forget-before", day });
     },
+    deleteOlderThan: async (websiteId, localSeconds, limit) =>
+      (await send({ type: "delete-older-than", websiteId, localSeconds, limit })) as number,
     async close() {
       if (!failure) await send({ type: "close" }).catch(() => {});
       await worker.terminate();

@@ -25,18 +25,24 @@ function run(request: WriterRequest): unknown {
       return writer.salt(request.day, request.candidate);
     case "forget-before":
       return writer.forgetBefore(request.day);
+    case "delete-older-than":
+      return writer.deleteOlderThan(request.websiteId, request.localSeconds, request.limit);
     case "close":
       database.close();
       return undefined;
   }
 }
 
-parentPort!.on("message", (request: WriterRequest) => {
-  let response: WriterResponse;
+async function answer(request: WriterRequest): Promise<WriterResponse> {
   try {
-    response = { id: request.id, ok: true, value: run(request) };
+    return { id: request.id, ok: true, value: await run(request) };
   } catch (error) {
-    response = { id: request.id, ok: false, message: error instanceof Error ? error.message : String(error) };
+    return { id: request.id, ok: false, message: error instanceof Error ? error.message : String(error) };
   }
-  parentPort!.postMessage(response);
+}
+
+// One request at a time, in arrival order: a write's transaction never interleaves with another request.
+let queue: Promise<void> = Promise.resolve();
+parentPort!.on("message", (request: WriterRequest) => {
+  queue = queue.then(async () => parentPort!.postMessage(await answer(request)));
 });

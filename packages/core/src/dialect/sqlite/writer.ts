@@ -1,7 +1,10 @@
 import type { VisitorsTable } from "../../database/schema.js";
-import { applyHits, flushWork } from "../../engine/apply-hits.js";
-import type { PendingHit, VisitorState } from "../../engine/pending-hit.js";
+import { createDictionary } from "../../engine/dictionary.js";
+import type { FlushIo, VisitRow } from "../../engine/flush-io.js";
+import type { PendingHit } from "../../engine/pending-hit.js";
 import type { EngineStore } from "../../engine/store.js";
+import { runSync } from "../../engine/steps.js";
+import { writeFlush } from "../../engine/write-flush.js";
 
 /** The parts of a better-sqlite3 Database the SQLite store uses. */
 export interface SqliteHandle {
@@ -10,8 +13,9 @@ export interface SqliteHandle {
 }
 
 interface SqliteStatement {
-  run(...params: unknown[]): unknown;
+  run(...params: unknown[]): { lastInsertRowid: number | bigint; changes: number };
   get(...params: unknown[]): unknown;
+  all(...params: unknown[]): unknown[];
 }
 
 /** The engine's writes on a better-sqlite3 handle, synchronously: prepared statements, one transaction per call. */
@@ -20,55 +24,120 @@ export interface SqliteWriter {
   deleteWebsite(websiteId: number): void;
   salt(day: string, candidate: string): string;
   forgetBefore(day: string): void;
+  deleteOlderThan(websiteId: number, localSeconds: number, limit: number): number;
 }
 
-/** SQLite has a single writer, so no row locking is needed: load, apply, save. */
-export function createSqliteWriter(sqlite: SqliteHandle): SqliteWriter {
+const VISIT_COLUMNS = [
+  "website_id", "visitor", "start", "duration", "pageviews", "events", "engaged", "entry_page", "exit_page", "referrer",
+  "utm_source", "utm_medium", "utm_campaign", "utm_content", "utm_term", "browser", "os", "device", "country",
+  "continent", "city", "language", "resolution",
+] as const satisfies readonly (keyof VisitRow)[];
+
+const VISITOR_COLUMNS = [
+  "hash", "website_id", "day", "last_seen", "visit_referrer", "visit_campaign", "seen", "visitor", "visit",
+  "visit_start", "visit_day", "visit_pageviews", "visit_events", "visit_exit",
+] as const satisfies readonly (keyof VisitorsTable)[];
+
+const placeholders = (count: number) => Array.from({ length: count }, () => "?").join(", ");
+
+/** Every statement of a flush, prepared once. SQLite has a single writer: no row locks needed. */
+function createFlushIo(sqlite: SqliteHandle): FlushIo {
+  const findDimension = sqlite.prepare("select id, value from dimensions where website_id = ? and kind = ? and value = ?");
+  const countCreated = sqlite.prepare("select count(*) as n from dimensions where website_id = ? and kind = ? and created_day = ?");
+  const insertDimension = sqlite.prepare(
+    "insert into dimensions (website_id, kind, value, search, created_day) values (?, ?, ?, ?, ?) on conflict do nothing",
+  );
   const selectVisitor = sqlite.prepare("select * from visitors where hash = ?");
   const upsertVisitor = sqlite.prepare(
-    `insert into visitors (hash, website_id, day, last_seen, visit_referrer, visit_campaign, seen)
-     values (?, ?, ?, ?, ?, ?, ?)
-     on conflict (hash) do update set last_seen = excluded.last_seen, visit_referrer = excluded.visit_referrer,
-       visit_campaign = excluded.visit_campaign, seen = excluded.seen`,
+    `insert into visitors (${VISITOR_COLUMNS.join(", ")}) values (${placeholders(VISITOR_COLUMNS.length)})
+     on conflict (hash) do update set ${VISITOR_COLUMNS.slice(3).map((c) => `${c} = excluded.${c}`).join(", ")}`,
   );
+  const insertVisit = sqlite.prepare(`insert into visits (${VISIT_COLUMNS.join(", ")}) values (${placeholders(VISIT_COLUMNS.length)})`);
+  const updateVisit = sqlite.prepare(
+    `update visits set pageviews = pageviews + ?, events = events + ?, duration = max(duration, ?),
+       exit_page = case when ? = 0 then exit_page else ? end, engaged = engaged + ? where id = ?`,
+  );
+  const insertHit = sqlite.prepare("insert into hits (website_id, visit_id, time, page, event) values (?, ?, ?, ?, ?)");
+  const insertProp = sqlite.prepare("insert into event_props (website_id, visit_id, time, event, name, value) values (?, ?, ?, ?, ?, ?)");
   const addCount = sqlite.prepare(
     `insert into rollups (website_id, name, period, value, count) values (?, ?, ?, ?, ?)
      on conflict (website_id, name, period, value) do update set count = count + excluded.count`,
   );
-  const deleteRollups = sqlite.prepare("delete from rollups where website_id = ?");
-  const deleteVisitors = sqlite.prepare("delete from visitors where website_id = ?");
+
+  return {
+    findDimensions(websiteId, kind, values) {
+      const found: { value: string; id: number }[] = [];
+      for (const value of values) {
+        const row = findDimension.get(websiteId, kind, value) as { id: number; value: string } | undefined;
+        if (row) found.push(row);
+      }
+      return found;
+    },
+    countNewDimensions: (websiteId, kind, day) => (countCreated.get(websiteId, kind, day) as { n: number }).n,
+    insertDimensions(rows) {
+      for (const r of rows) insertDimension.run(r.website_id, r.kind, r.value, r.search, r.created_day);
+    },
+    loadVisitors(hashes) {
+      const rows: VisitorsTable[] = [];
+      for (const hash of hashes) {
+        const row = selectVisitor.get(hash) as VisitorsTable | undefined;
+        if (row) rows.push(row);
+      }
+      return rows;
+    },
+    insertVisit: (row) => Number(insertVisit.run(...VISIT_COLUMNS.map((column) => row[column] ?? 0)).lastInsertRowid),
+    updateVisits(rows) {
+      for (const r of rows) updateVisit.run(r.pageviews, r.events, r.duration, r.exit_page, r.exit_page, r.engaged, r.id);
+    },
+    insertHits(rows) {
+      for (const r of rows) insertHit.run(r.website_id, r.visit_id, r.time, r.page, r.event);
+    },
+    insertProps(rows) {
+      for (const r of rows) insertProp.run(r.website_id, r.visit_id, r.time, r.event, r.name, r.value);
+    },
+    saveVisitors(rows) {
+      for (const row of rows) upsertVisitor.run(...VISITOR_COLUMNS.map((column) => row[column]));
+    },
+    addCounts(rows) {
+      for (const c of rows) addCount.run(c.websiteId, c.name, c.period, c.value, c.count);
+    },
+  };
+}
+
+/** Rows of one table, of one website, older than a local time: deleted a bounded batch at a time. */
+function olderRowsDeleter(sqlite: SqliteHandle, table: string, timeColumn: string) {
+  const statement = sqlite.prepare(
+    `delete from ${table} where rowid in (select rowid from ${table} where website_id = ? and ${timeColumn} < ? limit ?)`,
+  );
+  return (websiteId: number, localSeconds: number, limit: number) => statement.run(websiteId, localSeconds, limit).changes;
+}
+
+export function createSqliteWriter(sqlite: SqliteHandle): SqliteWriter {
+  const io = createFlushIo(sqlite);
+  const dictionary = createDictionary();
+  const deleteWebsiteRows = ["rollups", "visitors", "visits", "hits", "event_props", "dimensions"].map((table) =>
+    sqlite.prepare(`delete from ${table} where website_id = ?`),
+  );
   const insertSalt = sqlite.prepare("insert into salts (day, salt) values (?, ?) on conflict (day) do nothing");
   const selectSalt = sqlite.prepare("select salt from salts where day = ?");
   const deleteOldSalts = sqlite.prepare("delete from salts where day < ?");
   const deleteOldVisitors = sqlite.prepare("delete from visitors where day < ?");
-
-  function loadStates(hashes: readonly string[]): Map<string, VisitorState> {
-    const states = new Map<string, VisitorState>();
-    for (const hash of hashes) {
-      const row = selectVisitor.get(hash) as VisitorsTable | undefined;
-      if (!row) continue;
-      states.set(hash, {
-        hash,
-        websiteId: row.website_id,
-        day: row.day,
-        lastSeen: row.last_seen,
-        visitReferrer: row.visit_referrer,
-        visitCampaign: row.visit_campaign,
-        seen: row.seen,
-      });
-    }
-    return states;
-  }
+  const flush = sqlite.transaction((hits: readonly PendingHit[]) => runSync(writeFlush(io, dictionary, hits)));
+  const deleteOld = [olderRowsDeleter(sqlite, "hits", "time"), olderRowsDeleter(sqlite, "event_props", "time"), olderRowsDeleter(sqlite, "visits", "start")];
 
   return {
-    write: sqlite.transaction((hits: readonly PendingHit[]) => {
-      const { touched, counts } = applyHits(hits, loadStates(flushWork(hits).read));
-      for (const s of touched) upsertVisitor.run(s.hash, s.websiteId, s.day, s.lastSeen, s.visitReferrer, s.visitCampaign, s.seen);
-      for (const c of counts) addCount.run(c.websiteId, c.name, c.period, c.value, c.count);
-    }),
+    write(hits) {
+      try {
+        flush(hits);
+        dictionary.commit();
+      } catch (error) {
+        dictionary.rollback();
+        throw error;
+      }
+    },
     deleteWebsite: sqlite.transaction((websiteId: number) => {
-      deleteRollups.run(websiteId);
-      deleteVisitors.run(websiteId);
+      for (const statement of deleteWebsiteRows) statement.run(websiteId);
+      dictionary.forgetWebsite(websiteId);
     }),
     salt(day, candidate) {
       insertSalt.run(day, candidate);
@@ -78,6 +147,9 @@ export function createSqliteWriter(sqlite: SqliteHandle): SqliteWriter {
       deleteOldSalts.run(day);
       deleteOldVisitors.run(day);
     }),
+    deleteOlderThan: sqlite.transaction((websiteId: number, localSeconds: number, limit: number) =>
+      deleteOld.reduce((deleted, remove) => deleted + remove(websiteId, localSeconds, limit), 0),
+    ),
   };
 }
 
@@ -90,6 +162,7 @@ export function createSqliteStore(sqlite: SqliteHandle): EngineStore {
     deleteWebsite: async (websiteId) => writer.deleteWebsite(websiteId),
     salt: async (day, candidate) => writer.salt(day, candidate),
     forgetBefore: async (day) => writer.forgetBefore(day),
+    deleteOlderThan: async (websiteId, localSeconds, limit) => writer.deleteOlderThan(websiteId, localSeconds, limit),
     close: async () => {},
   };
 }

@@ -1,0 +1,71 @@
+import type { PendingHit } from "./pending-hit.js";
+
+/** A visit that starts in this flush. `id` and `visitor` are provisional (negative) until stored. */
+export interface NewVisit {
+  id: number;
+  visitor: number;
+  /** The hit that started it: entry page, referrer, UTM, browser… */
+  first: PendingHit;
+  change: VisitChange;
+}
+
+/** What a flush adds to a visit: counts to add, and the latest duration and exit page. */
+export interface VisitChange {
+  id: number;
+  websiteId: number;
+  pageviews: number;
+  events: number;
+  /** Seconds; the stored duration only ever grows to this. */
+  duration: number;
+  /** Null: unchanged. */
+  exitPage: string | null;
+  /** Milliseconds of engaged time to add. */
+  engagedMs: number;
+}
+
+/** One stored hit; `visit` may be provisional until the flush's new visits are stored. */
+export interface HitRow {
+  websiteId: number;
+  visit: number;
+  time: number;
+  page: string;
+  event: string | null;
+}
+
+export interface PropRow {
+  websiteId: number;
+  visit: number;
+  time: number;
+  event: string;
+  name: string;
+  value: string;
+}
+
+/** The visits a flush starts and changes, under provisional ids for the new ones. */
+export function createVisitLedger() {
+  const created: NewVisit[] = [];
+  const changes = new Map<number, VisitChange>();
+
+  const emptyChange = (id: number, websiteId: number): VisitChange => ({ id, websiteId, pageviews: 0, events: 0, duration: 0, exitPage: null, engagedMs: 0 });
+
+  return {
+    /** Starts a visit; its visitor is `visitor`, or the visit itself when the visitor-day has none yet. */
+    start(first: PendingHit, visitor: number): NewVisit {
+      const id = -(created.length + 1);
+      const visit: NewVisit = { id, visitor: visitor === 0 ? id : visitor, first, change: emptyChange(id, first.websiteId) };
+      created.push(visit);
+      changes.set(id, visit.change);
+      return visit;
+    },
+    change(id: number, websiteId: number): VisitChange {
+      let change = changes.get(id);
+      if (!change) changes.set(id, (change = emptyChange(id, websiteId)));
+      return change;
+    },
+    created: (): readonly NewVisit[] => created,
+    /** Changes to visits stored before this flush. */
+    updates: (): VisitChange[] => [...changes.values()].filter((change) => change.id > 0),
+  };
+}
+
+export type VisitLedger = ReturnType<typeof createVisitLedger>;

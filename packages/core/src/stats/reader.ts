@@ -1,0 +1,61 @@
+import { dayNumber, dayText } from "../calendar.js";
+import type { StatRow } from "./stats-query.js";
+
+/** An inclusive range of local days, `Y-m-d`. */
+export interface DayRange {
+  from: string;
+  to: string;
+}
+
+/**
+ * What is counted: a statistic's name (or an internal series: `bounces`,
+ * `visit_duration`, `visit_pageviews`, `event_visitors`), and for `event_property` its
+ * event and property.
+ */
+export interface Statistic {
+  name: string;
+  event?: string | undefined;
+  property?: string | undefined;
+}
+
+export interface ListOptions {
+  /** Already lower-cased; "" for none. */
+  search: string;
+  sortBy: "count" | "value";
+  sort: "asc" | "desc";
+  perPage: number;
+  page: number;
+}
+
+/** Where statistics are counted from: the rollups (unfiltered) or the visits and hits (filtered). */
+export interface CountReader {
+  /** One page of a statistic's rows, searched and sorted, and how many rows there are in all. */
+  page(stat: Statistic, range: DayRange, list: ListOptions): Promise<{ rows: StatRow[]; total: number }>;
+  /** Every row of a statistic over a range: day and hour series, and the parts of ratios. */
+  all(stat: Statistic, range: DayRange): Promise<StatRow[]>;
+  /** The counts of these values over a range (for comparisons). */
+  countsOf(stat: Statistic, range: DayRange, values: readonly string[]): Promise<Map<string, number>>;
+}
+
+/** Code point order (SQLite's binary collation, PostgreSQL's "C"): what JavaScript's < does on these strings. */
+const byCodePoint = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0);
+
+/** Searches, sorts and pages rows in memory: for series, which have at most a few thousand rows. */
+export function pageOf(rows: readonly StatRow[], list: ListOptions): { rows: StatRow[]; total: number } {
+  const kept = list.search === "" ? [...rows] : rows.filter((row) => row.value.toLowerCase().includes(list.search));
+  const direction = list.sort === "asc" ? 1 : -1;
+  kept.sort((a, b) =>
+    list.sortBy === "value" ? direction * byCodePoint(a.value, b.value) : direction * (a.count - b.count) || byCodePoint(a.value, b.value),
+  );
+  const start = (list.page - 1) * list.perPage;
+  return { rows: kept.slice(start, start + list.perPage), total: kept.length };
+}
+
+/** Local seconds at which a range starts and ends (exclusive): rows store local wall-clock seconds. */
+export function localBounds(range: DayRange): [number, number] {
+  return [dayNumber(range.from) * 86_400, (dayNumber(range.to) + 1) * 86_400];
+}
+
+/** `Y-m-d` of a local day number, `HH` of an hour: how series values read. */
+export const dayValue = (day: number) => dayText(day);
+export const hourValue = (hour: number) => String(hour).padStart(2, "0");

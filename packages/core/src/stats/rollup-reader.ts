@@ -1,0 +1,99 @@
+import { sql, type Kysely, type RawBuilder, type SelectQueryBuilder } from "kysely";
+import type { Database } from "../database/schema.js";
+import type { SqlDialect } from "../dialect/dialect.js";
+import { DIMENSION_KINDS, PROPERTY_SEPARATOR, STAT_KINDS } from "../engine/dimensions.js";
+import { coveringPeriods } from "./periods.js";
+import type { CountReader, DayRange, ListOptions, Statistic } from "./reader.js";
+
+/** Rollups kept at day level only: their value is the day. */
+const DAY_ONLY: ReadonlySet<string> = new Set(["pageviews", "visitors", "visits", "bounces", "visit_duration", "visit_pageviews"]);
+
+type Rows = SelectQueryBuilder<Database, "rollups", object>;
+
+/**
+ * Statistics from the rollups: a range reads whole years, months and at most ~60 days,
+ * so the cost depends on the range and the number of distinct values, never on hits.
+ */
+export function createRollupReader(db: Kysely<Database>, dialect: SqlDialect, websiteId: number): CountReader {
+  /** `event_property` rows of one event and property: their values start with this. */
+  const propertyPrefix = (stat: Statistic) => [stat.event ?? "", stat.property ?? "", ""].join(PROPERTY_SEPARATOR);
+
+  /** The value a row answers with: the property value alone for `event_property`. */
+  function valueOf(stat: Statistic): RawBuilder<string> {
+    if (stat.name !== "event_property") return sql<string>`value`;
+    return sql<string>`substr(value, ${propertyPrefix(stat).length + 1})`;
+  }
+
+  function rowsOf(stat: Statistic, range: DayRange): Rows {
+    let rows = db.selectFrom("rollups").where("website_id", "=", websiteId).where("name", "=", stat.name);
+    rows = DAY_ONLY.has(stat.name)
+      ? rows.where("period", ">=", range.from).where("period", "<=", range.to)
+      : rows.where("period", "in", coveringPeriods(range.from, range.to));
+    if (stat.name === "event_property") {
+      const prefix = propertyPrefix(stat);
+      rows = rows.where(sql<boolean>`substr(value, 1, ${prefix.length}) = ${prefix}`);
+    }
+    return rows;
+  }
+
+  /** Case-insensitive search through the dictionary's lower-cased copies (no per-row function). */
+  function searched(rows: Rows, stat: Statistic, needle: string): Rows {
+    if (needle === "") return rows;
+    const kind = STAT_KINDS[stat.name];
+    if (kind === undefined) return rows.where(dialect.contains(sql.ref("value"), needle));
+    const matching = db
+      .selectFrom("dimensions")
+      .select("value")
+      .where("website_id", "=", websiteId)
+      .where("kind", "=", DIMENSION_KINDS[kind])
+      .where(dialect.contains(sql.ref("search"), needle));
+    return rows.where(valueOf(stat), "in", matching);
+  }
+
+  function grouped(stat: Statistic, range: DayRange, needle = "") {
+    return searched(rowsOf(stat, range), stat, needle)
+      .select((eb) => [valueOf(stat).as("value"), eb.fn.sum<number>("count").as("total")])
+      .groupBy(valueOf(stat))
+      .having((eb) => eb.fn.sum("count"), ">", 0);
+  }
+
+  async function page(stat: Statistic, range: DayRange, list: ListOptions) {
+    const rows = grouped(stat, range, list.search).select(sql<number>`count(*) over ()`.as("groups"));
+    const byValue = dialect.byCodePoint(sql.ref("value"));
+    const ordered =
+      list.sortBy === "value"
+        ? rows.orderBy(byValue, list.sort)
+        : rows.orderBy(sql`sum(${sql.ref("count")})`, list.sort).orderBy(byValue, "asc");
+    const result = (await ordered
+      .limit(list.perPage)
+      .offset((list.page - 1) * list.perPage)
+      .execute()) as { value: string; total: number; groups: number }[];
+    let total = result[0] ? Number(result[0].groups) : 0;
+    // A page past the end has no row to carry the window count: count separately.
+    if (!result[0] && list.page > 1) {
+      const row = await db
+        .selectFrom(grouped(stat, range, list.search).as("g"))
+        .select((eb) => eb.fn.countAll<number>().as("n"))
+        .executeTakeFirstOrThrow();
+      total = Number(row.n);
+    }
+    return { rows: result.map((row) => ({ value: row.value, count: Number(row.total) })), total };
+  }
+
+  return {
+    page,
+    async all(stat, range) {
+      const rows = (await grouped(stat, range).execute()) as { value: string; total: number }[];
+      return rows.map((row) => ({ value: row.value, count: Number(row.total) }));
+    },
+    async countsOf(stat, range, values) {
+      const counts = new Map<string, number>();
+      if (values.length === 0) return counts;
+      const rows = (await grouped(stat, range)
+        .where(valueOf(stat), "in", [...values])
+        .execute()) as { value: string; total: number }[];
+      for (const row of rows) counts.set(row.value, Number(row.total));
+      return counts;
+    },
+  };
+}

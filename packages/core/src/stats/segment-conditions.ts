@@ -1,0 +1,103 @@
+import { sql, type RawBuilder } from "kysely";
+import type { SqlDialect } from "../dialect/dialect.js";
+import { DIMENSION_KINDS, type DimensionKind } from "../engine/dimensions.js";
+import type { Condition, VisitDimension } from "./filters.js";
+
+type Sql = RawBuilder<unknown>;
+
+/** The dictionary kind of each visit column (entry and exit pages are pages). */
+const VISIT_KINDS: Readonly<Record<VisitDimension, DimensionKind>> = {
+  entry_page: "page",
+  exit_page: "page",
+  referrer: "referrer",
+  utm_source: "utm_source",
+  utm_medium: "utm_medium",
+  utm_campaign: "utm_campaign",
+  utm_content: "utm_content",
+  utm_term: "utm_term",
+  browser: "browser",
+  os: "os",
+  device: "device",
+  country: "country",
+  continent: "continent",
+  city: "city",
+  language: "language",
+  resolution: "resolution",
+};
+
+/** `country:is:US` matches `US:United States`: a value without `:` is a code. */
+const CODED: ReadonlySet<DimensionKind> = new Set(["country", "continent"]);
+
+/**
+ * SQL fragments for the conditions of docs/statistics.md ("Segments: filters"), on the
+ * aliases `v` (visits) and `h` (hits). Each condition becomes a set of dictionary ids,
+ * so the big tables are compared on integers only.
+ */
+export function segmentConditions(dialect: SqlDialect, websiteId: number, conditions: readonly Condition[]) {
+  /** Ids of the website's values of a kind that the condition's values match, as `is` or `contains` would. */
+  function matchingIds(kind: DimensionKind, values: readonly string[], contains: boolean): Sql {
+    const tests: Sql[] = contains
+      ? values.map((value) => dialect.contains(sql.ref("search"), value.toLowerCase()))
+      : [sql`value in (${sql.join(values)})`];
+    if (!contains && CODED.has(kind)) {
+      for (const code of values.filter((value) => !value.includes(":"))) {
+        const prefix = `${code.toUpperCase()}:`;
+        tests.push(sql`substr(value, 1, ${prefix.length}) = ${prefix}`);
+      }
+    }
+    return sql`(select id from dimensions where website_id = ${websiteId} and kind = ${DIMENSION_KINDS[kind]} and (${sql.join(tests, sql` or `)}))`;
+  }
+
+  const ids = (kind: DimensionKind, condition: Condition) => matchingIds(kind, condition.values, condition.operator === "contains");
+  const negated = (condition: Condition) => condition.operator === "is_not";
+  const propertyNames = (name: string) => matchingIds("prop_name", [name], false);
+
+  /** The hits of visit `v` that match a hit condition positively (is / contains). */
+  function matchingHitsOfVisit(condition: Condition): Sql {
+    if (condition.on === "page") return sql`select 1 from hits h2 where h2.visit_id = v.id and h2.page in ${ids("page", condition)}`;
+    if (condition.on === "event") return sql`select 1 from hits h2 where h2.visit_id = v.id and h2.event in ${ids("event", condition)}`;
+    if (condition.on === "prop") {
+      return sql`select 1 from event_props p2 where p2.visit_id = v.id and p2.name in ${propertyNames(condition.name)}
+        and p2.value in ${ids("prop_value", condition)}`;
+    }
+    throw new TypeError("not a hit condition");
+  }
+
+  /** A visit matches: its own value for visit dimensions, one of its hits (or none, for is_not) for the others. */
+  function onVisit(condition: Condition): Sql {
+    if (condition.on === "visit") {
+      const column = sql.ref(`v.${condition.dimension}`);
+      const set = ids(VISIT_KINDS[condition.dimension], condition);
+      return negated(condition) ? sql`${column} not in ${set}` : sql`${column} in ${set}`;
+    }
+    const exists = sql`exists (${matchingHitsOfVisit(condition)})`;
+    return negated(condition) ? sql`not ${exists}` : exists;
+  }
+
+  /** A hit itself matches: its page, its event name, or its own property. */
+  function onHit(condition: Condition): Sql {
+    if (condition.on === "page" || condition.on === "event") {
+      const column = sql.ref(`h.${condition.on}`);
+      const set = ids(condition.on, condition);
+      return negated(condition) ? sql`${column} not in ${set}` : sql`${column} in ${set}`;
+    }
+    if (condition.on === "prop") {
+      const exists = sql`exists (select 1 from event_props p2 where p2.visit_id = h.visit_id and p2.time = h.time
+        and p2.event = h.event and p2.name in ${propertyNames(condition.name)} and p2.value in ${ids("prop_value", condition)})`;
+      return negated(condition) ? sql`not ${exists}` : exists;
+    }
+    throw new TypeError("not a hit condition");
+  }
+
+  const all = (parts: readonly Sql[]) => (parts.length === 0 ? sql`1 = 1` : sql.join(parts, sql` and `));
+
+  return {
+    /** Every condition, evaluated on the visit `v`. */
+    visit: () => all(conditions.map(onVisit)),
+    /** What a hit `h` of a matching visit must match itself: page conditions, and for event statistics event and property ones. */
+    hit: (eventStatistic: boolean) =>
+      all(conditions.filter((c) => c.on === "page" || (eventStatistic && (c.on === "event" || c.on === "prop"))).map(onHit)),
+    /** Ids of the dictionary values equal to `value` (event and property names of `event_property`). */
+    idsOf: (kind: DimensionKind, value: string) => matchingIds(kind, [value], false),
+  };
+}
