@@ -31,6 +31,8 @@ export function createTempTally(options: Omit<TallyOptions, "database"> = {}): {
 export interface TestTally {
   tally: Tally;
   dialect: DialectName;
+  /** The `database` option it was opened with. */
+  url: string;
   /** Rows of a read-only query, run by a separate connection (what is really stored). */
   sql<Row = Record<string, unknown>>(text: string): Promise<Row[]>;
   dispose(): Promise<void>;
@@ -43,6 +45,7 @@ export async function createTestTally(dialect: DialectName, options: Omit<TallyO
   return {
     tally,
     dialect,
+    url: database.url,
     async sql<Row>(text: string) {
       if (dialect === "sqlite") {
         const reader = new Database(database.url.replace(/^file:/, ""), { readonly: true, fileMustExist: true });

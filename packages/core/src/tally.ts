@@ -8,6 +8,7 @@ import { createCollector, type CollectResult } from "./engine/collector.js";
 import type { HitInput } from "./engine/hit-input.js";
 import { createKyselyStore } from "./engine/kysely-store.js";
 import type { EngineStore } from "./engine/store.js";
+import { createRetention } from "./engine/retention.js";
 import { createSalts } from "./engine/salts.js";
 import { createSqliteWorkerStore } from "./dialect/sqlite/worker-store.js";
 import { createSqliteStore } from "./dialect/sqlite/writer.js";
@@ -52,6 +53,12 @@ export interface TallyOptions {
   maxBufferedHits?: number;
   /** Told about failed background writes (they are retried). @default console.error */
   onError?: (error: unknown) => void;
+  /**
+   * How often visits and hits older than each website's `retention_days` are deleted
+   * (also once a minute after start); 0 turns the schedule off (`applyRetention()` still works).
+   * @default 3600000 (hourly)
+   */
+  retentionIntervalMs?: number;
 }
 
 export interface Tally {
@@ -63,6 +70,8 @@ export interface Tally {
   collect(hit: HitInput): Promise<CollectResult>;
   /** Writes every buffered hit now. */
   flush(): Promise<void>;
+  /** Deletes visits and hits older than each website's `retention_days` now; answers how many rows went. */
+  applyRetention(now?: number): Promise<number>;
   /** Resolves once the store is open and migrated; rejects if it cannot be. */
   ready(): Promise<void>;
   /** Flushes everything buffered and closes what Tally opened. */
@@ -74,7 +83,24 @@ interface Services {
   websites: Websites;
   stats: Stats;
   collector: ReturnType<typeof createCollector>;
+  retention: ReturnType<typeof createRetention>;
   close(): Promise<void>;
+}
+
+const RETENTION_FIRST_RUN_MS = 60_000;
+
+/** Runs retention on a schedule (unreferenced timers: they never keep the process alive). */
+function scheduleRetention(retention: ReturnType<typeof createRetention>, intervalMs: number, onError: (error: unknown) => void) {
+  if (intervalMs <= 0) return () => {};
+  const run = () => void retention.run().catch(onError);
+  const first = setTimeout(run, Math.min(RETENTION_FIRST_RUN_MS, intervalMs));
+  const every = setInterval(run, intervalMs);
+  first.unref();
+  every.unref();
+  return () => {
+    clearTimeout(first);
+    clearInterval(every);
+  };
 }
 
 /**
@@ -120,6 +146,8 @@ async function openServices(options: TallyOptions): Promise<Services> {
     ...(options.maxBufferedHits === undefined ? {} : { maxBufferedHits: options.maxBufferedHits }),
   });
   const flushed = collector;
+  const retention = createRetention(rollups, () => websites.listRows());
+  const stopRetention = scheduleRetention(retention, options.retentionIntervalMs ?? 3_600_000, onError);
   return {
     accounts: createAccounts(store.db),
     websites,
@@ -133,8 +161,11 @@ async function openServices(options: TallyOptions): Promise<Services> {
       createRealtimeReader(store.db),
     ),
     collector,
+    retention,
     async close() {
+      stopRetention();
       try {
+        await retention.settle();
         await flushed.close();
       } finally {
         await rollups.close();
@@ -160,6 +191,7 @@ export function createTally(options: TallyOptions = {}): Tally {
     stats: deferMethods(services.then((s) => s.stats)),
     collect: async (hit) => (await services).collector.collect(hit),
     flush: async () => (await services).collector.flush(),
+    applyRetention: async (now) => (await services).retention.run(now),
     ready: async () => {
       await services;
     },

@@ -118,7 +118,10 @@ export function createCollector(options: CollectorOptions) {
     // Hits handed to the store but not yet written wait too: they count against the bound.
     if (buffer.length + inFlight >= maxBuffered) throw new UnavailableError("Too many hits are waiting to be written; try again shortly.");
 
-    buffer.push(await enrich(hit, rules));
+    // Enriched before `buffer` is read: a flush may swap the buffer during the awaits, and
+    // `buffer.push(await …)` would push into the batch being written (counted twice).
+    const pending = await enrich(hit, rules);
+    buffer.push(pending);
     if (buffer.length >= batchSize) {
       const written = flush().catch(() => {});
       // One batch may wait while another is being written; past that, callers wait

@@ -1,4 +1,4 @@
-import { sql, type Kysely, type RawBuilder, type SelectQueryBuilder } from "kysely";
+import { sql, type Kysely, type RawBuilder } from "kysely";
 import type { Database } from "../database/schema.js";
 import type { SqlDialect } from "../dialect/dialect.js";
 import { DIMENSION_KINDS, PROPERTY_SEPARATOR, STAT_KINDS } from "../engine/dimensions.js";
@@ -7,8 +7,6 @@ import type { CountReader, DayRange, ListOptions, Statistic } from "./reader.js"
 
 /** Rollups kept at day level only: their value is the day. */
 const DAY_ONLY: ReadonlySet<string> = new Set(["pageviews", "visitors", "visits", "bounces", "visit_duration", "visit_pageviews"]);
-
-type Rows = SelectQueryBuilder<Database, "rollups", object>;
 
 /**
  * Statistics from the rollups: a range reads whole years, months and at most ~60 days,
@@ -21,20 +19,23 @@ export function createRollupReader(db: Kysely<Database>, dialect: SqlDialect, we
   /** The value a row answers with: the property value alone for `event_property`. */
   function valueOf(stat: Statistic): RawBuilder<string> {
     if (stat.name !== "event_property") return sql<string>`value`;
-    return sql<string>`substr(value, ${propertyPrefix(stat).length + 1})`;
+    return sql<string>`substr(value, ${sql.raw(String(propertyPrefix(stat).length + 1))})`;
   }
 
-  function rowsOf(stat: Statistic, range: DayRange): Rows {
+  /** The statistic's rollup rows in the range's periods, as (value, count). */
+  function rowsOf(stat: Statistic, range: DayRange) {
     let rows = db.selectFrom("rollups").where("website_id", "=", websiteId).where("name", "=", stat.name);
     rows = DAY_ONLY.has(stat.name)
       ? rows.where("period", ">=", range.from).where("period", "<=", range.to)
       : rows.where("period", "in", coveringPeriods(range.from, range.to));
     if (stat.name === "event_property") {
       const prefix = propertyPrefix(stat);
-      rows = rows.where(sql<boolean>`substr(value, 1, ${prefix.length}) = ${prefix}`);
+      rows = rows.where(sql<boolean>`substr(value, 1, ${sql.raw(String(prefix.length))}) = ${prefix}`);
     }
-    return rows;
+    return db.selectFrom(rows.select([valueOf(stat).as("value"), "count"]).as("r"));
   }
+
+  type Rows = ReturnType<typeof rowsOf>;
 
   /** Case-insensitive search through the dictionary's lower-cased copies (no per-row function). */
   function searched(rows: Rows, stat: Statistic, needle: string): Rows {
@@ -47,23 +48,23 @@ export function createRollupReader(db: Kysely<Database>, dialect: SqlDialect, we
       .where("website_id", "=", websiteId)
       .where("kind", "=", DIMENSION_KINDS[kind])
       .where(dialect.contains(sql.ref("search"), needle));
-    return rows.where(valueOf(stat), "in", matching);
+    return rows.where("r.value", "in", matching);
   }
 
   function grouped(stat: Statistic, range: DayRange, needle = "") {
     return searched(rowsOf(stat, range), stat, needle)
-      .select((eb) => [valueOf(stat).as("value"), eb.fn.sum<number>("count").as("total")])
-      .groupBy(valueOf(stat))
-      .having((eb) => eb.fn.sum("count"), ">", 0);
+      .select((eb) => ["r.value", eb.fn.sum<number>("r.count").as("total")])
+      .groupBy("r.value")
+      .having((eb) => eb.fn.sum("r.count"), ">", 0);
   }
 
   async function page(stat: Statistic, range: DayRange, list: ListOptions) {
     const rows = grouped(stat, range, list.search).select(sql<number>`count(*) over ()`.as("groups"));
-    const byValue = dialect.byCodePoint(sql.ref("value"));
+    const byValue = dialect.byCodePoint(sql.ref("r.value"));
     const ordered =
       list.sortBy === "value"
         ? rows.orderBy(byValue, list.sort)
-        : rows.orderBy(sql`sum(${sql.ref("count")})`, list.sort).orderBy(byValue, "asc");
+        : rows.orderBy(sql`sum(${sql.ref("r.count")})`, list.sort).orderBy(byValue, "asc");
     const result = (await ordered
       .limit(list.perPage)
       .offset((list.page - 1) * list.perPage)
@@ -90,7 +91,7 @@ export function createRollupReader(db: Kysely<Database>, dialect: SqlDialect, we
       const counts = new Map<string, number>();
       if (values.length === 0) return counts;
       const rows = (await grouped(stat, range)
-        .where(valueOf(stat), "in", [...values])
+        .where("r.value", "in", [...values])
         .execute()) as { value: string; total: number }[];
       for (const row of rows) counts.set(row.value, Number(row.total));
       return counts;

@@ -52,6 +52,8 @@ export interface Websites {
   findByDomain(domain: string): Promise<WebsiteRow | null>;
   /** The stored row by id regardless of account (internal use: collect, share pages). */
   findById(id: number): Promise<WebsiteRow | null>;
+  /** Every website's row, of every account (internal use: retention, reports). */
+  listRows(): Promise<WebsiteRow[]>;
   checkPassword(id: number, password: string): Promise<boolean>;
 }
 
@@ -194,6 +196,10 @@ export function createWebsites(db: Kysely<Database>, hooks: WebsiteHooks = {}): 
 
     async findById(id) {
       return (await db.selectFrom("websites").selectAll().where("id", "=", id).executeTakeFirst()) ?? null;
+    },
+
+    async listRows() {
+      return db.selectFrom("websites").selectAll().orderBy("id").execute();
     },
 
     async checkPassword(id, password) {
