@@ -221,7 +221,7 @@ describe.each(DIALECTS)("reference on %s", (dialect) => {
 
     for (const site of SITES) {
       describe(`${site.key} (${site.timezone})`, () => {
-        it.each(MODELLED.map((name) => [name]))("%s: every range, order, search and page", async (name) => {
+        it.each(MODELLED.map((name) => [name]))("%s: every range, order, search and page", { timeout: 120_000 }, async (name) => {
           const problems: string[] = [];
           for (const [from, to] of rangesOf(site.key)) {
             const all = model.rows(site.key, name, from, to);

@@ -10,11 +10,12 @@ import { createKyselyStore } from "./engine/kysely-store.js";
 import type { EngineStore } from "./engine/store.js";
 import { createRetention } from "./engine/retention.js";
 import { createSalts } from "./engine/salts.js";
+import { createSqliteReadPool } from "./dialect/sqlite/read-pool.js";
 import { createSqliteWorkerStore } from "./dialect/sqlite/worker-store.js";
 import { createSqliteStore } from "./dialect/sqlite/writer.js";
 import { createWebsiteCache } from "./engine/website-rules.js";
 import { createRealtimeReader } from "./stats/realtime.js";
-import { createStats, type Stats } from "./stats/stats.js";
+import { createStats, createStatsRunner, type Stats, type StatsRunner } from "./stats/stats.js";
 import { createRollupReader } from "./stats/rollup-reader.js";
 import { createSegmentReader } from "./stats/segment-reader.js";
 import { createWebsites, type Websites } from "./websites/websites.js";
@@ -59,6 +60,12 @@ export interface TallyOptions {
    * @default 3600000 (hourly)
    */
   retentionIntervalMs?: number;
+  /**
+   * With a SQLite file, statistics are read on a thread of their own; a query running
+   * longer than this is stopped and answered with UnavailableError (HTTP 503).
+   * @default 20000
+   */
+  queryTimeoutMs?: number;
 }
 
 export interface Tally {
@@ -114,6 +121,23 @@ function engineStore(store: OpenDatabase): EngineStore {
   return createSqliteWorkerStore(store.sqlite.name, busyTimeout);
 }
 
+/**
+ * Where statistics are read: a reader thread for a SQLite file (the host's event loop
+ * never runs a query), the caller's thread otherwise (PostgreSQL answers asynchronously;
+ * an in-memory SQLite database has no other connection).
+ */
+function statsReads(store: OpenDatabase, options: TallyOptions): StatsRunner & { close(): Promise<void> } {
+  if (store.sqlite && !store.sqlite.memory && store.sqlite.name) {
+    return createSqliteReadPool(store.sqlite.name, options.queryTimeoutMs === undefined ? {} : { timeoutMs: options.queryTimeoutMs });
+  }
+  const runner = createStatsRunner((websiteId, query) =>
+    query.conditions.length === 0
+      ? createRollupReader(store.db, store.dialect, websiteId)
+      : createSegmentReader(store.db, store.dialect, websiteId, query.conditions),
+  );
+  return { ...runner, close: async () => {} };
+}
+
 async function openServices(options: TallyOptions): Promise<Services> {
   const store = await openDatabase(options.database ?? "file:./data/tally.sqlite");
   try {
@@ -146,20 +170,13 @@ async function openServices(options: TallyOptions): Promise<Services> {
     ...(options.maxBufferedHits === undefined ? {} : { maxBufferedHits: options.maxBufferedHits }),
   });
   const flushed = collector;
+  const reads = statsReads(store, options);
   const retention = createRetention(rollups, () => websites.listRows());
   const stopRetention = scheduleRetention(retention, options.retentionIntervalMs ?? 3_600_000, onError);
   return {
     accounts: createAccounts(store.db),
     websites,
-    stats: createStats(
-      websites,
-      (websiteId, query) =>
-        query.conditions.length === 0
-          ? createRollupReader(store.db, store.dialect, websiteId)
-          : createSegmentReader(store.db, store.dialect, websiteId, query.conditions),
-      () => flushed.flush(),
-      createRealtimeReader(store.db),
-    ),
+    stats: createStats(websites, reads, () => flushed.flush(), createRealtimeReader(store.db)),
     collector,
     retention,
     async close() {
@@ -168,6 +185,7 @@ async function openServices(options: TallyOptions): Promise<Services> {
         await retention.settle();
         await flushed.close();
       } finally {
+        await reads.close();
         await rollups.close();
         geo?.close();
         await store.close();

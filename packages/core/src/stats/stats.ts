@@ -101,12 +101,14 @@ async function goalRows(reader: CountReader, range: DayRange, list: ListOptions)
   };
 }
 
-export function createStats(
-  websites: Websites,
-  readerFor: ReaderFor,
-  beforeRead: () => Promise<void>,
-  readRealtime: ReturnType<typeof createRealtimeReader>,
-): Stats {
+/** Answers parsed queries: in the caller's thread, or behind a reader thread (StatsRunner over messages). */
+export interface StatsRunner {
+  page(websiteId: number, query: StatsQuery): Promise<StatsPage>;
+  totals(websiteId: number, query: TotalsQuery): Promise<Totals>;
+}
+
+/** Statistics counted from a database: rollups without filters, visits and hits with them. */
+export function createStatsRunner(readerFor: ReaderFor): StatsRunner {
   async function statsPage(websiteId: number, query: StatsQuery): Promise<StatsPage> {
     const reader = readerFor(websiteId, query);
     const range = { from: query.from, to: query.to };
@@ -157,6 +159,15 @@ export function createStats(
     return result;
   }
 
+  return { page: statsPage, totals };
+}
+
+export function createStats(
+  websites: Websites,
+  runner: StatsRunner,
+  beforeRead: () => Promise<void>,
+  readRealtime: ReturnType<typeof createRealtimeReader>,
+): Stats {
   const stats: Stats = {
     async query(accountId, websiteId, input) {
       await websites.get(accountId, websiteId);
@@ -165,7 +176,7 @@ export function createStats(
     async queryWebsite(websiteId, input) {
       const query = parseStatsQuery(input);
       await beforeRead();
-      return statsPage(websiteId, query);
+      return runner.page(websiteId, query);
     },
     async totals(accountId, websiteId, input) {
       await websites.get(accountId, websiteId);
@@ -174,7 +185,7 @@ export function createStats(
     async totalsWebsite(websiteId, input) {
       const query = parseTotalsQuery(input);
       await beforeRead();
-      return totals(websiteId, query);
+      return runner.totals(websiteId, query);
     },
     async realtime(accountId, websiteId) {
       await websites.get(accountId, websiteId);

@@ -1,6 +1,7 @@
 import { Worker } from "node:worker_threads";
 import type { PendingHit } from "../../engine/pending-hit.js";
 import type { EngineStore } from "../../engine/store.js";
+import { workerUrl } from "./worker-url.js";
 
 type RequestBody =
   | { type: "write"; hits: readonly PendingHit[] }
@@ -13,12 +14,6 @@ type RequestBody =
 export type WriterRequest = RequestBody & { id: number };
 export type WriterResponse = { id: number; ok: true; value: unknown } | { id: number; ok: false; message: string };
 
-/** The worker runs compiled JavaScript; under a TypeScript test runner this module is `src/…ts`. */
-function workerUrl(): URL {
-  const url = new URL("./writer-worker.js", import.meta.url);
-  return import.meta.url.endsWith(".ts") ? new URL(url.href.replace(/\/src\/(?=dialect\/)/, "/dist/")) : url;
-}
-
 /**
  * The SQLite store for a database file: writes go to a worker thread with its own
  * connection (SQLite's WAL lets this thread keep reading meanwhile). The event loop
@@ -26,7 +21,7 @@ function workerUrl(): URL {
  * other core while the next hits are collected.
  */
 export function createSqliteWorkerStore(path: string, busyTimeout: number): EngineStore {
-  const worker = new Worker(workerUrl(), { workerData: { path, busyTimeout } });
+  const worker = new Worker(workerUrl("writer-worker.js"), { workerData: { path, busyTimeout } });
   const pending = new Map<number, { resolve(value: unknown): void; reject(error: Error): void }>();
   let nextId = 1;
   let failure: Error | null = null;

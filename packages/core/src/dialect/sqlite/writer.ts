@@ -157,7 +157,7 @@ export function createSqliteWriter(sqlite: SqliteHandle): SqliteWriter {
 export function createSqliteStore(sqlite: SqliteHandle): EngineStore {
   const writer = createSqliteWriter(sqlite);
   return {
-    maxHitsPerWrite: 2_000,
+    maxHitsPerWrite: 500,
     write: async (hits) => writer.write(hits),
     deleteWebsite: async (websiteId) => writer.deleteWebsite(websiteId),
     salt: async (day, candidate) => writer.salt(day, candidate),
