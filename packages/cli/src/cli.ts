@@ -1,6 +1,7 @@
 import { createTally, TallyError, ValidationError } from "@tally-analytics/core";
 import { UsageError, parseArgs } from "./args.js";
 import { keys } from "./commands/keys.js";
+import { reports } from "./commands/reports.js";
 import { serve } from "./commands/serve.js";
 import { websites } from "./commands/websites.js";
 import { serveConfig, tallyOptions } from "./config.js";
@@ -8,11 +9,17 @@ import { serveConfig, tallyOptions } from "./config.js";
 const HELP = `usage: tally <command>
 
   serve                                  run the server (PORT, HOST, DATABASE_URL, TALLY_API_KEY,
-                                         TRUST_PROXY, GEOIP_DB, RATE_LIMIT from the environment)
+                                         TRUST_PROXY, GEOIP_DB, RATE_LIMIT, SMTP_URL, MAIL_FROM,
+                                         PUBLIC_URL from the environment)
   keys create [--name N] [--account ID]  create an account (or a key for one) and print its key
   keys revoke KEY_PREFIX                 revoke a key by its first characters
   websites list [--account ID] [--json]  list websites
-  migrate                                create or update the database tables`;
+  migrate                                create or update the database tables
+  reports send [--period week|month] [--account ID] [--dry-run] [--to ADDRESS]
+                                         send each account's e-mail report of the last full
+                                         period now (--dry-run prints its text instead)
+  reports set --account ID [--email ADDRESS] [--period week|month]
+                                         where an account's reports go, and how often`;
 
 type Env = Record<string, string | undefined>;
 
@@ -25,15 +32,16 @@ export async function run(argv: readonly string[], env: Env = process.env, print
       await serve(serveConfig(env), print);
       return 0;
     }
-    if (command !== "keys" && command !== "websites" && command !== "migrate") {
+    if (command !== "keys" && command !== "websites" && command !== "migrate" && command !== "reports") {
       print(HELP);
       return command === undefined || command === "help" || args.flags.has("help") ? 0 : 2;
     }
-    const tally = createTally({ ...tallyOptions(env), flushIntervalMs: 60_000 });
+    const tally = createTally({ ...tallyOptions(env), flushIntervalMs: 60_000, reportIntervalMs: 0 });
     try {
       await tally.ready();
       if (command === "keys") await keys(tally, args, print);
       else if (command === "websites") await websites(tally, args, print);
+      else if (command === "reports") await reports(tally, args, print);
       else print("The database is up to date.");
     } finally {
       await tally.close();

@@ -46,6 +46,20 @@ function parseFlushInterval(text: string | undefined): number | undefined {
   return ms;
 }
 
+/** SMTP_URL and MAIL_FROM: both or neither; PUBLIC_URL: where links in the e-mails point. */
+function mailOptions(env: Env): Pick<TallyOptions, "mail" | "publicUrl"> {
+  const url = env.SMTP_URL || undefined;
+  const from = env.MAIL_FROM || undefined;
+  const publicUrl = env.PUBLIC_URL || undefined;
+  if (url !== undefined && !/^smtps?:\/\/./i.test(url)) throw new UsageError("SMTP_URL must be an smtp:// or smtps:// URL");
+  if (url !== undefined && from === undefined) throw new UsageError("MAIL_FROM is needed with SMTP_URL (e.g. \"Tally <tally@example.com>\")");
+  if (publicUrl !== undefined && (!/^https?:\/\/./i.test(publicUrl) || !URL.canParse(publicUrl))) throw new UsageError(`PUBLIC_URL must be an http:// or https:// URL, got "${publicUrl}"`);
+  return {
+    ...(url !== undefined && from !== undefined ? { mail: { url, from } } : {}),
+    ...(publicUrl === undefined ? {} : { publicUrl }),
+  };
+}
+
 export function tallyOptions(env: Env): TallyOptions {
   const geoip = env.GEOIP_DB?.split(",").map((path) => path.trim()).filter(Boolean);
   const flushIntervalMs = parseFlushInterval(env.FLUSH_INTERVAL_MS);
@@ -54,6 +68,7 @@ export function tallyOptions(env: Env): TallyOptions {
     trustProxy: parseTrustProxy(env.TRUST_PROXY),
     ...(geoip && geoip.length > 0 ? { geoip } : {}),
     ...(flushIntervalMs === undefined ? {} : { flushIntervalMs }),
+    ...mailOptions(env),
   };
 }
 

@@ -22,3 +22,8 @@ export { STAT_NAMES, type StatName } from "./stats/stat-names.js";
 export { validate, choice, paginationQuery, sortDirection } from "./validation.js";
 export { normalizeDomain, stripWww } from "./websites/domain.js";
 export { TallyError, NotFoundError, ValidationError, UnauthorizedError, UnavailableError } from "./errors.js";
+export type { AccountInput, ReportPeriod } from "./accounts/account-input.js";
+export type { MailMessage, MailOptions } from "./reports/mailer.js";
+export type { Report, ReportOptions, Reports, RunSummary } from "./reports/reports.js";
+export type { WebsiteReport } from "./reports/report-data.js";
+export type { ReportRange } from "./reports/report-period.js";

@@ -1,4 +1,4 @@
-import { NotFoundError, statsQuerySchema, totalsQuerySchema } from "@tally-analytics/core";
+import { NotFoundError, statsQuerySchema, totalsQuerySchema, type Account } from "@tally-analytics/core";
 import { collect, CORS_HEADERS } from "./collect.js";
 import { dashboardRoutes } from "./dashboard/dashboard-routes.js";
 import { trackerScriptResponse } from "./script.js";
@@ -8,6 +8,7 @@ import { websiteListQuery } from "./list-query.js";
 import { paginated } from "./pagination.js";
 import { statsBody } from "./stats-response.js";
 import { defineRoute, type Route } from "./route.js";
+import { unsubscribeRoutes } from "./unsubscribe.js";
 
 /** Core checks every website rule itself; the server only picks the fields a client may send. */
 const field = z.unknown().optional();
@@ -23,6 +24,10 @@ const websiteUpdateBody = z.object({
 });
 // `domain` is only read on create: on update it is dropped here, so it is ignored.
 const websiteCreateBody = websiteUpdateBody.extend({ domain: field });
+const accountUpdateBody = z.object({ email: field, report_period: field });
+
+/** The account as the API shows it: its report settings, nothing about its keys. */
+const accountResource = ({ id, name, created_at, email, report_period }: Account) => ({ id, name, created_at, email, report_period });
 
 /** `{id}` that is not a positive integer names no resource: 404, like a missing one. */
 function resourceId(params: Record<string, string>): number {
@@ -42,8 +47,16 @@ export const routes: readonly Route[] = [
     path: "/api/v1/account",
     auth: "account",
     async handle({ tally, accountId }) {
-      const { id, name, created_at } = await tally.accounts.get(accountId);
-      return json(200, { data: { id, name, created_at } });
+      return json(200, { data: accountResource(await tally.accounts.get(accountId)) });
+    },
+  }),
+  defineRoute({
+    method: "PUT",
+    path: "/api/v1/account",
+    auth: "account",
+    body: accountUpdateBody,
+    async handle({ tally, accountId, body }) {
+      return json(200, { data: accountResource(await tally.accounts.update(accountId, body)) });
     },
   }),
   defineRoute({
@@ -139,4 +152,5 @@ export const routes: readonly Route[] = [
     handle: ({ request }) => trackerScriptResponse(request),
   }),
   ...dashboardRoutes,
+  ...unsubscribeRoutes,
 ];
