@@ -5,6 +5,8 @@ import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { createTally, type Tally, type TallyOptions } from "@tally-analytics/core";
 import { toNodeHandler } from "@tally-analytics/server/node";
+import Database from "better-sqlite3";
+import pg from "pg";
 import { apiClient, type ApiClient } from "../support/api-client.js";
 import { createTestDatabase, type DialectName, type TestDatabase } from "../support/databases.js";
 import { startSmtp, type TestSmtp } from "../support/smtp.js";
@@ -26,6 +28,8 @@ export interface ReportsFixture {
   served: Served;
   /** Another Tally on the same database (a second instance, or the same one after a restart). */
   open(options?: Omit<TallyOptions, "database">): Tally;
+  /** Runs one statement on a connection of its own (what another process would see or do); answers its rows. */
+  sql<Row = Record<string, unknown>>(text: string): Promise<Row[]>;
   /** An account with a key, an address and a first website with reports on. */
   account(name: string, options?: { email?: string; period?: "week" | "month"; timezone?: string }): Promise<{ id: number; key: string; api: ApiClient; websiteId: number; domain: string }>;
   dispose(): Promise<void>;
@@ -55,6 +59,24 @@ export async function reportsFixture(dialect: DialectName, options: Omit<TallyOp
     tally,
     served,
     open,
+    async sql<Row>(text: string) {
+      if (dialect === "sqlite") {
+        const connection = new Database(database.url.replace(/^file:/, ""));
+        try {
+          const statement = connection.prepare(text);
+          return (statement.reader ? statement.all() : (statement.run(), [])) as Row[];
+        } finally {
+          connection.close();
+        }
+      }
+      const client = new pg.Client({ connectionString: database.url });
+      await client.connect();
+      try {
+        return (await client.query(text)).rows as Row[];
+      } finally {
+        await client.end();
+      }
+    },
     async account(name, settings = {}) {
       const { accountId, key } = await tally.accounts.create({ name });
       const domain = `${name}.example`;

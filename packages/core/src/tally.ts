@@ -210,8 +210,9 @@ async function openServices(options: TallyOptions): Promise<Services> {
   const stopRetention = scheduleEvery(() => retention.run(), options.retentionIntervalMs ?? 3_600_000, RETENTION_FIRST_RUN_MS, onError);
   const accounts = createAccounts(store.db);
   const stats = createStats(websites, reads, () => flushed.flush(), createRealtimeReader(store.db));
-  const reports = createReports({ db: store.db, accounts, websites, stats, mailer, publicUrl, onError: options.onError ?? ((error) => console.error("tally: e-mail report failed, will retry:", error)) });
-  const stopReports = mailer ? scheduleEvery(() => reports.runDue(), options.reportIntervalMs ?? 300_000, REPORTS_FIRST_RUN_MS, onError) : () => {};
+  const reportError = options.onError ?? ((error: unknown) => console.error(`tally: e-mail ${error instanceof Error ? error.message : String(error)}`));
+  const reports = createReports({ db: store.db, accounts, websites, stats, mailer, publicUrl, onError: reportError });
+  const stopReports = mailer ? scheduleEvery(() => reports.runDue(), options.reportIntervalMs ?? 300_000, REPORTS_FIRST_RUN_MS, reportError) : () => {};
   return {
     accounts,
     websites,

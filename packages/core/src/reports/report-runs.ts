@@ -24,9 +24,10 @@ export const retryDelayMs = (attempt: number) => Math.min(RETRY_BASE_MS * 2 ** (
 const OPEN = ["pending", "sending"];
 
 /**
- * The `report_runs` table: one row per account and period (unique), inserted by whichever
- * process sees it due first, then claimed by a compare-and-set update that only one
- * process can win (PostgreSQL re-checks the condition on the locked row; SQLite has one writer).
+ * The `report_runs` table: one row per account and period (unique, inserted with ON CONFLICT
+ * DO NOTHING by whichever process sees it due first), then claimed by a compare-and-set
+ * UPDATE that only one process can win: PostgreSQL re-checks its condition on the row it
+ * locked, after the other writer committed; SQLite runs one writer at a time.
  */
 export function createReportRuns(db: Kysely<Database>) {
   return {
@@ -64,16 +65,16 @@ export function createReportRuns(db: Kysely<Database>) {
     /** Takes a due run for this process; null when another one got it first. */
     async claim(run: { id: number; accountId: number; period: string; attempts: number }, now: number): Promise<ClaimedRun | null> {
       const attempt = run.attempts + 1;
-      const result = await db.transaction().execute((trx) =>
-        trx
-          .updateTable("report_runs")
-          .set({ status: "sending", attempts: attempt, next_attempt_at: now + CLAIM_LEASE_MS })
-          .where("id", "=", run.id)
-          .where("attempts", "=", run.attempts)
-          .where("status", "in", OPEN)
-          .where("next_attempt_at", "<=", now)
-          .executeTakeFirst(),
-      );
+      // One statement, so its own transaction: no lock is held across an await (a SQLite
+      // connection waiting for a lock blocks its thread, which could be the one holding it).
+      const result = await db
+        .updateTable("report_runs")
+        .set({ status: "sending", attempts: attempt, next_attempt_at: now + CLAIM_LEASE_MS })
+        .where("id", "=", run.id)
+        .where("attempts", "=", run.attempts)
+        .where("status", "in", OPEN)
+        .where("next_attempt_at", "<=", now)
+        .executeTakeFirst();
       return Number(result.numUpdatedRows) === 1 ? { id: run.id, accountId: run.accountId, period: run.period, attempt } : null;
     },
 

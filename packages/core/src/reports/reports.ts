@@ -11,7 +11,7 @@ import { gatherWebsite, type ReportedWebsite, type WebsiteReport } from "./repor
 import { periodAdjective, rangeLabel } from "./report-format.js";
 import { renderHtml } from "./report-html.js";
 import { lastCompleteRange, rangeOfKey, type ReportRange } from "./report-period.js";
-import { createReportRuns } from "./report-runs.js";
+import { createReportRuns, MAX_ATTEMPTS, retryDelayMs } from "./report-runs.js";
 import { renderText } from "./report-text.js";
 import { loadUnsubscribeSecret, signUnsubscribe, verifyUnsubscribe } from "./unsubscribe-token.js";
 
@@ -186,12 +186,14 @@ export function createReports(deps: ReportsDependencies): Reports & { settle(): 
       }
     } catch (error) {
       summary.failed++;
-      deps.onError(error);
-      await runs.finish(claimed, { status: "failed", error: error instanceof Error ? error.message : String(error), now: Date.now() });
+      const reason = error instanceof Error ? error.message : String(error);
+      const retry = claimed.attempt >= MAX_ATTEMPTS ? "giving up" : `retrying in ${retryDelayMs(claimed.attempt) / 1000} s`;
+      deps.onError(new Error(`report ${run.period} of account ${run.accountId}, attempt ${claimed.attempt} (${retry}): ${reason}`, { cause: error }));
+      await runs.finish(claimed, { status: "failed", error: reason, now });
       return;
     }
     summary[outcome]++;
-    if (!(await runs.finish(claimed, { status: outcome, now: Date.now() }))) {
+    if (!(await runs.finish(claimed, { status: outcome, now }))) {
       deps.onError(new Error(`report ${run.period} of account ${run.accountId}: the claim lapsed before the send finished`));
     }
   }
