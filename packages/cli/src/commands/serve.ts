@@ -71,11 +71,11 @@ async function listenAndWait(tally: Tally, config: ServeConfig, print: Print): P
   });
   const { port } = server.address() as AddressInfo;
   const shownHost = config.host.includes(":") ? `[${config.host}]` : config.host;
-  print(`Tally is listening on http://${shownHost}:${port} (database ${String(config.tally.database)})`);
   if (config.tally.mail) {
     const links = config.tally.publicUrl ? `links to ${config.tally.publicUrl}` : "no links: set PUBLIC_URL for dashboard and unsubscribe links";
     print(`E-mail reports are on (${links}).`);
   }
+  print(`Tally is listening on http://${shownHost}:${port} (database ${String(config.tally.database)})`);
 
   await new Promise<void>((resolve) => {
     const stop = (signal: string) => {
