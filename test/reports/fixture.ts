@@ -5,10 +5,8 @@ import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { createTally, type Tally, type TallyOptions } from "@tally-analytics/core";
 import { toNodeHandler } from "@tally-analytics/server/node";
-import Database from "better-sqlite3";
-import pg from "pg";
 import { apiClient, type ApiClient } from "../support/api-client.js";
-import { createTestDatabase, type DialectName, type TestDatabase } from "../support/databases.js";
+import { createTestDatabase, runSql, type DialectName, type TestDatabase } from "../support/databases.js";
 import { startSmtp, type TestSmtp } from "../support/smtp.js";
 import type { Served } from "../support/transports.js";
 
@@ -59,24 +57,7 @@ export async function reportsFixture(dialect: DialectName, options: Omit<TallyOp
     tally,
     served,
     open,
-    async sql<Row>(text: string) {
-      if (dialect === "sqlite") {
-        const connection = new Database(database.url.replace(/^file:/, ""));
-        try {
-          const statement = connection.prepare(text);
-          return (statement.reader ? statement.all() : (statement.run(), [])) as Row[];
-        } finally {
-          connection.close();
-        }
-      }
-      const client = new pg.Client({ connectionString: database.url });
-      await client.connect();
-      try {
-        return (await client.query(text)).rows as Row[];
-      } finally {
-        await client.end();
-      }
-    },
+    sql: <Row>(text: string) => runSql<Row>(dialect, database.url, text, { write: true }),
     async account(name, settings = {}) {
       const { accountId, key } = await tally.accounts.create({ name });
       const domain = `${name}.example`;

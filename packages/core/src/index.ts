@@ -27,3 +27,4 @@ export type { MailMessage, MailOptions } from "./reports/mailer.js";
 export type { Report, ReportOptions, Reports, RunSummary } from "./reports/reports.js";
 export type { WebsiteReport } from "./reports/report-data.js";
 export type { ReportRange } from "./reports/report-period.js";
+export { escapeHtml, htmlDocument, type HtmlDocument } from "./html.js";

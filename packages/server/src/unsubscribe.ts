@@ -1,4 +1,4 @@
-import { NotFoundError, type Tally } from "@tally-analytics/core";
+import { escapeHtml, htmlDocument, NotFoundError, type Tally } from "@tally-analytics/core";
 import { defineRoute, type Route } from "./route.js";
 
 /** A static page: no script, its one style block inline, its one form posting back here. */
@@ -9,25 +9,14 @@ const STYLE =
   "main{max-width:32rem;margin:12vh auto;padding:2rem;background:#fff;border:1px solid #e5e7eb;border-radius:8px}" +
   "h1{font-size:1.3rem;margin:0 0 .8rem}button{font:inherit;padding:.55rem 1rem;border:0;border-radius:6px;background:#4f46e5;color:#fff;cursor:pointer}";
 
-const escapeHtml = (text: string) =>
-  text.replace(/[&<>"']/g, (c) => ({ "&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;", "'": "&#39;" })[c] ?? c);
-
 const list = (domains: readonly string[]) => domains.map((domain) => `<strong>${escapeHtml(domain)}</strong>`).join(", ");
 
 function page(request: Request, status: number, title: string, body: string): Response {
-  const html = `<!doctype html>
-<html lang="en">
-<head>
-<meta charset="utf-8">
-<meta name="viewport" content="width=device-width, initial-scale=1">
-<meta name="robots" content="noindex">
-<meta name="referrer" content="no-referrer">
-<title>${escapeHtml(title)} · Tally</title>
-<style>${STYLE}</style>
-</head>
-<body><main><h1>${escapeHtml(title)}</h1>${body}</main></body>
-</html>
-`;
+  const html = htmlDocument({
+    title: `${title} · Tally`,
+    head: ['<meta name="robots" content="noindex">', '<meta name="referrer" content="no-referrer">', `<style>${STYLE}</style>`],
+    body: `<main><h1>${escapeHtml(title)}</h1>${body}</main>`,
+  });
   return new Response(request.method === "HEAD" ? null : html, {
     status,
     headers: {
@@ -50,7 +39,14 @@ async function orInvalid(request: Request, answer: () => Promise<Response>): Pro
   }
 }
 
-type Context = { tally: Tally; request: Request; params: Record<string, string> };
+/** Both methods of `{base}/unsubscribe/{token}`; a token that is not genuine gets the same 404 page. */
+const unsubscribeRoute = (method: "GET" | "POST", answer: (tally: Tally, token: string, request: Request) => Promise<Response>): Route =>
+  defineRoute({
+    method,
+    path: "/unsubscribe/{token}",
+    auth: "public",
+    handle: ({ tally, request, params }) => orInvalid(request, () => answer(tally, params.token ?? "", request)),
+  });
 
 /**
  * The unsubscribe link of e-mail reports, which works without signing in: its token is
@@ -58,31 +54,18 @@ type Context = { tally: Tally; request: Request; params: Record<string, string> 
  * reports off, from the page's button or straight from a mail client (RFC 8058 one-click).
  */
 export const unsubscribeRoutes: readonly Route[] = [
-  defineRoute({
-    method: "GET",
-    path: "/unsubscribe/{token}",
-    auth: "public",
-    handle: ({ tally, request, params }: Context) =>
-      orInvalid(request, async () => {
-        const { domains } = await tally.reports.unsubscribeTarget(params.token ?? "");
-        if (domains.length === 0) return page(request, 200, "Already unsubscribed", "<p>E-mail reports are already off for these websites.</p>");
-        return page(
-          request,
-          200,
-          "Stop e-mail reports?",
-          `<p>Reports for ${list(domains)} will no longer be sent. You can turn them on again in Tally.</p><form method="post"><button type="submit">Stop reports</button></form>`,
-        );
-      }),
+  unsubscribeRoute("GET", async (tally, token, request) => {
+    const { domains } = await tally.reports.unsubscribeTarget(token);
+    if (domains.length === 0) return page(request, 200, "Already unsubscribed", "<p>E-mail reports are already off for these websites.</p>");
+    return page(
+      request,
+      200,
+      "Stop e-mail reports?",
+      `<p>Reports for ${list(domains)} will no longer be sent. You can turn them on again in Tally.</p><form method="post"><button type="submit">Stop reports</button></form>`,
+    );
   }),
-  defineRoute({
-    method: "POST",
-    path: "/unsubscribe/{token}",
-    auth: "public",
-    handle: ({ tally, request, params }: Context) =>
-      orInvalid(request, async () => {
-        const { domains } = await tally.reports.unsubscribe(params.token ?? "");
-        const what = domains.length === 0 ? "these websites" : list(domains);
-        return page(request, 200, "Unsubscribed", `<p>E-mail reports are off for ${what}.</p>`);
-      }),
+  unsubscribeRoute("POST", async (tally, token, request) => {
+    const { domains } = await tally.reports.unsubscribe(token);
+    return page(request, 200, "Unsubscribed", `<p>E-mail reports are off for ${domains.length === 0 ? "these websites" : list(domains)}.</p>`);
   }),
 ];

@@ -1,3 +1,4 @@
+import { escapeHtml, htmlDocument } from "../html.js";
 import type { StatRow } from "../stats/stats-query.js";
 import type { WebsiteReport } from "./report-data.js";
 import { formatNumber, METRICS, metricLine, periodAdjective, periodNoun, rangeLabel, type Change } from "./report-format.js";
@@ -7,9 +8,6 @@ import { TOP_LISTS, type ReportContent } from "./report-text.js";
 // layout, every style inline, no image at all, explicit colours on every surface.
 const FONT = "font-family:-apple-system,BlinkMacSystemFont,'Segoe UI',Roboto,Helvetica,Arial,sans-serif;";
 const COLORS = { page: "#f3f4f6", card: "#ffffff", border: "#e5e7eb", text: "#111827", muted: "#6b7280", good: "#047857", bad: "#b91c1c", accent: "#4f46e5" };
-
-const escapeHtml = (text: string) =>
-  text.replace(/[&<>"']/g, (c) => ({ "&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;", "'": "&#39;" })[c] ?? c);
 
 const table = (style: string, rows: string) =>
   `<table role="presentation" width="100%" cellpadding="0" cellspacing="0" border="0" style="border-collapse:collapse;${style}">${rows}</table>`;
@@ -83,24 +81,18 @@ export function renderHtml(content: ReportContent): string {
       ? link(content.unsubscribeUrl, "Unsubscribe from all of them", `color:${COLORS.muted};`)
       : "To stop them, set email to 0 on each website, or remove the account's address.") +
     `</td></tr>`;
-  return `<!doctype html>
-<html lang="en">
-<head>
-<meta charset="utf-8">
-<meta name="viewport" content="width=device-width, initial-scale=1">
-<meta name="color-scheme" content="light">
-<meta name="supported-color-schemes" content="light">
-<title>${escapeHtml(content.subject)}</title>
-</head>
-<body style="margin:0;padding:0;background:${COLORS.page};">
-<table role="presentation" width="100%" cellpadding="0" cellspacing="0" border="0" bgcolor="${COLORS.page}" style="background:${COLORS.page};"><tr><td align="center" style="padding:24px 12px;">
-<table role="presentation" width="600" cellpadding="0" cellspacing="0" border="0" style="width:100%;max-width:600px;">
-${header}
-${websites.map(websiteCard).join("\n")}
-${footer}
-</table>
-</td></tr></table>
-</body>
-</html>
-`;
+  return htmlDocument({
+    title: content.subject,
+    head: ['<meta name="color-scheme" content="light">', '<meta name="supported-color-schemes" content="light">'],
+    bodyAttributes: ` style="margin:0;padding:0;background:${COLORS.page};"`,
+    body: [
+      `<table role="presentation" width="100%" cellpadding="0" cellspacing="0" border="0" bgcolor="${COLORS.page}" style="background:${COLORS.page};"><tr><td align="center" style="padding:24px 12px;">`,
+      `<table role="presentation" width="600" cellpadding="0" cellspacing="0" border="0" style="width:100%;max-width:600px;">`,
+      header,
+      ...websites.map(websiteCard),
+      footer,
+      "</table>",
+      "</td></tr></table>",
+    ].join("\n"),
+  });
 }
