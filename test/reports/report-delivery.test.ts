@@ -90,6 +90,46 @@ describe.each(DIALECTS)("e-mail report delivery on %s", (dialect) => {
     ]);
   });
 
+  it("a report is due from 06:00 on Monday in the account's time zone furthest behind", async () => {
+    fixture = await reportsFixture(dialect);
+    const alice = await fixture.account("alice", { timezone: "Pacific/Kiritimati" }); // UTC+14
+    await fixture.tally.websites.create(alice.id, { domain: "west.alice.example", email: 1, timezone: "Pacific/Pago_Pago" }); // UTC-11
+    const mondaySixInPagoPago = Date.UTC(2026, 10, 16, 17);
+    expect(await fixture.tally.reports.runDue(mondaySixInPagoPago - 1)).toMatchObject({ sent: 1 });
+    expect(await fixture.tally.reports.runDue(mondaySixInPagoPago)).toMatchObject({ sent: 1 });
+    expect(await fixture.tally.reports.runDue(mondaySixInPagoPago + WEEK_MS - 1)).toMatchObject({ sent: 0 });
+    expect(fixture.smtp.messages.map((mail) => mail.subject)).toEqual([
+      "Weekly Tally report for alice.example and 1 more · Nov 2 – 8, 2026",
+      "Weekly Tally report for alice.example and 1 more · Nov 9 – 15, 2026",
+    ]);
+  });
+
+  it("hits are taken, written and counted while a report is being sent", async () => {
+    fixture = await reportsFixture(dialect);
+    let release = () => {};
+    const held = new Promise<void>((resolve) => (release = resolve));
+    let sending = () => {};
+    const started = new Promise<void>((resolve) => (sending = resolve));
+    const slow = fixture.open({
+      mail: {
+        async send() {
+          sending();
+          await held;
+        },
+      },
+    });
+    const alice = await fixture.account("alice");
+    const run = slow.reports.runDue(SEND_TIME);
+    await started;
+    const hit = { url: "https://alice.example/during", ip: "203.0.113.9", userAgent: "Mozilla/5.0 (X11; Linux x86_64; rv:127.0) Gecko/20100101 Firefox/127.0" };
+    for (let i = 0; i < 50; i++) expect(await slow.collect({ ...hit, timestamp: SEND_TIME + i * 1000 })).toEqual({ status: "accepted" });
+    // Written and counted while the send still waits: the run holds no lock across it.
+    const page = await slow.stats.query(alice.id, alice.websiteId, { name: "page", from: "2026-11-16", to: "2026-11-16" });
+    expect(page.data).toEqual([{ value: "/during", count: 50 }]);
+    release();
+    expect(await run).toMatchObject({ sent: 1 });
+  });
+
   it("retries a refusing SMTP server after 1, then 2 minutes, across a restart, until the report is delivered", async () => {
     fixture = await reportsFixture(dialect);
     const errors: string[] = [];

@@ -109,14 +109,16 @@ export function createReports(deps: ReportsDependencies): Reports & { settle(): 
   }
 
   async function render(account: Account, sites: ReportedWebsite[], range: ReportRange): Promise<Report> {
-    const websites = await Promise.all(
-      sites.map(async (site) =>
-        gatherWebsite(deps.stats, site, range, {
+    // One website at a time: a report never takes more than a few reader queries at once from the dashboard's users.
+    const websites: WebsiteReport[] = [];
+    for (const site of sites) {
+      websites.push(
+        await gatherWebsite(deps.stats, site, range, {
           dashboardUrl: publicUrl === null ? null : `${publicUrl}/#/websites/${site.id}?range=custom&from=${range.from}&to=${range.to}`,
           unsubscribeUrl: await unsubscribeUrl(account.id, [site.id]),
         }),
-      ),
-    );
+      );
+    }
     const all = await unsubscribeUrl(account.id, sites.map((site) => site.id));
     const others = sites.length > 1 ? ` and ${sites.length - 1} more` : "";
     const subject = `${periodAdjective(range)} Tally report for ${sites[0]!.domain}${others} · ${rangeLabel(range)}`;
