@@ -22,3 +22,8 @@ export { STAT_NAMES, type StatName } from "./stats/stat-names.js";
 export { validate, choice, paginationQuery, sortDirection } from "./validation.js";
 export { normalizeDomain, stripWww } from "./websites/domain.js";
 export { TallyError, NotFoundError, ValidationError, UnauthorizedError, UnavailableError } from "./errors.js";
+export { accountSchema } from "./accounts/account-schema.js";
+export { websiteSchema } from "./websites/website-schema.js";
+export { websiteCreateSchema, websiteUpdateSchema } from "./websites/website-input.js";
+export { dayRangeSchema, realtimeSchema, statRowSchema, totalFiguresSchema, totalsSchema } from "./stats/stats-schemas.js";
+export { FILTER_LIMITS, VISIT_DIMENSIONS } from "./stats/filters.js";

@@ -1,13 +1,10 @@
 import type { Kysely } from "kysely";
 import type { Database } from "../database/schema.js";
+import type { Account } from "./account-schema.js";
 import { NotFoundError, UnauthorizedError, ValidationError } from "../errors.js";
 import { VISIBLE_PREFIX_LENGTH, digestsEqual, generateApiKey, hashApiKey } from "./api-key.js";
 
-export interface Account {
-  id: number;
-  name: string;
-  created_at: string;
-}
+export type { Account } from "./account-schema.js";
 
 export interface CreatedKey {
   accountId: number;
