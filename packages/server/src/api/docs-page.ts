@@ -1,5 +1,6 @@
 import { createHash } from "node:crypto";
 import type { OpenApiDocument } from "./openapi.js";
+import { escapeHtml, HEAD_META } from "../html.js";
 import { DOCS_CSS } from "./docs-style.js";
 
 // The API reference as one static HTML page, rendered on the server from the OpenAPI
@@ -10,8 +11,6 @@ type Schema = Json;
 
 const METHODS = ["get", "post", "put", "patch", "delete", "options", "head"] as const;
 
-const escapeHtml = (text: string) =>
-  text.replace(/[&<>"']/g, (c) => ({ "&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;", "'": "&#39;" })[c] ?? c);
 
 /** The little Markdown the descriptions use: `code`, **bold**, paragraphs and `- ` lists. */
 function markdown(text: string | undefined): string {
@@ -188,11 +187,7 @@ export function renderDocsPage(document: OpenApiDocument): string {
   return `<!doctype html>
 <html lang="en">
 <head>
-<meta charset="utf-8">
-<meta name="viewport" content="width=device-width, initial-scale=1">
-<meta name="color-scheme" content="light dark">
-<meta name="referrer" content="same-origin">
-<link rel="icon" href="data:,">
+${HEAD_META}
 <title>${escapeHtml(document.info.title)} reference</title>
 <style>${DOCS_CSS}</style>
 </head>

@@ -1,3 +1,4 @@
+import { escapeHtml, HEAD_META } from "../html.js";
 import { assetPath } from "./assets.js";
 
 /**
@@ -15,8 +16,6 @@ const CONTENT_SECURITY_POLICY = [
   "frame-ancestors 'self'",
 ].join("; ");
 
-const escapeHtml = (text: string) =>
-  text.replace(/[&<>"']/g, (c) => ({ "&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;", "'": "&#39;" })[c] ?? c);
 
 export interface PageOptions {
   /** From the page's own URL to the mount, ending in `/`: `./` at `{base}/`, `../` at `{base}/share/x`. */
@@ -36,11 +35,7 @@ export function pageResponse(request: Request, { toBase, title, share, status = 
   const html = `<!doctype html>
 <html lang="en">
 <head>
-<meta charset="utf-8">
-<meta name="viewport" content="width=device-width, initial-scale=1">
-<meta name="color-scheme" content="light dark">
-<meta name="referrer" content="same-origin">
-<link rel="icon" href="data:,">
+${HEAD_META}
 <title>${escapeHtml(title)}</title>
 <link rel="stylesheet" href="${toBase}${assetPath("dashboard.css")}">
 <script defer src="${toBase}${assetPath("dashboard.js")}"></script>
