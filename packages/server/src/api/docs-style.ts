@@ -28,5 +28,5 @@ th { color: var(--muted); font-weight: 600; font-size: .75rem; }
 td:first-child { white-space: nowrap; } .req { color: var(--delete); font-size: .75rem; margin-left: .25rem; }
 .status { font-weight: 700; } details { margin: .35rem 0; } summary { cursor: pointer; }
 ul.plain { padding-left: 1.2rem; }
-@media (max-width: 800px) { body { display: block; } nav { position: static; height: auto; border-right: 0; border-bottom: 1px solid var(--border); } main { padding: 1rem; } }
+@media (max-width: 800px) { body { display: block; } nav { position: static; height: auto; max-height: 45vh; border-right: 0; border-bottom: 1px solid var(--border); } main { padding: 1rem; } }
 `;
