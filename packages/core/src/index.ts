@@ -28,3 +28,9 @@ export type { Report, ReportOptions, Reports, RunSummary } from "./reports/repor
 export type { WebsiteReport } from "./reports/report-data.js";
 export type { ReportRange } from "./reports/report-period.js";
 export { escapeHtml, htmlDocument, type HtmlDocument } from "./html.js";
+export { accountSchema } from "./accounts/account-schema.js";
+export { accountUpdateSchema } from "./accounts/account-input.js";
+export { websiteSchema } from "./websites/website-schema.js";
+export { websiteCreateSchema, websiteUpdateSchema } from "./websites/website-input.js";
+export { dayRangeSchema, realtimeSchema, statRowSchema, totalFiguresSchema, totalsSchema } from "./stats/stats-schemas.js";
+export { FILTER_LIMITS, VISIT_DIMENSIONS } from "./stats/filters.js";

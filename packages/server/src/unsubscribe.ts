@@ -45,6 +45,14 @@ const unsubscribeRoute = (method: "GET" | "POST", answer: (tally: Tally, token: 
     method,
     path: "/unsubscribe/{token}",
     auth: "public",
+    summary: method === "GET" ? "Ask before turning e-mail reports off" : "Turn e-mail reports off",
+    tag: "Reports",
+    description:
+      "The link of an e-mail report, signed for its account and websites: works without signing in. GET only asks (mail scanners open links); POST, from the page's button or as an RFC 8058 one-click, sets `email` to 0.",
+    responses: {
+      200: { description: "A page saying what was (or would be) turned off.", media: { "text/html": "A small static page." } },
+      404: { description: "The token is not genuine.", media: { "text/html": "A small static page." } },
+    },
     handle: ({ tally, request, params }) => orInvalid(request, () => answer(tally, params.token ?? "", request)),
   });
 

@@ -22,15 +22,18 @@ const emailAddress = (field: string) =>
 /** `""` and null both remove the address. */
 const email = z.preprocess((value) => (value === "" ? null : value), emailAddress("email").nullable());
 
-const accountInputSchema = z.object({
-  email: email.optional(),
-  report_period: choice("report_period", REPORT_PERIODS).optional(),
-});
+/** `PUT /api/v1/account`'s body: both fields optional, checked by core (the server validates with it too). */
+export const accountUpdateSchema = z
+  .object({
+    email: email.optional().meta({ description: "Where reports go; empty or null for none.", example: "owner@example.com" }),
+    report_period: choice("report_period", REPORT_PERIODS).optional().meta({ description: "`week` (Monday–Sunday) or `month`." }),
+  })
+  .meta({ id: "AccountUpdate" });
 
-export type AccountChanges = z.output<typeof accountInputSchema>;
+export type AccountChanges = z.output<typeof accountUpdateSchema>;
 
 export function parseAccountInput(input: AccountInput): AccountChanges {
-  return validate(accountInputSchema, input);
+  return validate(accountUpdateSchema, input);
 }
 
 export const isReportPeriod = (value: string): value is ReportPeriod => (REPORT_PERIODS as readonly string[]).includes(value);

@@ -1,18 +1,11 @@
 import type { Kysely, Selectable } from "kysely";
 import type { AccountsTable, Database } from "../database/schema.js";
+import type { Account } from "./account-schema.js";
 import { NotFoundError, UnauthorizedError, ValidationError } from "../errors.js";
 import { parseAccountInput, isReportPeriod, type AccountInput, type ReportPeriod } from "./account-input.js";
 import { VISIBLE_PREFIX_LENGTH, digestsEqual, generateApiKey, hashApiKey } from "./api-key.js";
 
-export interface Account {
-  id: number;
-  name: string;
-  created_at: string;
-  /** Where the e-mail reports of its websites (those with `email` 1) go; null for none. */
-  email: string | null;
-  /** What each report covers: the previous full week or month. */
-  report_period: ReportPeriod;
-}
+export type { Account } from "./account-schema.js";
 
 export interface CreatedKey {
   accountId: number;

@@ -1,4 +1,5 @@
 import { escapeHtml, htmlDocument } from "@tally-analytics/core";
+import { PAGE_HEAD } from "../html.js";
 import { assetPath } from "./assets.js";
 
 /**
@@ -34,9 +35,7 @@ export function pageResponse(request: Request, { toBase, title, share, status = 
   const html = htmlDocument({
     title,
     head: [
-      '<meta name="color-scheme" content="light dark">',
-      '<meta name="referrer" content="same-origin">',
-      '<link rel="icon" href="data:,">',
+      ...PAGE_HEAD,
       `<link rel="stylesheet" href="${toBase}${assetPath("dashboard.css")}">`,
       `<script defer src="${toBase}${assetPath("dashboard.js")}"></script>`,
     ],
