@@ -4,18 +4,19 @@
 // the API with the same filters; comparison; privacy 2 and its share page; account
 // reports; export; deletion; axe-core in both themes; a 390-px phone. Saves screenshots
 // (UPDATE_SCREENSHOTS=1 refreshes docs/screenshots/).
-import { readFileSync, mkdirSync } from "node:fs";
-import { once } from "node:events";
+import { readFileSync } from "node:fs";
 import { createRequire } from "node:module";
-import { createServer, type Server } from "node:http";
-import type { AddressInfo } from "node:net";
+import { createServer } from "node:http";
 import type { Tally } from "@tally-analytics/core";
 import { toNodeHandler } from "@tally-analytics/server/node";
 import express from "express";
-import type { Browser, BrowserContext, Page } from "playwright-core";
+import type { TotalFigures as Figures } from "@tally-analytics/client";
+import type { Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { launchChromium, skipWithoutChromium as skip, warnIfSkipped } from "../support/chromium.js";
+import { skipWithoutChromium as skip, warnIfSkipped } from "../support/chromium.js";
 import { createTempTally } from "../support/tally-fixture.js";
+import { listen, type Served } from "../support/transports.js";
+import { addDays, dashboardPages, PHONE, screenshotPath, todayIn } from "./dashboard-pages.js";
 import { generateTraffic, GEOIP_FIXTURE } from "./demo-data.js";
 
 warnIfSkipped("manage-browser");
@@ -24,31 +25,12 @@ interface Row {
   value: string;
   count: number;
 }
-interface Figures {
-  visitors: number;
-  visits: number;
-  pageviews: number;
-  views_per_visit: number;
-  bounce_rate: number;
-  visit_duration: number;
-}
 
-const SCREENSHOTS = new URL(process.env.UPDATE_SCREENSHOTS === "1" ? "../../docs/screenshots/" : "../../test-results/screenshots/", import.meta.url);
 const AXE_SOURCE = readFileSync(createRequire(import.meta.url).resolve("axe-core/axe.min.js"), "utf8");
 const TIMEZONE = "Europe/Paris";
-const DESKTOP = { width: 1280, height: 800 };
-const PHONE = { width: 390, height: 844 };
 const FIGURES = ["visitors", "visits", "pageviews", "views_per_visit", "bounce_rate", "visit_duration"] as const;
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
-function todayIn(timeZone: string): string {
-  return new Intl.DateTimeFormat("en-CA", { timeZone, year: "numeric", month: "2-digit", day: "2-digit" }).format(new Date());
-}
-function addDays(day: string, days: number): string {
-  const date = new Date(`${day}T00:00:00Z`);
-  date.setUTCDate(date.getUTCDate() + days);
-  return date.toISOString().slice(0, 10);
-}
 function daysFrom(from: string, to: string): string[] {
   const days: string[] = [];
   for (let day = from; day <= to; day = addDays(day, 1)) days.push(day);
@@ -61,12 +43,12 @@ describe.skipIf(skip)("managing websites in the dashboard, in Chromium", () => {
   let accountId = 0;
   let key = "";
   let demoId = 0;
-  let server: Server;
+  let server: Served;
   let origin = ""; // Tally, under /analytics
   let siteOrigin = ""; // the measured site: the same server as http://localhost:port
-  let browser: Browser;
-  const pages = new Map<string, string>();
-  const contexts: BrowserContext[] = [];
+  const pages = dashboardPages();
+  /** The measured site's pages by path. */
+  const sitePages = new Map<string, string>();
   let pageErrors: string[] = [];
 
   beforeAll(async () => {
@@ -81,50 +63,30 @@ describe.skipIf(skip)("managing websites in the dashboard, in Chromium", () => {
     // Every other path is a page of a website: one with the tracking code, or a plain one.
     app.use((request, response) => {
       response.type("html").set("cache-control", "no-store");
-      response.send(pages.get(request.path) ?? "<!doctype html><title>Elsewhere</title><p>No tracker here.</p>");
+      response.send(sitePages.get(request.path) ?? "<!doctype html><title>Elsewhere</title><p>No tracker here.</p>");
     });
-    server = createServer(app).listen(0, "127.0.0.1");
-    await once(server, "listening");
-    const { port } = server.address() as AddressInfo;
-    origin = `http://127.0.0.1:${port}`;
-    siteOrigin = `http://localhost:${port}`;
-    browser = await launchChromium();
-    mkdirSync(SCREENSHOTS, { recursive: true });
+    server = await listen(createServer(app), "");
+    origin = server.base;
+    siteOrigin = origin.replace("127.0.0.1", "localhost");
+    await pages.launch();
   });
 
   afterAll(async () => {
-    for (const context of contexts) await context.close();
-    await browser?.close();
-    server?.closeAllConnections();
-    server?.close();
+    await pages.close();
+    await server?.close();
     await fixture?.dispose();
   });
 
-  interface PageOptions {
-    colorScheme?: "light" | "dark";
-    viewport?: { width: number; height: number };
-    signedIn?: boolean;
-    /** For axe-core, whose script the page's Content-Security-Policy would refuse. */
-    bypassCSP?: boolean;
-  }
-
-  async function newPage(options: PageOptions = {}): Promise<Page> {
-    const context = await browser.newContext({
-      viewport: options.viewport ?? DESKTOP,
-      colorScheme: options.colorScheme ?? "light",
-      deviceScaleFactor: 1,
+  /** A page in its own context, in Paris; `bypassCSP` for axe-core, whose script the page's policy would refuse. */
+  const newPage = (options: { colorScheme?: "light" | "dark"; viewport?: { width: number; height: number }; signedIn?: boolean; bypassCSP?: boolean } = {}) =>
+    pages.open({
+      ...options,
       timezoneId: TIMEZONE,
       locale: "en-GB",
-      bypassCSP: options.bypassCSP ?? false,
+      permissions: ["clipboard-read", "clipboard-write"],
+      onPageError: (error) => pageErrors.push(error.message),
+      ...(options.signedIn ? { signedInWith: key } : {}),
     });
-    contexts.push(context);
-    await context.grantPermissions(["clipboard-read", "clipboard-write"], { origin });
-    if (options.signedIn) await context.addInitScript((k) => sessionStorage.setItem("tally.key", k), key);
-    const page = await context.newPage();
-    page.setDefaultTimeout(10_000);
-    page.on("pageerror", (error) => pageErrors.push(error.message));
-    return page;
-  }
 
   /** An API answer (to compare with what the page shows). */
   async function api<T>(path: string, query: Record<string, string | string[]> = {}, init: RequestInit = {}): Promise<{ status: number; body: T }> {
@@ -247,7 +209,7 @@ describe.skipIf(skip)("managing websites in the dashboard, in Chromium", () => {
     const copied = await page.evaluate(() => navigator.clipboard.readText());
     expect(copied).toBe(snippet);
     expect(await page.textContent(".arrival")).toBe("Waiting for the first pageview…");
-    await page.screenshot({ path: new URL("website-settings.png", SCREENSHOTS).pathname, fullPage: true });
+    await page.screenshot({ path: screenshotPath("website-settings.png"), fullPage: true });
 
     // Headless Chromium says it is one ("HeadlessChrome"): let bots in, in the settings.
     // (A user agent override would not do: Chromium sends the beacons of a page being left
@@ -259,7 +221,7 @@ describe.skipIf(skip)("managing websites in the dashboard, in Chromium", () => {
     expect((await api<{ data: { exclude_bots: number } }>(`/websites/${id}`)).body.data.exclude_bots).toBe(0);
 
     // A visitor opens a page carrying the copied code: the status turns green.
-    pages.set("/hello", `<!doctype html><html><head><meta charset="utf-8"><title>Hello</title>${copied}</head><body><h1>Hello</h1></body></html>`);
+    sitePages.set("/hello", `<!doctype html><html><head><meta charset="utf-8"><title>Hello</title>${copied}</head><body><h1>Hello</h1></body></html>`);
     const visitor = await newPage();
     await visitor.goto(`${siteOrigin}/hello`);
     const opened = Date.now();
@@ -308,7 +270,7 @@ describe.skipIf(skip)("managing websites in the dashboard, in Chromium", () => {
     await expectEveryFigure(page, from, today, both);
     await page.evaluate(() => scrollTo(0, 0));
     await page.mouse.move(0, 0);
-    await page.screenshot({ path: new URL("dashboard-filtered.png", SCREENSHOTS).pathname });
+    await page.screenshot({ path: screenshotPath("dashboard-filtered.png") });
 
     // The URL holds them: a reload shows the same; the back button removes the page filter.
     await page.reload();
@@ -388,7 +350,7 @@ describe.skipIf(skip)("managing websites in the dashboard, in Chromium", () => {
     await page.click('[data-total="visitors"]');
     await waitLoaded(page);
     await page.mouse.move(0, 0);
-    await page.screenshot({ path: new URL("dashboard-comparison.png", SCREENSHOTS).pathname });
+    await page.screenshot({ path: screenshotPath("dashboard-comparison.png") });
 
     await page.selectOption('select[name="compare"]', "");
     await expect.poll(async () => (await shown(page)).previous.visitors).toBeNaN();
@@ -556,7 +518,7 @@ describe.skipIf(skip)("managing websites in the dashboard, in Chromium", () => {
       await ready();
       const width = await page.evaluate(() => document.documentElement.scrollWidth);
       expect(width, name).toBeLessThanOrEqual(PHONE.width);
-      if (name === "filtered statistics") await page.screenshot({ path: new URL("dashboard-filtered-phone.png", SCREENSHOTS).pathname });
+      if (name === "filtered statistics") await page.screenshot({ path: screenshotPath("dashboard-filtered-phone.png") });
     }
   });
 });

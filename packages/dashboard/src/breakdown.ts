@@ -2,7 +2,7 @@
 // Clicking a row filters the whole page on it (or does what the tab says instead).
 import type { ListPage, StatName, StatRow, StatsQuery } from "./api.js";
 import { debounce, h, mount } from "./dom.js";
-import { FILTER_OF, filterText } from "./filters.js";
+import { filterOf, filterText } from "./filters.js";
 import { formatNumber, valueLabel } from "./format.js";
 import type { StatsSource } from "./source.js";
 import type { Filter } from "./view-state.js";
@@ -14,7 +14,7 @@ export interface BreakdownTab {
   unit: string;
   /** More parameters of the statistic (`event` and `property` of `event_property`). */
   params?: Partial<StatsQuery>;
-  /** The dimension a row filters on; FILTER_OF[name] when not given. */
+  /** The dimension a row filters on; filterOf(name) when not given. */
   filter?: string;
   /** A second figure beside the count (a goal's conversion rate). */
   extra?(row: StatRow): string;
@@ -70,7 +70,7 @@ export function breakdownCard(title: string, tabs: readonly BreakdownTab[], sour
     const bar = h("span", { class: "row-bar" });
     bar.style.setProperty("width", `${(item.count / max) * 100}%`);
     const label = valueLabel(current.name, item.value);
-    const dimension = current.filter ?? FILTER_OF[current.name];
+    const dimension = current.filter ?? filterOf(current.name);
     const filter: Filter | null = dimension ? { dimension, operator: "is", values: [item.value] } : null;
     const text = [label.code ? h("span", { class: "code" }, label.code) : null, label.text];
     const action = current.open ? () => current.open?.(item) : filter ? () => onFilter(filter) : null;

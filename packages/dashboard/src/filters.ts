@@ -4,28 +4,6 @@ import { h } from "./dom.js";
 import { valueLabel } from "./format.js";
 import type { Filter } from "./view-state.js";
 
-/** The filter dimension a card's row stands for. */
-export const FILTER_OF: Partial<Record<StatName, string>> = {
-  page: "page",
-  landing_page: "entry_page",
-  exit_page: "exit_page",
-  referrer: "referrer",
-  campaign: "utm_campaign",
-  utm_source: "utm_source",
-  utm_medium: "utm_medium",
-  utm_content: "utm_content",
-  utm_term: "utm_term",
-  browser: "browser",
-  os: "os",
-  device: "device",
-  country: "country",
-  continent: "continent",
-  city: "city",
-  language: "language",
-  resolution: "resolution",
-  goals: "event",
-};
-
 const LABELS: Readonly<Record<string, string>> = {
   page: "Page",
   entry_page: "Entry page",
@@ -46,6 +24,12 @@ const LABELS: Readonly<Record<string, string>> = {
   resolution: "Screen size",
   event: "Goal",
 };
+
+/** Statistics whose rows filter on a dimension of another name; the others on their own name. */
+const RENAMED: Partial<Record<StatName, string>> = { landing_page: "entry_page", campaign: "utm_campaign", goals: "event", event: "event" };
+
+/** The filter dimension a card's row stands for, if any. */
+export const filterOf = (name: StatName): string | undefined => RENAMED[name] ?? (Object.hasOwn(LABELS, name) ? name : undefined);
 
 const OPERATORS = { is: "is", is_not: "is not", contains: "contains" } as const;
 
