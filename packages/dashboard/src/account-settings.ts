@@ -25,5 +25,5 @@ export function accountPage(client: Client, account: Account): HTMLElement {
       return saved.email ? `Saved: reports go to ${saved.email} every ${saved.report_period}.` : "Saved: no reports.";
     },
   );
-  return h("main", { class: "narrow wide" }, h("div", { class: "toolbar" }, h("h1", {}, `Account: ${account.name}`)), form);
+  return h("main", { class: "narrow wide" }, h("div", { class: "toolbar" }, h("h1", { tabindex: "-1" }, `Account: ${account.name}`)), form);
 }

@@ -31,6 +31,8 @@ function startDashboard(app: HTMLElement, client: Client): void {
     close();
     destroy = onClose;
     mount(content, element);
+    // A new page for screen readers too: focus moves to its title (when it takes focus).
+    element.querySelector<HTMLElement>("h1[tabindex]")?.focus({ preventScroll: true });
   }
 
   function close(): void {

@@ -24,7 +24,7 @@ export function createWebsiteForm(client: Client, onCreated: (site: Website) => 
   const form = apiForm(
     { class: "card form", "aria-labelledby": "new-website" },
     [
-      h("h1", { id: "new-website" }, "Add a website"),
+      h("h1", { id: "new-website", tabindex: "-1" }, "Add a website"),
       field("Domain", domain, "The host your pages are served from; www. and the scheme are dropped."),
       field("Time zone", timezone, "Days and hours are counted in it."),
     ],

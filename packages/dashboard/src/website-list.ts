@@ -52,7 +52,7 @@ export function websiteList(client: Client): HTMLElement {
   return h(
     "main",
     { class: "list" },
-    h("div", { class: "toolbar" }, h("h1", {}, "Websites"), h("div", { class: "controls" }, search, h("a", { class: "button", href: "#/new" }, "Add website"))),
+    h("div", { class: "toolbar" }, h("h1", { tabindex: "-1" }, "Websites"), h("div", { class: "controls" }, search, h("a", { class: "button", href: "#/new" }, "Add website"))),
     h("section", { class: "card", "aria-label": "Websites" }, list, paging),
   );
 }

@@ -36,7 +36,7 @@ function deleteSection(client: Client, site: Website, onDeleted: () => void): HT
 
 export function websiteSettingsPage(client: Client, site: Website): { element: HTMLElement; destroy(): void } {
   const snippet = snippetPanel(client, site);
-  const title = h("h1", {}, site.domain);
+  const title = h("h1", { tabindex: "-1" }, site.domain);
   const element = h(
     "main",
     { class: "narrow wide settings-page" },

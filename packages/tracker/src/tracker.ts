@@ -7,6 +7,8 @@
  * Posts to `collect` beside its own src unless data-api gives the full endpoint URL.
  * data-hash: hash routing; data-outbound: outbound link clicks; data-dnt="true": honour
  * Do Not Track / Global Privacy Control. localStorage.tally_ignore = "true" opts out.
+ * When the page is hidden or left, the time it was visible and focused goes out as an
+ * engagement signal (`e`, milliseconds; docs/statistics.md).
  *
  * Pre-load queue (optional, put it before any tally.track call):
  * <script>window.tally=window.tally||{q:[],track:function(){tally.q.push(arguments)}}</script>
