@@ -19,10 +19,10 @@ import { createWebsiteCache } from "./engine/website-rules.js";
 import { createRealtimeReader } from "./stats/realtime.js";
 import { databaseReaders, DEFAULT_QUERY_TIMEOUT_MS } from "./stats/readers.js";
 import { createStats, type Stats, type StatsRunner } from "./stats/stats.js";
+import { checkTrustProxy, type TrustProxy } from "./trust-proxy.js";
 import { createWebsites, type Websites } from "./websites/websites.js";
 
-/** Which proxies may set the client IP: none, all, the nearest N hops, or these CIDRs. */
-export type TrustProxy = boolean | number | string[];
+export type { TrustProxy } from "./trust-proxy.js";
 
 export interface TallyOptions {
   /**
@@ -31,7 +31,10 @@ export interface TallyOptions {
    */
   database?: DatabaseOption;
   /**
-   * Whether X-Forwarded-For / Forwarded may name the client IP.
+   * Which proxies may name the client IP through X-Forwarded-For (or Forwarded): `false`
+   * none; `true` one hop (the proxy in front of you: the address it appended is used); a
+   * number, that many hops; a list of IPs and CIDRs, every hop from the right that is in
+   * it (the first address not in it is the client). An invalid value throws at once.
    * @default false
    */
   trustProxy?: TrustProxy;
@@ -204,6 +207,7 @@ async function openServices(options: TallyOptions): Promise<Services> {
  * and every call waits for it (`await tally.ready()` to surface an open error early).
  */
 export function createTally(options: TallyOptions = {}): Tally {
+  checkTrustProxy(options.trustProxy);
   const services = openServices(options);
   services.catch(() => {}); // reported through ready() and every call, never as unhandled
   let closing: Promise<void> | null = null;
