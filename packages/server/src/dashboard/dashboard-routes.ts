@@ -1,14 +1,14 @@
 import { NotFoundError, statsQuerySchema, totalsQuerySchema, ValidationError } from "@tally-analytics/core";
 import * as z from "zod";
-import { proxyTrust } from "../client-ip.js";
-import { HttpError, MESSAGES } from "../errors.js";
+import { clientKey } from "../client-limits.js";
+import { HttpError, tooManyAttempts } from "../errors.js";
 import { json } from "../json-response.js";
 import { statsBody } from "../stats-response.js";
 import { defineRoute, type Route } from "../route.js";
 import { assetResponse } from "./assets.js";
 import { pageResponse, redirectResponse } from "./page.js";
 import { passwordLimiter, PRIVACY, readableWebsite, sharedWebsite } from "./share-access.js";
-import { shareCookieHeader, signShareCookie } from "./share-cookie.js";
+import { shareCookieHeader, shareCookiePath, signShareCookie } from "./share-cookie.js";
 
 /** Share API answers depend on cookies and credentials: never cached. */
 const NO_STORE = { "cache-control": "no-store" } as const;
@@ -46,6 +46,7 @@ export const dashboardRoutes: readonly Route[] = [
     method: "GET",
     path: "/share/{domain}",
     auth: "public",
+    rateLimited: true,
     async handle(context) {
       const { request, url, params } = context;
       if (url.pathname.endsWith("/")) return redirectResponse(`../${lastSegment(url)}${url.search}`);
@@ -65,6 +66,7 @@ export const dashboardRoutes: readonly Route[] = [
     method: "GET",
     path: "/share/{domain}/api/website",
     auth: "public",
+    rateLimited: true,
     headers: NO_STORE,
     async handle(context) {
       const { domain, timezone } = await readableWebsite(context);
@@ -75,6 +77,7 @@ export const dashboardRoutes: readonly Route[] = [
     method: "GET",
     path: "/share/{domain}/api/stats",
     auth: "public",
+    rateLimited: true,
     headers: NO_STORE,
     query: statsQuerySchema,
     async handle(context) {
@@ -86,6 +89,7 @@ export const dashboardRoutes: readonly Route[] = [
     method: "GET",
     path: "/share/{domain}/api/totals",
     auth: "public",
+    rateLimited: true,
     headers: NO_STORE,
     query: totalsQuerySchema,
     async handle(context) {
@@ -97,6 +101,7 @@ export const dashboardRoutes: readonly Route[] = [
     method: "GET",
     path: "/share/{domain}/api/realtime",
     auth: "public",
+    rateLimited: true,
     headers: NO_STORE,
     async handle(context) {
       const { id } = await readableWebsite(context);
@@ -107,22 +112,23 @@ export const dashboardRoutes: readonly Route[] = [
     method: "POST",
     path: "/share/{domain}/api/auth",
     auth: "public",
+    rateLimited: true,
     headers: NO_STORE,
     body: passwordBody,
-    async handle({ tally, request, url, params, ip, body }) {
+    async handle({ tally, request, url, params, ip, basePath, body }) {
       const row = await sharedWebsite({ tally, params });
       const privacy = Number(row.privacy);
       if (privacy === PRIVACY.public) return json(200, { message: "This page is public." });
       if (privacy !== PRIVACY.password) throw new NotFoundError();
-      const client = proxyTrust(tally.options.trustProxy).clientIp(ip, (name) => request.headers.get(name)) ?? "unknown";
-      const limit = passwordLimiter(tally).hit(`${row.id}|${client}`);
-      if (!limit.allowed) throw new HttpError(429, MESSAGES.tooManyAttempts, { "retry-after": String(limit.retryAfter) });
+      const limit = passwordLimiter(tally).hit(`${row.id}|${clientKey(tally, request, ip)}`);
+      if (!limit.allowed) throw tooManyAttempts(limit.retryAfter);
       if (!(await tally.websites.checkPassword(Number(row.id), body.password))) {
         throw ValidationError.field("password", "The password is incorrect.");
       }
       const value = signShareCookie(row);
       if (value === null) throw new NotFoundError();
-      const path = url.pathname.replace(/\/+$/, "").replace(/\/api\/auth$/, "");
+      // The page's path from the mount and the stored domain: nothing the client typed reaches the header.
+      const path = shareCookiePath(basePath, row.domain);
       return json(200, { message: "Access granted." }, { "set-cookie": shareCookieHeader(value, path, url.protocol === "https:") });
     },
   }),
