@@ -96,6 +96,15 @@ describe("limits on public routes and failed credentials", () => {
     expectJson(await as("203.0.113.10", ownerKey).get("/api/v1/account"), 200);
   });
 
+  it("Public routes: refused credentials are anonymous database reads too: without rateLimit, key guessing stops at publicRateLimit", async () => {
+    const as = await serve({ publicRateLimit: { limit: 3, windowMs: 60_000 } });
+    for (let i = 0; i < 3; i++) expectJson(await as("203.0.113.30", WRONG_KEY).get("/api/v1/account"), 401);
+    const refused = await as("203.0.113.30", WRONG_KEY).get("/api/v1/account");
+    expectJson(refused, 429);
+    expect(Number(refused.headers.get("retry-after"))).toBeGreaterThan(0);
+    expectJson(await as("203.0.113.30", ownerKey).get("/api/v1/account"), 200);
+  });
+
   it("Public routes: limited by default (600 a minute per address), off with publicRateLimit: false", async () => {
     const byDefault = await (await serve({}))("203.0.113.20").raw("/share/public.example/api/website");
     expect(byDefault.headers.get("x-ratelimit-limit")).toBe("600");

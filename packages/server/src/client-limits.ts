@@ -15,7 +15,11 @@ export function clientKey(tally: Tally, request: Request, socketIp: string | und
 export interface ClientLimits {
   /** Counts one public read of the database by this client; throws 429 past `publicRateLimit`. */
   publicRead(client: string): RateLimitResult | undefined;
-  /** Counts refused credentials (a wrong API key, anywhere); throws 429 once the client has failed `rateLimit` times in a window. */
+  /**
+   * Counts refused credentials (a wrong API key, anywhere): against `rateLimit`, and, as
+   * an anonymous request that read the database, against `publicRateLimit`; throws 429
+   * once either is spent.
+   */
   failedSignIn(client: string): void;
 }
 
@@ -33,6 +37,7 @@ export function createClientLimits(options: Pick<HandlerOptions, "rateLimit" | "
     failedSignIn(client) {
       const result = failures?.hit(`address:${client}`);
       if (result && !result.allowed) throw tooManyAttempts(result.retryAfter);
+      this.publicRead(client);
     },
   };
 }

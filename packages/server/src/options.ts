@@ -40,8 +40,9 @@ export interface HandlerOptions {
   /**
    * Requests allowed per client address (an IPv6 client by its /64; behind a proxy, set
    * `trustProxy`) and window on the public routes that read the database: share pages,
-   * their API and password form. `/collect`, `/script.js` and the dashboard's static
-   * files are never limited. 429 with `Retry-After` when spent.
+   * their API and password form, and any request whose credentials are refused.
+   * `/collect`, `/script.js` and the dashboard's static files are never limited. 429
+   * with `Retry-After` when spent. Counted in memory, per process.
    * @default { limit: 600, windowMs: 60000 }
    */
   publicRateLimit?: RateLimitOptions | false;
