@@ -28,16 +28,17 @@ export function createClientLimits(options: Pick<HandlerOptions, "rateLimit" | "
   const publicOption = options.publicRateLimit === undefined ? DEFAULT_PUBLIC_RATE_LIMIT : options.publicRateLimit;
   const reads = publicOption ? createRateLimiter(publicOption) : null;
   const failures = options.rateLimit ? createRateLimiter(options.rateLimit) : null;
+  function publicRead(client: string): RateLimitResult | undefined {
+    const result = reads?.hit(`address:${client}`);
+    if (result && !result.allowed) throw tooManyAttempts(result.retryAfter);
+    return result;
+  }
   return {
-    publicRead(client) {
-      const result = reads?.hit(`address:${client}`);
-      if (result && !result.allowed) throw tooManyAttempts(result.retryAfter);
-      return result;
-    },
+    publicRead,
     failedSignIn(client) {
       const result = failures?.hit(`address:${client}`);
       if (result && !result.allowed) throw tooManyAttempts(result.retryAfter);
-      this.publicRead(client);
+      publicRead(client);
     },
   };
 }
