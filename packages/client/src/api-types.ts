@@ -745,6 +745,22 @@ export type components = {
                 };
             };
         };
+        /** @description A request signed in by the host's `authenticate` hook (a session cookie) that changes something came from another site (`Sec-Fetch-Site`, else `Origin`). */
+        Forbidden: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": {
+                    message: string;
+                    /**
+                     * @description The HTTP status, repeated.
+                     * @constant
+                     */
+                    status: 403;
+                };
+            };
+        };
         /** @description Not found. Another account's website answers exactly like a missing one. */
         NotFound: {
             headers: {
@@ -798,7 +814,7 @@ export type components = {
                 };
             };
         };
-        /** @description The body is neither `application/x-www-form-urlencoded` nor JSON. */
+        /** @description The body is neither `application/x-www-form-urlencoded` nor JSON, or is a form body on a request signed in by the host's `authenticate` hook (unless the host set `acceptSessionForms`). */
         UnsupportedMediaType: {
             headers: {
                 [name: string]: unknown;
@@ -823,7 +839,7 @@ export type components = {
                 "application/json": components["schemas"]["ValidationError"];
             };
         };
-        /** @description Rate limited: too many requests for this key, or too many failed attempts from this address. */
+        /** @description Rate limited: too many requests for this key, too many public reads or failed attempts from this address (IPv6: its /64). */
         TooManyRequests: {
             headers: {
                 /** @description Seconds to wait before trying again. */
@@ -955,6 +971,7 @@ export interface operations {
             };
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
             422: components["responses"]["ValidationFailed"];
@@ -1035,6 +1052,7 @@ export interface operations {
             };
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
             422: components["responses"]["ValidationFailed"];
@@ -1119,6 +1137,7 @@ export interface operations {
             };
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
@@ -1153,7 +1172,9 @@ export interface operations {
                 };
             };
             401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
+            415: components["responses"]["UnsupportedMediaType"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["ServerError"];
         };
@@ -1518,6 +1539,7 @@ export interface operations {
                     "text/html": string;
                 };
             };
+            429: components["responses"]["TooManyRequests"];
             500: components["responses"]["ServerError"];
         };
     };
@@ -1583,6 +1605,7 @@ export interface operations {
                     };
                 };
             };
+            429: components["responses"]["TooManyRequests"];
             500: components["responses"]["ServerError"];
         };
     };
@@ -1668,6 +1691,7 @@ export interface operations {
                 };
             };
             422: components["responses"]["ValidationFailed"];
+            429: components["responses"]["TooManyRequests"];
             500: components["responses"]["ServerError"];
             503: components["responses"]["Unavailable"];
         };
@@ -1747,6 +1771,7 @@ export interface operations {
                 };
             };
             422: components["responses"]["ValidationFailed"];
+            429: components["responses"]["TooManyRequests"];
             500: components["responses"]["ServerError"];
             503: components["responses"]["Unavailable"];
         };
@@ -1813,6 +1838,7 @@ export interface operations {
                     };
                 };
             };
+            429: components["responses"]["TooManyRequests"];
             500: components["responses"]["ServerError"];
         };
     };

@@ -21,6 +21,7 @@ export {
 export { STAT_NAMES, type StatName } from "./stats/stat-names.js";
 export { validate, choice, paginationQuery, sortDirection } from "./validation.js";
 export { normalizeDomain, stripWww } from "./websites/domain.js";
+export { compileIpRules } from "./websites/exclusion-lists.js";
 export { TallyError, NotFoundError, ValidationError, UnauthorizedError, UnavailableError } from "./errors.js";
 export type { AccountInput, ReportPeriod } from "./accounts/account-input.js";
 export type { MailMessage, MailOptions } from "./reports/mailer.js";

@@ -10,20 +10,21 @@ import { createKyselyStore } from "./engine/kysely-store.js";
 import type { EngineStore } from "./engine/store.js";
 import { createRetention } from "./engine/retention.js";
 import { createSalts } from "./engine/salts.js";
+import { createPostgresStatsReads } from "./dialect/postgres/stats-reads.js";
+import { createHostSqliteReads } from "./dialect/sqlite/host-reads.js";
 import { createSqliteReadPool } from "./dialect/sqlite/read-pool.js";
 import { createSqliteWorkerStore } from "./dialect/sqlite/worker-store.js";
 import { createSqliteStore } from "./dialect/sqlite/writer.js";
 import { createWebsiteCache } from "./engine/website-rules.js";
 import { createRealtimeReader } from "./stats/realtime.js";
-import { createStats, createStatsRunner, type Stats, type StatsRunner } from "./stats/stats.js";
-import { createRollupReader } from "./stats/rollup-reader.js";
-import { createSegmentReader } from "./stats/segment-reader.js";
+import { databaseReaders, DEFAULT_QUERY_TIMEOUT_MS } from "./stats/readers.js";
+import { createStats, type Stats, type StatsRunner } from "./stats/stats.js";
+import { checkTrustProxy, type TrustProxy } from "./trust-proxy.js";
 import { createWebsites, type Websites } from "./websites/websites.js";
 import { createMailer, type MailOptions } from "./reports/mailer.js";
 import { createReports, type Reports } from "./reports/reports.js";
 
-/** Which proxies may set the client IP: none, all, the nearest N hops, or these CIDRs. */
-export type TrustProxy = boolean | number | string[];
+export type { TrustProxy } from "./trust-proxy.js";
 
 export interface TallyOptions {
   /**
@@ -32,7 +33,10 @@ export interface TallyOptions {
    */
   database?: DatabaseOption;
   /**
-   * Whether X-Forwarded-For / Forwarded may name the client IP.
+   * Which proxies may name the client IP through X-Forwarded-For (or Forwarded): `false`
+   * none; `true` one hop (the proxy in front of you: the address it appended is used); a
+   * number, that many hops; a list of IPs and CIDRs, every hop from the right that is in
+   * it (the first address not in it is the client). An invalid value throws at once.
    * @default false
    */
   trustProxy?: TrustProxy;
@@ -63,8 +67,12 @@ export interface TallyOptions {
    */
   retentionIntervalMs?: number;
   /**
-   * With a SQLite file, statistics are read on a thread of their own; a query running
-   * longer than this is stopped and answered with UnavailableError (HTTP 503).
+   * How long one statistics query may run; past it, it is stopped and answered with
+   * UnavailableError (HTTP 503). A SQLite file is read on a thread of its own, which is
+   * terminated; PostgreSQL reads run with this `statement_timeout`. A SQLite database
+   * only your thread can reach (`:memory:`, a Kysely instance) cannot stop a statement:
+   * there statements reading more than 500,000 stored rows are refused before they
+   * start, calls run one at a time, and one that waited longer than this is refused.
    * @default 20000
    */
   queryTimeoutMs?: number;
@@ -154,19 +162,19 @@ function engineStore(store: OpenDatabase): EngineStore {
 }
 
 /**
- * Where statistics are read: a reader thread for a SQLite file (the host's event loop
- * never runs a query), the caller's thread otherwise (PostgreSQL answers asynchronously;
- * an in-memory SQLite database has no other connection).
+ * Where statistics are read, each way bounded by `queryTimeoutMs`: a reader thread for a
+ * SQLite file (the host's event loop never runs a query), PostgreSQL asynchronously
+ * under a statement timeout, and the caller's thread for a SQLite database no other
+ * connection can see (in memory), one bounded statement at a time.
  */
 function statsReads(store: OpenDatabase, options: TallyOptions): StatsRunner & { close(): Promise<void> } {
-  if (store.sqlite && !store.sqlite.memory && store.sqlite.name) {
-    return createSqliteReadPool(store.sqlite.name, options.queryTimeoutMs === undefined ? {} : { timeoutMs: options.queryTimeoutMs });
-  }
-  const runner = createStatsRunner((websiteId, query) =>
-    query.conditions.length === 0
-      ? createRollupReader(store.db, store.dialect, websiteId)
-      : createSegmentReader(store.db, store.dialect, websiteId, query.conditions),
-  );
+  const timeoutMs = options.queryTimeoutMs ?? DEFAULT_QUERY_TIMEOUT_MS;
+  if (store.sqlite && !store.sqlite.memory && store.sqlite.name) return createSqliteReadPool(store.sqlite.name, { timeoutMs });
+  const readersOn = (db: typeof store.db) => databaseReaders(db, store.dialect);
+  const runner =
+    store.dialect.name === "postgres"
+      ? createPostgresStatsReads(store.db, readersOn, timeoutMs)
+      : createHostSqliteReads(readersOn(store.db), { timeoutMs });
   return { ...runner, close: async () => {} };
 }
 
@@ -243,6 +251,7 @@ async function openServices(options: TallyOptions): Promise<Services> {
  * and every call waits for it (`await tally.ready()` to surface an open error early).
  */
 export function createTally(options: TallyOptions = {}): Tally {
+  checkTrustProxy(options.trustProxy);
   const services = openServices(options);
   services.catch(() => {}); // reported through ready() and every call, never as unhandled
   let closing: Promise<void> | null = null;

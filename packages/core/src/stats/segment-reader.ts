@@ -145,5 +145,14 @@ export function createSegmentReader(db: Kysely<Database>, dialect: SqlDialect, w
       for (const row of await all(stat, range)) if (wanted.has(row.value)) counts.set(row.value, row.count);
       return counts;
     },
+    async rowsRead(stat, range, atMost) {
+      const [start, end] = localBounds(range);
+      const fromHits = COUNTINGS[stat.name] !== undefined && COUNTINGS[stat.name]!.from !== "visits";
+      const source = fromHits
+        ? sql`select 1 from hits where website_id = ${websiteId} and time >= ${start} and time < ${end} limit ${atMost + 1}`
+        : sql`select 1 from visits where website_id = ${websiteId} and start >= ${start} and start < ${end} limit ${atMost + 1}`;
+      const [row] = await run<{ n: number }>(sql`select count(*) as n from (${source}) s`);
+      return Number(row?.n ?? 0);
+    },
   };
 }
