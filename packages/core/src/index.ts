@@ -22,3 +22,7 @@ export { STAT_NAMES, type StatName } from "./stats/stat-names.js";
 export { validate, choice, paginationQuery, sortDirection } from "./validation.js";
 export { normalizeDomain, stripWww } from "./websites/domain.js";
 export { TallyError, NotFoundError, ValidationError, UnauthorizedError, UnavailableError } from "./errors.js";
+export type { ImportOptions, ImportProgress, ImportSummary } from "./moving/importer.js";
+export type { ImportFormat } from "./moving/import-items.js";
+export type { ExportFormat, ExportOptions, WebsiteExport } from "./moving/exporter.js";
+export { ImportFileError } from "./moving/csv-records.js";

@@ -1,0 +1,87 @@
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { ImportFileError } from "@tally-analytics/core";
+import { DIALECTS } from "../support/databases.js";
+import { createTestTally, type TestTally } from "../support/tally-fixture.js";
+import { allStatistics, crlf, fixtureDirectory } from "./support.js";
+
+const FIREFOX = "Mozilla/5.0 (Macintosh; Intel Mac OS X 10.15; rv:121.0) Gecko/20100101 Firefox/121.0";
+const HEADER = "2Path,Title,Event,UserAgent,Browser,System,Session,Bot,Referrer,Referrer scheme,Screen size,Location,FirstVisit,Date";
+
+/**
+ * A GoatCounter v2 export as GoatCounter writes it (exportcsv.go, tpl/help/export.md),
+ * with the quirks seen in real files: a UTF-8 BOM, CRLF, quoted fields and numbers,
+ * Event/FirstVisit as 1/0 and as true/false, a blank UserAgent (newer exports) beside a
+ * full one, a width-only screen size, `US-TX` locations, generated (`g`) referrers.
+ */
+const ROWS = [
+  `/,Home,false,,Chrome 120,Windows 10,a1,0,news.ycombinator.com/item?id=1,h,"1920,1080,1",US-TX,true,2024-03-01T10:00:00Z`,
+  `/pricing,Pricing,0,,Chrome 120,Windows 10,a1,"0",,,"1920,1080,1",US-TX,0,2024-03-01T10:05:00Z`,
+  `signup-click,Sign up,1,,Chrome 120,Windows 10,a1,0,,,"1920,1080,1",US-TX,false,2024-03-01T10:06:00Z`,
+  `/,Home,False,,Chrome 120,Windows 10,a1,0,,,"1920,1080,1",US-TX,1,2024-03-01T11:00:00Z`,
+  `/,Home,false,"curl/8.0",,,c3,7,,,,,true,2024-03-01T12:00:00Z`,
+  `/,Home,false,"${FIREFOX}",Firefox 121,macOS 14.1,b2,0,www.google.com,h,"1280,0,1",DE,true,2024-03-01T23:50:00Z`,
+  `/blog,"Blog, ""news""",false,"${FIREFOX}",Firefox 121,macOS 14.1,b2,0,,,"1280,0,1",DE,false,2024-03-02T00:10:00Z`,
+  `/,Home,TRUE,,Safari 17.2,iOS 17.2,d4,0,Email,g,"390,844,3",,true,2024-03-02T09:00:00Z`.replace("TRUE", "false"),
+];
+
+const EXPECTED: Record<string, Record<string, number>> = {
+  visitors: { "2024-03-01": 2, "2024-03-02": 2 },
+  pageviews: { "2024-03-01": 4, "2024-03-02": 2 },
+  visits: { "2024-03-01": 3, "2024-03-02": 1 },
+  // a1's first visit: 2 pageviews and an event; its second: one pageview (bounced); b2: 2 pageviews across midnight; d4: 1.
+  bounce_rate: { "2024-03-01": 33.3, "2024-03-02": 100 },
+  // (360 + 0 + 1200) / 3 = 520; d4's single pageview lasts 0 s.
+  visit_duration: { "2024-03-01": 520, "2024-03-02": 0 },
+  views_per_visit: { "2024-03-01": 1.67, "2024-03-02": 1 },
+  pageviews_hours: { "10": 2, "11": 1, "23": 1, "00": 1, "09": 1 },
+  visitors_hours: { "10": 1, "23": 1, "00": 1, "09": 1 },
+  page: { "/": 4, "/pricing": 1, "/blog": 1 },
+  landing_page: { "/": 4 },
+  exit_page: { "/pricing": 1, "/": 2, "/blog": 1 },
+  referrer: { "news.ycombinator.com": 1, "google.com": 1 },
+  campaign: {},
+  utm_source: {},
+  utm_medium: {},
+  utm_content: {},
+  utm_term: {},
+  browser: { Chrome: 1, Firefox: 2, Safari: 1 },
+  os: { Windows: 1, "Mac OS": 2, iOS: 1 },
+  device: { desktop: 3, mobile: 1 },
+  resolution: { "1920x1080": 1, "390x844": 1 },
+  language: {},
+  country: { "US:United States": 1, "DE:Germany": 2 },
+  continent: { "NA:North America": 1, "EU:Europe": 2 },
+  city: {},
+  event: { "signup-click": 1 },
+  goals: { "signup-click": 1 },
+};
+
+describe.each(DIALECTS)("GoatCounter CSV export v2 on %s", (dialect) => {
+  let stored: TestTally;
+  let accountId: number;
+  const files = fixtureDirectory();
+
+  beforeAll(async () => {
+    stored = await createTestTally(dialect);
+    ({ accountId } = await stored.tally.accounts.create({ name: "goat" }));
+  });
+  afterAll(async () => {
+    await stored.dispose();
+    files.dispose();
+  });
+
+  it("imports every row at its own time, and every statistic is what the rows say", async () => {
+    const website = await stored.tally.websites.create(accountId, { domain: "goat.example" });
+    const file = files.gzip("goatcounter-export-goat.csv.gz", `\uFEFF${crlf([HEADER, ...ROWS])}`);
+    const summary = await stored.tally.import(file, { websiteId: website.id });
+    expect(summary).toMatchObject({ format: "goatcounter", rowsRead: 8, imported: 7, skipped: { "bot (GoatCounter's Bot column)": 1 }, firstDay: "2024-03-01", lastDay: "2024-03-02", sorted: false });
+    const { stats, totals } = await allStatistics(stored.tally, accountId, website.id, "2024-03-01", "2024-03-02");
+    expect(stats).toEqual(EXPECTED);
+    expect(totals).toEqual({ visitors: 4, visits: 4, pageviews: 6, views_per_visit: 1.5, bounce_rate: 50, visit_duration: 390 });
+    // Filters read the visits and hits the replay stored.
+    const filtered = await allStatistics(stored.tally, accountId, website.id, "2024-03-01", "2024-03-02", "referrer:is:google.com");
+    expect(filtered.totals).toMatchObject({ visits: 1, pageviews: 2 });
+    // Nothing of the replay's visitor rows is left behind.
+    expect(await stored.sql("select hash from visitors where hash like '~%'")).toEqual([]);
+  });
+});
