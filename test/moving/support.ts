@@ -18,7 +18,7 @@ export async function allStatistics(tally: Tally, accountId: number, websiteId: 
   };
   for (const name of STAT_NAMES) if (name !== "event_property") result[name] = await query(name);
   for (const event of Object.keys(result.event ?? {})) {
-    for (const property of ["plan", "url", "path", "tier"]) {
+    for (const property of ["plan", "seats", "url", "path"]) {
       const rows = await query("event_property", { event, property });
       if (Object.keys(rows).length > 0) result[`event_property:${event}:${property}`] = rows;
     }
