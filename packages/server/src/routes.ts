@@ -24,6 +24,13 @@ const websiteUpdateBody = z.object({
 // `domain` is only read on create: on update it is dropped here, so it is ignored.
 const websiteCreateBody = websiteUpdateBody.extend({ domain: field });
 
+/** `format`, `from` and `to` of an export; core checks the days. */
+const exportQuery = z.object({
+  format: z.enum(["csv", "plausible"], { error: "The format must be csv or plausible." }).default("csv"),
+  from: z.string().optional(),
+  to: z.string().optional(),
+});
+
 /** `{id}` that is not a positive integer names no resource: 404, like a missing one. */
 function resourceId(params: Record<string, string>): number {
   const text = params.id ?? "";
@@ -96,6 +103,22 @@ export const routes: readonly Route[] = [
       const id = resourceId(params);
       await tally.websites.delete(accountId, id);
       return json(200, { id, object: "website", deleted: true });
+    },
+  }),
+  defineRoute({
+    method: "GET",
+    path: "/api/v1/websites/{id}/export",
+    auth: "account",
+    query: exportQuery,
+    async handle({ tally, accountId, params, query }) {
+      const id = resourceId(params);
+      await tally.websites.get(accountId, id);
+      const { from, to, format } = query;
+      const exported = await tally.export(id, { format, ...(from === undefined ? {} : { from }), ...(to === undefined ? {} : { to }) });
+      return new Response(exported.body, {
+        status: 200,
+        headers: { "content-type": "application/zip", "content-disposition": `attachment; filename="${exported.fileName}"` },
+      });
     },
   }),
   defineRoute({

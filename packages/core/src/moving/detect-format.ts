@@ -2,7 +2,7 @@ import { TallyError } from "../errors.js";
 import { openGoatCounter } from "./goatcounter.js";
 import type { ImportFormat, OpenReader } from "./import-items.js";
 import type { ImportInput, InputEntry } from "./input-files.js";
-import { openPlausible, PLAUSIBLE_FILE } from "./plausible.js";
+import { openPlausible, plausibleTable } from "./plausible.js";
 import { openTallyCsv } from "./tally-csv.js";
 import { openUmami } from "./umami.js";
 
@@ -32,7 +32,7 @@ const UNKNOWN =
 /** Which format an input is, from its files' names or its header row. */
 export async function detectFormat(input: ImportInput): Promise<ImportFormat> {
   const names = input.entries.map((entry) => entry.name);
-  if (names.some((name) => PLAUSIBLE_FILE.test(name))) return "plausible";
+  if (names.some((name) => plausibleTable(name) !== null)) return "plausible";
   if (names.includes("website_event.csv")) return "umami";
   if (names.includes("pageviews.csv") && names.includes("visits.csv")) return "tally";
   const only = input.entries.length === 1 ? input.entries[0] : undefined;

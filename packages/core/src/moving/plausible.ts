@@ -7,8 +7,13 @@ import type { CountDraft, ImportItem, OpenReader } from "./import-items.js";
 import type { ByteCounter, InputEntry } from "./input-files.js";
 import { fromPlausibleName } from "./names.js";
 
-/** A Plausible export file's name: `imported_pages_20240101_20241231.csv` (the prefix and the dates are optional). */
-export const PLAUSIBLE_FILE = /^(?:imported_)?(visitors|sources|pages|entry_pages|exit_pages|custom_events|locations|devices|browsers|operating_systems)(?:_\d{8}_\d{8})?\.csv$/;
+const FILE_NAME = /^(imported_)?(visitors|sources|pages|entry_pages|exit_pages|custom_events|locations|devices|browsers|operating_systems)(_\d{8}_\d{8})?\.csv$/;
+
+/** The table of a Plausible export file: `imported_pages_20240101_20241231.csv` (the prefix or the dates may be left out, not both). */
+export function plausibleTable(name: string): string | null {
+  const match = FILE_NAME.exec(name);
+  return match && (match[1] !== undefined || match[3] !== undefined) ? match[2]! : null;
+}
 
 interface PlausibleTable {
   /** Columns every version of the layout has (read by name: their order changed between versions). */
@@ -122,7 +127,7 @@ async function* entryItems(entry: InputEntry, table: PlausibleTable, counter: By
 
 /** Plausible's CSV export (Settings → Imports & Exports): daily aggregates, one file per table. */
 export const openPlausible: OpenReader = async (input) => {
-  const tableOf = (entry: InputEntry) => TABLES[PLAUSIBLE_FILE.exec(entry.name)?.[1] ?? ""];
+  const tableOf = (entry: InputEntry) => TABLES[plausibleTable(entry.name) ?? ""];
   return {
     format: "plausible",
     kind: "counts",
