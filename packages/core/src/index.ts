@@ -26,3 +26,4 @@ export type { ImportOptions, ImportProgress, ImportSummary } from "./moving/impo
 export type { ImportFormat } from "./moving/import-items.js";
 export type { ExportFormat, ExportOptions, WebsiteExport } from "./moving/exporter.js";
 export { ImportFileError } from "./moving/csv-records.js";
+export { copyDatabase, COPIED_TABLES, type CopyOptions, type CopyProgress, type CopyResult } from "./moving/copy.js";
