@@ -1,5 +1,8 @@
 import { createTally, TallyError, ValidationError } from "@tally-analytics/core";
 import { UsageError, parseArgs } from "./args.js";
+import { copyCommand } from "./commands/copy.js";
+import { exportCommand } from "./commands/export.js";
+import { importCommand } from "./commands/import.js";
 import { keys } from "./commands/keys.js";
 import { serve } from "./commands/serve.js";
 import { websites } from "./commands/websites.js";
@@ -12,7 +15,12 @@ const HELP = `usage: tally <command>
   keys create [--name N] [--account ID]  create an account (or a key for one) and print its key
   keys revoke KEY_PREFIX                 revoke a key by its first characters
   websites list [--account ID] [--json]  list websites
-  migrate                                create or update the database tables`;
+  migrate                                create or update the database tables
+  import FILE --website ID [--dry-run] [--from DAY] [--to DAY] [--json]
+                                         import a Plausible, GoatCounter or Umami export (or Tally's own)
+  export --website ID [--format csv|plausible] [--from DAY] [--to DAY] [--output FILE|-]
+                                         write a website's daily statistics as a zip
+  copy --from URL --to URL [--force]     copy the whole installation into another database`;
 
 type Env = Record<string, string | undefined>;
 
@@ -25,7 +33,11 @@ export async function run(argv: readonly string[], env: Env = process.env, print
       await serve(serveConfig(env), print);
       return 0;
     }
-    if (command !== "keys" && command !== "websites" && command !== "migrate") {
+    if (command === "copy") {
+      await copyCommand(args, print);
+      return 0;
+    }
+    if (command !== "keys" && command !== "websites" && command !== "migrate" && command !== "import" && command !== "export") {
       print(HELP);
       return command === undefined || command === "help" || args.flags.has("help") ? 0 : 2;
     }
@@ -34,6 +46,8 @@ export async function run(argv: readonly string[], env: Env = process.env, print
       await tally.ready();
       if (command === "keys") await keys(tally, args, print);
       else if (command === "websites") await websites(tally, args, print);
+      else if (command === "import") await importCommand(tally, args, print);
+      else if (command === "export") await exportCommand(tally, args, print);
       else print("The database is up to date.");
     } finally {
       await tally.close();
