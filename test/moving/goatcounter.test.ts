@@ -1,8 +1,7 @@
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { ImportFileError } from "@tally-analytics/core";
 import { DIALECTS } from "../support/databases.js";
-import { createTestTally, type TestTally } from "../support/tally-fixture.js";
-import { allStatistics, crlf, fixtureDirectory } from "./support.js";
+import { allStatistics, crlf, importFixture } from "./support.js";
 
 const FIREFOX = "Mozilla/5.0 (Macintosh; Intel Mac OS X 10.15; rv:121.0) Gecko/20100101 Firefox/121.0";
 const HEADER = "2Path,Title,Event,UserAgent,Browser,System,Session,Bot,Referrer,Referrer scheme,Screen size,Location,FirstVisit,Date";
@@ -57,77 +56,66 @@ const EXPECTED: Record<string, Record<string, number>> = {
 };
 
 describe.each(DIALECTS)("GoatCounter CSV export v2 on %s", (dialect) => {
-  let stored: TestTally;
-  let accountId: number;
-  const files = fixtureDirectory();
-
-  beforeAll(async () => {
-    stored = await createTestTally(dialect);
-    ({ accountId } = await stored.tally.accounts.create({ name: "goat" }));
-  });
-  afterAll(async () => {
-    await stored.dispose();
-    files.dispose();
-  });
+  const fixture = importFixture(dialect);
 
   it("imports every row at its own time, and every statistic is what the rows say", async () => {
-    const website = await stored.tally.websites.create(accountId, { domain: "goat.example" });
-    const file = files.gzip("goatcounter-export-goat.csv.gz", `\uFEFF${crlf([HEADER, ...ROWS])}`);
-    const summary = await stored.tally.import(file, { websiteId: website.id });
+    const website = await fixture.stored.tally.websites.create(fixture.accountId, { domain: "goat.example" });
+    const file = fixture.files.gzip("goatcounter-export-goat.csv.gz", `\uFEFF${crlf([HEADER, ...ROWS])}`);
+    const summary = await fixture.stored.tally.import(file, { websiteId: website.id });
     expect(summary).toMatchObject({ format: "goatcounter", rowsRead: 8, imported: 7, skipped: { "bot (GoatCounter's Bot column)": 1 }, firstDay: "2024-03-01", lastDay: "2024-03-02", sorted: false });
-    const { stats, totals } = await allStatistics(stored.tally, accountId, website.id, "2024-03-01", "2024-03-02");
+    const { stats, totals } = await allStatistics(fixture.stored.tally, fixture.accountId, website.id, "2024-03-01", "2024-03-02");
     expect(stats).toEqual(EXPECTED);
     expect(totals).toEqual({ visitors: 4, visits: 4, pageviews: 6, views_per_visit: 1.5, bounce_rate: 50, visit_duration: 390 });
-    // Filters read the visits and hits the replay stored.
-    const filtered = await allStatistics(stored.tally, accountId, website.id, "2024-03-01", "2024-03-02", "referrer:is:google.com");
+    // Filters read the visits and hits the replay fixture.stored.
+    const filtered = await allStatistics(fixture.stored.tally, fixture.accountId, website.id, "2024-03-01", "2024-03-02", "referrer:is:google.com");
     expect(filtered.totals).toMatchObject({ visits: 1, pageviews: 2 });
     // Nothing of the replay's visitor rows is left behind.
-    expect(await stored.sql("select hash from visitors where hash like '~%'")).toEqual([]);
+    expect(await fixture.stored.sql("select hash from visitors where hash like '~%'")).toEqual([]);
   });
 
   const emptyStats = async (websiteId: number) => {
-    const { stats } = await allStatistics(stored.tally, accountId, websiteId, "2024-03-01", "2024-03-02");
+    const { stats } = await allStatistics(fixture.stored.tally, fixture.accountId, websiteId, "2024-03-01", "2024-03-02");
     return Object.values(stats).every((rows) => Object.keys(rows).length === 0);
   };
 
   it("a malformed file names the file, line and column, and imports nothing", async () => {
-    const website = await stored.tally.websites.create(accountId, { domain: "bad.goat.example" });
-    const badEvent = files.gzip("bad-event.csv.gz", crlf([HEADER, ...ROWS.slice(0, 3), ROWS[3]!.replace(",False,", ",maybe,")]));
-    await expect(stored.tally.import(badEvent, { websiteId: website.id })).rejects.toThrow(
+    const website = await fixture.stored.tally.websites.create(fixture.accountId, { domain: "bad.goat.example" });
+    const badEvent = fixture.files.gzip("bad-event.csv.gz", crlf([HEADER, ...ROWS.slice(0, 3), ROWS[3]!.replace(",False,", ",maybe,")]));
+    await expect(fixture.stored.tally.import(badEvent, { websiteId: website.id })).rejects.toThrow(
       new ImportFileError("bad-event.csv", 5, "3 (Event)", 'expected true/false or 1/0, got "maybe"'),
     );
-    const badQuote = files.gzip("bad-quote.csv.gz", crlf([HEADER, ROWS[0]!, ROWS[1]!.replace('"1920,1080,1"', '"1920,1080,1"x')]));
-    await expect(stored.tally.import(badQuote, { websiteId: website.id })).rejects.toThrow(/^bad-quote\.csv, line 3, column 11: Invalid Closing Quote/);
-    const badDate = files.gzip("bad-date.csv.gz", crlf([HEADER, ROWS[0]!.replace("2024-03-01T10:00:00Z", "2024-02-30T10:00:00Z")]));
-    await expect(stored.tally.import(badDate, { websiteId: website.id })).rejects.toThrow('bad-date.csv, line 2, column 14 (Date): expected an RFC 3339 time, got "2024-02-30T10:00:00Z"');
+    const badQuote = fixture.files.gzip("bad-quote.csv.gz", crlf([HEADER, ROWS[0]!, ROWS[1]!.replace('"1920,1080,1"', '"1920,1080,1"x')]));
+    await expect(fixture.stored.tally.import(badQuote, { websiteId: website.id })).rejects.toThrow(/^bad-quote\.csv, line 3, column 11: Invalid Closing Quote/);
+    const badDate = fixture.files.gzip("bad-date.csv.gz", crlf([HEADER, ROWS[0]!.replace("2024-03-01T10:00:00Z", "2024-02-30T10:00:00Z")]));
+    await expect(fixture.stored.tally.import(badDate, { websiteId: website.id })).rejects.toThrow('bad-date.csv, line 2, column 14 (Date): expected an RFC 3339 time, got "2024-02-30T10:00:00Z"');
     expect(await emptyStats(website.id)).toBe(true);
-    expect(await stored.sql(`select id from imports where website_id = ${website.id}`)).toEqual([]);
+    expect(await fixture.stored.sql(`select id from imports where website_id = ${website.id}`)).toEqual([]);
   });
 
   it("--dry-run reads and counts everything and writes nothing", async () => {
-    const website = await stored.tally.websites.create(accountId, { domain: "dry.goat.example" });
-    const file = files.gzip("dry.csv.gz", crlf([HEADER, ...ROWS]));
-    const summary = await stored.tally.import(file, { websiteId: website.id, dryRun: true });
+    const website = await fixture.stored.tally.websites.create(fixture.accountId, { domain: "dry.goat.example" });
+    const file = fixture.files.gzip("dry.csv.gz", crlf([HEADER, ...ROWS]));
+    const summary = await fixture.stored.tally.import(file, { websiteId: website.id, dryRun: true });
     expect(summary).toMatchObject({ dryRun: true, importId: null, rowsRead: 8, imported: 7, skipped: { "bot (GoatCounter's Bot column)": 1 } });
     expect(await emptyStats(website.id)).toBe(true);
-    expect(await stored.sql(`select id from imports where website_id = ${website.id}`)).toEqual([]);
+    expect(await fixture.stored.sql(`select id from imports where website_id = ${website.id}`)).toEqual([]);
   });
 
   it("the same file twice is refused; a longer export later adds only the days not imported yet", async () => {
-    const website = await stored.tally.websites.create(accountId, { domain: "twice.goat.example" });
-    const firstDay = files.gzip("first-day.csv.gz", crlf([HEADER, ...ROWS.slice(0, 6)]));
-    expect(await stored.tally.import(firstDay, { websiteId: website.id })).toMatchObject({ imported: 5, lastDay: "2024-03-01" });
-    await expect(stored.tally.import(firstDay, { websiteId: website.id })).rejects.toThrow(/was imported into website \d+ already \(import #\d+/);
-    const everything = files.gzip("everything.csv.gz", crlf([HEADER, ...ROWS]));
-    const second = await stored.tally.import(everything, { websiteId: website.id });
+    const website = await fixture.stored.tally.websites.create(fixture.accountId, { domain: "twice.goat.example" });
+    const firstDay = fixture.files.gzip("first-day.csv.gz", crlf([HEADER, ...ROWS.slice(0, 6)]));
+    expect(await fixture.stored.tally.import(firstDay, { websiteId: website.id })).toMatchObject({ imported: 5, lastDay: "2024-03-01" });
+    await expect(fixture.stored.tally.import(firstDay, { websiteId: website.id })).rejects.toThrow(/was imported into website \d+ already \(import #\d+/);
+    const everything = fixture.files.gzip("everything.csv.gz", crlf([HEADER, ...ROWS]));
+    const second = await fixture.stored.tally.import(everything, { websiteId: website.id });
     expect(second.imported).toBe(2);
     expect(Object.entries(second.skipped)).toEqual([[expect.stringMatching(/^day already imported \(import #\d+\)$/), 5], ["bot (GoatCounter's Bot column)", 1]]);
     // b2's hit after midnight starts a visit of its own here (its visit of the day before is not replayed again).
-    const { stats } = await allStatistics(stored.tally, accountId, website.id, "2024-03-01", "2024-03-02");
+    const { stats } = await allStatistics(fixture.stored.tally, fixture.accountId, website.id, "2024-03-01", "2024-03-02");
     expect(stats.pageviews).toEqual(EXPECTED.pageviews);
     expect(stats.visitors).toEqual(EXPECTED.visitors);
     expect(stats.visits).toEqual({ "2024-03-01": 3, "2024-03-02": 2 });
-    const rows = await stored.sql<{ status: string; first_day: string; last_day: string }>(`select status, first_day, last_day from imports where website_id = ${website.id} order by id`);
+    const rows = await fixture.stored.sql<{ status: string; first_day: string; last_day: string }>(`select status, first_day, last_day from imports where website_id = ${website.id} order by id`);
     expect(rows).toEqual([
       { status: "complete", first_day: "2024-03-01", last_day: "2024-03-01" },
       { status: "complete", first_day: "2024-03-02", last_day: "2024-03-02" },
@@ -135,20 +123,20 @@ describe.each(DIALECTS)("GoatCounter CSV export v2 on %s", (dialect) => {
   });
 
   it("rows out of time order are replayed sorted: the same statistics", async () => {
-    const website = await stored.tally.websites.create(accountId, { domain: "shuffled.goat.example" });
+    const website = await fixture.stored.tally.websites.create(fixture.accountId, { domain: "shuffled.goat.example" });
     const shuffled = [ROWS[6], ROWS[2], ROWS[0], ROWS[7], ROWS[4], ROWS[1], ROWS[5], ROWS[3]] as string[];
-    const file = files.write("shuffled.csv", [HEADER, ...shuffled].join("\n"));
-    expect(await stored.tally.import(file, { websiteId: website.id })).toMatchObject({ imported: 7, sorted: true });
-    const { stats } = await allStatistics(stored.tally, accountId, website.id, "2024-03-01", "2024-03-02");
+    const file = fixture.files.write("shuffled.csv", [HEADER, ...shuffled].join("\n"));
+    expect(await fixture.stored.tally.import(file, { websiteId: website.id })).toMatchObject({ imported: 7, sorted: true });
+    const { stats } = await allStatistics(fixture.stored.tally, fixture.accountId, website.id, "2024-03-01", "2024-03-02");
     expect(stats).toEqual(EXPECTED);
   });
 
   it("exclude_bots 0 counts GoatCounter's bots too; --from/--to keep only those days", async () => {
-    const website = await stored.tally.websites.create(accountId, { domain: "bots.goat.example", exclude_bots: 0 });
-    const file = files.gzip("bots.csv.gz", crlf([HEADER, ...ROWS]));
-    const summary = await stored.tally.import(file, { websiteId: website.id, from: "2024-03-01", to: "2024-03-01" });
+    const website = await fixture.stored.tally.websites.create(fixture.accountId, { domain: "bots.goat.example", exclude_bots: 0 });
+    const file = fixture.files.gzip("bots.csv.gz", crlf([HEADER, ...ROWS]));
+    const summary = await fixture.stored.tally.import(file, { websiteId: website.id, from: "2024-03-01", to: "2024-03-01" });
     expect(summary).toMatchObject({ imported: 6, skipped: { "outside --from/--to": 2 } });
-    const { stats } = await allStatistics(stored.tally, accountId, website.id, "2024-03-01", "2024-03-02");
+    const { stats } = await allStatistics(fixture.stored.tally, fixture.accountId, website.id, "2024-03-01", "2024-03-02");
     expect(stats.visitors).toEqual({ "2024-03-01": 3 });
     expect(stats.browser).toEqual({ Chrome: 1, Firefox: 1 }); // curl: no browser
   });

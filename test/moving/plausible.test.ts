@@ -1,7 +1,6 @@
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { DIALECTS } from "../support/databases.js";
-import { createTestTally, type TestTally } from "../support/tally-fixture.js";
-import { allStatistics, crlf, fixtureDirectory } from "./support.js";
+import { allStatistics, crlf, importFixture } from "./support.js";
 
 /**
  * A Plausible CSV export as its exporter writes it (lib/plausible/exports.ex, ClickHouse's
@@ -93,40 +92,29 @@ const EXPECTED: Record<string, Record<string, number>> = {
 };
 
 describe.each(DIALECTS)("Plausible CSV export on %s", (dialect) => {
-  let stored: TestTally;
-  let accountId: number;
-  const files = fixtureDirectory();
-
-  beforeAll(async () => {
-    stored = await createTestTally(dialect);
-    ({ accountId } = await stored.tally.accounts.create({ name: "plausible" }));
-  });
-  afterAll(async () => {
-    await stored.dispose();
-    files.dispose();
-  });
+  const fixture = importFixture(dialect);
 
   it("adds the daily aggregates to the rollups: every statistic as the files say", async () => {
-    const site = await stored.tally.websites.create(accountId, { domain: "site.example" });
-    const summary = await stored.tally.import(files.zip("site_example_20240103.zip", { ...FILES, "README.txt": "not a table" }), { websiteId: site.id });
+    const site = await fixture.stored.tally.websites.create(fixture.accountId, { domain: "site.example" });
+    const summary = await fixture.stored.tally.import(fixture.files.zip("site_example_20240103.zip", { ...FILES, "README.txt": "not a table" }), { websiteId: site.id });
     expect(summary).toMatchObject({ format: "plausible", rowsRead: 32, imported: 32, skipped: {}, ignoredFiles: ["README.txt"], firstDay: "2024-01-01", lastDay: "2024-01-02" });
-    const { stats, totals } = await allStatistics(stored.tally, accountId, site.id, "2024-01-01", "2024-01-02");
+    const { stats, totals } = await allStatistics(fixture.stored.tally, fixture.accountId, site.id, "2024-01-01", "2024-01-02");
     expect(stats).toEqual(EXPECTED);
     expect(totals).toEqual({ visitors: 15, visits: 18, pageviews: 38, views_per_visit: 2.11, bounce_rate: 50, visit_duration: 70 });
     // Values are in the dictionary: searching finds them.
-    const searched = await stored.tally.stats.query(accountId, site.id, { name: "page", from: "2024-01-01", to: "2024-01-02", search: "PRIC" });
+    const searched = await fixture.stored.tally.stats.query(fixture.accountId, site.id, { name: "page", from: "2024-01-01", to: "2024-01-02", search: "PRIC" });
     expect(searched.data).toEqual([{ value: "/pricing", count: 10 }]);
     // Aggregates have no visits: filtered statistics do not see them.
-    expect((await stored.tally.stats.totals(accountId, site.id, { from: "2024-01-01", to: "2024-01-02", filter: "page:contains:/" })).data.visits).toBe(0);
+    expect((await fixture.stored.tally.stats.totals(fixture.accountId, site.id, { from: "2024-01-01", to: "2024-01-02", filter: "page:contains:/" })).data.visits).toBe(0);
   });
 
   it("a bad number names file, line and column; nothing of any file is imported", async () => {
-    const site = await stored.tally.websites.create(accountId, { domain: "bad.site.example" });
+    const site = await fixture.stored.tally.websites.create(fixture.accountId, { domain: "bad.site.example" });
     const broken = { ...FILES, "imported_devices_20240101_20240102.csv": FILES["imported_devices_20240101_20240102.csv"]!.replace('"Mobile",5,6,60,5,8', '"Mobile",five,6,60,5,8') };
-    await expect(stored.tally.import(files.zip("broken.zip", broken), { websiteId: site.id })).rejects.toThrow(
+    await expect(fixture.stored.tally.import(fixture.files.zip("broken.zip", broken), { websiteId: site.id })).rejects.toThrow(
       'imported_devices_20240101_20240102.csv, line 4, column 3 (visitors): expected a whole number, got "five"',
     );
-    const { stats } = await allStatistics(stored.tally, accountId, site.id, "2024-01-01", "2024-01-02");
+    const { stats } = await allStatistics(fixture.stored.tally, fixture.accountId, site.id, "2024-01-01", "2024-01-02");
     expect(Object.values(stats).every((rows) => Object.keys(rows).length === 0)).toBe(true);
   });
 });

@@ -2,8 +2,11 @@ import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { gzipSync } from "node:zlib";
-import { STAT_NAMES, type Tally } from "@tally-analytics/core";
+import { STAT_NAMES, type Tally, type TallyOptions } from "@tally-analytics/core";
 import { zipSync, strToU8 } from "fflate";
+import { afterAll, beforeAll } from "vitest";
+import type { DialectName } from "../support/databases.js";
+import { createTestTally, type TestTally } from "../support/tally-fixture.js";
 
 /** Every statistic of a range as `{name: {value: count}}` (event_property of every event and property), plus totals. */
 export async function allStatistics(tally: Tally, accountId: number, websiteId: number, from: string, to: string, filter?: string) {
@@ -49,3 +52,17 @@ export function fixtureDirectory() {
 
 /** CSV lines with CRLF endings. */
 export const crlf = (lines: readonly string[]) => lines.map((line) => `${line}\r\n`).join("");
+
+/** A Tally on a fresh database of the dialect with one account, and a directory for fixture files: set up before the suite, removed after. */
+export function importFixture(dialect: DialectName, options: Omit<TallyOptions, "database"> = {}) {
+  const fixture = { stored: undefined as unknown as TestTally, accountId: 0, files: fixtureDirectory() };
+  beforeAll(async () => {
+    fixture.stored = await createTestTally(dialect, options);
+    fixture.accountId = (await fixture.stored.tally.accounts.create({ name: "importer" })).accountId;
+  });
+  afterAll(async () => {
+    await fixture.stored?.dispose();
+    fixture.files.dispose();
+  });
+  return fixture;
+}

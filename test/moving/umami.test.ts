@@ -1,7 +1,6 @@
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { DIALECTS } from "../support/databases.js";
-import { createTestTally, type TestTally } from "../support/tally-fixture.js";
-import { allStatistics, fixtureDirectory } from "./support.js";
+import { allStatistics, importFixture } from "./support.js";
 
 /** Umami's tables (prisma/schema.prisma, db/clickhouse/schema.sql), the same visits written in both of its layouts. */
 const SESSIONS = {
@@ -102,24 +101,13 @@ const EXPECTED: Record<string, Record<string, number>> = {
 };
 
 describe.each(DIALECTS)("Umami data export on %s", (dialect) => {
-  let stored: TestTally;
-  let accountId: number;
-  const files = fixtureDirectory();
+  const fixture = importFixture(dialect);
 
-  beforeAll(async () => {
-    stored = await createTestTally(dialect);
-    ({ accountId } = await stored.tally.accounts.create({ name: "umami" }));
-  });
-  afterAll(async () => {
-    await stored.dispose();
-    files.dispose();
-  });
-
-  const website = (domain: string) => stored.tally.websites.create(accountId, { domain, timezone: "Europe/Paris", exclude_params: "utm_campaign\nutm_source" });
+  const website = (domain: string) => fixture.stored.tally.websites.create(fixture.accountId, { domain, timezone: "Europe/Paris", exclude_params: "utm_campaign\nutm_source" });
 
   it("PostgreSQL tables in a zip: sessions give the visitor, event_data the properties; every statistic as counted by hand", async () => {
     const site = await website("pg.umami.example");
-    const summary = await stored.tally.import(files.zip("umami-pg.zip", postgresLayout()), { websiteId: site.id });
+    const summary = await fixture.stored.tally.import(fixture.files.zip("umami-pg.zip", postgresLayout()), { websiteId: site.id });
     expect(summary).toMatchObject({
       format: "umami",
       rowsRead: 8,
@@ -128,18 +116,18 @@ describe.each(DIALECTS)("Umami data export on %s", (dialect) => {
       firstDay: "2024-03-15",
       lastDay: "2024-03-16",
     });
-    const { stats } = await allStatistics(stored.tally, accountId, site.id, "2024-03-15", "2024-03-16");
+    const { stats } = await allStatistics(fixture.stored.tally, fixture.accountId, site.id, "2024-03-15", "2024-03-16");
     expect(stats).toEqual(EXPECTED);
   });
 
   it("ClickHouse's website_event (sessions inline, rows by hour and session) beside event_data: the same statistics", async () => {
     const site = await website("ch.umami.example");
     const layout = clickhouseLayout();
-    files.write("website_event.csv", layout["website_event.csv"]);
-    files.write("event_data.csv", layout["event_data.csv"]);
-    const summary = await stored.tally.import(`${files.directory}/website_event.csv`, { websiteId: site.id });
+    fixture.files.write("website_event.csv", layout["website_event.csv"]);
+    fixture.files.write("event_data.csv", layout["event_data.csv"]);
+    const summary = await fixture.stored.tally.import(`${fixture.files.directory}/website_event.csv`, { websiteId: site.id });
     expect(summary).toMatchObject({ rowsRead: 8, imported: 6 });
-    const { stats } = await allStatistics(stored.tally, accountId, site.id, "2024-03-15", "2024-03-16");
+    const { stats } = await allStatistics(fixture.stored.tally, fixture.accountId, site.id, "2024-03-15", "2024-03-16");
     expect(stats).toEqual(EXPECTED);
   });
 
@@ -147,10 +135,10 @@ describe.each(DIALECTS)("Umami data export on %s", (dialect) => {
     const site = await website("bad.umami.example");
     const layout = postgresLayout();
     const broken = layout["website_event.csv"].replace(/,2,Signup,,example\.com\n$/, ",9,Signup,,example.com\n");
-    await expect(stored.tally.import(files.zip("umami-bad.zip", { ...layout, "website_event.csv": broken }), { websiteId: site.id })).rejects.toThrow(
+    await expect(fixture.stored.tally.import(fixture.files.zip("umami-bad.zip", { ...layout, "website_event.csv": broken }), { websiteId: site.id })).rejects.toThrow(
       'website_event.csv, line 9, column 23 (event_type): expected 1 to 5, got "9"',
     );
-    const { stats } = await allStatistics(stored.tally, accountId, site.id, "2024-03-15", "2024-03-16");
+    const { stats } = await allStatistics(fixture.stored.tally, fixture.accountId, site.id, "2024-03-15", "2024-03-16");
     expect(stats.pageviews).toEqual({});
   });
 });
