@@ -131,6 +131,14 @@ describe.each(DIALECTS)("GoatCounter CSV export v2 on %s", (dialect) => {
     expect(stats).toEqual(EXPECTED);
   });
 
+  it("a row Tally cannot count (a path over 2,048 characters) is skipped with its reason, in the check and in the import alike", async () => {
+    const website = await fixture.stored.tally.websites.create(fixture.accountId, { domain: "long.goat.example" });
+    const file = fixture.files.gzip("long.csv.gz", crlf([HEADER, ROWS[0]!, ROWS[1]!.replace("/pricing,", `/${"x".repeat(2100)},`)]));
+    const expected = { rowsRead: 2, imported: 1, skipped: { "not a hit Tally can count (page URL)": 1 } };
+    expect(await fixture.stored.tally.import(file, { websiteId: website.id, dryRun: true })).toMatchObject(expected);
+    expect(await fixture.stored.tally.import(file, { websiteId: website.id })).toMatchObject(expected);
+  });
+
   it("exclude_bots 0 counts GoatCounter's bots too; --from/--to keep only those days", async () => {
     const website = await fixture.stored.tally.websites.create(fixture.accountId, { domain: "bots.goat.example", exclude_bots: 0 });
     const file = fixture.files.gzip("bots.csv.gz", crlf([HEADER, ...ROWS]));

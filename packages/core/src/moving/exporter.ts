@@ -1,8 +1,7 @@
 import type { Kysely } from "kysely";
-import { isInDomain } from "../calendar.js";
 import type { Database } from "../database/schema.js";
-import { ValidationError } from "../errors.js";
 import type { WebsiteRow } from "../websites/websites.js";
+import { checkDayRange } from "./day-range.js";
 import { plausibleFiles, PLAUSIBLE_NAMES } from "./plausible-export.js";
 import { countDayRows, dataRange, dayRows, daySeries, type ExportRange } from "./rollup-rows.js";
 import { keyFields, TALLY_FILES } from "./tally-layout.js";
@@ -55,17 +54,9 @@ function tallyFiles(db: Kysely<Database>, websiteId: number, range: ExportRange)
 
 const TALLY_NAMES = TALLY_FILES.flatMap((file) => Object.values(file.counts));
 
-function checkRange(options: ExportOptions): void {
-  for (const field of ["from", "to"] as const) {
-    const day = options[field];
-    if (day !== undefined && !isInDomain(day)) throw ValidationError.field(field, `The ${field} day must be a date such as 2024-01-31.`);
-  }
-  if (options.from !== undefined && options.to !== undefined && options.from > options.to) throw ValidationError.field("from", "The from day must not be after the to day.");
-}
-
 /** A website's daily statistics as a zip stream (`tally export`, `GET /api/v1/websites/{id}/export`). */
 export async function exportWebsite(db: Kysely<Database>, website: WebsiteRow, options: ExportOptions = {}): Promise<WebsiteExport> {
-  checkRange(options);
+  checkDayRange(options);
   const format = options.format ?? "csv";
   const websiteId = Number(website.id);
   const data = await dataRange(db, websiteId);

@@ -37,14 +37,12 @@ function referrer(record: CsvRecord): string {
   return /^[a-z][a-z0-9+.-]*:/i.test(text) ? text : `https://${text}`;
 }
 
-function known(record: CsvRecord): KnownValues {
+/** `US` or `US-TX`: the country; with a user agent in the row, the rest comes from parsing it. */
+function known(record: CsvRecord, hasUserAgent: boolean): KnownValues {
+  const country = record.get("Location").trim().split("-", 1)[0] ?? "";
+  if (hasUserAgent) return { country };
   const os = systemName(record.get("System"));
-  return {
-    browser: browserName(record.get("Browser")),
-    os,
-    device: deviceOfSystem(os),
-    country: record.get("Location").trim().split("-", 1)[0] ?? "",
-  };
+  return { browser: browserName(record.get("Browser")), os, device: deviceOfSystem(os), country };
 }
 
 function* rowItems(record: CsvRecord, domain: string, excludeBots: boolean, lastPages: LruCache<string, string>): Generator<ImportItem> {
@@ -79,7 +77,7 @@ function* rowItems(record: CsvRecord, domain: string, excludeBots: boolean, last
       event: event ? path : null,
       visitorKey,
       userAgent,
-      known: userAgent.trim() === "" ? known(record) : { country: known(record).country ?? "" },
+      known: known(record, userAgent.trim() !== ""),
       timestamp: time,
     },
   };

@@ -2,7 +2,6 @@ import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { basename, join } from "node:path";
 import type { Kysely } from "kysely";
-import { isInDomain } from "../calendar.js";
 import type { Database } from "../database/schema.js";
 import type { SqlDialect } from "../dialect/dialect.js";
 import type { CollectResult } from "../engine/collector.js";
@@ -11,6 +10,7 @@ import { createLocalClock } from "../engine/local-time.js";
 import { NotFoundError, TallyError, ValidationError } from "../errors.js";
 import type { WebsiteRow } from "../websites/websites.js";
 import { createCountsWriter } from "./counts-writer.js";
+import { checkDayRange } from "./day-range.js";
 import { detectFormat, READERS } from "./detect-format.js";
 import type { FormatReader, ImportFormat, ImportItem, TargetWebsite } from "./import-items.js";
 import { createImportsLedger, type ImportCounts, type ImportRow } from "./imports-ledger.js";
@@ -75,21 +75,30 @@ export interface ImportContext {
 /** checkHit names fields as the tracker sends them. */
 const HIT_FIELDS: Readonly<Record<string, string>> = { u: "page URL", n: "event name", p: "event properties", ip: "visitor", timestamp: "time" };
 
-/** The field a hit breaks Tally's rules with (a URL over 2,048 characters…), or null. */
-function invalidField(hit: HitInput): string | null {
+/** Why Tally cannot count a hit (a URL over 2,048 characters…), as a skip reason. */
+function invalidReason(error: ValidationError): string {
+  return `not a hit Tally can count (${Object.keys(error.errors).map((field) => HIT_FIELDS[field] ?? field).join(", ")})`;
+}
+
+/** The skip reason of a hit that breaks Tally's rules, or null. */
+function invalidHit(hit: HitInput): string | null {
   try {
     checkHit(hit);
     return null;
   } catch (error) {
-    if (error instanceof ValidationError) return Object.keys(error.errors).map((field) => HIT_FIELDS[field] ?? field).join(", ");
+    if (error instanceof ValidationError) return invalidReason(error);
     throw error;
   }
 }
 
 type Verdict = { kind: "skip"; reason: string } | { kind: "keep"; day: string };
 
-/** The same decision for a row in the check and in the import: skipped why, or counted on which day. */
-function createJudge(website: TargetWebsite, options: ImportOptions, earlier: readonly ImportRow[], isBot: (userAgent: string) => boolean) {
+/**
+ * The same decision for a row in the check and in the import: skipped why, or counted on
+ * which day. Hits are checked against Tally's rules in the check only: in the import,
+ * collect checks them itself and its refusal gets the same reason.
+ */
+function createJudge(website: TargetWebsite, options: ImportOptions, earlier: readonly ImportRow[], isBot: (userAgent: string) => boolean, checkHits: boolean) {
   const localTime = createLocalClock();
   const taken = earlier.filter((row) => row.first_day !== "");
   return (item: ImportItem): Verdict => {
@@ -99,8 +108,8 @@ function createJudge(website: TargetWebsite, options: ImportOptions, earlier: re
     const before = taken.find((row) => day >= row.first_day && day <= row.last_day);
     if (before) return { kind: "skip", reason: `day already imported (import #${before.id}${before.status === "complete" ? "" : `, ${before.status === "running" ? "interrupted" : "failed"}`})` };
     if (item.kind === "hit") {
-      const invalid = invalidField(item.hit);
-      if (invalid !== null) return { kind: "skip", reason: `not a hit Tally can count (${invalid})` };
+      const invalid = checkHits ? invalidHit(item.hit) : null;
+      if (invalid !== null) return { kind: "skip", reason: invalid };
       if (website.excludeBots && item.hit.userAgent !== "" && isBot(item.hit.userAgent)) return { kind: "skip", reason: "bot (user agent)" };
     }
     return { kind: "keep", day };
@@ -136,14 +145,6 @@ function throttled(options: ImportOptions) {
   };
 }
 
-function checkOptions(options: ImportOptions): void {
-  for (const field of ["from", "to"] as const) {
-    const day = options[field];
-    if (day !== undefined && !isInDomain(day)) throw ValidationError.field(field, `The ${field} day must be a date such as 2024-01-31.`);
-  }
-  if (options.from !== undefined && options.to !== undefined && options.from > options.to) throw ValidationError.field("from", "The from day must not be after the to day.");
-}
-
 /**
  * `tally import`: reads the input once to check every row (a malformed file imports
  * nothing), refuses a file already imported into the website, then reads it again and
@@ -152,7 +153,7 @@ function checkOptions(options: ImportOptions): void {
  * skipped, so importing a longer export later adds only the new days.
  */
 export async function runImport(context: ImportContext, file: string, options: ImportOptions): Promise<ImportSummary> {
-  checkOptions(options);
+  checkDayRange(options);
   const row = await context.findWebsite(options.websiteId);
   if (!row) throw new NotFoundError();
   const website: TargetWebsite = { id: Number(row.id), domain: row.domain, timezone: row.timezone, excludeBots: Number(row.exclude_bots) === 1 };
@@ -167,10 +168,9 @@ export async function runImport(context: ImportContext, file: string, options: I
     const hash = await input.contentHash();
     const same = earlier.find((other) => other.content_hash === hash && other.status === "complete");
     if (same) throw new TallyError(`${basename(file)} was imported into website ${website.id} already (import #${same.id}, ${same.created_at}); nothing was imported again.`);
-    const judge = createJudge(website, options, earlier, context.isBot);
-    const check = await checkPass(reader, input, judge, format, file, options);
+    const check = await checkPass(reader, input, createJudge(website, options, earlier, context.isBot, true), format, file, options);
     if (options.dryRun) return check.summary;
-    return await writePass(context, reader, input, judge, { format, file, hash, website, options, inOrder: check.inOrder, planned: check.counts, scratchDirectory });
+    return await writePass(context, reader, input, createJudge(website, options, earlier, context.isBot, false), { format, file, hash, website, options, inOrder: check.inOrder, planned: check.counts, scratchDirectory });
   } finally {
     await reader?.close();
     await input.close();
@@ -225,7 +225,13 @@ async function writePass(context: ImportContext, reader: FormatReader, input: Im
   const counter: ByteCounter = { bytes: 0 };
   const spool = plan.inOrder ? null : createSpool(plan.scratchDirectory);
   const replay = async (hit: HitInput, day: string) => {
-    const result = await collector!.collect(hit);
+    let result;
+    try {
+      result = await collector!.collect(hit);
+    } catch (error) {
+      if (!(error instanceof ValidationError)) throw error;
+      return tally.skip(invalidReason(error));
+    }
     if (result.status === "dropped") tally.skip(result.reason === "bot" ? "bot (user agent)" : result.reason);
     else tally.keep(day);
   };
