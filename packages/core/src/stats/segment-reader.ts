@@ -10,9 +10,9 @@ import type { StatRow } from "./stats-query.js";
 type Sql = RawBuilder<unknown>;
 
 /** A visit's visitor-day: the id of the day's first visit (stored as 0 on that visit itself). */
-const VISITOR = sql`case when v.visitor = 0 then v.id else v.visitor end`;
+export const VISITOR = sql`case when v.visitor = 0 then v.id else v.visitor end`;
 const DAY_OF_VISIT = sql`v.start / 86400`;
-const BOUNCED = sql`case when v.pageviews = 1 and v.events = 0 then 1 else 0 end`;
+export const BOUNCED = sql`case when v.pageviews = 1 and v.events = 0 then 1 else 0 end`;
 
 /** How a statistic is counted from the store: from which rows, grouped by what, counting what. */
 interface Counting {
