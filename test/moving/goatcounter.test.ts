@@ -92,6 +92,15 @@ describe.each(DIALECTS)("GoatCounter CSV export v2 on %s", (dialect) => {
     expect(await fixture.stored.sql(`select id from imports where website_id = ${website.id}`)).toEqual([]);
   });
 
+  it("a version 1 GoatCounter export, or a file of no known format, is refused with what was expected", async () => {
+    const website = await fixture.stored.tally.websites.create(fixture.accountId, { domain: "v1.goat.example" });
+    const v1 = fixture.files.gzip("v1.csv.gz", "1Path,Title,Event,Bot,Session,FirstVisit,Referrer,Referrer scheme,Browser,Screen size,Location,Date\n");
+    await expect(fixture.stored.tally.import(v1, { websiteId: website.id })).rejects.toThrow(/a GoatCounter CSV export of version 1; only version 2 can be read/);
+    const other = fixture.files.write("other.csv", "a,b,c\n1,2,3\n");
+    await expect(fixture.stored.tally.import(other, { websiteId: website.id })).rejects.toThrow(/other\.csv: cannot tell its format; expected a Plausible export/);
+    await expect(fixture.stored.tally.import(`${fixture.files.directory}/missing.csv.gz`, { websiteId: website.id })).rejects.toThrow(/no such file or directory/);
+  });
+
   it("--dry-run reads and counts everything and writes nothing", async () => {
     const website = await fixture.stored.tally.websites.create(fixture.accountId, { domain: "dry.goat.example" });
     const file = fixture.files.gzip("dry.csv.gz", crlf([HEADER, ...ROWS]));

@@ -1,3 +1,4 @@
+import { mkdirSync, writeFileSync } from "node:fs";
 import { describe, expect, it } from "vitest";
 import { DIALECTS } from "../support/databases.js";
 import { allStatistics, importFixture } from "./support.js";
@@ -127,6 +128,16 @@ describe.each(DIALECTS)("Umami data export on %s", (dialect) => {
     fixture.files.write("event_data.csv", layout["event_data.csv"]);
     const summary = await fixture.stored.tally.import(`${fixture.files.directory}/website_event.csv`, { websiteId: site.id });
     expect(summary).toMatchObject({ rowsRead: 8, imported: 6 });
+    const { stats } = await allStatistics(fixture.stored.tally, fixture.accountId, site.id, "2024-03-15", "2024-03-16");
+    expect(stats).toEqual(EXPECTED);
+  });
+
+  it("the same tables in a directory: the same statistics", async () => {
+    const site = await website("dir.umami.example");
+    const directory = `${fixture.files.directory}/umami-tables`;
+    mkdirSync(directory);
+    for (const [name, text] of Object.entries(postgresLayout())) writeFileSync(`${directory}/${name}`, text);
+    expect(await fixture.stored.tally.import(directory, { websiteId: site.id })).toMatchObject({ format: "umami", imported: 6 });
     const { stats } = await allStatistics(fixture.stored.tally, fixture.accountId, site.id, "2024-03-15", "2024-03-16");
     expect(stats).toEqual(EXPECTED);
   });
