@@ -30,7 +30,7 @@ function describe(summary: ImportSummary, websiteId: number): string[] {
   ];
   for (const [reason, count] of Object.entries(summary.skipped)) lines.push(`  skipped ${number(count)}: ${reason}`);
   if (summary.firstDay) lines.push(`  days ${summary.firstDay} to ${summary.lastDay}${summary.importId === null ? "" : ` (import #${summary.importId})`}`);
-  if (summary.sorted) lines.push("  rows were not in time order: replayed sorted by time");
+  if (summary.sorted) lines.push(`  rows are not in time order: ${summary.dryRun ? "they would be" : "they were"} replayed sorted by time`);
   if (summary.ignoredFiles.length > 0) lines.push(`  files not read: ${summary.ignoredFiles.join(", ")}`);
   if (summary.dryRun) lines.push("  dry run: nothing was written");
   return lines;
