@@ -66,6 +66,26 @@ export type paths = {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/websites/{id}/export": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Export a website's statistics
+         * @description A zip of daily CSV files, streamed: `format=csv` is Tally's own layout (one file per statistic; `tally import` reads it back), `format=plausible` the layout Plausible's CSV import reads. `from`/`to` (`Y-m-d`) limit the days; default: all of them.
+         */
+        get: operations["getWebsitesByIdExport"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/stats/{id}": {
         parameters: {
             query?: never;
@@ -1175,6 +1195,47 @@ export interface operations {
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["ServerError"];
+        };
+    };
+    getWebsitesByIdExport: {
+        parameters: {
+            query?: {
+                /** @description `csv` (Tally's own) or `plausible`. */
+                format?: "csv" | "plausible";
+                /** @description First day, `Y-m-d` in the website's time zone. */
+                from?: string;
+                /** @description Last day, `Y-m-d`. */
+                to?: string;
+            };
+            header?: never;
+            path: {
+                /** @description The website's id. */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The zip. */
+            200: {
+                headers: {
+                    /** @description `attachment` with the file's name. */
+                    "Content-Disposition": string;
+                    /** @description Requests allowed per window (when rate limiting is on). */
+                    "X-RateLimit-Limit"?: string;
+                    /** @description Requests left in this window. */
+                    "X-RateLimit-Remaining"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/zip": string;
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NotFound"];
+            422: components["responses"]["ValidationFailed"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["ServerError"];
         };

@@ -9,7 +9,10 @@ import type { HitInput } from "./engine/hit-input.js";
 import { createKyselyStore } from "./engine/kysely-store.js";
 import type { EngineStore } from "./engine/store.js";
 import { createRetention } from "./engine/retention.js";
-import { createSalts } from "./engine/salts.js";
+import { createMemorySalts, createSalts } from "./engine/salts.js";
+import { exportWebsite, type ExportOptions, type WebsiteExport } from "./moving/exporter.js";
+import { runImport, type ImportContext, type ImportOptions, type ImportSummary } from "./moving/importer.js";
+import { NotFoundError } from "./errors.js";
 import { createPostgresStatsReads } from "./dialect/postgres/stats-reads.js";
 import { createHostSqliteReads } from "./dialect/sqlite/host-reads.js";
 import { createSqliteReadPool } from "./dialect/sqlite/read-pool.js";
@@ -107,6 +110,14 @@ export interface Tally {
   collect(hit: HitInput): Promise<CollectResult>;
   /** Writes every buffered hit now. */
   flush(): Promise<void>;
+  /**
+   * Imports another tool's export (Plausible, GoatCounter, Umami) or Tally's own into a
+   * website (README, "Moving to Tally"). Throws ImportFileError for a malformed file,
+   * having written nothing.
+   */
+  import(file: string, options: ImportOptions): Promise<ImportSummary>;
+  /** A website's daily statistics as a zip, streamed (README, "Leaving Tally"). */
+  export(websiteId: number, options?: ExportOptions): Promise<WebsiteExport>;
   /** Deletes visits and hits older than each website's `retention_days` now; answers how many rows went. */
   applyRetention(now?: number): Promise<number>;
   /** Resolves once the store is open and migrated; rejects if it cannot be. */
@@ -122,6 +133,8 @@ interface Services {
   reports: Reports;
   collector: ReturnType<typeof createCollector>;
   retention: ReturnType<typeof createRetention>;
+  importContext: ImportContext;
+  exportWebsite(websiteId: number, options?: ExportOptions): Promise<WebsiteExport>;
   close(): Promise<void>;
 }
 
@@ -213,6 +226,25 @@ async function openServices(options: TallyOptions): Promise<Services> {
     ...(options.maxBufferedHits === undefined ? {} : { maxBufferedHits: options.maxBufferedHits }),
   });
   const flushed = collector;
+  const importAgents = createUserAgentParser();
+  const importContext: ImportContext = {
+    db: store.db,
+    dialect: store.dialect,
+    findWebsite: (id) => websites.findById(id),
+    // Its own collector: salts in memory, visitor rows under the import's prefix, no rotation.
+    replayCollector: (prefix) =>
+      createCollector({
+        store: rollups,
+        salts: createMemorySalts(),
+        websites: createWebsiteCache((domain) => websites.findByDomain(domain)),
+        userAgents: importAgents,
+        geo: null,
+        onFlushError: onError,
+        visitorPrefix: prefix,
+        rotateSalts: false,
+      }),
+    isBot: (userAgent) => importAgents.isBot(userAgent),
+  };
   const reads = statsReads(store, options);
   const retention = createRetention(rollups, () => websites.listRows());
   const stopRetention = scheduleEvery(() => retention.run(), options.retentionIntervalMs ?? 3_600_000, RETENTION_FIRST_RUN_MS, onError);
@@ -228,6 +260,13 @@ async function openServices(options: TallyOptions): Promise<Services> {
     reports,
     collector,
     retention,
+    importContext,
+    async exportWebsite(websiteId, exportOptions) {
+      const row = await websites.findById(websiteId);
+      if (!row) throw new NotFoundError();
+      await flushed.flush();
+      return exportWebsite(store.db, row, exportOptions);
+    },
     async close() {
       stopRetention();
       stopReports();
@@ -264,6 +303,8 @@ export function createTally(options: TallyOptions = {}): Tally {
     collect: async (hit) => (await services).collector.collect(hit),
     flush: async () => (await services).collector.flush(),
     applyRetention: async (now) => (await services).retention.run(now),
+    import: async (file, importOptions) => runImport((await services).importContext, file, importOptions),
+    export: async (websiteId, exportOptions) => (await services).exportWebsite(websiteId, exportOptions),
     ready: async () => {
       await services;
     },

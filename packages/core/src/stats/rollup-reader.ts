@@ -6,7 +6,7 @@ import { coveringPeriods } from "./periods.js";
 import type { CountReader, DayRange, ListOptions, Statistic } from "./reader.js";
 
 /** Rollups kept at day level only: their value is the day. */
-const DAY_ONLY: ReadonlySet<string> = new Set(["pageviews", "visitors", "visits", "bounces", "visit_duration", "visit_pageviews"]);
+export const DAY_ONLY: ReadonlySet<string> = new Set(["pageviews", "visitors", "visits", "bounces", "visit_duration", "visit_pageviews"]);
 
 /**
  * Statistics from the rollups: a range reads whole years, months and at most ~60 days,
