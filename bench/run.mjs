@@ -1,7 +1,7 @@
 // Tally's benchmark suite: `pnpm bench` (full) or `pnpm bench --quick` (< 2 minutes).
 // Every figure comes with a baseline measured in the same run and their ratio; the
 // table goes to stdout and everything to bench/results.json.
-//   node bench/run.mjs [--quick] [--only ingest,http,stats,tracker,memory,postgres] [--no-postgres]
+//   node bench/run.mjs [--quick] [--only ingest,http,stats,tracker,memory,import,postgres] [--no-postgres]
 // Needs the built packages (`pnpm build`, which `pnpm install` runs).
 import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import os from "node:os";
@@ -56,6 +56,7 @@ if (wants("ingest")) {
   if (!quick) await step("ingest, SQLite + GeoIP", () => runSuite(suite("ingest"), ["--geo"]));
 }
 if (wants("memory")) await step("memory", () => runSuite(suite("memory"), quickArg, { execArgv: ["--expose-gc"] }));
+if (wants("import")) await step("import, GoatCounter CSV", () => runSuite(suite("import"), quickArg, { execArgv: ["--expose-gc"] }));
 if (wants("http")) await step("ingest over HTTP", () => runSuite(suite("http"), quickArg));
 if (wants("stats")) await step("stats latency, SQLite", () => runSuite(suite("stats"), quickArg));
 if (wants("postgres") && !opts["no-postgres"]) {

@@ -515,12 +515,13 @@ describe.each(transports)("client IP and trustProxy over $name", (transport: Tra
     }
   });
 
-  it("true: the leftmost X-Forwarded-For entry", async () => {
+  it("true: one hop, the last X-Forwarded-For entry (what the client wrote to its left is never read)", async () => {
     const site = await setup(true);
     try {
-      await site.expectClientIp({ "x-forwarded-for": XFF }, "203.0.113.9", ["198.51.100.7", "127.0.0.1"]);
-      // A leftmost entry that is not an address falls back to the socket.
-      await site.expectClientIp({ "x-forwarded-for": "unknown, 198.51.100.7" }, "127.0.0.1", ["198.51.100.7"]);
+      await site.expectClientIp({ "x-forwarded-for": XFF }, "198.51.100.7", ["203.0.113.9", "127.0.0.1"]);
+      await site.expectClientIp({ "x-forwarded-for": "unknown, 198.51.100.7" }, "198.51.100.7", ["127.0.0.1"]);
+      // A last entry that is not an address falls back to the socket.
+      await site.expectClientIp({ "x-forwarded-for": "198.51.100.7, unknown" }, "127.0.0.1", ["198.51.100.7"]);
       // Without any forwarding header, the socket.
       await site.expectClientIp({}, "127.0.0.1", ["203.0.113.9"]);
     } finally {

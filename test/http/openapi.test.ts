@@ -48,7 +48,7 @@ describe("the OpenAPI document", () => {
     expect(filter?.description).toContain("`utm_source`");
     expect(stats.parameters.filter((parameter) => parameter.required).map((parameter) => parameter.name).sort()).toEqual(["from", "id", "name", "to"]);
     expect(Object.keys(components.responses).sort()).toEqual(
-      ["BadRequest", "MethodNotAllowed", "NotFound", "PayloadTooLarge", "ServerError", "TooManyRequests", "Unauthorized", "Unavailable", "UnsupportedMediaType", "ValidationFailed"],
+      ["BadRequest", "Forbidden", "MethodNotAllowed", "NotFound", "PayloadTooLarge", "ServerError", "TooManyRequests", "Unauthorized", "Unavailable", "UnsupportedMediaType", "ValidationFailed"],
     );
     expect(components.schemas.ValidationError).toMatchObject({ required: ["message", "errors", "status"] });
     expect((document.paths["/collect"]!.post as { security: Json[] }).security).toEqual([]);

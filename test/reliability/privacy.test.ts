@@ -53,7 +53,7 @@ describe("privacy", () => {
 
     // Hits: counted, dropped, refused; and API calls that fail.
     const hit = (ip: string, body: string, forwarded = false) =>
-      call("POST", "/collect", { headers: { "content-type": "text/plain", "user-agent": CHROME, ...(forwarded ? { forwarded: `for="[${ip}]"` } : { "x-forwarded-for": `${ip}, 10.0.0.1` }) }, body });
+      call("POST", "/collect", { headers: { "content-type": "text/plain", "user-agent": CHROME, ...(forwarded ? { forwarded: `for="[${ip}]"` } : { "x-forwarded-for": `10.0.0.1, ${ip}` }) }, body });
     for (const ip of COUNTED) expect((await hit(ip, JSON.stringify({ u: "https://private.example/a", n: ip.includes(":") ? "signup" : undefined }), ip.includes(":"))).status).toBe(202);
     const dropped = await hit(EXCLUDED, JSON.stringify({ u: "https://private.example/b" }));
     expect(dropped.status).toBe(202);

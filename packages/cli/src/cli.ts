@@ -1,5 +1,8 @@
 import { createTally, TallyError, ValidationError } from "@tally-analytics/core";
 import { UsageError, parseArgs } from "./args.js";
+import { copyCommand } from "./commands/copy.js";
+import { exportCommand } from "./commands/export.js";
+import { importCommand } from "./commands/import.js";
 import { keys } from "./commands/keys.js";
 import { reports } from "./commands/reports.js";
 import { serve } from "./commands/serve.js";
@@ -19,7 +22,12 @@ const HELP = `usage: tally <command>
                                          send each account's e-mail report of the last full
                                          period now (--dry-run prints its text instead)
   reports set --account ID [--email ADDRESS] [--period week|month]
-                                         where an account's reports go, and how often`;
+                                         where an account's reports go, and how often
+  import FILE --website ID [--dry-run] [--from DAY] [--to DAY] [--json]
+                                         import a Plausible, GoatCounter or Umami export (or Tally's own)
+  export --website ID [--format csv|plausible] [--from DAY] [--to DAY] [--output FILE|-]
+                                         write a website's daily statistics as a zip
+  copy --from URL --to URL [--force]     copy the whole installation into another database`;
 
 type Env = Record<string, string | undefined>;
 
@@ -32,7 +40,11 @@ export async function run(argv: readonly string[], env: Env = process.env, print
       await serve(serveConfig(env), print);
       return 0;
     }
-    if (command !== "keys" && command !== "websites" && command !== "migrate" && command !== "reports") {
+    if (command === "copy") {
+      await copyCommand(args, print);
+      return 0;
+    }
+    if (command !== "keys" && command !== "websites" && command !== "migrate" && command !== "import" && command !== "export" && command !== "reports") {
       print(HELP);
       return command === undefined || command === "help" || args.flags.has("help") ? 0 : 2;
     }
@@ -42,6 +54,8 @@ export async function run(argv: readonly string[], env: Env = process.env, print
       if (command === "keys") await keys(tally, args, print);
       else if (command === "websites") await websites(tally, args, print);
       else if (command === "reports") await reports(tally, args, print);
+      else if (command === "import") await importCommand(tally, args, print);
+      else if (command === "export") await exportCommand(tally, args, print);
       else print("The database is up to date.");
     } finally {
       await tally.close();

@@ -66,6 +66,26 @@ export type paths = {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/websites/{id}/export": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Export a website's statistics
+         * @description A zip of daily CSV files, streamed: `format=csv` is Tally's own layout (one file per statistic; `tally import` reads it back), `format=plausible` the layout Plausible's CSV import reads. `from`/`to` (`Y-m-d`) limit the days; default: all of them.
+         */
+        get: operations["getWebsitesByIdExport"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/stats/{id}": {
         parameters: {
             query?: never;
@@ -750,6 +770,22 @@ export type components = {
                 };
             };
         };
+        /** @description A request signed in by the host's `authenticate` hook (a session cookie) that changes something came from another site (`Sec-Fetch-Site`, else `Origin`). */
+        Forbidden: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": {
+                    message: string;
+                    /**
+                     * @description The HTTP status, repeated.
+                     * @constant
+                     */
+                    status: 403;
+                };
+            };
+        };
         /** @description Not found. Another account's website answers exactly like a missing one. */
         NotFound: {
             headers: {
@@ -803,7 +839,7 @@ export type components = {
                 };
             };
         };
-        /** @description The body is neither `application/x-www-form-urlencoded` nor JSON. */
+        /** @description The body is neither `application/x-www-form-urlencoded` nor JSON, or is a form body on a request signed in by the host's `authenticate` hook (unless the host set `acceptSessionForms`). */
         UnsupportedMediaType: {
             headers: {
                 [name: string]: unknown;
@@ -828,7 +864,7 @@ export type components = {
                 "application/json": components["schemas"]["ValidationError"];
             };
         };
-        /** @description Rate limited: too many requests for this key, or too many failed attempts from this address. */
+        /** @description Rate limited: too many requests for this key, too many public reads or failed attempts from this address (IPv6: its /64). */
         TooManyRequests: {
             headers: {
                 /** @description Seconds to wait before trying again. */
@@ -960,6 +996,7 @@ export interface operations {
             };
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
             422: components["responses"]["ValidationFailed"];
@@ -1040,6 +1077,7 @@ export interface operations {
             };
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
             422: components["responses"]["ValidationFailed"];
@@ -1124,6 +1162,7 @@ export interface operations {
             };
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
@@ -1158,7 +1197,50 @@ export interface operations {
                 };
             };
             401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["ServerError"];
+        };
+    };
+    getWebsitesByIdExport: {
+        parameters: {
+            query?: {
+                /** @description `csv` (Tally's own) or `plausible`. */
+                format?: "csv" | "plausible";
+                /** @description First day, `Y-m-d` in the website's time zone. */
+                from?: string;
+                /** @description Last day, `Y-m-d`. */
+                to?: string;
+            };
+            header?: never;
+            path: {
+                /** @description The website's id. */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The zip. */
+            200: {
+                headers: {
+                    /** @description `attachment` with the file's name. */
+                    "Content-Disposition": string;
+                    /** @description Requests allowed per window (when rate limiting is on). */
+                    "X-RateLimit-Limit"?: string;
+                    /** @description Requests left in this window. */
+                    "X-RateLimit-Remaining"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/zip": string;
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NotFound"];
+            422: components["responses"]["ValidationFailed"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["ServerError"];
         };
@@ -1523,6 +1605,7 @@ export interface operations {
                     "text/html": string;
                 };
             };
+            429: components["responses"]["TooManyRequests"];
             500: components["responses"]["ServerError"];
         };
     };
@@ -1588,6 +1671,7 @@ export interface operations {
                     };
                 };
             };
+            429: components["responses"]["TooManyRequests"];
             500: components["responses"]["ServerError"];
         };
     };
@@ -1673,6 +1757,7 @@ export interface operations {
                 };
             };
             422: components["responses"]["ValidationFailed"];
+            429: components["responses"]["TooManyRequests"];
             500: components["responses"]["ServerError"];
             503: components["responses"]["Unavailable"];
         };
@@ -1752,6 +1837,7 @@ export interface operations {
                 };
             };
             422: components["responses"]["ValidationFailed"];
+            429: components["responses"]["TooManyRequests"];
             500: components["responses"]["ServerError"];
             503: components["responses"]["Unavailable"];
         };
@@ -1818,6 +1904,7 @@ export interface operations {
                     };
                 };
             };
+            429: components["responses"]["TooManyRequests"];
             500: components["responses"]["ServerError"];
         };
     };

@@ -21,6 +21,7 @@ export {
 export { STAT_NAMES, type StatName } from "./stats/stat-names.js";
 export { validate, choice, paginationQuery, sortDirection } from "./validation.js";
 export { normalizeDomain, stripWww } from "./websites/domain.js";
+export { compileIpRules } from "./websites/exclusion-lists.js";
 export { TallyError, NotFoundError, ValidationError, UnauthorizedError, UnavailableError } from "./errors.js";
 export type { AccountInput, ReportPeriod } from "./accounts/account-input.js";
 export type { MailMessage, MailOptions } from "./reports/mailer.js";
@@ -34,3 +35,8 @@ export { websiteSchema } from "./websites/website-schema.js";
 export { websiteCreateSchema, websiteUpdateSchema } from "./websites/website-input.js";
 export { dayRangeSchema, realtimeSchema, statRowSchema, totalFiguresSchema, totalsSchema } from "./stats/stats-schemas.js";
 export { FILTER_LIMITS, VISIT_DIMENSIONS } from "./stats/filters.js";
+export type { ImportOptions, ImportProgress, ImportSummary } from "./moving/importer.js";
+export type { ImportFormat } from "./moving/import-items.js";
+export type { ExportFormat, ExportOptions, WebsiteExport } from "./moving/exporter.js";
+export { ImportFileError } from "./moving/csv-records.js";
+export { copyDatabase, COPIED_TABLES, type CopyOptions, type CopyProgress, type CopyResult } from "./moving/copy.js";

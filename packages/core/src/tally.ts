@@ -9,21 +9,25 @@ import type { HitInput } from "./engine/hit-input.js";
 import { createKyselyStore } from "./engine/kysely-store.js";
 import type { EngineStore } from "./engine/store.js";
 import { createRetention } from "./engine/retention.js";
-import { createSalts } from "./engine/salts.js";
+import { createMemorySalts, createSalts } from "./engine/salts.js";
+import { exportWebsite, type ExportOptions, type WebsiteExport } from "./moving/exporter.js";
+import { runImport, type ImportContext, type ImportOptions, type ImportSummary } from "./moving/importer.js";
+import { NotFoundError } from "./errors.js";
+import { createPostgresStatsReads } from "./dialect/postgres/stats-reads.js";
+import { createHostSqliteReads } from "./dialect/sqlite/host-reads.js";
 import { createSqliteReadPool } from "./dialect/sqlite/read-pool.js";
 import { createSqliteWorkerStore } from "./dialect/sqlite/worker-store.js";
 import { createSqliteStore } from "./dialect/sqlite/writer.js";
 import { createWebsiteCache } from "./engine/website-rules.js";
 import { createRealtimeReader } from "./stats/realtime.js";
-import { createStats, createStatsRunner, type Stats, type StatsRunner } from "./stats/stats.js";
-import { createRollupReader } from "./stats/rollup-reader.js";
-import { createSegmentReader } from "./stats/segment-reader.js";
+import { databaseReaders, DEFAULT_QUERY_TIMEOUT_MS } from "./stats/readers.js";
+import { createStats, type Stats, type StatsRunner } from "./stats/stats.js";
+import { checkTrustProxy, type TrustProxy } from "./trust-proxy.js";
 import { createWebsites, type Websites } from "./websites/websites.js";
 import { createMailer, type MailOptions } from "./reports/mailer.js";
 import { createReports, type Reports } from "./reports/reports.js";
 
-/** Which proxies may set the client IP: none, all, the nearest N hops, or these CIDRs. */
-export type TrustProxy = boolean | number | string[];
+export type { TrustProxy } from "./trust-proxy.js";
 
 export interface TallyOptions {
   /**
@@ -32,7 +36,10 @@ export interface TallyOptions {
    */
   database?: DatabaseOption;
   /**
-   * Whether X-Forwarded-For / Forwarded may name the client IP.
+   * Which proxies may name the client IP through X-Forwarded-For (or Forwarded): `false`
+   * none; `true` one hop (the proxy in front of you: the address it appended is used); a
+   * number, that many hops; a list of IPs and CIDRs, every hop from the right that is in
+   * it (the first address not in it is the client). An invalid value throws at once.
    * @default false
    */
   trustProxy?: TrustProxy;
@@ -63,8 +70,12 @@ export interface TallyOptions {
    */
   retentionIntervalMs?: number;
   /**
-   * With a SQLite file, statistics are read on a thread of their own; a query running
-   * longer than this is stopped and answered with UnavailableError (HTTP 503).
+   * How long one statistics query may run; past it, it is stopped and answered with
+   * UnavailableError (HTTP 503). A SQLite file is read on a thread of its own, which is
+   * terminated; PostgreSQL reads run with this `statement_timeout`. A SQLite database
+   * only your thread can reach (`:memory:`, a Kysely instance) cannot stop a statement:
+   * there statements reading more than 500,000 stored rows are refused before they
+   * start, calls run one at a time, and one that waited longer than this is refused.
    * @default 20000
    */
   queryTimeoutMs?: number;
@@ -99,6 +110,14 @@ export interface Tally {
   collect(hit: HitInput): Promise<CollectResult>;
   /** Writes every buffered hit now. */
   flush(): Promise<void>;
+  /**
+   * Imports another tool's export (Plausible, GoatCounter, Umami) or Tally's own into a
+   * website (README, "Moving to Tally"). Throws ImportFileError for a malformed file,
+   * having written nothing.
+   */
+  import(file: string, options: ImportOptions): Promise<ImportSummary>;
+  /** A website's daily statistics as a zip, streamed (README, "Leaving Tally"). */
+  export(websiteId: number, options?: ExportOptions): Promise<WebsiteExport>;
   /** Deletes visits and hits older than each website's `retention_days` now; answers how many rows went. */
   applyRetention(now?: number): Promise<number>;
   /** Resolves once the store is open and migrated; rejects if it cannot be. */
@@ -114,6 +133,8 @@ interface Services {
   reports: Reports;
   collector: ReturnType<typeof createCollector>;
   retention: ReturnType<typeof createRetention>;
+  importContext: ImportContext;
+  exportWebsite(websiteId: number, options?: ExportOptions): Promise<WebsiteExport>;
   close(): Promise<void>;
 }
 
@@ -154,19 +175,19 @@ function engineStore(store: OpenDatabase): EngineStore {
 }
 
 /**
- * Where statistics are read: a reader thread for a SQLite file (the host's event loop
- * never runs a query), the caller's thread otherwise (PostgreSQL answers asynchronously;
- * an in-memory SQLite database has no other connection).
+ * Where statistics are read, each way bounded by `queryTimeoutMs`: a reader thread for a
+ * SQLite file (the host's event loop never runs a query), PostgreSQL asynchronously
+ * under a statement timeout, and the caller's thread for a SQLite database no other
+ * connection can see (in memory), one bounded statement at a time.
  */
 function statsReads(store: OpenDatabase, options: TallyOptions): StatsRunner & { close(): Promise<void> } {
-  if (store.sqlite && !store.sqlite.memory && store.sqlite.name) {
-    return createSqliteReadPool(store.sqlite.name, options.queryTimeoutMs === undefined ? {} : { timeoutMs: options.queryTimeoutMs });
-  }
-  const runner = createStatsRunner((websiteId, query) =>
-    query.conditions.length === 0
-      ? createRollupReader(store.db, store.dialect, websiteId)
-      : createSegmentReader(store.db, store.dialect, websiteId, query.conditions),
-  );
+  const timeoutMs = options.queryTimeoutMs ?? DEFAULT_QUERY_TIMEOUT_MS;
+  if (store.sqlite && !store.sqlite.memory && store.sqlite.name) return createSqliteReadPool(store.sqlite.name, { timeoutMs });
+  const readersOn = (db: typeof store.db) => databaseReaders(db, store.dialect);
+  const runner =
+    store.dialect.name === "postgres"
+      ? createPostgresStatsReads(store.db, readersOn, timeoutMs)
+      : createHostSqliteReads(readersOn(store.db), { timeoutMs });
   return { ...runner, close: async () => {} };
 }
 
@@ -205,6 +226,25 @@ async function openServices(options: TallyOptions): Promise<Services> {
     ...(options.maxBufferedHits === undefined ? {} : { maxBufferedHits: options.maxBufferedHits }),
   });
   const flushed = collector;
+  const importAgents = createUserAgentParser();
+  const importContext: ImportContext = {
+    db: store.db,
+    dialect: store.dialect,
+    findWebsite: (id) => websites.findById(id),
+    // Its own collector: salts in memory, visitor rows under the import's prefix, no rotation.
+    replayCollector: (prefix) =>
+      createCollector({
+        store: rollups,
+        salts: createMemorySalts(),
+        websites: createWebsiteCache((domain) => websites.findByDomain(domain)),
+        userAgents: importAgents,
+        geo: null,
+        onFlushError: onError,
+        visitorPrefix: prefix,
+        rotateSalts: false,
+      }),
+    isBot: (userAgent) => importAgents.isBot(userAgent),
+  };
   const reads = statsReads(store, options);
   const retention = createRetention(rollups, () => websites.listRows());
   const stopRetention = scheduleEvery(() => retention.run(), options.retentionIntervalMs ?? 3_600_000, RETENTION_FIRST_RUN_MS, onError);
@@ -220,6 +260,13 @@ async function openServices(options: TallyOptions): Promise<Services> {
     reports,
     collector,
     retention,
+    importContext,
+    async exportWebsite(websiteId, exportOptions) {
+      const row = await websites.findById(websiteId);
+      if (!row) throw new NotFoundError();
+      await flushed.flush();
+      return exportWebsite(store.db, row, exportOptions);
+    },
     async close() {
       stopRetention();
       stopReports();
@@ -243,6 +290,7 @@ async function openServices(options: TallyOptions): Promise<Services> {
  * and every call waits for it (`await tally.ready()` to surface an open error early).
  */
 export function createTally(options: TallyOptions = {}): Tally {
+  checkTrustProxy(options.trustProxy);
   const services = openServices(options);
   services.catch(() => {}); // reported through ready() and every call, never as unhandled
   let closing: Promise<void> | null = null;
@@ -255,6 +303,8 @@ export function createTally(options: TallyOptions = {}): Tally {
     collect: async (hit) => (await services).collector.collect(hit),
     flush: async () => (await services).collector.flush(),
     applyRetention: async (now) => (await services).retention.run(now),
+    import: async (file, importOptions) => runImport((await services).importContext, file, importOptions),
+    export: async (websiteId, exportOptions) => (await services).exportWebsite(websiteId, exportOptions),
     ready: async () => {
       await services;
     },

@@ -1,5 +1,8 @@
 import { HttpError, MESSAGES } from "./errors.js";
 
+/** The answer to a body that broke off (the client aborted, or was cut for being too slow). */
+export const UNREADABLE_BODY = "The request body could not be read.";
+
 /** Largest API request body, in bytes. */
 export const DEFAULT_BODY_LIMIT = 64 * 1024;
 
@@ -25,7 +28,7 @@ export async function readBody(request: Request, limit: number): Promise<Uint8Ar
     }
   } catch (error) {
     if (error instanceof HttpError) throw error;
-    throw new HttpError(400, "The request body could not be read.");
+    throw new HttpError(400, UNREADABLE_BODY);
   } finally {
     reader.releaseLock();
   }

@@ -3,7 +3,7 @@ import * as z from "zod";
 import { parseJsonObject, readText } from "./body.js";
 import { proxyTrust, type HeaderReader } from "./client-ip.js";
 import { describeError, HttpError, reportToConsole, type ErrorReporter } from "./errors.js";
-import { JSON_CONTENT_TYPE } from "./json-response.js";
+import { JSON_CONTENT_TYPE, NOSNIFF } from "./json-response.js";
 import type { RequestContext } from "./route.js";
 
 /** SPEC §6: a hit is at most 16 KiB. */
@@ -105,7 +105,7 @@ export async function answerHit(tally: Tally, request: HitRequest, report: (erro
   }
   return {
     status,
-    headers: { ...CORS_HEADERS, ...headers, "content-type": JSON_CONTENT_TYPE },
+    headers: { ...CORS_HEADERS, ...headers, ...NOSNIFF, "content-type": JSON_CONTENT_TYPE },
     body: JSON.stringify({ ...payload, status }),
   };
 }

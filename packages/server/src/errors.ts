@@ -23,8 +23,15 @@ export const MESSAGES = {
   tooLarge: "The request body is too large.",
   unsupportedMediaType: "Unsupported media type: send application/x-www-form-urlencoded or application/json.",
   tooManyAttempts: "Too Many Attempts.",
+  crossSite: "Cross-site request refused: send it from the same origin.",
+  formWithSession: "Send application/json: form bodies are not accepted on requests signed in by the host's session.",
   serverError: "Server error.",
 } as const;
+
+/** 429 with the seconds to wait. */
+export function tooManyAttempts(retryAfter: number): HttpError {
+  return new HttpError(429, MESSAGES.tooManyAttempts, { "retry-after": String(retryAfter) });
+}
 
 export const reportToConsole: ErrorReporter = (error, request) => {
   const reason = error instanceof Error ? `${error.name}: ${error.message}` : String(error);

@@ -1,18 +1,21 @@
 import { UnauthorizedError, validate, type Tally } from "@tally-analytics/core";
-import { authenticateRequest } from "./auth.js";
-import { proxyTrust } from "./client-ip.js";
+import { authenticateRequest, bearerToken, type Authenticated } from "./auth.js";
 import { DEFAULT_BODY_LIMIT, readFields } from "./body.js";
-import { errorResponse, HttpError, MESSAGES, reportToConsole } from "./errors.js";
+import { clientKey, createClientLimits } from "./client-limits.js";
+import { refuseCrossSite } from "./cross-site.js";
+import { errorResponse, HttpError, MESSAGES, reportToConsole, tooManyAttempts } from "./errors.js";
+import { NOSNIFF } from "./json-response.js";
 import type { HandlerContext, HandlerOptions, TallyHandler } from "./options.js";
 import { createRateLimiter, type RateLimitResult } from "./rate-limit.js";
-import type { Route } from "./route.js";
+import type { PublicRoute, Route } from "./route.js";
 import { createRouter } from "./router.js";
 import { routes } from "./routes.js";
 import { queryObject } from "./validation.js";
 
+const trimSlashes = (path: string) => path.replace(/\/+$/, "");
+
 /** The path after the mount prefix, or null when the URL is not under it. */
-function routedPath(pathname: string, basePath: string): string | null {
-  const base = basePath.replace(/\/+$/, "");
+function routedPath(pathname: string, base: string): string | null {
   if (pathname !== base && !pathname.startsWith(`${base}/`)) return null;
   const path = pathname.slice(base.length) || "/";
   return path.length > 1 ? path.replace(/\/$/, "") : path;
@@ -32,55 +35,68 @@ function withRateLimit(response: Response, result: RateLimitResult | undefined):
 export function createHandler(tally: Tally, options: HandlerOptions = {}): TallyHandler {
   const match = createRouter(routes);
   const limiter = options.rateLimit ? createRateLimiter(options.rateLimit) : null;
-  const failedSignIns = options.rateLimit ? createRateLimiter(options.rateLimit) : null;
+  const clients = createClientLimits(options);
   const bodyLimit = options.bodyLimit ?? DEFAULT_BODY_LIMIT;
   const report = options.onError ?? reportToConsole;
 
-  async function prepare(route: Route, request: Request, url: URL, params: Record<string, string>, context: HandlerContext) {
+  /** The account, or null without valid credentials; a refused API key counts against the client's address. */
+  async function optionalAccount(request: Request, context: HandlerContext): Promise<number | null> {
+    try {
+      return (await authenticateRequest(tally, request, options.authenticate)).accountId;
+    } catch (error) {
+      if (!(error instanceof UnauthorizedError)) throw error;
+      if (bearerToken(request) !== null) clients.failedSignIn(clientKey(tally, request, context.ip));
+      return null;
+    }
+  }
+
+  async function prepare(route: Route, request: Request, url: URL, params: Record<string, string>, context: HandlerContext, basePath: string) {
     const query = route.query ? validate(route.query, queryObject(url)) : queryObject(url);
     const body = route.body ? validate(route.body, await readFields(request, bodyLimit)) : undefined;
-    const account = () =>
-      authenticateRequest(tally, request, options.authenticate).catch((error: unknown) => {
-        if (error instanceof UnauthorizedError) return null;
-        throw error;
-      });
-    return { tally, request, url, params, query, body, ip: context.ip, account };
+    const account = () => optionalAccount(request, context);
+    return { tally, request, url, params, query, body, ip: context.ip, basePath, account };
+  }
+
+  async function answerPublic(route: PublicRoute, request: Request, url: URL, params: Record<string, string>, context: HandlerContext, basePath: string) {
+    let response: Response;
+    let limit: RateLimitResult | undefined;
+    try {
+      if (route.rateLimited) limit = clients.publicRead(clientKey(tally, request, context.ip));
+      response = await route.handle(await prepare(route, request, url, params, context, basePath));
+    } catch (error) {
+      response = errorResponse(error, request, report);
+    }
+    for (const [name, value] of Object.entries(route.headers ?? {})) response.headers.set(name, value);
+    return withRateLimit(response, limit);
+  }
+
+  async function signIn(request: Request, context: HandlerContext): Promise<Authenticated> {
+    try {
+      return await authenticateRequest(tally, request, options.authenticate);
+    } catch (error) {
+      // Failed sign-ins count per client address: guessing keys gets a 429 soon.
+      if (error instanceof UnauthorizedError) clients.failedSignIn(clientKey(tally, request, context.ip));
+      throw error;
+    }
   }
 
   async function dispatch(request: Request, context: HandlerContext): Promise<Response> {
     const url = new URL(request.url);
-    const path = routedPath(url.pathname, context.basePath ?? options.basePath ?? "");
+    const basePath = trimSlashes(context.basePath ?? options.basePath ?? "");
+    const path = routedPath(url.pathname, basePath);
     const found = path === null ? ({ kind: "none" } as const) : match(request.method, path);
     if (found.kind === "none") throw new HttpError(404, MESSAGES.notFound);
     if (found.kind === "method") throw new HttpError(405, MESSAGES.methodNotAllowed, { allow: found.allow.join(", ") });
     const { route, params } = found;
-    if (route.auth === "public") {
-      let response: Response;
-      try {
-        response = await route.handle(await prepare(route, request, url, params, context));
-      } catch (error) {
-        response = errorResponse(error, request, report);
-      }
-      for (const [name, value] of Object.entries(route.headers ?? {})) response.headers.set(name, value);
-      return response;
-    }
+    if (route.auth === "public") return answerPublic(route, request, url, params, context, basePath);
 
-    const accountId = await authenticateRequest(tally, request, options.authenticate).catch((error: unknown) => {
-      // Failed sign-ins count per client address: guessing keys gets a 429 soon.
-      if (error instanceof UnauthorizedError && failedSignIns) {
-        const address = proxyTrust(tally.options.trustProxy).clientIp(context.ip, (name) => request.headers.get(name));
-        const failed = failedSignIns.hit(`address:${address ?? "unknown"}`);
-        if (!failed.allowed) throw new HttpError(429, MESSAGES.tooManyAttempts, { "retry-after": String(failed.retryAfter) });
-      }
-      throw error;
-    });
-    const limit = limiter?.hit(`account:${accountId}`);
+    const signedIn = await signIn(request, context);
+    const limit = limiter?.hit(`account:${signedIn.accountId}`);
     let response: Response;
     try {
-      if (limit && !limit.allowed) {
-        throw new HttpError(429, MESSAGES.tooManyAttempts, { "retry-after": String(limit.retryAfter) });
-      }
-      response = await route.handle({ ...(await prepare(route, request, url, params, context)), accountId });
+      if (limit && !limit.allowed) throw tooManyAttempts(limit.retryAfter);
+      if (signedIn.via === "hook") refuseCrossSite(request, options.acceptSessionForms ?? false);
+      response = await route.handle({ ...(await prepare(route, request, url, params, context, basePath)), accountId: signedIn.accountId });
     } catch (error) {
       response = errorResponse(error, request, report);
     }
@@ -89,10 +105,14 @@ export function createHandler(tally: Tally, options: HandlerOptions = {}): Tally
   }
 
   return async (request, context = {}) => {
+    let response: Response;
     try {
-      return await dispatch(request, context);
+      response = await dispatch(request, context);
     } catch (error) {
-      return errorResponse(error, request, report);
+      response = errorResponse(error, request, report);
     }
+    // Every answer, whatever its type: browsers never guess a script or a page out of it.
+    for (const [name, value] of Object.entries(NOSNIFF)) response.headers.set(name, value);
+    return response;
   };
 }

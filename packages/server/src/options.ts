@@ -14,16 +14,38 @@ export interface HandlerOptions {
   basePath?: string;
   /**
    * The host app's own authentication (session, JWT…). Returns an account id, or null
-   * to fall back to `Authorization: Bearer <key>`.
+   * to fall back to `Authorization: Bearer <key>`. Requests it signs in are protected
+   * from CSRF: a POST, PUT, PATCH or DELETE must come from the same origin
+   * (`Sec-Fetch-Site`, else `Origin`; 403 otherwise) and send JSON, not a form body
+   * (415), unless `acceptSessionForms` is set.
    * @default undefined (API keys only)
    */
   authenticate?: Authenticate;
   /**
+   * Accept `application/x-www-form-urlencoded` bodies on state-changing requests signed
+   * in by `authenticate`. Only turn this on when your app checks a CSRF token on them
+   * before Tally sees them: any site's HTML form can send such a body with your cookies.
+   * Requests with an API key always accept forms.
+   * @default false
+   */
+  acceptSessionForms?: boolean;
+  /**
    * Requests allowed per account and window on the API (fixed window, in memory).
    * `X-RateLimit-Limit`/`X-RateLimit-Remaining` are sent when enabled; 429 when spent.
+   * Refused API keys (on the API and on share pages) count per client address (an IPv6
+   * client by its /64) against the same limit; a right key is never held back.
    * @default false
    */
   rateLimit?: RateLimitOptions | false;
+  /**
+   * Requests allowed per client address (an IPv6 client by its /64; behind a proxy, set
+   * `trustProxy`) and window on the public routes that read the database: share pages,
+   * their API and password form, and any request whose credentials are refused.
+   * `/collect`, `/script.js` and the dashboard's static files are never limited. 429
+   * with `Retry-After` when spent. Counted in memory, per process.
+   * @default { limit: 600, windowMs: 60000 }
+   */
+  publicRateLimit?: RateLimitOptions | false;
   /**
    * Largest API request body, in bytes; larger is refused with 413.
    * @default 65536

@@ -17,6 +17,8 @@ export interface RequestContext<Query, Body> {
   body: Body;
   /** The client's socket address when the transport knows it (collect resolves proxies itself). */
   ip: string | undefined;
+  /** The mount prefix the request was routed under (`""` at the root, else e.g. `/analytics`), never taken from the rest of the path. */
+  basePath: string;
   /**
    * The account the request's credentials name (the host's hook, then the Bearer key), or
    * null without valid ones. Public routes that serve owners more (share pages) ask for it.
@@ -76,6 +78,12 @@ export interface AccountRoute<Query = unknown, Body = unknown> extends RouteShap
 /** Open to anyone (the tracker's /collect and /script.js): reads what it needs from `request` itself. */
 export interface PublicRoute<Query = unknown, Body = unknown> extends RouteShape<Query, Body> {
   auth: "public";
+  /**
+   * Counted per client address by the handler's `publicRateLimit`: set on the public
+   * routes that read the database (share pages and their API), never on /collect or
+   * /script.js, which must stay fast.
+   */
+  rateLimited?: boolean;
   handle(context: RequestContext<Query, Body>): Promise<Response>;
 }
 

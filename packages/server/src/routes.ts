@@ -32,6 +32,13 @@ const websiteParams = z.object({
 /** The account as the API shows it: its report settings, nothing about its keys. */
 const accountResource = ({ id, name, created_at, email, report_period }: Account) => ({ id, name, created_at, email, report_period });
 
+/** `format`, `from` and `to` of an export; core checks the days. */
+const exportQuery = z.object({
+  format: z.enum(["csv", "plausible"], { error: "The format must be csv or plausible." }).default("csv").meta({ description: "`csv` (Tally's own) or `plausible`." }),
+  from: z.string().optional().meta({ description: "First day, `Y-m-d` in the website's time zone.", example: "2026-01-01" }),
+  to: z.string().optional().meta({ description: "Last day, `Y-m-d`.", example: "2026-12-31" }),
+});
+
 function resourceId(params: Record<string, string>): number {
   const parsed = websiteParams.safeParse(params);
   if (!parsed.success) throw new NotFoundError();
@@ -144,6 +151,35 @@ export const routes: readonly Route[] = [
       const id = resourceId(params);
       await tally.websites.delete(accountId, id);
       return send(websiteDeletedAnswer, { id, object: "website", deleted: true });
+    },
+  }),
+  defineRoute({
+    method: "GET",
+    path: "/api/v1/websites/{id}/export",
+    auth: "account",
+    params: websiteParams,
+    query: exportQuery,
+    summary: "Export a website's statistics",
+    tag: "Websites",
+    description:
+      "A zip of daily CSV files, streamed: `format=csv` is Tally's own layout (one file per statistic; `tally import` reads it back), `format=plausible` the layout Plausible's CSV import reads. `from`/`to` (`Y-m-d`) limit the days; default: all of them.",
+    responses: {
+      200: {
+        description: "The zip.",
+        media: { "application/zip": "One CSV file per statistic (or per Plausible table), daily rows." },
+        headers: { "Content-Disposition": { description: "`attachment` with the file's name.", required: true } },
+      },
+      ...notFound,
+    },
+    async handle({ tally, accountId, params, query }) {
+      const id = resourceId(params);
+      await tally.websites.get(accountId, id);
+      const { from, to, format } = query;
+      const exported = await tally.export(id, { format, ...(from === undefined ? {} : { from }), ...(to === undefined ? {} : { to }) });
+      return new Response(exported.body, {
+        status: 200,
+        headers: { "content-type": "application/zip", "content-disposition": `attachment; filename="${exported.fileName}"` },
+      });
     },
   }),
   defineRoute({

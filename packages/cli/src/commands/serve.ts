@@ -1,7 +1,7 @@
 import { createServer, STATUS_CODES, type Server } from "node:http";
 import type { AddressInfo, Socket } from "node:net";
 import { createTally, type Tally } from "@tally-analytics/core";
-import { toNodeHandler } from "@tally-analytics/server/node";
+import { limitSlowClients, toNodeHandler } from "@tally-analytics/server/node";
 import type { ServeConfig } from "../config.js";
 
 type Print = (line: string) => void;
@@ -33,7 +33,7 @@ function answerClientErrorsWithJson(server: Server): void {
     const status = error.code === "HPE_HEADER_OVERFLOW" ? 431 : error.code === "ERR_HTTP_REQUEST_TIMEOUT" ? 408 : 400;
     const body = JSON.stringify({ message: status === 400 ? "Bad request." : `${STATUS_CODES[status]}.`, status });
     socket.end(
-      `HTTP/1.1 ${status} ${STATUS_CODES[status]}\r\nContent-Type: application/json; charset=utf-8\r\n` +
+      `HTTP/1.1 ${status} ${STATUS_CODES[status]}\r\nContent-Type: application/json; charset=utf-8\r\nX-Content-Type-Options: nosniff\r\n` +
         `Content-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`,
     );
   });
@@ -59,12 +59,13 @@ async function listenAndWait(tally: Tally, config: ServeConfig, print: Print): P
   const server = createServer({ requireHostHeader: false }, (req, res) => {
     if (req.headers.host === undefined && req.httpVersion === "1.1") {
       const body = JSON.stringify({ message: "Bad request.", status: 400 });
-      res.writeHead(400, { "content-type": "application/json; charset=utf-8", "content-length": Buffer.byteLength(body), connection: "close" }).end(body);
+      res.writeHead(400, { "content-type": "application/json; charset=utf-8", "x-content-type-options": "nosniff", "content-length": Buffer.byteLength(body), connection: "close" }).end(body);
       return;
     }
     handler(req, res);
   });
   answerClientErrorsWithJson(server);
+  limitSlowClients(server);
   await new Promise<void>((resolve, reject) => {
     server.once("error", reject);
     server.listen(config.port, config.host, () => resolve());

@@ -170,6 +170,23 @@ const migrationFactories: Record<string, MigrationFactory> = {
         .execute();
     },
   }),
+  "0005_imports": (dialect) => ({
+    async up(db) {
+      let imports = db.schema
+        .createTable("imports")
+        .addColumn("id", dialect.idColumnType, (c) => dialect.idColumn(c))
+        .addColumn("website_id", "integer", (c) => c.notNull().references("websites.id").onDelete("cascade"));
+      for (const column of ["source", "file_name", "content_hash", "first_day", "last_day"]) imports = imports.addColumn(column, "text", (c) => c.notNull());
+      for (const column of ["rows_read", "rows_imported", "rows_skipped"]) imports = imports.addColumn(column, dialect.counterType, (c) => c.notNull());
+      await imports
+        .addColumn("status", "text", (c) => c.notNull())
+        .addColumn("message", "text", (c) => c.notNull())
+        .addColumn("created_at", "text", (c) => c.notNull())
+        .addColumn("finished_at", "text")
+        .execute();
+      await db.schema.createIndex("imports_website_idx").on("imports").columns(["website_id", "content_hash"]).execute();
+    },
+  }),
 };
 
 /** Counts and dimension ids of a visit row, all integers defaulting to 0. */

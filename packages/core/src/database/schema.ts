@@ -14,6 +14,7 @@ export interface Database {
   event_props: EventPropsTable;
   report_runs: ReportRunsTable;
   report_secrets: ReportSecretsTable;
+  imports: ImportsTable;
 }
 
 /** Distinct values of one website, one table for every kind (pages, referrers, browsers…): rows elsewhere hold their ids. */
@@ -182,4 +183,26 @@ export interface ReportRunsTable {
 export interface ReportSecretsTable {
   name: string;
   value: string;
+}
+
+/** One row per `tally import` run: what was imported where, so the same file or the same days are never counted twice. */
+export interface ImportsTable {
+  id: Generated<number>;
+  website_id: number;
+  /** `plausible`, `goatcounter`, `umami` or `tally`. */
+  source: string;
+  file_name: string;
+  /** SHA-256 of the file's bytes (of every file, in name order, for a directory), hex. */
+  content_hash: string;
+  /** Local days of the first and last row imported; "" when none was. */
+  first_day: string;
+  last_day: string;
+  rows_read: number;
+  rows_imported: number;
+  rows_skipped: number;
+  /** `running`, then `complete` or `failed` (a run that died stays `running`). */
+  status: string;
+  message: string;
+  created_at: string;
+  finished_at: string | null;
 }

@@ -12,8 +12,17 @@ interface Entry {
   created_day: number;
 }
 
-function entry(websiteId: number, kind: DimensionKind, value: string): Entry {
-  return { website_id: websiteId, kind: DIMENSION_KINDS[kind], value, search: value.toLowerCase(), created_day: 0 };
+function entry(websiteId: number, kind: DimensionKind, value: string, createdDay: number): Entry {
+  return { website_id: websiteId, kind: DIMENSION_KINDS[kind], value, search: value.toLowerCase(), created_day: createdDay };
+}
+
+/** The dictionary values a rollup row's value holds (none for series such as `pageviews`, three for `event_property`). */
+export function rollupDimensions(websiteId: number, name: string, value: string, createdDay: number): Entry[] {
+  const kind = STAT_KINDS[name];
+  if (kind === undefined || value === "") return [];
+  if (name !== "event_property") return [entry(websiteId, kind, value, createdDay)];
+  const [event = "", property = "", propertyValue = ""] = value.split(PROPERTY_SEPARATOR);
+  return [entry(websiteId, "event", event, createdDay), entry(websiteId, "prop_name", property, createdDay), entry(websiteId, "prop_value", propertyValue, createdDay)].filter((item) => item.value !== "");
 }
 
 /**
@@ -29,17 +38,8 @@ export async function backfillDimensions(db: Kysely<any>): Promise<void> {
     .where("name", "in", names)
     .execute();
   const entries = new Map<string, Entry>();
-  const add = (item: Entry) => entries.set(`${item.website_id}|${item.kind}|${item.value}`, item);
   for (const row of rows) {
-    const websiteId = Number(row.website_id);
-    if (row.name !== "event_property") {
-      add(entry(websiteId, STAT_KINDS[row.name] as DimensionKind, row.value));
-      continue;
-    }
-    const [event = "", name = "", value = ""] = row.value.split(PROPERTY_SEPARATOR);
-    add(entry(websiteId, "event", event));
-    add(entry(websiteId, "prop_name", name));
-    add(entry(websiteId, "prop_value", value));
+    for (const item of rollupDimensions(Number(row.website_id), row.name, row.value, 0)) entries.set(`${item.website_id}|${item.kind}|${item.value}`, item);
   }
   const all = [...entries.values()];
   for (let i = 0; i < all.length; i += CHUNK) {

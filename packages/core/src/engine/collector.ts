@@ -1,7 +1,7 @@
 import { addDays } from "../calendar.js";
 import { NotFoundError, UnavailableError } from "../errors.js";
 import { stripWww } from "../websites/domain.js";
-import type { GeoLookup } from "../enrich/geo.js";
+import { locationOf, type GeoLocation, type GeoLookup } from "../enrich/geo.js";
 import type { createUserAgentParser } from "../enrich/user-agent.js";
 import { PROP_VALUE_LENGTH } from "./dimensions.js";
 import { checkHit, type CheckedHit, type HitInput } from "./hit-input.js";
@@ -36,6 +36,18 @@ export interface CollectorOptions {
   /** Past this many waiting hits (a slow or failing store), collect refuses with UnavailableError. @default 200000 */
   maxBufferedHits?: number;
   onFlushError?: (error: unknown) => void;
+  /**
+   * Put before every visitor hash. Imports use `~<import id>:` so their visitor rows are
+   * kept by salt rotation (which deletes only hashes below `~`) until the import removes them.
+   * @default ""
+   */
+  visitorPrefix?: string;
+  /**
+   * Delete salts and visitor rows too old to matter as the clock of counted hits moves on.
+   * Imports turn it off: their hits are old, and their salts live in memory.
+   * @default true
+   */
+  rotateSalts?: boolean;
 }
 
 
@@ -69,9 +81,18 @@ export function createCollector(options: CollectorOptions) {
     return salts.peek(day) ?? (await salts.forDay(day));
   }
 
-  /** The visitor hash of the same person on another local day (that day's salt). */
+  const prefix = options.visitorPrefix ?? "";
+
+  /** The visitor hash of the same person on another local day (that day's salt); an import's visitor key stands for (ip, user agent). */
   async function hashOn(day: string, rules: WebsiteRules, hit: CheckedHit): Promise<string> {
-    return visitorHash(await saltFor(day), rules.id, hit.ip, hit.userAgent);
+    const salt = await saltFor(day);
+    return prefix + (hit.visitorKey === null ? visitorHash(salt, rules.id, hit.ip, hit.userAgent) : visitorHash(salt, rules.id, "", hit.visitorKey));
+  }
+
+  /** Where the hit comes from: what an import knew, else the geo database's answer for the address. */
+  function placeOf(hit: CheckedHit): GeoLocation | null {
+    if (hit.known?.country) return locationOf(hit.known.country, hit.known.city);
+    return hit.ip === "" ? null : (geo?.lookup(hit.ip) ?? null);
   }
 
   async function enrich(hit: CheckedHit, rules: WebsiteRules): Promise<PendingHit> {
@@ -81,8 +102,9 @@ export function createCollector(options: CollectorOptions) {
     // belong to yesterday's visit); tomorrow's near midnight (a later hit may be counted already).
     const dayBefore = engagement ? addDays(day, -1) : localTime(rules.timezone, hit.timestamp - VISIT_TIMEOUT_MS).day;
     const dayAfter = localTime(rules.timezone, hit.timestamp + VISIT_TIMEOUT_MS).day;
-    const agent = userAgents.parse(hit.userAgent);
-    const place = geo?.lookup(hit.ip) ?? null;
+    const parsed = userAgents.parse(hit.userAgent);
+    const agent = hit.known ? { browser: hit.known.browser || parsed.browser, os: hit.known.os || parsed.os, device: hit.known.device || parsed.device } : parsed;
+    const place = placeOf(hit);
     return {
       kind: engagement ? "engagement" : hit.event === null ? "pageview" : "event",
       websiteId: rules.id,
@@ -114,7 +136,7 @@ export function createCollector(options: CollectorOptions) {
     const hit = checkHit(input);
     const rules = await rulesFor(hit.url.hostname);
     if (rules.excludeBots && userAgents.isBot(hit.userAgent)) return { status: "dropped", reason: "bot" };
-    if (isExcludedIp(rules, hit.ip)) return { status: "dropped", reason: "excluded-ip" };
+    if (hit.ip !== "" && isExcludedIp(rules, hit.ip)) return { status: "dropped", reason: "excluded-ip" };
     // Hits handed to the store but not yet written wait too: they count against the bound.
     if (buffer.length + inFlight >= maxBuffered) throw new UnavailableError("Too many hits are waiting to be written; try again shortly.");
 
@@ -170,6 +192,7 @@ export function createCollector(options: CollectorOptions) {
   // Salts older than two days are deleted as the clock of counted hits moves on
   // (the newest hit's time: wall time live, import time during a chronological import).
   async function rotateSalts(): Promise<void> {
+    if (options.rotateSalts === false) return;
     const today = new Date(clock).toISOString().slice(0, 10);
     if (clock === 0 || today === rotatedForDay) return;
     rotatedForDay = today;

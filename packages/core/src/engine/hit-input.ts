@@ -16,8 +16,16 @@ export interface HitInput {
   props?: Record<string, string | number | boolean> | null | undefined;
   /** The site uses hash routing: the fragment is part of the page. */
   hash?: boolean | null | undefined;
-  ip: string;
+  /** The client's address; may be left out when `visitorKey` names the visitor. */
+  ip?: string | undefined;
   userAgent: string;
+  /**
+   * Imports: who the visitor is, instead of (ip, userAgent): the session id the other
+   * tool recorded. Hashed with the day's salt like an address, never stored as given.
+   */
+  visitorKey?: string | null | undefined;
+  /** Imports: what the other tool already knew of the visitor, used instead of parsing `userAgent` or looking up `ip`. */
+  known?: KnownValues | null | undefined;
   /** When it happened (imports, tests); defaults to now. */
   timestamp?: Date | number | undefined;
   /**
@@ -25,6 +33,19 @@ export interface HitInput {
    * (docs/statistics.md) rather than a pageview. Not allowed with `event`.
    */
   engagedMs?: number | null | undefined;
+}
+
+/** Values an import brings along; "" (or absent) means unknown. */
+export interface KnownValues {
+  /** As Tally names them (ua-parser-js): `Chrome`, `Mobile Safari`, `Windows`, `Mac OS`. */
+  browser?: string;
+  os?: string;
+  /** `desktop`, `mobile`, `tablet`… */
+  device?: string;
+  /** ISO 3166-1 alpha-2 code, `US`. */
+  country?: string;
+  /** The city's English name (with `country`). */
+  city?: string;
 }
 
 export const LIMITS = {
@@ -50,8 +71,11 @@ export interface CheckedHit {
   event: string | null;
   props: Record<string, string> | null;
   hash: boolean;
+  /** "" when an import names the visitor by `visitorKey` instead. */
   ip: string;
   userAgent: string;
+  visitorKey: string | null;
+  known: KnownValues | null;
   timestamp: number;
   /** Engagement signal's milliseconds (capped); null for a pageview or event. */
   engagedMs: number | null;
@@ -70,7 +94,8 @@ export function checkHit(input: HitInput): CheckedHit {
   }
   if (url.protocol !== "http:" && url.protocol !== "https:") throw invalid("u", "The page URL must be http or https.");
   const ip = typeof input.ip === "string" ? input.ip.replace(/^::ffff:(?=\d+\.)/, "") : "";
-  if (isIP(ip) === 0) throw invalid("ip", "The client IP is not an IP address.");
+  const visitorKey = typeof input.visitorKey === "string" && input.visitorKey !== "" ? input.visitorKey : null;
+  if (isIP(ip) === 0 && !(visitorKey !== null && ip === "")) throw invalid("ip", "The client IP is not an IP address.");
   const timestamp = input.timestamp === undefined ? Date.now() : Number(input.timestamp);
   if (!Number.isFinite(timestamp)) throw invalid("timestamp", "The timestamp is not a valid time.");
   if (!isTimeInDomain(timestamp)) throw invalid("timestamp", `The timestamp must fall between ${FIRST_DAY} and ${LAST_DAY}.`);
@@ -84,8 +109,24 @@ export function checkHit(input: HitInput): CheckedHit {
     hash: input.hash === true,
     ip,
     userAgent: typeof input.userAgent === "string" ? input.userAgent.slice(0, LIMITS.userAgent) : "",
+    visitorKey,
+    known: checkKnown(input.known),
     timestamp,
     engagedMs: checkEngagement(input.engagedMs, input.event),
+  };
+}
+
+/** Known values as stored: no control characters, trimmed, at most 200 characters; a country is two letters. */
+function checkKnown(known: KnownValues | null | undefined): KnownValues | null {
+  if (!known) return null;
+  const clean = (value: unknown) => (typeof value === "string" ? withoutControlCharacters(value).trim().slice(0, 200) : "");
+  const country = clean(known.country).toUpperCase();
+  return {
+    browser: clean(known.browser),
+    os: clean(known.os),
+    device: clean(known.device),
+    country: /^[A-Z]{2}$/.test(country) ? country : "",
+    city: clean(known.city),
   };
 }
 

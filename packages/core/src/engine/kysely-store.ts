@@ -26,7 +26,7 @@ function compareCounterRows(a: CounterRow, b: CounterRow): number {
 }
 
 /** The flush's statements through kysely, in the transaction `trx`; the same SQL on SQLite and PostgreSQL. */
-function kyselyFlushIo(trx: Transaction<Database>, dialect: SqlDialect): FlushIo {
+export function kyselyFlushIo(trx: Transaction<Database>, dialect: SqlDialect): FlushIo {
   const insertAll = async <T extends keyof Database>(table: T, rows: readonly object[]) => {
     for (const part of chunks(rows)) await trx.insertInto(table).values(part as never).execute();
   };
@@ -177,7 +177,8 @@ export function createKyselyStore(db: Kysely<Database>, dialect: SqlDialect): En
 
     async forgetBefore(day) {
       await db.deleteFrom("salts").where("day", "<", day).execute();
-      await db.deleteFrom("visitors").where("day", "<", day).execute();
+      // Rows of an import under way (`~…`) are its own to remove.
+      await db.deleteFrom("visitors").where("day", "<", day).where("hash", "not like", "~%").execute();
     },
 
     async deleteOlderThan(websiteId, localSeconds, limit) {

@@ -52,3 +52,18 @@ export function createSalts(store: Pick<EngineStore, "salt" | "forgetBefore">): 
     },
   };
 }
+
+/** Salts that live in memory only (an import's): random per day, never stored, gone when the import ends. */
+export function createMemorySalts(): Salts {
+  const salts = new Map<string, string>();
+  const forDay = (day: string) => {
+    let salt = salts.get(day);
+    if (salt === undefined) salts.set(day, (salt = randomBytes(32).toString("base64url")));
+    return salt;
+  };
+  return {
+    peek: forDay,
+    forDay: async (day) => forDay(day),
+    rotate: async () => {},
+  };
+}

@@ -139,9 +139,18 @@ function toLocation(record: unknown): GeoLocation | null {
   const continent = continentName ? `${continentCode}:${continentName}` : "";
   if (!countryCode) return continent ? { country: "", continent, city: "" } : null;
   const cityName = stringAt(record, "city", "names", "en") || stringAt(record, "city");
+  return { ...locationOf(countryCode, cityName)!, continent };
+}
+
+/** The stored values of a country code (and a city in it), as a lookup would give them; null for no valid code. */
+export function locationOf(code: string, cityName = ""): GeoLocation | null {
+  const countryCode = validCountryCode(code);
+  if (!countryCode) return null;
+  const continentCode = countryData[countryCode]?.continent ?? "";
+  const continentName = CONTINENT_NAMES[continentCode];
   return {
     country: `${countryCode}:${countryName(countryCode)}`,
-    continent,
+    continent: continentName ? `${continentCode}:${continentName}` : "",
     city: cityName ? `${countryCode}:${cityName}` : "",
   };
 }

@@ -31,6 +31,12 @@ export interface CountReader {
   all(stat: Statistic, range: DayRange): Promise<StatRow[]>;
   /** The counts of these values over a range (for comparisons). */
   countsOf(stat: Statistic, range: DayRange, values: readonly string[]): Promise<Map<string, number>>;
+  /**
+   * How many stored rows counting this statistic starts from (rollup rows, or visits or
+   * hits in the range), counting no further than `atMost + 1`: a cheap index count, so a
+   * query can be refused before it does work that cannot be interrupted.
+   */
+  rowsRead(stat: Statistic, range: DayRange, atMost: number): Promise<number>;
 }
 
 /** Code point order (SQLite's binary collation, PostgreSQL's "C"): what JavaScript's < does on these strings. */

@@ -6,7 +6,7 @@ import { coveringPeriods } from "./periods.js";
 import type { CountReader, DayRange, ListOptions, Statistic } from "./reader.js";
 
 /** Rollups kept at day level only: their value is the day. */
-const DAY_ONLY: ReadonlySet<string> = new Set(["pageviews", "visitors", "visits", "bounces", "visit_duration", "visit_pageviews"]);
+export const DAY_ONLY: ReadonlySet<string> = new Set(["pageviews", "visitors", "visits", "bounces", "visit_duration", "visit_pageviews"]);
 
 /**
  * Statistics from the rollups: a range reads whole years, months and at most ~60 days,
@@ -22,8 +22,8 @@ export function createRollupReader(db: Kysely<Database>, dialect: SqlDialect, we
     return sql<string>`substr(value, ${sql.raw(String(propertyPrefix(stat).length + 1))})`;
   }
 
-  /** The statistic's rollup rows in the range's periods, as (value, count). */
-  function rowsOf(stat: Statistic, range: DayRange) {
+  /** The statistic's rollup rows in the range's periods. */
+  function sourceOf(stat: Statistic, range: DayRange) {
     let rows = db.selectFrom("rollups").where("website_id", "=", websiteId).where("name", "=", stat.name);
     rows = DAY_ONLY.has(stat.name)
       ? rows.where("period", ">=", range.from).where("period", "<=", range.to)
@@ -32,7 +32,12 @@ export function createRollupReader(db: Kysely<Database>, dialect: SqlDialect, we
       const prefix = propertyPrefix(stat);
       rows = rows.where(sql<boolean>`substr(value, 1, ${sql.raw(String(prefix.length))}) = ${prefix}`);
     }
-    return db.selectFrom(rows.select([valueOf(stat).as("value"), "count"]).as("r"));
+    return rows;
+  }
+
+  /** Those rows as (value, count). */
+  function rowsOf(stat: Statistic, range: DayRange) {
+    return db.selectFrom(sourceOf(stat, range).select([valueOf(stat).as("value"), "count"]).as("r"));
   }
 
   type Rows = ReturnType<typeof rowsOf>;
@@ -95,6 +100,11 @@ export function createRollupReader(db: Kysely<Database>, dialect: SqlDialect, we
         .execute()) as { value: string; total: number }[];
       for (const row of rows) counts.set(row.value, Number(row.total));
       return counts;
+    },
+    async rowsRead(stat, range, atMost) {
+      const source = sourceOf(stat, range).select(sql<number>`1`.as("one")).limit(atMost + 1);
+      const row = await db.selectFrom(source.as("s")).select((eb) => eb.fn.countAll<number>().as("n")).executeTakeFirstOrThrow();
+      return Number(row.n);
     },
   };
 }

@@ -10,9 +10,9 @@ import type { StatRow } from "./stats-query.js";
 type Sql = RawBuilder<unknown>;
 
 /** A visit's visitor-day: the id of the day's first visit (stored as 0 on that visit itself). */
-const VISITOR = sql`case when v.visitor = 0 then v.id else v.visitor end`;
+export const VISITOR = sql`case when v.visitor = 0 then v.id else v.visitor end`;
 const DAY_OF_VISIT = sql`v.start / 86400`;
-const BOUNCED = sql`case when v.pageviews = 1 and v.events = 0 then 1 else 0 end`;
+export const BOUNCED = sql`case when v.pageviews = 1 and v.events = 0 then 1 else 0 end`;
 
 /** How a statistic is counted from the store: from which rows, grouped by what, counting what. */
 interface Counting {
@@ -70,8 +70,6 @@ export function createSegmentReader(db: Kysely<Database>, dialect: SqlDialect, w
 
   /** Rows grouped by key: `k` and `n`, over a range. */
   function grouped(stat: Statistic, range: DayRange): Sql {
-    const counting = COUNTINGS[stat.name];
-    if (!counting) throw new TypeError(`no segment counting for ${stat.name}`);
     const [start, end] = localBounds(range);
     if (stat.name === "visitors_hours") {
       // The hour each visitor-day's first matching visit started.
@@ -81,6 +79,8 @@ export function createSegmentReader(db: Kysely<Database>, dialect: SqlDialect, w
           group by ${DAY_OF_VISIT}, ${VISITOR}) firsts
         group by (first % 86400) / 3600`;
     }
+    const counting = COUNTINGS[stat.name];
+    if (!counting) throw new TypeError(`no segment counting for ${stat.name}`);
     if (counting.from === "visits") {
       return sql`select ${counting.key} as k, ${counting.count} as n from visits v
         where v.website_id = ${websiteId} and v.start >= ${start} and v.start < ${end} and ${where.visit()}
@@ -107,14 +107,15 @@ export function createSegmentReader(db: Kysely<Database>, dialect: SqlDialect, w
 
   /** Every row, with keys read as values (day, hour or dictionary value). */
   async function all(stat: Statistic, range: DayRange): Promise<StatRow[]> {
-    const counting = COUNTINGS[stat.name]!;
-    if (counting.keys === "dimension") {
+    // visitors_hours has a query of its own (grouped), keyed by hour.
+    const keys = stat.name === "visitors_hours" ? "hour" : COUNTINGS[stat.name]!.keys;
+    if (keys === "dimension") {
       const rows = await run<{ value: string; n: number }>(sql`select d.value as value, g.n as n from (${grouped(stat, range)}) g
         join dimensions d on d.id = g.k where g.n > 0`);
       return rows.map((row) => ({ value: row.value, count: Number(row.n) }));
     }
     const rows = await run<{ k: number; n: number }>(sql`select k, n from (${grouped(stat, range)}) g where n > 0`);
-    const read = counting.keys === "day" ? dayValue : hourValue;
+    const read = keys === "day" ? dayValue : hourValue;
     return rows.map((row) => ({ value: read(Number(row.k)), count: Number(row.n) }));
   }
 
@@ -146,6 +147,15 @@ export function createSegmentReader(db: Kysely<Database>, dialect: SqlDialect, w
       const counts = new Map<string, number>();
       for (const row of await all(stat, range)) if (wanted.has(row.value)) counts.set(row.value, row.count);
       return counts;
+    },
+    async rowsRead(stat, range, atMost) {
+      const [start, end] = localBounds(range);
+      const fromHits = COUNTINGS[stat.name] !== undefined && COUNTINGS[stat.name]!.from !== "visits";
+      const source = fromHits
+        ? sql`select 1 from hits where website_id = ${websiteId} and time >= ${start} and time < ${end} limit ${atMost + 1}`
+        : sql`select 1 from visits where website_id = ${websiteId} and start >= ${start} and start < ${end} limit ${atMost + 1}`;
+      const [row] = await run<{ n: number }>(sql`select count(*) as n from (${source}) s`);
+      return Number(row?.n ?? 0);
     },
   };
 }

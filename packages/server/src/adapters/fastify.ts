@@ -1,3 +1,5 @@
+import { Readable } from "node:stream";
+import type { ReadableStream as WebReadableStream } from "node:stream/web";
 import type { Tally } from "@tally-analytics/core";
 import type { FastifyError, FastifyPluginAsync, FastifyReply, FastifyRequest } from "fastify";
 import { decodeUtf8, DEFAULT_BODY_LIMIT } from "../body.js";
@@ -6,7 +8,7 @@ import { HttpError, MESSAGES } from "../errors.js";
 import { createHandler } from "../handler.js";
 import { json } from "../json-response.js";
 import type { HandlerOptions } from "../options.js";
-import { publicOrigin, toWebHeaders } from "./node-bridge.js";
+import { isDownload, publicOrigin, toWebHeaders } from "./node-bridge.js";
 
 export type { HandlerOptions } from "../options.js";
 
@@ -19,6 +21,7 @@ async function send(reply: FastifyReply, response: Response): Promise<FastifyRep
   for (const [name, value] of response.headers) if (name !== "set-cookie") reply.header(name, value);
   const cookies = response.headers.getSetCookie();
   if (cookies.length > 0) reply.header("set-cookie", cookies);
+  if (isDownload(response)) return reply.send(Readable.fromWeb(response.body as WebReadableStream<Uint8Array>));
   return reply.send(Buffer.from(await response.arrayBuffer()));
 }
 

@@ -1,5 +1,7 @@
 import type { IncomingHttpHeaders, IncomingMessage, ServerResponse } from "node:http";
 import { Readable } from "node:stream";
+import { pipeline } from "node:stream/promises";
+import type { ReadableStream as WebReadableStream } from "node:stream/web";
 import type { TrustProxy } from "@tally-analytics/core";
 import { proxyTrust } from "../client-ip.js";
 
@@ -70,13 +72,18 @@ export function toWebRequest(req: NodeRequest, origin: string, signal: AbortSign
   return new Request(`${origin}${req.originalUrl ?? req.url ?? "/"}`, init);
 }
 
+/** Downloads (exports) are streamed as they are produced; API answers are sent whole, with a Content-Length. */
+export const isDownload = (response: Response) => response.body !== null && response.headers.has("content-disposition");
+
 /** Response → ServerResponse. A body left unread (413) closes the connection instead of being drained. */
 export async function sendWebResponse(req: IncomingMessage, res: ServerResponse, response: Response): Promise<void> {
-  const body = req.method === "HEAD" ? new Uint8Array() : new Uint8Array(await response.arrayBuffer());
+  const streamed = req.method !== "HEAD" && isDownload(response);
+  const body = req.method === "HEAD" || streamed ? new Uint8Array() : new Uint8Array(await response.arrayBuffer());
   res.statusCode = response.status;
   for (const [name, value] of response.headers) if (name !== "set-cookie") res.setHeader(name, value);
   const cookies = response.headers.getSetCookie();
   if (cookies.length > 0) res.setHeader("set-cookie", cookies);
   if (!req.complete) res.setHeader("connection", "close");
-  res.end(body);
+  if (streamed) await pipeline(Readable.fromWeb(response.body as WebReadableStream<Uint8Array>), res);
+  else res.end(body);
 }

@@ -1,6 +1,6 @@
 import type { IncomingMessage, ServerResponse } from "node:http";
 import type { Tally } from "@tally-analytics/core";
-import { decodeUtf8 } from "../body.js";
+import { decodeUtf8, UNREADABLE_BODY } from "../body.js";
 import { answerHit, COLLECT_BODY_LIMIT, collectReporter } from "../collect.js";
 import { HttpError, MESSAGES } from "../errors.js";
 import type { NodeRequest } from "./node-bridge.js";
@@ -21,10 +21,16 @@ async function readHitText(req: NodeRequest): Promise<string> {
   if (Number(req.headers["content-length"]) > COLLECT_BODY_LIMIT) throw tooLarge();
   const chunks: Buffer[] = [];
   let size = 0;
-  for await (const chunk of req as AsyncIterable<Buffer>) {
-    size += chunk.length;
-    if (size > COLLECT_BODY_LIMIT) throw tooLarge();
-    chunks.push(chunk);
+  try {
+    for await (const chunk of req as AsyncIterable<Buffer>) {
+      size += chunk.length;
+      if (size > COLLECT_BODY_LIMIT) throw tooLarge();
+      chunks.push(chunk);
+    }
+  } catch (error) {
+    // An upload the client aborted, or the server cut for being too slow: the client's doing, not a server error.
+    if (error instanceof HttpError) throw error;
+    throw new HttpError(400, UNREADABLE_BODY);
   }
   return decodeUtf8(Buffer.concat(chunks, size));
 }

@@ -2,12 +2,13 @@ import type { IncomingMessage, ServerResponse } from "node:http";
 import type { Tally } from "@tally-analytics/core";
 import { MESSAGES } from "../errors.js";
 import { createHandler } from "../handler.js";
-import { JSON_CONTENT_TYPE } from "../json-response.js";
+import { JSON_CONTENT_TYPE, NOSNIFF } from "../json-response.js";
 import type { HandlerOptions } from "../options.js";
 import { publicOrigin, sendWebResponse, toWebRequest, type NodeRequest } from "./node-bridge.js";
 import { createNodeCollect } from "./node-collect.js";
 
 export type { HandlerOptions } from "../options.js";
+export { limitSlowClients, type SlowClientLimits } from "./node-server-limits.js";
 
 /** A node:http request listener that is also Express middleware. */
 export type NodeHandler = (req: IncomingMessage, res: ServerResponse, next?: (error?: unknown) => void) => void;
@@ -43,7 +44,7 @@ export function toNodeHandler(tally: Tally, options: HandlerOptions = {}): NodeH
       // report it, or send the same bare 500 the handler would.
       if (next) return next(error);
       if (res.headersSent) return void res.destroy();
-      res.writeHead(500, { "content-type": JSON_CONTENT_TYPE });
+      res.writeHead(500, { ...NOSNIFF, "content-type": JSON_CONTENT_TYPE });
       res.end(JSON.stringify({ message: MESSAGES.serverError, status: 500 }));
     });
   };

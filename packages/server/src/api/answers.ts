@@ -88,6 +88,11 @@ export const ERROR_ANSWERS: Readonly<Record<number, RouteAnswer & { id: string }
     schema: messageAnswer(401, "Unauthenticated."),
     headers: { "WWW-Authenticate": { description: '`Bearer realm="tally"`', required: true } },
   },
+  403: {
+    id: "Forbidden",
+    description: "A request signed in by the host's `authenticate` hook (a session cookie) that changes something came from another site (`Sec-Fetch-Site`, else `Origin`).",
+    schema: messageAnswer(403),
+  },
   404: { id: "NotFound", description: "Not found. Another account's website answers exactly like a missing one.", schema: messageAnswer(404, "Resource not found.") },
   405: {
     id: "MethodNotAllowed",
@@ -96,9 +101,13 @@ export const ERROR_ANSWERS: Readonly<Record<number, RouteAnswer & { id: string }
     headers: { Allow: { description: "The methods this path answers.", required: true } },
   },
   413: { id: "PayloadTooLarge", description: "The body is larger than the limit (64 KiB for the API by default, 16 KiB for a hit).", schema: messageAnswer(413, "The request body is too large.") },
-  415: { id: "UnsupportedMediaType", description: "The body is neither `application/x-www-form-urlencoded` nor JSON.", schema: messageAnswer(415) },
+  415: {
+    id: "UnsupportedMediaType",
+    description: "The body is neither `application/x-www-form-urlencoded` nor JSON, or is a form body on a request signed in by the host's `authenticate` hook (unless the host set `acceptSessionForms`).",
+    schema: messageAnswer(415),
+  },
   422: { id: "ValidationFailed", description: "The given data was invalid: `errors` names every field and its messages.", schema: validationErrorSchema },
-  429: { id: "TooManyRequests", description: "Rate limited: too many requests for this key, or too many failed attempts from this address.", schema: messageAnswer(429, "Too Many Attempts."), headers: retryAfter },
+  429: { id: "TooManyRequests", description: "Rate limited: too many requests for this key, too many public reads or failed attempts from this address (IPv6: its /64).", schema: messageAnswer(429, "Too Many Attempts."), headers: retryAfter },
   500: { id: "ServerError", description: "An unexpected error (reported to the host's `onError`); never a stack trace.", schema: messageAnswer(500, "Server error.") },
   503: { id: "Unavailable", description: "Busy: a statistics query ran past its time limit, or too many hits are waiting to be written.", schema: messageAnswer(503), headers: retryAfter },
 };

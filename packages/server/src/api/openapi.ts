@@ -21,9 +21,12 @@ const { version } = createRequire(import.meta.url)("../../package.json") as { ve
 export function impliedStatuses(route: Route): number[] {
   const statuses = [500];
   if (route.auth === "account") statuses.push(401, 429);
+  // Signed in by the host's hook: a cross-site change is 403, a form body 415 (cross-site.ts).
+  if (route.auth === "account" && route.method !== "GET") statuses.push(403, 415);
+  if (route.auth === "public" && route.rateLimited) statuses.push(429);
   if (route.query || route.body) statuses.push(422);
   if (route.body) statuses.push(400, 413, 415);
-  return statuses;
+  return [...new Set(statuses)];
 }
 
 const INTRO = `Tally's HTTP API, generated from its route table and zod schemas (the same ones the handlers are typed against and validate with).

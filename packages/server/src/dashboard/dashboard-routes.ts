@@ -1,14 +1,14 @@
 import { NotFoundError, statsQuerySchema, totalsQuerySchema, ValidationError } from "@tally-analytics/core";
 import * as z from "zod";
-import { proxyTrust } from "../client-ip.js";
-import { HttpError, MESSAGES } from "../errors.js";
+import { clientKey } from "../client-limits.js";
+import { HttpError, tooManyAttempts } from "../errors.js";
 import { messageAnswer, send, sharedWebsiteAnswer, statsAnswer, totalsAnswer, realtimeAnswer } from "../api/answers.js";
 import { statsBody } from "../stats-response.js";
 import { defineRoute, type RouteAnswer, type Route } from "../route.js";
 import { assetResponse } from "./assets.js";
 import { pageResponse, redirectResponse } from "./page.js";
 import { PASSWORD_REQUIRED, passwordLimiter, PRIVACY, readableWebsite, sharedWebsite } from "./share-access.js";
-import { SHARE_COOKIE, shareCookieHeader, signShareCookie } from "./share-cookie.js";
+import { SHARE_COOKIE, shareCookieHeader, shareCookiePath, signShareCookie } from "./share-cookie.js";
 
 /** Share API answers depend on cookies and credentials: never cached. */
 const NO_STORE = { "cache-control": "no-store" } as const;
@@ -34,7 +34,7 @@ const shareParams = z.object({ domain: z.string().meta({ description: "The websi
 const passwordRequired = { description: `Privacy 2 without a valid \`${SHARE_COOKIE}\` cookie: ${PASSWORD_REQUIRED}`, schema: messageAnswer(401, PASSWORD_REQUIRED) };
 /** What every share API route answers besides its data. */
 const shareErrors = { 401: passwordRequired, 404: { description: "No such website, or a private one (privacy 1) and not the owner: the same answer.", schema: messageAnswer(404, "Resource not found.") } } as const;
-const shareApi = { headers: NO_STORE, params: shareParams, readsCredentials: true, tag: "Share pages" } as const;
+const shareApi = { headers: NO_STORE, params: shareParams, readsCredentials: true, rateLimited: true, tag: "Share pages" } as const;
 
 /**
  * The dashboard at `{base}/`, its assets, and share pages at `{base}/share/{domain}` with
@@ -82,6 +82,7 @@ export const dashboardRoutes: readonly Route[] = [
     tag: "Share pages",
     description: "Read-only statistics, as the website's `privacy` allows: public, the owner only, or with its password (a form, then a cookie).",
     responses: { 200: html("The page (or its password form)."), 308: redirect, 404: html("No such website, or a private one: the same page for both.") },
+    rateLimited: true,
     async handle(context) {
       const { request, url, params } = context;
       if (url.pathname.endsWith("/")) return redirectResponse(`../${lastSegment(url)}${url.search}`);
@@ -153,6 +154,7 @@ export const dashboardRoutes: readonly Route[] = [
     method: "POST",
     path: "/share/{domain}/api/auth",
     auth: "public",
+    rateLimited: true,
     headers: NO_STORE,
     params: shareParams,
     body: passwordBody,
@@ -168,20 +170,20 @@ export const dashboardRoutes: readonly Route[] = [
       404: shareErrors[404],
       429: "error",
     },
-    async handle({ tally, request, url, params, ip, body }) {
+    async handle({ tally, request, url, params, ip, basePath, body }) {
       const row = await sharedWebsite({ tally, params });
       const privacy = Number(row.privacy);
       if (privacy === PRIVACY.public) return send(shareAuthAnswer, { message: "This page is public." });
       if (privacy !== PRIVACY.password) throw new NotFoundError();
-      const client = proxyTrust(tally.options.trustProxy).clientIp(ip, (name) => request.headers.get(name)) ?? "unknown";
-      const limit = passwordLimiter(tally).hit(`${row.id}|${client}`);
-      if (!limit.allowed) throw new HttpError(429, MESSAGES.tooManyAttempts, { "retry-after": String(limit.retryAfter) });
+      const limit = passwordLimiter(tally).hit(`${row.id}|${clientKey(tally, request, ip)}`);
+      if (!limit.allowed) throw tooManyAttempts(limit.retryAfter);
       if (!(await tally.websites.checkPassword(Number(row.id), body.password))) {
         throw ValidationError.field("password", "The password is incorrect.");
       }
       const value = signShareCookie(row);
       if (value === null) throw new NotFoundError();
-      const path = url.pathname.replace(/\/+$/, "").replace(/\/api\/auth$/, "");
+      // The page's path from the mount and the stored domain: nothing the client typed reaches the header.
+      const path = shareCookiePath(basePath, row.domain);
       return send(shareAuthAnswer, { message: "Access granted." }, { "set-cookie": shareCookieHeader(value, path, url.protocol === "https:") });
     },
   }),

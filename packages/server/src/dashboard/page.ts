@@ -50,6 +50,8 @@ export function pageResponse(request: Request, { toBase, title, share, status = 
       "content-security-policy": CONTENT_SECURITY_POLICY,
       "x-content-type-options": "nosniff",
       "referrer-policy": "same-origin",
+      // No page of another origin keeps a handle on this window (window.opener), nor this one on it.
+      "cross-origin-opener-policy": "same-origin",
     },
   });
 }

@@ -42,6 +42,15 @@ export function hasValidShareCookie(request: Request, row: WebsiteRow, now: numb
   });
 }
 
+/**
+ * `{base}/share/{domain}`: the share page and, below it, its API. Built from the mount
+ * and the stored (normalised) domain only; any character a cookie attribute could be
+ * split on is percent-encoded, whatever the mount is.
+ */
+export function shareCookiePath(basePath: string, domain: string): string {
+  return `${basePath}/share/${domain}`.replace(/[^\w\-.~!$&'()*+=:@/%[\]]/g, (c) => encodeURIComponent(c));
+}
+
 /** HttpOnly, scoped to this share page's path (its API sits below it). */
 export function shareCookieHeader(value: string, path: string, secure: boolean): string {
   return `${SHARE_COOKIE}=${value}; Path=${path}; Max-Age=${SHARE_COOKIE_MAX_AGE_S}; HttpOnly; SameSite=Lax${secure ? "; Secure" : ""}`;

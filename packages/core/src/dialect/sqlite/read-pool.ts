@@ -1,11 +1,14 @@
 import { Worker } from "node:worker_threads";
 import { UnavailableError } from "../../errors.js";
+import { DEFAULT_QUERY_TIMEOUT_MS, queryTooLong } from "../../stats/readers.js";
 import type { StatsQuery, TotalsQuery } from "../../stats/stats-query.js";
 import type { StatsPage, StatsRunner, Totals } from "../../stats/stats.js";
 import { workerUrl } from "./worker-url.js";
 
 export type ReadRequest = { id: number; websiteId: number } & ({ kind: "page"; query: StatsQuery } | { kind: "totals"; query: TotalsQuery });
 export type ReadResponse = { id: number; ok: true; value: unknown } | { id: number; ok: false; message: string };
+/** What the thread says once its connection is open: from then on its queries are timed. */
+export type ReadyMessage = { ready: true };
 
 export interface SqliteReadOptions {
   /** A query running longer is stopped (its thread terminated) and answered 503. @default 20000 */
@@ -24,11 +27,13 @@ interface Pending {
  * otherwise); the next query starts a new one.
  */
 export function createSqliteReadPool(path: string, options: SqliteReadOptions = {}): StatsRunner & { close(): Promise<void> } {
-  const timeoutMs = options.timeoutMs ?? 20_000;
+  const timeoutMs = options.timeoutMs ?? DEFAULT_QUERY_TIMEOUT_MS;
   const pending = new Map<number, Pending>();
   let worker: Worker | null = null;
   let nextId = 1;
   let timer: NodeJS.Timeout | null = null;
+  /** Whether the current thread has opened its connection (starting one is not the query's time). */
+  let ready = false;
   /** Request ids in the order the thread answers them: the first is running. */
   const order: number[] = [];
 
@@ -44,22 +49,29 @@ export function createSqliteReadPool(path: string, options: SqliteReadOptions = 
   function arm(): void {
     if (timer) clearTimeout(timer);
     timer = null;
-    if (order.length === 0) return;
+    if (order.length === 0 || !ready) return;
     timer = setTimeout(() => {
       const stuck = worker;
       worker = null;
       void stuck?.terminate();
-      fail(new UnavailableError("The statistics query took too long and was stopped; try a shorter range or fewer filters."));
+      fail(queryTooLong());
     }, timeoutMs);
     timer.unref();
   }
 
   function start(): Worker {
     const started = new Worker(workerUrl("read-worker.js"), { workerData: { path } });
-    started.on("message", (response: ReadResponse) => {
+    ready = false;
+    started.on("message", (response: ReadResponse | ReadyMessage) => {
+      if (worker !== started) return; // a stopped thread's last words
+      if ("ready" in response) {
+        ready = true;
+        return arm();
+      }
       const entry = pending.get(response.id);
       pending.delete(response.id);
-      order.splice(order.indexOf(response.id), 1);
+      const index = order.indexOf(response.id);
+      if (index >= 0) order.splice(index, 1);
       arm();
       if (pending.size === 0) started.unref();
       if (!entry) return;

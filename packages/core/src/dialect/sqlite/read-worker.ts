@@ -7,21 +7,16 @@ import { parentPort, workerData } from "node:worker_threads";
 import Database from "better-sqlite3";
 import { Kysely, SqliteDialect } from "kysely";
 import type { Database as Schema } from "../../database/schema.js";
-import { createRollupReader } from "../../stats/rollup-reader.js";
-import { createSegmentReader } from "../../stats/segment-reader.js";
+import { databaseReaders } from "../../stats/readers.js";
 import { createStatsRunner } from "../../stats/stats.js";
-import type { ReadRequest, ReadResponse } from "./read-pool.js";
+import type { ReadRequest, ReadResponse, ReadyMessage } from "./read-pool.js";
 import { sqliteDialect } from "./sql-dialect.js";
 
 const { path } = workerData as { path: string };
 const database = new Database(path, { readonly: true, fileMustExist: true });
 database.pragma("busy_timeout = 5000");
 const db = new Kysely<Schema>({ dialect: new SqliteDialect({ database }) });
-const runner = createStatsRunner((websiteId, query) =>
-  query.conditions.length === 0
-    ? createRollupReader(db, sqliteDialect, websiteId)
-    : createSegmentReader(db, sqliteDialect, websiteId, query.conditions),
-);
+const runner = createStatsRunner(databaseReaders(db, sqliteDialect));
 
 async function answer(request: ReadRequest): Promise<ReadResponse> {
   try {
@@ -36,3 +31,4 @@ let queue: Promise<void> = Promise.resolve();
 parentPort!.on("message", (request: ReadRequest) => {
   queue = queue.then(async () => parentPort!.postMessage(await answer(request)));
 });
+parentPort!.postMessage({ ready: true } satisfies ReadyMessage);

@@ -121,7 +121,7 @@ export function createSqliteWriter(sqlite: SqliteHandle): SqliteWriter {
   const insertSalt = sqlite.prepare("insert into salts (day, salt) values (?, ?) on conflict (day) do nothing");
   const selectSalt = sqlite.prepare("select salt from salts where day = ?");
   const deleteOldSalts = sqlite.prepare("delete from salts where day < ?");
-  const deleteOldVisitors = sqlite.prepare("delete from visitors where day < ?");
+  const deleteOldVisitors = sqlite.prepare("delete from visitors where day < ? and hash not like '~%'");
   const flush = sqlite.transaction((hits: readonly PendingHit[]) => runSync(writeFlush(io, dictionary, hits)));
   const deleteOld = [olderRowsDeleter(sqlite, "hits", "time"), olderRowsDeleter(sqlite, "event_props", "time"), olderRowsDeleter(sqlite, "visits", "start")];
 

@@ -1,0 +1,69 @@
+import type { CountReader, DayRange, Statistic } from "../../stats/reader.js";
+import { queryTooLarge } from "../../stats/readers.js";
+import { createStatsRunner, type ReaderFor, type StatsRunner } from "../../stats/stats.js";
+
+/**
+ * Most stored rows one statement may start from on the host's thread (rollup rows, or
+ * visits or hits in the range): about half a second of work.
+ */
+export const HOST_THREAD_ROW_BUDGET = 500_000;
+
+export interface HostReadOptions {
+  /** A call that cannot start within this long answers 503. */
+  timeoutMs: number;
+  /** @default HOST_THREAD_ROW_BUDGET */
+  rowBudget?: number;
+}
+
+const nextTurn = () => new Promise<void>((resolve) => setImmediate(resolve));
+
+/**
+ * Statistics of a SQLite database only the host's thread can reach (in memory, or a
+ * Kysely instance): better-sqlite3 runs each statement synchronously and cannot stop it,
+ * so a statement's work is bounded before it starts (past `rowBudget` source rows the
+ * call answers 503), calls run one at a time, and the host's I/O gets a turn of the
+ * event loop before every statement, so requests like /script.js are answered between them.
+ */
+export function createHostSqliteReads(readerFor: ReaderFor, { timeoutMs, rowBudget = HOST_THREAD_ROW_BUDGET }: HostReadOptions): StatsRunner {
+  function bounded(reader: CountReader): CountReader {
+    async function admit(stat: Statistic, range: DayRange): Promise<void> {
+      await nextTurn();
+      if ((await reader.rowsRead(stat, range, rowBudget)) > rowBudget) throw queryTooLarge();
+      await nextTurn();
+    }
+    return {
+      async page(stat, range, list) {
+        await admit(stat, range);
+        return reader.page(stat, range, list);
+      },
+      async all(stat, range) {
+        await admit(stat, range);
+        return reader.all(stat, range);
+      },
+      async countsOf(stat, range, values) {
+        await admit(stat, range);
+        return reader.countsOf(stat, range, values);
+      },
+      rowsRead: (stat, range, atMost) => reader.rowsRead(stat, range, atMost),
+    };
+  }
+
+  const runner = createStatsRunner((websiteId, query) => bounded(readerFor(websiteId, query)));
+  let queue: Promise<unknown> = Promise.resolve();
+
+  /** One call at a time; one that waited past `timeoutMs` for its turn is refused instead of run. */
+  function oneAtATime<T>(read: () => Promise<T>): Promise<T> {
+    const queuedAt = performance.now();
+    const result = queue.then(() => {
+      if (performance.now() - queuedAt > timeoutMs) throw queryTooLarge();
+      return read();
+    });
+    queue = result.catch(() => {});
+    return result;
+  }
+
+  return {
+    page: (websiteId, query) => oneAtATime(() => runner.page(websiteId, query)),
+    totals: (websiteId, query) => oneAtATime(() => runner.totals(websiteId, query)),
+  };
+}

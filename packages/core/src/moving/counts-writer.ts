@@ -1,0 +1,50 @@
+import type { Kysely } from "kysely";
+import type { Database } from "../database/schema.js";
+import { rollupDimensions } from "../database/segments-backfill.js";
+import type { SqlDialect } from "../dialect/dialect.js";
+import { createCounters } from "../engine/counters.js";
+import type { NewDimension } from "../engine/dictionary.js";
+import { kyselyFlushIo } from "../engine/kysely-store.js";
+import { DAY_ONLY } from "../stats/rollup-reader.js";
+import type { CountDraft } from "./import-items.js";
+
+/** Days of counts summed in memory before one transaction writes them. */
+const ROWS_PER_WRITE = 2000;
+
+/**
+ * Adds daily aggregates to a website's rollups (day, month and year rows, as the engine
+ * does) and their values to the dictionary (as values from before any daily limit, like
+ * the backfill), a bounded batch per transaction.
+ */
+export function createCountsWriter(db: Kysely<Database>, dialect: SqlDialect, websiteId: number) {
+  let counters = createCounters();
+  let dimensions = new Map<string, NewDimension>();
+  let pending = 0;
+
+  async function write(): Promise<void> {
+    if (pending === 0) return;
+    const rows = counters.rows();
+    const values = [...dimensions.values()];
+    counters = createCounters();
+    dimensions = new Map();
+    pending = 0;
+    await db.transaction().execute(async (trx) => {
+      const io = kyselyFlushIo(trx, dialect);
+      await io.insertDimensions(values);
+      await io.addCounts(rows);
+    });
+  }
+
+  return {
+    async add(day: string, counts: readonly CountDraft[]): Promise<void> {
+      for (const { name, value, count } of counts) {
+        if (DAY_ONLY.has(name)) counters.addDaily(websiteId, name, day, value, count);
+        else counters.add(websiteId, name, day, value, count);
+        for (const entry of rollupDimensions(websiteId, name, value, 0)) dimensions.set(`${entry.kind}|${entry.value}`, entry);
+      }
+      if (++pending >= ROWS_PER_WRITE) await write();
+    },
+    /** Writes what is still summed in memory. */
+    flush: write,
+  };
+}

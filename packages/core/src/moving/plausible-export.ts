@@ -1,0 +1,97 @@
+import type { Kysely } from "kysely";
+import type { Database } from "../database/schema.js";
+import type { WebsiteRow } from "../websites/websites.js";
+import { toPlausibleName } from "./names.js";
+import { byDay, dayRows, daySeries, type DayRow, type ExportRange } from "./rollup-rows.js";
+import { pageFiguresOn, visitFiguresOn, type VisitColumn, type VisitFigures } from "./visit-figures.js";
+import type { OutputFile } from "./zip-csv.js";
+
+/**
+ * The files Plausible's CSV import takes (the layout of Plausible's own export:
+ * lib/plausible/exports.ex). The counts Tally's statistics hold come from the rollups
+ * (whole history, exactly what `tally import` reads back); the other figures of a
+ * breakdown (a page's visitors, a browser's visits, durations, bounces…) from the visits
+ * store for the days it still holds (`retention_days`). Older days get the nearest count
+ * Tally has (a page's visitors and visits are its pageviews, a referrer's visitors its
+ * visits, a browser's visits its visitors) and 0 for durations, bounces and pageviews.
+ */
+const VISITORS = ["visitors", "pageviews", "bounces", "visits", "visit_duration"] as const;
+const SOURCES: readonly [string, VisitColumn][] = [
+  ["referrer", "referrer"],
+  ["utm_source", "utm_source"],
+  ["utm_medium", "utm_medium"],
+  ["campaign", "utm_campaign"],
+  ["utm_content", "utm_content"],
+  ["utm_term", "utm_term"],
+];
+const SOURCE_HEADER = ["date", "source", "referrer", "utm_source", "utm_medium", "utm_campaign", "utm_content", "utm_term", "pageviews", "visitors", "visits", "visit_duration", "bounces"];
+const SESSION_COLUMNS = ["visitors", "visits", "visit_duration", "bounces", "pageviews"];
+
+export const PLAUSIBLE_NAMES = [...VISITORS, "page", "landing_page", "exit_page", ...SOURCES.map(([name]) => name), "event", "country", "device", "browser", "os"];
+
+type Line = readonly (string | number)[];
+type Figures = (day: string) => Promise<Map<string, VisitFigures>>;
+
+export function plausibleFiles(db: Kysely<Database>, website: WebsiteRow, range: ExportRange): OutputFile[] {
+  const id = Number(website.id);
+  const compact = (day: string) => day.replace(/-/g, "");
+  const file = (table: string, header: readonly string[], rows: () => AsyncIterable<Line>): OutputFile => ({
+    name: `imported_${table}_${compact(range.from)}_${compact(range.to)}.csv`,
+    header,
+    rows,
+  });
+
+  /** A rollup's rows, each with what the store knows of its day and value. */
+  async function* completed(name: string, figuresOn: Figures, line: (row: DayRow, figures: VisitFigures | undefined) => Line): AsyncGenerator<Line> {
+    for await (const { day, rows } of byDay(dayRows(db, id, name, range))) {
+      const figures = await figuresOn(day);
+      for (const row of rows) yield line(row, figures.get(row.value));
+    }
+  }
+  const visitsBy = (column: VisitColumn): Figures => (day) => visitFiguresOn(db, id, column, day);
+
+  /** A breakdown by a visitor dimension: visitors from the rollups, the visits' figures from the store. */
+  const visitorBreakdown = (table: string, name: "browser" | "os" | "device", columns: readonly string[]) =>
+    file(table, ["date", ...columns, ...SESSION_COLUMNS], () =>
+      completed(name, visitsBy(name), (row, f) => [row.day, toPlausibleName(name, row.value), ...columns.slice(1).map(() => ""), row.count, f?.visits ?? row.count, f?.duration ?? 0, f?.bounces ?? 0, f?.pageviews ?? 0]),
+    );
+
+  return [
+    file("visitors", ["date", ...VISITORS], async function* () {
+      for (const [day, counts] of await daySeries(db, id, VISITORS, range)) yield [day, ...VISITORS.map((name) => counts.get(name) ?? 0)];
+    }),
+    file("pages", ["date", "hostname", "page", "visits", "visitors", "pageviews", "total_scroll_depth", "total_scroll_depth_visits"], () =>
+      completed("page", (day) => pageFiguresOn(db, id, day), (row, f) => [row.day, website.domain, row.value, f?.visits ?? row.count, f?.visitors ?? row.count, row.count, 0, 0]),
+    ),
+    file("entry_pages", ["date", "entry_page", "visitors", "entrances", "visit_duration", "bounces", "pageviews"], () =>
+      completed("landing_page", visitsBy("entry_page"), (row, f) => [row.day, row.value, f?.visitors ?? row.count, row.count, f?.duration ?? 0, f?.bounces ?? 0, f?.pageviews ?? 0]),
+    ),
+    file("exit_pages", ["date", "exit_page", "visitors", "visit_duration", "exits", "bounces", "pageviews"], () =>
+      completed("exit_page", visitsBy("exit_page"), (row, f) => [row.day, row.value, f?.visitors ?? row.count, f?.duration ?? 0, row.count, f?.bounces ?? 0, f?.pageviews ?? 0]),
+    ),
+    file("sources", SOURCE_HEADER, async function* () {
+      // One row per value of each field, the others empty: Tally counts them apart.
+      for (const [name, column] of SOURCES) {
+        const at = SOURCE_HEADER.indexOf(column);
+        yield* completed(name, visitsBy(column), (row, f) => {
+          const line: (string | number)[] = [row.day, name === "referrer" ? row.value : "", "", "", "", "", "", "", f?.pageviews ?? 0, f?.visitors ?? row.count, row.count, f?.duration ?? 0, f?.bounces ?? 0];
+          line[at] = row.value;
+          return line;
+        });
+      }
+    }),
+    file("custom_events", ["date", "name", "link_url", "path", "visitors", "events"], async function* () {
+      for await (const { day, rows } of byDay(dayRows(db, id, "event", range))) {
+        const visitors = new Map<string, number>();
+        for await (const row of dayRows(db, id, "event_visitors", { from: day, to: day })) visitors.set(row.value, row.count);
+        for (const row of rows) yield [day, row.value, "", "", visitors.get(row.value) ?? 0, row.count];
+      }
+    }),
+    file("locations", ["date", "country", "region", "city", ...SESSION_COLUMNS], () =>
+      completed("country", visitsBy("country"), (row, f) => [row.day, row.value.split(":", 1)[0] ?? "", "", 0, row.count, f?.visits ?? row.count, f?.duration ?? 0, f?.bounces ?? 0, f?.pageviews ?? 0]),
+    ),
+    visitorBreakdown("devices", "device", ["device"]),
+    visitorBreakdown("browsers", "browser", ["browser", "browser_version"]),
+    visitorBreakdown("operating_systems", "os", ["operating_system", "operating_system_version"]),
+  ];
+}

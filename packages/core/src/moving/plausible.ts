@@ -1,0 +1,144 @@
+import { isInDomain } from "../calendar.js";
+import { PROPERTY_SEPARATOR } from "../engine/dimensions.js";
+import { locationOf } from "../enrich/geo.js";
+import { stripWww } from "../websites/domain.js";
+import { countField, openCsv, type CsvRecord } from "./csv-records.js";
+import type { CountDraft, ImportItem, OpenReader } from "./import-items.js";
+import type { ByteCounter, InputEntry } from "./input-files.js";
+import { fromPlausibleName } from "./names.js";
+
+const FILE_NAME = /^(imported_)?(visitors|sources|pages|entry_pages|exit_pages|custom_events|locations|devices|browsers|operating_systems)(_\d{8}_\d{8})?\.csv$/;
+
+/** The table of a Plausible export file: `imported_pages_20240101_20241231.csv` (the prefix or the dates may be left out, not both). */
+export function plausibleTable(name: string): string | null {
+  const match = FILE_NAME.exec(name);
+  return match && (match[1] !== undefined || match[3] !== undefined) ? match[2]! : null;
+}
+
+interface PlausibleTable {
+  /** Columns every version of the layout has (read by name: their order changed between versions). */
+  required: readonly string[];
+  counts(record: CsvRecord, has: (column: string) => boolean): CountDraft[];
+}
+
+const count = (record: CsvRecord, column: string) => countField(record, column, { empty: true });
+const daySeries = (record: CsvRecord, pairs: readonly [string, string][]) =>
+  pairs.map(([name, column]) => ({ name, value: record.get("date").trim(), count: count(record, column) }));
+
+/** Plausible's `referrer` is a host and path (`news.ycombinator.com/item?id=1`); Tally counts the host. */
+function referrerHost(text: string): string {
+  const value = text.trim();
+  if (value === "") return "";
+  try {
+    return stripWww(new URL(/^[a-z][a-z0-9+.-]*:\/\//i.test(value) ? value : `https://${value}`).hostname);
+  } catch {
+    return "";
+  }
+}
+
+const dimension = (name: string, kind: "browser" | "os" | "device", column: string): PlausibleTable => ({
+  required: ["date", column, "visitors"],
+  counts: (record) => [{ name, value: fromPlausibleName(kind, record.get(column).trim()), count: count(record, "visitors") }],
+});
+
+const TABLES: Readonly<Record<string, PlausibleTable>> = {
+  visitors: {
+    required: ["date", "visitors", "pageviews", "bounces", "visits", "visit_duration"],
+    counts: (record) =>
+      daySeries(record, [
+        ["visitors", "visitors"],
+        ["pageviews", "pageviews"],
+        // Pageviews of the visits started that day: the day's pageviews are the closest figure.
+        ["visit_pageviews", "pageviews"],
+        ["visits", "visits"],
+        ["bounces", "bounces"],
+        ["visit_duration", "visit_duration"],
+      ]),
+  },
+  pages: {
+    required: ["date", "page", "pageviews"],
+    counts: (record) => [{ name: "page", value: record.get("page"), count: count(record, "pageviews") }],
+  },
+  entry_pages: {
+    required: ["date", "entry_page", "entrances"],
+    counts: (record) => [{ name: "landing_page", value: record.get("entry_page"), count: count(record, "entrances") }],
+  },
+  exit_pages: {
+    required: ["date", "exit_page", "exits"],
+    counts: (record) => [{ name: "exit_page", value: record.get("exit_page"), count: count(record, "exits") }],
+  },
+  sources: {
+    required: ["date", "source", "visits"],
+    counts(record, has) {
+      const visits = count(record, "visits");
+      // Older layouts have no `referrer` column: the source's name is all there is.
+      const referrer = has("referrer") ? referrerHost(record.get("referrer")) : record.get("source").trim();
+      const drafts: CountDraft[] = [{ name: "referrer", value: referrer, count: visits }];
+      for (const [name, column] of [["utm_source", "utm_source"], ["utm_medium", "utm_medium"], ["campaign", "utm_campaign"], ["utm_content", "utm_content"], ["utm_term", "utm_term"]] as const) {
+        if (has(column)) drafts.push({ name, value: record.get(column).trim(), count: visits });
+      }
+      return drafts;
+    },
+  },
+  custom_events: {
+    required: ["date", "name", "visitors", "events"],
+    counts(record, has) {
+      const name = record.get("name").trim();
+      const events = count(record, "events");
+      const drafts: CountDraft[] = [
+        { name: "event", value: name, count: events },
+        { name: "event_visitors", value: name, count: count(record, "visitors") },
+      ];
+      // The URL of an outbound link or file download, the path of a 404: the goal's property.
+      for (const [property, column] of [["url", "link_url"], ["path", "path"]] as const) {
+        const value = has(column) ? record.get(column).trim() : "";
+        if (value !== "" && name !== "") drafts.push({ name: "event_property", value: [name, property, value].join(PROPERTY_SEPARATOR), count: events });
+      }
+      return drafts;
+    },
+  },
+  locations: {
+    required: ["date", "country", "visitors"],
+    counts(record) {
+      // Cities are GeoNames ids, which Tally cannot name without GeoNames' data: left out.
+      const place = locationOf(record.get("country").trim());
+      const visitors = count(record, "visitors");
+      return place ? [{ name: "country", value: place.country, count: visitors }, { name: "continent", value: place.continent, count: visitors }] : [];
+    },
+  },
+  devices: dimension("device", "device", "device"),
+  browsers: dimension("browser", "browser", "browser"),
+  operating_systems: dimension("os", "os", "operating_system"),
+};
+
+function dayOf(record: CsvRecord): string {
+  const day = record.get("date").trim();
+  if (!isInDomain(day)) record.fail("date", `expected a date such as 2024-01-31, got "${day.slice(0, 40)}"`);
+  return day;
+}
+
+async function* entryItems(entry: InputEntry, table: PlausibleTable, counter: ByteCounter): AsyncGenerator<ImportItem> {
+  const csv = await openCsv(entry.name, await entry.open(counter), table.required);
+  for await (const record of csv.records()) {
+    const day = dayOf(record);
+    yield { kind: "counts", day, counts: table.counts(record, csv.has) };
+  }
+}
+
+/** Plausible's CSV export (Settings → Imports & Exports): daily aggregates, one file per table. */
+export const openPlausible: OpenReader = async (input) => {
+  const tableOf = (entry: InputEntry) => TABLES[plausibleTable(entry.name) ?? ""];
+  return {
+    format: "plausible",
+    kind: "counts",
+    ignored: input.entries.filter((entry) => !tableOf(entry)).map((entry) => entry.name),
+    async *items(counter) {
+      for (const entry of input.entries) {
+        const table = tableOf(entry);
+        if (table) yield* entryItems(entry, table, counter);
+        else counter.bytes += entry.size;
+      }
+    },
+    close: async () => {},
+  };
+};

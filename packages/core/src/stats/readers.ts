@@ -1,0 +1,26 @@
+import type { Kysely } from "kysely";
+import type { Database } from "../database/schema.js";
+import type { SqlDialect } from "../dialect/dialect.js";
+import { UnavailableError } from "../errors.js";
+import { createRollupReader } from "./rollup-reader.js";
+import { createSegmentReader } from "./segment-reader.js";
+import type { ReaderFor } from "./stats.js";
+
+/** How long a statistics query may run before it is stopped (HTTP 503). */
+export const DEFAULT_QUERY_TIMEOUT_MS = 20_000;
+
+/** Rollups without filters, the visits and hits with them, read through `db`. */
+export function databaseReaders(db: Kysely<Database>, dialect: SqlDialect): ReaderFor {
+  return (websiteId, query) =>
+    query.conditions.length === 0 ? createRollupReader(db, dialect, websiteId) : createSegmentReader(db, dialect, websiteId, query.conditions);
+}
+
+/** What a client gets when its statistics query ran past the timeout and was stopped. */
+export function queryTooLong(): UnavailableError {
+  return new UnavailableError("The statistics query took too long and was stopped; try a shorter range or fewer filters.");
+}
+
+/** What a client gets when its statistics query would read more rows than allowed, or could not start in time. */
+export function queryTooLarge(): UnavailableError {
+  return new UnavailableError("The statistics query would take too long and was not run; try a shorter range or fewer filters.");
+}
