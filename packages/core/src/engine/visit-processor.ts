@@ -226,7 +226,8 @@ function countHit(flush: Flush, hit: PendingHit, visit: number): void {
   const event = hit.event ?? "";
   counters.add(websiteId, "event", day, event);
   for (const [name, value] of Object.entries(hit.props ?? {})) {
-    counters.add(websiteId, "event_property", day, [event, name, value].join(PROPERTY_SEPARATOR));
+    // An empty value is stored (`prop:<name>:is_not:…` sees it) but, like every empty value, never listed.
+    if (value !== "") counters.add(websiteId, "event_property", day, [event, name, value].join(PROPERTY_SEPARATOR));
     flush.props.push({ websiteId, visit, time: hit.localTime, event, name, value });
   }
 }
