@@ -43,6 +43,8 @@ const COUNTINGS: Readonly<Record<string, Counting>> = {
   utm_content: visitColumn("utm_content", VISITS),
   utm_term: visitColumn("utm_term", VISITS),
   visitors: { from: "visits", key: DAY_OF_VISIT, count: VISITORS, keys: "day" },
+  // Grouped by the hour of each visitor-day's first matching visit: a query of its own (`grouped`).
+  visitors_hours: { from: "visits", key: sql`(v.start % 86400) / 3600`, count: VISITORS, keys: "hour" },
   browser: visitColumn("browser", VISITORS),
   os: visitColumn("os", VISITORS),
   device: visitColumn("device", VISITORS),
