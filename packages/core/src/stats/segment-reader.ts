@@ -92,7 +92,7 @@ export function createSegmentReader(db: Kysely<Database>, dialect: SqlDialect, w
     let source = hits;
     let extra: Sql = sql`1 = 1`;
     if (counting.from === "properties") {
-      source = sql`${hits} join event_props p on p.visit_id = h.visit_id and p.time = h.time and p.event = h.event`;
+      source = sql`${hits} join event_props p on p.visit_id = h.visit_id and p.time = h.time and p.event = h.event and p.seq = h.seq`;
       extra = sql`h.event in ${where.idsOf("event", stat.event ?? "")} and p.name in ${where.idsOf("prop_name", stat.property ?? "")}`;
     }
     return sql`select ${counting.key} as k, ${counting.count} as n from ${source}
