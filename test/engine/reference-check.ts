@@ -7,7 +7,7 @@ import type { Answer, ComparedAnswer, StatQuery } from "./reference-answers.js";
 import { compareValues, expectedPage, type ListQuery, type Row } from "./reference-model.js";
 
 /** A row with its fields in one order, absent ones left out, so JSON compares values only. */
-const normal = (row: Row) => ({
+const normal = (row: { [K in keyof Row]: Row[K] | undefined }) => ({
   value: row.value,
   count: row.count,
   ...(row.events === undefined ? {} : { events: row.events }),
