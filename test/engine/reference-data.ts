@@ -24,6 +24,8 @@ export interface RawHit {
   event?: string;
   props?: Record<string, string | number | boolean>;
   hash?: boolean;
+  /** An engagement signal (docs/statistics.md): milliseconds the page was visible. */
+  engagedMs?: number;
   ip: string;
   userAgent: string;
   timestamp: number;
@@ -147,7 +149,7 @@ function randomIpv6(rand: () => number): string {
 }
 
 const SECTIONS = ["blog", "docs", "products", "help", "news", "shop", "guides", "careers"];
-const TOP_PAGES = ["/", "/pricing", "/about", "/About", "/contact", "/features", "/login", "/signup", "/blog/", "/docs", "/caf%C3%A9", "/search"];
+const TOP_PAGES = ["/", "/pricing", "/about", "/About", "/contact", "/features", "/login", "/signup", "/blog/", "/docs", "/caf%C3%A9", "/search", "/a|b"];
 const QUERIES = [
   "?page=2",
   "?q=shoes&fbclid=abc123",
@@ -195,16 +197,51 @@ const VALID_SCREENS = ["1920x1080", "1366x768", "1536x864", "2560x1440", "1440x9
 const BAD_SCREENS = ["1920X1080", "abc", "1920x", "1920*1080", "x1080", "-5x10", "", "1920 x 1080"];
 const VALID_LANGUAGES = ["en-US", "en", "en-GB", "EN-gb", "de", "de-DE", "pt-BR", "pt", "fr-FR", "es-419", "zh-Hant-TW", "ja", "hi-IN", "nl", "fil-PH", "en_US"];
 const BAD_LANGUAGES = ["english!", "1234", "e", "", "en--US", "*", "de-", "-en"];
-const EVENTS = ["signup", "purchase", "Download PDF", "play_video", "newsletter_subscribe", "Outbound Link: Click", "Search"];
+const EVENTS = ["signup", "purchase", "Download PDF", "play_video", "newsletter_subscribe", "Outbound Link: Click", "Search", "🎉 Celebrate"];
+const PLANS = ["free", "pro", "Pro", "team", "Team Plus", "a|b\\c"];
+/** utm_* values as written in URLs: encoded, padded, a control character, a pipe, one longer than 200 characters. */
+const UTM_VALUES: Record<string, readonly string[]> = {
+  utm_source: ["google", "newsletter", "Newsletter", "twitter", "%20facebook%20", "bing|ads", "caf%C3%A9"],
+  utm_medium: ["cpc", "email", "social", "%01email", "%20%01%20email", "banner"],
+  utm_content: ["hero-link", "footer", "textlink", "Variant+B"],
+  utm_term: ["running+shoes", "analytics", "privacy%20first", "x".repeat(230)],
+};
+
+/** Properties of each event, as a tracker would send them (or none). */
+function propsFor(event: string, rand: () => number): Record<string, string | number | boolean> | undefined {
+  const pick = <T>(items: readonly T[]): T => items[Math.floor(rand() * items.length)]!;
+  switch (event) {
+    case "signup":
+      return rand() < 0.8 ? { plan: pick(PLANS), method: pick(["google", "email"]) } : undefined;
+    case "purchase":
+      return { plan: pick(PLANS), amount: Math.floor(rand() * 500), currency: pick(["EUR", "USD"]), first: rand() < 0.5 };
+    case "Download PDF":
+      return { file: pick(["/files/report-2026.pdf", "/files/a|b.pdf", "C:\\temp\\x.pdf", "/files/Überblick.pdf"]) };
+    case "play_video":
+      return rand() < 0.7 ? { video: pick(["Intro – Überblick", "demo", "DEMO"]), position: pick([1.5, 30, 0]) } : undefined;
+    case "Outbound Link: Click":
+      return { url: pick(["https://github.com/tally/tally", `https://example.net/${"long/".repeat(50)}`]) };
+    case "Search":
+      return { query: pick(["shoes", "Shoes", "", "  spaced  "]), plan: pick(PLANS) };
+    case "🎉 Celebrate":
+      return { mood: pick(["😀 happy", "ok"]), "🎨": pick(["red", "blue"]) };
+    default:
+      return undefined;
+  }
+}
 
 const MINUTE = 60_000;
 const HOUR = 60 * MINUTE;
 const DAY = 24 * HOUR;
 
-const MAIN_START = Date.UTC(2026, 1, 20); // 2026-02-20
-const MAIN_DAYS = 50; // to 2026-04-10
-const AUTUMN_START = Date.UTC(2026, 9, 28); // 2026-10-28
-const AUTUMN_DAYS = 8; // to 2026-11-04
+/** The days sessions start on, and each block's share of the sessions. */
+const BLOCKS = [
+  { start: Date.UTC(2026, 1, 20), days: 50, share: 0.66 }, // 2026-02-20 … 04-10: the main block (NY's and Lord Howe's spring DST changes)
+  { start: Date.UTC(2026, 9, 28), days: 8, share: 0.12 }, // 2026-10-28 … 11-04: NY's autumn change
+  { start: Date.UTC(2025, 1, 20), days: 30, share: 0.16 }, // 2025-02-20 … 03-21: a year before the main block (compare=year)
+  { start: Date.UTC(2027, 1, 27), days: 2, share: 0.03 }, // 2027-02-27 … 28, and
+  { start: Date.UTC(2028, 1, 28), days: 2, share: 0.03 }, // 2028-02-28 … 29: a leap day compared with the year before
+] as const;
 /** NY DST changes (UTC), Lord Howe's April change (UTC). */
 const DST_MOMENTS = [Date.UTC(2026, 2, 8, 7), Date.UTC(2026, 10, 1, 6), Date.UTC(2026, 3, 4, 15)];
 
@@ -216,6 +253,48 @@ interface Visitor {
   altScreen: string;
   language: string | undefined;
   sessions: number;
+}
+
+/** The UTC moment of local midnight starting `day` (`Y-m-d`) in a time zone (no DST change that night). */
+function localMidnight(timeZone: string, day: string): number {
+  const target = Date.parse(`${day}T00:00:00Z`);
+  const format = new Intl.DateTimeFormat("en-US", { timeZone, hourCycle: "h23", year: "numeric", month: "numeric", day: "numeric", hour: "numeric", minute: "numeric" });
+  const wall = (at: number) => {
+    const parts: Record<string, number> = {};
+    for (const part of format.formatToParts(at)) parts[part.type] = Number(part.value);
+    return Date.UTC(parts.year!, parts.month! - 1, parts.day!, parts.hour!, parts.minute!);
+  };
+  return target - (wall(target) - target);
+}
+
+/**
+ * Hand-made sequences at the edges of the rules, on every site, each by a person of its
+ * own (100.64.x.x: no geo, never drawn at random).
+ */
+function edgeHits(): RawHit[] {
+  const out: RawHit[] = [];
+  const userAgent = USER_AGENTS.desktop[0];
+  for (const [index, site] of SITES.entries()) {
+    const midnight = localMidnight(site.timezone, `2026-03-0${3 + index}`);
+    const at = (person: number, minutes: number, path: string, extra: Partial<RawHit> = {}) =>
+      out.push({ site: site.key, url: `https://${site.domain}${path}`, ip: `100.64.${index}.${person}`, userAgent, timestamp: midnight + minutes * MINUTE, ...extra });
+    // A signal keeps yesterday's visit going past midnight; the next hit, 25 minutes after it
+    // but 45 after midnight, starts a visit all the same (yesterday is recognised for 30 minutes).
+    at(1, -20, "/edge/left-open");
+    at(1, 20, "/edge/left-open", { engagedMs: 30 * MINUTE });
+    at(1, 45, "/edge/next-page");
+    // The same within the first 30 minutes of the day: one visit of two pageviews, 35 minutes long.
+    at(2, -10, "/edge/late-reader");
+    at(2, 10, "/edge/late-reader", { engagedMs: 15 * MINUTE });
+    at(2, 25, "/edge/late-reader-2");
+    // One event fired twice in the same millisecond, once with properties and once without.
+    at(3, 600, "/edge/checkout", { event: "purchase", props: { plan: "pro", amount: 42, currency: "EUR", first: true } });
+    at(3, 600, "/edge/checkout", { event: "purchase" });
+    // A signal the day after the visit, with no hit that day: it still belongs to the visit (the day before).
+    at(4, 300, "/edge/tab");
+    at(4, 24 * 60 + 200, "/edge/tab", { engagedMs: 1000 });
+  }
+  return out;
 }
 
 export function generateHits(seed: number, sessionsWanted: number): RawHit[] {
@@ -259,7 +338,7 @@ export function generateHits(seed: number, sessionsWanted: number): RawHit[] {
     });
   }
 
-  const hits: RawHit[] = [];
+  const hits: RawHit[] = edgeHits();
   let sessions = 0;
   while (sessions < sessionsWanted) {
     for (const visitor of visitors) {
@@ -273,8 +352,9 @@ export function generateHits(seed: number, sessionsWanted: number): RawHit[] {
   return hits;
 
   function sessionStart(site: SiteConfig): number {
-    const autumn = chance(0.15);
-    const day = autumn ? AUTUMN_START + int(AUTUMN_DAYS) * DAY : MAIN_START + int(MAIN_DAYS) * DAY;
+    let r0 = rand();
+    const block = BLOCKS.find((candidate) => (r0 -= candidate.share) < 0) ?? BLOCKS[0];
+    const day = block.start + int(block.days) * DAY;
     const r = rand();
     if (r < 0.3) {
       // Around local midnight (the offset is rough on purpose).
@@ -324,10 +404,14 @@ export function generateHits(seed: number, sessionsWanted: number): RawHit[] {
       }
       let path = pick(pages);
       let query = chance(0.25) ? pick(QUERIES) : "";
-      const hitCampaign = i === 0 ? campaign : chance(0.05) ? pick(CAMPAIGNS) : chance(0.05) ? campaign : null;
-      if (hitCampaign) {
-        const param = `utm_campaign=${hitCampaign}`;
+      const addParam = (param: string) => {
         query = query === "" ? `?${param}` : chance(0.5) ? `${query}&${param}` : `?${param}&${query.slice(1)}`;
+      };
+      const hitCampaign = i === 0 ? campaign : chance(0.05) ? pick(CAMPAIGNS) : chance(0.05) ? campaign : null;
+      if (hitCampaign) addParam(`utm_campaign=${hitCampaign}`);
+      // Other UTM fields: mostly on the first hit; on a later one they change nothing (no new visit).
+      if (chance(i === 0 ? 0.3 : 0.03)) {
+        for (const [name, values] of Object.entries(UTM_VALUES)) if (chance(0.6)) addParam(`${name}=${pick(values)}`);
       }
       let hash = false;
       let fragment = "";
@@ -355,9 +439,27 @@ export function generateHits(seed: number, sessionsWanted: number): RawHit[] {
       if (language !== undefined) hit.language = language;
       if (chance(0.15)) {
         hit.event = pick(EVENTS);
-        if (chance(0.6)) hit.props = { plan: pick(["free", "pro", "team"]), amount: int(500), first: chance(0.5) };
-      }
+        const props = propsFor(hit.event, rand);
+        if (props) hit.props = props;
+      } else if (chance(0.01)) hit.props = { plan: "on a pageview, ignored" };
       out.push(hit);
+      if (hit.event !== undefined && chance(0.05)) {
+        // Fired twice (a double click): the same event within the same second or the next, other properties.
+        const again: RawHit = { ...hit, timestamp: time + int(1500) };
+        const props = propsFor(hit.event, rand);
+        if (props) again.props = props;
+        else delete again.props;
+        out.push(again);
+      }
+      if (chance(0.2)) {
+        // The page was left or hidden: an engagement signal up to 40 minutes later.
+        const { event: _event, props: _props, ...page } = hit;
+        out.push({ ...page, timestamp: time + 1000 + int(40 * MINUTE), engagedMs: int(10 * MINUTE) });
+      }
+    }
+    if (chance(0.02)) {
+      // A signal days after the session (a tab left open): ignored unless the person came back the day before.
+      out.push({ site: site.key, url: `${hostFor(site)}/`, ip: visitor.ip, userAgent: visitor.userAgent, timestamp: time + 3 * DAY, engagedMs: 1000 });
     }
     return out;
   }

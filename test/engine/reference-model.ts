@@ -2,8 +2,16 @@
  * Brute-force implementation of docs/statistics.md, written from the document and not
  * from the engine. It shares only the data sources with the engine: the geo database
  * (through openGeoLookup) and the user-agent verdicts (through createUserAgentParser).
+ *
+ * It replays the raw hits in collection order, forms visits by the document's rules,
+ * and keeps (a) every visit with its hits, for the filtered statistics
+ * (reference-segments.ts), and (b) the unfiltered counts by day, as the document defines
+ * them for the rollups.
  */
 import type { RawHit, SiteConfig } from "./reference-data.js";
+import { ipMatchesList, languageOf, localDayHour, pageOf, propsOf, referrerHost, screenOf, utmOf, UTM_FIELDS } from "./reference-fields.js";
+
+export { localDayHour } from "./reference-fields.js";
 
 export interface GeoSource {
   lookup(ip: string): { country: string; continent: string; city: string } | null;
@@ -15,173 +23,107 @@ export interface AgentSource {
 
 export type Verdict = "accepted" | "bot" | "excluded-ip";
 
+/** name → day → value → count */
+export type DayCounts = Map<string, Map<string, Map<string, number>>>;
 /** counts[site][name][day][value] */
-export type Counts = Map<string, Map<string, Map<string, Map<string, number>>>>;
+export type Counts = Map<string, DayCounts>;
 
 export interface Row {
   value: string;
   count: number;
+  /** `goals` */
+  events?: number;
+  conversion_rate?: number;
+  /** With a comparison. */
+  previous?: number;
 }
+
+/** What a visit has one value of (docs/statistics.md, "Visits"); "" when unknown. */
+export const VISIT_DIMENSIONS = [
+  "entry_page",
+  "exit_page",
+  "referrer",
+  ...UTM_FIELDS,
+  "browser",
+  "os",
+  "device",
+  "country",
+  "continent",
+  "city",
+  "language",
+  "resolution",
+] as const;
+export type VisitDimension = (typeof VISIT_DIMENSIONS)[number];
+
+export interface ModelHit {
+  time: number;
+  day: string;
+  hour: string;
+  page: string;
+  /** Null for a pageview. */
+  event: string | null;
+  /** An event's properties (null for a pageview or an event without any). */
+  props: ReadonlyMap<string, string> | null;
+}
+
+export interface ModelVisit {
+  site: string;
+  /** The visitor-day of its first hit: (site, local day, IP, user agent). */
+  visitor: string;
+  start: number;
+  day: string;
+  hour: string;
+  dims: Record<VisitDimension, string>;
+  pageviews: number;
+  events: number;
+  /** Time of its last activity (hit or engagement signal). */
+  last: number;
+  hits: ModelHit[];
+}
+
+export const durationOf = (visit: ModelVisit) => Math.floor((visit.last - visit.start) / 1000);
+export const isBounce = (visit: ModelVisit) => visit.pageviews === 1 && visit.events === 0;
 
 const THIRTY_MINUTES = 30 * 60 * 1000;
+/** Values remembered per visitor-day for the once-per-value counts (screen sizes, languages and goals together). */
+const MAX_SEEN = 32;
 
-// ---------- IP addresses and CIDR, by hand ----------
-
-function ipv4ToBigInt(ip: string): bigint | null {
-  const parts = ip.split(".");
-  if (parts.length !== 4) return null;
-  let n = 0n;
-  for (const part of parts) {
-    if (!/^\d{1,3}$/.test(part) || Number(part) > 255) return null;
-    n = (n << 8n) | BigInt(Number(part));
-  }
-  return n;
-}
-
-function ipv6ToBigInt(ip: string): bigint | null {
-  const halves = ip.toLowerCase().split("::");
-  if (halves.length > 2) return null;
-  const head = halves[0] ? halves[0].split(":") : [];
-  const tail = halves.length === 2 && halves[1] ? halves[1].split(":") : [];
-  const missing = 8 - head.length - tail.length;
-  if (halves.length === 1 ? missing !== 0 : missing < 1) return null;
-  const groups = [...head, ...Array<string>(halves.length === 2 ? missing : 0).fill("0"), ...tail];
-  let n = 0n;
-  for (const group of groups) {
-    if (!/^[0-9a-f]{1,4}$/.test(group)) return null;
-    n = (n << 16n) | BigInt(parseInt(group, 16));
-  }
-  return n;
-}
-
-function parseAddress(ip: string): { family: 4 | 6; value: bigint } | null {
-  const v4 = ipv4ToBigInt(ip);
-  if (v4 !== null) return { family: 4, value: v4 };
-  const v6 = ipv6ToBigInt(ip);
-  return v6 === null ? null : { family: 6, value: v6 };
-}
-
-export function ipMatchesList(ip: string, list: string): boolean {
-  const address = parseAddress(ip);
-  if (!address) return false;
-  for (const line of list.split("\n")) {
-    const entry = line.trim();
-    if (entry === "") continue;
-    const [base, prefixText] = entry.split("/");
-    const network = parseAddress(base!);
-    if (!network || network.family !== address.family) continue;
-    const bits = address.family === 4 ? 32 : 128;
-    const prefix = prefixText === undefined ? bits : Number(prefixText);
-    const shift = BigInt(bits - prefix);
-    if (address.value >> shift === network.value >> shift) return true;
-  }
-  return false;
-}
-
-// ---------- time ----------
-
-const formatters = new Map<string, Intl.DateTimeFormat>();
-export function localDayHour(timeZone: string, epochMs: number): { day: string; hour: string } {
-  let format = formatters.get(timeZone);
-  if (!format) {
-    format = new Intl.DateTimeFormat("en-US", {
-      timeZone,
-      year: "numeric",
-      month: "2-digit",
-      day: "2-digit",
-      hour: "2-digit",
-      hourCycle: "h23",
-    });
-    formatters.set(timeZone, format);
-  }
-  const parts: Record<string, string> = {};
-  for (const part of format.formatToParts(new Date(epochMs))) parts[part.type] = part.value;
-  return { day: `${parts.year}-${parts.month}-${parts.day}`, hour: parts.hour! };
-}
-
-// ---------- fields of a hit ----------
-
-const withoutWww = (host: string) => (host.startsWith("www.") ? host.slice(4) : host);
-
-function decodeName(name: string): string {
-  try {
-    return decodeURIComponent(name.replace(/\+/g, " "));
-  } catch {
-    return name;
-  }
-}
-
-/** docs/statistics.md: the path reads decoded, except escapes of reserved characters. */
-function decodePath(pathname: string): string {
-  try {
-    return decodeURI(pathname);
-  } catch {
-    return pathname;
-  }
-}
-
-export function pageOf(url: URL, site: SiteConfig, hash: boolean): string {
-  const excluded = site.exclude_params.split("\n").filter((line) => line !== "");
-  let page = decodePath(url.pathname);
-  if (!excluded.includes("&")) {
-    const query = url.search.replace(/^\?/, "");
-    const kept = query === "" ? [] : query.split("&").filter((pair) => !excluded.includes(decodeName(pair.split("=")[0]!)));
-    if (kept.length > 0) page += `?${kept.join("&")}`;
-  }
-  if (hash && url.hash !== "" && url.hash !== "#") page += url.hash;
-  return page;
-}
-
-export function referrerHost(referrer: string | undefined, site: SiteConfig): string {
-  if (!referrer) return "";
-  let url: URL;
-  try {
-    url = new URL(referrer);
-  } catch {
-    return "";
-  }
-  if (url.protocol !== "http:" && url.protocol !== "https:") return "";
-  const host = withoutWww(url.hostname);
-  return host === site.domain ? "" : host;
-}
-
-export function campaignOf(url: URL): string {
-  return (url.searchParams.get("utm_campaign") ?? "").trim();
-}
-
-function screenOf(screen: string | undefined): string {
-  return screen !== undefined && /^\d+x\d+$/.test(screen) ? screen : "";
-}
-
-function languageOf(language: string | undefined): string {
-  if (language === undefined) return "";
-  const subtags = language.split(/[-_]/);
-  if (!/^[A-Za-z]{2,3}$/.test(subtags[0]!)) return "";
-  if (!subtags.slice(1).every((tag) => /^[A-Za-z0-9]{1,8}$/.test(tag))) return "";
-  return subtags[0]!.toLowerCase();
-}
-
-// ---------- the model ----------
+/** Key of an `event_property` count: the event and the property. */
+export const propertyCounter = (event: string, property: string) => `event_property\u0000${event}\u0000${property}`;
 
 export interface Model {
   verdicts: Verdict[];
   /** How often the data hits the edge cases (to check the generator reaches them). */
-  diagnostics: { visitsAcrossMidnight: number; gapsOfExactly30Minutes: number; visitsByReferrerChange: number; visitsByCampaignChange: number };
+  diagnostics: {
+    visitsAcrossMidnight: number;
+    gapsOfExactly30Minutes: number;
+    visitsByReferrerChange: number;
+    visitsByCampaignChange: number;
+    signalsInVisits: number;
+    signalsIgnored: number;
+    newVisitsAfterSignalPastMidnight: number;
+  };
   counts: Counts;
-  /** Rows over an inclusive range of local days, every value with count > 0. */
+  /** Every visit, in order of start. */
+  visits: readonly ModelVisit[];
+  /** Rows of an additive count over an inclusive range of local days, every value with count > 0. */
   rows(site: string, name: string, from: string, to: string): Row[];
   /** The same, as counted from the first `collected` hits only (one of `snapshotsAt`). */
   rowsAfter(collected: number, site: string, name: string, from: string, to: string): Row[];
 }
 
-function rowsOf(counts: Counts, site: string, name: string, from: string, to: string): Row[] {
+/** Sums a name's counts over a range of days. */
+export function sumDays(byDay: ReadonlyMap<string, ReadonlyMap<string, number>> | undefined, from: string, to: string): Map<string, number> {
   const total = new Map<string, number>();
-  for (const [day, byValue] of counts.get(site)?.get(name) ?? []) {
+  for (const [day, byValue] of byDay ?? []) {
     if (day < from || day > to) continue;
     for (const [value, count] of byValue) total.set(value, (total.get(value) ?? 0) + count);
   }
-  return [...total].filter(([, count]) => count > 0).map(([value, count]) => ({ value, count }));
+  return total;
 }
+
+const positiveRows = (total: ReadonlyMap<string, number>): Row[] =>
+  [...total].filter(([, count]) => count > 0).map(([value, count]) => ({ value, count }));
 
 function copyCounts(counts: Counts): Counts {
   return new Map(
@@ -190,6 +132,26 @@ function copyCounts(counts: Counts): Counts {
       new Map([...byName].map(([name, byDay]) => [name, new Map([...byDay].map(([day, byValue]) => [day, new Map(byValue)]))])),
     ]),
   );
+}
+
+/** Adds to day counts (values "" are never counted). */
+export function addTo(counts: DayCounts, name: string, day: string, value: string, amount = 1): void {
+  if (value === "") return;
+  let byDay = counts.get(name);
+  if (!byDay) counts.set(name, (byDay = new Map()));
+  let byValue = byDay.get(day);
+  if (!byValue) byDay.set(day, (byValue = new Map()));
+  byValue.set(value, (byValue.get(value) ?? 0) + amount);
+}
+
+const addDay = (day: string, days: number) => new Date(Date.parse(`${day}T00:00:00Z`) + days * 86_400_000).toISOString().slice(0, 10);
+
+interface Person {
+  /** Latest activity (hit or signal). */
+  last: number;
+  /** Local day of the latest hit. */
+  lastHitDay: string;
+  visit: ModelVisit;
 }
 
 /** `hits` must be in the order they are collected (chronological). */
@@ -202,25 +164,30 @@ export function buildModel(
 ): Model {
   const snapshots = new Map<number, Counts>();
   const siteByKey = new Map(sites.map((site) => [site.key, site]));
-  const counts: Counts = new Map();
+  const counts: Counts = new Map(sites.map((site) => [site.key, new Map()]));
   const verdicts: Verdict[] = [];
-
-  const add = (site: string, name: string, day: string, value: string) => {
-    if (value === "") return;
-    let byName = counts.get(site);
-    if (!byName) counts.set(site, (byName = new Map()));
-    let byDay = byName.get(name);
-    if (!byDay) byName.set(name, (byDay = new Map()));
-    let byValue = byDay.get(day);
-    if (!byValue) byDay.set(day, (byValue = new Map()));
-    byValue.set(value, (byValue.get(value) ?? 0) + 1);
-  };
+  const visits: ModelVisit[] = [];
+  const add = (site: string, name: string, day: string, value: string, amount = 1) => addTo(counts.get(site)!, name, day, value, amount);
 
   /** (site, local day, ip, ua) → values already counted once for that visitor-day */
   const visitorDays = new Map<string, Set<string>>();
-  /** (site, ip, ua) → last hit time and the current visit's referrer and campaign */
-  const people = new Map<string, { last: number; lastDay: string; referrer: string; campaign: string }>();
-  const diagnostics = { visitsAcrossMidnight: 0, gapsOfExactly30Minutes: 0, visitsByReferrerChange: 0, visitsByCampaignChange: 0 };
+  const people = new Map<string, Person>();
+  const diagnostics: Model["diagnostics"] = {
+    visitsAcrossMidnight: 0,
+    gapsOfExactly30Minutes: 0,
+    visitsByReferrerChange: 0,
+    visitsByCampaignChange: 0,
+    signalsInVisits: 0,
+    signalsIgnored: 0,
+    newVisitsAfterSignalPastMidnight: 0,
+  };
+
+  /** Counts `value` once per visitor-day, remembering at most MAX_SEEN values. */
+  const once = (seen: Set<string>, site: string, name: string, day: string, tag: string, value: string) => {
+    if (value === "" || seen.has(`${tag} ${value}`) || seen.size >= MAX_SEEN) return;
+    seen.add(`${tag} ${value}`);
+    add(site, name, day, value);
+  };
 
   for (const [index, hit] of hits.entries()) {
     if (snapshotsAt.includes(index)) snapshots.set(index, copyCounts(counts));
@@ -235,81 +202,139 @@ export function buildModel(
     }
     verdicts.push("accepted");
 
-    const url = new URL(hit.url);
     const { day, hour } = localDayHour(site.timezone, hit.timestamp);
+    const personKey = [site.key, hit.ip, hit.userAgent].join("\u0000");
+    const person = people.get(personKey);
+
+    if (hit.engagedMs !== undefined) {
+      // An engagement signal: activity of the visit of the person's latest hit that day or the day before.
+      if (person && (person.lastHitDay === day || person.lastHitDay === addDay(day, -1))) {
+        diagnostics.signalsInVisits++;
+        person.last = Math.max(person.last, hit.timestamp);
+        person.visit.last = Math.max(person.visit.last, hit.timestamp);
+      } else diagnostics.signalsIgnored++;
+      continue;
+    }
+
+    const url = new URL(hit.url);
     const page = pageOf(url, site, hit.hash === true);
     const referrer = referrerHost(hit.referrer, site);
-    const campaign = campaignOf(url);
+    const utm = utmOf(url);
     const isPageview = hit.event === undefined;
+    const event = isPageview ? null : hit.event!.trim();
 
     const visitorKey = [site.key, day, hit.ip, hit.userAgent].join("\u0000");
     let seen = visitorDays.get(visitorKey);
+    const agent = agents.parse(hit.userAgent);
+    const place = geo.lookup(hit.ip);
     if (!seen) {
       visitorDays.set(visitorKey, (seen = new Set()));
       add(site.key, "visitors", day, day);
       add(site.key, "visitors_hours", day, hour);
-      const agent = agents.parse(hit.userAgent);
       add(site.key, "browser", day, agent.browser);
       add(site.key, "os", day, agent.os);
       add(site.key, "device", day, agent.device);
-      const place = geo.lookup(hit.ip);
       add(site.key, "country", day, place?.country ?? "");
       add(site.key, "continent", day, place?.continent ?? "");
       add(site.key, "city", day, place?.city ?? "");
     }
 
-    const personKey = [site.key, hit.ip, hit.userAgent].join("\u0000");
-    const person = people.get(personKey);
+    // Rule 2 across midnight: a day's first hit sees the day before only within 30 minutes of midnight.
+    const firstHitOfDay = person === undefined || person.lastHitDay !== day;
+    const recognised = person !== undefined && (!firstHitOfDay || person.lastHitDay === localDayHour(site.timezone, hit.timestamp - THIRTY_MINUTES).day);
+    const visit = person?.visit;
     const startsVisit =
-      person === undefined ||
+      !recognised ||
       hit.timestamp - person.last >= THIRTY_MINUTES ||
-      (referrer !== "" && referrer !== person.referrer) ||
-      (campaign !== "" && campaign !== person.campaign);
+      (referrer !== "" && referrer !== visit!.dims.referrer) ||
+      (utm.utm_campaign !== "" && utm.utm_campaign !== visit!.dims.utm_campaign);
     if (person && hit.timestamp - person.last === THIRTY_MINUTES) diagnostics.gapsOfExactly30Minutes++;
-    if (person && startsVisit && hit.timestamp - person.last < THIRTY_MINUTES) {
-      if (referrer !== "" && referrer !== person.referrer) diagnostics.visitsByReferrerChange++;
+    if (person && !recognised && hit.timestamp - person.last < THIRTY_MINUTES) diagnostics.newVisitsAfterSignalPastMidnight++;
+    if (recognised && startsVisit && hit.timestamp - person.last < THIRTY_MINUTES) {
+      if (referrer !== "" && referrer !== visit!.dims.referrer) diagnostics.visitsByReferrerChange++;
       else diagnostics.visitsByCampaignChange++;
     }
-    if (person && !startsVisit && person.lastDay !== day) diagnostics.visitsAcrossMidnight++;
+    if (!startsVisit && visit!.day !== day) diagnostics.visitsAcrossMidnight++;
+
+    let current: ModelVisit;
     if (startsVisit) {
-      people.set(personKey, { last: hit.timestamp, lastDay: day, referrer, campaign });
+      current = {
+        site: site.key,
+        visitor: visitorKey,
+        start: hit.timestamp,
+        day,
+        hour,
+        dims: {
+          entry_page: page,
+          exit_page: "",
+          referrer,
+          ...utm,
+          browser: agent.browser,
+          os: agent.os,
+          device: agent.device,
+          country: place?.country ?? "",
+          continent: place?.continent ?? "",
+          city: place?.city ?? "",
+          language: languageOf(hit.language),
+          resolution: screenOf(hit.screen),
+        },
+        pageviews: 0,
+        events: 0,
+        last: hit.timestamp,
+        hits: [],
+      };
+      visits.push(current);
+      people.set(personKey, { last: hit.timestamp, lastHitDay: day, visit: current });
       add(site.key, "landing_page", day, page);
       add(site.key, "referrer", day, referrer);
-      add(site.key, "campaign", day, campaign);
+      add(site.key, "campaign", day, utm.utm_campaign);
     } else {
-      person.last = hit.timestamp;
-      person.lastDay = day;
+      current = visit!;
+      person!.last = Math.max(person!.last, hit.timestamp);
+      person!.lastHitDay = day;
     }
+    current.last = Math.max(current.last, hit.timestamp);
 
-    const screen = screenOf(hit.screen);
-    if (screen !== "" && !seen.has(`screen ${screen}`)) {
-      seen.add(`screen ${screen}`);
-      add(site.key, "resolution", day, screen);
-    }
-    const language = languageOf(hit.language);
-    if (language !== "" && !seen.has(`language ${language}`)) {
-      seen.add(`language ${language}`);
-      add(site.key, "language", day, language);
-    }
+    once(seen, site.key, "resolution", day, "screen", screenOf(hit.screen));
+    once(seen, site.key, "language", day, "language", languageOf(hit.language));
 
+    const props = isPageview ? null : propsOf(hit.props);
+    current.hits.push({ time: hit.timestamp, day, hour, page, event, props });
     if (isPageview) {
+      current.pageviews++;
+      current.dims.exit_page = page;
       add(site.key, "pageviews", day, day);
       add(site.key, "pageviews_hours", day, hour);
       add(site.key, "page", day, page);
     } else {
-      add(site.key, "event", day, hit.event!.trim());
+      current.events++;
+      add(site.key, "event", day, event!);
+      once(seen, site.key, "goal_visitors", day, "goal", event!);
+      for (const [name, value] of props ?? []) add(site.key, propertyCounter(event!, name), day, value);
     }
+  }
+
+  // What a visit is counted as once all its hits are in, on the day it started.
+  for (const visit of visits) {
+    const { site, day } = visit;
+    add(site, "visits", day, day);
+    add(site, "bounces", day, day, Number(isBounce(visit)));
+    add(site, "visit_duration", day, day, durationOf(visit));
+    add(site, "visit_pageviews", day, day, visit.pageviews);
+    add(site, "exit_page", day, visit.dims.exit_page);
+    for (const field of ["utm_source", "utm_medium", "utm_content", "utm_term"] as const) add(site, field, day, visit.dims[field]);
   }
 
   return {
     verdicts,
     diagnostics,
     counts,
-    rows: (site, name, from, to) => rowsOf(counts, site, name, from, to),
+    visits,
+    rows: (site, name, from, to) => positiveRows(sumDays(counts.get(site)?.get(name), from, to)),
     rowsAfter(collected, site, name, from, to) {
       const snapshot = snapshots.get(collected);
       if (!snapshot) throw new Error(`no snapshot after ${collected} hits`);
-      return rowsOf(snapshot, site, name, from, to);
+      return positiveRows(sumDays(snapshot.get(site)?.get(name), from, to));
     },
   };
 }
@@ -321,6 +346,7 @@ export function compareValues(a: string, b: string): number {
 
 export interface ListQuery {
   search?: string;
+  search_by?: "url" | "value";
   sort_by?: "count" | "value";
   sort?: "asc" | "desc";
   per_page?: number;

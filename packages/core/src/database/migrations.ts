@@ -187,6 +187,15 @@ const migrationFactories: Record<string, MigrationFactory> = {
       await db.schema.createIndex("imports_website_idx").on("imports").columns(["website_id", "content_hash"]).execute();
     },
   }),
+  // A property belongs to its event by (visit, time, event, seq): without `seq`, two events of one
+  // name in the same second of a visit (a double click) each had the other's properties too.
+  "0006_hit_sequence": () => ({
+    async up(db) {
+      for (const table of ["hits", "event_props"] as const) {
+        await db.schema.alterTable(table).addColumn("seq", "integer", (c) => c.notNull().defaultTo(0)).execute();
+      }
+    },
+  }),
 };
 
 /** Counts and dimension ids of a visit row, all integers defaulting to 0. */

@@ -74,6 +74,8 @@ export interface HitsTable {
   page: number;
   /** Event name id; 0 for a pageview. */
   event: number;
+  /** The hit's place in its visit (0, 1, …): tells apart two events of one name in the same second. */
+  seq: number;
 }
 
 /** One row per property of an event hit. */
@@ -82,6 +84,8 @@ export interface EventPropsTable {
   visit_id: number;
   time: number;
   event: number;
+  /** The `seq` of its event's hit. */
+  seq: number;
   name: number;
   value: number;
 }

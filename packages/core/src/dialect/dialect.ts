@@ -22,8 +22,11 @@ export interface SqlDialect {
   readonly lockRows: boolean;
   /** The larger of two numbers (SQLite's two-argument max(), PostgreSQL's greatest()). */
   greatest(a: Expression<unknown>, b: Expression<unknown>): RawBuilder<number>;
-  /** The column that names a row physically, for bounded deletes: `rowid` or `ctid`. */
-  readonly rowLocator: "rowid" | "ctid";
+  /**
+   * The columns that name a row physically, for bounded deletes: `rowid`, or `tableoid, ctid`
+   * (a ctid alone repeats in every partition of a partitioned table).
+   */
+  readonly rowLocator: "rowid" | "tableoid, ctid";
   /** Hands out `count` ids of a table's serial column before inserting (PostgreSQL sequences); absent where rows learn their id on insert. */
   reserveIds?(trx: Transaction<Database>, table: "visits", count: number): Promise<number[]>;
   /** Runs `fn` while holding a lock that other processes on the same database respect. */

@@ -184,7 +184,7 @@ export function createKyselyStore(db: Kysely<Database>, dialect: SqlDialect): En
     async deleteOlderThan(websiteId, localSeconds, limit) {
       let deleted = 0;
       for (const [table, column] of [["hits", "time"], ["event_props", "time"], ["visits", "start"]] as const) {
-        const result = await sql`delete from ${sql.table(table)} where ${sql.raw(dialect.rowLocator)} in (
+        const result = await sql`delete from ${sql.table(table)} where (${sql.raw(dialect.rowLocator)}) in (
           select ${sql.raw(dialect.rowLocator)} from ${sql.table(table)}
           where website_id = ${websiteId} and ${sql.ref(column)} < ${localSeconds} limit ${limit})`.execute(db);
         deleted += Number(result.numAffectedRows ?? 0);

@@ -30,6 +30,8 @@ export interface HitRow {
   time: number;
   page: string;
   event: string | null;
+  /** Its place in the visit. */
+  seq: number;
 }
 
 export interface PropRow {
@@ -37,6 +39,7 @@ export interface PropRow {
   visit: number;
   time: number;
   event: string;
+  seq: number;
   name: string;
   value: string;
 }

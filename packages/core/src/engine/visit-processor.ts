@@ -63,7 +63,7 @@ function applyHit(flush: Flush, hit: PendingHit): void {
   countOncePerValue(flush.counters, hit, own, "language", hit.language);
   if (hit.kind === "event" && hit.event !== null) countOncePerValue(flush.counters, hit, own, "event_visitors", hit.event, "goal");
   addToVisit(flush, hit, holder, late);
-  countHit(flush, hit, holder.visit);
+  countHit(flush, hit, holder.visit, holder.visitPageviews + holder.visitEvents - 1);
   own.lastSeen = Math.max(own.lastSeen, hit.timestamp);
 }
 
@@ -213,10 +213,11 @@ function countOncePerValue(counters: Counters, hit: PendingHit, state: VisitorSt
   counters.add(hit.websiteId, name, hit.day, value);
 }
 
-function countHit(flush: Flush, hit: PendingHit, visit: number): void {
+/** Counts a hit, the `seq`-th of its visit, and keeps its row and its properties' rows. */
+function countHit(flush: Flush, hit: PendingHit, visit: number, seq: number): void {
   const { counters } = flush;
   const { websiteId, day } = hit;
-  flush.hits.push({ websiteId, visit, time: hit.localTime, page: hit.page, event: hit.event });
+  flush.hits.push({ websiteId, visit, time: hit.localTime, page: hit.page, event: hit.event, seq });
   if (hit.kind === "pageview") {
     counters.addDaily(websiteId, "pageviews", day, day);
     counters.add(websiteId, "pageviews_hours", day, hit.hour);
@@ -226,7 +227,8 @@ function countHit(flush: Flush, hit: PendingHit, visit: number): void {
   const event = hit.event ?? "";
   counters.add(websiteId, "event", day, event);
   for (const [name, value] of Object.entries(hit.props ?? {})) {
-    counters.add(websiteId, "event_property", day, [event, name, value].join(PROPERTY_SEPARATOR));
-    flush.props.push({ websiteId, visit, time: hit.localTime, event, name, value });
+    // An empty value is stored (`prop:<name>:is_not:…` sees it) but, like every empty value, never listed.
+    if (value !== "") counters.add(websiteId, "event_property", day, [event, name, value].join(PROPERTY_SEPARATOR));
+    flush.props.push({ websiteId, visit, time: hit.localTime, event, seq, name, value });
   }
 }

@@ -111,6 +111,7 @@ export function* writeFlush(io: FlushIo, dictionary: Dictionary, hits: readonly 
       time: hit.time,
       page: id(hit.websiteId, "page", hit.page),
       event: hit.event === null ? 0 : id(hit.websiteId, "event", hit.event),
+      seq: hit.seq,
     })),
   );
   yield io.insertProps(
@@ -119,6 +120,7 @@ export function* writeFlush(io: FlushIo, dictionary: Dictionary, hits: readonly 
       visit_id: real(prop.visit),
       time: prop.time,
       event: id(prop.websiteId, "event", prop.event),
+      seq: prop.seq,
       name: id(prop.websiteId, "prop_name", prop.name),
       value: id(prop.websiteId, "prop_value", prop.value),
     })),

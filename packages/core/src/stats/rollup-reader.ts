@@ -15,11 +15,13 @@ export const DAY_ONLY: ReadonlySet<string> = new Set(["pageviews", "visitors", "
 export function createRollupReader(db: Kysely<Database>, dialect: SqlDialect, websiteId: number): CountReader {
   /** `event_property` rows of one event and property: their values start with this. */
   const propertyPrefix = (stat: Statistic) => [stat.event ?? "", stat.property ?? "", ""].join(PROPERTY_SEPARATOR);
+  /** SQL's substr counts characters (code points), not JavaScript's UTF-16 units: 🎉 is one, not two. */
+  const characters = (text: string) => [...text].length;
 
   /** The value a row answers with: the property value alone for `event_property`. */
   function valueOf(stat: Statistic): RawBuilder<string> {
     if (stat.name !== "event_property") return sql<string>`value`;
-    return sql<string>`substr(value, ${sql.raw(String(propertyPrefix(stat).length + 1))})`;
+    return sql<string>`substr(value, ${sql.raw(String(characters(propertyPrefix(stat)) + 1))})`;
   }
 
   /** The statistic's rollup rows in the range's periods. */
@@ -30,7 +32,7 @@ export function createRollupReader(db: Kysely<Database>, dialect: SqlDialect, we
       : rows.where("period", "in", coveringPeriods(range.from, range.to));
     if (stat.name === "event_property") {
       const prefix = propertyPrefix(stat);
-      rows = rows.where(sql<boolean>`substr(value, 1, ${sql.raw(String(prefix.length))}) = ${prefix}`);
+      rows = rows.where(sql<boolean>`substr(value, 1, ${sql.raw(String(characters(prefix)))}) = ${prefix}`);
     }
     return rows;
   }

@@ -83,7 +83,7 @@ export function segmentConditions(dialect: SqlDialect, websiteId: number, condit
     }
     if (condition.on === "prop") {
       const exists = sql`exists (select 1 from event_props p2 where p2.visit_id = h.visit_id and p2.time = h.time
-        and p2.event = h.event and p2.name in ${propertyNames(condition.name)} and p2.value in ${ids("prop_value", condition)})`;
+        and p2.event = h.event and p2.seq = h.seq and p2.name in ${propertyNames(condition.name)} and p2.value in ${ids("prop_value", condition)})`;
       return negated(condition) ? sql`not ${exists}` : exists;
     }
     throw new TypeError("not a hit condition");

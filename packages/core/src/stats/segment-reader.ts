@@ -43,6 +43,8 @@ const COUNTINGS: Readonly<Record<string, Counting>> = {
   utm_content: visitColumn("utm_content", VISITS),
   utm_term: visitColumn("utm_term", VISITS),
   visitors: { from: "visits", key: DAY_OF_VISIT, count: VISITORS, keys: "day" },
+  // Grouped by the hour of each visitor-day's first matching visit: a query of its own (`grouped`).
+  visitors_hours: { from: "visits", key: sql`(v.start % 86400) / 3600`, count: VISITORS, keys: "hour" },
   browser: visitColumn("browser", VISITORS),
   os: visitColumn("os", VISITORS),
   device: visitColumn("device", VISITORS),
@@ -90,7 +92,7 @@ export function createSegmentReader(db: Kysely<Database>, dialect: SqlDialect, w
     let source = hits;
     let extra: Sql = sql`1 = 1`;
     if (counting.from === "properties") {
-      source = sql`${hits} join event_props p on p.visit_id = h.visit_id and p.time = h.time and p.event = h.event`;
+      source = sql`${hits} join event_props p on p.visit_id = h.visit_id and p.time = h.time and p.event = h.event and p.seq = h.seq`;
       extra = sql`h.event in ${where.idsOf("event", stat.event ?? "")} and p.name in ${where.idsOf("prop_name", stat.property ?? "")}`;
     }
     return sql`select ${counting.key} as k, ${counting.count} as n from ${source}

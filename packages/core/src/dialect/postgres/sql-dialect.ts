@@ -14,7 +14,7 @@ export const postgresDialect: SqlDialect = {
   byCodePoint: (value) => sql`${value} collate "C"`,
   lockRows: true,
   greatest: (a, b) => sql`greatest(${a}, ${b})`,
-  rowLocator: "ctid",
+  rowLocator: "tableoid, ctid",
   async reserveIds(trx, table, count) {
     const { rows } = await sql<{ id: number }>`select nextval(pg_get_serial_sequence(${table}, 'id'))::int as id from generate_series(1, ${count})`.execute(trx);
     return rows.map((row) => Number(row.id));

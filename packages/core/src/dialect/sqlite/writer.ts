@@ -57,8 +57,8 @@ function createFlushIo(sqlite: SqliteHandle): FlushIo {
     `update visits set pageviews = pageviews + ?, events = events + ?, duration = max(duration, ?),
        exit_page = case when ? = 0 then exit_page else ? end, engaged = engaged + ? where id = ?`,
   );
-  const insertHit = sqlite.prepare("insert into hits (website_id, visit_id, time, page, event) values (?, ?, ?, ?, ?)");
-  const insertProp = sqlite.prepare("insert into event_props (website_id, visit_id, time, event, name, value) values (?, ?, ?, ?, ?, ?)");
+  const insertHit = sqlite.prepare("insert into hits (website_id, visit_id, time, page, event, seq) values (?, ?, ?, ?, ?, ?)");
+  const insertProp = sqlite.prepare("insert into event_props (website_id, visit_id, time, event, seq, name, value) values (?, ?, ?, ?, ?, ?, ?)");
   const addCount = sqlite.prepare(
     `insert into rollups (website_id, name, period, value, count) values (?, ?, ?, ?, ?)
      on conflict (website_id, name, period, value) do update set count = count + excluded.count`,
@@ -90,10 +90,10 @@ function createFlushIo(sqlite: SqliteHandle): FlushIo {
       for (const r of rows) updateVisit.run(r.pageviews, r.events, r.duration, r.exit_page, r.exit_page, r.engaged, r.id);
     },
     insertHits(rows) {
-      for (const r of rows) insertHit.run(r.website_id, r.visit_id, r.time, r.page, r.event);
+      for (const r of rows) insertHit.run(r.website_id, r.visit_id, r.time, r.page, r.event, r.seq);
     },
     insertProps(rows) {
-      for (const r of rows) insertProp.run(r.website_id, r.visit_id, r.time, r.event, r.name, r.value);
+      for (const r of rows) insertProp.run(r.website_id, r.visit_id, r.time, r.event, r.seq, r.name, r.value);
     },
     saveVisitors(rows) {
       for (const row of rows) upsertVisitor.run(...VISITOR_COLUMNS.map((column) => row[column]));

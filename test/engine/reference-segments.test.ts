@@ -1,0 +1,146 @@
+/**
+ * The proof of docs/statistics.md, filtered: the reference data set (reference-fixture.ts)
+ * is asked every statistic under a seeded sample of filter sets (reference-filters.ts:
+ * every dimension with every operator, alone and combined), with comparisons and the
+ * totals call, and every answer must equal the brute force over the visits the store
+ * still holds (reference-segments.ts).
+ */
+import { isDeepStrictEqual } from "node:util";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { STAT_NAMES } from "@tally-analytics/core";
+import { DIALECTS } from "../support/databases.js";
+import { SITES } from "./reference-data.js";
+import { answer, compared, comparisonRange, totalsOf, type Counter, type StatQuery } from "./reference-answers.js";
+import { createChecker, piece, type Asked } from "./reference-check.js";
+import { FILTER_DIMENSIONS, filterCases, type FilterCase } from "./reference-filters.js";
+import { openReference, type Reference } from "./reference-fixture.js";
+import { compareValues, sumDays, type ListQuery } from "./reference-model.js";
+import { filterText, keptVisits, segmentOf } from "./reference-segments.js";
+
+const FILTER_SEED = 1207;
+const COMBINED = 24;
+
+/** `event_property` is asked for two of these per filter set, in turn. */
+const PROPERTY_PAIRS: [string, string][] = [
+  ["purchase", "plan"],
+  ["Search", "plan"],
+  ["Download PDF", "file"],
+  ["play_video", "position"],
+  ["🎉 Celebrate", "mood"],
+  ["signup", "method"],
+];
+
+type Statistic = Omit<StatQuery, "from" | "to">;
+
+function statisticsFor(index: number): Statistic[] {
+  const pairs = [PROPERTY_PAIRS[(2 * index) % PROPERTY_PAIRS.length]!, PROPERTY_PAIRS[(2 * index + 1) % PROPERTY_PAIRS.length]!];
+  return STAT_NAMES.flatMap((name): Statistic[] => (name === "event_property" ? pairs.map(([event, property]) => ({ name, event, property })) : [{ name }]));
+}
+
+describe.each(DIALECTS)("reference, filtered, on %s", (dialect) => {
+  let reference: Reference;
+  let check: ReturnType<typeof createChecker>;
+  let cases: FilterCase[];
+  const matched: number[] = [];
+
+  beforeAll(async () => {
+    reference = await openReference(dialect);
+    check = createChecker(reference.tally, reference.accountId, reference.websiteIds);
+    cases = filterCases(reference.model.visits, SITES.map((site) => site.key), FILTER_SEED, COMBINED);
+  }, 240_000);
+
+  afterAll(async () => {
+    await reference?.dispose();
+  });
+
+  /** Every statistic of one filter set: all rows (compared when the set says so), another order and page, a search; and the totals call. */
+  async function checkCase(filterCase: FilterCase, index: number): Promise<string[]> {
+    const { site, conditions, from, to, compare } = filterCase;
+    const visits = keptVisits(reference.model.visits, site, reference.firstKeptDay.get(site)!);
+    const { matching, count } = segmentOf(visits, conditions);
+    matched[index] = matching;
+    const filter = conditions.map(filterText);
+    const problems: string[] = [];
+    for (const statistic of statisticsFor(index)) {
+      const asked: Asked = { site, ...statistic, from, to, filter };
+      const expected = answer(count, asked);
+      if (compare) problems.push(...(await check.whole({ ...asked, compare }, compared(count, asked, compare))));
+      else problems.push(...(await check.whole(asked, expected)));
+      const middle = [...expected.rows].sort((a, b) => compareValues(a.value, b.value))[Math.floor(expected.rows.length / 2)]?.value ?? "a";
+      const lists: ListQuery[] = [
+        { sort_by: "value", sort: "asc", per_page: 10, page: 2 },
+        { search: piece(middle, 1, 3).toUpperCase() || middle, sort: "asc", per_page: 25 },
+      ];
+      for (const list of lists) {
+        const problem = await check.page(asked, expected, list);
+        if (problem) problems.push(problem);
+      }
+      if (problems.length > 5) return problems;
+    }
+    const got = await reference.tally.stats.totals(reference.accountId, reference.websiteIds.get(site)!, { from, to, filter, ...(compare ? { compare } : {}) });
+    const comparison = compare && comparisonRange(from, to, compare);
+    const expected = {
+      data: totalsOf(count, from, to),
+      ...(comparison ? { previous: totalsOf(count, comparison.from, comparison.to), comparison } : {}),
+    };
+    if (!isDeepStrictEqual({ ...got }, expected)) {
+      problems.push(`${site} totals ${from}..${to} ${JSON.stringify({ filter, compare })}: got ${JSON.stringify(got)} expected ${JSON.stringify(expected)}`);
+    }
+    return problems;
+  }
+
+  async function checkCases(which: (filterCase: FilterCase, index: number) => boolean): Promise<void> {
+    const problems: string[] = [];
+    for (const [index, filterCase] of cases.entries()) {
+      if (!which(filterCase, index)) continue;
+      problems.push(...(await checkCase(filterCase, index)));
+      if (problems.length > 5) break;
+    }
+    expect(problems.slice(0, 5)).toEqual([]);
+  }
+
+  const singles = () => FILTER_DIMENSIONS.length * 3;
+
+  describe("reference: filtered statistics count exactly what docs/statistics.md defines", () => {
+    it.each(FILTER_DIMENSIONS.map((dimension) => [dimension]))("%s: is, is_not and contains, alone, on every statistic", { timeout: 300_000 }, async (dimension) => {
+      await checkCases((filterCase, index) => index < singles() && filterCase.conditions[0]!.dimension.split(":")[0] === dimension);
+    });
+
+    it.each([0, 1, 2].map((part) => [part]))("two or three conditions together (part %i of 3), on every statistic", { timeout: 300_000 }, async (part) => {
+      await checkCases((_, index) => index >= singles() && index < singles() + COMBINED && (index - singles()) % 3 === part);
+    });
+
+    it("escaped values, a funnel, a dimension twice, a filter every visit matches and one none does", { timeout: 300_000 }, async () => {
+      await checkCases((_, index) => index >= singles() + COMBINED);
+    });
+
+    it("(model self-check) a filter every visit matches counts what the unfiltered model counts, where docs/statistics.md says it must", () => {
+      const site = "utc";
+      const { count } = segmentOf(keptVisits(reference.model.visits, site, reference.firstKeptDay.get(site)!), [{ dimension: "page", operator: "is_not", values: ["/never-visited"] }]);
+      const unfiltered: Counter = (name, from, to) => sumDays(reference.model.counts.get(site)?.get(name), from, to);
+      // Not the visitor statistics: a visit running past midnight counts its visitor only on the day it started.
+      for (const name of ["pageviews", "pageviews_hours", "page", "event", "visits", "landing_page", "exit_page", "referrer", "campaign", "utm_source", "utm_term", "bounce_rate", "visit_duration", "views_per_visit"]) {
+        for (const [from, to] of [["2025-01-01", "2028-12-31"], ["2026-03-05", "2026-03-11"]] as const) {
+          const query = { name, from, to };
+          const sorted = (counter: Counter) => {
+            const { rows, total } = answer(counter, query);
+            return { rows: [...rows].sort((a, b) => compareValues(a.value, b.value)), total };
+          };
+          expect(sorted(count), `${name} ${from}..${to}`).toEqual(sorted(unfiltered));
+        }
+      }
+      expect(totalsOf(count, "2025-01-01", "2028-12-31").visits).toBe(totalsOf(unfiltered, "2025-01-01", "2028-12-31").visits);
+    });
+
+    it("the sample covered every dimension and operator, matched some visits and not others, and crossed ny's retention", () => {
+      expect(cases.length).toBe(singles() + COMBINED + 6);
+      const pairs = new Set(cases.flatMap((c) => c.conditions.map((condition) => `${condition.dimension.split(":")[0]} ${condition.operator}`)));
+      expect(pairs.size).toBe(FILTER_DIMENSIONS.length * 3);
+      expect(matched.filter((n) => n === 0).length).toBeGreaterThan(3);
+      expect(matched.filter((n) => n > 100).length).toBeGreaterThan(20);
+      const ny = cases.filter((c) => c.site === "ny" && c.from < reference.firstKeptDay.get("ny")! && c.to >= reference.firstKeptDay.get("ny")!);
+      expect(ny.length).toBeGreaterThan(3);
+      console.info(`filtered reference: ${cases.length} filter sets, ${check.queries} statistics queries; visits matched: ${matched.join(" ")}`);
+    });
+  });
+});

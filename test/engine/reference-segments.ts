@@ -1,0 +1,141 @@
+/**
+ * Filtered statistics by brute force, from the model's visits and docs/statistics.md
+ * ("Segments: filters"): which visits match, and what each statistic counts of them.
+ */
+import type { Counter } from "./reference-answers.js";
+import { addTo, durationOf, isBounce, propertyCounter, sumDays, VISIT_DIMENSIONS, type DayCounts, type ModelHit, type ModelVisit, type VisitDimension } from "./reference-model.js";
+
+export type Operator = "is" | "is_not" | "contains";
+
+/** One condition: a visit dimension, `page`, `event` or `prop:<name>`. */
+export interface FilterCondition {
+  dimension: string;
+  operator: Operator;
+  values: string[];
+}
+
+/** `dimension:operator:value|value`, with `|` and `\` in values escaped. */
+export function filterText(condition: FilterCondition): string {
+  const values = condition.values.map((value) => value.replace(/\\/g, "\\\\").replace(/\|/g, "\\|"));
+  return `${condition.dimension}:${condition.operator}:${values.join("|")}`;
+}
+
+const isVisitDimension = (dimension: string): dimension is VisitDimension => (VISIT_DIMENSIONS as readonly string[]).includes(dimension);
+const CODED = new Set(["country", "continent"]);
+
+/** Does a known value match `is` (or `contains`)? An unknown value ("") never does. */
+function valueMatches(dimension: string, value: string, values: readonly string[], contains: boolean): boolean {
+  if (value === "") return false;
+  if (contains) return values.some((wanted) => value.toLowerCase().includes(wanted.toLowerCase()));
+  return values.some(
+    (wanted) => wanted === value || (CODED.has(dimension) && !wanted.includes(":") && value.slice(0, value.indexOf(":")) === wanted.toUpperCase()),
+  );
+}
+
+/** The value a hit has for a hit dimension: its page, its event name, or its property. */
+function hitValue(hit: ModelHit, dimension: string): string {
+  if (dimension === "page") return hit.page;
+  if (dimension === "event") return hit.event ?? "";
+  return hit.props?.get(dimension.slice(5)) ?? "";
+}
+
+/** The hits a hit condition looks at: every hit for `page`, the events for `event` and `prop:`. */
+const hitsFor = (visit: ModelVisit, dimension: string) => (dimension === "page" ? visit.hits : visit.hits.filter((hit) => hit.event !== null));
+
+function visitMatches(visit: ModelVisit, condition: FilterCondition): boolean {
+  const { dimension, operator, values } = condition;
+  if (isVisitDimension(dimension)) {
+    const value = visit.dims[dimension];
+    return operator === "is_not" ? !valueMatches(dimension, value, values, false) : valueMatches(dimension, value, values, operator === "contains");
+  }
+  const hits = hitsFor(visit, dimension);
+  if (operator === "is_not") return !hits.some((hit) => valueMatches(dimension, hitValue(hit, dimension), values, false));
+  return hits.some((hit) => valueMatches(dimension, hitValue(hit, dimension), values, operator === "contains"));
+}
+
+/** A hit of a matching visit is counted when it matches the conditions on itself. */
+function hitMatches(hit: ModelHit, condition: FilterCondition): boolean {
+  const { dimension, operator, values } = condition;
+  const value = hitValue(hit, dimension);
+  return operator === "is_not" ? !valueMatches(dimension, value, values, false) : valueMatches(dimension, value, values, operator === "contains");
+}
+
+const VISIT_COUNTS: readonly [string, VisitDimension][] = [
+  ["landing_page", "entry_page"],
+  ["exit_page", "exit_page"],
+  ["referrer", "referrer"],
+  ["campaign", "utm_campaign"],
+  ["utm_source", "utm_source"],
+  ["utm_medium", "utm_medium"],
+  ["utm_content", "utm_content"],
+  ["utm_term", "utm_term"],
+];
+const VISITOR_COUNTS: readonly VisitDimension[] = ["browser", "os", "device", "country", "continent", "city", "language", "resolution"];
+
+/** The visits a filter keeps, with their statistics as additive counts by day (goals apart: they count visitor-days over a range). */
+export function segmentOf(visits: readonly ModelVisit[], conditions: readonly FilterCondition[]): { matching: number; count: Counter } {
+  const matching = visits.filter((visit) => conditions.every((condition) => visitMatches(visit, condition)));
+  const counts: DayCounts = new Map();
+  const add = (name: string, day: string, value: string, amount = 1) => addTo(counts, name, day, value, amount);
+  const pageConditions = conditions.filter((condition) => condition.dimension === "page");
+  const eventConditions = conditions.filter((condition) => condition.dimension === "page" || condition.dimension === "event" || condition.dimension.startsWith("prop:"));
+  /** event name → visitor-day → days of its counted events */
+  const goals = new Map<string, Map<string, Set<string>>>();
+  /** visitor-day values already counted (visitor statistics count each once) */
+  const counted = new Set<string>();
+  const once = (visit: ModelVisit, name: string, value: string) => {
+    const key = `${name}\u0000${visit.visitor}\u0000${value}`;
+    if (value === "" || counted.has(key)) return;
+    counted.add(key);
+    add(name, visit.day, value);
+  };
+
+  for (const visit of matching) {
+    const { day } = visit;
+    add("visits", day, day);
+    add("bounces", day, day, Number(isBounce(visit)));
+    add("visit_duration", day, day, durationOf(visit));
+    add("visit_pageviews", day, day, visit.pageviews);
+    for (const [name, dimension] of VISIT_COUNTS) add(name, day, visit.dims[dimension]);
+    // Visits are in order of start: the visitor-day's first matching visit comes first.
+    once(visit, "visitors", day);
+    if (!counted.has(`visitors_hours\u0000${visit.visitor}\u0000`)) {
+      counted.add(`visitors_hours\u0000${visit.visitor}\u0000`);
+      add("visitors_hours", day, visit.hour);
+    }
+    for (const dimension of VISITOR_COUNTS) once(visit, dimension, visit.dims[dimension]);
+
+    for (const hit of visit.hits) {
+      if (hit.event === null) {
+        if (!pageConditions.every((condition) => hitMatches(hit, condition))) continue;
+        add("pageviews", hit.day, hit.day);
+        add("pageviews_hours", hit.day, hit.hour);
+        add("page", hit.day, hit.page);
+        continue;
+      }
+      if (!eventConditions.every((condition) => hitMatches(hit, condition))) continue;
+      add("event", hit.day, hit.event);
+      for (const [property, value] of hit.props ?? []) add(propertyCounter(hit.event, property), hit.day, value);
+      let byVisitor = goals.get(hit.event);
+      if (!byVisitor) goals.set(hit.event, (byVisitor = new Map()));
+      let days = byVisitor.get(visit.visitor);
+      if (!days) byVisitor.set(visit.visitor, (days = new Set()));
+      days.add(hit.day);
+    }
+  }
+
+  const count: Counter = (name, from, to) => {
+    if (name !== "goal_visitors") return sumDays(counts.get(name), from, to);
+    const visitors = new Map<string, number>();
+    for (const [event, byVisitor] of goals) {
+      const n = [...byVisitor.values()].filter((days) => [...days].some((day) => day >= from && day <= to)).length;
+      if (n > 0) visitors.set(event, n);
+    }
+    return visitors;
+  };
+  return { matching: matching.length, count };
+}
+
+/** The visits the store still holds: those that started on or after the first kept local day. */
+export const keptVisits = (visits: readonly ModelVisit[], site: string, firstKeptDay: string) =>
+  visits.filter((visit) => visit.site === site && visit.day >= firstKeptDay);
