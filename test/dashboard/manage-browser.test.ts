@@ -11,6 +11,7 @@ import type { Tally } from "@tally-analytics/core";
 import { toNodeHandler } from "@tally-analytics/server/node";
 import express from "express";
 import type { TotalFigures as Figures } from "@tally-analytics/client";
+import { strFromU8, unzipSync } from "fflate";
 import type { Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { skipWithoutChromium as skip, warnIfSkipped } from "../support/chromium.js";
@@ -430,17 +431,19 @@ describe.skipIf(skip)("managing websites in the dashboard, in Chromium", () => {
       const asked = url.replace("format=csv", `format=${format}`);
       const answer = await fetch(asked, { headers: { authorization: `Bearer ${key}` } });
       const named = /filename="([^"]+)"/.exec(answer.headers.get("content-disposition") ?? "")?.[1];
-      const expected = Buffer.from(await answer.arrayBuffer());
+      const expected = unzipSync(new Uint8Array(await answer.arrayBuffer()));
       const download = page.waitForEvent("download");
       const sent = page.waitForRequest((r) => r.url() === asked);
       await page.click(`[data-export="${format}"]`);
       expect((await sent).headers().authorization).toBe(`Bearer ${key}`);
       const file = await download;
-      // The file the API names, byte for byte what it answers (a zip).
+      // The file the API names, holding the files it answers (a zip's own times may differ by a second).
       expect(file.suggestedFilename()).toBe(named);
-      const bytes = readFileSync(await file.path());
-      expect(bytes.subarray(0, 2).toString()).toBe("PK");
-      expect(bytes.equals(expected)).toBe(true);
+      const files = unzipSync(new Uint8Array(readFileSync(await file.path())));
+      expect(Object.keys(files).length).toBeGreaterThan(5);
+      expect(Object.fromEntries(Object.entries(files).map(([name, bytes]) => [name, strFromU8(bytes)]))).toEqual(
+        Object.fromEntries(Object.entries(expected).map(([name, bytes]) => [name, strFromU8(bytes)])),
+      );
       await expect.poll(() => page.textContent(".export [role=status]")).toBe("Downloaded.");
     }
   });
