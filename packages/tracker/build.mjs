@@ -11,7 +11,7 @@ import { build } from "esbuild";
 const GZIP_BUDGET = 1000;
 const dist = new URL("./dist/", import.meta.url);
 
-const FEATURES = ["SPA", "HASH", "OUTBOUND", "DNT", "QUEUE"];
+const FEATURES = ["SPA", "HASH", "OUTBOUND", "DNT", "QUEUE", "ENGAGED"];
 
 /** @param {string[]} enabled */
 async function bundle(enabled) {

@@ -1,19 +1,19 @@
 // The built dashboard in real headless Chromium, embedded under /analytics in Express
 // (sign-in, ranges, charts, breakdowns, realtime) and a share page in Fastify; every
-// number on the page is compared with what the API answers. Saves screenshots (see SCREENSHOTS).
-import { mkdirSync } from "node:fs";
-import { once } from "node:events";
-import { createServer, type Server } from "node:http";
+// number on the page is compared with what the API answers. Saves screenshots (see SCREENSHOTS in dashboard-pages.ts).
+import { createServer } from "node:http";
 import type { AddressInfo } from "node:net";
 import type { Tally } from "@tally-analytics/core";
 import { tallyPlugin } from "@tally-analytics/server/fastify";
 import { toNodeHandler } from "@tally-analytics/server/node";
 import express from "express";
 import Fastify, { type FastifyInstance } from "fastify";
-import type { Browser, BrowserContext, Page } from "playwright-core";
+import type { Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { launchChromium, skipWithoutChromium as skip, warnIfSkipped } from "../support/chromium.js";
+import { skipWithoutChromium as skip, warnIfSkipped } from "../support/chromium.js";
 import { createTempTally } from "../support/tally-fixture.js";
+import { listen, type Served } from "../support/transports.js";
+import { addDays, dashboardPages, DESKTOP, PHONE, screenshotPath, todayIn } from "./dashboard-pages.js";
 import { generateTraffic, GEOIP_FIXTURE } from "./demo-data.js";
 
 warnIfSkipped("dashboard-browser");
@@ -27,21 +27,8 @@ interface ListBody {
   meta: { last_page: number; total: number };
 }
 
-// Every run saves them under test-results/; UPDATE_SCREENSHOTS=1 refreshes the copies
-// the README shows (docs/screenshots/), so ordinary runs leave the tree clean.
-const SCREENSHOTS = new URL(process.env.UPDATE_SCREENSHOTS === "1" ? "../../docs/screenshots/" : "../../test-results/screenshots/", import.meta.url);
 const TIMEZONE = "Europe/Paris";
-const DESKTOP = { width: 1280, height: 800 };
-const PHONE = { width: 390, height: 844 };
 
-function todayIn(timeZone: string): string {
-  return new Intl.DateTimeFormat("en-CA", { timeZone, year: "numeric", month: "2-digit", day: "2-digit" }).format(new Date());
-}
-function addDays(day: string, days: number): string {
-  const date = new Date(`${day}T00:00:00Z`);
-  date.setUTCDate(date.getUTCDate() + days);
-  return date.toISOString().slice(0, 10);
-}
 function addMonthsToStart(day: string, months: number): string {
   const date = new Date(`${day.slice(0, 7)}-01T00:00:00Z`);
   date.setUTCMonth(date.getUTCMonth() + months);
@@ -53,12 +40,11 @@ describe.skipIf(skip)("dashboard in Chromium", () => {
   let tally: Tally;
   let key = "";
   let siteId = 0;
-  let server: Server;
+  let server: Served;
   let fastify: FastifyInstance;
   let origin = "";
   let fastifyOrigin = "";
-  let browser: Browser;
-  const contexts: BrowserContext[] = [];
+  const pages = dashboardPages();
 
   beforeAll(async () => {
     fixture = createTempTally({ geoip: GEOIP_FIXTURE });
@@ -75,39 +61,26 @@ describe.skipIf(skip)("dashboard in Chromium", () => {
     const app = express();
     const hook = (request: Request) => ((request.headers.get("cookie") ?? "").includes("host_session=demo") ? account.accountId : null);
     app.use("/analytics", toNodeHandler(tally, { authenticate: hook }));
-    server = createServer(app).listen(0, "127.0.0.1");
-    await once(server, "listening");
-    origin = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+    server = await listen(createServer(app), "");
+    origin = server.base;
 
     fastify = Fastify();
     await fastify.register(tallyPlugin, { tally, prefix: "/analytics" });
     await fastify.listen({ port: 0, host: "127.0.0.1" });
     fastifyOrigin = `http://127.0.0.1:${(fastify.server.address() as AddressInfo).port}`;
 
-    browser = await launchChromium();
-    mkdirSync(SCREENSHOTS, { recursive: true });
+    await pages.launch();
   });
 
   afterAll(async () => {
-    for (const context of contexts) await context.close();
-    await browser?.close();
-    server?.closeAllConnections();
-    server?.close();
+    await pages.close();
+    await server?.close();
     await fastify?.close();
     await fixture?.dispose();
   });
 
-  async function newPage(options: { colorScheme?: "light" | "dark"; viewport?: { width: number; height: number }; signedIn?: boolean } = {}): Promise<Page> {
-    const context = await browser.newContext({ viewport: options.viewport ?? DESKTOP, colorScheme: options.colorScheme ?? "light", deviceScaleFactor: 1 });
-    contexts.push(context);
-    if (options.signedIn) await context.addInitScript((k) => sessionStorage.setItem("tally.key", k), key);
-    const page = await context.newPage();
-    page.setDefaultTimeout(8_000);
-    page.on("pageerror", (error) => {
-      throw error;
-    });
-    return page;
-  }
+  const newPage = (options: { colorScheme?: "light" | "dark"; viewport?: { width: number; height: number }; signedIn?: boolean } = {}) =>
+    pages.open({ ...options, ...(options.signedIn ? { signedInWith: key } : {}) });
 
   /** Every row of a statistic through the account API. */
   async function apiRows(name: string, from: string, to: string, extra: Record<string, string> = {}): Promise<Row[]> {
@@ -123,7 +96,8 @@ describe.skipIf(skip)("dashboard in Chromium", () => {
   async function apiPage(name: string, from: string, to: string, extra: Record<string, string>): Promise<Row[]> {
     const query = new URLSearchParams({ name, from, to, ...extra });
     const response = await fetch(`${origin}/analytics/api/v1/stats/${siteId}?${query}`, { headers: { authorization: `Bearer ${key}` } });
-    return ((await response.json()) as ListBody).data;
+    // What a card shows of each row (goals also have events and a conversion rate).
+    return ((await response.json()) as ListBody).data.map(({ value, count }) => ({ value, count }));
   }
   const sum = (rows: readonly Row[]) => rows.reduce((total, row) => total + row.count, 0);
 
@@ -246,7 +220,7 @@ describe.skipIf(skip)("dashboard in Chromium", () => {
     const from = addMonthsToStart(today, -11);
     const first = (name: string, extra: Record<string, string> = {}) => apiPage(name, from, today, { per_page: "10", ...extra });
 
-    for (const name of ["page", "referrer", "country", "browser", "resolution", "event"]) {
+    for (const name of ["page", "referrer", "country", "browser", "resolution", "goals"]) {
       const expected = await first(name);
       expect(expected.length).toBeGreaterThan(0);
       await expect.poll(() => cardRows(page, name)).toEqual(expected);
@@ -266,7 +240,7 @@ describe.skipIf(skip)("dashboard in Chromium", () => {
     expect(await page.textContent('section[data-card^="country"] li[data-value="JP:Japan"] .row-label')).toBe("JPJapan");
 
     // Tabs switch statistics within a card.
-    for (const [card, tab] of [["page", "landing_page"], ["country", "city"], ["country", "continent"], ["browser", "os"], ["browser", "device"], ["referrer", "campaign"], ["resolution", "language"]] as const) {
+    for (const [card, tab] of [["page", "landing_page"], ["page", "exit_page"], ["country", "city"], ["country", "continent"], ["browser", "os"], ["browser", "device"], ["referrer", "campaign"], ["referrer", "utm_source"], ["resolution", "language"]] as const) {
       await page.click(`section[data-card^="${card}"] [role="tab"][data-name="${tab}"]`);
       await expect.poll(() => cardRows(page, card)).toEqual(await first(tab));
     }
@@ -287,7 +261,7 @@ describe.skipIf(skip)("dashboard in Chromium", () => {
     await page.fill('input[name="password"]', "nope");
     await page.click('button[type="submit"]');
     await expect.poll(() => page.textContent(".sign-in .error")).toBe("Wrong password.");
-    await page.screenshot({ path: new URL("share-password.png", SCREENSHOTS).pathname });
+    await page.screenshot({ path: screenshotPath("share-password.png") });
     await page.fill('input[name="password"]', "open sesame");
     await page.click('button[type="submit"]');
     await waitLoaded(page);
@@ -317,12 +291,12 @@ describe.skipIf(skip)("dashboard in Chromium", () => {
         const page = await newPage({ colorScheme, viewport, signedIn: true });
         await page.goto(`${origin}/analytics/#/websites/${siteId}?range=30d`);
         await waitLoaded(page);
-        await page.screenshot({ path: new URL(`dashboard-${colorScheme}-${device}.png`, SCREENSHOTS).pathname, fullPage: device === "desktop" });
+        await page.screenshot({ path: screenshotPath(`dashboard-${colorScheme}-${device}.png`), fullPage: device === "desktop" });
       }
     }
     const page = await newPage({ signedIn: true });
     await page.goto(`${origin}/analytics/`);
     await page.waitForSelector(".website-link");
-    await page.screenshot({ path: new URL("websites-light-desktop.png", SCREENSHOTS).pathname });
+    await page.screenshot({ path: screenshotPath("websites-light-desktop.png") });
   });
 });

@@ -106,6 +106,14 @@ describe.each(apiMatrix)("collect, script and stats over $name", ({ transport, d
       expect(await pageCount(alice, siteId, "/pricing")).toBe(0);
     });
 
+    it("accepts an engagement signal (e): no pageview, no event", async () => {
+      expectAccepted(await sendHit(served, { u: "https://collect.example/engaged" }));
+      expectAccepted(await sendHit(served, { u: "https://collect.example/engaged", s: "1920x1080", l: "en-US", e: 12_500 }));
+      expect(await pageCount(alice, siteId, "/engaged")).toBe(1);
+      const events = await alice.get(`/api/v1/stats/${siteId}?name=event&from=${day(-1)}&to=${day(1)}&search=engaged`);
+      expect(events.body.data).toEqual([]);
+    });
+
     it("OPTIONS is a 204 preflight answer with the CORS headers", async () => {
       const response = await served.fetch("/collect", {
         method: "OPTIONS",
@@ -196,6 +204,9 @@ describe.each(apiMatrix)("collect, script and stats over $name", ({ transport, d
         ["n blank", JSON.stringify({ u: url, n: "   " }), "Invalid hit: The event name must be 1 to 200 characters."],
         ["n not a string", JSON.stringify({ u: url, n: 5 }), /^Invalid hit: n: /],
         ["r not a string", JSON.stringify({ u: url, r: { host: "x" } }), /^Invalid hit: r: /],
+        ["e not a number", JSON.stringify({ u: url, e: "5000" }), /^Invalid hit: e: /],
+        ["e negative", JSON.stringify({ u: url, e: -1 }), "Invalid hit: The engaged time must be a number of milliseconds, 0 or more."],
+        ["e with an event name", JSON.stringify({ u: url, n: "x", e: 5000 }), "Invalid hit: An engagement signal has no event name."],
       ];
 
       let before: { rows: number; pageviews: number };

@@ -62,6 +62,13 @@ describe.each(apiMatrix)("segments over $name", ({ transport, dialect }) => {
     }
   });
 
+  it("visitors by hour under a filter: the hour of each visitor-day's first matching visit (it was a 500)", async () => {
+    const response = await owner.get(`/api/v1/stats/${id}?name=visitors_hours&${RANGE}&filter=browser:is:Firefox`);
+    expectJson(response, 200);
+    // The four Firefox persons arrive at 10:0x every one of the six days.
+    expect(response.body.data).toEqual([{ value: "10", count: 24 }]);
+  });
+
   it("visit metrics answer rows by day and a total; compare adds previous counts and the range compared with", async () => {
     const response = await owner.get(`/api/v1/stats/${id}?name=bounce_rate&${RANGE}&compare=previous_period&sort_by=value&sort=asc`);
     expectJson(response, 200);

@@ -25,7 +25,8 @@ export interface Transport {
   serve(tally: Tally, options?: HandlerOptions): Promise<Served>;
 }
 
-async function listen(server: Server, mount: string): Promise<Served> {
+/** Listens on a free port of 127.0.0.1; `base` is its origin plus `mount`. */
+export async function listen(server: Server, mount: string): Promise<Served> {
   server.listen(0, "127.0.0.1");
   await once(server, "listening");
   const base = `http://127.0.0.1:${(server.address() as AddressInfo).port}${mount}`;

@@ -23,6 +23,7 @@ interface Hit {
   n?: string;
   p?: Record<string, unknown>;
   h?: 1;
+  e?: number;
 }
 interface Received {
   path: string;
@@ -37,6 +38,8 @@ const COLLECT_PATHS = new Set(["/analytics/collect", "/custom/hit"]);
 
 // Per-test server state.
 let received: Received[] = [];
+/** Engagement signals (`e`), kept apart: every page that is left sends one. */
+let engagements: Received[] = [];
 let preflights = 0;
 let collectStatus = 202;
 let html = "";
@@ -50,12 +53,8 @@ const server = createServer((req, res) => {
     req.on("data", (chunk: string) => (body += chunk));
     req.on("end", () => {
       if (req.method === "POST") {
-        received.push({
-          path,
-          host: req.headers.host,
-          contentType: req.headers["content-type"],
-          hit: JSON.parse(body) as Hit,
-        });
+        const hit = JSON.parse(body) as Hit;
+        (hit.e === undefined ? received : engagements).push({ path, host: req.headers.host, contentType: req.headers["content-type"], hit });
       }
       res.writeHead(req.method === "POST" ? collectStatus : 204, {
         "access-control-allow-origin": "*",
@@ -134,6 +133,7 @@ describe.skipIf(skip)("tracker in Chromium", () => {
 
   beforeEach(async () => {
     received = [];
+    engagements = [];
     preflights = 0;
     collectStatus = 202;
     pageErrors = [];
@@ -328,7 +328,9 @@ describe.skipIf(skip)("tracker in Chromium", () => {
     const page = await newPage(() => localStorage.setItem("tally_ignore", "true"));
     await page.goto(`${origin}/me`);
     await page.evaluate(() => window.tally.track("Click"));
+    await page.goto(`${origin}/me/again`); // leaving /me: no engagement signal either
     await expectHitCount(0);
+    expect(engagements).toEqual([]);
   });
 
   it("still tracks when localStorage throws (sandboxed iframes, blocked storage)", async () => {
@@ -420,5 +422,74 @@ describe.skipIf(skip)("tracker in Chromium", () => {
     await page.close();
     const hits = await waitForHits(2);
     expect(hits[1]).toMatchObject({ n: "Bye" });
+  });
+
+  /**
+   * Moves the focus to another page (a real blur). Headless Chromium pretends every page
+   * has focus; without that emulation only the page in front has it.
+   */
+  async function focusElsewhere(page: Page): Promise<Page> {
+    const cdp = await page.context().newCDPSession(page);
+    await cdp.send("Emulation.setFocusEmulationEnabled", { enabled: false });
+    const other = await page.context().newPage();
+    await other.bringToFront();
+    await expect.poll(() => page.evaluate(() => document.hasFocus())).toBe(false);
+    return other;
+  }
+
+  async function waitForEngagements(count: number, timeout = 5_000): Promise<Hit[]> {
+    const deadline = Date.now() + timeout;
+    while (engagements.length < count && Date.now() < deadline) await sleep(10);
+    expect(engagements.length, "engagement signals received").toBeGreaterThanOrEqual(count);
+    return engagements.map((r) => r.hit);
+  }
+
+  it("sends the time the page was visible and focused when it is left, once, as text/plain", async () => {
+    site();
+    const page = await newPage();
+    const opened = Date.now();
+    await page.goto(`${origin}/read?x=1#part`);
+    await waitForHits(1);
+    const focusedFor = 1_500;
+    await sleep(focusedFor); // visible and focused
+    await focusElsewhere(page);
+    await sleep(1_500); // visible, not focused: does not count
+    await expectHitCount(1); // blurring sends nothing
+    expect(engagements).toEqual([]);
+    await page.bringToFront();
+    await expect.poll(() => page.evaluate(() => document.hasFocus())).toBe(true);
+    await sleep(500); // focused again: counts
+    await page.goto(`${origin}/next`); // hidden, then left
+    const [signal] = await waitForEngagements(1);
+    const lived = Date.now() - opened; // more than the page's life
+    // (The CDP session of focusElsewhere resets the locale emulation: `l` is not compared.)
+    expect(signal).toMatchObject({ u: `${origin}/read?x=1`, s: SCREEN.s });
+    expect(Object.keys(signal!).sort()).toEqual(["e", "l", "s", "u"]);
+    // At least the focused time, and none of the 1.5 s without focus.
+    expect(signal!.e).toBeGreaterThanOrEqual(focusedFor + 500);
+    expect(signal!.e).toBeLessThanOrEqual(lived - 1_500);
+    expect(engagements[0]).toMatchObject({ path: "/analytics/collect", contentType: "text/plain;charset=UTF-8" });
+    expect(preflights).toBe(0);
+    // The pageview of /next came, and nothing else: one signal per page left.
+    await waitForHits(2);
+    await sleep(300);
+    expect(engagements).toHaveLength(1);
+  });
+
+  it("counts a page visible and focused until the tab closes, and the URL it was left on", async () => {
+    site();
+    const page = await newPage();
+    await page.goto(`${origin}/spa`);
+    await waitForHits(1);
+    await page.evaluate(() => history.pushState({}, "", "/spa/2"));
+    await waitForHits(2);
+    await sleep(1_000);
+    await page.close();
+    const [signal] = await waitForEngagements(1);
+    expect(signal).toMatchObject({ u: `${origin}/spa/2`, ...SCREEN });
+    expect(signal!.e).toBeGreaterThanOrEqual(1_000);
+    await sleep(300);
+    expect(engagements).toHaveLength(1);
+    expect(received).toHaveLength(2);
   });
 });

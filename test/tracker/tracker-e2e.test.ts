@@ -13,6 +13,7 @@ import type { AddressInfo } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { createTally, type Tally } from "@tally-analytics/core";
+import Database from "better-sqlite3";
 import { toNodeHandler } from "@tally-analytics/server/node";
 import { trackerEtag } from "@tally-analytics/tracker";
 import type { Browser, BrowserContext, Page } from "playwright-core";
@@ -215,10 +216,9 @@ describe.skipIf(skip)("tracker → embedded Tally → /api/v1/stats, in Chromium
     await page.goto(`${site.origin}/second`);
     await expectStats("pageviews", { [today()]: 2 });
 
-    expect(site.collected).toEqual([
-      { status: 202, dropped: undefined },
-      { status: 202, dropped: undefined },
-    ]);
+    // Two pageviews and the engagement signal of the page left, all accepted.
+    expect(site.collected.length).toBeGreaterThanOrEqual(2);
+    expect(site.collected.every((answer) => answer.status === 202 && answer.dropped === undefined)).toBe(true);
     await expectStats("visitors", { [today()]: 1 });
     await expectStats("page", { "/page?x=1": 1, "/second": 1 });
     await expectStats("landing_page", { "/page?x=1": 1 });
@@ -389,5 +389,39 @@ describe.skipIf(skip)("tracker → embedded Tally → /api/v1/stats, in Chromium
     while (site.collected.length === 0 && Date.now() < deadline) await sleep(10);
     expect(site.collected).toEqual([{ status: 202, dropped: "bot" }]);
     await expectStats("pageviews", {}, 0);
+  });
+
+  it("engaged time lands: a page left visible for 3 s makes a one-page visit last 3 s, still a bounce", async () => {
+    site.pages.set("/elsewhere", plainPage("no tracker here"));
+    const page = await newPage();
+    await page.goto(`${site.origin}/article`);
+    await expectStats("pageviews", { [today()]: 1 });
+    await expectStats("visit_duration", { [today()]: 0 }); // one hit: no duration yet
+    await sleep(3_000);
+    await page.goto(`${site.other}/elsewhere`); // the page is hidden and left: its signal goes out
+    const deadline = Date.now() + 5_000;
+    while ((await stats("visit_duration"))[today()] === 0 && Date.now() < deadline) await sleep(25);
+    const duration = (await stats("visit_duration"))[today()] ?? 0;
+    // From the pageview to the signal's arrival, in whole seconds: at least the 3 s, and
+    // (on any machine) well under the 3 s plus the ~10 s this test may take.
+    expect(duration).toBeGreaterThanOrEqual(3);
+    expect(duration).toBeLessThan(13);
+    await expectStats("visits", { [today()]: 1 });
+    await expectStats("pageviews", { [today()]: 1 }); // a signal is no pageview
+    await expectStats("bounce_rate", { [today()]: 100 });
+    await expectStats("visitors", { [today()]: 1 });
+    await expectStats("event", {});
+    expect(site.collected).toHaveLength(2);
+    // The visit row holds the engaged seconds (what the tracker measured).
+    const database = new Database(join(site.directory, "tally.sqlite"), { readonly: true });
+    try {
+      const visits = database.prepare("select engaged, duration, pageviews from visits").all() as { engaged: number; duration: number; pageviews: number }[];
+      expect(visits).toHaveLength(1);
+      expect(visits[0]!.engaged).toBeGreaterThanOrEqual(3);
+      expect(visits[0]!.engaged).toBeLessThanOrEqual(visits[0]!.duration);
+      expect(visits[0]!.pageviews).toBe(1);
+    } finally {
+      database.close();
+    }
   });
 });

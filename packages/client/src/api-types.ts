@@ -524,6 +524,11 @@ export type components = {
             } | null;
             /** @description Hash routing: the URL's fragment is part of the page. */
             h?: (0 | 1 | boolean) | null;
+            /**
+             * @description An engagement signal, not a hit: milliseconds the page was visible and focused since the last signal (sent when it is hidden or left; at most 6 hours count). Never with `n`.
+             * @example 12500
+             */
+            e?: number | null;
         };
         ValidationError: {
             /** @example The given data was invalid. */

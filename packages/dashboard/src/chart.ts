@@ -19,6 +19,8 @@ export interface ChartOptions {
   legend?: boolean;
   /** How an x key reads (`2026-03-05` → `Mar 5`). */
   label(key: string): string;
+  /** How a value reads (axis, tooltip). @default formatNumber */
+  format?(value: number): string;
 }
 
 const SLOT = 10;
@@ -63,6 +65,7 @@ function dataTable(points: readonly Point[], options: ChartOptions): HTMLTableEl
 }
 
 export function chart(points: readonly Point[], options: ChartOptions): HTMLElement {
+  const format = options.format ?? formatNumber;
   const count = Math.max(points.length, 1);
   const top = niceMax(Math.max(0, ...points.flatMap((point) => point.values)), GRID_LINES);
   const highlight = svg("rect", { class: "highlight", x: 0, y: 0, width: SLOT, height: HEIGHT, visibility: "hidden" });
@@ -83,7 +86,7 @@ export function chart(points: readonly Point[], options: ChartOptions): HTMLElem
     highlight.setAttribute("visibility", "visible");
     tip.replaceChildren(
       h("strong", {}, options.label(point.key)),
-      ...options.series.map((series, i) => h("span", { class: series.className }, `${series.label}: ${formatNumber(point.values[i] ?? 0)}`)),
+      ...options.series.map((series, i) => h("span", { class: series.className }, `${series.label}: ${format(point.values[i] ?? 0)}`)),
     );
     tip.hidden = false;
     positioned(tip, "left", Math.min(0.85, Math.max(0.15, (index + 0.5) / count)));
@@ -100,7 +103,7 @@ export function chart(points: readonly Point[], options: ChartOptions): HTMLElem
   const xLabels = points
     .map((point, i) => (i % labelEvery === 0 ? positioned(h("span", {}, options.label(point.key)), "left", (i + 0.5) / count) : null))
     .filter((label) => label !== null);
-  const yLabels = Array.from({ length: GRID_LINES + 1 }, (_, k) => positioned(h("span", {}, formatNumber((top * k) / GRID_LINES)), "bottom", k / GRID_LINES));
+  const yLabels = Array.from({ length: GRID_LINES + 1 }, (_, k) => positioned(h("span", {}, format((top * k) / GRID_LINES)), "bottom", k / GRID_LINES));
 
   return h(
     "figure",

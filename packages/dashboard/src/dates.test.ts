@@ -52,3 +52,12 @@ describe("dates", () => {
     expect(formatRange("2026-05-10", "2026-05-10", "2026-05-10")).toBe("May 10");
   });
 });
+
+describe("comparison ranges", () => {
+  it("the same number of days just before, or one year earlier", async () => {
+    const { comparisonRange } = await import("./dates.js");
+    expect(comparisonRange({ from: "2026-03-01", to: "2026-03-31" }, "previous_period")).toEqual({ from: "2026-01-29", to: "2026-02-28" });
+    expect(comparisonRange({ from: "2026-03-05", to: "2026-03-05" }, "previous_period")).toEqual({ from: "2026-03-04", to: "2026-03-04" });
+    expect(comparisonRange({ from: "2028-02-01", to: "2028-02-29" }, "year")).toEqual({ from: "2027-02-01", to: "2027-02-28" });
+  });
+});

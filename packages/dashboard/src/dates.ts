@@ -101,3 +101,16 @@ export function formatRange(from: string, to: string, today: string): string {
   const format = (day: string) => (from.slice(0, 4) === today.slice(0, 4) && to.slice(0, 4) === today.slice(0, 4) ? formatDay(day) : longDayFormat.format(toDate(day)));
   return from === to ? format(from) : `${format(from)} – ${format(to)}`;
 }
+
+/** The days a comparison reads (as the API's `compare`): the same number of days just before, or one year earlier (29 February → 28 February). */
+export function comparisonRange(range: Pick<Range, "from" | "to">, compare: "previous_period" | "year"): { from: string; to: string } {
+  if (compare === "previous_period") {
+    const days = daysBetween(range.from, range.to).length;
+    return { from: addDays(range.from, -days), to: addDays(range.from, -1) };
+  }
+  const yearBefore = (day: string) => {
+    const shifted = String(Number(day.slice(0, 4)) - 1).padStart(4, "0") + day.slice(4);
+    return shifted.endsWith("-02-29") && toDate(shifted).getUTCDate() !== 29 ? `${shifted.slice(0, 8)}28` : shifted;
+  };
+  return { from: yearBefore(range.from), to: yearBefore(range.to) };
+}

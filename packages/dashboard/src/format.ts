@@ -2,6 +2,17 @@ const numbers = new Intl.NumberFormat("en");
 
 export const formatNumber = (value: number): string => numbers.format(value);
 
+/** `42s`, `3m 05s`, `1h 02m`. */
+export function formatDuration(seconds: number): string {
+  const s = Math.round(seconds);
+  const pad = (n: number) => String(n).padStart(2, "0");
+  if (s < 60) return `${s}s`;
+  if (s < 3600) return `${Math.floor(s / 60)}m ${pad(s % 60)}s`;
+  return `${Math.floor(s / 3600)}h ${pad(Math.floor((s % 3600) / 60))}m`;
+}
+
+export const formatPercent = (value: number): string => `${numbers.format(value)}%`;
+
 export interface ValueLabel {
   /** A country code shown as a small badge (emoji flags are missing on many desktops). */
   code?: string;

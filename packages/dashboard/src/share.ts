@@ -1,10 +1,11 @@
 // A shared stats page: read-only, no account, access decided by the server (privacy, password cookie).
 import { isApiError, type Client } from "./api.js";
-import { parseRange, rangeQuery, todayIn } from "./dates.js";
+import { todayIn } from "./dates.js";
 import { h, mount } from "./dom.js";
 import { secretForm } from "./secret-form.js";
 import { shareSource } from "./source.js";
 import { statsView, type StatsView } from "./stats-view.js";
+import { parseState, stateQuery } from "./view-state.js";
 
 interface SharedWebsite {
   domain: string;
@@ -50,12 +51,12 @@ export function startShare(app: HTMLElement, client: Client, domain: string): vo
       source: shareSource(client, domain),
       timezone,
       heading: h("h1", {}, website.domain),
-      range: parseRange(hashQuery(), todayIn(timezone)),
-      onRange: (range) => (location.hash = rangeQuery(range)),
+      state: parseState(hashQuery(), todayIn(timezone)),
+      onState: (state) => (location.hash = stateQuery(state)),
     });
     mount(app, view.element, h("footer", { class: "powered" }, "Statistics by Tally: cookieless, self-hosted analytics."));
   }
 
-  window.addEventListener("hashchange", () => view?.setRange(parseRange(hashQuery(), todayIn(timezone))));
+  window.addEventListener("hashchange", () => view?.setState(parseState(hashQuery(), todayIn(timezone))));
   void open();
 }

@@ -1,16 +1,18 @@
-import type { Client, ListPage, StatRow, StatsQuery } from "./api.js";
+import type { Client, ListPage, StatRow, StatsQuery, Totals, TotalsQuery } from "./api.js";
 
 export type StatsParams = StatsQuery;
 
 /** Where a stats view reads from: the account API, or a share page's public API. */
 export interface StatsSource {
   stats(params: StatsParams): Promise<ListPage<StatRow>>;
+  totals(params: TotalsQuery): Promise<Totals>;
   realtime(): Promise<number>;
 }
 
 export function accountSource(client: Client, websiteId: number): StatsSource {
   return {
     stats: (params) => client.stats.query(websiteId, params),
+    totals: (params) => client.stats.totals(websiteId, params),
     realtime: async () => (await client.realtime(websiteId)).visitors,
   };
 }
@@ -19,6 +21,7 @@ export function shareSource(client: Client, domain: string): StatsSource {
   const share = client.share(domain);
   return {
     stats: (params) => share.stats(params),
+    totals: (params) => share.totals(params),
     realtime: async () => (await share.realtime()).visitors,
   };
 }

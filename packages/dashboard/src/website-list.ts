@@ -1,12 +1,5 @@
-import type { Client, ListPage } from "./api.js";
+import type { Client, ListPage, Website } from "./api.js";
 import { debounce, h, mount } from "./dom.js";
-
-export interface Website {
-  id: number;
-  domain: string;
-  privacy: number;
-  timezone: string;
-}
 
 const PRIVACY = ["Public", "Private", "Password"];
 const PER_PAGE = 25;
@@ -29,6 +22,7 @@ export function websiteList(client: Client): HTMLElement {
       h("span", { class: `badge privacy-${site.privacy}` }, PRIVACY[site.privacy] ?? ""),
       h("span", { class: "muted" }, site.timezone),
       site.privacy === 1 ? null : h("a", { class: "share-link", href: shareLink(site.domain) }, "Share page"),
+      h("a", { class: "settings-link", href: `#/websites/${site.id}/settings`, "aria-label": `Settings of ${site.domain}` }, "Settings"),
     );
   }
 
@@ -37,9 +31,7 @@ export function websiteList(client: Client): HTMLElement {
     try {
       const result: ListPage<Website> = await client.websites.list({ search: search.value.trim(), sort_by: "domain", sort: "asc", per_page: PER_PAGE, page });
       if (mine !== request) return;
-      const empty = search.value
-        ? "No website matches."
-        : "No websites yet. Create one with POST api/v1/websites (see the README), then add the tracker script to it.";
+      const empty = search.value ? "No website matches." : h("span", {}, "No websites yet. ", h("a", { href: "#/new" }, "Add one"), " to get its tracking code.");
       mount(list, ...(result.data.length > 0 ? result.data.map(item) : [h("li", { class: "empty" }, empty)]));
       const { current_page, last_page } = result.meta;
       mount(
@@ -57,5 +49,10 @@ export function websiteList(client: Client): HTMLElement {
 
   search.addEventListener("input", debounce(() => ((page = 1), void load()), 250));
   void load();
-  return h("main", { class: "list" }, h("div", { class: "toolbar" }, h("h1", {}, "Websites"), search), h("section", { class: "card" }, list, paging));
+  return h(
+    "main",
+    { class: "list" },
+    h("div", { class: "toolbar" }, h("h1", { tabindex: "-1" }, "Websites"), h("div", { class: "controls" }, search, h("a", { class: "button", href: "#/new" }, "Add website"))),
+    h("section", { class: "card", "aria-label": "Websites" }, list, paging),
+  );
 }

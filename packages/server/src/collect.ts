@@ -22,6 +22,10 @@ export const hitBody = z
       .nullish()
       .meta({ description: "Event properties.", example: { plan: "pro" } }),
     h: z.union([z.literal(0), z.literal(1), z.boolean()]).nullish().meta({ description: "Hash routing: the URL's fragment is part of the page." }),
+    e: z
+      .number()
+      .nullish()
+      .meta({ description: "An engagement signal, not a hit: milliseconds the page was visible and focused since the last signal (sent when it is hidden or left; at most 6 hours count). Never with `n`.", example: 12500 }),
   })
   .meta({ id: "Hit" });
 
@@ -68,6 +72,7 @@ async function countHit(tally: Tally, request: HitRequest): Promise<{ message: s
     event: body.n,
     props: body.p,
     hash: body.h === 1 || body.h === true,
+    engagedMs: body.e,
     ip,
     userAgent: request.header("user-agent") ?? "",
   };

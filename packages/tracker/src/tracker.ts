@@ -7,6 +7,8 @@
  * Posts to `collect` beside its own src unless data-api gives the full endpoint URL.
  * data-hash: hash routing; data-outbound: outbound link clicks; data-dnt="true": honour
  * Do Not Track / Global Privacy Control. localStorage.tally_ignore = "true" opts out.
+ * When the page is hidden or left, the time it was visible and focused goes out as an
+ * engagement signal (`e`, milliseconds; docs/statistics.md).
  *
  * Pre-load queue (optional, put it before any tally.track call):
  * <script>window.tally=window.tally||{q:[],track:function(){tally.q.push(arguments)}}</script>
@@ -21,6 +23,7 @@ declare const FEATURE_HASH: boolean;
 declare const FEATURE_OUTBOUND: boolean;
 declare const FEATURE_DNT: boolean;
 declare const FEATURE_QUEUE: boolean;
+declare const FEATURE_ENGAGED: boolean;
 
 type Props = Record<string, string | number | boolean>;
 type Track = (name: string, props?: Props) => void;
@@ -47,9 +50,10 @@ try {
     off ||= localStorage.tally_ignore == "true";
   } catch {}
 
-  const send = (name?: string, props?: Props) => {
+  // `engaged`: an engagement signal (milliseconds visible and focused), not a hit.
+  const send = (name?: string, props?: Props, engaged?: number) => {
     const url = hash ? loc.href : loc.href.split("#")[0]!;
-    if (!name) {
+    if (!name && !(FEATURE_ENGAGED && engaged)) {
       // A pageview for the URL we just counted (popstate after a hash link, a router
       // calling both pushState and replaceState) is the same view.
       if (url == last) return;
@@ -74,6 +78,7 @@ try {
           n: name,
           p: props,
           h: hash,
+          e: FEATURE_ENGAGED ? engaged : undefined,
         }),
       );
     } catch {}
@@ -111,6 +116,26 @@ try {
         send("Outbound Link: Click", { url: link.href });
     };
     for (const type of ["click", "auxclick"] as const) doc.addEventListener(type, click);
+  }
+
+  if (FEATURE_ENGAGED) {
+    // Engaged time: the page visible and focused. Each focus or visibility change closes
+    // the running stretch; when the page is hidden or left (visibilitychange, pagehide:
+    // the last events a page reliably gets, also on phones) what has gathered since the
+    // last signal is sent. No timer runs. (While hidden nothing gathers, so a
+    // visibilitychange back to visible finds nothing to send.)
+    let since = 0;
+    let engaged = 0;
+    const measure = (event?: Event) => {
+      const now = Date.now();
+      engaged += since && now - since;
+      since = doc.hidden || !doc.hasFocus() ? 0 : now;
+      // "pagehide" and "visibilitychange" sort after "o"; "focus" and "blur" before. A
+      // pagehide may come before the visibilitychange: nothing runs on after a send.
+      if (engaged && event!.type > "o") send(undefined, undefined, engaged), (engaged = since = 0);
+    };
+    measure();
+    for (const type of ["focus", "blur", "pagehide", "visibilitychange"]) addEventListener(type, measure);
   }
 
   // A prerendered page counts when (if) the visitor actually sees it.

@@ -1,0 +1,49 @@
+// A website's own page of settings: its tracking code, every setting, and deletion.
+import type { Client, Website } from "./api.js";
+import { h } from "./dom.js";
+import { apiForm, field, fieldError } from "./form.js";
+import { snippetPanel } from "./snippet.js";
+import { websiteSettingsForm } from "./website-form.js";
+import { shareLink } from "./website-list.js";
+
+/** Deleting asks for the domain typed again: it takes every statistic with it. */
+function deleteSection(client: Client, site: Website, onDeleted: () => void): HTMLElement {
+  const confirm = h("input", { name: "confirm", autocomplete: "off", spellcheck: "false" });
+  const form = apiForm(
+    { class: "confirm-delete", hidden: true },
+    [field(`Type ${site.domain} to confirm`, confirm)],
+    "Delete permanently",
+    async () => {
+      if (confirm.value.trim() !== site.domain) throw fieldError("confirm", `That is not ${site.domain}.`);
+      await client.websites.delete(site.id);
+      onDeleted();
+    },
+  );
+  const open = h("button", { type: "button", class: "danger", "aria-expanded": "false", onclick: () => {
+    form.hidden = !form.hidden;
+    open.setAttribute("aria-expanded", String(!form.hidden));
+    if (!form.hidden) confirm.focus();
+  } }, "Delete website…");
+  return h(
+    "section",
+    { class: "card danger-zone", "aria-labelledby": "delete-title" },
+    h("h2", { id: "delete-title" }, "Delete"),
+    h("p", { class: "muted" }, `Deletes ${site.domain} and all its statistics, for good.`),
+    open,
+    form,
+  );
+}
+
+export function websiteSettingsPage(client: Client, site: Website): { element: HTMLElement; destroy(): void } {
+  const snippet = snippetPanel(client, site);
+  const title = h("h1", { tabindex: "-1" }, site.domain);
+  const element = h(
+    "main",
+    { class: "narrow wide settings-page" },
+    h("div", { class: "toolbar" }, h("div", {}, h("a", { href: `#/websites/${site.id}`, class: "back" }, "‹ Statistics"), title), site.privacy === 1 ? null : h("a", { class: "share-link", href: shareLink(site.domain) }, "Share page")),
+    snippet.element,
+    websiteSettingsForm(client, site, (saved) => Object.assign(site, saved)),
+    deleteSection(client, site, () => (location.hash = "#/")),
+  );
+  return { element, destroy: snippet.destroy };
+}
