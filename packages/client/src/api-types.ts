@@ -425,7 +425,7 @@ export type components = {
             privacy?: (0 | 1 | 2) | ("0" | "1" | "2");
             /** @description The share page's password (1 to 128 characters); required when privacy is 2. Stored as a hash, never returned. */
             password?: string;
-            /** @description E-mail reports (stored, not sent yet): 0 off (default), 1 on. */
+            /** @description E-mail reports: 1 sends this website in its account's periodic report (to the account's `email`), 0 does not (default). */
             email?: (0 | 1) | ("0" | "1");
             /** @description Drop hits from bots: 1 yes (default), 0 no. */
             exclude_bots?: (0 | 1) | ("0" | "1");
@@ -460,7 +460,7 @@ export type components = {
             privacy?: (0 | 1 | 2) | ("0" | "1" | "2");
             /** @description The share page's password (1 to 128 characters); required when privacy is 2. Stored as a hash, never returned. */
             password?: string;
-            /** @description E-mail reports (stored, not sent yet): 0 off (default), 1 on. */
+            /** @description E-mail reports: 1 sends this website in its account's periodic report (to the account's `email`), 0 does not (default). */
             email?: (0 | 1) | ("0" | "1");
             /** @description Drop hits from bots: 1 yes (default), 0 no. */
             exclude_bots?: (0 | 1) | ("0" | "1");

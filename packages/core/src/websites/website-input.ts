@@ -90,7 +90,7 @@ const settingFields = {
     .transform((value) => (value === "" ? undefined : value))
     .optional()
     .meta({ description: "The share page's password (1 to 128 characters); required when privacy is 2. Stored as a hash, never returned." }),
-  email: choice("email", [0, 1]).optional().meta({ description: "E-mail reports (stored, not sent yet): 0 off (default), 1 on." }),
+  email: choice("email", [0, 1]).optional().meta({ description: "E-mail reports: 1 sends this website in its account's periodic report (to the account's `email`), 0 does not (default)." }),
   exclude_bots: choice("exclude_bots", [0, 1]).optional().meta({ description: "Drop hits from bots: 1 yes (default), 0 no." }),
   exclude_params: entryList("exclude_params", isValidParamEntry, (entry) => `The exclude params entry "${entry}" is not a valid parameter name.`)
     .optional()
