@@ -8,6 +8,7 @@ import { createCollector, type CollectResult } from "./engine/collector.js";
 import type { HitInput } from "./engine/hit-input.js";
 import { createKyselyStore } from "./engine/kysely-store.js";
 import type { EngineStore } from "./engine/store.js";
+import { createWriteFailureLog } from "./engine/write-failure-log.js";
 import { createRetention } from "./engine/retention.js";
 import { createSalts } from "./engine/salts.js";
 import { createSqliteReadPool } from "./dialect/sqlite/read-pool.js";
@@ -52,8 +53,18 @@ export interface TallyOptions {
    * @default 200000
    */
   maxBufferedHits?: number;
-  /** Told about failed background writes (they are retried). @default console.error */
+  /**
+   * Told about every failed background write (they are retried).
+   * @default at most one console.warn line a minute (no stack when the database is only locked)
+   */
   onError?: (error: unknown) => void;
+  /**
+   * How long `close()` keeps retrying buffered hits the database refuses (a SQLite file
+   * locked by another connection, PostgreSQL unreachable) before it rejects with an
+   * UnavailableError saying how many were not written.
+   * @default 30000
+   */
+  closeTimeoutMs?: number;
   /**
    * How often visits and hits older than each website's `retention_days` are deleted
    * (also once a minute after start); 0 turns the schedule off (`applyRetention()` still works).
@@ -81,7 +92,11 @@ export interface Tally {
   applyRetention(now?: number): Promise<number>;
   /** Resolves once the store is open and migrated; rejects if it cannot be. */
   ready(): Promise<void>;
-  /** Flushes everything buffered and closes what Tally opened. */
+  /**
+   * Writes everything buffered and closes what Tally opened. Rejects with an
+   * UnavailableError when buffered hits could not be written within `closeTimeoutMs`
+   * (what Tally opened is closed all the same).
+   */
   close(): Promise<void>;
 }
 
@@ -148,8 +163,8 @@ async function openServices(options: TallyOptions): Promise<Services> {
   }
   const geo = options.geoip ? await openGeoLookup(options.geoip) : null;
   const rollups = engineStore(store);
-  const onError = options.onError ?? ((error: unknown) => console.error("tally: write failed, will retry:", error));
   let collector: ReturnType<typeof createCollector> | undefined;
+  const onError = options.onError ?? createWriteFailureLog(() => collector?.buffered ?? 0);
   const websites = createWebsites(store.db, {
     async onChange(row, change) {
       if (change === "delete") {
@@ -168,6 +183,7 @@ async function openServices(options: TallyOptions): Promise<Services> {
     ...(options.flushIntervalMs === undefined ? {} : { flushIntervalMs: options.flushIntervalMs }),
     ...(options.batchSize === undefined ? {} : { batchSize: options.batchSize }),
     ...(options.maxBufferedHits === undefined ? {} : { maxBufferedHits: options.maxBufferedHits }),
+    ...(options.closeTimeoutMs === undefined ? {} : { closeTimeoutMs: options.closeTimeoutMs }),
   });
   const flushed = collector;
   const reads = statsReads(store, options);
