@@ -46,9 +46,9 @@ describe.each(options)("createTally({ database: %s })", (_name, database) => {
 
 describe("a database URL Tally does not support", () => {
   it.each([
-    ["mysql://x@y/z", /^unsupported database URL scheme "mysql:" \(SQLite: file:PATH or :memory:, PostgreSQL: postgres:\/\/user@host\/db\)$/],
-    ["sqlite3://./tally.db", /^unsupported database URL scheme "sqlite3:"/],
-    ["file:", /^no file path in the database URL "file:"/],
+    ["mysql://x@y/z", /^Cannot open the database mysql:\/\/x@y\/z: unsupported database URL scheme "mysql:" \(SQLite: file:PATH or :memory:, PostgreSQL: postgres:\/\/user@host\/db\)$/],
+    ["sqlite3://./tally.db", /^Cannot open the database sqlite3:\/\/.\/tally.db: unsupported database URL scheme "sqlite3:"/],
+    ["file:", /^Cannot open the database file:: no file path in the database URL "file:"/],
   ])("%s is refused, and no file or folder is created for it", async (url, message) => {
     const cwd = process.cwd();
     process.chdir(mkdtempSync(join(directory, "cwd-")));

@@ -1,5 +1,6 @@
 import { createAccounts, type Accounts } from "./accounts/accounts.js";
 import { migrateToLatest } from "./database/migrations.js";
+import { redactDatabaseUrl } from "./database/database-url.js";
 import { openDatabase, type DatabaseOption, type OpenDatabase } from "./database/open-database.js";
 import { deferMethods } from "./deferred.js";
 import { openGeoLookup } from "./enrich/geo.js";
@@ -153,14 +154,28 @@ function statsReads(store: OpenDatabase, options: TallyOptions): StatsRunner & {
   return { ...runner, close: async () => {} };
 }
 
-async function openServices(options: TallyOptions): Promise<Services> {
-  const store = await openDatabase(options.database ?? "file:./data/tally.sqlite");
+/** Opens and migrates the database; a failure says which database and why, in one sentence. */
+async function openStore(option: DatabaseOption): Promise<OpenDatabase> {
+  let store: OpenDatabase | undefined;
   try {
+    store = await openDatabase(option);
     await migrateToLatest(store.db, store.dialect);
+    return store;
   } catch (error) {
-    await store.close();
-    throw error;
+    await store?.close().catch(() => {});
+    const which = typeof option === "string" ? ` ${redactDatabaseUrl(option)}` : "";
+    throw new Error(`Cannot open the database${which}: ${reasonOf(error)}`, { cause: error });
   }
+}
+
+/** An error's message; for an AggregateError (pg trying ::1 and 127.0.0.1), its errors' messages. */
+function reasonOf(error: unknown): string {
+  if (error instanceof AggregateError && error.errors.length > 0) return error.errors.map(reasonOf).join("; ");
+  return error instanceof Error ? error.message : String(error);
+}
+
+async function openServices(options: TallyOptions): Promise<Services> {
+  const store = await openStore(options.database ?? "file:./data/tally.sqlite");
   const geo = options.geoip ? await openGeoLookup(options.geoip) : null;
   const rollups = engineStore(store);
   let collector: ReturnType<typeof createCollector> | undefined;
