@@ -12,6 +12,7 @@ export default defineConfig({
       { find: /^@tally-analytics\/server\/node$/, replacement: source("server/src/adapters/node.ts") },
       { find: /^@tally-analytics\/server\/fastify$/, replacement: source("server/src/adapters/fastify.ts") },
       { find: /^@tally-analytics\/tracker$/, replacement: source("tracker/dist/index.js") },
+      { find: /^@tally-analytics\/client$/, replacement: source("client/src/index.ts") },
       { find: /^@tally-analytics\/dashboard$/, replacement: source("dashboard/dist/index.js") },
       { find: /^@tally-analytics\/cli$/, replacement: source("cli/src/index.ts") },
     ],

@@ -117,7 +117,7 @@ export function checkPackage(pkg, siblings) {
 
 /** Packs and checks every package in a temporary folder; prints a line per package; exits 1 on any problem. */
 function main() {
-  const missing = ["core", "server", "cli", "tracker", "dashboard"].filter((name) => !existsSync(join(ROOT, "packages", name, "dist", "index.js")));
+  const missing = ["core", "server", "cli", "client", "tracker", "dashboard"].filter((name) => !existsSync(join(ROOT, "packages", name, "dist", "index.js")));
   if (missing.length > 0) {
     console.error(`release:check: not built (${missing.join(", ")}): run pnpm build first.`);
     process.exit(1);

@@ -8,7 +8,7 @@ import { fileURLToPath } from "node:url";
 const ROOT = fileURLToPath(new URL("..", import.meta.url));
 const COMPILED = /\.(d\.ts\.map|d\.ts|js\.map|js)$/;
 
-for (const name of ["core", "server", "cli"]) {
+for (const name of ["core", "server", "cli", "client"]) {
   const dist = join(ROOT, "packages", name, "dist");
   if (!existsSync(dist)) continue;
   for (const file of readdirSync(dist, { recursive: true }).map(String)) {

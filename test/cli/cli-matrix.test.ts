@@ -27,6 +27,8 @@ const VALID_ARGUMENTS: Record<string, string[]> = {
   "websites create": ["example.com"],
   "websites update": ["1", "--timezone", "UTC"],
   "websites delete": ["1", "--yes"],
+  "reports set": ["--account", "1", "--period", "week"],
+  "reports send": ["--dry-run"],
 };
 const argsOf = (command: Command) => [...command.name.split(" "), ...(VALID_ARGUMENTS[command.name] ?? [])];
 const readsDatabase = COMMANDS.filter((command) => command.environment?.includes("DATABASE_URL"));

@@ -144,7 +144,7 @@ afterAll(() => {
 describe("the packed packages, installed by npm into an app outside the repository", () => {
   it("every tarball passes the release check (real version ranges, entry points, types, licence, README, engines)", () => {
     expect(packed.map((pkg) => pkg.name).sort()).toEqual(
-      ["@tally-analytics/cli", "@tally-analytics/core", "@tally-analytics/dashboard", "@tally-analytics/server", "@tally-analytics/tracker"],
+      ["@tally-analytics/cli", "@tally-analytics/client", "@tally-analytics/core", "@tally-analytics/dashboard", "@tally-analytics/server", "@tally-analytics/tracker"],
     );
     for (const pkg of packed) expect(checkPackage(pkg, packed), pkg.name).toEqual([]);
     const server = packed.find((pkg) => pkg.name === "@tally-analytics/server")!;
@@ -152,7 +152,7 @@ describe("the packed packages, installed by npm into an app outside the reposito
   });
 
   it("installs real copies (not links into the repository), with Express 5 and Fastify 5", () => {
-    for (const name of ["core", "server", "tracker", "dashboard", "cli"]) {
+    for (const name of ["core", "server", "tracker", "dashboard", "cli", "client"]) {
       const installed = join(app, "node_modules", "@tally-analytics", name);
       expect(existsSync(join(installed, "package.json"))).toBe(true);
       expect(realpathSync(installed).startsWith(ROOT)).toBe(false);

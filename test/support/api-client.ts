@@ -1,3 +1,4 @@
+import type { ListMeta } from "@tally-analytics/client";
 import type { Website } from "@tally-analytics/core";
 import { expect } from "vitest";
 import type { Served } from "./transports.js";
@@ -16,15 +17,8 @@ export function expectInvalid(response: ApiResponse, errors: Record<string, stri
   expect(response.body).toEqual({ message: "The given data was invalid.", errors, status: 422 });
 }
 
-export interface ListMeta {
-  current_page: number;
-  from: number | null;
-  last_page: number;
-  path: string;
-  per_page: number;
-  to: number | null;
-  total: number;
-}
+/** The list envelope's `meta`, as the OpenAPI document (and so the client) types it. */
+export type { ListMeta } from "@tally-analytics/client";
 
 /** The JSON bodies the API sends, loosely: each test asserts the parts it cares about. */
 export interface ApiBody {

@@ -2,6 +2,7 @@ import { randomBytes } from "node:crypto";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import Database from "better-sqlite3";
 import pg from "pg";
 
 /**
@@ -92,4 +93,27 @@ export async function createTestDatabase(dialect: DialectName): Promise<TestData
     url: url.toString(),
     dispose: () => dropDatabase(name),
   };
+}
+
+/**
+ * Runs one statement on a connection of its own to a test database (what is really
+ * stored, or what another process would do): read-only unless `write`; answers its rows.
+ */
+export async function runSql<Row = Record<string, unknown>>(dialect: DialectName, url: string, text: string, options: { write?: boolean } = {}): Promise<Row[]> {
+  if (dialect === "sqlite") {
+    const connection = new Database(url.replace(/^file:/, ""), { readonly: !options.write, fileMustExist: true });
+    try {
+      const statement = connection.prepare(text);
+      return (statement.reader ? statement.all() : (statement.run(), [])) as Row[];
+    } finally {
+      connection.close();
+    }
+  }
+  const client = new pg.Client({ connectionString: url });
+  await client.connect();
+  try {
+    return (await client.query(text)).rows as Row[];
+  } finally {
+    await client.end();
+  }
 }

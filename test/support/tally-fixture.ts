@@ -2,10 +2,8 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { createTally, type Tally, type TallyOptions } from "@tally-analytics/core";
-import Database from "better-sqlite3";
-import pg from "pg";
 import { apiClient } from "./api-client.js";
-import { createTestDatabase, type DialectName } from "./databases.js";
+import { createTestDatabase, runSql, type DialectName } from "./databases.js";
 import type { Transport } from "./transports.js";
 
 /**
@@ -46,23 +44,7 @@ export async function createTestTally(dialect: DialectName, options: Omit<TallyO
     tally,
     dialect,
     url: database.url,
-    async sql<Row>(text: string) {
-      if (dialect === "sqlite") {
-        const reader = new Database(database.url.replace(/^file:/, ""), { readonly: true, fileMustExist: true });
-        try {
-          return reader.prepare(text).all() as Row[];
-        } finally {
-          reader.close();
-        }
-      }
-      const client = new pg.Client({ connectionString: database.url });
-      await client.connect();
-      try {
-        return (await client.query(text)).rows as Row[];
-      } finally {
-        await client.end();
-      }
-    },
+    sql: <Row>(text: string) => runSql<Row>(dialect, database.url, text),
     async dispose() {
       await tally.close();
       await database.dispose();

@@ -7,6 +7,7 @@ import { tallyPlugin } from "@tally-analytics/server/fastify";
 import { toNodeHandler } from "@tally-analytics/server/node";
 import express from "express";
 import Fastify from "fastify";
+import { checkAgainstDocument } from "./openapi-check.js";
 
 /** Tally served one way; `base` is the public URL of the mount (links are built from it). */
 export interface Served {
@@ -39,14 +40,34 @@ async function listen(server: Server, mount: string): Promise<Served> {
   };
 }
 
+/** Marks the host app's own answers (not Tally's, so not in its OpenAPI document). */
+const HOST_ANSWER = "x-answered-by";
+
 function expressApp(tally: Tally, options: HandlerOptions, withParsers: boolean): Server {
   const app = express();
   if (withParsers) app.use(express.json(), express.urlencoded({ extended: false }));
   app.use("/analytics", toNodeHandler(tally, options));
+  app.use((error: unknown, _request: express.Request, response: express.Response, next: express.NextFunction) => {
+    response.setHeader(HOST_ANSWER, "host");
+    next(error);
+  });
   return createServer(app);
 }
 
-export const transports: Transport[] = [
+/** Every answer a test receives is checked against the OpenAPI document (openapi-check.ts). */
+function checked(served: Served): Served {
+  return {
+    ...served,
+    async fetch(path, init) {
+      const response = await served.fetch(path, init);
+      const url = response.redirected ? new URL(response.url) : new URL(`${served.base}${path}`);
+      await checkAgainstDocument(served.base, url, init?.method ?? "GET", response);
+      return response;
+    },
+  };
+}
+
+const unchecked: Transport[] = [
   {
     name: "fetch handler",
     async serve(tally, options = {}) {
@@ -76,7 +97,8 @@ export const transports: Transport[] = [
     name: "fastify",
     rejectsMalformedPaths: true,
     async serve(tally, options = {}) {
-      const app = Fastify();
+      // Fastify refuses a malformed URL itself, before Tally sees it.
+      const app = Fastify({ frameworkErrors: (error, _request, reply) => void reply.code(400).header(HOST_ANSWER, "host").send({ message: error.message }) });
       await app.register(tallyPlugin, { ...options, tally, prefix: "/analytics" });
       await app.listen({ port: 0, host: "127.0.0.1" });
       const base = `http://127.0.0.1:${(app.server.address() as AddressInfo).port}/analytics`;
@@ -84,3 +106,8 @@ export const transports: Transport[] = [
     },
   },
 ];
+
+export const transports: Transport[] = unchecked.map((transport) => ({
+  ...transport,
+  serve: async (tally, options) => checked(await transport.serve(tally, options)),
+}));

@@ -3,7 +3,7 @@ import { parseArgs } from "node:util";
 import { createTally, NotFoundError, TallyError, ValidationError, type Tally } from "@tally-analytics/core";
 import { CommandError, ConfigError, UsageError, whenReady, type Command, type Env, type OptionSpecs, type OptionValues, type Print } from "./command.js";
 import { COMMANDS } from "./commands/index.js";
-import { databaseFromEnv } from "./config.js";
+import { tallyOptionsFor } from "./config.js";
 import { commandHelp, overviewHelp } from "./help.js";
 
 /** The version of this package (`tally --version`). */
@@ -70,7 +70,8 @@ async function execute(command: Command, rest: readonly string[], env: Env, prin
   let opened: Tally | undefined;
   const tally = async () => {
     if (!opened) {
-      opened = createTally({ database: databaseFromEnv(env), flushIntervalMs: 60_000, retentionIntervalMs: 0 });
+      // A short-lived command: no schedules (retention, reports), nothing collected to flush.
+      opened = createTally({ ...tallyOptionsFor(env, command.environment ?? []), flushIntervalMs: 60_000, retentionIntervalMs: 0, reportIntervalMs: 0 });
     }
     return whenReady(opened);
   };

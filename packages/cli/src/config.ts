@@ -25,6 +25,9 @@ export const SERVE_ENVIRONMENT: Readonly<Record<string, string>> = {
   GEOIP_DB: "path of a MaxMind-format .mmdb (several: comma-separated)",
   RATE_LIMIT: "API requests per key per minute (default 600; 0 turns it off)",
   FLUSH_INTERVAL_MS: "how often buffered hits are written (default 1000)",
+  SMTP_URL: "smtp:// or smtps:// server for e-mail reports (with MAIL_FROM)",
+  MAIL_FROM: 'From address of the reports ("Tally <tally@example.com>")',
+  PUBLIC_URL: "where Tally is reached from outside, for links in the reports",
 };
 
 /** An unset or empty variable is the default. */
@@ -102,7 +105,17 @@ const apiKey = variable.transform((text, context) => {
   return text;
 });
 
-const serveSchema = z.object({
+/** A URL with one of the given schemes, or unset. */
+function urlVariable(name: string, schemes: readonly string[]) {
+  return variable.transform((text, context) => {
+    if (text === undefined) return undefined;
+    if (schemes.some((scheme) => text.toLowerCase().startsWith(`${scheme}://`)) && URL.canParse(text)) return text;
+    context.addIssue({ code: "custom", message: `${name} must be an ${schemes.map((scheme) => `${scheme}://`).join(" or ")} URL, got "${text}".` });
+    return z.NEVER;
+  });
+}
+
+const environmentSchema = z.object({
   PORT: wholeNumber("PORT", 0, 65535, 3000, "0-65535"),
   HOST: variable.transform((text) => text ?? "127.0.0.1"),
   DATABASE_URL: databaseUrl,
@@ -111,7 +124,12 @@ const serveSchema = z.object({
   GEOIP_DB: geoipPaths,
   RATE_LIMIT: wholeNumber("RATE_LIMIT", 0, Number.MAX_SAFE_INTEGER, 600, "a whole number of requests per minute (0: no limit)"),
   FLUSH_INTERVAL_MS: wholeNumber("FLUSH_INTERVAL_MS", 1, 86_400_000, undefined, "a whole number of milliseconds from 1 to 86400000"),
+  SMTP_URL: urlVariable("SMTP_URL", ["smtp", "smtps"]),
+  MAIL_FROM: variable,
+  PUBLIC_URL: urlVariable("PUBLIC_URL", ["http", "https"]),
 });
+
+type Variables = z.infer<typeof environmentSchema>;
 
 /** Parses with a schema; the first problem becomes a ConfigError (one line). */
 function parseEnv<T>(schema: z.ZodType<T>, env: Env): T {
@@ -120,14 +138,30 @@ function parseEnv<T>(schema: z.ZodType<T>, env: Env): T {
   throw new ConfigError(result.error.issues[0]?.message ?? "invalid environment");
 }
 
-/** DATABASE_URL, checked: what every command but serve reads. */
-export function databaseFromEnv(env: Env): string {
-  return parseEnv(z.object({ DATABASE_URL: databaseUrl }), env).DATABASE_URL;
+/** SMTP_URL and MAIL_FROM: both or neither; PUBLIC_URL: where links in the e-mails point. */
+function mailOptions(vars: Partial<Variables>): Pick<TallyOptions, "mail" | "publicUrl"> {
+  const { SMTP_URL: url, MAIL_FROM: from, PUBLIC_URL: publicUrl } = vars;
+  if (url !== undefined && from === undefined) throw new ConfigError('MAIL_FROM is needed with SMTP_URL (e.g. "Tally <tally@example.com>").');
+  return {
+    ...(url !== undefined && from !== undefined ? { mail: { url, from } } : {}),
+    ...(publicUrl === undefined ? {} : { publicUrl }),
+  };
+}
+
+/**
+ * Tally's options for a command from the variables it reads (its `environment`), each
+ * checked: DATABASE_URL always; the mail settings for the commands that send reports.
+ */
+export function tallyOptionsFor(env: Env, variables: readonly string[]): TallyOptions {
+  const wanted: { [K in keyof Variables]?: true } = { DATABASE_URL: true };
+  for (const name of Object.keys(environmentSchema.shape) as (keyof Variables)[]) if (variables.includes(name)) wanted[name] = true;
+  const vars: Partial<Variables> = parseEnv(environmentSchema.pick(wanted), env);
+  return { database: vars.DATABASE_URL ?? DEFAULT_DATABASE_URL, ...mailOptions(vars) };
 }
 
 /** Everything `tally serve` reads from the environment, checked before anything starts (SPEC §3). */
 export function serveConfig(env: Env): ServeConfig {
-  const vars = parseEnv(serveSchema, env);
+  const vars = parseEnv(environmentSchema, env);
   return {
     port: vars.PORT ?? 3000,
     host: vars.HOST,
@@ -137,6 +171,7 @@ export function serveConfig(env: Env): ServeConfig {
       trustProxy: vars.TRUST_PROXY,
       ...(vars.GEOIP_DB.length > 0 ? { geoip: vars.GEOIP_DB } : {}),
       ...(vars.FLUSH_INTERVAL_MS === undefined ? {} : { flushIntervalMs: vars.FLUSH_INTERVAL_MS }),
+      ...mailOptions(vars),
     },
     handler: { rateLimit: vars.RATE_LIMIT === 0 ? false : { limit: vars.RATE_LIMIT ?? 600, windowMs: 60_000 } },
   };

@@ -21,6 +21,8 @@ import { createStats, createStatsRunner, type Stats, type StatsRunner } from "./
 import { createRollupReader } from "./stats/rollup-reader.js";
 import { createSegmentReader } from "./stats/segment-reader.js";
 import { createWebsites, type Websites } from "./websites/websites.js";
+import { createMailer, type MailOptions } from "./reports/mailer.js";
+import { createReports, type Reports } from "./reports/reports.js";
 
 /** Which proxies may set the client IP: none, all, the nearest N hops, or these CIDRs. */
 export type TrustProxy = boolean | number | string[];
@@ -78,6 +80,24 @@ export interface TallyOptions {
    * @default 20000
    */
   queryTimeoutMs?: number;
+  /**
+   * How e-mail reports are sent: an SMTP URL and a From address, or the app's own
+   * `send(message)`. With it, a scheduler sends each account's weekly or monthly report.
+   * @default undefined (no e-mail, no scheduler)
+   */
+  mail?: MailOptions;
+  /**
+   * Where Tally is mounted, as the public sees it (`https://example.com/analytics`): reports
+   * link to the dashboard and carry an unsubscribe link only when it is set.
+   * @default undefined
+   */
+  publicUrl?: string;
+  /**
+   * How often the report scheduler looks for reports due (also 30 s after start, or
+   * sooner when this is shorter); 0 turns it off (`reports.runDue()` still works).
+   * @default 300000 (5 minutes)
+   */
+  reportIntervalMs?: number;
 }
 
 export interface Tally {
@@ -85,6 +105,8 @@ export interface Tally {
   readonly accounts: Accounts;
   readonly websites: Websites;
   readonly stats: Stats;
+  /** E-mail reports: build, preview, send; the unsubscribe links' checks. */
+  readonly reports: Reports;
   /** Counts one pageview or event (SPEC §6). Throws NotFoundError for an unknown host. */
   collect(hit: HitInput): Promise<CollectResult>;
   /** Writes every buffered hit now. */
@@ -105,25 +127,35 @@ interface Services {
   accounts: Accounts;
   websites: Websites;
   stats: Stats;
+  reports: Reports;
   collector: ReturnType<typeof createCollector>;
   retention: ReturnType<typeof createRetention>;
   close(): Promise<void>;
 }
 
 const RETENTION_FIRST_RUN_MS = 60_000;
+const REPORTS_FIRST_RUN_MS = 30_000;
 
-/** Runs retention on a schedule (unreferenced timers: they never keep the process alive). */
-function scheduleRetention(retention: ReturnType<typeof createRetention>, intervalMs: number, onError: (error: unknown) => void) {
+/** Runs `run` every `intervalMs`, first after `firstRunMs` (unreferenced timers: they never keep the process alive). */
+function scheduleEvery(run: () => Promise<unknown>, intervalMs: number, firstRunMs: number, onError: (error: unknown) => void) {
   if (intervalMs <= 0) return () => {};
-  const run = () => void retention.run().catch(onError);
-  const first = setTimeout(run, Math.min(RETENTION_FIRST_RUN_MS, intervalMs));
-  const every = setInterval(run, intervalMs);
+  const tick = () => void run().catch(onError);
+  const first = setTimeout(tick, Math.min(firstRunMs, intervalMs));
+  const every = setInterval(tick, intervalMs);
   first.unref();
   every.unref();
   return () => {
     clearTimeout(first);
     clearInterval(every);
   };
+}
+
+/** `https://host/mount/` → `https://host/mount`; anything but an http(s) URL is a configuration error. */
+function publicBase(url: string | undefined): string | null {
+  if (url === undefined || url === "") return null;
+  if (!/^https?:\/\/[^/]/i.test(url) || !URL.canParse(url)) throw new TypeError(`publicUrl must be an http:// or https:// URL, got "${url}"`);
+  const parsed = new URL(url);
+  return `${parsed.origin}${parsed.pathname.replace(/\/+$/, "")}`;
 }
 
 /**
@@ -175,6 +207,9 @@ function reasonOf(error: unknown): string {
 }
 
 async function openServices(options: TallyOptions): Promise<Services> {
+  const publicUrl = publicBase(options.publicUrl);
+  // Before the store: a bad mail URL fails the start without leaving a database open (the transport holds no connection yet).
+  const mailer = options.mail ? await createMailer(options.mail) : null;
   const store = await openStore(options.database ?? "file:./data/tally.sqlite");
   const geo = options.geoip ? await openGeoLookup(options.geoip) : null;
   const rollups = engineStore(store);
@@ -203,19 +238,28 @@ async function openServices(options: TallyOptions): Promise<Services> {
   const flushed = collector;
   const reads = statsReads(store, options);
   const retention = createRetention(rollups, () => websites.listRows());
-  const stopRetention = scheduleRetention(retention, options.retentionIntervalMs ?? 3_600_000, onError);
+  const stopRetention = scheduleEvery(() => retention.run(), options.retentionIntervalMs ?? 3_600_000, RETENTION_FIRST_RUN_MS, onError);
+  const accounts = createAccounts(store.db);
+  const stats = createStats(websites, reads, () => flushed.flush(), createRealtimeReader(store.db));
+  const reportError = options.onError ?? ((error: unknown) => console.error(`tally: e-mail ${error instanceof Error ? error.message : String(error)}`));
+  const reports = createReports({ db: store.db, accounts, websites, stats, mailer, publicUrl, onError: reportError });
+  const stopReports = mailer ? scheduleEvery(() => reports.runDue(), options.reportIntervalMs ?? 300_000, REPORTS_FIRST_RUN_MS, reportError) : () => {};
   return {
-    accounts: createAccounts(store.db),
+    accounts,
     websites,
-    stats: createStats(websites, reads, () => flushed.flush(), createRealtimeReader(store.db)),
+    stats,
+    reports,
     collector,
     retention,
     async close() {
       stopRetention();
+      stopReports();
       try {
         await retention.settle();
+        await reports.settle();
         await flushed.close();
       } finally {
+        mailer?.close();
         await reads.close();
         await rollups.close();
         geo?.close();
@@ -238,6 +282,7 @@ export function createTally(options: TallyOptions = {}): Tally {
     accounts: deferMethods(services.then((s) => s.accounts)),
     websites: deferMethods(services.then((s) => s.websites)),
     stats: deferMethods(services.then((s) => s.stats)),
+    reports: deferMethods(services.then((s) => s.reports)),
     collect: async (hit) => (await services).collector.collect(hit),
     flush: async () => (await services).collector.flush(),
     applyRetention: async (now) => (await services).retention.run(now),

@@ -1,12 +1,12 @@
 // A card listing one statistic's rows, with tabs for related statistics, search and paging.
-import type { ListPage, StatRow } from "./api.js";
+import type { ListPage, StatName, StatRow } from "./api.js";
 import type { Range } from "./dates.js";
 import { debounce, h, mount } from "./dom.js";
 import { formatNumber, valueLabel } from "./format.js";
 import type { StatsSource } from "./source.js";
 
 export interface BreakdownTab {
-  name: string;
+  name: StatName;
   label: string;
   /** What the count is: `Visitors`, `Pageviews`, `Visits`, `Events`. */
   unit: string;

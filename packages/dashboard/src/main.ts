@@ -33,7 +33,7 @@ function startDashboard(app: HTMLElement, client: Client): void {
     close();
     let site: Website;
     try {
-      site = (await client.get<{ data: Website }>(`api/v1/websites/${id}`)).data;
+      site = await client.websites.get(id);
     } catch (error) {
       const message = isApiError(error) && error.status === 404 ? "No such website." : "Could not load the website.";
       return mount(content, h("main", { class: "narrow" }, h("section", { class: "card" }, h("p", {}, message), h("a", { href: "#/" }, "All websites"))));
@@ -69,7 +69,7 @@ function startDashboard(app: HTMLElement, client: Client): void {
   async function start(): Promise<void> {
     let account: Account;
     try {
-      account = (await client.get<{ data: Account }>("api/v1/account")).data;
+      account = await client.account();
     } catch (error) {
       if (!isApiError(error) || error.status !== 401) throw error;
       apiKey.clear();

@@ -13,18 +13,18 @@ interface SharedWebsite {
 
 const hashQuery = () => new URLSearchParams(location.hash.slice(1));
 
-function passwordForm(client: Client, api: string, domain: string, onUnlocked: () => void): HTMLElement {
+function passwordForm(client: Client, domain: string, onUnlocked: () => void): HTMLElement {
   return secretForm({
     title: domain,
     hint: "These statistics are protected by a password.",
     input: h("input", { type: "password", name: "password", autocomplete: "current-password", required: true, "aria-label": "Password" }),
     buttonLabel: "View statistics",
     send: async (password) => {
-      await client.post(`${api}/auth`, { password });
+      await client.share(domain).unlock(password);
     },
     describeFailure(failure) {
       const status = isApiError(failure) ? failure.status : 0;
-      if (status === 429 && isApiError(failure)) return `Too many attempts. Try again in ${Math.ceil(failure.retryAfter / 60)} min.`;
+      if (status === 429 && isApiError(failure)) return `Too many attempts. Try again in ${Math.ceil((failure.retryAfter ?? 60) / 60)} min.`;
       return status === 422 ? "Wrong password." : "Could not check the password. Try again.";
     },
     onAccepted: onUnlocked,
@@ -32,17 +32,16 @@ function passwordForm(client: Client, api: string, domain: string, onUnlocked: (
 }
 
 export function startShare(app: HTMLElement, client: Client, domain: string): void {
-  const api = `share/${encodeURIComponent(domain)}/api`;
   let view: StatsView | null = null;
   let timezone = "UTC";
 
   async function open(): Promise<void> {
     let website: SharedWebsite;
     try {
-      website = (await client.get<{ data: SharedWebsite }>(`${api}/website`)).data;
+      website = await client.share(domain).website();
     } catch (error) {
       const status = isApiError(error) ? error.status : 0;
-      if (status === 401) return mount(app, passwordForm(client, api, domain, () => void open()));
+      if (status === 401) return mount(app, passwordForm(client, domain, () => void open()));
       return mount(app, h("main", { class: "narrow" }, h("section", { class: "card" }, h("h1", {}, status === 404 ? "Not found" : "Something went wrong"), h("p", { class: "muted" }, status === 404 ? "No statistics are shared at this address." : "Try again later."))));
     }
     timezone = website.timezone;

@@ -11,7 +11,7 @@ export function signInForm(base: URL, onSignedIn: () => void): HTMLElement {
     buttonLabel: "Sign in",
     async send(secret) {
       const key = secret.trim();
-      await createClient(base, () => key).get("api/v1/account");
+      await createClient(base, () => key).account();
       apiKey.set(key);
     },
     describeFailure: (failure) => (isApiError(failure) && failure.status === 401 ? "That key is not valid." : "Could not sign in. Try again."),

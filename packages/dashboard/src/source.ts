@@ -1,10 +1,6 @@
-import type { Client, ListPage, Params, StatRow } from "./api.js";
+import type { Client, ListPage, StatRow, StatsQuery } from "./api.js";
 
-export interface StatsParams extends Params {
-  name: string;
-  from: string;
-  to: string;
-}
+export type StatsParams = StatsQuery;
 
 /** Where a stats view reads from: the account API, or a share page's public API. */
 export interface StatsSource {
@@ -12,22 +8,18 @@ export interface StatsSource {
   realtime(): Promise<number>;
 }
 
-interface RealtimeBody {
-  data: { visitors: number };
-}
-
 export function accountSource(client: Client, websiteId: number): StatsSource {
   return {
-    stats: (params) => client.get(`api/v1/stats/${websiteId}`, params),
-    realtime: async () => (await client.get<RealtimeBody>(`api/v1/realtime/${websiteId}`)).data.visitors,
+    stats: (params) => client.stats.query(websiteId, params),
+    realtime: async () => (await client.realtime(websiteId)).visitors,
   };
 }
 
 export function shareSource(client: Client, domain: string): StatsSource {
-  const path = `share/${encodeURIComponent(domain)}/api`;
+  const share = client.share(domain);
   return {
-    stats: (params) => client.get(`${path}/stats`, params),
-    realtime: async () => (await client.get<RealtimeBody>(`${path}/realtime`)).data.visitors,
+    stats: (params) => share.stats(params),
+    realtime: async () => (await share.realtime()).visitors,
   };
 }
 

@@ -7,6 +7,7 @@ import { h, mount } from "./dom.js";
 import { formatNumber } from "./format.js";
 import { rangePicker } from "./range-picker.js";
 import { byMonth, daySeries, hourSeries, total } from "./series.js";
+import type { StatName } from "./api.js";
 import { allRows, type StatsSource } from "./source.js";
 
 export interface StatsViewOptions {
@@ -34,7 +35,7 @@ const SERIES = [
 const MAX_DAILY_POINTS = 93;
 const REALTIME_EVERY_MS = 30_000;
 
-const CARDS: ReadonlyArray<[string, ReadonlyArray<[string, string, string]>]> = [
+const CARDS: ReadonlyArray<[string, ReadonlyArray<[StatName, string, string]>]> = [
   ["Pages", [["page", "Pages", "Pageviews"], ["landing_page", "Landing pages", "Visits"]]],
   ["Sources", [["referrer", "Referrers", "Visits"], ["campaign", "Campaigns", "Visits"]]],
   ["Locations", [["country", "Countries", "Visitors"], ["continent", "Continents", "Visitors"], ["city", "Cities", "Visitors"]]],
@@ -84,7 +85,7 @@ export function statsView(options: StatsViewOptions): StatsView {
     hoursChart.setAttribute("aria-busy", "true");
     try {
       const [dayVisitors, dayViews, hourVisitors, hourViews] = await Promise.all(
-        ["visitors", "pageviews", "visitors_hours", "pageviews_hours"].map((name) => allRows(source, { ...query, name })),
+        (["visitors", "pageviews", "visitors_hours", "pageviews_hours"] as const).map((name) => allRows(source, { ...query, name })),
       );
       if (mine !== request || !dayVisitors || !dayViews || !hourVisitors || !hourViews) return;
       visitors.set(total(dayVisitors));

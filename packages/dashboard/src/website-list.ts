@@ -35,7 +35,7 @@ export function websiteList(client: Client): HTMLElement {
   async function load(): Promise<void> {
     const mine = ++request;
     try {
-      const result = await client.get<ListPage<Website>>("api/v1/websites", { search: search.value.trim(), sort_by: "domain", sort: "asc", per_page: PER_PAGE, page });
+      const result: ListPage<Website> = await client.websites.list({ search: search.value.trim(), sort_by: "domain", sort: "asc", per_page: PER_PAGE, page });
       if (mine !== request) return;
       const empty = search.value
         ? "No website matches."

@@ -10,15 +10,20 @@ import type { RequestContext } from "./route.js";
 export const COLLECT_BODY_LIMIT = 16 * 1024;
 
 /** The tracker's short keys. Lengths are checked again, with the hit's own rules, in core. */
-const hitBody = z.object({
-  u: z.string({ error: "u (the page URL) is required." }),
-  r: z.string().nullish(),
-  s: z.string().nullish(),
-  l: z.string().nullish(),
-  n: z.string().nullish(),
-  p: z.record(z.string(), z.union([z.string(), z.number(), z.boolean()])).nullish(),
-  h: z.union([z.literal(0), z.literal(1), z.boolean()]).nullish(),
-});
+export const hitBody = z
+  .object({
+    u: z.string({ error: "u (the page URL) is required." }).meta({ description: "The page's URL; its host names the website.", example: "https://example.com/pricing?utm_campaign=launch" }),
+    r: z.string().nullish().meta({ description: "The referrer.", example: "https://news.ycombinator.com/" }),
+    s: z.string().nullish().meta({ description: "Screen size, `WxH`.", example: "1920x1080" }),
+    l: z.string().nullish().meta({ description: "Language.", example: "en-US" }),
+    n: z.string().nullish().meta({ description: "Event name; absent for a pageview.", example: "Signup" }),
+    p: z
+      .record(z.string(), z.union([z.string(), z.number(), z.boolean()]))
+      .nullish()
+      .meta({ description: "Event properties.", example: { plan: "pro" } }),
+    h: z.union([z.literal(0), z.literal(1), z.boolean()]).nullish().meta({ description: "Hash routing: the URL's fragment is part of the page." }),
+  })
+  .meta({ id: "Hit" });
 
 /** Sent on every /collect answer, errors included: any site may post hits, none may read them. */
 export const CORS_HEADERS = {

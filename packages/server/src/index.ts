@@ -2,3 +2,4 @@ export { createHandler } from "./handler.js";
 export type { Authenticate, HandlerContext, HandlerOptions, TallyHandler } from "./options.js";
 export type { RateLimitOptions } from "./rate-limit.js";
 export type { ErrorReporter } from "./errors.js";
+export { openApiDocument, type OpenApiDocument } from "./api/document.js";

@@ -33,7 +33,39 @@ interface RouteShape<Query, Body> {
   body?: z.ZodType<Body>;
   /** Headers sent with every answer of this route, errors included (e.g. CORS on /collect). */
   headers?: Readonly<Record<string, string>>;
+  /** The path parameters' schema, when the handler checks them with it (the document shows each `{name}`). */
+  params?: z.ZodObject;
+  /** A body the handler reads itself instead of `body` (e.g. /collect's `text/plain` JSON): its schema and media types. */
+  ownBody?: { schema: z.ZodType; mediaTypes: readonly string[] };
+  /** A public route that also reads credentials (share pages): the owner's key, or the share-page cookie. */
+  readsCredentials?: boolean;
+  /** One line for the API reference, and the group it is listed under. */
+  summary: string;
+  tag: RouteTag;
+  description?: string;
+  /**
+   * Every status this route can answer besides the ones its shape implies (see
+   * `impliedErrors` in api/openapi.ts), with its body: the OpenAPI document is built
+   * from these, and the HTTP tests check every answer against it.
+   */
+  responses: RouteResponses;
 }
+
+export type RouteTag = "Account" | "Websites" | "Statistics" | "Collection" | "Dashboard" | "Share pages" | "Reports" | "Documentation";
+
+/** What one status of a route answers: a JSON body's schema, or other media types, and its headers. */
+export interface RouteAnswer {
+  description: string;
+  /** The `application/json` body; handlers build it with `send(schema, …)`, so its type follows the schema. */
+  schema?: z.ZodType;
+  /** Bodies that are not JSON: media type → what it is. */
+  media?: Readonly<Record<string, string>>;
+  /** Response headers worth knowing, by name. */
+  headers?: Readonly<Record<string, { description: string; required?: boolean }>>;
+}
+
+/** Status → answer, or `"error"` for a status answered with the standard error body of that status. */
+export type RouteResponses = Readonly<Partial<Record<number, RouteAnswer | "error">>>;
 
 /** Needs an account (API key or the host's authenticate hook); rate limited. */
 export interface AccountRoute<Query = unknown, Body = unknown> extends RouteShape<Query, Body> {

@@ -1,36 +1,49 @@
-import { NotFoundError, statsQuerySchema, totalsQuerySchema } from "@tally-analytics/core";
-import { collect, CORS_HEADERS } from "./collect.js";
-import { dashboardRoutes } from "./dashboard/dashboard-routes.js";
-import { trackerScriptResponse } from "./script.js";
+import { NotFoundError, statsQuerySchema, totalsQuerySchema, websiteCreateSchema, websiteUpdateSchema, accountUpdateSchema, type Account } from "@tally-analytics/core";
 import * as z from "zod";
-import { json } from "./json-response.js";
+import {
+  accountAnswer,
+  realtimeAnswer,
+  send,
+  statsAnswer,
+  totalsAnswer,
+  websiteAnswer,
+  websiteCreatedAnswer,
+  websiteDeletedAnswer,
+  websiteListAnswer,
+} from "./api/answers.js";
+import { documentationRoutes } from "./api/api-routes.js";
+import { collectRoutes } from "./collect-routes.js";
+import { dashboardRoutes } from "./dashboard/dashboard-routes.js";
 import { websiteListQuery } from "./list-query.js";
 import { paginated } from "./pagination.js";
 import { statsBody } from "./stats-response.js";
 import { defineRoute, type Route } from "./route.js";
+import { unsubscribeRoutes } from "./unsubscribe.js";
 
-/** Core checks every website rule itself; the server only picks the fields a client may send. */
-const field = z.unknown().optional();
-const websiteUpdateBody = z.object({
-  privacy: field,
-  password: field,
-  email: field,
-  exclude_bots: field,
-  exclude_params: field,
-  exclude_ips: field,
-  timezone: field,
-  retention_days: field,
+/** `{id}`: a positive integer; anything else names no resource (404, like a missing one). */
+const websiteParams = z.object({
+  id: z
+    .string()
+    .regex(/^\d+$/)
+    .refine((text) => Number.isSafeInteger(Number(text)) && Number(text) >= 1)
+    .meta({ description: "The website's id.", example: "1" }),
 });
-// `domain` is only read on create: on update it is dropped here, so it is ignored.
-const websiteCreateBody = websiteUpdateBody.extend({ domain: field });
 
-/** `{id}` that is not a positive integer names no resource: 404, like a missing one. */
+/** The account as the API shows it: its report settings, nothing about its keys. */
+const accountResource = ({ id, name, created_at, email, report_period }: Account) => ({ id, name, created_at, email, report_period });
+
 function resourceId(params: Record<string, string>): number {
-  const text = params.id ?? "";
-  const id = Number(text);
-  if (!/^\d+$/.test(text) || !Number.isSafeInteger(id) || id < 1) throw new NotFoundError();
-  return id;
+  const parsed = websiteParams.safeParse(params);
+  if (!parsed.success) throw new NotFoundError();
+  return Number(parsed.data.id);
 }
+
+const notFound = { 404: "error" } as const;
+
+const STATS_DESCRIPTION =
+  "Rows `{value, count}` of one statistic over a range of the website's days, with search, sorting and paging. " +
+  "`pageviews`, `visitors`, `visits` and the ratios are day series (`Y-m-d`), the `_hours` ones hour series (`00`…`23`); " +
+  "`goals` rows add `events` and `conversion_rate`; `compare` adds `previous`.";
 
 /**
  * The route table, relative to the mount. Account routes are authenticated and rate
@@ -41,9 +54,24 @@ export const routes: readonly Route[] = [
     method: "GET",
     path: "/api/v1/account",
     auth: "account",
+    summary: "The account of the API key",
+    tag: "Account",
+    responses: { 200: { description: "The account.", schema: accountAnswer } },
     async handle({ tally, accountId }) {
-      const { id, name, created_at } = await tally.accounts.get(accountId);
-      return json(200, { data: { id, name, created_at } });
+      return send(accountAnswer, { data: accountResource(await tally.accounts.get(accountId)) });
+    },
+  }),
+  defineRoute({
+    method: "PUT",
+    path: "/api/v1/account",
+    auth: "account",
+    body: accountUpdateSchema,
+    summary: "Change the account's report settings",
+    tag: "Account",
+    description: "`email` (an address, or empty for none) and `report_period` (`week` or `month`) of the e-mail reports.",
+    responses: { 200: { description: "The account, changed.", schema: accountAnswer } },
+    async handle({ tally, accountId, body }) {
+      return send(accountAnswer, { data: accountResource(await tally.accounts.update(accountId, body)) });
     },
   }),
   defineRoute({
@@ -51,6 +79,9 @@ export const routes: readonly Route[] = [
     path: "/api/v1/websites",
     auth: "account",
     query: websiteListQuery,
+    summary: "List websites",
+    tag: "Websites",
+    responses: { 200: { description: "One page of the account's websites.", schema: websiteListAnswer } },
     async handle({ tally, accountId, url, query }) {
       const page = await tally.websites.list(accountId, {
         ...(query.search === undefined ? {} : { search: query.search }),
@@ -59,84 +90,103 @@ export const routes: readonly Route[] = [
         perPage: query.per_page,
         page: query.page,
       });
-      return json(200, paginated(url, page));
+      return send(websiteListAnswer, paginated(url, page));
     },
   }),
   defineRoute({
     method: "POST",
     path: "/api/v1/websites",
     auth: "account",
-    body: websiteCreateBody,
+    body: websiteCreateSchema,
+    summary: "Create a website",
+    tag: "Websites",
+    description: "Defaults: privacy 1, email 0, exclude_bots 1, timezone UTC. The domain must be free across all accounts (hits are routed by host), else 422.",
+    responses: { 201: { description: "The website created.", schema: websiteCreatedAnswer } },
     async handle({ tally, accountId, body }) {
-      return json(201, { data: await tally.websites.create(accountId, body) });
+      return send(websiteCreatedAnswer, { data: await tally.websites.create(accountId, body) });
     },
   }),
   defineRoute({
     method: "GET",
     path: "/api/v1/websites/{id}",
     auth: "account",
+    params: websiteParams,
+    summary: "Get a website",
+    tag: "Websites",
+    responses: { 200: { description: "The website.", schema: websiteAnswer }, ...notFound },
     async handle({ tally, accountId, params }) {
-      return json(200, { data: await tally.websites.get(accountId, resourceId(params)) });
+      return send(websiteAnswer, { data: await tally.websites.get(accountId, resourceId(params)) });
     },
   }),
   defineRoute({
     method: "PUT",
     path: "/api/v1/websites/{id}",
     auth: "account",
-    body: websiteUpdateBody,
+    params: websiteParams,
+    body: websiteUpdateSchema,
+    summary: "Update a website",
+    tag: "Websites",
+    description: "A partial update: fields left out keep their value. `domain` cannot change and is ignored. Leaving privacy 2 forgets the password.",
+    responses: { 200: { description: "The website, updated.", schema: websiteAnswer }, ...notFound },
     async handle({ tally, accountId, params, body }) {
-      return json(200, { data: await tally.websites.update(accountId, resourceId(params), body) });
+      return send(websiteAnswer, { data: await tally.websites.update(accountId, resourceId(params), body) });
     },
   }),
   defineRoute({
     method: "DELETE",
     path: "/api/v1/websites/{id}",
     auth: "account",
+    params: websiteParams,
+    summary: "Delete a website and its statistics",
+    tag: "Websites",
+    responses: { 200: { description: "Deleted.", schema: websiteDeletedAnswer }, ...notFound },
     async handle({ tally, accountId, params }) {
       const id = resourceId(params);
       await tally.websites.delete(accountId, id);
-      return json(200, { id, object: "website", deleted: true });
+      return send(websiteDeletedAnswer, { id, object: "website", deleted: true });
     },
   }),
   defineRoute({
     method: "GET",
     path: "/api/v1/stats/{id}",
     auth: "account",
+    params: websiteParams,
     query: statsQuerySchema,
+    summary: "One statistic of a website",
+    tag: "Statistics",
+    description: STATS_DESCRIPTION,
+    responses: { 200: { description: "One page of the statistic's rows.", schema: statsAnswer }, ...notFound, 503: "error" },
     async handle({ tally, accountId, url, params, query }) {
-      return json(200, statsBody(url, await tally.stats.query(accountId, resourceId(params), query)));
+      return send(statsAnswer, statsBody(url, await tally.stats.query(accountId, resourceId(params), query)));
     },
   }),
   defineRoute({
     method: "GET",
     path: "/api/v1/stats/{id}/totals",
     auth: "account",
+    params: websiteParams,
     query: totalsQuerySchema,
+    summary: "Visitors, visits, pageviews and visit metrics of a range",
+    tag: "Statistics",
+    responses: { 200: { description: "The figures (and, with `compare`, the previous ones).", schema: totalsAnswer }, ...notFound, 503: "error" },
     async handle({ tally, accountId, params, query }) {
-      return json(200, { ...(await tally.stats.totals(accountId, resourceId(params), query)) });
+      return send(totalsAnswer, await tally.stats.totals(accountId, resourceId(params), query));
     },
   }),
   defineRoute({
     method: "GET",
     path: "/api/v1/realtime/{id}",
     auth: "account",
+    params: websiteParams,
+    summary: "Visitors right now",
+    tag: "Statistics",
+    responses: { 200: { description: "Visitors with a hit in the last five minutes.", schema: realtimeAnswer }, ...notFound },
     async handle({ tally, accountId, params }) {
-      return json(200, { data: await tally.stats.realtime(accountId, resourceId(params)) });
+      return send(realtimeAnswer, { data: await tally.stats.realtime(accountId, resourceId(params)) });
     },
   }),
-  defineRoute({ method: "POST", path: "/collect", auth: "public", headers: CORS_HEADERS, handle: collect }),
-  defineRoute({
-    method: "OPTIONS",
-    path: "/collect",
-    auth: "public",
-    headers: CORS_HEADERS,
-    handle: async () => new Response(null, { status: 204 }),
-  }),
-  defineRoute({
-    method: "GET",
-    path: "/script.js",
-    auth: "public",
-    handle: ({ request }) => trackerScriptResponse(request),
-  }),
+  ...collectRoutes,
   ...dashboardRoutes,
+  ...unsubscribeRoutes,
+  ...documentationRoutes(() => routes),
 ];

@@ -2,6 +2,8 @@ import type { Command } from "../command.js";
 import { keysCreate } from "./keys-create.js";
 import { keysRevoke } from "./keys-revoke.js";
 import { migrate } from "./migrate.js";
+import { reportsSend } from "./reports-send.js";
+import { reportsSet } from "./reports-set.js";
 import { serveCommand } from "./serve.js";
 import { websitesCreate } from "./websites-create.js";
 import { websitesDelete } from "./websites-delete.js";
@@ -22,4 +24,6 @@ export const COMMANDS: readonly Command[] = [
   websitesCreate,
   websitesUpdate,
   websitesDelete,
+  reportsSend,
+  reportsSet,
 ];

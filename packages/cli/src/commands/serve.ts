@@ -95,6 +95,10 @@ async function listenAndWait(tally: Tally, config: ServeConfig, print: Print): P
   }
   const { port } = server.address() as AddressInfo;
   const shownHost = config.host.includes(":") ? `[${config.host}]` : config.host;
+  if (config.tally.mail) {
+    const links = config.tally.publicUrl ? `links to ${config.tally.publicUrl}` : "no links: set PUBLIC_URL for dashboard and unsubscribe links";
+    print(`E-mail reports are on (${links}).`);
+  }
   print(`Tally is listening on http://${shownHost}:${port} (database ${redactDatabaseUrl(String(config.tally.database))})`);
 
   await new Promise<void>((resolve) => {

@@ -1,13 +1,11 @@
-import type { Kysely } from "kysely";
-import type { Database } from "../database/schema.js";
+import type { Kysely, Selectable } from "kysely";
+import type { AccountsTable, Database } from "../database/schema.js";
+import type { Account } from "./account-schema.js";
 import { NotFoundError, UnauthorizedError, ValidationError } from "../errors.js";
+import { parseAccountInput, isReportPeriod, type AccountInput, type ReportPeriod } from "./account-input.js";
 import { VISIBLE_PREFIX_LENGTH, digestsEqual, generateApiKey, hashApiKey } from "./api-key.js";
 
-export interface Account {
-  id: number;
-  name: string;
-  created_at: string;
-}
+export type { Account } from "./account-schema.js";
 
 export interface CreatedKey {
   accountId: number;
@@ -28,12 +26,24 @@ export interface Accounts {
   /** The account behind a key, or UnauthorizedError. */
   authenticate(key: string): Promise<Account>;
   get(accountId: number): Promise<Account>;
+  /** Changes the report settings (`email`, `report_period`); ValidationError for a bad address. */
+  update(accountId: number, input: AccountInput): Promise<Account>;
   list(): Promise<Account[]>;
   count(): Promise<number>;
 }
 
 /** Rolls back an ensureKey whose key another process inserted first. */
 const KEY_TAKEN = new Error("api key inserted concurrently");
+
+function toAccount(row: Selectable<AccountsTable>): Account {
+  return {
+    id: Number(row.id),
+    name: row.name,
+    created_at: row.created_at,
+    email: row.email,
+    report_period: isReportPeriod(row.report_period) ? row.report_period : "week",
+  };
+}
 
 export function createAccounts(db: Kysely<Database>): Accounts {
   const now = () => new Date().toISOString();
@@ -145,12 +155,21 @@ export function createAccounts(db: Kysely<Database>): Accounts {
         .where("id", "=", accountId)
         .executeTakeFirst();
       if (!row) throw new NotFoundError();
-      return { id: Number(row.id), name: row.name, created_at: row.created_at };
+      return toAccount(row);
+    },
+
+    async update(accountId, input) {
+      const changes = parseAccountInput(input);
+      await accounts.get(accountId);
+      if (changes.email !== undefined || changes.report_period !== undefined) {
+        await db.updateTable("accounts").set(changes).where("id", "=", accountId).execute();
+      }
+      return accounts.get(accountId);
     },
 
     async list() {
       const rows = await db.selectFrom("accounts").selectAll().orderBy("id").execute();
-      return rows.map((row) => ({ id: Number(row.id), name: row.name, created_at: row.created_at }));
+      return rows.map(toAccount);
     },
 
     async count() {

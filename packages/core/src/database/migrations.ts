@@ -144,6 +144,32 @@ const migrationFactories: Record<string, MigrationFactory> = {
       await backfillVisits(db);
     },
   }),
+  "0004_email_reports": (dialect) => ({
+    async up(db) {
+      await db.schema.alterTable("accounts").addColumn("email", "text").execute();
+      await db.schema.alterTable("accounts").addColumn("report_period", "text", (c) => c.notNull().defaultTo("week")).execute();
+      // One row per account and report period: the unique pair is what makes a report go out once.
+      await db.schema
+        .createTable("report_runs")
+        .addColumn("id", dialect.idColumnType, (c) => dialect.idColumn(c))
+        .addColumn("account_id", "integer", (c) => c.notNull().references("accounts.id").onDelete("cascade"))
+        .addColumn("period", "text", (c) => c.notNull())
+        .addColumn("status", "text", (c) => c.notNull())
+        .addColumn("attempts", "integer", (c) => c.notNull().defaultTo(0))
+        .addColumn("next_attempt_at", dialect.counterType, (c) => c.notNull())
+        .addColumn("last_error", "text")
+        .addColumn("sent_at", "text")
+        .addColumn("created_at", "text", (c) => c.notNull())
+        .addUniqueConstraint("report_runs_account_period", ["account_id", "period"])
+        .execute();
+      await db.schema.createIndex("report_runs_due_idx").on("report_runs").columns(["status", "next_attempt_at"]).execute();
+      await db.schema
+        .createTable("report_secrets")
+        .addColumn("name", "text", (c) => c.primaryKey())
+        .addColumn("value", "text", (c) => c.notNull())
+        .execute();
+    },
+  }),
 };
 
 /** Counts and dimension ids of a visit row, all integers defaulting to 0. */

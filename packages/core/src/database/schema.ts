@@ -12,6 +12,8 @@ export interface Database {
   visits: VisitsTable;
   hits: HitsTable;
   event_props: EventPropsTable;
+  report_runs: ReportRunsTable;
+  report_secrets: ReportSecretsTable;
 }
 
 /** Distinct values of one website, one table for every kind (pages, referrers, browsers…): rows elsewhere hold their ids. */
@@ -124,6 +126,10 @@ export interface AccountsTable {
   id: Generated<number>;
   name: string;
   created_at: string;
+  /** Where the e-mail reports of its websites go; null for none. */
+  email: Generated<string | null>;
+  /** `week` or `month`. */
+  report_period: Generated<string>;
 }
 
 export interface ApiKeysTable {
@@ -154,4 +160,26 @@ export interface WebsitesTable {
   retention_days: number;
   created_at: string;
   updated_at: string;
+}
+
+/** One e-mail report of one account and period: claimed by one process at a time, sent once. */
+export interface ReportRunsTable {
+  id: Generated<number>;
+  account_id: number;
+  /** `week:2026-03-16` (its Monday) or `month:2026-03`. */
+  period: string;
+  /** `pending`, `sending` (claimed until next_attempt_at), `sent`, `skipped` or `failed`. */
+  status: string;
+  attempts: number;
+  /** Epoch milliseconds: when a pending run may be tried, or when a claim lapses. */
+  next_attempt_at: number;
+  last_error: string | null;
+  sent_at: string | null;
+  created_at: string;
+}
+
+/** Random keys created once and shared by every process on the database (the unsubscribe links' HMAC key). */
+export interface ReportSecretsTable {
+  name: string;
+  value: string;
 }

@@ -1,11 +1,7 @@
 import { dayNumber, dayText } from "../calendar.js";
-import type { StatRow } from "./stats-query.js";
+import type { DayRange, StatRow } from "./stats-schemas.js";
 
-/** An inclusive range of local days, `Y-m-d`. */
-export interface DayRange {
-  from: string;
-  to: string;
-}
+export type { DayRange } from "./stats-schemas.js";
 
 /**
  * What is counted: a statistic's name (or an internal series: `bounces`,

@@ -2,7 +2,7 @@ import * as z from "zod";
 import { dayNumber, FIRST_DAY, isCalendarDate, isInDomain, LAST_DAY } from "../calendar.js";
 import { ValidationError } from "../errors.js";
 import { choice, paginationQuery, sortDirection, validate } from "../validation.js";
-import { parseFilters, type Condition } from "./filters.js";
+import { FILTER_LIMITS, parseFilters, VISIT_DIMENSIONS, type Condition } from "./filters.js";
 import { STAT_NAMES } from "./stat-names.js";
 
 /** Raw statistic parameters, as a query string or an in-process call gives them. */
@@ -40,14 +40,31 @@ const date = (field: string) =>
   z
     .string({ error: `The ${field} field is required.` })
     .refine(isCalendarDate, `The ${field} is not a valid date in the format Y-m-d.`)
-    .refine((text) => !isCalendarDate(text) || isInDomain(text), `The ${field} must be a date from ${FIRST_DAY} to ${LAST_DAY}.`);
+    .refine((text) => !isCalendarDate(text) || isInDomain(text), `The ${field} must be a date from ${FIRST_DAY} to ${LAST_DAY}.`)
+    .meta({
+      description: `${field === "from" ? "First" : "Last"} day of the range (inclusive), \`Y-m-d\` in the website's time zone, ${FIRST_DAY} to ${LAST_DAY}.`,
+      format: "date",
+      example: field === "from" ? "2026-11-01" : "2026-11-30",
+    });
 
+/** The filter syntax, for the API's documentation (README "Filters, comparison, totals"). */
+const FILTER_DESCRIPTION = [
+  "Conditions that must all hold, each `<dimension>:<operator>:<value>[|<value>…]`; repeat the parameter for several.",
+  `Dimensions: \`page\`, \`event\` (visits that fired it), ${VISIT_DIMENSIONS.map((name) => `\`${name}\``).join(", ")}, and \`prop:<name>\` (an event property).`,
+  "Operators: `is`, `is_not`, `contains` (ignoring case). `|` separates values (any of them; `is_not`: none of them); `\\|` and `\\\\` are a literal `|` and `\\`. `country:is:US` matches by code.",
+  `At most ${FILTER_LIMITS.conditions} conditions, ${FILTER_LIMITS.values} values each, ${FILTER_LIMITS.valueLength} characters a value. A bad condition is a 422 naming it (\`filter.0\`).`,
+].join(" ");
 /** The range, filter and comparison parameters every statistic and the totals call share. */
 const rangeFields = {
   from: date("from"),
   to: date("to"),
-  filter: z.union([z.string(), z.array(z.string())], { error: "The filter must be a string." }).optional(),
-  compare: choice("compare", ["previous_period", "year"]).optional(),
+  filter: z
+    .union([z.string(), z.array(z.string())], { error: "The filter must be a string." })
+    .optional()
+    .meta({ description: FILTER_DESCRIPTION, example: ["country:is:DE|AT", "utm_source:is:newsletter"] }),
+  compare: choice("compare", ["previous_period", "year"])
+    .optional()
+    .meta({ description: "Adds `previous` to every row (and `previous_total`, `comparison`): the same number of days just before, or the same days a year earlier." }),
 };
 
 type RangeFields = { from: string; to: string; filter?: string | string[] | undefined };
@@ -75,15 +92,27 @@ const withConditions = <T extends RangeFields>(query: T) => ({ ...query, conditi
 /** Every parameter of `/stats`; `search_by` accepts `value` and `url` (the default), which mean the same. */
 export const statsQuerySchema = z
   .object({
-    name: choice("name", STAT_NAMES),
-    search: z.string({ error: "The search must be a string." }).max(255, "The search may not be longer than 255 characters.").default(""),
-    search_by: choice("search_by", ["url", "value"]).default("url"),
-    sort_by: choice("sort_by", ["count", "value"]).default("count"),
+    name: choice("name", STAT_NAMES).meta({ description: "The statistic (README \"Statistics: what each one counts\", docs/statistics.md).", example: "page" }),
+    search: z
+      .string({ error: "The search must be a string." })
+      .max(255, "The search may not be longer than 255 characters.")
+      .default("")
+      .meta({ description: "Only rows whose value contains this, ignoring case." }),
+    search_by: choice("search_by", ["url", "value"]).default("url").meta({ description: "`url` and `value` mean the same: the row's value." }),
+    sort_by: choice("sort_by", ["count", "value"]).default("count").meta({ description: "Ties are ordered by value, ascending." }),
     sort: sortDirection,
     ...paginationQuery,
     ...rangeFields,
-    event: z.string({ error: "The event must be a string." }).max(200, "The event may not be longer than 200 characters.").optional(),
-    property: z.string({ error: "The property must be a string." }).max(200, "The property may not be longer than 200 characters.").optional(),
+    event: z
+      .string({ error: "The event must be a string." })
+      .max(200, "The event may not be longer than 200 characters.")
+      .optional()
+      .meta({ description: "With `name=event_property`: the event whose property is broken down.", example: "Signup" }),
+    property: z
+      .string({ error: "The property must be a string." })
+      .max(200, "The property may not be longer than 200 characters.")
+      .optional()
+      .meta({ description: "With `name=event_property`: the property.", example: "plan" }),
   })
   .superRefine((query, context) => {
     checkRange(query, context);
@@ -107,12 +136,4 @@ export function parseTotalsQuery(input: TotalsQueryInput): TotalsQuery {
   return validate(totalsQuerySchema, input);
 }
 
-export interface StatRow {
-  value: string;
-  count: number;
-  /** With `compare`: the count in the comparison range. */
-  previous?: number;
-  /** `goals` only: event hits, and visitors as a share of all visitors (percent). */
-  events?: number;
-  conversion_rate?: number;
-}
+export type { StatRow } from "./stats-schemas.js";

@@ -3,10 +3,10 @@ import { comparedDay, comparisonRange, type CompareMode } from "./comparison.js"
 import type { Realtime, createRealtimeReader } from "./realtime.js";
 import { pageOf, type CountReader, type DayRange, type ListOptions, type Statistic } from "./reader.js";
 import { DAILY_SERIES, HAS_RANGE_TOTAL, HOUR_SERIES, isRatio, ratio, RATIO_SERIES, type RatioName } from "./stat-names.js";
+import type { StatRow, TotalFigures, Totals } from "./stats-schemas.js";
 import {
   parseStatsQuery,
   parseTotalsQuery,
-  type StatRow,
   type StatsQuery,
   type StatsQueryInput,
   type TotalsQuery,
@@ -22,20 +22,7 @@ export interface StatsPage extends Page<StatRow> {
   comparison?: DayRange;
 }
 
-export interface TotalFigures {
-  visitors: number;
-  visits: number;
-  pageviews: number;
-  views_per_visit: number;
-  bounce_rate: number;
-  visit_duration: number;
-}
-
-export interface Totals {
-  data: TotalFigures;
-  previous?: TotalFigures;
-  comparison?: DayRange;
-}
+export type { TotalFigures, Totals } from "./stats-schemas.js";
 
 export interface Stats {
   /** One statistic of one of the account's websites (docs/statistics.md); waits for buffered hits first. */

@@ -1,4 +1,5 @@
-import { ValidationError } from "../errors.js";
+import * as z from "zod";
+import { validate } from "../validation.js";
 import { normalizeDomain } from "./domain.js";
 import { isValidParamEntry, parseIpRule, splitList } from "./exclusion-lists.js";
 
@@ -17,43 +18,6 @@ export interface WebsiteInput {
 
 /** Bounds of `retention_days`: a week to ten years (the longest statistics range). */
 export const RETENTION_DAYS = { min: 7, max: 3660, default: 730 } as const;
-
-/** The validated, normalised fields; absent ones were not sent. */
-export interface WebsiteFields {
-  domain?: string;
-  privacy?: 0 | 1 | 2;
-  password?: string;
-  email?: 0 | 1;
-  exclude_bots?: 0 | 1;
-  exclude_params?: string;
-  exclude_ips?: string;
-  timezone?: string;
-  retention_days?: number;
-}
-
-type Errors = Record<string, string[]>;
-const label = (field: string) => field.replace(/_/g, " ");
-const isAbsent = (value: unknown) => value === undefined || value === null;
-
-function addError(errors: Errors, field: string, message: string): void {
-  (errors[field] ??= []).push(message);
-}
-
-function readText(errors: Errors, field: string, value: unknown): string | undefined {
-  if (isAbsent(value)) return undefined;
-  if (typeof value === "string") return value;
-  if (typeof value === "number" && Number.isFinite(value)) return String(value);
-  addError(errors, field, `The ${label(field)} field must be a string.`);
-  return undefined;
-}
-
-function readChoice<T extends number>(errors: Errors, field: string, value: unknown, allowed: readonly T[]): T | undefined {
-  const text = readText(errors, field, value);
-  if (text === undefined) return undefined;
-  const choice = allowed.find((option) => String(option) === text.trim());
-  if (choice === undefined) addError(errors, field, `The selected ${label(field)} is invalid.`);
-  return choice;
-}
 
 /**
  * Current IANA names that this runtime's ICU knows by an older alias (it reports
@@ -86,83 +50,111 @@ export function timeZoneName(input: string): string | null {
   return CURRENT_ZONE_NAMES.find((zone) => zone.toLowerCase() === lower) ?? name;
 }
 
-function readRetention(errors: Errors, value: unknown): number | undefined {
-  const text = readText(errors, "retention_days", value);
-  if (text === undefined) return undefined;
-  const days = Number(text.trim());
-  if (!/^\d+$/.test(text.trim()) || days < RETENTION_DAYS.min || days > RETENTION_DAYS.max) {
-    addError(errors, "retention_days", `The retention days must be a whole number from ${RETENTION_DAYS.min} to ${RETENTION_DAYS.max}.`);
-    return undefined;
-  }
-  return days;
+
+const label = (field: string) => field.replace(/_/g, " ");
+const mustBeString = (field: string) => `The ${label(field)} field must be a string.`;
+const isText = (value: unknown) => typeof value === "string" || (typeof value === "number" && Number.isFinite(value));
+/** Form values arrive as strings, JSON may send numbers: a finite number counts as its text. */
+const numberAsText = (value: unknown) => (typeof value === "number" && Number.isFinite(value) ? String(value) : value);
+const trimmed = (value: unknown) => (typeof value === "string" ? value.trim() : value);
+
+/** Free text (a string, or a finite number taken as its text). */
+const text = (field: string) =>
+  z.preprocess(numberAsText, z.string({ error: (issue) => (issue.input === undefined ? `The ${label(field)} field is required.` : mustBeString(field)) }));
+
+/** One of a few numbers, sent as a number (JSON) or its text (forms); surrounding spaces are ignored. */
+function choice<const T extends readonly [number, ...number[]]>(field: string, values: T) {
+  const invalid = (issue: { input?: unknown }) => (isText(issue.input) ? `The selected ${label(field)} is invalid.` : mustBeString(field));
+  const texts = values.map(String) as [string, ...string[]];
+  return z
+    .preprocess(trimmed, z.union([z.literal(values), z.enum(texts)], { error: invalid }))
+    .transform((value) => Number(value) as T[number]);
 }
 
-function readIpList(errors: Errors, value: unknown): string | undefined {
-  const text = readText(errors, "exclude_ips", value);
-  if (text === undefined) return undefined;
-  const entries = splitList(text);
-  for (const entry of entries) {
-    if (!parseIpRule(entry)) addError(errors, "exclude_ips", `The exclude ips entry "${entry}" is not a valid IP address or CIDR.`);
-  }
-  return entries.join("\n");
+/** A list of entries, one a line (commas accepted); every invalid entry is named. */
+function entryList(field: string, isValid: (entry: string) => boolean, describe: (entry: string) => string) {
+  return text(field).transform((value, context) => {
+    const entries = splitList(value);
+    for (const entry of entries) if (!isValid(entry)) context.addIssue({ code: "custom", message: describe(entry), input: entry });
+    return entries.join("\n");
+  });
 }
 
-function readParamList(errors: Errors, value: unknown): string | undefined {
-  const text = readText(errors, "exclude_params", value);
-  if (text === undefined) return undefined;
-  const entries = splitList(text);
-  for (const entry of entries) {
-    if (!isValidParamEntry(entry)) addError(errors, "exclude_params", `The exclude params entry "${entry}" is not a valid parameter name.`);
-  }
-  return entries.join("\n");
-}
+const RETENTION_MESSAGE = `The retention days must be a whole number from ${RETENTION_DAYS.min} to ${RETENTION_DAYS.max}.`;
+
+/** The fields both create and update accept; each is optional (absent = unchanged, or the default). */
+const settingFields = {
+  privacy: choice("privacy", [0, 1, 2]).optional().meta({ description: "Who can see the share page: 0 public, 1 private (default), 2 password.", example: 1 }),
+  password: text("password")
+    .pipe(z.string().max(128, "The password must be between 1 and 128 characters."))
+    .transform((value) => (value === "" ? undefined : value))
+    .optional()
+    .meta({ description: "The share page's password (1 to 128 characters); required when privacy is 2. Stored as a hash, never returned." }),
+  email: choice("email", [0, 1]).optional().meta({ description: "E-mail reports (stored, not sent yet): 0 off (default), 1 on." }),
+  exclude_bots: choice("exclude_bots", [0, 1]).optional().meta({ description: "Drop hits from bots: 1 yes (default), 0 no." }),
+  exclude_params: entryList("exclude_params", isValidParamEntry, (entry) => `The exclude params entry "${entry}" is not a valid parameter name.`)
+    .optional()
+    .meta({ description: "Query parameters to strip from pages before counting, one a line (commas accepted); a line `&` strips every parameter.", example: "fbclid\ngclid" }),
+  exclude_ips: entryList("exclude_ips", (entry) => parseIpRule(entry) !== null, (entry) => `The exclude ips entry "${entry}" is not a valid IP address or CIDR.`)
+    .optional()
+    .meta({ description: "IPv4/IPv6 addresses or CIDR ranges whose hits are dropped, one a line (commas accepted).", example: "10.0.0.0/8\n2001:db8::1" }),
+  timezone: text("timezone")
+    .transform((value, context) => {
+      const name = timeZoneName(value);
+      if (name === null) context.addIssue({ code: "custom", message: "The timezone must be a valid IANA time zone name.", input: value });
+      return name ?? value;
+    })
+    .optional()
+    .meta({ description: "IANA time zone of the website's days and hours (default UTC).", example: "Europe/Paris" }),
+  retention_days: z
+    .preprocess(
+      trimmed,
+      z.union(
+        [
+          z.int(RETENTION_MESSAGE).min(RETENTION_DAYS.min, RETENTION_MESSAGE).max(RETENTION_DAYS.max, RETENTION_MESSAGE),
+          z.string().regex(/^\d+$/, RETENTION_MESSAGE),
+        ],
+        { error: (issue) => (isText(issue.input) ? RETENTION_MESSAGE : mustBeString("retention_days")) },
+      ),
+    )
+    .transform(Number)
+    .refine((days) => days >= RETENTION_DAYS.min && days <= RETENTION_DAYS.max, RETENTION_MESSAGE)
+    .optional()
+    .meta({ description: `Days the visits and hits behind filtered statistics are kept (${RETENTION_DAYS.min} to ${RETENTION_DAYS.max}, default ${RETENTION_DAYS.default}).`, example: 365 }),
+};
+
+const domainField = z
+  .preprocess(
+    numberAsText,
+    // One preprocess around the whole field: nested pipes would document `domain` as optional.
+    z.string({ error: (issue) => (issue.input === undefined ? "The domain field is required." : mustBeString("domain")) }).transform((value, context) => {
+      const domain = value.trim() === "" ? null : normalizeDomain(value);
+      if (domain === null) {
+        const message = value.trim() === "" ? "The domain field is required." : "The domain must be a valid domain name or IP address.";
+        context.addIssue({ code: "custom", message, input: value });
+      }
+      return domain ?? value;
+    }),
+  )
+  .meta({ description: "The website's host name or IP address; normalised (lower case, scheme, path, port and `www.` dropped, IDN to punycode). Unique across all accounts.", example: "example.com" });
+
+/** A null field is an absent one. */
+const withoutNulls = (input: unknown) =>
+  input !== null && typeof input === "object" && !Array.isArray(input) ? Object.fromEntries(Object.entries(input).filter(([, value]) => value !== null)) : input;
+
+/** POST /websites: `domain` and any setting (form fields or JSON). */
+export const websiteCreateSchema = z.preprocess(withoutNulls, z.object({ domain: domainField, ...settingFields }).meta({ id: "WebsiteCreate" }));
+
+/** PUT /websites/{id}: any setting; `domain` cannot change and is ignored. */
+export const websiteUpdateSchema = z.preprocess(withoutNulls, z.object(settingFields).meta({ id: "WebsiteUpdate" }));
+
+/** The validated, normalised fields; absent ones were not sent. */
+export type WebsiteFields = Partial<z.output<typeof websiteCreateSchema>>;
 
 /**
  * Checks every field rule of a website and returns the normalised fields, or throws
  * one ValidationError listing every broken rule. `domain` is only read on create.
  */
 export function parseWebsiteInput(input: WebsiteInput, mode: "create" | "update"): WebsiteFields {
-  const errors: Errors = {};
-  const fields: WebsiteFields = {};
-
-  if (mode === "create") {
-    const domainText = readText(errors, "domain", input.domain);
-    if (domainText === undefined || domainText.trim() === "") {
-      if (!errors.domain) addError(errors, "domain", "The domain field is required.");
-    } else {
-      const domain = normalizeDomain(domainText);
-      if (domain === null) addError(errors, "domain", "The domain must be a valid domain name or IP address.");
-      else fields.domain = domain;
-    }
-  }
-
-  const privacy = readChoice(errors, "privacy", input.privacy, [0, 1, 2] as const);
-  if (privacy !== undefined) fields.privacy = privacy;
-  const email = readChoice(errors, "email", input.email, [0, 1] as const);
-  if (email !== undefined) fields.email = email;
-  const excludeBots = readChoice(errors, "exclude_bots", input.exclude_bots, [0, 1] as const);
-  if (excludeBots !== undefined) fields.exclude_bots = excludeBots;
-
-  const password = readText(errors, "password", input.password);
-  if (password !== undefined && password !== "") {
-    if (password.length > 128) addError(errors, "password", "The password must be between 1 and 128 characters.");
-    else fields.password = password;
-  }
-
-  const excludeIps = readIpList(errors, input.exclude_ips);
-  if (excludeIps !== undefined) fields.exclude_ips = excludeIps;
-  const excludeParams = readParamList(errors, input.exclude_params);
-  if (excludeParams !== undefined) fields.exclude_params = excludeParams;
-
-  const timezone = readText(errors, "timezone", input.timezone);
-  if (timezone !== undefined) {
-    const name = timeZoneName(timezone);
-    if (name !== null) fields.timezone = name;
-    else addError(errors, "timezone", "The timezone must be a valid IANA time zone name.");
-  }
-  const retention = readRetention(errors, input.retention_days);
-  if (retention !== undefined) fields.retention_days = retention;
-
-  if (Object.keys(errors).length > 0) throw new ValidationError(errors);
-  return fields;
+  return validate<WebsiteFields>(mode === "create" ? websiteCreateSchema : websiteUpdateSchema, input);
 }

@@ -2,23 +2,10 @@ import { sql, type Kysely, type Selectable } from "kysely";
 import type { Database, WebsitesTable } from "../database/schema.js";
 import { NotFoundError, ValidationError } from "../errors.js";
 import { hashPassword, verifyPassword } from "./password.js";
+import type { Website } from "./website-schema.js";
 import { parseWebsiteInput, RETENTION_DAYS, type WebsiteInput } from "./website-input.js";
 
-/** A website as the API returns it: the password is only ever a boolean. */
-export interface Website {
-  id: number;
-  domain: string;
-  privacy: number;
-  password: boolean;
-  email: number;
-  exclude_bots: number;
-  exclude_params: string;
-  exclude_ips: string;
-  timezone: string;
-  retention_days: number;
-  created_at: string;
-  updated_at: string;
-}
+export type { Website } from "./website-schema.js";
 
 export interface ListWebsitesOptions {
   /** Case-insensitive substring of the domain. */
@@ -66,10 +53,11 @@ export function toWebsite(row: WebsiteRow): Website {
   return {
     id: Number(row.id),
     domain: row.domain,
-    privacy: Number(row.privacy),
+    // Stored values were checked on the way in (websiteCreateSchema / websiteUpdateSchema).
+    privacy: Number(row.privacy) as Website["privacy"],
     password: row.password_hash !== null,
-    email: Number(row.email),
-    exclude_bots: Number(row.exclude_bots),
+    email: Number(row.email) as Website["email"],
+    exclude_bots: Number(row.exclude_bots) as Website["exclude_bots"],
     exclude_params: row.exclude_params,
     exclude_ips: row.exclude_ips,
     timezone: row.timezone,

@@ -2,25 +2,39 @@ import { NotFoundError, statsQuerySchema, totalsQuerySchema, ValidationError } f
 import * as z from "zod";
 import { proxyTrust } from "../client-ip.js";
 import { HttpError, MESSAGES } from "../errors.js";
-import { json } from "../json-response.js";
+import { messageAnswer, send, sharedWebsiteAnswer, statsAnswer, totalsAnswer, realtimeAnswer } from "../api/answers.js";
 import { statsBody } from "../stats-response.js";
-import { defineRoute, type Route } from "../route.js";
+import { defineRoute, type RouteAnswer, type Route } from "../route.js";
 import { assetResponse } from "./assets.js";
 import { pageResponse, redirectResponse } from "./page.js";
-import { passwordLimiter, PRIVACY, readableWebsite, sharedWebsite } from "./share-access.js";
-import { shareCookieHeader, signShareCookie } from "./share-cookie.js";
+import { PASSWORD_REQUIRED, passwordLimiter, PRIVACY, readableWebsite, sharedWebsite } from "./share-access.js";
+import { SHARE_COOKIE, shareCookieHeader, signShareCookie } from "./share-cookie.js";
 
 /** Share API answers depend on cookies and credentials: never cached. */
 const NO_STORE = { "cache-control": "no-store" } as const;
+
+const shareAuthAnswer = messageAnswer(200, "Access granted.");
 
 const passwordBody = z.object({
   password: z
     .string({ error: "The password field is required." })
     .min(1, "The password field is required.")
-    .max(128, "The password may not be longer than 128 characters."),
+    .max(128, "The password may not be longer than 128 characters.")
+    .meta({ description: "The share page's password." }),
 });
 
 const lastSegment = (url: URL) => url.pathname.split("/").filter(Boolean).pop() ?? "";
+
+const html = (description: string): RouteAnswer => ({ description, media: { "text/html": "The page shell; the dashboard script fills it." } });
+const redirect: RouteAnswer = {
+  description: "Redirect to the canonical URL (with or without the trailing slash).",
+  headers: { Location: { description: "Relative to this URL, so any mount prefix works.", required: true } },
+};
+const shareParams = z.object({ domain: z.string().meta({ description: "The website's domain.", example: "example.com" }) });
+const passwordRequired = { description: `Privacy 2 without a valid \`${SHARE_COOKIE}\` cookie: ${PASSWORD_REQUIRED}`, schema: messageAnswer(401, PASSWORD_REQUIRED) };
+/** What every share API route answers besides its data. */
+const shareErrors = { 401: passwordRequired, 404: { description: "No such website, or a private one (privacy 1) and not the owner: the same answer.", schema: messageAnswer(404, "Resource not found.") } } as const;
+const shareApi = { headers: NO_STORE, params: shareParams, readsCredentials: true, tag: "Share pages" } as const;
 
 /**
  * The dashboard at `{base}/`, its assets, and share pages at `{base}/share/{domain}` with
@@ -31,6 +45,10 @@ export const dashboardRoutes: readonly Route[] = [
     method: "GET",
     path: "/",
     auth: "public",
+    summary: "The dashboard",
+    tag: "Dashboard",
+    description: "Sign in with an API key, or straight in when the host's `authenticate` hook knows the browser.",
+    responses: { 200: html("The dashboard."), 308: redirect },
     async handle({ request, url }) {
       if (!url.pathname.endsWith("/")) return redirectResponse(`${lastSegment(url)}/${url.search}`);
       return pageResponse(request, { toBase: "./", title: "Tally" });
@@ -40,12 +58,30 @@ export const dashboardRoutes: readonly Route[] = [
     method: "GET",
     path: "/assets/{name}",
     auth: "public",
+    params: z.object({ name: z.string().meta({ description: "A built file of the dashboard.", example: "dashboard.js" }) }),
+    summary: "The dashboard's script and styles",
+    tag: "Dashboard",
+    responses: {
+      200: {
+        description: "The file; cached for a year when `?v=` is its version.",
+        media: { "text/javascript": "dashboard.js", "text/css": "dashboard.css" },
+        headers: { ETag: { description: "Its version, quoted.", required: true } },
+      },
+      304: { description: "Not modified (`If-None-Match` matched the ETag)." },
+      404: "error",
+    },
     handle: async ({ request, url, params }) => assetResponse(request, url, params.name ?? ""),
   }),
   defineRoute({
     method: "GET",
     path: "/share/{domain}",
     auth: "public",
+    params: shareParams,
+    readsCredentials: true,
+    summary: "A website's share page",
+    tag: "Share pages",
+    description: "Read-only statistics, as the website's `privacy` allows: public, the owner only, or with its password (a form, then a cookie).",
+    responses: { 200: html("The page (or its password form)."), 308: redirect, 404: html("No such website, or a private one: the same page for both.") },
     async handle(context) {
       const { request, url, params } = context;
       if (url.pathname.endsWith("/")) return redirectResponse(`../${lastSegment(url)}${url.search}`);
@@ -65,42 +101,52 @@ export const dashboardRoutes: readonly Route[] = [
     method: "GET",
     path: "/share/{domain}/api/website",
     auth: "public",
-    headers: NO_STORE,
+    ...shareApi,
+    summary: "The shared website's domain and time zone",
+    responses: { 200: { description: "What the share page shows of the website.", schema: sharedWebsiteAnswer }, ...shareErrors },
     async handle(context) {
       const { domain, timezone } = await readableWebsite(context);
-      return json(200, { data: { domain, timezone } });
+      return send(sharedWebsiteAnswer, { data: { domain, timezone } });
     },
   }),
   defineRoute({
     method: "GET",
     path: "/share/{domain}/api/stats",
     auth: "public",
-    headers: NO_STORE,
+    ...shareApi,
     query: statsQuerySchema,
+    summary: "One statistic of the shared website",
+    description: "The same parameters and answers as `GET /api/v1/stats/{id}`.",
+    responses: { 200: { description: "One page of the statistic's rows.", schema: statsAnswer }, ...shareErrors, 503: "error" },
     async handle(context) {
       const { id } = await readableWebsite(context);
-      return json(200, statsBody(context.url, await context.tally.stats.queryWebsite(Number(id), context.query)));
+      return send(statsAnswer, statsBody(context.url, await context.tally.stats.queryWebsite(Number(id), context.query)));
     },
   }),
   defineRoute({
     method: "GET",
     path: "/share/{domain}/api/totals",
     auth: "public",
-    headers: NO_STORE,
+    ...shareApi,
     query: totalsQuerySchema,
+    summary: "Totals of the shared website",
+    description: "The same parameters and answers as `GET /api/v1/stats/{id}/totals`.",
+    responses: { 200: { description: "The figures.", schema: totalsAnswer }, ...shareErrors, 503: "error" },
     async handle(context) {
       const { id } = await readableWebsite(context);
-      return json(200, { ...(await context.tally.stats.totalsWebsite(Number(id), context.query)) });
+      return send(totalsAnswer, await context.tally.stats.totalsWebsite(Number(id), context.query));
     },
   }),
   defineRoute({
     method: "GET",
     path: "/share/{domain}/api/realtime",
     auth: "public",
-    headers: NO_STORE,
+    ...shareApi,
+    summary: "Visitors right now on the shared website",
+    responses: { 200: { description: "Visitors with a hit in the last five minutes.", schema: realtimeAnswer }, ...shareErrors },
     async handle(context) {
       const { id } = await readableWebsite(context);
-      return json(200, { data: await context.tally.stats.realtimeWebsite(Number(id)) });
+      return send(realtimeAnswer, { data: await context.tally.stats.realtimeWebsite(Number(id)) });
     },
   }),
   defineRoute({
@@ -108,11 +154,24 @@ export const dashboardRoutes: readonly Route[] = [
     path: "/share/{domain}/api/auth",
     auth: "public",
     headers: NO_STORE,
+    params: shareParams,
     body: passwordBody,
+    summary: "Unlock a password-protected share page",
+    tag: "Share pages",
+    description: "Ten wrong attempts per 15 minutes per address, then 429. A right password sets an HttpOnly cookie for this page (30 days), signed with a key derived from the stored password hash.",
+    responses: {
+      200: {
+        description: "Access granted (or the page is public).",
+        schema: shareAuthAnswer,
+        headers: { "Set-Cookie": { description: `\`${SHARE_COOKIE}\`, HttpOnly, scoped to the share page's path.` } },
+      },
+      404: shareErrors[404],
+      429: "error",
+    },
     async handle({ tally, request, url, params, ip, body }) {
       const row = await sharedWebsite({ tally, params });
       const privacy = Number(row.privacy);
-      if (privacy === PRIVACY.public) return json(200, { message: "This page is public." });
+      if (privacy === PRIVACY.public) return send(shareAuthAnswer, { message: "This page is public." });
       if (privacy !== PRIVACY.password) throw new NotFoundError();
       const client = proxyTrust(tally.options.trustProxy).clientIp(ip, (name) => request.headers.get(name)) ?? "unknown";
       const limit = passwordLimiter(tally).hit(`${row.id}|${client}`);
@@ -123,7 +182,7 @@ export const dashboardRoutes: readonly Route[] = [
       const value = signShareCookie(row);
       if (value === null) throw new NotFoundError();
       const path = url.pathname.replace(/\/+$/, "").replace(/\/api\/auth$/, "");
-      return json(200, { message: "Access granted." }, { "set-cookie": shareCookieHeader(value, path, url.protocol === "https:") });
+      return send(shareAuthAnswer, { message: "Access granted." }, { "set-cookie": shareCookieHeader(value, path, url.protocol === "https:") });
     },
   }),
 ];

@@ -1,3 +1,5 @@
+import { escapeHtml, htmlDocument } from "@tally-analytics/core";
+import { PAGE_HEAD } from "../html.js";
 import { assetPath } from "./assets.js";
 
 /**
@@ -15,9 +17,6 @@ const CONTENT_SECURITY_POLICY = [
   "frame-ancestors 'self'",
 ].join("; ");
 
-const escapeHtml = (text: string) =>
-  text.replace(/[&<>"']/g, (c) => ({ "&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;", "'": "&#39;" })[c] ?? c);
-
 export interface PageOptions {
   /** From the page's own URL to the mount, ending in `/`: `./` at `{base}/`, `../` at `{base}/share/x`. */
   toBase: string;
@@ -33,24 +32,16 @@ export interface PageOptions {
  */
 export function pageResponse(request: Request, { toBase, title, share, status = 200 }: PageOptions): Response {
   const shareAttribute = share === undefined ? "" : ` data-share="${escapeHtml(share)}"`;
-  const html = `<!doctype html>
-<html lang="en">
-<head>
-<meta charset="utf-8">
-<meta name="viewport" content="width=device-width, initial-scale=1">
-<meta name="color-scheme" content="light dark">
-<meta name="referrer" content="same-origin">
-<link rel="icon" href="data:,">
-<title>${escapeHtml(title)}</title>
-<link rel="stylesheet" href="${toBase}${assetPath("dashboard.css")}">
-<script defer src="${toBase}${assetPath("dashboard.js")}"></script>
-</head>
-<body data-base="${toBase}"${shareAttribute}>
-<div id="app"></div>
-<noscript>Tally's dashboard needs JavaScript.</noscript>
-</body>
-</html>
-`;
+  const html = htmlDocument({
+    title,
+    head: [
+      ...PAGE_HEAD,
+      `<link rel="stylesheet" href="${toBase}${assetPath("dashboard.css")}">`,
+      `<script defer src="${toBase}${assetPath("dashboard.js")}"></script>`,
+    ],
+    bodyAttributes: ` data-base="${toBase}"${shareAttribute}`,
+    body: `<div id="app"></div>\n<noscript>Tally's dashboard needs JavaScript.</noscript>`,
+  });
   return new Response(request.method === "HEAD" ? null : html, {
     status,
     headers: {

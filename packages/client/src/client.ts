@@ -1,0 +1,138 @@
+import { TallyApiError } from "./errors.js";
+import type {
+  Account,
+  AccountUpdate,
+  Realtime,
+  SharedWebsite,
+  StatsPage,
+  StatsQuery,
+  Totals,
+  TotalsQuery,
+  Website,
+  WebsiteCreate,
+  WebsiteDeleted,
+  WebsiteList,
+  WebsiteListQuery,
+  WebsiteUpdate,
+} from "./types.js";
+
+export interface TallyClientOptions {
+  /** Where Tally is mounted: `http://127.0.0.1:3000`, `https://example.com/analytics`. */
+  baseUrl: string | URL;
+  /**
+   * An API key (`tly_…`), or a function read before every request. Leave it out where the
+   * host app's own session authenticates the browser (its `authenticate` hook).
+   * @default undefined (no Authorization header)
+   */
+  apiKey?: string | (() => string | null | undefined) | undefined;
+  /**
+   * The fetch to use (a test double, or one with a proxy agent).
+   * @default globalThis.fetch
+   */
+  fetch?: typeof globalThis.fetch;
+}
+
+type QueryValue = string | number | readonly (string | number)[] | undefined;
+type Query = Readonly<Record<string, QueryValue>>;
+
+interface Call {
+  query?: Query | undefined;
+  body?: object;
+}
+
+/** A share page's read-only API (`{base}/share/{domain}`), as its website's privacy allows. */
+export interface ShareClient {
+  website(): Promise<SharedWebsite>;
+  stats(query: StatsQuery): Promise<StatsPage>;
+  totals(query: TotalsQuery): Promise<Totals>;
+  realtime(): Promise<Realtime>;
+  /** Sends the share page's password; the answer sets its cookie (browsers keep it). */
+  unlock(password: string): Promise<{ message: string }>;
+}
+
+export interface TallyClient {
+  account(): Promise<Account>;
+  /** Sets where the account's e-mail reports go (`email`, empty for none) and what they cover (`report_period`). */
+  updateAccount(fields: AccountUpdate): Promise<Account>;
+  websites: {
+    list(query?: WebsiteListQuery): Promise<WebsiteList>;
+    get(id: number): Promise<Website>;
+    create(fields: WebsiteCreate): Promise<Website>;
+    update(id: number, fields: WebsiteUpdate): Promise<Website>;
+    delete(id: number): Promise<WebsiteDeleted>;
+  };
+  stats: {
+    /** One statistic: rows `{value, count}`, paged, with `meta` and `links`. */
+    query(websiteId: number, query: StatsQuery): Promise<StatsPage>;
+    /** Visitors, visits, pageviews, bounce rate, visit duration and views per visit of a range. */
+    totals(websiteId: number, query: TotalsQuery): Promise<Totals>;
+  };
+  /** Visitors in the last five minutes. */
+  realtime(websiteId: number): Promise<Realtime>;
+  share(domain: string): ShareClient;
+}
+
+function url(base: string, path: string, query: Query = {}): string {
+  const params = new URLSearchParams();
+  for (const [name, value] of Object.entries(query)) {
+    for (const item of Array.isArray(value) ? value : [value]) if (item !== undefined && item !== "") params.append(name, String(item));
+  }
+  const search = params.toString();
+  return `${base}${path}${search ? `?${search}` : ""}`;
+}
+
+async function failure(response: Response): Promise<TallyApiError> {
+  const body = (await response.json().catch(() => ({}))) as { message?: unknown; errors?: Record<string, string[]> };
+  const retryAfter = response.headers.get("retry-after");
+  const message = typeof body.message === "string" ? body.message : response.statusText || `HTTP ${response.status}`;
+  return new TallyApiError(response.status, message, body.errors ?? {}, retryAfter === null ? null : Number(retryAfter));
+}
+
+/**
+ * A client for one Tally: `createClient({ baseUrl, apiKey })`. Every method resolves to
+ * the API's answer (the resource itself where the API wraps one in `data`) or rejects with
+ * a TallyApiError.
+ */
+export function createClient({ baseUrl, apiKey, fetch = globalThis.fetch }: TallyClientOptions): TallyClient {
+  const base = String(baseUrl).replace(/\/+$/, "");
+  const key = typeof apiKey === "function" ? apiKey : () => apiKey;
+
+  async function call<T>(method: string, path: string, { query, body }: Call = {}): Promise<T> {
+    const headers: Record<string, string> = { accept: "application/json" };
+    const secret = key();
+    if (secret) headers.authorization = `Bearer ${secret}`;
+    if (body) headers["content-type"] = "application/json";
+    const response = await fetch(url(base, path, query), { method, headers, ...(body ? { body: JSON.stringify(body) } : {}) });
+    if (!response.ok) throw await failure(response);
+    return (await response.json()) as T;
+  }
+  const data = async <T>(answer: Promise<{ data: T }>) => (await answer).data;
+  const id = (value: number) => encodeURIComponent(String(value));
+
+  return {
+    account: () => data(call("GET", "/api/v1/account")),
+    updateAccount: (fields) => data(call("PUT", "/api/v1/account", { body: fields })),
+    websites: {
+      list: (query) => call("GET", "/api/v1/websites", { query }),
+      get: (websiteId) => data(call("GET", `/api/v1/websites/${id(websiteId)}`)),
+      create: (fields) => data(call("POST", "/api/v1/websites", { body: fields })),
+      update: (websiteId, fields) => data(call("PUT", `/api/v1/websites/${id(websiteId)}`, { body: fields })),
+      delete: (websiteId) => call("DELETE", `/api/v1/websites/${id(websiteId)}`),
+    },
+    stats: {
+      query: (websiteId, query) => call("GET", `/api/v1/stats/${id(websiteId)}`, { query }),
+      totals: (websiteId, query) => call("GET", `/api/v1/stats/${id(websiteId)}/totals`, { query }),
+    },
+    realtime: (websiteId) => data(call("GET", `/api/v1/realtime/${id(websiteId)}`)),
+    share(domain) {
+      const path = `/share/${encodeURIComponent(domain)}/api`;
+      return {
+        website: () => data(call("GET", `${path}/website`)),
+        stats: (query) => call("GET", `${path}/stats`, { query }),
+        totals: (query) => call("GET", `${path}/totals`, { query }),
+        realtime: () => data(call("GET", `${path}/realtime`)),
+        unlock: (password) => call("POST", `${path}/auth`, { body: { password } }),
+      };
+    },
+  };
+}

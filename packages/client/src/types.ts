@@ -1,0 +1,39 @@
+import type { components, operations } from "./api-types.js";
+
+// The API's shapes, from the types generated from its OpenAPI document (api-types.ts).
+
+type Schemas = components["schemas"];
+type JsonOf<Operation extends { responses: object }, Status extends keyof Operation["responses"]> = Operation["responses"][Status] extends {
+  content: { "application/json": infer Body };
+}
+  ? Body
+  : never;
+
+/** Query values as a caller writes them: numbers where the API reads digits (`per_page: 25`, `page: 2`). */
+type Loose<T> = T extends `${infer N extends number}` ? T | N : string extends T ? T | number : T;
+type QueryOf<Operation extends { parameters: { query?: object } }> = {
+  [K in keyof NonNullable<Operation["parameters"]["query"]>]: Loose<NonNullable<Operation["parameters"]["query"]>[K]>;
+};
+
+export type Account = Schemas["Account"];
+export type AccountUpdate = Schemas["AccountUpdate"];
+export type Website = Schemas["Website"];
+export type WebsiteList = Schemas["WebsiteList"];
+export type WebsiteDeleted = Schemas["WebsiteDeleted"];
+export type WebsiteCreate = Schemas["WebsiteCreate"];
+export type WebsiteUpdate = Schemas["WebsiteUpdate"];
+export type StatRow = Schemas["StatRow"];
+export type StatsPage = Schemas["StatsPage"];
+export type DayRange = Schemas["DayRange"];
+export type TotalFigures = Schemas["TotalFigures"];
+export type Totals = JsonOf<operations["getStatsByIdTotals"], 200>;
+export type Realtime = Schemas["Realtime"];
+export type SharedWebsite = Schemas["SharedWebsite"];
+export type ListMeta = Schemas["ListMeta"];
+
+export type WebsiteListQuery = QueryOf<operations["getWebsites"]>;
+/** `name`, `from`, `to`, and optionally search, sorting, paging, `filter` (one or several) and `compare`. */
+export type StatsQuery = QueryOf<operations["getStatsById"]>;
+export type TotalsQuery = QueryOf<operations["getStatsByIdTotals"]>;
+/** What the statistic names are: `page`, `referrer`, `visitors`… */
+export type StatName = StatsQuery["name"];

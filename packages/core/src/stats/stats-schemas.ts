@@ -1,0 +1,48 @@
+import * as z from "zod";
+
+const day = z.string().meta({ format: "date", example: "2026-11-01" });
+
+/** An inclusive range of local days, `Y-m-d`. */
+export const dayRangeSchema = z.object({ from: day, to: day }).meta({ id: "DayRange" });
+
+/** One row of a statistic. */
+export const statRowSchema = z
+  .object({
+    value: z.string().meta({ description: "The day (`Y-m-d`), hour (`00`…`23`), page, referrer, country (`US:United States`)… that is counted.", example: "/pricing" }),
+    count: z.number().meta({ description: "Visitors, visits, pageviews or events, as the statistic counts (docs/statistics.md); a ratio for `bounce_rate`, `visit_duration`, `views_per_visit`.", example: 42 }),
+    previous: z.number().optional().meta({ description: "With `compare`: the count in the comparison range." }),
+    events: z.number().optional().meta({ description: "`goals` only: how many times the event fired." }),
+    conversion_rate: z.number().optional().meta({ description: "`goals` only: visitors who fired it, in percent of all visitors." }),
+  })
+  .meta({ id: "StatRow" });
+
+/** Visitors, visits, pageviews and the visit metrics of a range. */
+export const totalFiguresSchema = z
+  .object({
+    visitors: z.number(),
+    visits: z.number(),
+    pageviews: z.number(),
+    views_per_visit: z.number(),
+    bounce_rate: z.number().meta({ description: "Percent of visits with one pageview and no event." }),
+    visit_duration: z.number().meta({ description: "Mean seconds per visit." }),
+  })
+  .meta({ id: "TotalFigures" });
+
+export const totalsSchema = z
+  .object({
+    data: totalFiguresSchema,
+    previous: totalFiguresSchema.optional().meta({ description: "With `compare`: the same figures over the comparison range." }),
+    comparison: dayRangeSchema.optional(),
+  })
+  .meta({ id: "Totals" });
+
+/** "Right now": visitors with a hit in the last five minutes. */
+export const realtimeSchema = z
+  .object({ visitors: z.int().nonnegative().meta({ description: "Visitors whose last hit is at most five minutes old.", example: 3 }) })
+  .meta({ id: "Realtime" });
+
+export type DayRange = z.infer<typeof dayRangeSchema>;
+export type StatRow = z.infer<typeof statRowSchema>;
+export type TotalFigures = z.infer<typeof totalFiguresSchema>;
+export type Totals = z.infer<typeof totalsSchema>;
+export type Realtime = z.infer<typeof realtimeSchema>;
