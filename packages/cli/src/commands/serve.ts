@@ -95,13 +95,8 @@ async function listenAndWait(tally: Tally, config: ServeConfig, print: Print): P
   }
   const { port } = server.address() as AddressInfo;
   const shownHost = config.host.includes(":") ? `[${config.host}]` : config.host;
-  if (config.tally.mail) {
-    const links = config.tally.publicUrl ? `links to ${config.tally.publicUrl}` : "no links: set PUBLIC_URL for dashboard and unsubscribe links";
-    print(`E-mail reports are on (${links}).`);
-  }
-  print(`Tally is listening on http://${shownHost}:${port} (database ${redactDatabaseUrl(String(config.tally.database))})`);
-
-  await new Promise<void>((resolve) => {
+  // The signal handlers are in place before the listening line: whoever waits for it may stop us at once.
+  const stopped = new Promise<void>((resolve) => {
     const stop = (signal: string) => {
       print(`${signal}: finishing requests, writing buffered hits, closing.`);
       process.off("SIGTERM", onTerm).off("SIGINT", onInt);
@@ -114,6 +109,12 @@ async function listenAndWait(tally: Tally, config: ServeConfig, print: Print): P
     const onInt = () => stop("SIGINT");
     process.on("SIGTERM", onTerm).on("SIGINT", onInt);
   });
+  if (config.tally.mail) {
+    const links = config.tally.publicUrl ? `links to ${config.tally.publicUrl}` : "no links: set PUBLIC_URL for dashboard and unsubscribe links";
+    print(`E-mail reports are on (${links}).`);
+  }
+  print(`Tally is listening on http://${shownHost}:${port} (database ${redactDatabaseUrl(String(config.tally.database))})`);
+  await stopped;
 }
 
 /** `tally serve` */
