@@ -92,7 +92,7 @@ function startExample(directory: string): Promise<Running> {
     const timer = setTimeout(() => reject(new Error(`no "Listening on" within 30 s:\n${state.stdout}\n${state.stderr}`)), 30_000);
     exited.then((code) => reject(new Error(`exited (${code}) before listening:\n${state.stdout}\n${state.stderr}`)));
     child.stdout!.on("data", () => {
-      const listening = /^Listening on (http:\/\/127\.0\.0\.1:\d+) \(API: \/analytics\/api\/v1\)$/m.exec(state.stdout);
+      const listening = /^Listening on (http:\/\/127\.0\.0\.1:\d+) \(API: (?:\/analytics)?\/api\/v1\)$/m.exec(state.stdout);
       if (!listening) return;
       clearTimeout(timer);
       resolve({
@@ -186,6 +186,27 @@ describe("the packed packages, installed by npm into an app outside the reposito
   });
 });
 
+/** Copies an example into the app (its own folder, so each has its own database) and starts it. */
+function runExample(name: string): Promise<Running> {
+  const directory = join(app, name);
+  mkdirSync(directory);
+  copyFileSync(join(ROOT, "examples", name, "server.mjs"), join(directory, "server.mjs"));
+  return timed(`${name} start`, () => startExample(directory));
+}
+
+describe("the node:http example, run in that app", () => {
+  it("binds 127.0.0.1, prints its real address and a key that works", { timeout: 60_000 }, async () => {
+    const server = await runExample("node-http");
+    try {
+      const account = await fetch(`${server.base}/api/v1/account`, { headers: { authorization: `Bearer ${server.key}` } });
+      expect(account.status).toBe(200);
+    } finally {
+      expect(await server.stop()).toBe(0);
+    }
+    expect(server.stdout.split("\n").filter(Boolean)).toEqual(["Created an account. API key (shown once):", server.key, `Listening on ${server.base} (API: /api/v1)`]);
+  });
+});
+
 describe.skipIf(skipWithoutChromium)("the examples, run in that app: a pageview from Chromium, read back through the API", () => {
   let browser: Browser;
   beforeAll(async () => {
@@ -196,10 +217,7 @@ describe.skipIf(skipWithoutChromium)("the examples, run in that app: a pageview 
   });
 
   it.each(["express", "fastify"])("%s", { timeout: 120_000 }, async (framework) => {
-    const directory = join(app, framework);
-    mkdirSync(directory);
-    copyFileSync(join(ROOT, "examples", framework, "server.mjs"), join(directory, "server.mjs"));
-    const server = await timed(`${framework} start`, () => startExample(directory));
+    const server = await runExample(framework);
     try {
       expect(server.key).toMatch(/^tly_[\w-]{43}$/);
       const api = (path: string, init: RequestInit = {}) =>
