@@ -67,7 +67,7 @@ function isAddressOrCidr(entry: string): boolean {
 }
 
 /** TRUST_PROXY: `true`/`false`, a hop count, or comma-separated addresses and CIDRs of trusted proxies. */
-export const trustProxySchema = variable.transform((text, context): TrustProxy => {
+const trustProxySchema = variable.transform((text, context): TrustProxy => {
   if (text === undefined || text === "false") return false;
   if (text === "true") return true;
   if (/^\d+$/.test(text)) return Number(text);

@@ -10,7 +10,7 @@ function columns(rows: readonly (readonly [string, string])[]): string[] {
 }
 
 /** `keys create [--name NAME] [--account ID]` */
-export function usageLine(command: Command): string {
+function usageLine(command: Command): string {
   const args = (command.arguments ?? []).map((name) => ` ${name}`).join("");
   const options = Object.entries(command.options)
     .map(([name, option]) => ` [--${name}${option.type === "string" ? ` ${option.value ?? "VALUE"}` : ""}]`)
