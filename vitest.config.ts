@@ -14,6 +14,7 @@ export default defineConfig({
       { find: /^@tally-analytics\/tracker$/, replacement: source("tracker/dist/index.js") },
       { find: /^@tally-analytics\/client$/, replacement: source("client/src/index.ts") },
       { find: /^@tally-analytics\/dashboard$/, replacement: source("dashboard/dist/index.js") },
+      { find: /^@tally-analytics\/cli$/, replacement: source("cli/src/index.ts") },
     ],
   },
   test: {

@@ -15,8 +15,10 @@ app.get("/", (_req, res) => {
 });
 app.use("/analytics", toNodeHandler(tally));
 
-const port = Number(process.env.PORT ?? 3000);
-const server = app.listen(port, () => console.log(`Listening on http://localhost:${port} (API: /analytics/api/v1)`));
+const server = app.listen(Number(process.env.PORT ?? 3000), process.env.HOST ?? "127.0.0.1", () => {
+  const { address, port } = server.address();
+  console.log(`Listening on http://${address.includes(":") ? `[${address}]` : address}:${port} (API: /analytics/api/v1)`);
+});
 
 async function shutdown() {
   server.close();

@@ -9,14 +9,15 @@ if ((await tally.accounts.count()) === 0) {
   console.log(`Created an account. API key (shown once):\n${key}`);
 }
 
-const app = Fastify({ logger: true });
+// No `logger: true`: Fastify's request log would write every visitor's IP address.
+const app = Fastify();
 app.get("/", async (_request, reply) => {
   return reply.type("text/html").send('<h1>Hello</h1><script defer src="/analytics/script.js"></script>');
 });
 await app.register(tallyPlugin, { tally, prefix: "/analytics" });
 
-const port = Number(process.env.PORT ?? 3000);
-await app.listen({ port });
+const address = await app.listen({ port: Number(process.env.PORT ?? 3000), host: process.env.HOST ?? "127.0.0.1" });
+console.log(`Listening on ${address} (API: /analytics/api/v1)`);
 
 async function shutdown() {
   await app.close();

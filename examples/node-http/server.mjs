@@ -10,8 +10,10 @@ if ((await tally.accounts.count()) === 0) {
 }
 
 const server = createServer(toNodeHandler(tally));
-const port = Number(process.env.PORT ?? 3000);
-server.listen(port, () => console.log(`Listening on http://localhost:${port} (API: /api/v1)`));
+server.listen(Number(process.env.PORT ?? 3000), process.env.HOST ?? "127.0.0.1", () => {
+  const { address, port } = server.address();
+  console.log(`Listening on http://${address.includes(":") ? `[${address}]` : address}:${port} (API: /api/v1)`);
+});
 
 async function shutdown() {
   server.close();

@@ -1,134 +1,15 @@
-import { spawn, type ChildProcess } from "node:child_process";
-import { existsSync, mkdtempSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { existsSync } from "node:fs";
 import { join } from "node:path";
-import { fileURLToPath } from "node:url";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
-
-/**
- * The real, built binary (`pnpm build` first), run as a user would: in an empty
- * directory, configured by the environment, stopped by signals.
- */
-const BIN = fileURLToPath(new URL("../../packages/cli/dist/bin.js", import.meta.url));
-const CHROME = "Mozilla/5.0 (Windows NT 10.0; Win64; x64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/131.0.0.0 Safari/537.36";
-const KEY = /^tly_[A-Za-z0-9_-]{43}$/;
-const LISTENING = /^Tally is listening on http:\/\/127\.0\.0\.1:(\d+) \(database (.+)\)$/m;
-const START_TIMEOUT_MS = 10_000;
-
-/** Only what the test sets: nothing inherited may configure Tally by accident. */
-function environment(extra: Record<string, string>): NodeJS.ProcessEnv {
-  const env: NodeJS.ProcessEnv = { ...process.env, PORT: "0", ...extra };
-  for (const name of ["DATABASE_URL", "TALLY_API_KEY", "TRUST_PROXY", "GEOIP_DB", "RATE_LIMIT", "HOST"]) {
-    if (!(name in extra)) delete env[name];
-  }
-  return env;
-}
-
-const directories: string[] = [];
-function emptyDirectory(): string {
-  const directory = mkdtempSync(join(tmpdir(), "tally-cli-"));
-  directories.push(directory);
-  return directory;
-}
-
-const children = new Set<ChildProcess>();
-
-interface Finished {
-  code: number | null;
-  signal: NodeJS.Signals | null;
-  stdout: string;
-  stderr: string;
-}
-
-function finished(child: ChildProcess, output: { stdout: string; stderr: string }): Promise<Finished> {
-  return new Promise((resolve, reject) => {
-    child.once("error", reject);
-    child.once("close", (code, signal) => {
-      children.delete(child);
-      resolve({ code, signal, ...output });
-    });
-  });
-}
-
-function start(args: string[], cwd: string, env: Record<string, string>) {
-  const child = spawn(process.execPath, [BIN, ...args], { cwd, env: environment(env), stdio: ["ignore", "pipe", "pipe"] });
-  children.add(child);
-  const output = { stdout: "", stderr: "" };
-  child.stdout!.setEncoding("utf8").on("data", (chunk: string) => (output.stdout += chunk));
-  child.stderr!.setEncoding("utf8").on("data", (chunk: string) => (output.stderr += chunk));
-  return { child, output, done: finished(child, output) };
-}
-
-/** Runs one command to its end. */
-async function tally(args: string[], cwd: string, env: Record<string, string> = {}): Promise<Finished> {
-  return start(args, cwd, env).done;
-}
-
-const lines = (text: string) => text.split("\n").filter((line) => line !== "");
-
-interface Server {
-  base: string;
-  /** Milliseconds from spawn to the listening line. */
-  startMs: number;
-  output: { stdout: string; stderr: string };
-  stop(signal: NodeJS.Signals): Promise<Finished>;
-}
-
-/** `tally serve`, resolved once it prints its listening line. */
-async function serve(cwd: string, env: Record<string, string> = {}): Promise<Server> {
-  const began = performance.now();
-  const { child, output, done } = start(["serve"], cwd, env);
-  const port = await new Promise<string>((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`no listening line within ${START_TIMEOUT_MS} ms:\n${output.stdout}\n${output.stderr}`)), START_TIMEOUT_MS);
-    const check = () => {
-      const match = LISTENING.exec(output.stdout);
-      if (!match) return;
-      clearTimeout(timer);
-      child.stdout!.off("data", check);
-      resolve(match[1]!);
-    };
-    child.stdout!.on("data", check);
-    done.then((result) => {
-      clearTimeout(timer);
-      reject(new Error(`serve exited (${result.code}) before listening:\n${result.stdout}\n${result.stderr}`));
-    }, reject);
-  });
-  return {
-    base: `http://127.0.0.1:${port}`,
-    startMs: performance.now() - began,
-    output,
-    async stop(signal) {
-      child.kill(signal);
-      return done;
-    },
-  };
-}
-
-async function api(server: Server, key: string, method: string, path: string, body?: Record<string, string>) {
-  const response = await fetch(`${server.base}${path}`, {
-    method,
-    headers: { authorization: `Bearer ${key}`, accept: "application/json", ...(body ? { "content-type": "application/x-www-form-urlencoded" } : {}) },
-    ...(body ? { body: new URLSearchParams(body) } : {}),
-  });
-  return { status: response.status, headers: response.headers, body: (await response.json()) as Record<string, any> };
-}
+import { api, assertBuilt, CHROME, emptyDirectory, KEY, killChildren, LISTENING, lines, removeDirectories, serve, tally } from "./support.js";
 
 const dayFrom = (offset: number) => new Date(Date.now() + offset * 86_400_000).toISOString().slice(0, 10);
 
-afterEach(() => {
-  // A failed test must not leave a server behind.
-  for (const child of children) child.kill("SIGKILL");
-  children.clear();
-});
-
-afterAll(() => {
-  for (const directory of directories) rmSync(directory, { recursive: true, force: true });
-});
+afterEach(killChildren);
+afterAll(removeDirectories);
 
 describe("tally serve", () => {
-  beforeAll(() => {
-    if (!existsSync(BIN)) throw new Error(`${BIN} is missing: run \`pnpm build\` first`);
-  });
+  beforeAll(assertBuilt);
 
   it("on an empty directory: creates the account and database, serves, flushes on SIGTERM, keeps the data", async () => {
     const cwd = emptyDirectory();
@@ -209,8 +90,8 @@ describe("tally serve", () => {
   it("a TALLY_API_KEY that is too short refuses to start, with a message", async () => {
     const result = await tally(["serve"], emptyDirectory(), { TALLY_API_KEY: "short" });
     expect(result.code).toBe(2);
-    expect(result.stdout).not.toContain("listening");
-    expect(result.stderr).toContain("The key must be at least 16 characters.");
+    expect(result.stdout).toBe("");
+    expect(result.stderr).toBe("tally: TALLY_API_KEY must be at least 16 characters (it has 5).\n");
   });
 
   it("DATABASE_URL=file:./other/x.sqlite is honoured", async () => {
@@ -278,11 +159,11 @@ describe("tally keys, websites, migrate", () => {
     const missing = await tally(["keys", "create", "--account", "99"], cwd);
     expect(missing.code).toBe(2);
     expect(missing.stdout).toBe("");
-    expect(missing.stderr).toContain("Resource not found.");
+    expect(missing.stderr).toBe("tally keys create: No account 99.\n");
 
     const word = await tally(["keys", "create", "--account", "one"], cwd);
     expect(word.code).toBe(2);
-    expect(word.stderr).toContain("--account takes an account id");
+    expect(word.stderr).toBe('tally keys create: --account must be a positive whole number (an id), got "one" (see tally keys create --help)\n');
   });
 
   it("the keys authenticate; keys revoke <first 12 chars> makes one a 401, also on a running server", async () => {
@@ -312,20 +193,24 @@ describe("tally keys, websites, migrate", () => {
 
   it("keys revoke with an unknown or too short prefix, or none, fails with a message", async () => {
     const unknown = await tally(["keys", "revoke", "tly_zzzzzzzz"], cwd);
-    expect(unknown.code).not.toBe(0);
-    expect(unknown.stderr).toContain("No active key starts with tly_zzzzzzzz");
+    expect(unknown.code).toBe(1);
+    expect(unknown.stderr).toBe("tally: No active key starts with tly_zzzzzzzz.\n");
 
     const again = await tally(["keys", "revoke", ciKey.slice(0, 12)], cwd);
-    expect(again.code).not.toBe(0);
-    expect(again.stderr).toContain(`No active key starts with ${ciKey.slice(0, 12)}`);
+    expect(again.code).toBe(1);
+    expect(again.stderr).toBe(`tally: No active key starts with ${ciKey.slice(0, 12)}.\n`);
 
     const short = await tally(["keys", "revoke", "tly_"], cwd);
-    expect(short.code).not.toBe(0);
-    expect(short.stderr).toContain("Give at least the first 12 characters of the key.");
+    expect(short.code).toBe(2);
+    expect(short.stderr).toBe(
+      "tally keys revoke: KEY_PREFIX must be at least the first 12 characters of the key (tly_ and 8 more), got 4 (see tally keys revoke --help)\n",
+    );
 
     const none = await tally(["keys", "revoke"], cwd);
     expect(none.code).toBe(2);
-    expect(none.stderr).toContain("usage: tally keys revoke KEY_PREFIX");
+    expect(none.stderr).toBe("tally keys revoke: missing KEY_PREFIX (see tally keys revoke --help)\n");
+    // The usage says how long a prefix must be.
+    expect((await tally(["keys", "revoke", "--help"], cwd)).stdout).toContain("KEY_PREFIX is the key's first 12 characters");
 
     // The key that was not revoked still works.
     const server = await serve(cwd);
@@ -361,26 +246,76 @@ describe("tally keys, websites, migrate", () => {
     expect(JSON.parse(forAccount.stdout)).toHaveLength(2);
   });
 
-  it("an unknown command exits 2 with the usage; help exits 0", async () => {
+  it("websites create, update and delete: settings as in the API, errors in one line", async () => {
+    const ambiguous = await tally(["websites", "create", "shop.example"], cwd);
+    expect(ambiguous).toMatchObject({
+      code: 2,
+      stdout: "",
+      stderr: "tally websites create: there are 2 accounts: say which with --account ID (see tally websites create --help)\n",
+    });
+    const created = await tally(["websites", "create", "https://www.Shop.example/", "--account", "2", "--timezone", "Europe/Paris", "--exclude-bots", "0"], cwd);
+    expect(created).toMatchObject({ code: 0, stderr: "", stdout: "Created website 3: shop.example, account 2, privacy 1, Europe/Paris\n" });
+
+    const updated = await tally(["websites", "update", "3", "--privacy", "0", "--exclude-ips", "10.0.0.0/8, 192.0.2.1", "--retention-days", "30", "--json"], cwd);
+    expect(updated).toMatchObject({ code: 0, stderr: "" });
+    expect(JSON.parse(updated.stdout)).toMatchObject({
+      id: 3,
+      account_id: 2,
+      domain: "shop.example",
+      privacy: 0,
+      exclude_bots: 0,
+      exclude_ips: "10.0.0.0/8\n192.0.2.1",
+      timezone: "Europe/Paris",
+      retention_days: 30,
+    });
+
+    for (const [args, line] of [
+      [["websites", "update", "3", "--timezone", "Mars/Olympus"], "tally websites update: The timezone must be a valid IANA time zone name."],
+      [["websites", "update", "3", "--privacy", "2"], "tally websites update: The password field is required when privacy is 2."],
+      [["websites", "update", "99", "--privacy", "0"], "tally websites update: No website 99."],
+      [["websites", "create", "shop.example", "--account", "1"], "tally websites create: The domain has already been taken."],
+      [["websites", "create", "new.example", "--account", "9"], "tally websites create: No account 9."],
+      [["websites", "delete", "3"], "tally websites delete: deleting website 3 (shop.example) deletes all its statistics: add --yes to confirm (see tally websites delete --help)"],
+    ] as const) {
+      expect(await tally([...args], cwd), args.join(" ")).toMatchObject({ code: 2, stdout: "", stderr: `${line}\n` });
+    }
+    expect(JSON.parse((await tally(["websites", "list", "--account", "2", "--json"], cwd)).stdout)).toHaveLength(1);
+
+    const deleted = await tally(["websites", "delete", "3", "--yes"], cwd);
+    expect(deleted).toMatchObject({ code: 0, stderr: "", stdout: "Deleted website 3 (shop.example) and its statistics.\n" });
+    expect((await tally(["websites", "list", "--account", "2"], cwd)).stdout).toBe("No websites yet.\n");
+
+    // A new install has one account: --account is not needed; with none, the message says what to do.
+    const fresh = emptyDirectory();
+    expect(await tally(["websites", "create", "solo.example"], fresh)).toMatchObject({
+      code: 2,
+      stderr: "tally websites create: there is no account yet: create one with tally keys create (see tally websites create --help)\n",
+    });
+    expect((await tally(["keys", "create"], fresh)).code).toBe(0);
+    expect(await tally(["websites", "create", "solo.example"], fresh)).toMatchObject({
+      code: 0,
+      stdout: "Created website 1: solo.example, account 1, privacy 1, UTC\n",
+    });
+  });
+
+  it("an unknown command is one line on stderr and exit 2; help exits 0", async () => {
     const unknown = await tally(["frobnicate"], cwd);
-    expect(unknown.code).toBe(2);
-    expect(unknown.stdout).toContain("usage: tally <command>");
-    expect(unknown.stdout).toContain("keys create");
+    expect(unknown).toMatchObject({ code: 2, stdout: "", stderr: 'tally: unknown command "frobnicate" (see tally --help)\n' });
 
     const bad = await tally(["websites", "delete"], cwd);
-    expect(bad.code).toBe(2);
-    expect(bad.stderr).toContain("usage: tally websites list");
+    expect(bad).toMatchObject({ code: 2, stderr: "tally websites delete: missing ID (see tally websites delete --help)\n" });
 
-    for (const args of [[], ["help"], ["--help"]]) {
+    for (const args of [[], ["help"], ["--help"], ["-h"]]) {
       const help = await tally(args, cwd);
       expect(help.code).toBe(0);
       expect(help.stdout).toContain("usage: tally <command>");
+      expect(help.stdout).toContain("keys create");
     }
   });
 
   it("an invalid PORT is a usage error", async () => {
     const result = await tally(["serve"], cwd, { PORT: "70000" });
     expect(result.code).toBe(2);
-    expect(result.stderr).toContain('PORT must be 0-65535, got "70000"');
+    expect(result.stderr).toBe('tally: PORT must be 0-65535, got "70000".\n');
   });
 });

@@ -64,8 +64,11 @@ describe("tally reports", () => {
       stdout: "Account 1: monthly reports to alice@mail.test.\n",
     });
     expect(await tally(["reports", "set", "--account", "1", "--period", "week"])).toMatchObject({ code: 0, stdout: "Account 1: weekly reports to alice@mail.test.\n" });
-    expect(await tally(["reports", "set", "--account", "1", "--email", "alice"])).toMatchObject({ code: 2, stderr: "The email must be a valid email address.\n" });
-    expect(await tally(["reports", "set", "--account", "1", "--period", "daily"])).toMatchObject({ code: 2, stderr: "--period takes week or month\n" });
+    expect(await tally(["reports", "set", "--account", "1", "--email", "alice"])).toMatchObject({ code: 2, stderr: "tally reports set: The email must be a valid email address.\n" });
+    expect(await tally(["reports", "set", "--account", "1", "--period", "daily"])).toMatchObject({
+      code: 2,
+      stderr: 'tally reports set: --period takes week or month, got "daily" (see tally reports set --help)\n',
+    });
     expect((await tally(["reports", "set", "--account", "9", "--email", "x@mail.test"])).code).toBe(2);
   });
 
@@ -91,7 +94,7 @@ describe("tally reports", () => {
     const mail = { SMTP_URL: smtp.url, MAIL_FROM: "Tally <tally@mail.test>", PUBLIC_URL: "https://stats.example/analytics/" };
     expect(await tally(["reports", "send"])).toMatchObject({ code: 2, stderr: expect.stringContaining("E-mail is not configured") });
     expect(await tally(["reports", "send"], { SMTP_URL: smtp.url })).toMatchObject({ code: 2, stderr: expect.stringContaining("MAIL_FROM is needed") });
-    expect(await tally(["reports", "send", "--to", "nope"], mail)).toMatchObject({ code: 2, stderr: "The to must be a valid email address.\n" });
+    expect(await tally(["reports", "send", "--to", "nope"], mail)).toMatchObject({ code: 2, stderr: "tally reports send: The to must be a valid email address.\n" });
 
     const sent = await tally(["reports", "send", "--to", "boss@mail.test"], mail);
     expect(sent).toMatchObject({ code: 0, stderr: "" });
@@ -121,7 +124,7 @@ describe("tally reports", () => {
     expect(started.stdout).toContain("E-mail reports are on (links to https://stats.example).");
     expect(await tally(["serve"], { PORT: "0", SMTP_URL: smtp.url, MAIL_FROM: "t@mail.test", PUBLIC_URL: "stats.example" })).toMatchObject({
       code: 2,
-      stderr: 'PUBLIC_URL must be an http:// or https:// URL, got "stats.example"\n',
+      stderr: 'tally: PUBLIC_URL must be an http:// or https:// URL, got "stats.example".\n',
     });
   });
 });

@@ -3,7 +3,7 @@
  * better-sqlite3 Database, and a Kysely instance (the generic kysely store, with
  * SQLite's ASCII-only case folding). The PostgreSQL forms live in test/postgres/.
  */
-import { mkdtempSync, rmSync } from "node:fs";
+import { mkdtempSync, readdirSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { createTally, type DatabaseOption } from "@tally-analytics/core";
@@ -41,5 +41,24 @@ describe.each(options)("createTally({ database: %s })", (_name, database) => {
     const visitors = await tally.stats.query(accountId, site.id, { name: "visitors", from: DAY, to: DAY });
     expect(visitors.data).toEqual([{ value: DAY, count: 3 }]);
     await tally.close();
+  });
+});
+
+describe("a database URL Tally does not support", () => {
+  it.each([
+    ["mysql://x@y/z", /^Cannot open the database mysql:\/\/x@y\/z: unsupported database URL scheme "mysql:" \(SQLite: file:PATH or :memory:, PostgreSQL: postgres:\/\/user@host\/db\)$/],
+    ["sqlite3://./tally.db", /^Cannot open the database sqlite3:\/\/.\/tally.db: unsupported database URL scheme "sqlite3:"/],
+    ["file:", /^Cannot open the database file:: no file path in the database URL "file:"/],
+  ])("%s is refused, and no file or folder is created for it", async (url, message) => {
+    const cwd = process.cwd();
+    process.chdir(mkdtempSync(join(directory, "cwd-")));
+    try {
+      const tally = createTally({ database: url });
+      await expect(tally.ready()).rejects.toThrow(message);
+      await tally.close();
+      expect(readdirSync(process.cwd())).toEqual([]);
+    } finally {
+      process.chdir(cwd);
+    }
   });
 });

@@ -118,10 +118,11 @@ async function lockableStore(dialect: DialectName, onError: (error: unknown) => 
     cleanups.push(() => {
       if (handle.open) handle.close();
     });
+    // Before createTally: Tally keeps the handle's busy_timeout, and its writer thread uses it too.
+    handle.pragma("busy_timeout = 20");
     const tally = createTally({ database: handle, flushIntervalMs, onError });
     cleanups.push(() => tally.close());
     await tally.ready();
-    handle.pragma("busy_timeout = 20");
     const blocker = new BetterSqlite3(file);
     cleanups.push(() => {
       if (blocker.open) blocker.close();

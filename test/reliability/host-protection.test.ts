@@ -41,9 +41,9 @@ describe("host protection", () => {
     // Measure every synchronous transaction too (the part that cannot yield).
     const transactionMs: number[] = [];
     const transaction = sqlite.transaction.bind(sqlite);
-    sqlite.transaction = ((fn: (...args: never[]) => unknown) => {
-      const run = transaction(fn);
-      return (...args: never[]) => {
+    const timed =
+      (run: (...args: never[]) => unknown) =>
+      (...args: never[]) => {
         const began = performance.now();
         try {
           return run(...args);
@@ -51,6 +51,9 @@ describe("host protection", () => {
           transactionMs.push(performance.now() - began);
         }
       };
+    sqlite.transaction = ((fn: (...args: never[]) => unknown) => {
+      const run = transaction(fn);
+      return Object.assign(timed(run), { immediate: timed(run.immediate) });
     }) as typeof sqlite.transaction;
     const tally = createTally({ database: sqlite });
     const { accountId } = await tally.accounts.create();
@@ -115,6 +118,9 @@ describe("host protection", () => {
     dirs.push(dir);
     const file = `${dir.path}/tally.sqlite`;
     const sqlite = new Database(file);
+    // A slow database: each write waits at most 20 ms for the lock, then fails (and is
+    // retried). Set before createTally, which keeps a busy_timeout the app chose.
+    sqlite.pragma("busy_timeout = 20");
     const flushErrors: unknown[] = [];
     const MAX_BUFFERED = 300;
     const tally = createTally({ database: sqlite, maxBufferedHits: MAX_BUFFERED, flushIntervalMs: 100, onError: (error) => flushErrors.push(error) });
@@ -129,8 +135,6 @@ describe("host protection", () => {
       });
     expect((await hit(0)).status).toBe(202); // today's salt exists before the lock
     await tally.flush();
-    // A slow database: each write waits at most 20 ms for the lock, then fails (and is retried).
-    sqlite.pragma("busy_timeout = 20");
 
     const locker = new Database(file);
     locker.exec("BEGIN IMMEDIATE");

@@ -1,6 +1,9 @@
-import type { TallyOptions, TrustProxy } from "@tally-analytics/core";
+import { statSync } from "node:fs";
+import { isIP } from "node:net";
+import { parseDatabaseUrl, type TallyOptions, type TrustProxy } from "@tally-analytics/core";
 import type { HandlerOptions } from "@tally-analytics/server";
-import { UsageError } from "./args.js";
+import * as z from "zod";
+import { ConfigError, type Env } from "./command.js";
 
 export interface ServeConfig {
   port: number;
@@ -10,75 +13,166 @@ export interface ServeConfig {
   handler: HandlerOptions;
 }
 
-type Env = Record<string, string | undefined>;
+export const DEFAULT_DATABASE_URL = "file:./data/tally.sqlite";
 
-/** TRUST_PROXY: `true`/`false`, a hop count, or comma-separated CIDRs. */
-export function parseTrustProxy(text: string | undefined): TrustProxy {
-  if (text === undefined || text === "" || text === "false") return false;
+/** What `tally serve --help` says about each variable it reads. */
+export const SERVE_ENVIRONMENT: Readonly<Record<string, string>> = {
+  PORT: "port to listen on (default 3000; 0 picks a free one)",
+  HOST: "address to bind (default 127.0.0.1; 0.0.0.0 for every interface)",
+  DATABASE_URL: `file:PATH or :memory: (SQLite), or postgres://user@host/db (default ${DEFAULT_DATABASE_URL})`,
+  TALLY_API_KEY: "an account with exactly this key (16+ characters) exists after start",
+  TRUST_PROXY: "true, a hop count, or comma-separated IPs/CIDRs of your proxies (default false)",
+  GEOIP_DB: "path of a MaxMind-format .mmdb (several: comma-separated)",
+  RATE_LIMIT: "API requests per key per minute (default 600; 0 turns it off)",
+  FLUSH_INTERVAL_MS: "how often buffered hits are written (default 1000)",
+  SMTP_URL: "smtp:// or smtps:// server for e-mail reports (with MAIL_FROM)",
+  MAIL_FROM: 'From address of the reports ("Tally <tally@example.com>")',
+  PUBLIC_URL: "where Tally is reached from outside, for links in the reports",
+};
+
+/** An unset or empty variable is the default. */
+const variable = z
+  .string()
+  .optional()
+  .transform((text) => (text === undefined || text.trim() === "" ? undefined : text.trim()));
+
+/** A whole number in a range, or the default when unset. */
+function wholeNumber(name: string, min: number, max: number, fallback: number | undefined, rule: string) {
+  return variable.transform((text, context) => {
+    if (text === undefined) return fallback;
+    const value = Number(text);
+    if (/^\d+$/.test(text) && value >= min && value <= max) return value;
+    context.addIssue({ code: "custom", message: `${name} must be ${rule}, got "${text}".` });
+    return z.NEVER;
+  });
+}
+
+const databaseUrl = variable.transform((text, context) => {
+  const url = text ?? DEFAULT_DATABASE_URL;
+  try {
+    parseDatabaseUrl(url);
+  } catch (error) {
+    context.addIssue({ code: "custom", message: `DATABASE_URL: ${(error as Error).message}.` });
+    return z.NEVER;
+  }
+  return url;
+});
+
+/** An address (`10.0.0.1`) or a CIDR (`10.0.0.0/8`, `fd00::/8`). */
+function isAddressOrCidr(entry: string): boolean {
+  const [address = "", bits, extra] = entry.split("/");
+  const family = isIP(address);
+  if (family === 0 || extra !== undefined) return false;
+  return bits === undefined || (/^\d+$/.test(bits) && Number(bits) <= (family === 4 ? 32 : 128));
+}
+
+/** TRUST_PROXY: `true`/`false`, a hop count, or comma-separated addresses and CIDRs of trusted proxies. */
+const trustProxySchema = variable.transform((text, context): TrustProxy => {
+  if (text === undefined || text === "false") return false;
   if (text === "true") return true;
   if (/^\d+$/.test(text)) return Number(text);
-  return text.split(",").map((entry) => entry.trim()).filter(Boolean);
+  const entries = text.split(",").map((entry) => entry.trim()).filter(Boolean);
+  const bad = entries.find((entry) => !isAddressOrCidr(entry));
+  if (bad === undefined) return entries;
+  const what = bad === text ? "" : ` ("${bad}" is not an IP address or CIDR)`;
+  context.addIssue({
+    code: "custom",
+    message: `TRUST_PROXY must be true, false, a hop count or comma-separated IP addresses/CIDRs of your proxies, got "${text}"${what}.`,
+  });
+  return z.NEVER;
+});
+
+/** GEOIP_DB: comma-separated paths, each an existing file (opened, and checked, at start). */
+const geoipPaths = variable.transform((text, context) => {
+  const paths = text?.split(",").map((path) => path.trim()).filter(Boolean) ?? [];
+  for (const path of paths) {
+    let isFile = false;
+    try {
+      isFile = statSync(path).isFile();
+    } catch {
+      // Missing or unreadable: said below.
+    }
+    if (!isFile) context.addIssue({ code: "custom", message: `GEOIP_DB: no file at ${path}.` });
+  }
+  return paths;
+});
+
+const apiKey = variable.transform((text, context) => {
+  if (text !== undefined && text.length < 16) {
+    context.addIssue({ code: "custom", message: `TALLY_API_KEY must be at least 16 characters (it has ${text.length}).` });
+    return z.NEVER;
+  }
+  return text;
+});
+
+/** A URL with one of the given schemes, or unset. */
+function urlVariable(name: string, schemes: readonly string[]) {
+  return variable.transform((text, context) => {
+    if (text === undefined) return undefined;
+    if (schemes.some((scheme) => text.toLowerCase().startsWith(`${scheme}://`)) && URL.canParse(text)) return text;
+    context.addIssue({ code: "custom", message: `${name} must be an ${schemes.map((scheme) => `${scheme}://`).join(" or ")} URL, got "${text}".` });
+    return z.NEVER;
+  });
 }
 
-function parsePort(text: string | undefined): number {
-  if (text === undefined || text === "") return 3000;
-  const port = Number(text);
-  if (!Number.isInteger(port) || port < 0 || port > 65535) throw new UsageError(`PORT must be 0-65535, got "${text}"`);
-  return port;
-}
+const environmentSchema = z.object({
+  PORT: wholeNumber("PORT", 0, 65535, 3000, "0-65535"),
+  HOST: variable.transform((text) => text ?? "127.0.0.1"),
+  DATABASE_URL: databaseUrl,
+  TALLY_API_KEY: apiKey,
+  TRUST_PROXY: trustProxySchema,
+  GEOIP_DB: geoipPaths,
+  RATE_LIMIT: wholeNumber("RATE_LIMIT", 0, Number.MAX_SAFE_INTEGER, 600, "a whole number of requests per minute (0: no limit)"),
+  FLUSH_INTERVAL_MS: wholeNumber("FLUSH_INTERVAL_MS", 1, 86_400_000, undefined, "a whole number of milliseconds from 1 to 86400000"),
+  SMTP_URL: urlVariable("SMTP_URL", ["smtp", "smtps"]),
+  MAIL_FROM: variable,
+  PUBLIC_URL: urlVariable("PUBLIC_URL", ["http", "https"]),
+});
 
-/** RATE_LIMIT: API requests per key per minute; 0 turns the limit off. */
-function parseRateLimit(text: string | undefined): NonNullable<HandlerOptions["rateLimit"]> {
-  const perMinute = text === undefined || text === "" ? 600 : Number(text);
-  if (!Number.isInteger(perMinute) || perMinute < 0) throw new UsageError(`RATE_LIMIT must be a whole number, got "${text}"`);
-  return perMinute === 0 ? false : { limit: perMinute, windowMs: 60_000 };
-}
+type Variables = z.infer<typeof environmentSchema>;
 
-export function databaseUrl(env: Env): string {
-  return env.DATABASE_URL || "file:./data/tally.sqlite";
-}
-
-/** FLUSH_INTERVAL_MS: how often buffered hits are written (the most a hard crash can lose). */
-function parseFlushInterval(text: string | undefined): number | undefined {
-  if (text === undefined || text === "") return undefined;
-  const ms = Number(text);
-  if (!Number.isInteger(ms) || ms < 1) throw new UsageError(`FLUSH_INTERVAL_MS must be a whole number of milliseconds above 0, got "${text}"`);
-  return ms;
+/** Parses with a schema; the first problem becomes a ConfigError (one line). */
+function parseEnv<T>(schema: z.ZodType<T>, env: Env): T {
+  const result = schema.safeParse(env);
+  if (result.success) return result.data;
+  throw new ConfigError(result.error.issues[0]?.message ?? "invalid environment");
 }
 
 /** SMTP_URL and MAIL_FROM: both or neither; PUBLIC_URL: where links in the e-mails point. */
-function mailOptions(env: Env): Pick<TallyOptions, "mail" | "publicUrl"> {
-  const url = env.SMTP_URL || undefined;
-  const from = env.MAIL_FROM || undefined;
-  const publicUrl = env.PUBLIC_URL || undefined;
-  if (url !== undefined && !/^smtps?:\/\/./i.test(url)) throw new UsageError("SMTP_URL must be an smtp:// or smtps:// URL");
-  if (url !== undefined && from === undefined) throw new UsageError("MAIL_FROM is needed with SMTP_URL (e.g. \"Tally <tally@example.com>\")");
-  if (publicUrl !== undefined && (!/^https?:\/\/./i.test(publicUrl) || !URL.canParse(publicUrl))) throw new UsageError(`PUBLIC_URL must be an http:// or https:// URL, got "${publicUrl}"`);
+function mailOptions(vars: Partial<Variables>): Pick<TallyOptions, "mail" | "publicUrl"> {
+  const { SMTP_URL: url, MAIL_FROM: from, PUBLIC_URL: publicUrl } = vars;
+  if (url !== undefined && from === undefined) throw new ConfigError('MAIL_FROM is needed with SMTP_URL (e.g. "Tally <tally@example.com>").');
   return {
     ...(url !== undefined && from !== undefined ? { mail: { url, from } } : {}),
     ...(publicUrl === undefined ? {} : { publicUrl }),
   };
 }
 
-export function tallyOptions(env: Env): TallyOptions {
-  const geoip = env.GEOIP_DB?.split(",").map((path) => path.trim()).filter(Boolean);
-  const flushIntervalMs = parseFlushInterval(env.FLUSH_INTERVAL_MS);
-  return {
-    database: databaseUrl(env),
-    trustProxy: parseTrustProxy(env.TRUST_PROXY),
-    ...(geoip && geoip.length > 0 ? { geoip } : {}),
-    ...(flushIntervalMs === undefined ? {} : { flushIntervalMs }),
-    ...mailOptions(env),
-  };
+/**
+ * Tally's options for a command from the variables it reads (its `environment`), each
+ * checked: DATABASE_URL always; the mail settings for the commands that send reports.
+ */
+export function tallyOptionsFor(env: Env, variables: readonly string[]): TallyOptions {
+  const wanted: { [K in keyof Variables]?: true } = { DATABASE_URL: true };
+  for (const name of Object.keys(environmentSchema.shape) as (keyof Variables)[]) if (variables.includes(name)) wanted[name] = true;
+  const vars: Partial<Variables> = parseEnv(environmentSchema.pick(wanted), env);
+  return { database: vars.DATABASE_URL ?? DEFAULT_DATABASE_URL, ...mailOptions(vars) };
 }
 
-/** Everything `tally serve` reads from the environment (SPEC §3). */
+/** Everything `tally serve` reads from the environment, checked before anything starts (SPEC §3). */
 export function serveConfig(env: Env): ServeConfig {
+  const vars = parseEnv(environmentSchema, env);
   return {
-    port: parsePort(env.PORT),
-    host: env.HOST || "127.0.0.1",
-    apiKey: env.TALLY_API_KEY || undefined,
-    tally: tallyOptions(env),
-    handler: { rateLimit: parseRateLimit(env.RATE_LIMIT) },
+    port: vars.PORT ?? 3000,
+    host: vars.HOST,
+    apiKey: vars.TALLY_API_KEY,
+    tally: {
+      database: vars.DATABASE_URL,
+      trustProxy: vars.TRUST_PROXY,
+      ...(vars.GEOIP_DB.length > 0 ? { geoip: vars.GEOIP_DB } : {}),
+      ...(vars.FLUSH_INTERVAL_MS === undefined ? {} : { flushIntervalMs: vars.FLUSH_INTERVAL_MS }),
+      ...mailOptions(vars),
+    },
+    handler: { rateLimit: vars.RATE_LIMIT === 0 ? false : { limit: vars.RATE_LIMIT ?? 600, windowMs: 60_000 } },
   };
 }

@@ -1,3 +1,6 @@
-export { run } from "./cli.js";
+export { run, version } from "./cli.js";
 export { serve } from "./commands/serve.js";
-export { serveConfig, tallyOptions, parseTrustProxy, type ServeConfig } from "./config.js";
+export { COMMANDS } from "./commands/index.js";
+export { defineCommand, UsageError, ConfigError, CommandError } from "./command.js";
+export type { Command, CommandContext, OptionSpec, OptionSpecs, OptionValues } from "./command.js";
+export { serveConfig, type ServeConfig } from "./config.js";

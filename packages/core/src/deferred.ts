@@ -7,6 +7,8 @@ type AsyncMethods<T> = {
  * handed to a framework synchronously while its store is still opening.
  */
 export function deferMethods<T extends object>(target: Promise<T>): AsyncMethods<T> {
+  // A store that fails to open is reported by every call (and ready()), never as an unhandled rejection.
+  target.catch(() => {});
   return new Proxy({} as AsyncMethods<T>, {
     get(_, key) {
       return async (...args: unknown[]) => {

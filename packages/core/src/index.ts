@@ -1,6 +1,7 @@
 export { createTally } from "./tally.js";
 export type { Tally, TallyOptions, TrustProxy } from "./tally.js";
 export type { DatabaseOption, SqliteDatabaseLike, PostgresPoolLike } from "./database/open-database.js";
+export { parseDatabaseUrl, redactDatabaseUrl, DATABASE_URL_FORMS, type DatabaseLocation } from "./database/database-url.js";
 export type { Account, Accounts, CreatedKey } from "./accounts/accounts.js";
 export type { Website, Websites, ListWebsitesOptions, Page, WebsiteRow } from "./websites/websites.js";
 export type { WebsiteInput } from "./websites/website-input.js";

@@ -1,5 +1,6 @@
 import { createAccounts, type Accounts } from "./accounts/accounts.js";
 import { migrateToLatest } from "./database/migrations.js";
+import { redactDatabaseUrl } from "./database/database-url.js";
 import { openDatabase, type DatabaseOption, type OpenDatabase } from "./database/open-database.js";
 import { deferMethods } from "./deferred.js";
 import { openGeoLookup } from "./enrich/geo.js";
@@ -8,6 +9,7 @@ import { createCollector, type CollectResult } from "./engine/collector.js";
 import type { HitInput } from "./engine/hit-input.js";
 import { createKyselyStore } from "./engine/kysely-store.js";
 import type { EngineStore } from "./engine/store.js";
+import { createWriteFailureLog } from "./engine/write-failure-log.js";
 import { createRetention } from "./engine/retention.js";
 import { createMemorySalts, createSalts } from "./engine/salts.js";
 import { exportWebsite, type ExportOptions, type WebsiteExport } from "./moving/exporter.js";
@@ -61,8 +63,18 @@ export interface TallyOptions {
    * @default 200000
    */
   maxBufferedHits?: number;
-  /** Told about failed background writes (they are retried). @default console.error */
+  /**
+   * Told about every failed background write (they are retried).
+   * @default at most one console.warn line a minute (no stack when the database is only locked)
+   */
   onError?: (error: unknown) => void;
+  /**
+   * How long `close()` keeps retrying buffered hits the database refuses (a SQLite file
+   * locked by another connection, PostgreSQL unreachable) before it rejects with an
+   * UnavailableError saying how many were not written.
+   * @default 30000
+   */
+  closeTimeoutMs?: number;
   /**
    * How often visits and hits older than each website's `retention_days` are deleted
    * (also once a minute after start); 0 turns the schedule off (`applyRetention()` still works).
@@ -122,7 +134,11 @@ export interface Tally {
   applyRetention(now?: number): Promise<number>;
   /** Resolves once the store is open and migrated; rejects if it cannot be. */
   ready(): Promise<void>;
-  /** Flushes everything buffered and closes what Tally opened. */
+  /**
+   * Writes everything buffered and closes what Tally opened. Rejects with an
+   * UnavailableError when buffered hits could not be written within `closeTimeoutMs`
+   * (what Tally opened is closed all the same).
+   */
   close(): Promise<void>;
 }
 
@@ -191,21 +207,35 @@ function statsReads(store: OpenDatabase, options: TallyOptions): StatsRunner & {
   return { ...runner, close: async () => {} };
 }
 
+/** Opens and migrates the database; a failure says which database and why, in one sentence. */
+async function openStore(option: DatabaseOption): Promise<OpenDatabase> {
+  let store: OpenDatabase | undefined;
+  try {
+    store = await openDatabase(option);
+    await migrateToLatest(store.db, store.dialect);
+    return store;
+  } catch (error) {
+    await store?.close().catch(() => {});
+    const which = typeof option === "string" ? ` ${redactDatabaseUrl(option)}` : "";
+    throw new Error(`Cannot open the database${which}: ${reasonOf(error)}`, { cause: error });
+  }
+}
+
+/** An error's message; for an AggregateError (pg trying ::1 and 127.0.0.1), its errors' messages. */
+function reasonOf(error: unknown): string {
+  if (error instanceof AggregateError && error.errors.length > 0) return error.errors.map(reasonOf).join("; ");
+  return error instanceof Error ? error.message : String(error);
+}
+
 async function openServices(options: TallyOptions): Promise<Services> {
   const publicUrl = publicBase(options.publicUrl);
   // Before the store: a bad mail URL fails the start without leaving a database open (the transport holds no connection yet).
   const mailer = options.mail ? await createMailer(options.mail) : null;
-  const store = await openDatabase(options.database ?? "file:./data/tally.sqlite");
-  try {
-    await migrateToLatest(store.db, store.dialect);
-  } catch (error) {
-    await store.close();
-    throw error;
-  }
+  const store = await openStore(options.database ?? "file:./data/tally.sqlite");
   const geo = options.geoip ? await openGeoLookup(options.geoip) : null;
   const rollups = engineStore(store);
-  const onError = options.onError ?? ((error: unknown) => console.error("tally: write failed, will retry:", error));
   let collector: ReturnType<typeof createCollector> | undefined;
+  const onError = options.onError ?? createWriteFailureLog(() => collector?.buffered ?? 0);
   const websites = createWebsites(store.db, {
     async onChange(row, change) {
       if (change === "delete") {
@@ -224,6 +254,7 @@ async function openServices(options: TallyOptions): Promise<Services> {
     ...(options.flushIntervalMs === undefined ? {} : { flushIntervalMs: options.flushIntervalMs }),
     ...(options.batchSize === undefined ? {} : { batchSize: options.batchSize }),
     ...(options.maxBufferedHits === undefined ? {} : { maxBufferedHits: options.maxBufferedHits }),
+    ...(options.closeTimeoutMs === undefined ? {} : { closeTimeoutMs: options.closeTimeoutMs }),
   });
   const flushed = collector;
   const importAgents = createUserAgentParser();

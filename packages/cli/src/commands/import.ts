@@ -1,26 +1,11 @@
-import type { ImportSummary, Tally } from "@tally-analytics/core";
-import { UsageError, stringFlag, type ParsedArgs } from "../args.js";
+import type { ImportSummary } from "@tally-analytics/core";
+import { defineCommand } from "../command.js";
 import { createProgress } from "../progress.js";
+import { dayRange, websiteFrom } from "../moving-values.js";
 
-type Print = (line: string) => void;
-
-const USAGE = "usage: tally import FILE --website ID [--dry-run] [--from YYYY-MM-DD] [--to YYYY-MM-DD] [--json]";
 const FORMATS = { plausible: "Plausible CSV export", goatcounter: "GoatCounter CSV export", umami: "Umami data export", tally: "Tally export" } as const;
 const PHASES = { check: "checking", import: "importing", replay: "replaying" } as const;
 const number = (n: number) => n.toLocaleString("en-US");
-
-export function websiteFlag(args: ParsedArgs, usage: string): number {
-  const text = stringFlag(args, "website");
-  if (text === undefined || !/^\d+$/.test(text)) throw new UsageError(usage);
-  return Number(text);
-}
-
-/** `--from`/`--to` when given, as options. */
-export function rangeFlags(args: ParsedArgs): { from?: string; to?: string } {
-  const from = stringFlag(args, "from");
-  const to = stringFlag(args, "to");
-  return { ...(from === undefined ? {} : { from }), ...(to === undefined ? {} : { to }) };
-}
 
 function describe(summary: ImportSummary, websiteId: number): string[] {
   const skipped = Object.values(summary.skipped).reduce((a, b) => a + b, 0);
@@ -37,22 +22,37 @@ function describe(summary: ImportSummary, websiteId: number): string[] {
 }
 
 /** `tally import FILE --website ID`: another tool's export (or Tally's own) into a website. */
-export async function importCommand(tally: Tally, args: ParsedArgs, print: Print): Promise<void> {
-  const file = args.positional[1];
-  if (file === undefined) throw new UsageError(USAGE);
-  const websiteId = websiteFlag(args, USAGE);
-  const progress = createProgress();
-  try {
-    const summary = await tally.import(file, {
-      websiteId,
-      dryRun: args.flags.has("dry-run"),
-      ...rangeFlags(args),
-      onProgress: (p) => progress.update({ label: PHASES[p.phase], done: p.done, total: p.total, rows: p.rows }),
-    });
-    progress.stop();
-    if (args.flags.has("json")) print(JSON.stringify(summary, null, 2));
-    else for (const line of describe(summary, websiteId)) print(line);
-  } finally {
-    progress.stop();
-  }
-}
+export const importCommand = defineCommand({
+  name: "import",
+  summary: "import a Plausible, GoatCounter or Umami export (or Tally's own) into a website",
+  description:
+    "The format is detected. The file is checked whole first (a malformed one imports nothing), and the\n" +
+    "same file, or days an earlier import covered, are never counted twice. Progress goes to stderr.",
+  arguments: ["FILE"],
+  options: {
+    website: { type: "string", value: "ID", description: "the website to import into (required)" },
+    "dry-run": { type: "boolean", description: "check the file and say what would be imported; write nothing" },
+    from: { type: "string", value: "YYYY-MM-DD", description: "skip rows before this day" },
+    to: { type: "string", value: "YYYY-MM-DD", description: "skip rows after this day" },
+    json: { type: "boolean", description: "print the summary as JSON" },
+  },
+  environment: ["DATABASE_URL"],
+  async run({ values, args, tally, print }) {
+    const websiteId = websiteFrom(values.website);
+    const opened = await tally();
+    const progress = createProgress();
+    try {
+      const summary = await opened.import(args[0]!, {
+        websiteId,
+        dryRun: values["dry-run"] === true,
+        ...dayRange(values),
+        onProgress: (p) => progress.update({ label: PHASES[p.phase], done: p.done, total: p.total, rows: p.rows }),
+      });
+      progress.stop();
+      if (values.json) print(JSON.stringify(summary, null, 2));
+      else for (const line of describe(summary, websiteId)) print(line);
+    } finally {
+      progress.stop();
+    }
+  },
+});

@@ -1,10 +1,9 @@
 import { createServer, STATUS_CODES, type Server } from "node:http";
 import type { AddressInfo, Socket } from "node:net";
-import { createTally, type Tally } from "@tally-analytics/core";
+import { createTally, redactDatabaseUrl, type Tally } from "@tally-analytics/core";
 import { limitSlowClients, toNodeHandler } from "@tally-analytics/server/node";
-import type { ServeConfig } from "../config.js";
-
-type Print = (line: string) => void;
+import { CommandError, defineCommand, whenReady, type Print } from "../command.js";
+import { SERVE_ENVIRONMENT, serveConfig, type ServeConfig } from "../config.js";
 
 /** With no key configured and no account yet, the first start creates one and prints its key once. */
 async function ensureAccount(tally: Tally, config: ServeConfig, print: Print): Promise<void> {
@@ -39,6 +38,22 @@ function answerClientErrorsWithJson(server: Server): void {
   });
 }
 
+/** Why listening failed, in words that say what to change. */
+function listenFailure(error: NodeJS.ErrnoException, config: ServeConfig): CommandError {
+  const where = `${config.host}:${config.port}`;
+  const reason =
+    error.code === "EADDRINUSE"
+      ? "the port is in use (set PORT to another one, or PORT=0 for any free port)"
+      : error.code === "EACCES"
+        ? "permission denied (ports below 1024 need privileges: set PORT)"
+        : error.code === "EADDRNOTAVAIL"
+          ? `${config.host} is not an address of this machine (set HOST)`
+          : error.code === "ENOTFOUND" || error.code === "EAI_AGAIN"
+            ? `no such host ${config.host} (set HOST)`
+            : error.message;
+  return new CommandError(`cannot listen on ${where}: ${reason}`, { cause: error });
+}
+
 /** `tally serve`: the standalone server. Resolves once it has stopped cleanly. */
 export async function serve(config: ServeConfig, print: Print = console.log): Promise<void> {
   const tally = createTally(config.tally);
@@ -49,10 +64,13 @@ export async function serve(config: ServeConfig, print: Print = console.log): Pr
   }
 }
 
-/** Serves until SIGTERM/SIGINT; a start that fails (bad key, port taken) rejects. */
+/**
+ * Serves until SIGTERM/SIGINT; a start that fails (database, port taken, bad key)
+ * rejects. The port is taken before an account is created, so a new key is never
+ * printed by a server that then fails to start.
+ */
 async function listenAndWait(tally: Tally, config: ServeConfig, print: Print): Promise<void> {
-  await tally.ready();
-  await ensureAccount(tally, config, print);
+  await whenReady(tally);
 
   const handler = toNodeHandler(tally, config.handler);
   // Node's own answer to an HTTP/1.1 request without Host is a bare 400: give the JSON one.
@@ -67,18 +85,19 @@ async function listenAndWait(tally: Tally, config: ServeConfig, print: Print): P
   answerClientErrorsWithJson(server);
   limitSlowClients(server);
   await new Promise<void>((resolve, reject) => {
-    server.once("error", reject);
+    server.once("error", (error: NodeJS.ErrnoException) => reject(listenFailure(error, config)));
     server.listen(config.port, config.host, () => resolve());
   });
+  try {
+    await ensureAccount(tally, config, print);
+  } catch (error) {
+    server.close();
+    throw error;
+  }
   const { port } = server.address() as AddressInfo;
   const shownHost = config.host.includes(":") ? `[${config.host}]` : config.host;
-  if (config.tally.mail) {
-    const links = config.tally.publicUrl ? `links to ${config.tally.publicUrl}` : "no links: set PUBLIC_URL for dashboard and unsubscribe links";
-    print(`E-mail reports are on (${links}).`);
-  }
-  print(`Tally is listening on http://${shownHost}:${port} (database ${String(config.tally.database)})`);
-
-  await new Promise<void>((resolve) => {
+  // The signal handlers are in place before the listening line: whoever waits for it may stop us at once.
+  const stopped = new Promise<void>((resolve) => {
     const stop = (signal: string) => {
       print(`${signal}: finishing requests, writing buffered hits, closing.`);
       process.off("SIGTERM", onTerm).off("SIGINT", onInt);
@@ -91,4 +110,25 @@ async function listenAndWait(tally: Tally, config: ServeConfig, print: Print): P
     const onInt = () => stop("SIGINT");
     process.on("SIGTERM", onTerm).on("SIGINT", onInt);
   });
+  if (config.tally.mail) {
+    const links = config.tally.publicUrl ? `links to ${config.tally.publicUrl}` : "no links: set PUBLIC_URL for dashboard and unsubscribe links";
+    print(`E-mail reports are on (${links}).`);
+  }
+  print(`Tally is listening on http://${shownHost}:${port} (database ${redactDatabaseUrl(String(config.tally.database))})`);
+  await stopped;
 }
+
+/** `tally serve` */
+export const serveCommand = defineCommand({
+  name: "serve",
+  summary: "run the server: API, dashboard, tracker and /collect",
+  description:
+    "Configured by the environment (checked before anything starts). With no TALLY_API_KEY and\n" +
+    "no account yet, the first start creates an account and prints its key once, after the\n" +
+    "port is taken. SIGTERM or SIGINT stops it: requests finish, buffered hits are written.",
+  options: {},
+  environment: Object.keys(SERVE_ENVIRONMENT),
+  async run({ env, print }) {
+    await serve(serveConfig(env), print);
+  },
+});

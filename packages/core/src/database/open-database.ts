@@ -4,6 +4,7 @@ import { Kysely, PostgresDialect, SqliteDialect } from "kysely";
 import type { SqlDialect } from "../dialect/dialect.js";
 import { postgresDialect } from "../dialect/postgres/sql-dialect.js";
 import { sqliteDialect } from "../dialect/sqlite/sql-dialect.js";
+import { parseDatabaseUrl } from "./database-url.js";
 import type { Database } from "./schema.js";
 
 /** The shape of a better-sqlite3 `Database` that Tally relies on. */
@@ -18,8 +19,11 @@ export interface SqliteDatabaseLike {
   };
   pragma(source: string, options?: { simple?: boolean }): unknown;
   close(): unknown;
-  transaction<A extends unknown[], R>(fn: (...args: A) => R): (...args: A) => R;
+  transaction<A extends unknown[], R>(fn: (...args: A) => R): SqliteTransaction<A, R>;
 }
+
+/** A better-sqlite3 transaction function; `immediate` takes the write lock at BEGIN. */
+export type SqliteTransaction<A extends unknown[], R> = ((...args: A) => R) & { immediate(...args: A): R };
 
 /** The shape of a `pg` Pool that Tally relies on. */
 export interface PostgresPoolLike {
@@ -64,11 +68,12 @@ export async function openDatabase(option: DatabaseOption): Promise<OpenDatabase
 }
 
 async function openUrl(url: string): Promise<OpenDatabase> {
-  if (/^postgres(ql)?:\/\//i.test(url)) {
+  const location = parseDatabaseUrl(url);
+  if (location.dialect === "postgres") {
     const { default: pg } = await import("pg");
-    return fromPool(new pg.Pool({ connectionString: url }), true);
+    return fromPool(new pg.Pool({ connectionString: location.url }), true);
   }
-  const path = url === ":memory:" || url === "file::memory:" ? ":memory:" : url.replace(/^file:(\/\/)?/, "");
+  const { path } = location;
   if (path !== ":memory:") mkdirSync(dirname(path), { recursive: true });
   const BetterSqlite3 = (await import("better-sqlite3")).default;
   return fromSqlite(new BetterSqlite3(path), true);
@@ -78,7 +83,8 @@ function fromSqlite(database: SqliteDatabaseLike, owned: boolean): OpenDatabase 
   database.pragma("journal_mode = WAL");
   database.pragma("synchronous = NORMAL");
   database.pragma("foreign_keys = ON");
-  database.pragma("busy_timeout = 5000");
+  // How long a write waits for another connection's lock: the caller's own setting, else 5 s.
+  if (Number(database.pragma("busy_timeout", { simple: true })) === 0) database.pragma("busy_timeout = 5000");
   const db = new Kysely<Database>({
     dialect: new SqliteDialect({ database: database as never }),
   });

@@ -48,7 +48,15 @@ export interface CollectorOptions {
    * @default true
    */
   rotateSalts?: boolean;
+  /**
+   * How long `close()` keeps retrying a write the store refuses (a SQLite file locked
+   * by another connection, PostgreSQL down) before it rejects. @default 30000
+   */
+  closeTimeoutMs?: number;
 }
+
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+const messageOf = (error: unknown) => (error instanceof Error ? error.message : String(error));
 
 
 export function createCollector(options: CollectorOptions) {
@@ -227,18 +235,36 @@ export function createCollector(options: CollectorOptions) {
     forgetDomain(domain: string): void {
       websites.forget(domain);
     },
+    /**
+     * Writes everything buffered, retrying a refused write until `closeTimeoutMs` has
+     * passed; then rejects with an UnavailableError saying how many hits were not written.
+     */
     async close(): Promise<void> {
       clearInterval(timer);
-      // A failing store gets a few more tries before close gives up and reports it.
-      for (let attempt = 0; ; attempt++) {
-        try {
-          await flush();
-          return;
-        } catch (error) {
-          if (attempt >= 4) throw error;
-          await new Promise((resolve) => setTimeout(resolve, 100 * 2 ** attempt));
-        }
+      const timeoutMs = options.closeTimeoutMs ?? 30_000;
+      const deadline = Date.now() + timeoutMs;
+      let lastError: unknown = null;
+      for (let attempt = 0; attempt === 0 || Date.now() < deadline; attempt++) {
+        if (attempt > 0) await sleep(Math.min(deadline - Date.now(), 100 * 2 ** Math.min(attempt - 1, 4)));
+        const attempted = flush().then(
+          () => true,
+          (error: unknown) => {
+            lastError = error;
+            return false;
+          },
+        );
+        // An attempt may wait on a lock (SQLite's busy_timeout) or a connection: never past the deadline.
+        let expire: NodeJS.Timeout | undefined;
+        const expired = new Promise<null>((resolve) => (expire = setTimeout(resolve, Math.max(0, deadline - Date.now()), null)));
+        const outcome = await Promise.race([attempted, expired]);
+        clearTimeout(expire);
+        if (outcome === true) return;
+        if (outcome === null) break;
       }
+      const unwritten = buffer.length + inFlight;
+      if (unwritten === 0) return;
+      const cause = lastError === null ? "the write did not finish" : messageOf(lastError);
+      throw new UnavailableError(`close(): ${unwritten} hits could not be written within ${timeoutMs} ms (${cause}).`);
     },
   };
 }

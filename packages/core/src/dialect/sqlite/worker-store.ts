@@ -1,4 +1,5 @@
 import { Worker } from "node:worker_threads";
+import { UnavailableError } from "../../errors.js";
 import type { PendingHit } from "../../engine/pending-hit.js";
 import type { EngineStore } from "../../engine/store.js";
 import { workerUrl } from "./worker-url.js";
@@ -12,7 +13,18 @@ type RequestBody =
   | { type: "close" };
 
 export type WriterRequest = RequestBody & { id: number };
-export type WriterResponse = { id: number; ok: true; value: unknown } | { id: number; ok: false; message: string };
+export type WriterResponse = { id: number; ok: true; value: unknown } | { id: number; ok: false; message: string; code?: string };
+
+/**
+ * The error a failed request rejects with. A lock held by another connection past
+ * busy_timeout (SQLITE_BUSY) is an UnavailableError: nothing was written, try again later.
+ */
+function writerError(response: { message: string; code?: string }): Error {
+  if (response.code?.startsWith("SQLITE_BUSY")) {
+    return new UnavailableError(`The SQLite database is locked by another connection (${response.message}).`);
+  }
+  return Object.assign(new Error(response.message), response.code === undefined ? {} : { code: response.code });
+}
 
 /**
  * The SQLite store for a database file: writes go to a worker thread with its own
@@ -35,7 +47,7 @@ export function createSqliteWorkerStore(path: string, busyTimeout: number): Engi
   }
 
   worker.on("message", (response: WriterResponse) => {
-    settle(response.id, (entry) => (response.ok ? entry.resolve(response.value) : entry.reject(new Error(response.message))));
+    settle(response.id, (entry) => (response.ok ? entry.resolve(response.value) : entry.reject(writerError(response))));
   });
   worker.on("error", (error) => {
     failure = error;

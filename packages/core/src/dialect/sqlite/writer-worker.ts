@@ -37,7 +37,8 @@ async function answer(request: WriterRequest): Promise<WriterResponse> {
   try {
     return { id: request.id, ok: true, value: await run(request) };
   } catch (error) {
-    return { id: request.id, ok: false, message: error instanceof Error ? error.message : String(error) };
+    const code = (error as { code?: unknown } | null)?.code;
+    return { id: request.id, ok: false, message: error instanceof Error ? error.message : String(error), ...(typeof code === "string" ? { code } : {}) };
   }
 }
 

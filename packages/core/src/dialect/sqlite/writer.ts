@@ -1,3 +1,4 @@
+import type { SqliteTransaction } from "../../database/open-database.js";
 import type { VisitorsTable } from "../../database/schema.js";
 import { createDictionary } from "../../engine/dictionary.js";
 import type { FlushIo, VisitRow } from "../../engine/flush-io.js";
@@ -9,7 +10,7 @@ import { writeFlush } from "../../engine/write-flush.js";
 /** The parts of a better-sqlite3 Database the SQLite store uses. */
 export interface SqliteHandle {
   prepare(sql: string): SqliteStatement;
-  transaction<A extends unknown[], R>(fn: (...args: A) => R): (...args: A) => R;
+  transaction<A extends unknown[], R>(fn: (...args: A) => R): SqliteTransaction<A, R>;
 }
 
 interface SqliteStatement {
@@ -122,34 +123,42 @@ export function createSqliteWriter(sqlite: SqliteHandle): SqliteWriter {
   const selectSalt = sqlite.prepare("select salt from salts where day = ?");
   const deleteOldSalts = sqlite.prepare("delete from salts where day < ?");
   const deleteOldVisitors = sqlite.prepare("delete from visitors where day < ? and hash not like '~%'");
-  const flush = sqlite.transaction((hits: readonly PendingHit[]) => runSync(writeFlush(io, dictionary, hits)));
   const deleteOld = [olderRowsDeleter(sqlite, "hits", "time"), olderRowsDeleter(sqlite, "event_props", "time"), olderRowsDeleter(sqlite, "visits", "start")];
+
+  // BEGIN IMMEDIATE: the write lock is taken (waiting up to busy_timeout for another
+  // connection) before anything is read. A deferred transaction reads first and, when
+  // another connection commits meanwhile, fails on its first write at once (SQLITE_BUSY,
+  // no wait); nothing would be lost, but every such flush would have to be retried.
+  const flush = sqlite.transaction((hits: readonly PendingHit[]) => runSync(writeFlush(io, dictionary, hits)));
+  const deleteWebsite = sqlite.transaction((websiteId: number) => {
+    for (const statement of deleteWebsiteRows) statement.run(websiteId);
+    dictionary.forgetWebsite(websiteId);
+  });
+  const forgetBefore = sqlite.transaction((day: string) => {
+    deleteOldSalts.run(day);
+    deleteOldVisitors.run(day);
+  });
+  const deleteOlderThan = sqlite.transaction((websiteId: number, localSeconds: number, limit: number) =>
+    deleteOld.reduce((deleted, remove) => deleted + remove(websiteId, localSeconds, limit), 0),
+  );
 
   return {
     write(hits) {
       try {
-        flush(hits);
+        flush.immediate(hits);
         dictionary.commit();
       } catch (error) {
         dictionary.rollback();
         throw error;
       }
     },
-    deleteWebsite: sqlite.transaction((websiteId: number) => {
-      for (const statement of deleteWebsiteRows) statement.run(websiteId);
-      dictionary.forgetWebsite(websiteId);
-    }),
+    deleteWebsite: (websiteId) => deleteWebsite.immediate(websiteId),
     salt(day, candidate) {
       insertSalt.run(day, candidate);
       return (selectSalt.get(day) as { salt: string }).salt;
     },
-    forgetBefore: sqlite.transaction((day: string) => {
-      deleteOldSalts.run(day);
-      deleteOldVisitors.run(day);
-    }),
-    deleteOlderThan: sqlite.transaction((websiteId: number, localSeconds: number, limit: number) =>
-      deleteOld.reduce((deleted, remove) => deleted + remove(websiteId, localSeconds, limit), 0),
-    ),
+    forgetBefore: (day) => forgetBefore.immediate(day),
+    deleteOlderThan: (websiteId, localSeconds, limit) => deleteOlderThan.immediate(websiteId, localSeconds, limit),
   };
 }
 

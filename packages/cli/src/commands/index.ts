@@ -1,0 +1,35 @@
+import type { Command } from "../command.js";
+import { copyCommand } from "./copy.js";
+import { exportCommand } from "./export.js";
+import { importCommand } from "./import.js";
+import { keysCreate } from "./keys-create.js";
+import { keysRevoke } from "./keys-revoke.js";
+import { migrate } from "./migrate.js";
+import { reportsSend } from "./reports-send.js";
+import { reportsSet } from "./reports-set.js";
+import { serveCommand } from "./serve.js";
+import { websitesCreate } from "./websites-create.js";
+import { websitesDelete } from "./websites-delete.js";
+import { websitesList } from "./websites-list.js";
+import { websitesUpdate } from "./websites-update.js";
+
+/**
+ * Every `tally` command, in the order `tally --help` lists them. A new command is a
+ * file in this folder exporting `defineCommand({ name, summary, arguments, options, run })`,
+ * added here once: parsing, --help, usage errors and closing the database come with it.
+ */
+export const COMMANDS: readonly Command[] = [
+  serveCommand,
+  migrate,
+  keysCreate,
+  keysRevoke,
+  websitesList,
+  websitesCreate,
+  websitesUpdate,
+  websitesDelete,
+  reportsSend,
+  reportsSet,
+  importCommand,
+  exportCommand,
+  copyCommand,
+];

@@ -1,0 +1,251 @@
+/**
+ * Tally as a user gets it: every package packed as it would be published, installed with
+ * npm (not pnpm, not this workspace) into a new app in a temporary folder outside the
+ * repository, with Express 5 and Fastify 5. The app runs the Express and Fastify
+ * examples, Chromium loads their page with the tracker, and the pageview is read back
+ * through the API; the README's embedding code type-checks against the installed types;
+ * the `tally` binary from the tarball runs.
+ *
+ * better-sqlite3: npm installs it from the registry and runs its install script
+ * (prebuild-install, then node-gyp). Without network access to GitHub that compiles
+ * SQLite from source (1-2 minutes). When this workspace has compiled the same version
+ * for the same Node, the app asks for that version and prebuild-install is pointed at a
+ * tarball of the workspace's binary through its documented setting
+ * (npm_config_better_sqlite3_local_prebuilds), which is exactly what it would otherwise
+ * download. TALLY_CONSUMER_COMPILE=1 compiles instead.
+ */
+import { spawn, spawnSync, type ChildProcess } from "node:child_process";
+import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readFileSync, realpathSync, rmSync, writeFileSync } from "node:fs";
+import { createRequire } from "node:module";
+import { tmpdir } from "node:os";
+import { dirname, join } from "node:path";
+import { fileURLToPath } from "node:url";
+import type { Browser } from "playwright-core";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { checkPackage, packPackages, type PackedPackage } from "../../scripts/pack.mjs";
+import { launchChromium, skipWithoutChromium, warnIfSkipped } from "../support/chromium.js";
+import { codeBlocks, section } from "../support/readme.js";
+import { runProcess } from "../support/shell.js";
+
+warnIfSkipped("consumer (browser part)");
+
+const ROOT = fileURLToPath(new URL("../..", import.meta.url));
+const SETUP_TIMEOUT_MS = 10 * 60_000;
+const work = mkdtempSync(join(tmpdir(), "tally-consumer-"));
+const app = join(work, "app");
+const timings: Record<string, number> = {};
+const workspaceRequire = createRequire(import.meta.url);
+
+async function timed<T>(name: string, step: () => Promise<T> | T): Promise<T> {
+  const began = performance.now();
+  try {
+    return await step();
+  } finally {
+    timings[name] = Math.round(performance.now() - began);
+  }
+}
+
+/** The workspace's better-sqlite3: its version and, if compiled, a prebuild-install tarball of its binary. */
+function workspaceSqlitePrebuild(): { version: string; directory: string | null } {
+  const pkgDir = dirname(workspaceRequire.resolve("better-sqlite3/package.json"));
+  const { version } = JSON.parse(readFileSync(join(pkgDir, "package.json"), "utf8")) as { version: string };
+  const binary = join(pkgDir, "build", "Release", "better_sqlite3.node");
+  if (process.env.TALLY_CONSUMER_COMPILE === "1" || !existsSync(binary)) return { version, directory: null };
+  const directory = join(work, "prebuilds");
+  mkdirSync(directory, { recursive: true });
+  // prebuild-install's file name: {name}-v{version}-{runtime}-v{abi}-{platform}{libc}-{arch}.tar.gz
+  const name = `better-sqlite3-v${version}-node-v${process.versions.modules}-${process.platform}-${process.arch}.tar.gz`;
+  const packedBinary = spawnSync("tar", ["-czf", join(directory, name), "build/Release/better_sqlite3.node"], { cwd: pkgDir });
+  return { version, directory: packedBinary.status === 0 ? directory : null };
+}
+
+/** The README's install command, with the packed tarballs for the package names. */
+function installArguments(packed: readonly PackedPackage[]): string[] {
+  const line = codeBlocks(section("Embedding"))[0]!.body.split("\n")[0]!.replace(/#.*/, "").trim();
+  const words = line.split(/\s+/);
+  expect(words.slice(0, 2)).toEqual(["npm", "install"]);
+  const tarballOf = (name: string) => packed.find((pkg) => pkg.name === name)?.tarball ?? name;
+  // The packages the README names come as tarballs; their @tally-analytics dependencies too (not on a registry here).
+  const named = words.slice(2).map(tarballOf);
+  const rest = packed.map((pkg) => pkg.tarball).filter((tarball) => !named.includes(tarball));
+  return [...named, ...rest];
+}
+
+interface Running {
+  child: ChildProcess;
+  stdout: string;
+  base: string;
+  key: string;
+  stop(): Promise<number | null>;
+}
+
+/** Starts one of the examples copied into the app; resolves on its "Listening on" line. */
+function startExample(directory: string): Promise<Running> {
+  const env: NodeJS.ProcessEnv = { ...process.env, PORT: "0" };
+  delete env.HOST;
+  const child = spawn(process.execPath, ["server.mjs"], { cwd: directory, env, stdio: ["ignore", "pipe", "pipe"] });
+  const state = { stdout: "", stderr: "" };
+  child.stdout!.setEncoding("utf8").on("data", (chunk: string) => (state.stdout += chunk));
+  child.stderr!.setEncoding("utf8").on("data", (chunk: string) => (state.stderr += chunk));
+  const exited = new Promise<number | null>((resolve) => child.once("exit", (code) => resolve(code)));
+  return new Promise((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error(`no "Listening on" within 30 s:\n${state.stdout}\n${state.stderr}`)), 30_000);
+    exited.then((code) => reject(new Error(`exited (${code}) before listening:\n${state.stdout}\n${state.stderr}`)));
+    child.stdout!.on("data", () => {
+      const listening = /^Listening on (http:\/\/127\.0\.0\.1:\d+) \(API: (?:\/analytics)?\/api\/v1\)$/m.exec(state.stdout);
+      if (!listening) return;
+      clearTimeout(timer);
+      resolve({
+        child,
+        get stdout() {
+          return state.stdout;
+        },
+        base: listening[1]!,
+        key: /^(tly_[\w-]+)$/m.exec(state.stdout)?.[1] ?? "",
+        stop: () => {
+          child.kill("SIGTERM");
+          return exited;
+        },
+      });
+    });
+  });
+}
+
+let packed: PackedPackage[] = [];
+
+beforeAll(async () => {
+  if (!existsSync(join(ROOT, "packages", "cli", "dist", "bin.js"))) throw new Error("run `pnpm build` first");
+  packed = await timed("pack", () => packPackages(join(work, "tarballs")));
+  mkdirSync(app);
+  writeFileSync(join(app, "package.json"), `${JSON.stringify({ name: "tally-consumer-app", private: true, type: "module" }, null, 2)}\n`);
+  const sqlite = workspaceSqlitePrebuild();
+  const args = [
+    "install",
+    ...installArguments(packed),
+    "fastify@^5",
+    `better-sqlite3@${sqlite.version}`,
+    "@types/node@^20",
+    "@types/express@^5",
+    "--no-audit",
+    "--no-fund",
+    "--prefer-offline",
+  ];
+  const env = sqlite.directory ? { npm_config_better_sqlite3_local_prebuilds: sqlite.directory } : {};
+  const installed = await timed("npm install", () => runProcess("npm", args, app, env));
+  if (installed.code !== 0) throw new Error(`npm install failed (${installed.code}):\n${installed.stdout}\n${installed.stderr}`);
+  console.log(`[consumer] better-sqlite3 ${sqlite.version}: ${sqlite.directory ? "the workspace's compiled binary, through prebuild-install" : "compiled from source"}`);
+}, SETUP_TIMEOUT_MS);
+
+afterAll(() => {
+  console.log(`[consumer] timings (ms): ${JSON.stringify(timings)}`);
+  rmSync(work, { recursive: true, force: true });
+});
+
+describe("the packed packages, installed by npm into an app outside the repository", () => {
+  it("every tarball passes the release check (real version ranges, entry points, types, licence, README, engines)", () => {
+    expect(packed.map((pkg) => pkg.name).sort()).toEqual(
+      ["@tally-analytics/cli", "@tally-analytics/client", "@tally-analytics/core", "@tally-analytics/dashboard", "@tally-analytics/server", "@tally-analytics/tracker"],
+    );
+    for (const pkg of packed) expect(checkPackage(pkg, packed), pkg.name).toEqual([]);
+    const server = packed.find((pkg) => pkg.name === "@tally-analytics/server")!;
+    expect(server.manifest.dependencies["@tally-analytics/core"]).toBe(`^${server.version}`);
+  });
+
+  it("installs real copies (not links into the repository), with Express 5 and Fastify 5", () => {
+    for (const name of ["core", "server", "tracker", "dashboard", "cli", "client"]) {
+      const installed = join(app, "node_modules", "@tally-analytics", name);
+      expect(existsSync(join(installed, "package.json"))).toBe(true);
+      expect(realpathSync(installed).startsWith(ROOT)).toBe(false);
+      expect(readFileSync(join(installed, "package.json"), "utf8")).not.toContain("workspace:");
+    }
+    const major = (name: string) => (JSON.parse(readFileSync(join(app, "node_modules", name, "package.json"), "utf8")) as { version: string }).version.split(".")[0];
+    expect([major("express"), major("fastify")]).toEqual(["5", "5"]);
+  });
+
+  it("the README's embedding code type-checks against the installed types", { timeout: 120_000 }, async () => {
+    const blocks = codeBlocks(section("Embedding")).filter((block) => block.lang === "ts");
+    expect(blocks.length).toBe(2);
+    blocks.forEach((block, i) => writeFileSync(join(app, `embedding-${i + 1}.ts`), block.body));
+    const tsconfig = { compilerOptions: { module: "nodenext", target: "es2022", strict: true, noEmit: true, skipLibCheck: false, types: ["node"] }, include: ["embedding-*.ts"] };
+    writeFileSync(join(app, "tsconfig.json"), JSON.stringify(tsconfig));
+    const tsc = workspaceRequire.resolve("typescript/bin/tsc");
+    const checked = await timed("tsc", () => runProcess(process.execPath, [tsc, "-p", "tsconfig.json"], app));
+    expect(checked.stdout + checked.stderr).toBe("");
+    expect(checked.code).toBe(0);
+  });
+
+  it("the tally binary from the tarball runs: --version, keys create on a new SQLite file", async () => {
+    const bin = join(app, "node_modules", ".bin", "tally");
+    const version = await runProcess(bin, ["--version"], app);
+    expect(version.stdout).toBe(`${packed[0]!.version}\n`);
+    const cwd = join(work, "cli-run");
+    mkdirSync(cwd);
+    const created = await runProcess(bin, ["keys", "create"], cwd);
+    expect(created.code, created.stderr).toBe(0);
+    expect(created.stdout).toMatch(/^Created account 1\. .*\ntly_[\w-]{43}\n$/);
+  });
+});
+
+/** Copies an example into the app (its own folder, so each has its own database) and starts it. */
+function runExample(name: string): Promise<Running> {
+  const directory = join(app, name);
+  mkdirSync(directory);
+  copyFileSync(join(ROOT, "examples", name, "server.mjs"), join(directory, "server.mjs"));
+  return timed(`${name} start`, () => startExample(directory));
+}
+
+describe("the node:http example, run in that app", () => {
+  it("binds 127.0.0.1, prints its real address and a key that works", { timeout: 60_000 }, async () => {
+    const server = await runExample("node-http");
+    try {
+      const account = await fetch(`${server.base}/api/v1/account`, { headers: { authorization: `Bearer ${server.key}` } });
+      expect(account.status).toBe(200);
+    } finally {
+      expect(await server.stop()).toBe(0);
+    }
+    expect(server.stdout.split("\n").filter(Boolean)).toEqual(["Created an account. API key (shown once):", server.key, `Listening on ${server.base} (API: /api/v1)`]);
+  });
+});
+
+describe.skipIf(skipWithoutChromium)("the examples, run in that app: a pageview from Chromium, read back through the API", () => {
+  let browser: Browser;
+  beforeAll(async () => {
+    browser = await launchChromium();
+  });
+  afterAll(async () => {
+    await browser?.close();
+  });
+
+  it.each(["express", "fastify"])("%s", { timeout: 120_000 }, async (framework) => {
+    const server = await runExample(framework);
+    try {
+      expect(server.key).toMatch(/^tly_[\w-]{43}$/);
+      const api = (path: string, init: RequestInit = {}) =>
+        fetch(`${server.base}/analytics/api/v1${path}`, { ...init, headers: { authorization: `Bearer ${server.key}`, ...init.headers } });
+      // Headless Chromium is a bot to isbot: the website counts bots.
+      const created = await api("/websites", { method: "POST", body: new URLSearchParams({ domain: "127.0.0.1", exclude_bots: "0" }) });
+      expect(created.status).toBe(201);
+      const { id } = ((await created.json()) as { data: { id: number } }).data;
+
+      const page = await browser.newPage();
+      const collected = page.waitForResponse((response) => response.url().endsWith("/analytics/collect"));
+      await page.goto(`${server.base}/`);
+      expect((await collected).status()).toBe(202);
+      await page.close();
+
+      const day = new Date().toISOString().slice(0, 10);
+      const pages = await api(`/stats/${id}?name=page&from=${day}&to=${day}`);
+      expect(((await pages.json()) as { data: unknown }).data).toEqual([{ value: "/", count: 1 }]);
+      const browsers = await api(`/stats/${id}?name=browser&from=${day}&to=${day}`);
+      expect(((await browsers.json()) as { data: unknown }).data).toEqual([{ value: "Chrome", count: 1 }]);
+    } finally {
+      expect(await server.stop()).toBe(0);
+    }
+    // Three lines and nothing else: no request log (which would hold the visitor's IP address).
+    expect(server.stdout.split("\n").filter(Boolean)).toEqual([
+      "Created an account. API key (shown once):",
+      server.key,
+      `Listening on ${server.base} (API: /analytics/api/v1)`,
+    ]);
+  });
+});
