@@ -17,6 +17,8 @@ export interface StatQuery {
   /** `event_property` */
   event?: string;
   property?: string;
+  /** `goals`: page goals' patterns (their counts come from the segment's `goal_visitors` and `page_goal_views`). */
+  goal_page?: string[];
 }
 
 export interface Answer {
@@ -69,7 +71,8 @@ export function answer(count: Counter, query: StatQuery): Answer {
     return { rows: positive(visits), total: sum(visits) };
   }
   if (name === "goals") {
-    const events = count("event", from, to);
+    // Page goals' rows ("Visit <pattern>") carry their pageviews as `events`.
+    const events = new Map([...count("event", from, to), ...count("page_goal_views", from, to)]);
     const everyone = sum(count("visitors", from, to));
     const rows = positive(count("goal_visitors", from, to)).map((row) => ({
       ...row,

@@ -132,6 +132,28 @@ describe.each(DIALECTS)("reference, filtered, on %s", (dialect) => {
       expect(totalsOf(count, "2025-01-01", "2028-12-31").visits).toBe(totalsOf(unfiltered, "2025-01-01", "2028-12-31").visits);
     });
 
+    it("page goals (goal_page): visitors who viewed matching pages, unfiltered and filtered, compared, sorted and searched", { timeout: 300_000 }, async () => {
+      const PAGE_GOALS = ["/pricing", "/about", "/blog/*", "/docs*", "*-1", "/a|b", "/caf*", "/[x]?*", "/nothing-here*"];
+      const unfiltered: FilterCase[] = SITES.map((site) => ({ site: site.key, conditions: [], from: "2025-01-01", to: "2028-12-31" }));
+      const problems: string[] = [];
+      const rowsSeen = new Set<string>();
+      for (const filterCase of [...unfiltered, ...cases.filter((_, index) => index % 9 === 4)]) {
+        const { site, conditions, from, to } = filterCase;
+        const { count } = segmentOf(keptVisits(reference.model.visits, site, reference.firstKeptDay.get(site)!), conditions, PAGE_GOALS);
+        const asked: Asked = { site, name: "goals", from, to, filter: conditions.map(filterText), goal_page: PAGE_GOALS };
+        const expected = answer(count, asked);
+        for (const row of expected.rows) if (row.value.startsWith("Visit ")) rowsSeen.add(row.value);
+        problems.push(...(await check.whole(asked, expected)));
+        problems.push(...(await check.whole({ ...asked, compare: "previous_period" }, compared(count, asked, "previous_period"))));
+        const search = await check.page(asked, expected, { search: "visit /B", sort_by: "value", sort: "desc", per_page: 10, page: 1 });
+        if (search) problems.push(search);
+        if (problems.length > 5) break;
+      }
+      expect(problems.slice(0, 5)).toEqual([]);
+      // The patterns matched something (and /nothing-here* nothing), so the comparison above meant something.
+      expect([...rowsSeen].sort()).toEqual(PAGE_GOALS.filter((pattern) => !["/nothing-here*", "/[x]?*"].includes(pattern)).map((p) => `Visit ${p}`).sort());
+    });
+
     it("the sample covered every dimension and operator, matched some visits and not others, and crossed ny's retention", () => {
       expect(cases.length).toBe(singles() + COMBINED + 6);
       const pairs = new Set(cases.flatMap((c) => c.conditions.map((condition) => `${condition.dimension.split(":")[0]} ${condition.operator}`)));

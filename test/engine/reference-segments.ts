@@ -72,8 +72,18 @@ const VISIT_COUNTS: readonly [string, VisitDimension][] = [
 ];
 const VISITOR_COUNTS: readonly VisitDimension[] = ["browser", "os", "device", "country", "continent", "city", "language", "resolution"];
 
-/** The visits a filter keeps, with their statistics as additive counts by day (goals apart: they count visitor-days over a range). */
-export function segmentOf(visits: readonly ModelVisit[], conditions: readonly FilterCondition[]): { matching: number; count: Counter } {
+/** A page goal's pattern as a test: the whole page, `*` standing for any characters, case-sensitive. */
+export function pagePattern(pattern: string): (page: string) => boolean {
+  const regex = new RegExp(`^${pattern.split("*").map((part) => part.replace(/[.+?^${}()|[\]\\]/g, "\\$&")).join("[\\s\\S]*")}$`);
+  return (page) => regex.test(page);
+}
+
+/**
+ * The visits a filter keeps, with their statistics as additive counts by day (goals apart:
+ * they count visitor-days over a range); page goals (`Visit <pattern>`) among the goals.
+ */
+export function segmentOf(visits: readonly ModelVisit[], conditions: readonly FilterCondition[], pageGoals: readonly string[] = []): { matching: number; count: Counter } {
+  const goalTests = pageGoals.map((pattern) => [`Visit ${pattern}`, pagePattern(pattern)] as const);
   const matching = visits.filter((visit) => conditions.every((condition) => visitMatches(visit, condition)));
   const counts: DayCounts = new Map();
   const add = (name: string, day: string, value: string, amount = 1) => addTo(counts, name, day, value, amount);
@@ -88,6 +98,14 @@ export function segmentOf(visits: readonly ModelVisit[], conditions: readonly Fi
     if (value === "" || counted.has(key)) return;
     counted.add(key);
     add(name, visit.day, value);
+  };
+
+  const addGoal = (goal: string, visitor: string, day: string) => {
+    let byVisitor = goals.get(goal);
+    if (!byVisitor) goals.set(goal, (byVisitor = new Map()));
+    let days = byVisitor.get(visitor);
+    if (!days) byVisitor.set(visitor, (days = new Set()));
+    days.add(day);
   };
 
   for (const visit of matching) {
@@ -111,25 +129,26 @@ export function segmentOf(visits: readonly ModelVisit[], conditions: readonly Fi
         add("pageviews", hit.day, hit.day);
         add("pageviews_hours", hit.day, hit.hour);
         add("page", hit.day, hit.page);
+        for (const [goal, matches] of goalTests) {
+          if (!matches(hit.page)) continue;
+          add("page_goal_views", hit.day, goal);
+          addGoal(goal, visit.visitor, hit.day);
+        }
         continue;
       }
       if (!eventConditions.every((condition) => hitMatches(hit, condition))) continue;
       add("event", hit.day, hit.event);
       for (const [property, value] of hit.props ?? []) add(propertyCounter(hit.event, property), hit.day, value);
-      let byVisitor = goals.get(hit.event);
-      if (!byVisitor) goals.set(hit.event, (byVisitor = new Map()));
-      let days = byVisitor.get(visit.visitor);
-      if (!days) byVisitor.set(visit.visitor, (days = new Set()));
-      days.add(hit.day);
+      addGoal(hit.event, visit.visitor, hit.day);
     }
   }
 
   const count: Counter = (name, from, to) => {
     if (name !== "goal_visitors") return sumDays(counts.get(name), from, to);
     const visitors = new Map<string, number>();
-    for (const [event, byVisitor] of goals) {
+    for (const [goal, byVisitor] of goals) {
       const n = [...byVisitor.values()].filter((days) => [...days].some((day) => day >= from && day <= to)).length;
-      if (n > 0) visitors.set(event, n);
+      if (n > 0) visitors.set(goal, n);
     }
     return visitors;
   };

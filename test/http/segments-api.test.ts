@@ -108,6 +108,30 @@ describe.each(apiMatrix)("segments over $name", ({ transport, dialect }) => {
     expect(signedUpFrom.body.data).toEqual([{ value: "newsletter", count: 6 }]);
   });
 
+  it("page goals (goal_page) are counted beside the event goals, filtered too, on the API and the share page; misuse is a 422", async () => {
+    const query = `name=goals&${RANGE}&goal_page=/pricing&goal_page=/land*&goal_page=/none`;
+    // 48 visitor-days all land; the odd persons (24) view /pricing; persons 1 and 4 sign up (12).
+    const expected = [
+      { value: "Visit /land*", count: 48, events: 48, conversion_rate: 100 },
+      { value: "Visit /pricing", count: 24, events: 24, conversion_rate: 50 },
+      { value: "Signup", count: 12, events: 12, conversion_rate: 25 },
+    ];
+    for (const response of [await owner.get(`/api/v1/stats/${id}?${query}`), await anonymous.get(`/share/seg.example/api/stats?${query}`)]) {
+      expectJson(response, 200);
+      expect(response.body.data).toEqual(expected);
+    }
+    const firefox = await owner.get(`/api/v1/stats/${id}?${query}&filter=browser:is:Firefox`);
+    expect(firefox.body.data).toEqual([
+      { value: "Visit /land*", count: 24, events: 24, conversion_rate: 100 },
+      { value: "Visit /pricing", count: 24, events: 24, conversion_rate: 100 },
+      { value: "Signup", count: 6, events: 6, conversion_rate: 25 },
+    ]);
+    expectInvalid(await owner.get(`/api/v1/stats/${id}?name=page&${RANGE}&goal_page=/x`), { goal_page: ["The goal page field is only allowed with name=goals."] });
+    const eleven = Array.from({ length: 11 }, (_, i) => `goal_page=/p${i}`).join("&");
+    expectInvalid(await owner.get(`/api/v1/stats/${id}?name=goals&${RANGE}&${eleven}`), { goal_page: ["At most 10 goal pages are allowed."] });
+    expectInvalid(await owner.get(`/api/v1/stats/${id}?name=goals&${RANGE}&goal_page=/${"x".repeat(200)}`), { "goal_page.0": ["A goal page must be 1 to 200 characters."] });
+  });
+
   it("a bad filter is a 422 naming it; event_property needs its event and property", async () => {
     expectInvalid(await owner.get(`/api/v1/stats/${id}?name=page&${RANGE}&filter=page:is:/a&filter=browser:equals:x`), {
       "filter.1": ['The filter "browser:equals:x" is not of the form dimension:operator:value (operators: is, is_not, contains).'],

@@ -1273,6 +1273,8 @@ export interface operations {
                 event?: string;
                 /** @description With `name=event_property`: the property. */
                 property?: string;
+                /** @description With `name=goals`: a page goal, counted beside the event goals as the row `Visit <pattern>`: visitors who viewed a page matching the pattern, where `*` stands for any characters (`/blog/*`), case-sensitive. Repeat for several (at most 10, 200 characters each). Page goals are counted from the visits and hits, so goals asked with them cover the last `retention_days`. */
+                goal_page?: string | string[];
             };
             header?: never;
             path: {
@@ -1703,6 +1705,8 @@ export interface operations {
                 event?: string;
                 /** @description With `name=event_property`: the property. */
                 property?: string;
+                /** @description With `name=goals`: a page goal, counted beside the event goals as the row `Visit <pattern>`: visitors who viewed a page matching the pattern, where `*` stands for any characters (`/blog/*`), case-sensitive. Repeat for several (at most 10, 200 characters each). Page goals are counted from the visits and hits, so goals asked with them cover the last `retention_days`. */
+                goal_page?: string | string[];
             };
             header?: never;
             path: {

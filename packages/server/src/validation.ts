@@ -1,6 +1,6 @@
 
 /** Parameters that may be repeated, each occurrence one more value (`filter=…&filter=…`). */
-const LISTS: ReadonlySet<string> = new Set(["filter"]);
+const LISTS: ReadonlySet<string> = new Set(["filter", "goal_page"]);
 
 /**
  * Query parameters as one object: a repeated parameter takes its last value (lists

@@ -16,6 +16,8 @@ export interface SqlDialect {
   readonly clusteredTableSuffix: RawBuilder<unknown>;
   /** `value` contains `needle`, byte for byte (case-insensitive searches compare lower-cased copies). */
   contains(value: Expression<string>, needle: string): RawBuilder<SqlBool>;
+  /** `value` equals `pattern`, where each `*` in the pattern stands for any run of characters (case-sensitive). */
+  matchesWildcard(value: Expression<string>, pattern: string): RawBuilder<SqlBool>;
   /** `value` in an ORDER BY that sorts by code point, as JavaScript does. */
   byCodePoint(value: Expression<string>): RawBuilder<string>;
   /** Appended to a SELECT that must lock the rows it reads until the transaction ends. */

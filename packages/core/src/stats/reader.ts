@@ -5,13 +5,15 @@ export type { DayRange } from "./stats-schemas.js";
 
 /**
  * What is counted: a statistic's name (or an internal series: `bounces`,
- * `visit_duration`, `visit_pageviews`, `event_visitors`), and for `event_property` its
- * event and property.
+ * `visit_duration`, `visit_pageviews`, `event_visitors`, and from the store
+ * `page_goal_visitors`/`page_goal_views`), and for `event_property` its event and property.
  */
 export interface Statistic {
   name: string;
   event?: string | undefined;
   property?: string | undefined;
+  /** `page_goal_visitors` and `page_goal_views` (store only): the page goal's pattern. */
+  pattern?: string | undefined;
 }
 
 export interface ListOptions {

@@ -9,10 +9,12 @@ import type { ReaderFor } from "./stats.js";
 /** How long a statistics query may run before it is stopped (HTTP 503). */
 export const DEFAULT_QUERY_TIMEOUT_MS = 20_000;
 
-/** Rollups without filters, the visits and hits with them, read through `db`. */
+/** Rollups without filters or page goals, the visits and hits with them, read through `db`. */
 export function databaseReaders(db: Kysely<Database>, dialect: SqlDialect): ReaderFor {
   return (websiteId, query) =>
-    query.conditions.length === 0 ? createRollupReader(db, dialect, websiteId) : createSegmentReader(db, dialect, websiteId, query.conditions);
+    query.conditions.length === 0 && (query.goal_page ?? []).length === 0
+      ? createRollupReader(db, dialect, websiteId)
+      : createSegmentReader(db, dialect, websiteId, query.conditions);
 }
 
 /** What a client gets when its statistics query ran past the timeout and was stopped. */

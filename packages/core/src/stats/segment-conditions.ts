@@ -99,5 +99,8 @@ export function segmentConditions(dialect: SqlDialect, websiteId: number, condit
       all(conditions.filter((c) => c.on === "page" || (eventStatistic && (c.on === "event" || c.on === "prop"))).map(onHit)),
     /** Ids of the dictionary values equal to `value` (event and property names of `event_property`). */
     idsOf: (kind: DimensionKind, value: string) => matchingIds(kind, [value], false),
+    /** Ids of the website's pages a page goal's pattern matches (`*`: any characters). */
+    pagesMatching: (pattern: string) =>
+      sql`(select id from dimensions where website_id = ${websiteId} and kind = ${DIMENSION_KINDS.page} and ${dialect.matchesWildcard(sql.ref("value"), pattern)})`,
   };
 }

@@ -22,7 +22,7 @@ interface Counting {
   /** What each group counts. */
   count: Sql;
   /** How keys read: a day number, an hour, or a dictionary id. */
-  keys: "day" | "hour" | "dimension";
+  keys: "day" | "hour" | "dimension" | "goal";
 }
 
 const visitColumn = (column: string, count: Sql): Counting => ({ from: "visits", key: sql.ref(`v.${column}`), count, keys: "dimension" });
@@ -59,7 +59,13 @@ const COUNTINGS: Readonly<Record<string, Counting>> = {
   event: { from: "events", key: sql`h.event`, count: sql`count(*)`, keys: "dimension" },
   event_visitors: { from: "events", key: sql`h.event`, count: VISITORS, keys: "dimension" },
   event_property: { from: "properties", key: sql`p.value`, count: sql`count(*)`, keys: "dimension" },
+  // One row for the pageviews of pages matching the goal's pattern (h.event is 0 for all of them).
+  page_goal_visitors: { from: "pageviews", key: sql`h.event`, count: VISITORS, keys: "goal" },
+  page_goal_views: { from: "pageviews", key: sql`h.event`, count: sql`count(*)`, keys: "goal" },
 };
+
+/** The row value of a page goal: Plausible's name for it. */
+export const pageGoalValue = (pattern: string) => `Visit ${pattern}`;
 
 /**
  * Filtered statistics, from the visits and hits (docs/statistics.md, "Segments: filters").
@@ -95,6 +101,7 @@ export function createSegmentReader(db: Kysely<Database>, dialect: SqlDialect, w
       source = sql`${hits} join event_props p on p.visit_id = h.visit_id and p.time = h.time and p.event = h.event and p.seq = h.seq`;
       extra = sql`h.event in ${where.idsOf("event", stat.event ?? "")} and p.name in ${where.idsOf("prop_name", stat.property ?? "")}`;
     }
+    if (counting.keys === "goal") extra = sql`h.page in ${where.pagesMatching(stat.pattern ?? "")}`;
     return sql`select ${counting.key} as k, ${counting.count} as n from ${source}
       where h.website_id = ${websiteId} and h.time >= ${start} and h.time < ${end} and ${kind} and ${extra}
         and ${where.visit()} and ${where.hit(events)}
@@ -115,7 +122,7 @@ export function createSegmentReader(db: Kysely<Database>, dialect: SqlDialect, w
       return rows.map((row) => ({ value: row.value, count: Number(row.n) }));
     }
     const rows = await run<{ k: number; n: number }>(sql`select k, n from (${grouped(stat, range)}) g where n > 0`);
-    const read = keys === "day" ? dayValue : hourValue;
+    const read = keys === "goal" ? () => pageGoalValue(stat.pattern ?? "") : keys === "day" ? dayValue : hourValue;
     return rows.map((row) => ({ value: read(Number(row.k)), count: Number(row.n) }));
   }
 

@@ -23,6 +23,8 @@ export interface StatsQueryInput {
   /** With `name=event_property`: the event and the property to break down. */
   event?: unknown;
   property?: unknown;
+  /** With `name=goals`: page patterns (`/blog/*`) counted as goals beside the events. */
+  goal_page?: unknown;
 }
 
 /** The totals call's parameters. */
@@ -32,6 +34,9 @@ export interface TotalsQueryInput {
   filter?: unknown;
   compare?: unknown;
 }
+
+/** Bounds on one request's page goals. */
+export const PAGE_GOAL_LIMITS = { patterns: 10, length: 200 } as const;
 
 /** Longest range accepted, so one query stays bounded: 10 years. */
 const MAX_RANGE_DAYS = 3660;
@@ -89,6 +94,23 @@ function checkRange(query: RangeFields, context: z.RefinementCtx): void {
 
 const withConditions = <T extends RangeFields>(query: T) => ({ ...query, conditions: parseFilters(query.filter) as Condition[] });
 
+const asList = (value: string | string[] | undefined): string[] => (value === undefined ? [] : Array.isArray(value) ? value : [value]);
+
+/** `goal_page`: only with `goals`, a bounded number of non-empty patterns. */
+function checkPageGoals(query: { name: string; goal_page?: string | string[] | undefined }, context: z.RefinementCtx): void {
+  const patterns = asList(query.goal_page);
+  if (patterns.length === 0) return;
+  if (query.name !== "goals") context.addIssue({ code: "custom", path: ["goal_page"], message: "The goal page field is only allowed with name=goals." });
+  if (patterns.length > PAGE_GOAL_LIMITS.patterns) {
+    context.addIssue({ code: "custom", path: ["goal_page"], message: `At most ${PAGE_GOAL_LIMITS.patterns} goal pages are allowed.` });
+  }
+  patterns.forEach((pattern, index) => {
+    if (pattern === "" || pattern.length > PAGE_GOAL_LIMITS.length) {
+      context.addIssue({ code: "custom", path: ["goal_page", index], message: `A goal page must be 1 to ${PAGE_GOAL_LIMITS.length} characters.` });
+    }
+  });
+}
+
 /** Every parameter of `/stats`; `search_by` accepts `value` and `url` (the default), which mean the same. */
 export const statsQuerySchema = z
   .object({
@@ -113,14 +135,22 @@ export const statsQuerySchema = z
       .max(200, "The property may not be longer than 200 characters.")
       .optional()
       .meta({ description: "With `name=event_property`: the property.", example: "plan" }),
+    goal_page: z
+      .union([z.string(), z.array(z.string())], { error: "The goal page must be a string." })
+      .optional()
+      .meta({
+        description: `With \`name=goals\`: a page goal, counted beside the event goals as the row \`Visit <pattern>\`: visitors who viewed a page matching the pattern, where \`*\` stands for any characters (\`/blog/*\`), case-sensitive. Repeat for several (at most ${PAGE_GOAL_LIMITS.patterns}, ${PAGE_GOAL_LIMITS.length} characters each). Page goals are counted from the visits and hits, so goals asked with them cover the last \`retention_days\`.`,
+        example: ["/pricing", "/blog/*"],
+      }),
   })
   .superRefine((query, context) => {
     checkRange(query, context);
+    checkPageGoals(query, context);
     if (query.name !== "event_property") return;
     if (!query.event) context.addIssue({ code: "custom", path: ["event"], message: "The event field is required for event_property." });
     if (!query.property) context.addIssue({ code: "custom", path: ["property"], message: "The property field is required for event_property." });
   })
-  .transform(withConditions);
+  .transform((query) => ({ ...withConditions(query), goal_page: asList(query.goal_page) }));
 
 /** The totals call: a range, filters, a comparison. */
 export const totalsQuerySchema = z.object(rangeFields).superRefine(checkRange).transform(withConditions);

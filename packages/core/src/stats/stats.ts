@@ -38,8 +38,8 @@ export interface Stats {
   realtimeWebsite(websiteId: number): Promise<Realtime>;
 }
 
-/** Picks where a query is counted from: rollups without filters, the visits and hits with them. */
-export type ReaderFor = (websiteId: number, query: TotalsQuery) => CountReader;
+/** Picks where a query is counted from: rollups without filters or page goals, the visits and hits with them. */
+export type ReaderFor = (websiteId: number, query: TotalsQuery & { goal_page?: readonly string[] }) => CountReader;
 
 const sum = (rows: readonly StatRow[]) => rows.reduce((total, row) => total + row.count, 0);
 
@@ -76,16 +76,37 @@ async function totalFigures(reader: CountReader, range: DayRange): Promise<Total
   };
 }
 
-/** `goals`: visitors who fired each event, its events, and their share of all visitors. */
-async function goalRows(reader: CountReader, range: DayRange, list: ListOptions) {
-  const { rows, total } = await reader.page({ name: "event_visitors" }, range, list);
-  const values = rows.map((row) => row.value);
-  const [events, visitors] = await Promise.all([reader.countsOf({ name: "event" }, range, values), reader.all({ name: "visitors" }, range)]);
-  const everyone = sum(visitors);
+/** `goals`: visitors who fired each event (or viewed a page goal's pages), its events (or those pageviews), and their share of all visitors. */
+async function goalRows(reader: CountReader, range: DayRange, list: ListOptions, patterns: readonly string[]) {
+  let rows: StatRow[];
+  let total: number;
+  let events: Map<string, number>;
+  if (patterns.length === 0) {
+    // Event goals alone: paged by the database.
+    ({ rows, total } = await reader.page({ name: "event_visitors" }, range, list));
+    events = await reader.countsOf({ name: "event" }, range, rows.map((row) => row.value));
+  } else {
+    ({ rows, total } = pageOf(await goalVisitors(reader, range, patterns), list));
+    const [eventCounts, views] = await Promise.all([
+      reader.countsOf({ name: "event" }, range, rows.map((row) => row.value)),
+      Promise.all(patterns.map((pattern) => reader.all({ name: "page_goal_views", pattern }, range))),
+    ]);
+    events = new Map([...eventCounts, ...views.flat().map((row): [string, number] => [row.value, row.count])]);
+  }
+  const visitors = sum(await reader.all({ name: "visitors" }, range));
   return {
-    rows: rows.map((row) => ({ ...row, events: events.get(row.value) ?? 0, conversion_rate: ratio("bounce_rate", row.count, everyone) })),
+    rows: rows.map((row) => ({ ...row, events: events.get(row.value) ?? 0, conversion_rate: ratio("bounce_rate", row.count, visitors) })),
     total,
   };
+}
+
+/** Visitors of every event goal and of each page goal (`Visit <pattern>`), unsorted. */
+async function goalVisitors(reader: CountReader, range: DayRange, patterns: readonly string[]): Promise<StatRow[]> {
+  const [events, ...pages] = await Promise.all([
+    reader.all({ name: "event_visitors" }, range),
+    ...patterns.map((pattern) => reader.all({ name: "page_goal_visitors", pattern }, range)),
+  ]);
+  return [...events, ...pages.flat()];
 }
 
 /** Answers parsed queries: in the caller's thread, or behind a reader thread (StatsRunner over messages). */
@@ -107,17 +128,24 @@ export function createStatsRunner(readerFor: ReaderFor): StatsRunner {
       const series = await seriesRows(reader, query.name, range);
       result = pageOf(series.rows, list);
       rangeTotal = series.total;
-    } else if (query.name === "goals") result = await goalRows(reader, range, list);
+    } else if (query.name === "goals") result = await goalRows(reader, range, list, query.goal_page);
     else result = await reader.page(stat, range, list);
 
     const page: StatsPage = { data: result.rows, total: result.total, page: query.page, perPage: query.per_page };
     if (HAS_RANGE_TOTAL.has(query.name)) page.rangeTotal = rangeTotal ?? 0;
-    if (query.compare) await addComparison(page, reader, stat, range, query.compare);
+    if (query.compare) await addComparison(page, reader, stat, range, query.compare, query.goal_page);
     return page;
   }
 
   /** Each row's count in the comparison range, and the range total's. */
-  async function addComparison(page: StatsPage, reader: CountReader, stat: Statistic, range: DayRange, mode: CompareMode): Promise<void> {
+  async function addComparison(
+    page: StatsPage,
+    reader: CountReader,
+    stat: Statistic,
+    range: DayRange,
+    mode: CompareMode,
+    patterns: readonly string[],
+  ): Promise<void> {
     const previousRange = comparisonRange(range, mode);
     page.comparison = previousRange;
     let previousOf: (value: string) => number;
@@ -127,6 +155,9 @@ export function createStatsRunner(readerFor: ReaderFor): StatsRunner {
       const compared = HOUR_SERIES.has(stat.name) ? (value: string) => value : (value: string) => comparedDay(value, range, mode);
       previousOf = (value) => byValue.get(compared(value)) ?? 0;
       if (HAS_RANGE_TOTAL.has(stat.name)) page.previousRangeTotal = previous.total;
+    } else if (stat.name === "goals" && patterns.length > 0) {
+      const counts = new Map((await goalVisitors(reader, previousRange, patterns)).map((row) => [row.value, row.count]));
+      previousOf = (value) => counts.get(value) ?? 0;
     } else {
       const counted = stat.name === "goals" ? { name: "event_visitors" } : stat;
       const counts = await reader.countsOf(counted, previousRange, page.data.map((row) => row.value));

@@ -11,6 +11,8 @@ export const postgresDialect: SqlDialect = {
   counterType: "bigint",
   clusteredTableSuffix: sql``,
   contains: (value, needle) => sql`strpos(${value}, ${needle}) > 0`,
+  // LIKE (case-sensitive) with its own wildcards made literal and `*` turned into `%`.
+  matchesWildcard: (value, pattern) => sql`${value} like ${pattern.replace(/[\\%_]/g, (c) => `\\${c}`).replace(/\*/g, "%")}`,
   byCodePoint: (value) => sql`${value} collate "C"`,
   lockRows: true,
   greatest: (a, b) => sql`greatest(${a}, ${b})`,

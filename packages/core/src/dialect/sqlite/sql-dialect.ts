@@ -9,6 +9,8 @@ export const sqliteDialect: SqlDialect = {
   counterType: "integer",
   clusteredTableSuffix: sql`without rowid`,
   contains: (value, needle) => sql`instr(${value}, ${needle}) > 0`,
+  // GLOB's own `*`; its other special characters (`?`, `[`) are made literal.
+  matchesWildcard: (value, pattern) => sql`${value} glob ${pattern.replace(/[?[]/g, (c) => `[${c}]`)}`,
   byCodePoint: (value) => sql`${value}`,
   lockRows: false,
   greatest: (a, b) => sql`max(${a}, ${b})`,
