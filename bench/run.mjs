@@ -1,7 +1,8 @@
-// Tally's benchmark suite: `pnpm bench` (full) or `pnpm bench --quick` (< 2 minutes).
-// Every figure comes with a baseline measured in the same run and their ratio; the
-// table goes to stdout and everything to bench/results.json.
-//   node bench/run.mjs [--quick] [--only ingest,http,stats,tracker,memory,import,postgres] [--no-postgres]
+// Tally's benchmark suite: `pnpm bench` (full), `pnpm bench --quick` (a few minutes) or
+// `--smoke` (seconds, tiny data: every figure is produced, none means anything; the
+// test suite runs it). Every figure comes with a baseline measured in the same run and
+// their ratio; the table goes to stdout and everything to bench/results.json (or --out).
+//   node bench/run.mjs [--quick|--smoke] [--out FILE] [--only ingest,http,stats,tracker,memory,import,postgres] [--no-postgres]
 // Needs the built packages (`pnpm build`, which `pnpm install` runs).
 import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import os from "node:os";
@@ -12,10 +13,14 @@ import { BENCH_DIR, DIST } from "./lib/paths.mjs";
 import { ADMIN_URL, postgresReachable } from "./lib/postgres.mjs";
 
 const opts = args();
-const quick = Boolean(opts.quick);
+const smoke = Boolean(opts.smoke);
+const quick = Boolean(opts.quick) || smoke;
+const outFile = typeof opts.out === "string" ? opts.out : join(BENCH_DIR, "results.json");
 const only = typeof opts.only === "string" ? new Set(opts.only.split(",")) : null;
 const wants = (name) => !only || only.has(name);
 const quickArg = quick ? ["--quick"] : [];
+/** A suite's arguments: `--quick` when asked, and in smoke runs a tiny size besides. */
+const sized = (smokeSize) => (smoke ? [...quickArg, ...smokeSize] : quickArg);
 const suite = (name) => join(BENCH_DIR, "suites", `${name}.mjs`);
 
 const missing = Object.values(DIST).filter((path) => !existsSync(path));
@@ -33,7 +38,8 @@ const machine = {
   platform: `${os.platform()} ${os.release()} ${os.arch()}`,
   loadAverageAtStart: os.loadavg().map((n) => round(n, 2)),
 };
-console.error(`Tally bench (${quick ? "quick" : "full"}) on ${machine.cpus}× ${machine.model}, ${machine.memory}, Node ${machine.node}, load ${machine.loadAverageAtStart.join(" ")}`);
+const modeName = smoke ? "smoke" : quick ? "quick" : "full";
+console.error(`Tally bench (${modeName}) on ${machine.cpus}× ${machine.model}, ${machine.memory}, Node ${machine.node}, load ${machine.loadAverageAtStart.join(" ")}`);
 
 const figures = [];
 const failures = [];
@@ -51,26 +57,27 @@ async function step(name, fn) {
 
 if (wants("tracker")) await step("tracker size", async () => trackerFigures());
 if (wants("ingest")) {
-  await step("ingest, SQLite", () => runSuite(suite("ingest"), quickArg));
+  await step("ingest, SQLite", () => runSuite(suite("ingest"), sized(["--hits", "5000"])));
   // Informational (GeoIP is optional); full runs only, to keep --quick under two minutes.
   if (!quick) await step("ingest, SQLite + GeoIP", () => runSuite(suite("ingest"), ["--geo"]));
 }
-if (wants("memory")) await step("memory", () => runSuite(suite("memory"), quickArg, { execArgv: ["--expose-gc"] }));
-if (wants("import")) await step("import, GoatCounter CSV", () => runSuite(suite("import"), quickArg, { execArgv: ["--expose-gc"] }));
-if (wants("http")) await step("ingest over HTTP", () => runSuite(suite("http"), quickArg));
-if (wants("stats")) await step("stats latency, SQLite", () => runSuite(suite("stats"), quickArg));
+if (wants("memory")) await step("memory", () => runSuite(suite("memory"), sized(["--hits", "40000", "--every", "5000"]), { execArgv: ["--expose-gc"] }));
+if (wants("import")) await step("import, GoatCounter CSV", () => runSuite(suite("import"), sized(["--rows", "5000"]), { execArgv: ["--expose-gc"] }));
+if (wants("http")) await step("ingest over HTTP", () => runSuite(suite("http"), sized(["--duration", "1"])));
+const statsArg = smoke ? ["--smoke"] : quickArg;
+if (wants("stats")) await step("stats latency, SQLite", () => runSuite(suite("stats"), statsArg));
 if (wants("postgres") && !opts["no-postgres"]) {
   if (await postgresReachable()) {
-    if (wants("ingest") || only?.has("postgres")) await step("ingest, PostgreSQL", () => runSuite(suite("ingest"), [...quickArg, "--backend", "postgres"]));
-    if (wants("stats") || only?.has("postgres")) await step("stats latency, PostgreSQL", () => runSuite(suite("stats"), [...quickArg, "--backend", "postgres"]));
+    if (wants("ingest") || only?.has("postgres")) await step("ingest, PostgreSQL", () => runSuite(suite("ingest"), [...sized(["--hits", "3000"]), "--backend", "postgres"]));
+    if (wants("stats") || only?.has("postgres")) await step("stats latency, PostgreSQL", () => runSuite(suite("stats"), [...statsArg, "--backend", "postgres"]));
   } else {
     console.error(`\nPostgreSQL not reachable at ${ADMIN_URL.replace(/\/\/[^@]*@/, "//…@")}: its figures are skipped.`);
     figures.push({ id: "postgres", group: "PostgreSQL", name: "PostgreSQL figures", skipped: `not reachable at ${ADMIN_URL}` });
   }
 }
 
-const results = { date: new Date().toISOString(), machine, quick, seconds: Math.round((Date.now() - started) / 1000), figures, failures };
-writeFileSync(join(BENCH_DIR, "results.json"), `${JSON.stringify(results, null, 2)}\n`);
+const results = { date: new Date().toISOString(), machine, mode: modeName, quick, seconds: Math.round((Date.now() - started) / 1000), figures, failures };
+writeFileSync(outFile, `${JSON.stringify(results, null, 2)}\n`);
 printTables(results);
 process.exit(failures.length > 0 ? 1 : 0);
 
@@ -117,7 +124,7 @@ function printTables({ figures, failures }) {
       f.met === null || f.met === undefined ? "—" : f.met ? "yes" : "MISSED",
     ]);
   }
-  console.log(`\nTally benchmarks${quick ? " (QUICK mode: small data, short runs)" : ""} — ${results.date}`);
+  console.log(`\nTally benchmarks${smoke ? " (SMOKE mode: tiny data, figures mean nothing)" : quick ? " (QUICK mode: small data, short runs)" : ""} — ${results.date}`);
   console.log(`${machine.cpus}× ${machine.model}, ${machine.memory}, Node ${machine.node}, ${machine.platform}, load at start ${machine.loadAverageAtStart.join(" ")}\n`);
   console.log(table(rows));
   for (const f of figures.filter((x) => x.kind === "stats-table")) {
@@ -136,9 +143,23 @@ function printTables({ figures, failures }) {
     }
     console.log(table(lines));
     console.log(`Tally and the raw baseline return identical top-10 rows over ${agreement.range} for ${agreement.same.length}/${agreement.same.length + agreement.different.length} statistics${agreement.different.length ? ` (differ: ${agreement.different.join(", ")})` : ""}.`);
+    const filtered = f.details.filtered ?? [];
+    if (filtered.length > 0) {
+      const lines = [["filtered query", "30d p50/p95", "30d raw", "30d ×", "365d p50/p95", "365d raw", "365d ×"]];
+      for (const id of [...new Set(filtered.map((x) => x.id))]) {
+        const cells = [filtered.find((x) => x.id === id).label];
+        for (const range of ["30d", "365d"]) {
+          const x = filtered.find((y) => y.id === id && y.range === range);
+          cells.push(`${fmt(x.p50)}/${fmt(x.p95)}`, fmt(x.baselineP50), `${fmt(x.speedup)}×`);
+        }
+        lines.push(cells);
+      }
+      console.log(`\nFiltered statistics, ${f.name.includes("PostgreSQL") ? "PostgreSQL" : "SQLite"}: ms, p50/p95; raw = GROUP BY over raw_events with the same conditions (p50)`);
+      console.log(table(lines));
+    }
   }
   for (const failure of failures) console.log(`\nFAILED: ${failure.name}\n${failure.error}`);
-  console.log(`\nResults written to bench/results.json (${results.seconds} s).`);
+  console.log(`\nResults written to ${outFile} (${results.seconds} s).`);
 }
 
 function table(rows) {

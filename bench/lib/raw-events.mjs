@@ -7,11 +7,12 @@ import { isIP } from "node:net";
 import { requireFromCore } from "./paths.mjs";
 
 export const RAW_COLUMNS = [
-  "website_id", "ts", "day", "hour", "visitor", "page", "referrer", "campaign", "browser", "os", "device",
-  "country", "continent", "city", "resolution", "language", "event", "is_visit_start",
+  "website_id", "ts", "day", "hour", "visitor", "visit", "page", "referrer", "campaign", "utm_source", "utm_medium",
+  "utm_content", "utm_term", "browser", "os", "device", "country", "continent", "city", "resolution", "language", "event",
+  "props", "is_visit_start",
 ];
 const PG_TYPES = {
-  website_id: "int", ts: "bigint", visitor: "bigint", is_visit_start: "smallint",
+  website_id: "int", ts: "bigint", visitor: "bigint", visit: "bigint", is_visit_start: "smallint",
 };
 const VISIT_TIMEOUT_MS = 30 * 60 * 1000;
 
@@ -92,6 +93,8 @@ export function createRawRowMaker({ websiteId, domain, timeZone, visitors, geo }
   const lastSeen = new Float64Array(visitors);
   const visitReferrer = new Array(visitors).fill(null);
   const visitCampaign = new Array(visitors).fill(null);
+  const visitOf = new Float64Array(visitors);
+  let visits = 0;
   const ownHost = domain.toLowerCase();
 
   function agent(ua) {
@@ -123,7 +126,8 @@ export function createRawRowMaker({ websiteId, domain, timeZone, visitors, geo }
     const fullPage = pathStart < 0 ? "/" : hit.url.slice(pathStart);
     const utm = fullPage.search(/[?&]utm_source=/);
     const page = utm < 0 ? fullPage : fullPage.slice(0, utm);
-    const campaign = /[?&]utm_campaign=([^&#]*)/.exec(fullPage)?.[1] ?? null;
+    const utmOf = (field) => new RegExp(`[?&]utm_${field}=([^&#]*)`).exec(fullPage)?.[1] ?? null;
+    const campaign = utmOf("campaign");
     const referrer = externalHost(hit.referrer);
     const v = hit.visitor;
     const last = lastSeen[v];
@@ -135,6 +139,7 @@ export function createRawRowMaker({ websiteId, domain, timeZone, visitors, geo }
     if (start) {
       visitReferrer[v] = referrer;
       visitCampaign[v] = campaign;
+      visitOf[v] = ++visits;
     }
     lastSeen[v] = Math.max(last, hit.timestamp);
     const ua = agent(hit.userAgent);
@@ -145,9 +150,14 @@ export function createRawRowMaker({ websiteId, domain, timeZone, visitors, geo }
       day,
       hour,
       d * visitors + v, // one visitor per (IP, UA) and local day, like Tally's daily hash
+      visitOf[v],
       page,
       start ? referrer : null,
       start ? campaign : null,
+      start ? utmOf("source") : null,
+      start ? utmOf("medium") : null,
+      start ? utmOf("content") : null,
+      start ? utmOf("term") : null,
       ua.browser,
       ua.os,
       ua.device,
@@ -157,15 +167,14 @@ export function createRawRowMaker({ websiteId, domain, timeZone, visitors, geo }
       hit.screen ?? null,
       hit.language ? hit.language.split(/[-_]/)[0].toLowerCase() : null,
       hit.event ?? null,
+      hit.event && hit.props ? JSON.stringify(hit.props) : null,
       start ? 1 : 0,
     ];
   };
 }
 
-export const SQLITE_RAW_SCHEMA = `create table raw_events (
-  website_id integer not null, ts integer not null, day text not null, hour text not null, visitor integer not null,
-  page text not null, referrer text, campaign text, browser text, os text, device text, country text, continent text,
-  city text, resolution text, language text, event text, is_visit_start integer not null)`;
+const SQLITE_TYPES = { website_id: "integer not null", ts: "integer not null", day: "text not null", hour: "text not null", visitor: "integer not null", visit: "integer not null", page: "text not null", is_visit_start: "integer not null" };
+export const SQLITE_RAW_SCHEMA = `create table raw_events (${RAW_COLUMNS.map((c) => `${c} ${SQLITE_TYPES[c] ?? "text"}`).join(", ")})`;
 export const RAW_INDEX = "create index raw_events_website_ts on raw_events (website_id, ts)";
 
 export const PG_RAW_SCHEMA = `create table raw_events (${RAW_COLUMNS.map((c) => `${c} ${PG_TYPES[c] ?? "text"}`).join(", ")})`;
@@ -183,40 +192,69 @@ export function columnsOf(rows, width) {
 }
 
 const VISITOR_DIMENSIONS = { browser: "browser", os: "os", device: "device", resolution: "resolution", language: "language", country: "country", continent: "continent", city: "city" };
+const VISIT_DIMENSIONS = { landing_page: "page", referrer: "referrer", campaign: "campaign", utm_source: "utm_source", utm_medium: "utm_medium", utm_content: "utm_content", utm_term: "utm_term" };
+
+/** Per visit, by the day it started: what the visit ratios divide. */
+const PER_VISIT = (where) =>
+  `select min(day) as day, sum(case when event is null then 1 else 0 end) as views, sum(case when event is null then 0 else 1 end) as events,
+    (max(ts) - min(ts)) / 1000 as duration from raw_events where ${where} group by visit`;
+/** Each visit ratio over its per-visit rows (docs/statistics.md's rounding). */
+const RATIOS = {
+  bounce_rate: "round(1000.0 * sum(case when views = 1 and events = 0 then 1 else 0 end) / count(*)) / 10",
+  visit_duration: "round(1.0 * sum(duration) / count(*))",
+  views_per_visit: "round(100.0 * sum(views) / count(*)) / 100",
+};
+
+/** A JSON property of the `props` column as text. */
+const property = (dialect, name) => (dialect === "postgres" ? `(props::jsonb ->> ${quote(name)})` : `json_extract(props, ${quote(`$."${name}"`)})`);
+const quote = (text) => `'${text.replace(/'/g, "''")}'`;
 
 /**
  * The natural GROUP BY for each statistic: top 10 by count, ties by value, as
  * Tally's default query. Parameters: website id, start ms, end ms (exclusive).
+ * `extra`: more conditions on the raw rows (the filtered queries), and for
+ * `event_property` its event and property.
  */
-export function baselineSql(name, dialect) {
+export function baselineSql(name, dialect, { event = "", prop = "", extra = "" } = {}) {
   const p = dialect === "postgres" ? ["$1", "$2", "$3"] : ["?", "?", "?"];
-  const where = `website_id = ${p[0]} and ts >= ${p[1]} and ts < ${p[2]}`;
+  const where = `website_id = ${p[0]} and ts >= ${p[1]} and ts < ${p[2]}${extra ? ` and ${extra}` : ""}`;
   const tail = "group by value order by count desc, value limit 10";
   const count = (column, filter, agg = "count(*)") => `select ${column} as value, ${agg} as count from raw_events where ${where}${filter ? ` and ${filter}` : ""} ${tail}`;
   if (VISITOR_DIMENSIONS[name]) return count(name, `${name} is not null`, "count(distinct visitor)");
+  if (VISIT_DIMENSIONS[name]) return count(VISIT_DIMENSIONS[name], `is_visit_start = 1 and ${VISIT_DIMENSIONS[name]} is not null`);
+  if (RATIOS[name]) return `select day as value, ${RATIOS[name]} as count from (${PER_VISIT(where)}) per_visit ${tail}`;
   switch (name) {
     case "pageviews":
       return count("day", "event is null");
     case "visitors":
       return count("day", "", "count(distinct visitor)");
+    case "visits":
+      return count("day", "is_visit_start = 1");
     case "pageviews_hours":
       return count("hour", "event is null");
     case "visitors_hours":
       // Each daily visitor counted at the hour of their first hit.
       return dialect === "postgres"
         ? `select hour as value, count(*) as count from (select distinct on (visitor) hour from raw_events where ${where} order by visitor, ts) first_hits ${tail}`
-        : `select hour as value, count(*) as count from (select visitor, hour, min(ts) from raw_events where ${where} group by visitor) ${tail}`;
+        : `select hour as value, count(*) as count from (select visitor, hour, min(ts) from raw_events where ${where} group by visitor) first_hits ${tail}`;
     case "page":
       return count("page", "event is null");
-    case "landing_page":
-      return count("page", "is_visit_start = 1");
-    case "referrer":
-      return count("referrer", "is_visit_start = 1 and referrer is not null");
-    case "campaign":
-      return count("campaign", "is_visit_start = 1 and campaign is not null");
+    case "exit_page":
+      // The page of each visit's last pageview.
+      return `select page as value, count(*) as count from (select page, row_number() over (partition by visit order by ts desc) as n
+        from raw_events where ${where} and event is null) last_pages where n = 1 ${tail}`;
     case "event":
       return count("event", "event is not null");
+    case "goals":
+      return count("event", "event is not null", "count(distinct visitor)");
+    case "event_property":
+      return count(property(dialect, prop), `event = ${quote(event)} and ${property(dialect, prop)} is not null`);
     default:
       throw new Error(`no baseline for ${name}`);
   }
 }
+
+/** Raw conditions answering the same question as a Tally filter: visits with a pageview of `page` in the range. */
+export const visitsViewing = (page, websiteId, [start, end]) =>
+  `visit in (select visit from raw_events where website_id = ${Number(websiteId)} and ts >= ${Number(start)} and ts < ${Number(end)} and page = ${quote(page)} and event is null)`;
+export const rawEquals = (column, value) => `${column} = ${quote(value)}`;

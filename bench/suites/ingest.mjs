@@ -103,19 +103,29 @@ try {
 }
 
 const label = backend === "postgres" ? "PostgreSQL" : "SQLite";
+const rate = tallyResult.rate;
+const ratio = rate / baselineResult.rate;
+/** Issue 18's targets: hits/s and the share of a raw insert on SQLite (GeoIP: hits/s), the share on PostgreSQL. */
+const [target, met] =
+  backend === "postgres"
+    ? ["≥ 0.50× baseline", ratio >= 0.5]
+    : geo
+      ? ["≥ 80,000 hits/s", rate >= 80_000]
+      : ["≥ 100,000 hits/s and ≥ 0.35× baseline", rate >= 100_000 && ratio >= 0.35];
 report([
   {
     id: `ingest.${backend}${geo ? ".geo" : ""}`,
     group: `ingest ${label}`,
-    name: `ingest in-process, ${label}${geo ? ", GeoIP city" : ""}`,
-    value: Math.round(tallyResult.rate),
+    // The visits-and-hits store is always written (retention_days only bounds how long rows stay).
+    name: `ingest in-process, ${label}${geo ? ", GeoIP city" : ""}, store on`,
+    value: Math.round(rate),
     unit: "hits/s",
     baseline: Math.round(baselineResult.rate),
     baselineLabel: `plain batched insert (${label})`,
-    ratio: round(tallyResult.rate / baselineResult.rate, 2),
+    ratio: round(ratio, 2),
     ratioLabel: "× baseline",
-    target: backend === "sqlite" ? "≥ 100,000 hits/s" : null,
-    met: backend === "sqlite" ? tallyResult.rate >= 100_000 : null,
+    target,
+    met,
     details: { mix, hitsPerCpuSecond: Math.round(tallyResult.cpuRate), seconds: round(tallyResult.ms / 1000, 2), baselineSeconds: round(baselineResult.ms / 1000, 2), droppedBots: tallyResult.dropped, geo: Boolean(geo) },
   },
 ]);

@@ -1,6 +1,6 @@
 // Figure 5: RSS before, during (every 100k hits) and after ingesting 1M hits.
 // Hits are generated lazily so the samples measure Tally, not the hit list.
-//   node --expose-gc bench/suites/memory.mjs [--quick] [--hits N]
+//   node --expose-gc bench/suites/memory.mjs [--quick] [--hits N] [--every N]
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -13,7 +13,7 @@ if (typeof globalThis.gc !== "function") throw new Error("run with node --expose
 const opts = args();
 const quick = Boolean(opts.quick);
 const HITS = Number(opts.hits ?? (quick ? 200_000 : 1_000_000));
-const EVERY = quick ? 25_000 : 100_000;
+const EVERY = Number(opts.every ?? (quick ? 25_000 : 100_000));
 const MB = 1024 * 1024;
 
 const rss = () => {

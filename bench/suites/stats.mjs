@@ -1,24 +1,34 @@
 // Figure 3 (and 6 on PostgreSQL): p50/p95 of every statistic over 7, 30 and 365 days,
-// against the same question answered by GROUP BY over raw events in the same database.
-//   node bench/suites/stats.mjs [--quick] [--backend sqlite|postgres]
+// and of four filtered queries over 30 and 365 days, each against the same question
+// answered by GROUP BY over raw events in the same database; and the database's size
+// per million pageviews beside the raw table's.
+//   node bench/suites/stats.mjs [--quick|--smoke] [--backend sqlite|postgres]
 import Database from "better-sqlite3";
 import pg from "pg";
 import { args, log, percentile, report, round } from "../lib/measure.mjs";
 import { importDist } from "../lib/paths.mjs";
 import { createBenchDatabase } from "../lib/postgres.mjs";
-import { PG_RAW_INSERT, PG_RAW_SCHEMA, RAW_COLUMNS, baselineSql, columnsOf, rangeBounds } from "../lib/raw-events.mjs";
+import { PG_RAW_INSERT, PG_RAW_SCHEMA, RAW_COLUMNS, baselineSql, columnsOf, rangeBounds, rawEquals, visitsViewing } from "../lib/raw-events.mjs";
+import { databaseSizes, sqliteTableSizes, postgresTableSizes } from "../lib/sizes.mjs";
 import { ensureStatsDatabase } from "../lib/stats-db.mjs";
 
 const opts = args();
-const quick = Boolean(opts.quick);
+const mode = opts.smoke ? "smoke" : opts.quick ? "quick" : "full";
 const backend = opts.backend ?? "sqlite";
-const SIZE = quick ? { pageviews: 300_000, visitors: 30_000, pages: 5000 } : { pageviews: 10_000_000, visitors: 1_000_000, pages: 5000 };
-const REPS = quick ? 5 : 20;
-const WARMUP = quick ? 1 : 3;
+const SIZE = {
+  smoke: { pageviews: 20_000, visitors: 3_000, pages: 300 },
+  quick: { pageviews: 300_000, visitors: 30_000, pages: 5000 },
+  full: { pageviews: 10_000_000, visitors: 1_000_000, pages: 5000 },
+}[mode];
+const REPS = { smoke: 2, quick: 5, full: 20 }[mode];
+const FILTERED_REPS = { smoke: 2, quick: 5, full: 10 }[mode];
+const WARMUP = mode === "full" ? 3 : 1;
 /** Raw baseline: at least one timed run after a warm-up; stop once this much time went into one (stat, range). */
-const BASELINE_BUDGET_MS = quick ? 250 : 3000;
+const BASELINE_BUDGET_MS = { smoke: 50, quick: 250, full: 3000 }[mode];
+/** The property broken down by `event_property` (the generator's Signup events carry a plan). */
+const PROPERTY = { event: "Signup", property: "plan" };
 
-const { STAT_NAMES, createTally } = await importDist("core");
+const { STAT_NAMES, copyDatabase, createTally } = await importDist("core");
 const { path, meta } = await ensureStatsDatabase({ ...SIZE, log });
 
 const days = (n) => new Date(Date.parse(`${meta.endDay}T00:00:00Z`) - (n - 1) * 86_400_000).toISOString().slice(0, 10);
@@ -28,19 +38,38 @@ const RANGES = [
   ["365d", days(365), meta.endDay],
 ];
 
+/** Filtered queries (segments issue): a Tally query and the raw conditions answering the same question. */
+const FILTERED = [
+  { id: "one-filter", label: "page, filter device is mobile", query: { name: "page", filter: ["device:is:mobile"] }, raw: () => ["page", { extra: rawEquals("device", "mobile") }] },
+  {
+    id: "two-filters",
+    label: "referrer, filters device is desktop and browser is Chrome",
+    query: { name: "referrer", filter: ["device:is:desktop", "browser:is:Chrome"] },
+    raw: () => ["referrer", { extra: `${rawEquals("device", "desktop")} and ${rawEquals("browser", "Chrome")}` }],
+  },
+  { id: "page-filter", label: "browser, filter page is /pricing", query: { name: "browser", filter: ["page:is:/pricing"] }, raw: (bounds) => ["browser", { extra: visitsViewing("/pricing", meta.websiteId, bounds) }] },
+  {
+    id: "property-breakdown",
+    label: "event_property Signup/plan, filter device is desktop",
+    query: { name: "event_property", ...PROPERTY, filter: ["device:is:desktop"] },
+    raw: () => ["event_property", { event: PROPERTY.event, prop: PROPERTY.property, extra: rawEquals("device", "desktop") }],
+  },
+];
+
 let tally;
 let runBaseline;
+let sizes;
 let cleanup = async () => {};
-let accountId = meta.accountId;
-let websiteId = meta.websiteId;
+const { accountId, websiteId } = meta;
 
 if (backend === "sqlite") {
   const sqlite = new Database(path);
+  sizes = databaseSizes(sqliteTableSizes(sqlite), meta.pageviews);
   tally = createTally({ database: sqlite });
   const statements = new Map();
-  runBaseline = async (name, params) => {
-    let statement = statements.get(name);
-    if (!statement) statements.set(name, (statement = sqlite.prepare(baselineSql(name, "sqlite"))));
+  runBaseline = async (key, sql, params) => {
+    let statement = statements.get(key);
+    if (!statement) statements.set(key, (statement = sqlite.prepare(sql)));
     return statement.all(...params);
   };
   cleanup = async () => {
@@ -49,72 +78,87 @@ if (backend === "sqlite") {
   };
 } else {
   const database = await createBenchDatabase("stats");
+  const pool = new pg.Pool({ connectionString: database.url, max: 2 });
   cleanup = async () => {
     await tally?.close();
-    await pool?.end();
+    await pool.end();
     await database.drop();
   };
-  var pool = new pg.Pool({ connectionString: database.url, max: 2 });
   try {
+    await copyToPostgres(path, database.url, pool);
+    sizes = databaseSizes(await postgresTableSizes(pool), meta.pageviews);
     tally = createTally({ database: database.url });
-    ({ accountId } = await tally.accounts.create({ name: "bench" }));
-    ({ id: websiteId } = await tally.websites.create(accountId, { domain: meta.domain, timezone: meta.timezone }));
-    await copyToPostgres(path, pool, meta.websiteId, websiteId);
   } catch (error) {
     await cleanup();
     throw error;
   }
-  runBaseline = async (name, params) => (await pool.query({ name: `baseline_${name}`, text: baselineSql(name, "postgres"), values: params })).rows;
+  runBaseline = async (key, sql, params) => (await pool.query({ name: `baseline_${key}`, text: sql, values: params })).rows;
 }
 
+/** p50/p95 of a Tally query and p50 of its raw baseline; the last answers of both. */
+async function measure(query, key, rawSql, params, reps) {
+  let answer;
+  for (let i = 0; i < WARMUP; i++) answer = await tally.stats.query(accountId, websiteId, query);
+  const samples = [];
+  for (let i = 0; i < reps; i++) {
+    const t = performance.now();
+    answer = await tally.stats.query(accountId, websiteId, query);
+    samples.push(performance.now() - t);
+  }
+  let t = performance.now();
+  const baselineRows = await runBaseline(key, rawSql, params);
+  const first = performance.now() - t;
+  const baselineSamples = first > BASELINE_BUDGET_MS / 3 ? [first] : [];
+  let spent = first;
+  while (baselineSamples.length < reps && (baselineSamples.length === 0 || spent < BASELINE_BUDGET_MS)) {
+    t = performance.now();
+    await runBaseline(key, rawSql, params);
+    const ms = performance.now() - t;
+    baselineSamples.push(ms);
+    spent += ms;
+  }
+  const p50 = percentile(samples, 50);
+  const baselineP50 = percentile(baselineSamples, 50);
+  return {
+    answer,
+    baselineRows,
+    timing: {
+      p50: round(p50, 3),
+      p95: round(percentile(samples, 95), 3),
+      runs: samples.length,
+      baselineP50: round(baselineP50, 3),
+      baselineRuns: baselineSamples.length,
+      speedup: round(baselineP50 / p50, 1),
+      rows: answer.total,
+    },
+  };
+}
+
+/** Tally's first rows and the raw top 10 as (value, count) pairs, equal or not. */
+const sameRows = (answer, baselineRows) =>
+  JSON.stringify(answer.data.slice(0, 10).map((row) => ({ value: row.value, count: row.count }))) ===
+  JSON.stringify(baselineRows.map((r) => ({ value: String(r.value), count: Number(r.count) })));
+
 const results = [];
+const filtered = [];
 const agreement = { range: "30d", same: [], different: [] };
 try {
   for (const [range, from, to] of RANGES) {
-    const [start, end] = rangeBounds(from, to, meta.timezone);
+    const bounds = rangeBounds(from, to, meta.timezone);
+    const params = [websiteId, ...bounds];
     for (const name of STAT_NAMES) {
-      const query = { name, from, to };
-      let answer;
-      for (let i = 0; i < WARMUP; i++) answer = await tally.stats.query(accountId, websiteId, query);
-      const samples = [];
-      for (let i = 0; i < REPS; i++) {
-        const t = performance.now();
-        await tally.stats.query(accountId, websiteId, query);
-        samples.push(performance.now() - t);
-      }
-      const params = [websiteId, start, end];
-      let t = performance.now();
-      const baselineRows = await runBaseline(name, params);
-      const first = performance.now() - t;
-      const baselineSamples = first > BASELINE_BUDGET_MS / 3 ? [first] : [];
-      let spent = first;
-      while (baselineSamples.length < REPS && (baselineSamples.length === 0 || spent < BASELINE_BUDGET_MS)) {
-        t = performance.now();
-        await runBaseline(name, params);
-        const ms = performance.now() - t;
-        baselineSamples.push(ms);
-        spent += ms;
-      }
-      const p50 = percentile(samples, 50);
-      const baselineP50 = percentile(baselineSamples, 50);
-      results.push({
-        name,
-        range,
-        from,
-        to,
-        p50: round(p50, 3),
-        p95: round(percentile(samples, 95), 3),
-        runs: samples.length,
-        baselineP50: round(baselineP50, 3),
-        baselineRuns: baselineSamples.length,
-        speedup: round(baselineP50 / p50, 1),
-        rows: answer.total,
-      });
-      if (range === agreement.range) {
-        const same = JSON.stringify(answer.data) === JSON.stringify(baselineRows.map((r) => ({ value: String(r.value), count: Number(r.count) })));
-        (same ? agreement.same : agreement.different).push(name);
-      }
-      log(`  ${backend} ${range.padEnd(4)} ${name.padEnd(15)} p50 ${round(p50, 2)} ms   raw ${round(baselineP50, 1)} ms`);
+      const extra = name === "event_property" ? PROPERTY : {};
+      const { answer, baselineRows, timing } = await measure({ name, from, to, ...extra }, name, baselineSql(name, backend, { event: PROPERTY.event, prop: PROPERTY.property }), params, REPS);
+      results.push({ name, range, from, to, ...timing });
+      if (range === agreement.range) (sameRows(answer, baselineRows) ? agreement.same : agreement.different).push(name);
+      log(`  ${backend} ${range.padEnd(4)} ${name.padEnd(15)} p50 ${round(timing.p50, 2)} ms   raw ${round(timing.baselineP50, 1)} ms`);
+    }
+    if (range === "7d") continue;
+    for (const item of FILTERED) {
+      const [rawName, rawOptions] = item.raw(bounds);
+      const { answer, baselineRows, timing } = await measure({ ...item.query, from, to }, `${item.id}_${range}`, baselineSql(rawName, backend, rawOptions), params, FILTERED_REPS);
+      filtered.push({ id: item.id, label: item.label, range, same: sameRows(answer, baselineRows), ...timing });
+      log(`  ${backend} ${range.padEnd(4)} filtered ${item.id.padEnd(18)} p50 ${round(timing.p50, 2)} ms   raw ${round(timing.baselineP50, 1)} ms`);
     }
   }
 } finally {
@@ -140,7 +184,7 @@ for (const [range] of RANGES) {
     ratioLabel: "× faster",
     target: range === "365d" ? "p50 ≤ 20 ms" : null,
     met: range === "365d" ? slowest.p50 <= 20 : null,
-    details: { p95OfSlowest: slowest.p95 },
+    details: { p95OfSlowest: slowest.p95, over20ms: rows.filter((r) => r.p50 > 20).map((r) => r.name) },
   });
   figures.push({
     id: `stats.${backend}.${range}.speedup`,
@@ -154,63 +198,84 @@ for (const [range] of RANGES) {
     ratioLabel: "× faster",
     target: "≥ 100× faster",
     met: weakest.speedup >= 100,
+    details: { under100x: rows.filter((r) => r.speedup < 100).map((r) => r.name) },
   });
 }
+for (const f of filtered) {
+  const limit = f.range === "30d" ? 100 : 500;
+  figures.push({
+    id: `filtered.${backend}.${f.id}.${f.range}`,
+    group: `filtered ${label}`,
+    name: `filtered ${label} ${f.range}: ${f.label}`,
+    value: f.p50,
+    unit: "ms",
+    baseline: f.baselineP50,
+    baselineLabel: "raw GROUP BY with the same conditions",
+    ratio: f.speedup,
+    ratioLabel: "× faster",
+    // Targets are SQLite's (segments issue); PostgreSQL's figures are stated beside them.
+    target: backend === "sqlite" ? `p50 ≤ ${limit} ms` : null,
+    met: backend === "sqlite" ? f.p50 <= limit : null,
+    details: { p95: f.p95, runs: f.runs, rows: f.rows, sameTop10AsRaw: f.same },
+  });
+}
+figures.push({
+  id: `size.${backend}`,
+  group: `stats ${label}`,
+  name: `database size per 1M pageviews (${label})`,
+  value: sizes.tallyPerMillion,
+  unit: "MB",
+  baseline: sizes.rawPerMillion,
+  baselineLabel: "raw events table + its index, same hits",
+  ratio: round(sizes.tallyPerMillion / sizes.rawPerMillion, 2),
+  ratioLabel: "× raw",
+  target: null,
+  met: null,
+  details: sizes,
+});
 figures.push({
   id: `stats.${backend}.table`,
   group: `stats ${label}`,
   kind: "stats-table",
   name: `stats latency per statistic (${label})`,
   details: {
-    database: { ...meta, path: backend === "sqlite" ? path : "copied from the SQLite file into a fresh PostgreSQL database" },
+    database: { ...meta, path: backend === "sqlite" ? path : "copied from the SQLite file (tally copy) into a fresh PostgreSQL database" },
     repetitions: REPS,
     warmup: WARMUP,
     agreement,
     results,
+    filtered,
   },
 });
 report(figures);
 process.exit(0);
 
-/** Same rollups and raw rows as the SQLite file, into the fresh PostgreSQL database. */
-async function copyToPostgres(sqlitePath, pool, fromWebsite, toWebsite) {
-  const source = new Database(sqlitePath, { readonly: true });
+/** The whole installation (tally copy) and the raw rows, from the SQLite file into the fresh PostgreSQL database. */
+async function copyToPostgres(sqlitePath, url, pool) {
   const started = performance.now();
+  log(`  postgres: copying the installation (tally copy)…`);
+  await copyDatabase({ from: `file:${sqlitePath}`, to: url });
+  log(`  postgres: copying raw events…`);
+  const source = new Database(sqlitePath, { readonly: true });
   try {
-    log(`  postgres: copying rollups and raw events…`);
-    let batch = [];
-    const flushRollups = async () => {
-      if (batch.length === 0) return;
-      await pool.query(
-        "insert into rollups (website_id, name, period, value, count) select * from unnest($1::int[], $2::text[], $3::text[], $4::text[], $5::bigint[])",
-        columnsOf(batch, 5),
-      );
-      batch = [];
-    };
-    for (const r of source.prepare("select name, period, value, count from rollups where website_id = ?").raw().iterate(fromWebsite)) {
-      batch.push([toWebsite, ...r]);
-      if (batch.length >= 20_000) await flushRollups();
-    }
-    await flushRollups();
     await pool.query(PG_RAW_SCHEMA);
-    const flushRaw = async () => {
+    let batch = [];
+    const flush = async () => {
       if (batch.length === 0) return;
       await pool.query(PG_RAW_INSERT, columnsOf(batch, RAW_COLUMNS.length));
       batch = [];
     };
     let n = 0;
-    for (const r of source.prepare(`select ${RAW_COLUMNS.join(", ")} from raw_events where website_id = ?`).raw().iterate(fromWebsite)) {
-      r[0] = toWebsite;
+    for (const r of source.prepare(`select ${RAW_COLUMNS.join(", ")} from raw_events`).raw().iterate()) {
       batch.push(r);
-      if (batch.length >= 20_000) await flushRaw();
+      if (batch.length >= 20_000) await flush();
       if (++n % 2_000_000 === 0) log(`  postgres: ${n.toLocaleString("en-US")} raw rows`);
     }
-    await flushRaw();
-    await pool.query("create index raw_events_website_ts on raw_events (website_id, ts)");
-    await pool.query("vacuum analyze raw_events");
-    await pool.query("vacuum analyze rollups");
-    log(`  postgres: copied in ${Math.round((performance.now() - started) / 1000)} s`);
+    await flush();
   } finally {
     source.close();
   }
+  await pool.query("create index raw_events_website_ts on raw_events (website_id, ts)");
+  await pool.query("vacuum analyze");
+  log(`  postgres: copied in ${Math.round((performance.now() - started) / 1000)} s`);
 }

@@ -1,0 +1,66 @@
+// `pnpm bench --smoke`: every suite of the benchmark runs end to end on tiny data and
+// produces each of its figures (value, baseline, ratio). Timings are not asserted: a
+// test's machine is no place to measure them (`pnpm bench` is).
+import { execFile } from "node:child_process";
+import { mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { promisify } from "node:util";
+import { afterAll, describe, expect, it } from "vitest";
+import { DIALECTS, POSTGRES_ADMIN_URL } from "../support/databases.js";
+
+const run = promisify(execFile);
+const dir = mkdtempSync(join(tmpdir(), "tally-bench-smoke-"));
+afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+const RANGES = ["7d", "30d", "365d"];
+const FILTERED = ["one-filter", "two-filters", "page-filter", "property-breakdown"];
+const statsFigures = (backend: string) => [
+  ...RANGES.flatMap((range) => [`stats.${backend}.${range}.p50`, `stats.${backend}.${range}.speedup`]),
+  ...FILTERED.flatMap((id) => [`filtered.${backend}.${id}.30d`, `filtered.${backend}.${id}.365d`]),
+  `size.${backend}`,
+];
+const SQLITE_FIGURES = [
+  "tracker.gzip", "tracker.brotli", "ingest.sqlite", "memory.growth", "memory.flat", "import.goatcounter", "import.memory",
+  "http.node", "http.express", "http.fastify", ...statsFigures("sqlite"),
+];
+const POSTGRES_FIGURES = ["ingest.postgres", ...statsFigures("postgres")];
+
+interface Figure {
+  id: string;
+  kind?: string;
+  value?: unknown;
+  baseline?: unknown;
+  ratio?: unknown;
+  skipped?: string;
+  details?: { results?: { name: string; range: string }[]; agreement?: { same: string[]; different: string[] } };
+}
+
+describe("pnpm bench --smoke", () => {
+  it("runs every suite without a failure and produces every figure beside its baseline", { timeout: 300_000 }, async () => {
+    const out = join(dir, "results.json");
+    const withPostgres = DIALECTS.includes("postgres");
+    await run(process.execPath, ["bench/run.mjs", "--smoke", "--out", out, ...(withPostgres ? [] : ["--no-postgres"])], {
+      cwd: join(import.meta.dirname, "../.."),
+      env: { ...process.env, BENCH_POSTGRES_URL: POSTGRES_ADMIN_URL },
+      maxBuffer: 64 * 1024 * 1024,
+    });
+    const results = JSON.parse(readFileSync(out, "utf8")) as { mode: string; failures: unknown[]; figures: Figure[] };
+    expect(results.mode).toBe("smoke");
+    expect(results.failures).toEqual([]);
+    const wanted = [...SQLITE_FIGURES, ...(withPostgres ? POSTGRES_FIGURES : [])];
+    const byId = new Map(results.figures.map((figure) => [figure.id, figure]));
+    for (const id of wanted) {
+      const figure = byId.get(id);
+      expect(figure, id).toBeDefined();
+      for (const field of ["value", "baseline", "ratio"] as const) expect(Number.isFinite(figure![field]), `${id}.${field}`).toBe(true);
+    }
+    // Every statistic over every range, and the raw baseline agreeing on the smoke data.
+    const table = byId.get("stats.sqlite.table")!;
+    const { STAT_NAMES } = await import("@tally-analytics/core");
+    for (const range of RANGES) {
+      expect(table.details!.results!.filter((row) => row.range === range).map((row) => row.name).sort(), range).toEqual([...STAT_NAMES].sort());
+    }
+    expect(table.details!.agreement!.different).toEqual([]);
+  });
+});
