@@ -1,4 +1,4 @@
-import { Migrator, type Kysely, type Migration } from "kysely";
+import { Migrator, sql, type Kysely, type Migration, type RawBuilder } from "kysely";
 import type { SqlDialect } from "../dialect/dialect.js";
 import type { Database } from "./schema.js";
 import { backfillDimensions, backfillVisits } from "./segments-backfill.js";
@@ -196,6 +196,20 @@ const migrationFactories: Record<string, MigrationFactory> = {
       }
     },
   }),
+  // Dekads and quarters between days, months and years (stats/periods.ts), summed from the
+  // rows already there: dekads from the days (the series kept at day level only get none),
+  // quarters from the months.
+  "0008_rollup_periods": () => ({
+    async up(db) {
+      const dayOfMonth = sql`substr(period, 9, 2)`;
+      const dekad = sql`substr(period, 1, 7) || '/' || case when ${dayOfMonth} <= '10' then '1' when ${dayOfMonth} <= '20' then '2' else '3' end`;
+      const month = sql`substr(period, 6, 2)`;
+      const quarter = sql`substr(period, 1, 4) || '-Q' || case when ${month} <= '03' then '1' when ${month} <= '06' then '2' when ${month} <= '09' then '3' else '4' end`;
+      const dayOnly = sql`name in ('pageviews', 'visitors', 'visits', 'bounces', 'visit_duration', 'visit_pageviews')`;
+      await sumRollupsInto(db, dekad, sql`length(period) = 10 and not ${dayOnly}`);
+      await sumRollupsInto(db, quarter, sql`length(period) = 7`);
+    },
+  }),
 };
 
 /** Counts and dimension ids of a visit row, all integers defaulting to 0. */
@@ -221,6 +235,13 @@ const VISIT_COLUMNS = [
   "language",
   "resolution",
 ] as const;
+
+/** Adds rollup rows of a wider period (`period`, an expression of the source row's) summed from the rows `where` selects. */
+async function sumRollupsInto(db: Kysely<unknown>, period: RawBuilder<unknown>, where: RawBuilder<unknown>): Promise<void> {
+  await sql`insert into rollups (website_id, name, period, value, count)
+    select website_id, name, ${period}, value, sum(count) from rollups where ${where}
+    group by website_id, name, ${period}, value having sum(count) <> 0`.execute(db);
+}
 
 export async function migrateToLatest(db: Kysely<Database>, dialect: SqlDialect): Promise<void> {
   const migrations = Object.fromEntries(

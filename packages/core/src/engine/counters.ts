@@ -1,3 +1,5 @@
+import { widerPeriods } from "../stats/periods.js";
+
 /** Increments to rollup rows, summed in memory before a flush writes them in one go. */
 export interface CounterRow {
   websiteId: number;
@@ -8,7 +10,7 @@ export interface CounterRow {
 }
 
 export interface Counters {
-  /** Adds `delta` (default 1; negative to move a count) to the day, month and year rows, so any range reads few rows. */
+  /** Adds `delta` (default 1; negative to move a count) to the day and every period containing it (stats/periods.ts), so any range reads few rows. */
   add(websiteId: number, name: string, day: string, value: string, delta?: number): void;
   /** Adds to the day row only: for series whose value already is the day. */
   addDaily(websiteId: number, name: string, day: string, value: string, delta?: number): void;
@@ -19,13 +21,13 @@ interface Group {
   websiteId: number;
   name: string;
   day: string;
-  /** Also roll up into the month and year rows. */
+  /** Also roll up into the wider periods' rows. */
   rollUp: boolean;
   values: Map<string, number>;
 }
 
 /**
- * Hits only touch day-level counts (one Map lookup each); month and year rows are
+ * Hits only touch day-level counts (one Map lookup each); the wider periods' rows are
  * summed from them once, when the flush asks for rows.
  */
 export function createCounters(): Counters {
@@ -58,12 +60,11 @@ export function createCounters(): Counters {
         else wider.set(key, { websiteId: group.websiteId, name: group.name, period, value, count });
       };
       for (const group of groups.values()) {
+        const periods = group.rollUp ? widerPeriods(group.day) : [];
         for (const [value, count] of group.values) {
           if (count === 0) continue;
           rows.push({ websiteId: group.websiteId, name: group.name, period: group.day, value, count });
-          if (!group.rollUp) continue;
-          addWider(group, group.day.slice(0, 7), value, count);
-          addWider(group, group.day.slice(0, 4), value, count);
+          for (const period of periods) addWider(group, period, value, count);
         }
       }
       for (const row of wider.values()) if (row.count !== 0) rows.push(row);

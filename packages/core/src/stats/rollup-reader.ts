@@ -5,6 +5,9 @@ import { DIMENSION_KINDS, PROPERTY_SEPARATOR, STAT_KINDS } from "../engine/dimen
 import { coveringPeriods } from "./periods.js";
 import type { CountReader, DayRange, ListOptions, Statistic } from "./reader.js";
 
+/** The character after PROPERTY_SEPARATOR: no value with a property's prefix sorts at or past the prefix ending in it. */
+const NEXT_TO_SEPARATOR = String.fromCharCode(PROPERTY_SEPARATOR.charCodeAt(0) + 1);
+
 /** Rollups kept at day level only: their value is the day. */
 export const DAY_ONLY: ReadonlySet<string> = new Set(["pageviews", "visitors", "visits", "bounces", "visit_duration", "visit_pageviews"]);
 
@@ -33,6 +36,9 @@ export function createRollupReader(db: Kysely<Database>, dialect: SqlDialect, we
     if (stat.name === "event_property") {
       const prefix = propertyPrefix(stat);
       rows = rows.where(sql<boolean>`substr(value, 1, ${sql.raw(String(characters(prefix)))}) = ${prefix}`);
+      // SQLite compares text bytewise: the values with this prefix are one index range per period
+      // (up to the prefix with its last character, the separator, counted one up).
+      if (dialect.name === "sqlite") rows = rows.where("value", ">=", prefix).where("value", "<", prefix.slice(0, -1) + NEXT_TO_SEPARATOR);
     }
     return rows;
   }
