@@ -21,7 +21,7 @@ const SIZE = {
   full: { pageviews: 10_000_000, visitors: 1_000_000, pages: 5000 },
 }[mode];
 const REPS = { smoke: 2, quick: 5, full: 20 }[mode];
-const FILTERED_REPS = { smoke: 2, quick: 5, full: 10 }[mode];
+const FILTERED_REPS = { smoke: 2, quick: 5, full: 7 }[mode];
 const WARMUP = mode === "full" ? 3 : 1;
 /** Raw baseline: at least one timed run after a warm-up; stop once this much time went into one (stat, range). */
 const BASELINE_BUDGET_MS = { smoke: 50, quick: 250, full: 3000 }[mode];
