@@ -38,7 +38,8 @@ export interface TestTally {
 
 export async function createTestTally(dialect: DialectName, options: Omit<TallyOptions, "database"> = {}): Promise<TestTally> {
   const database = await createTestDatabase(dialect);
-  const tally = createTally({ ...options, database: database.url });
+  // Day blocks only where a test builds them (buildDayBlocks): what a statistic reads stays the test's choice.
+  const tally = createTally({ dayBlocksIntervalMs: 0, ...options, database: database.url });
   await tally.ready();
   return {
     tally,

@@ -11,6 +11,7 @@ import { createKyselyStore } from "./engine/kysely-store.js";
 import type { EngineStore } from "./engine/store.js";
 import { createWriteFailureLog } from "./engine/write-failure-log.js";
 import { createRetention } from "./engine/retention.js";
+import { buildDayBlocks } from "./stats/day-block-builder.js";
 import { createMemorySalts, createSalts } from "./engine/salts.js";
 import { exportWebsite, type ExportOptions, type WebsiteExport } from "./moving/exporter.js";
 import { runImport, type ImportContext, type ImportOptions, type ImportSummary } from "./moving/importer.js";
@@ -82,6 +83,13 @@ export interface TallyOptions {
    */
   retentionIntervalMs?: number;
   /**
+   * How often the day blocks of past days are built or rebuilt (filtered statistics read
+   * them instead of the visits and hits; docs/statistics.md, "How filtered statistics are
+   * read"); also two minutes after start. 0 turns the schedule off (`buildDayBlocks()` still works).
+   * @default 600000 (10 minutes)
+   */
+  dayBlocksIntervalMs?: number;
+  /**
    * How long one statistics query may run; past it, it is stopped and answered with
    * UnavailableError (HTTP 503). A SQLite file is read on a thread of its own, which is
    * terminated; PostgreSQL reads run with this `statement_timeout`. A SQLite database
@@ -132,6 +140,8 @@ export interface Tally {
   export(websiteId: number, options?: ExportOptions): Promise<WebsiteExport>;
   /** Deletes visits and hits older than each website's `retention_days` now; answers how many rows went. */
   applyRetention(now?: number): Promise<number>;
+  /** Builds the day blocks of past days that have none or an out-of-date one now; answers how many were built. */
+  buildDayBlocks(): Promise<number>;
   /** Resolves once the store is open and migrated; rejects if it cannot be. */
   ready(): Promise<void>;
   /**
@@ -149,12 +159,30 @@ interface Services {
   reports: Reports;
   collector: ReturnType<typeof createCollector>;
   retention: ReturnType<typeof createRetention>;
+  dayBlocks: ReturnType<typeof createDayBlocksJob>;
   importContext: ImportContext;
   exportWebsite(websiteId: number, options?: ExportOptions): Promise<WebsiteExport>;
   close(): Promise<void>;
 }
 
 const RETENTION_FIRST_RUN_MS = 60_000;
+const DAY_BLOCKS_FIRST_RUN_MS = 120_000;
+
+/** Day blocks built by one run at a time (a call during a run joins it). */
+function createDayBlocksJob(db: OpenDatabase["db"]) {
+  let running: Promise<number> | null = null;
+  return {
+    run(): Promise<number> {
+      running ??= buildDayBlocks(db).finally(() => {
+        running = null;
+      });
+      return running;
+    },
+    async settle(): Promise<void> {
+      await running?.catch(() => {});
+    },
+  };
+}
 const REPORTS_FIRST_RUN_MS = 30_000;
 
 /** Runs `run` every `intervalMs`, first after `firstRunMs` (unreferenced timers: they never keep the process alive). */
@@ -279,6 +307,8 @@ async function openServices(options: TallyOptions): Promise<Services> {
   const reads = statsReads(store, options);
   const retention = createRetention(rollups, () => websites.listRows());
   const stopRetention = scheduleEvery(() => retention.run(), options.retentionIntervalMs ?? 3_600_000, RETENTION_FIRST_RUN_MS, onError);
+  const dayBlocks = createDayBlocksJob(store.db);
+  const stopDayBlocks = scheduleEvery(() => dayBlocks.run(), options.dayBlocksIntervalMs ?? 600_000, DAY_BLOCKS_FIRST_RUN_MS, onError);
   const accounts = createAccounts(store.db);
   const stats = createStats(websites, reads, () => flushed.flush(), createRealtimeReader(store.db));
   const reportError = options.onError ?? ((error: unknown) => console.error(`tally: e-mail ${error instanceof Error ? error.message : String(error)}`));
@@ -291,6 +321,7 @@ async function openServices(options: TallyOptions): Promise<Services> {
     reports,
     collector,
     retention,
+    dayBlocks,
     importContext,
     async exportWebsite(websiteId, exportOptions) {
       const row = await websites.findById(websiteId);
@@ -300,9 +331,11 @@ async function openServices(options: TallyOptions): Promise<Services> {
     },
     async close() {
       stopRetention();
+      stopDayBlocks();
       stopReports();
       try {
         await retention.settle();
+        await dayBlocks.settle();
         await reports.settle();
         await flushed.close();
       } finally {
@@ -334,6 +367,7 @@ export function createTally(options: TallyOptions = {}): Tally {
     collect: async (hit) => (await services).collector.collect(hit),
     flush: async () => (await services).collector.flush(),
     applyRetention: async (now) => (await services).retention.run(now),
+    buildDayBlocks: async () => (await services).dayBlocks.run(),
     import: async (file, importOptions) => runImport((await services).importContext, file, importOptions),
     export: async (websiteId, exportOptions) => (await services).exportWebsite(websiteId, exportOptions),
     ready: async () => {

@@ -210,6 +210,32 @@ const migrationFactories: Record<string, MigrationFactory> = {
       await sumRollupsInto(db, quarter, sql`length(period) = 7`);
     },
   }),
+  // Day blocks: the store's visits, hits and properties of a past day, column by column,
+  // read by filtered statistics instead of the rows (stats/day-blocks.ts).
+  "0009_day_blocks": (dialect) => ({
+    async up(db) {
+      await db.schema
+        .createTable("day_versions")
+        .addColumn("website_id", "integer", (c) => c.notNull())
+        .addColumn("day", "integer", (c) => c.notNull())
+        .addColumn("version", "integer", (c) => c.notNull())
+        .addColumn("last_hit", dialect.counterType, (c) => c.notNull())
+        .addPrimaryKeyConstraint("day_versions_pk", ["website_id", "day"])
+        .execute();
+      await db.schema
+        .createTable("day_blocks")
+        .addColumn("website_id", "integer", (c) => c.notNull())
+        .addColumn("day", "integer", (c) => c.notNull())
+        .addColumn("name", "text", (c) => c.notNull())
+        .addColumn("version", "integer", (c) => c.notNull())
+        .addColumn("data", dialect.blobType, (c) => c.notNull())
+        .addPrimaryKeyConstraint("day_blocks_pk", ["website_id", "day", "name"])
+        .execute();
+      await sql`insert into day_versions (website_id, day, version, last_hit)
+        select v.website_id, v.start / 86400, 1, max(h.time) from visits v join hits h on h.visit_id = v.id
+        group by v.website_id, v.start / 86400`.execute(db);
+    },
+  }),
 };
 
 /** Counts and dimension ids of a visit row, all integers defaulting to 0. */

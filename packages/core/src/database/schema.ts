@@ -15,6 +15,8 @@ export interface Database {
   report_runs: ReportRunsTable;
   report_secrets: ReportSecretsTable;
   imports: ImportsTable;
+  day_versions: DayVersionsTable;
+  day_blocks: DayBlocksTable;
 }
 
 /** Distinct values of one website, one table for every kind (pages, referrers, browsers…): rows elsewhere hold their ids. */
@@ -209,4 +211,27 @@ export interface ImportsTable {
   message: string;
   created_at: string;
   finished_at: string | null;
+}
+
+/**
+ * One row per website and local day on which visits started: bumped by every write that
+ * adds or changes such a visit, its hits or properties. A day block is current while its
+ * `version` equals this one.
+ */
+export interface DayVersionsTable {
+  website_id: number;
+  /** Local day number (local seconds / 86400) the visits started on. */
+  day: number;
+  version: number;
+  /** Latest local second of any hit of those visits: which days a range of hits reaches into. */
+  last_hit: number;
+}
+
+/** One column of a day's visits, hits or properties, encoded (stats/day-block-format.ts). */
+export interface DayBlocksTable {
+  website_id: number;
+  day: number;
+  version: number;
+  name: string;
+  data: Uint8Array;
 }

@@ -10,6 +10,8 @@ export interface SqlDialect {
   /** Column type and builder for an auto-incrementing integer primary key. */
   readonly idColumnType: "integer" | "serial";
   idColumn(column: ColumnDefinitionBuilder): ColumnDefinitionBuilder;
+  /** Column type for binary data. */
+  readonly blobType: "blob" | "bytea";
   /** Column type for counters that may exceed 2^31. */
   readonly counterType: "integer" | "bigint";
   /** Appended to CREATE TABLE for tables read by primary-key ranges (SQLite: WITHOUT ROWID). */

@@ -21,6 +21,13 @@ export interface VisitUpdateRow {
   engaged: number;
 }
 
+/** A day whose visits a flush added or changed: its version goes up, its latest hit to `last_hit`. */
+export interface TouchedDay {
+  website_id: number;
+  day: number;
+  last_hit: number;
+}
+
 export interface VisitorClaim {
   hash: string;
   websiteId: number;
@@ -46,6 +53,8 @@ export interface FlushIo extends DimensionIo {
   insertProps(rows: readonly EventPropsTable[]): MaybePromise<void>;
   saveVisitors(rows: readonly VisitorsTable[]): MaybePromise<void>;
   addCounts(rows: readonly CounterRow[]): MaybePromise<void>;
+  /** Bumps the versions of the days whose visits changed (their day blocks are out of date). */
+  touchDays(rows: readonly TouchedDay[]): MaybePromise<void>;
 }
 
 export function stateOf(row: VisitorsTable): VisitorState {

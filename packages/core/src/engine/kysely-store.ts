@@ -129,6 +129,22 @@ export function kyselyFlushIo(trx: Transaction<Database>, dialect: SqlDialect): 
           .execute();
       }
     },
+    async touchDays(rows) {
+      // One order for every process, as for the rollups.
+      const sorted = [...rows].sort((a, b) => a.website_id - b.website_id || a.day - b.day);
+      for (const part of chunks(sorted)) {
+        await trx
+          .insertInto("day_versions")
+          .values(part.map((row) => ({ ...row, version: 1 })))
+          .onConflict((oc) =>
+            oc.columns(["website_id", "day"]).doUpdateSet({
+              version: sql`day_versions.version + 1`,
+              last_hit: dialect.greatest(sql.ref("day_versions.last_hit"), sql.ref("excluded.last_hit")),
+            }),
+          )
+          .execute();
+      }
+    },
   };
   if (dialect.lockRows) {
     // Claiming rows first makes a second process wait for this one to commit before it
@@ -163,7 +179,7 @@ export function createKyselyStore(db: Kysely<Database>, dialect: SqlDialect): En
     },
 
     async deleteWebsite(websiteId) {
-      for (const table of ["rollups", "visitors", "visits", "hits", "event_props", "dimensions"] as const) {
+      for (const table of ["rollups", "visitors", "visits", "hits", "event_props", "dimensions", "day_versions", "day_blocks"] as const) {
         await db.deleteFrom(table).where("website_id", "=", websiteId).execute();
       }
       dictionary.forgetWebsite(websiteId);
@@ -183,6 +199,10 @@ export function createKyselyStore(db: Kysely<Database>, dialect: SqlDialect): En
 
     async deleteOlderThan(websiteId, localSeconds, limit) {
       let deleted = 0;
+      // The versions and blocks of the days that went (a few rows a day), not counted as rows deleted.
+      for (const table of ["day_versions", "day_blocks"] as const) {
+        await db.deleteFrom(table).where("website_id", "=", websiteId).where("day", "<", Math.ceil(localSeconds / 86_400)).execute();
+      }
       for (const [table, column] of [["hits", "time"], ["event_props", "time"], ["visits", "start"]] as const) {
         const result = await sql`delete from ${sql.table(table)} where (${sql.raw(dialect.rowLocator)}) in (
           select ${sql.raw(dialect.rowLocator)} from ${sql.table(table)}

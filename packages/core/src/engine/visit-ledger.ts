@@ -13,6 +13,8 @@ export interface NewVisit {
 export interface VisitChange {
   id: number;
   websiteId: number;
+  /** The local day the visit started (`Y-m-d`): the day block it belongs to. */
+  day: string;
   pageviews: number;
   events: number;
   /** Seconds; the stored duration only ever grows to this. */
@@ -49,20 +51,20 @@ export function createVisitLedger() {
   const created: NewVisit[] = [];
   const changes = new Map<number, VisitChange>();
 
-  const emptyChange = (id: number, websiteId: number): VisitChange => ({ id, websiteId, pageviews: 0, events: 0, duration: 0, exitPage: null, engagedMs: 0 });
+  const emptyChange = (id: number, websiteId: number, day: string): VisitChange => ({ id, websiteId, day, pageviews: 0, events: 0, duration: 0, exitPage: null, engagedMs: 0 });
 
   return {
     /** Starts a visit; its visitor is `visitor`, or the visit itself when the visitor-day has none yet. */
     start(first: PendingHit, visitor: number): NewVisit {
       const id = -(created.length + 1);
-      const visit: NewVisit = { id, visitor: visitor === 0 ? id : visitor, first, change: emptyChange(id, first.websiteId) };
+      const visit: NewVisit = { id, visitor: visitor === 0 ? id : visitor, first, change: emptyChange(id, first.websiteId, first.day) };
       created.push(visit);
       changes.set(id, visit.change);
       return visit;
     },
-    change(id: number, websiteId: number): VisitChange {
+    change(id: number, websiteId: number, day: string): VisitChange {
       let change = changes.get(id);
-      if (!change) changes.set(id, (change = emptyChange(id, websiteId)));
+      if (!change) changes.set(id, (change = emptyChange(id, websiteId, day)));
       return change;
     },
     created: (): readonly NewVisit[] => created,

@@ -160,7 +160,7 @@ function addToVisit(flush: Flush, hit: PendingHit, holder: VisitorState, late: b
   const { counters, visits } = flush;
   const { websiteId } = hit;
   const day = holder.visitDay;
-  const change = visits.change(holder.visit, websiteId);
+  const change = visits.change(holder.visit, websiteId, day);
   const bounced = isBounce(holder);
   if (hit.kind === "pageview") {
     holder.visitPageviews++;
@@ -185,7 +185,7 @@ function extendVisit(flush: Flush, holder: VisitorState, time: number): void {
   const before = holder.lastSeen >= holder.visitStart ? durationOf(holder) : 0;
   holder.lastSeen = Math.max(holder.lastSeen, time);
   const after = durationOf(holder);
-  const change = flush.visits.change(holder.visit, holder.websiteId);
+  const change = flush.visits.change(holder.visit, holder.websiteId, holder.visitDay);
   change.duration = Math.max(change.duration, after);
   flush.counters.addDaily(holder.websiteId, "visit_duration", holder.visitDay, holder.visitDay, after - before);
 }
@@ -199,7 +199,7 @@ function applyEngagement(flush: Flush, signal: PendingHit): void {
   const yesterday = signal.previousVisitor ? flush.states.get(signal.previousVisitor) : undefined;
   const holder = today && today.lastSeen > 0 && today.visit !== 0 ? today : yesterday;
   if (!holder || holder.lastSeen === 0 || holder.visit === 0) return;
-  flush.visits.change(holder.visit, holder.websiteId).engagedMs += signal.engagedMs;
+  flush.visits.change(holder.visit, holder.websiteId, holder.visitDay).engagedMs += signal.engagedMs;
   if (signal.timestamp > holder.lastSeen) extendVisit(flush, holder, signal.timestamp);
   flush.touched.add(holder);
 }

@@ -1,11 +1,12 @@
+import { dayNumber } from "../calendar.js";
 import type { Dictionary } from "./dictionary.js";
 import type { VisitorsTable } from "../database/schema.js";
-import type { FlushIo, VisitRow, VisitorClaim } from "./flush-io.js";
+import type { FlushIo, TouchedDay, VisitRow, VisitorClaim } from "./flush-io.js";
 import { rowOf, stateOf } from "./flush-io.js";
 import type { PendingHit } from "./pending-hit.js";
 import type { NewVisit } from "./visit-ledger.js";
 import type { Steps } from "./steps.js";
-import { processHits } from "./visit-processor.js";
+import { processHits, type FlushChanges } from "./visit-processor.js";
 
 /** What a flush touches: the visitor rows it may create (today's) and every row it reads. */
 export interface FlushWork {
@@ -54,6 +55,24 @@ function visitRow(visit: NewVisit, id: Dictionary["id"], visitor: number): Visit
     language: id(w, "language", hit.language),
     resolution: id(w, "resolution", hit.screen),
   };
+}
+
+/** The days (of visit start) whose visits, hits or properties a flush adds or changes, each with its latest hit. */
+export function touchedDays(changes: FlushChanges): TouchedDay[] {
+  const days = new Map<string, TouchedDay>();
+  const dayOfVisit = new Map<number, TouchedDay>();
+  for (const change of [...changes.newVisits.map((visit) => visit.change), ...changes.visitUpdates]) {
+    const day = dayNumber(change.day);
+    const key = `${change.websiteId}:${day}`;
+    let touched = days.get(key);
+    if (!touched) days.set(key, (touched = { website_id: change.websiteId, day, last_hit: 0 }));
+    dayOfVisit.set(change.id, touched);
+  }
+  for (const hit of changes.hits) {
+    const touched = dayOfVisit.get(hit.visit);
+    if (touched) touched.last_hit = Math.max(touched.last_hit, hit.time);
+  }
+  return [...days.values()];
 }
 
 /**
@@ -127,4 +146,5 @@ export function* writeFlush(io: FlushIo, dictionary: Dictionary, hits: readonly 
   );
   yield io.saveVisitors(changes.states.map((state) => rowOf({ ...state, visitor: real(state.visitor), visit: real(state.visit) })));
   yield io.addCounts(changes.counts);
+  yield io.touchDays(touchedDays(changes));
 }

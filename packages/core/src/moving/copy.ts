@@ -24,6 +24,8 @@ const COPY_ORDER = {
   hits: 11,
   event_props: 12,
   rollups: 13,
+  day_versions: 14,
+  day_blocks: 15,
 } satisfies Record<keyof Database, number>;
 
 export const COPIED_TABLES = (Object.keys(COPY_ORDER) as (keyof Database)[]).sort((a, b) => COPY_ORDER[a] - COPY_ORDER[b]);

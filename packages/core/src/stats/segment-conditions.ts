@@ -91,7 +91,17 @@ export function segmentConditions(dialect: SqlDialect, websiteId: number, condit
 
   const all = (parts: readonly Sql[]) => (parts.length === 0 ? sql`1 = 1` : sql.join(parts, sql` and `));
 
+  /** The dictionary ids each condition matches (and for properties, the ids of the name), as queries. */
+  function idQueries(condition: Condition): { ids: Sql; names: Sql } {
+    const none = sql`(select id from dimensions where 1 = 0)`;
+    if (condition.on === "visit") return { ids: ids(VISIT_KINDS[condition.dimension], condition), names: none };
+    if (condition.on === "prop") return { ids: ids("prop_value", condition), names: propertyNames(condition.name) };
+    return { ids: ids(condition.on, condition), names: none };
+  }
+
   return {
+    conditions,
+    idQueries,
     /** Every condition, evaluated on the visit `v`. */
     visit: () => all(conditions.map(onVisit)),
     /** What a hit `h` of a matching visit must match itself: page conditions, and for event statistics event and property ones. */

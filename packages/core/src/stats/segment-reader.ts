@@ -1,8 +1,10 @@
 import { sql, type Kysely, type RawBuilder } from "kysely";
 import type { Database } from "../database/schema.js";
 import type { SqlDialect } from "../dialect/dialect.js";
-import { DIMENSION_KINDS, STAT_KINDS } from "../engine/dimensions.js";
-import type { Condition } from "./filters.js";
+import type { BlockColumn } from "./day-block-builder.js";
+import { columnsFor, countBlock, type BlockCounting, type BlockScan, type ResolvedCondition } from "./day-block-counter.js";
+import { decodeColumn, type Column } from "./day-block-format.js";
+import type { Condition, VisitDimension } from "./filters.js";
 import { dayValue, hourValue, localBounds, pageOf, type CountReader, type DayRange, type ListOptions, type Statistic } from "./reader.js";
 import { segmentConditions } from "./segment-conditions.js";
 import type { StatRow } from "./stats-query.js";
@@ -23,78 +25,132 @@ interface Counting {
   count: Sql;
   /** How keys read: a day number, an hour, or a dictionary id. */
   keys: "day" | "hour" | "dimension" | "goal";
+  /** The same, counted from a day block. */
+  block: BlockCounting;
 }
 
-const visitColumn = (column: string, count: Sql): Counting => ({ from: "visits", key: sql.ref(`v.${column}`), count, keys: "dimension" });
 const VISITS = sql`count(*)`;
 const VISITORS = sql`count(distinct ${VISITOR})`;
 
+const byDay = (count: Sql, block: BlockCounting["count"]): Counting => ({ from: "visits", key: DAY_OF_VISIT, count, keys: "day", block: { from: "visits", key: "day", count: block } });
+const visitColumn = (column: VisitDimension, visitors: boolean): Counting => ({
+  from: "visits",
+  key: sql.ref(`v.${column}`),
+  count: visitors ? VISITORS : VISITS,
+  keys: "dimension",
+  block: { from: "visits", key: { visit: column }, count: visitors ? "visitors" : "rows" },
+});
+const ofHits = (from: "pageviews" | "events" | "properties", key: Sql, keys: Counting["keys"], visitors: boolean, blockKey: BlockCounting["key"]): Counting => ({
+  from,
+  key,
+  count: visitors ? VISITORS : sql`count(*)`,
+  keys,
+  block: { from, key: blockKey, count: visitors ? "visitors" : "rows" },
+});
+
 const COUNTINGS: Readonly<Record<string, Counting>> = {
-  visits: { from: "visits", key: DAY_OF_VISIT, count: VISITS, keys: "day" },
-  bounces: { from: "visits", key: DAY_OF_VISIT, count: sql`sum(${BOUNCED})`, keys: "day" },
-  visit_duration: { from: "visits", key: DAY_OF_VISIT, count: sql`sum(v.duration)`, keys: "day" },
-  visit_pageviews: { from: "visits", key: DAY_OF_VISIT, count: sql`sum(v.pageviews)`, keys: "day" },
-  landing_page: visitColumn("entry_page", VISITS),
-  exit_page: visitColumn("exit_page", VISITS),
-  referrer: visitColumn("referrer", VISITS),
-  campaign: visitColumn("utm_campaign", VISITS),
-  utm_source: visitColumn("utm_source", VISITS),
-  utm_medium: visitColumn("utm_medium", VISITS),
-  utm_content: visitColumn("utm_content", VISITS),
-  utm_term: visitColumn("utm_term", VISITS),
-  visitors: { from: "visits", key: DAY_OF_VISIT, count: VISITORS, keys: "day" },
+  visits: byDay(VISITS, "rows"),
+  bounces: byDay(sql`sum(${BOUNCED})`, "bounces"),
+  visit_duration: byDay(sql`sum(v.duration)`, "duration"),
+  visit_pageviews: byDay(sql`sum(v.pageviews)`, "pageviews"),
+  landing_page: visitColumn("entry_page", false),
+  exit_page: visitColumn("exit_page", false),
+  referrer: visitColumn("referrer", false),
+  campaign: visitColumn("utm_campaign", false),
+  utm_source: visitColumn("utm_source", false),
+  utm_medium: visitColumn("utm_medium", false),
+  utm_content: visitColumn("utm_content", false),
+  utm_term: visitColumn("utm_term", false),
+  visitors: byDay(VISITORS, "visitors"),
   // Grouped by the hour of each visitor-day's first matching visit: a query of its own (`grouped`).
-  visitors_hours: { from: "visits", key: sql`(v.start % 86400) / 3600`, count: VISITORS, keys: "hour" },
-  browser: visitColumn("browser", VISITORS),
-  os: visitColumn("os", VISITORS),
-  device: visitColumn("device", VISITORS),
-  country: visitColumn("country", VISITORS),
-  continent: visitColumn("continent", VISITORS),
-  city: visitColumn("city", VISITORS),
-  language: visitColumn("language", VISITORS),
-  resolution: visitColumn("resolution", VISITORS),
-  pageviews: { from: "pageviews", key: sql`h.time / 86400`, count: sql`count(*)`, keys: "day" },
-  pageviews_hours: { from: "pageviews", key: sql`(h.time % 86400) / 3600`, count: sql`count(*)`, keys: "hour" },
-  page: { from: "pageviews", key: sql`h.page`, count: sql`count(*)`, keys: "dimension" },
-  event: { from: "events", key: sql`h.event`, count: sql`count(*)`, keys: "dimension" },
-  event_visitors: { from: "events", key: sql`h.event`, count: VISITORS, keys: "dimension" },
-  event_property: { from: "properties", key: sql`p.value`, count: sql`count(*)`, keys: "dimension" },
+  visitors_hours: { from: "visits", key: sql`(v.start % 86400) / 3600`, count: VISITORS, keys: "hour", block: { from: "visits", key: "first-hour", count: "rows" } },
+  browser: visitColumn("browser", true),
+  os: visitColumn("os", true),
+  device: visitColumn("device", true),
+  country: visitColumn("country", true),
+  continent: visitColumn("continent", true),
+  city: visitColumn("city", true),
+  language: visitColumn("language", true),
+  resolution: visitColumn("resolution", true),
+  pageviews: ofHits("pageviews", sql`h.time / 86400`, "day", false, "day"),
+  pageviews_hours: ofHits("pageviews", sql`(h.time % 86400) / 3600`, "hour", false, "hour"),
+  page: ofHits("pageviews", sql`h.page`, "dimension", false, "h.page"),
+  event: ofHits("events", sql`h.event`, "dimension", false, "h.event"),
+  event_visitors: ofHits("events", sql`h.event`, "dimension", true, "h.event"),
+  event_property: ofHits("properties", sql`p.value`, "dimension", false, "p.value"),
   // One row for the pageviews of pages matching the goal's pattern (h.event is 0 for all of them).
-  page_goal_visitors: { from: "pageviews", key: sql`h.event`, count: VISITORS, keys: "goal" },
-  page_goal_views: { from: "pageviews", key: sql`h.event`, count: sql`count(*)`, keys: "goal" },
+  page_goal_visitors: ofHits("pageviews", sql`h.event`, "goal", true, "goal"),
+  page_goal_views: ofHits("pageviews", sql`h.event`, "goal", false, "goal"),
 };
+
+function countingOf(stat: Statistic): Counting {
+  const counting = COUNTINGS[stat.name];
+  if (!counting) throw new TypeError(`no segment counting for ${stat.name}`);
+  return counting;
+}
 
 /** The row value of a page goal: Plausible's name for it. */
 export const pageGoalValue = (pattern: string) => `Visit ${pattern}`;
 
+/** Days of a range whose visits can count, each with what its block needs. */
+interface CandidateDay {
+  day: number;
+  lastHit: number;
+}
+
+/** Columns of the blocks read, per day. */
+type BlockColumns = Map<number, Map<BlockColumn, Column>>;
+
 /**
  * Filtered statistics, from the visits and hits (docs/statistics.md, "Segments: filters").
  * Conditions become sets of dictionary ids, so the large tables compare integers only.
+ * Days with a current day block are counted from it; the others from the rows.
  */
 export function createSegmentReader(db: Kysely<Database>, dialect: SqlDialect, websiteId: number, conditions: readonly Condition[]): CountReader {
   const where = segmentConditions(dialect, websiteId, conditions);
 
-  /** Rows grouped by key: `k` and `n`, over a range. */
-  function grouped(stat: Statistic, range: DayRange): Sql {
+  async function run<T>(query: Sql): Promise<T[]> {
+    return (await query.execute(db)).rows as T[];
+  }
+
+  async function idSet(query: Sql): Promise<Set<number>> {
+    return new Set((await run<{ id: number }>(sql`select id from ${query} ids`)).map((row) => Number(row.id)));
+  }
+
+  /** Visits starting on one of these days: runs of consecutive days as ranges of `v.start`. */
+  function startingOn(days: readonly number[]): Sql {
+    const ranges: Sql[] = [];
+    for (let i = 0; i < days.length; ) {
+      let j = i;
+      while (j + 1 < days.length && days[j + 1] === days[j]! + 1) j++;
+      ranges.push(sql`(v.start >= ${days[i]! * 86_400} and v.start < ${(days[j]! + 1) * 86_400})`);
+      i = j + 1;
+    }
+    return ranges.length === 0 ? sql`1 = 0` : sql`(${sql.join(ranges, sql` or `)})`;
+  }
+
+  /** Rows grouped by key, `k` and `n`, over a range, of the visits starting on `days`. */
+  function grouped(stat: Statistic, range: DayRange, days: readonly number[]): Sql {
     const [start, end] = localBounds(range);
+    const visits = sql`v.website_id = ${websiteId} and ${startingOn(days)}`;
     if (stat.name === "visitors_hours") {
       // The hour each visitor-day's first matching visit started.
       return sql`select (first % 86400) / 3600 as k, count(*) as n from (
           select min(v.start) as first from visits v
-          where v.website_id = ${websiteId} and v.start >= ${start} and v.start < ${end} and ${where.visit()}
+          where ${visits} and v.start >= ${start} and v.start < ${end} and ${where.visit()}
           group by ${DAY_OF_VISIT}, ${VISITOR}) firsts
         group by (first % 86400) / 3600`;
     }
-    const counting = COUNTINGS[stat.name];
-    if (!counting) throw new TypeError(`no segment counting for ${stat.name}`);
+    const counting = countingOf(stat);
     if (counting.from === "visits") {
       return sql`select ${counting.key} as k, ${counting.count} as n from visits v
-        where v.website_id = ${websiteId} and v.start >= ${start} and v.start < ${end} and ${where.visit()}
+        where ${visits} and v.start >= ${start} and v.start < ${end} and ${where.visit()}
         group by ${counting.key}`;
     }
     const events = counting.from !== "pageviews";
     const kind = events ? sql`h.event <> 0` : sql`h.event = 0`;
-    const hits = sql`hits h join visits v on v.id = h.visit_id`;
+    // Cross join: the visits of the days drive, their hits are found by visit.
+    const hits = sql`visits v cross join hits h`;
     let source = hits;
     let extra: Sql = sql`1 = 1`;
     if (counting.from === "properties") {
@@ -103,51 +159,114 @@ export function createSegmentReader(db: Kysely<Database>, dialect: SqlDialect, w
     }
     if (counting.keys === "goal") extra = sql`h.page in ${where.pagesMatching(stat.pattern ?? "")}`;
     return sql`select ${counting.key} as k, ${counting.count} as n from ${source}
-      where h.website_id = ${websiteId} and h.time >= ${start} and h.time < ${end} and ${kind} and ${extra}
+      where h.visit_id = v.id and ${visits} and h.time >= ${start} and h.time < ${end} and ${kind} and ${extra}
         and ${where.visit()} and ${where.hit(events)}
       group by ${counting.key}`;
   }
 
-  async function run<T>(query: Sql): Promise<T[]> {
-    return (await query.execute(db)).rows as T[];
+  /** The days whose visits can count: started in the range, or (for hits) before it with a hit in it. */
+  async function candidateDays(fromHits: boolean, start: number, end: number): Promise<CandidateDay[]> {
+    // A late hit joins the visit its person started next (up to a day later): for hits, the day after the range too.
+    const reach = fromHits ? sql`(day >= ${start / 86_400} or last_hit >= ${start}) and day <= ${end / 86_400}` : sql`day >= ${start / 86_400} and day < ${end / 86_400}`;
+    const rows = await run<{ day: number; last_hit: number }>(sql`select day, last_hit from day_versions
+      where website_id = ${websiteId} and ${reach} order by day`);
+    return rows.map((row) => ({ day: Number(row.day), lastHit: Number(row.last_hit) }));
+  }
+
+  /** The named columns of the days' current blocks; a day missing any is left out (counted from rows). */
+  async function blockColumns(days: readonly CandidateDay[], names: readonly BlockColumn[]): Promise<BlockColumns> {
+    const blocks: BlockColumns = new Map();
+    if (days.length === 0) return blocks;
+    const rows = await run<{ day: number; name: BlockColumn; data: Uint8Array }>(sql`
+      select b.day, b.name, b.data from day_blocks b
+      join day_versions d on d.website_id = b.website_id and d.day = b.day and d.version = b.version
+      where b.website_id = ${websiteId} and b.day in (${sql.join(days.map((day) => day.day))}) and b.name in (${sql.join(names)})`);
+    for (const row of rows) {
+      const day = Number(row.day);
+      let columns = blocks.get(day);
+      if (!columns) blocks.set(day, (columns = new Map()));
+      columns.set(row.name, decodeColumn(row.data));
+    }
+    for (const [day, columns] of blocks) if (columns.size < names.length) blocks.delete(day);
+    return blocks;
+  }
+
+  /** What a block scan needs besides the columns: the conditions' ids, looked up once. */
+  async function blockScan(stat: Statistic, counting: Counting, start: number, end: number): Promise<BlockScan> {
+    const resolved: ResolvedCondition[] = [];
+    for (const condition of where.conditions) {
+      const queries = where.idQueries(condition);
+      resolved.push({ condition, ids: await idSet(queries.ids), names: await idSet(queries.names) });
+    }
+    const scan: BlockScan = { counting: counting.block, conditions: resolved, start, end };
+    if (counting.from === "properties") {
+      scan.eventIds = await idSet(where.idsOf("event", stat.event ?? ""));
+      scan.propNames = await idSet(where.idsOf("prop_name", stat.property ?? ""));
+    }
+    if (counting.keys === "goal") scan.goalPages = await idSet(where.pagesMatching(stat.pattern ?? ""));
+    return scan;
+  }
+
+  /** Counts by key (day, hour, dictionary id, or 0 for a goal): blocks where current, rows elsewhere. */
+  async function countsByKey(stat: Statistic, range: DayRange): Promise<Map<number, number>> {
+    const [start, end] = localBounds(range);
+    const counting = countingOf(stat);
+    const fromHits = counting.from !== "visits";
+    const days = await candidateDays(fromHits, start, end);
+    const counts = new Map<number, number>();
+    // A block's hits need their times checked where some may fall outside the range: its first
+    // day and before (late hits), the day after it, and days with hits past its end.
+    const needsTime = (day: CandidateDay) => fromHits && (day.day <= start / 86_400 || day.day >= end / 86_400 || day.lastHit >= end);
+    let blocks: BlockColumns = new Map();
+    if (days.length > 0) {
+      const scan = await blockScan(stat, counting, start, end);
+      blocks = await blockColumns(days, columnsFor(scan, false));
+      const timed = days.filter((day) => blocks.has(day.day) && needsTime(day));
+      const times = columnsFor(scan, true).filter((name) => !columnsFor(scan, false).includes(name));
+      if (timed.length > 0 && times.length > 0) {
+        for (const [day, columns] of await blockColumns(timed, times)) for (const [name, column] of columns) blocks.get(day)?.set(name, column);
+        for (const day of timed) if (times.some((name) => !blocks.get(day.day)?.has(name))) blocks.delete(day.day);
+      }
+      for (const day of days) {
+        const columns = blocks.get(day.day);
+        if (columns) countBlock(day.day, (name) => columns.get(name)!, scan, needsTime(day), counts);
+      }
+    }
+    const fromRows = days.filter((day) => !blocks.has(day.day)).map((day) => day.day);
+    if (fromRows.length > 0) {
+      for (const row of await run<{ k: number; n: number }>(grouped(stat, range, fromRows))) {
+        counts.set(Number(row.k), (counts.get(Number(row.k)) ?? 0) + Number(row.n));
+      }
+    }
+    return counts;
+  }
+
+  /** The values of dictionary ids; ids without one (0: no value) are left out. */
+  async function valuesOf(ids: readonly number[]): Promise<Map<number, string>> {
+    const values = new Map<number, string>();
+    for (let i = 0; i < ids.length; i += 500) {
+      const part = ids.slice(i, i + 500);
+      for (const row of await run<{ id: number; value: string }>(sql`select id, value from dimensions where id in (${sql.join(part)})`)) {
+        values.set(Number(row.id), row.value);
+      }
+    }
+    return values;
   }
 
   /** Every row, with keys read as values (day, hour or dictionary value). */
   async function all(stat: Statistic, range: DayRange): Promise<StatRow[]> {
-    // visitors_hours has a query of its own (grouped), keyed by hour.
-    const keys = stat.name === "visitors_hours" ? "hour" : COUNTINGS[stat.name]!.keys;
+    const counted = [...(await countsByKey(stat, range))].filter(([, n]) => n > 0);
+    const keys = countingOf(stat).keys;
     if (keys === "dimension") {
-      const rows = await run<{ value: string; n: number }>(sql`select d.value as value, g.n as n from (${grouped(stat, range)}) g
-        join dimensions d on d.id = g.k where g.n > 0`);
-      return rows.map((row) => ({ value: row.value, count: Number(row.n) }));
+      const values = await valuesOf(counted.map(([id]) => id));
+      return counted.flatMap(([id, count]) => (values.has(id) ? [{ value: values.get(id)!, count }] : []));
     }
-    const rows = await run<{ k: number; n: number }>(sql`select k, n from (${grouped(stat, range)}) g where n > 0`);
     const read = keys === "goal" ? () => pageGoalValue(stat.pattern ?? "") : keys === "day" ? dayValue : hourValue;
-    return rows.map((row) => ({ value: read(Number(row.k)), count: Number(row.n) }));
-  }
-
-  async function page(stat: Statistic, range: DayRange, list: ListOptions) {
-    if (COUNTINGS[stat.name]?.keys !== "dimension") return pageOf(await all(stat, range), list);
-    const kind = STAT_KINDS[stat.name]!;
-    const search = list.search === "" ? sql`1 = 1` : dialect.contains(sql.ref("d.search"), list.search);
-    const byValue = dialect.byCodePoint(sql.ref("d.value"));
-    const order = list.sortBy === "value" ? sql`${byValue} ${sql.raw(list.sort)}` : sql`g.n ${sql.raw(list.sort)}, ${byValue} asc`;
-    const rows = await run<{ value: string; n: number; groups: number }>(sql`
-      select d.value as value, g.n as n, count(*) over () as groups from (${grouped(stat, range)}) g
-      join dimensions d on d.id = g.k and d.kind = ${DIMENSION_KINDS[kind]}
-      where g.n > 0 and ${search}
-      order by ${order} limit ${list.perPage} offset ${(list.page - 1) * list.perPage}`);
-    let total = rows[0] ? Number(rows[0].groups) : 0;
-    if (!rows[0] && list.page > 1) {
-      const [row] = await run<{ n: number }>(sql`select count(*) as n from (${grouped(stat, range)}) g
-        join dimensions d on d.id = g.k where g.n > 0 and ${search}`);
-      total = Number(row?.n ?? 0);
-    }
-    return { rows: rows.map((row) => ({ value: row.value, count: Number(row.n) })), total };
+    return counted.map(([key, count]) => ({ value: read(key), count }));
   }
 
   return {
-    page,
+    page: async (stat, range, list) => pageOf(await all(stat, range), list),
     all,
     async countsOf(stat, range, values) {
       const wanted = new Set(values);

@@ -8,6 +8,7 @@ export const postgresDialect: SqlDialect = {
   name: "postgres",
   idColumnType: "serial",
   idColumn: (column) => column.primaryKey(),
+  blobType: "bytea",
   counterType: "bigint",
   clusteredTableSuffix: sql``,
   contains: (value, needle) => sql`strpos(${value}, ${needle}) > 0`,

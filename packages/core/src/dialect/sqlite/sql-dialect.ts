@@ -6,6 +6,7 @@ export const sqliteDialect: SqlDialect = {
   name: "sqlite",
   idColumnType: "integer",
   idColumn: (column) => column.primaryKey().autoIncrement(),
+  blobType: "blob",
   counterType: "integer",
   clusteredTableSuffix: sql`without rowid`,
   contains: (value, needle) => sql`instr(${value}, ${needle}) > 0`,

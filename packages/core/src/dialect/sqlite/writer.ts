@@ -60,6 +60,9 @@ function createFlushIo(sqlite: SqliteHandle): FlushIo {
   );
   const insertHit = sqlite.prepare("insert into hits (website_id, visit_id, time, page, event, seq) values (?, ?, ?, ?, ?, ?)");
   const insertProp = sqlite.prepare("insert into event_props (website_id, visit_id, time, event, seq, name, value) values (?, ?, ?, ?, ?, ?, ?)");
+  const touchDay = sqlite.prepare(
+    "insert into day_versions (website_id, day, version, last_hit) values (?, ?, 1, ?) on conflict (website_id, day) do update set version = version + 1, last_hit = max(last_hit, excluded.last_hit)",
+  );
   const addCount = sqlite.prepare(
     `insert into rollups (website_id, name, period, value, count) values (?, ?, ?, ?, ?)
      on conflict (website_id, name, period, value) do update set count = count + excluded.count`,
@@ -102,6 +105,9 @@ function createFlushIo(sqlite: SqliteHandle): FlushIo {
     addCounts(rows) {
       for (const c of rows) addCount.run(c.websiteId, c.name, c.period, c.value, c.count);
     },
+    touchDays(rows) {
+      for (const r of rows) touchDay.run(r.website_id, r.day, r.last_hit);
+    },
   };
 }
 
@@ -116,7 +122,7 @@ function olderRowsDeleter(sqlite: SqliteHandle, table: string, timeColumn: strin
 export function createSqliteWriter(sqlite: SqliteHandle): SqliteWriter {
   const io = createFlushIo(sqlite);
   const dictionary = createDictionary();
-  const deleteWebsiteRows = ["rollups", "visitors", "visits", "hits", "event_props", "dimensions"].map((table) =>
+  const deleteWebsiteRows = ["rollups", "visitors", "visits", "hits", "event_props", "dimensions", "day_versions", "day_blocks"].map((table) =>
     sqlite.prepare(`delete from ${table} where website_id = ?`),
   );
   const insertSalt = sqlite.prepare("insert into salts (day, salt) values (?, ?) on conflict (day) do nothing");
@@ -124,6 +130,8 @@ export function createSqliteWriter(sqlite: SqliteHandle): SqliteWriter {
   const deleteOldSalts = sqlite.prepare("delete from salts where day < ?");
   const deleteOldVisitors = sqlite.prepare("delete from visitors where day < ? and hash not like '~%'");
   const deleteOld = [olderRowsDeleter(sqlite, "hits", "time"), olderRowsDeleter(sqlite, "event_props", "time"), olderRowsDeleter(sqlite, "visits", "start")];
+  // The versions and blocks of the days that went (a few rows a day), not counted as rows deleted.
+  const deleteOldDays = ["day_versions", "day_blocks"].map((table) => sqlite.prepare(`delete from ${table} where website_id = ? and day < ?`));
 
   // BEGIN IMMEDIATE: the write lock is taken (waiting up to busy_timeout for another
   // connection) before anything is read. A deferred transaction reads first and, when
@@ -138,9 +146,10 @@ export function createSqliteWriter(sqlite: SqliteHandle): SqliteWriter {
     deleteOldSalts.run(day);
     deleteOldVisitors.run(day);
   });
-  const deleteOlderThan = sqlite.transaction((websiteId: number, localSeconds: number, limit: number) =>
-    deleteOld.reduce((deleted, remove) => deleted + remove(websiteId, localSeconds, limit), 0),
-  );
+  const deleteOlderThan = sqlite.transaction((websiteId: number, localSeconds: number, limit: number) => {
+    for (const statement of deleteOldDays) statement.run(websiteId, Math.ceil(localSeconds / 86_400));
+    return deleteOld.reduce((deleted, remove) => deleted + remove(websiteId, localSeconds, limit), 0);
+  });
 
   return {
     write(hits) {

@@ -1,0 +1,295 @@
+import type { BlockColumn } from "./day-block-builder.js";
+import { asDictionary, valueAt, type Column } from "./day-block-format.js";
+import type { Condition, VisitDimension } from "./filters.js";
+
+/** A statistic as counted from a day block: the same definitions as the SQL of segment-reader.ts. */
+export interface BlockCounting {
+  from: "visits" | "pageviews" | "events" | "properties";
+  /** `first-hour`: the hour of each visitor-day's first matching visit. */
+  key: "day" | "hour" | "first-hour" | "goal" | "h.page" | "h.event" | "p.value" | { visit: VisitDimension };
+  count: "rows" | "visitors" | "bounces" | "duration" | "pageviews";
+}
+
+/** A filter condition with its dictionary ids (and property name ids) looked up. */
+export interface ResolvedCondition {
+  condition: Condition;
+  ids: ReadonlySet<number>;
+  names: ReadonlySet<number>;
+}
+
+export interface BlockScan {
+  counting: BlockCounting;
+  conditions: readonly ResolvedCondition[];
+  /** Local seconds: the range (hits are counted by their own time, visits by their start). */
+  start: number;
+  end: number;
+  /** event_property: the event and property name ids; page goals: the matching page ids. */
+  eventIds?: ReadonlySet<number>;
+  propNames?: ReadonlySet<number>;
+  goalPages?: ReadonlySet<number>;
+}
+
+const visitColumn = (dimension: VisitDimension): BlockColumn => `v.${dimension}`;
+
+/** The columns a scan reads; `h.time` only where some hits may fall outside the range. */
+export function columnsFor(scan: BlockScan, withTime: boolean): BlockColumn[] {
+  const { counting } = scan;
+  const columns = new Set<BlockColumn>(["v.visitor", "v.hits"]);
+  for (const { condition } of scan.conditions) {
+    if (condition.on === "visit") columns.add(visitColumn(condition.dimension));
+    else if (condition.on === "page") columns.add("h.page");
+    else if (condition.on === "event") columns.add("h.event");
+    else for (const column of ["p.hit", "p.name", "p.value", "h.event"] as const) columns.add(column);
+  }
+  if (typeof counting.key === "object") columns.add(visitColumn(counting.key.visit));
+  if (counting.from === "visits") {
+    columns.add("v.start");
+    if (counting.count === "bounces") columns.add("v.pageviews").add("v.events");
+    if (counting.count === "duration") columns.add("v.duration");
+    if (counting.count === "pageviews") columns.add("v.pageviews");
+    return [...columns];
+  }
+  columns.add("h.event");
+  if (withTime || counting.key === "day" || counting.key === "hour") columns.add("h.time");
+  if (counting.key === "h.page" || counting.key === "goal") columns.add("h.page");
+  if (counting.from === "properties") columns.add("p.hit").add("p.name").add("p.value");
+  return [...columns];
+}
+
+/** Per distinct value of a column, whether it is one of `ids`: a test per row is then an array read. */
+function matcher(column: Column, ids: ReadonlySet<number>): (row: number) => boolean {
+  const { values, index } = asDictionary(column);
+  const hit = Uint8Array.from(values, (value) => Number(ids.has(value)));
+  return (row) => hit[index[row]!] === 1;
+}
+
+/** Where each visit's hits start: prefix sums over the block's order. */
+function offsets(counts: Column, rows: number): Uint32Array {
+  const at = new Uint32Array(rows + 1);
+  for (let i = 0; i < rows; i++) at[i + 1] = at[i]! + valueAt(counts, i);
+  return at;
+}
+
+/** Where each hit's properties start. */
+function propOffsets(propHit: Column, hits: number): Uint32Array {
+  const at = new Uint32Array(hits + 1);
+  for (let p = 0; p < propHit.length; p++) at[valueAt(propHit, p) + 1]!++;
+  for (let h = 0; h < hits; h++) at[h + 1]! += at[h]!;
+  return at;
+}
+
+/** Each visit's visitor-day run number, from the flags where runs start. */
+function runsOf(starts: Column): Uint32Array {
+  const runs = new Uint32Array(starts.length);
+  let run = 0;
+  for (let v = 0; v < starts.length; v++) runs[v] = run += valueAt(starts, v);
+  return runs;
+}
+
+/**
+ * Counts by slot (a small integer per key: a dictionary position, a day, an hour), each
+ * visitor-day's keys once when counting visitors: rows arrive in visitor-day runs, so a
+ * run's keys are only remembered until the next run.
+ */
+function createTally(distinctVisitors: boolean, runs: Uint32Array) {
+  const slots: number[] = [];
+  /** Slots below 0: the days before a visit's own (a late hit that joined a visit which started after it). */
+  const below = new Map<number, number>();
+  let run = -1;
+  const runSlots: number[] = [];
+  return {
+    add(v: number, slot: number, n: number): void {
+      if (distinctVisitors) {
+        if (runs[v] !== run) {
+          run = runs[v]!;
+          runSlots.length = 0;
+        }
+        if (runSlots.includes(slot)) return;
+        runSlots.push(slot);
+        n = 1;
+      }
+      if (slot >= 0) slots[slot] = (slots[slot] ?? 0) + n;
+      else below.set(slot, (below.get(slot) ?? 0) + n);
+    },
+    forEach(fn: (n: number, slot: number) => void): void {
+      slots.forEach(fn);
+      below.forEach(fn);
+    },
+  };
+}
+
+/**
+ * Counts one day block into `into` (key → count), as segment-reader.ts's SQL counts the
+ * same rows: visits that match every condition, and of those the hits the statistic
+ * counts. Keys are day numbers, hours, dictionary ids, or 0 for a page goal.
+ */
+export function countBlock(day: number, column: (name: BlockColumn) => Column, scan: BlockScan, withTime: boolean, into: Map<number, number>): void {
+  const { counting } = scan;
+  const runs = runsOf(column("v.visitor"));
+  const visitCount = runs.length;
+  const hitStart = offsets(column("v.hits"), visitCount);
+  const hitCount = hitStart[visitCount]!;
+  let propStart: Uint32Array | null = null;
+  const propsOfHit = () => (propStart ??= propOffsets(column("p.hit"), hitCount));
+
+  /** Whether hit `h` has a property named one of `names` with a value among `values`. */
+  function hasProp(resolved: ResolvedCondition): (h: number) => boolean {
+    const name = matcher(column("p.name"), resolved.names);
+    const value = matcher(column("p.value"), resolved.ids);
+    const at = propsOfHit();
+    return (h) => {
+      for (let p = at[h]!; p < at[h + 1]!; p++) if (name(p) && value(p)) return true;
+      return false;
+    };
+  }
+
+  /** A hit's own match of a page, event or property condition (before negation). */
+  function hitTest(resolved: ResolvedCondition): (h: number) => boolean {
+    const { condition } = resolved;
+    if (condition.on === "page") return matcher(column("h.page"), resolved.ids);
+    if (condition.on === "event") return matcher(column("h.event"), resolved.ids);
+    return hasProp(resolved);
+  }
+
+  // Which visits match every condition, worked out once per block.
+  const visitOk = new Uint8Array(visitCount).fill(1);
+  for (const resolved of scan.conditions) {
+    const { condition } = resolved;
+    const negated = condition.operator === "is_not";
+    if (condition.on === "visit") {
+      const matches = matcher(column(visitColumn(condition.dimension)), resolved.ids);
+      for (let v = 0; v < visitCount; v++) if (visitOk[v] && matches(v) === negated) visitOk[v] = 0;
+      continue;
+    }
+    const test = hitTest(resolved);
+    for (let v = 0; v < visitCount; v++) {
+      if (!visitOk[v]) continue;
+      let any = false;
+      for (let h = hitStart[v]!; h < hitStart[v + 1]! && !any; h++) any = test(h);
+      if (any === negated) visitOk[v] = 0;
+    }
+  }
+
+  const tally = createTally(counting.count === "visitors", runs);
+  let keyOf: (slot: number) => number;
+  if (counting.from === "visits") keyOf = countVisits(day, column, counting, visitOk, runs, tally.add);
+  else keyOf = countHits(day, column, scan, withTime, visitOk, hitStart, hitTest, propsOfHit, tally.add);
+  tally.forEach((n, slot) => {
+    const key = keyOf(slot);
+    into.set(key, (into.get(key) ?? 0) + n);
+  });
+}
+
+/** Visits: keyed by their day, a visit column, or (first-hour) the hour of each visitor-day's first matching visit. */
+function countVisits(
+  day: number,
+  column: (name: BlockColumn) => Column,
+  counting: BlockCounting,
+  visitOk: Uint8Array,
+  runs: Uint32Array,
+  add: (v: number, slot: number, n: number) => void,
+): (slot: number) => number {
+  const visitCount = visitOk.length;
+  if (counting.key === "first-hour") {
+    const start = column("v.start");
+    const firsts = new Map<number, number>();
+    for (let v = 0; v < visitCount; v++) {
+      if (!visitOk[v]) continue;
+      const offset = valueAt(start, v);
+      const first = firsts.get(runs[v]!);
+      if (first === undefined || offset < first) firsts.set(runs[v]!, offset);
+    }
+    for (const offset of firsts.values()) add(0, Math.floor(offset / 3600), 1);
+    return (hour) => hour;
+  }
+  const keys = typeof counting.key === "object" ? asDictionary(column(visitColumn(counting.key.visit))) : null;
+  const pageviews = counting.count === "bounces" || counting.count === "pageviews" ? column("v.pageviews") : null;
+  const events = counting.count === "bounces" ? column("v.events") : null;
+  const duration = counting.count === "duration" ? column("v.duration") : null;
+  for (let v = 0; v < visitCount; v++) {
+    if (!visitOk[v]) continue;
+    const n =
+      counting.count === "bounces"
+        ? Number(valueAt(pageviews!, v) === 1 && valueAt(events!, v) === 0)
+        : counting.count === "duration"
+          ? valueAt(duration!, v)
+          : counting.count === "pageviews"
+            ? valueAt(pageviews!, v)
+            : 1;
+    add(v, keys ? keys.index[v]! : 0, n);
+  }
+  return keys ? (slot) => keys.values[slot]! : () => day;
+}
+
+/** Hits of matching visits, in the range and of the statistic's kind, that match the hit conditions. */
+function countHits(
+  day: number,
+  column: (name: BlockColumn) => Column,
+  scan: BlockScan,
+  withTime: boolean,
+  visitOk: Uint8Array,
+  hitStart: Uint32Array,
+  hitTest: (resolved: ResolvedCondition) => (h: number) => boolean,
+  propsOfHit: () => Uint32Array,
+  add: (v: number, slot: number, n: number) => void,
+): (slot: number) => number {
+  const { counting } = scan;
+  const dayStart = day * 86_400;
+  const events = counting.from !== "pageviews";
+  const event = asDictionary(column("h.event"));
+  const isEvent = Uint8Array.from(event.values, (value) => Number(value !== 0));
+  const wantEvent = Number(events);
+  const timed = withTime || counting.key === "day" || counting.key === "hour";
+  const time = timed ? column("h.time") : null;
+  const start = scan.start - dayStart;
+  const end = scan.end - dayStart;
+  const hitTests = scan.conditions
+    .filter(({ condition }) => condition.on === "page" || (events && condition.on !== "visit"))
+    .map((resolved) => {
+      const test = hitTest(resolved);
+      return resolved.condition.operator === "is_not" ? (h: number) => !test(h) : test;
+    });
+  const page = counting.key === "h.page" || counting.key === "goal" ? asDictionary(column("h.page")) : null;
+  const goal = counting.key === "goal" ? matcher(column("h.page"), scan.goalPages ?? new Set()) : null;
+  const eventOf = counting.from === "properties" ? matcher(column("h.event"), scan.eventIds ?? new Set()) : null;
+  // event_property: slots are positions in the property values' dictionary.
+  const propNames = counting.from === "properties" ? matcher(column("p.name"), scan.propNames ?? new Set()) : null;
+  const propValues = counting.from === "properties" ? asDictionary(column("p.value")) : null;
+  const slotOf =
+    counting.key === "day"
+      ? (h: number) => Math.floor(valueAt(time!, h) / 86_400)
+      : counting.key === "hour"
+        ? (h: number) => Math.floor((((valueAt(time!, h) % 86_400) + 86_400) % 86_400) / 3600)
+        : counting.key === "h.page"
+          ? (h: number) => page!.index[h]!
+          : counting.key === "h.event"
+            ? (h: number) => event.index[h]!
+            : () => 0;
+  for (let v = 0; v < visitOk.length; v++) {
+    if (!visitOk[v]) continue;
+    for (let h = hitStart[v]!; h < hitStart[v + 1]!; h++) {
+      if (isEvent[event.index[h]!] !== wantEvent) continue;
+      if (time) {
+        const offset = valueAt(time, h);
+        if (offset < start || offset >= end) continue;
+      }
+      if (goal && !goal(h)) continue;
+      let matches = true;
+      for (let t = 0; t < hitTests.length && matches; t++) matches = hitTests[t]!(h);
+      if (!matches) continue;
+      if (propNames) {
+        if (!eventOf!(h)) continue;
+        const at = propsOfHit();
+        for (let p = at[h]!; p < at[h + 1]!; p++) if (propNames(p)) add(v, propValues!.index[p]!, 1);
+        continue;
+      }
+      add(v, slotOf(h), 1);
+    }
+  }
+  if (counting.key === "day") return (slot) => day + slot;
+  if (counting.key === "hour") return (slot) => slot;
+  if (counting.key === "h.page") return (slot) => page!.values[slot]!;
+  if (counting.key === "h.event") return (slot) => event.values[slot]!;
+  if (propValues) return (slot) => propValues.values[slot]!;
+  return () => 0;
+}
