@@ -177,6 +177,27 @@ export async function copyDatabase(options: CopyOptions): Promise<CopyResult> {
   }
 }
 
+/** Most bytes of values one insert statement carries: day blocks are up to a few hundred kilobytes a row. */
+const PART_BYTES = 8 * 1024 * 1024;
+
+/** A batch in parts of at most PART_BYTES of binary and text values (a row too big alone is a part of its own). */
+function* byteSizedParts(batch: readonly Row[]): Generator<Row[]> {
+  let part: Row[] = [];
+  let bytes = 0;
+  for (const row of batch) {
+    let size = 0;
+    for (const value of Object.values(row)) size += value instanceof Uint8Array ? value.byteLength : typeof value === "string" ? value.length : 8;
+    if (part.length > 0 && bytes + size > PART_BYTES) {
+      yield part;
+      part = [];
+      bytes = 0;
+    }
+    part.push(row);
+    bytes += size;
+  }
+  if (part.length > 0) yield part;
+}
+
 async function copyTables(reader: SnapshotReader, target: OpenDatabase, options: CopyOptions): Promise<CopyResult["tables"]> {
   const counts = [];
   for (const table of COPIED_TABLES) counts.push({ table, rows: await reader.count(table) });
@@ -185,7 +206,7 @@ async function copyTables(reader: SnapshotReader, target: OpenDatabase, options:
   let reported = 0;
   for (const { table } of counts) {
     for await (const batch of reader.rows(table)) {
-      await target.db.insertInto(table).values(batch as never).execute();
+      for (const part of byteSizedParts(batch)) await target.db.insertInto(table).values(part as never).execute();
       done += batch.length;
       if (Date.now() - reported > 200) {
         reported = Date.now();

@@ -157,8 +157,9 @@ export function countBlock(day: number, column: (name: BlockColumn) => Column, s
     const { condition } = resolved;
     const negated = condition.operator === "is_not";
     if (condition.on === "visit") {
-      const matches = matcher(column(visitColumn(condition.dimension)), resolved.ids);
-      for (let v = 0; v < visitCount; v++) if (visitOk[v] && matches(v) === negated) visitOk[v] = 0;
+      const { values, index } = asDictionary(column(visitColumn(condition.dimension)));
+      const kept = Uint8Array.from(values, (value) => Number(resolved.ids.has(value) !== negated));
+      for (let v = 0; v < visitCount; v++) visitOk[v]! &= kept[index[v]!]!;
       continue;
     }
     const test = hitTest(resolved);
@@ -255,6 +256,9 @@ function countHits(
   // event_property: slots are positions in the property values' dictionary.
   const propNames = counting.from === "properties" ? matcher(column("p.name"), scan.propNames ?? new Set()) : null;
   const propValues = counting.from === "properties" ? asDictionary(column("p.value")) : null;
+  // Dictionary keys counted once per row (not per visitor): straight into an array, no call per hit.
+  const slotIndex = counting.key === "h.page" ? page!.index : counting.key === "h.event" ? event.index : null;
+  const direct = slotIndex && counting.count !== "visitors" ? new Float64Array(counting.key === "h.page" ? page!.values.length : event.values.length) : null;
   const slotOf =
     counting.key === "day"
       ? (h: number) => Math.floor(valueAt(time!, h) / 86_400)
@@ -283,9 +287,11 @@ function countHits(
         for (let p = at[h]!; p < at[h + 1]!; p++) if (propNames(p)) add(v, propValues!.index[p]!, 1);
         continue;
       }
-      add(v, slotOf(h), 1);
+      if (direct) direct[slotIndex![h]!]!++;
+      else add(v, slotOf(h), 1);
     }
   }
+  if (direct) direct.forEach((n, slot) => n > 0 && add(0, slot, n));
   if (counting.key === "day") return (slot) => day + slot;
   if (counting.key === "hour") return (slot) => slot;
   if (counting.key === "h.page") return (slot) => page!.values[slot]!;

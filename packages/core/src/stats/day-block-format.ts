@@ -53,18 +53,23 @@ export function encodeColumn(data: readonly number[]): Uint8Array {
 }
 
 export function decodeColumn(bytes: Uint8Array): Column {
-  // A copy: typed arrays need aligned offsets, and a driver's buffer may start anywhere.
-  const buffer = new ArrayBuffer(bytes.byteLength);
-  new Uint8Array(buffer).set(bytes);
-  const header = new DataView(buffer);
+  // Typed arrays need aligned offsets: a driver's buffer that starts anywhere else is copied.
+  let buffer = bytes.buffer as ArrayBuffer;
+  let base = bytes.byteOffset;
+  if (base % 8 !== 0) {
+    buffer = new ArrayBuffer(bytes.byteLength);
+    new Uint8Array(buffer).set(bytes);
+    base = 0;
+  }
+  const header = new DataView(buffer, base);
   const kind = header.getUint8(0);
   const width = header.getUint8(1);
   const length = header.getUint32(4, true);
   const distinct = header.getUint32(8, true);
-  if (kind === RAW) return { length, values: null, index: new Int32Array(buffer, HEADER, length) };
-  const values = kind === INT32_DICTIONARY ? new Int32Array(buffer, HEADER, distinct) : new Float64Array(buffer, HEADER, distinct);
+  if (kind === RAW) return { length, values: null, index: new Int32Array(buffer, base + HEADER, length) };
+  const values = kind === INT32_DICTIONARY ? new Int32Array(buffer, base + HEADER, distinct) : new Float64Array(buffer, base + HEADER, distinct);
   const valuesBytes = Math.ceil((distinct * values.BYTES_PER_ELEMENT) / 8) * 8;
-  return { length, values, index: indexArray(buffer, HEADER + valuesBytes, length, width) };
+  return { length, values, index: indexArray(buffer, base + HEADER + valuesBytes, length, width) };
 }
 
 /** Row `i`'s value. */
