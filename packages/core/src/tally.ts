@@ -10,6 +10,7 @@ import type { HitInput } from "./engine/hit-input.js";
 import { createKyselyStore } from "./engine/kysely-store.js";
 import type { EngineStore } from "./engine/store.js";
 import { createWriteFailureLog } from "./engine/write-failure-log.js";
+import { oneRunAtATime } from "./engine/one-run-at-a-time.js";
 import { createRetention } from "./engine/retention.js";
 import { buildDayBlocks } from "./stats/day-block-builder.js";
 import { createMemorySalts, createSalts } from "./engine/salts.js";
@@ -159,7 +160,7 @@ interface Services {
   reports: Reports;
   collector: ReturnType<typeof createCollector>;
   retention: ReturnType<typeof createRetention>;
-  dayBlocks: ReturnType<typeof createDayBlocksJob>;
+  dayBlocks: ReturnType<typeof oneRunAtATime<[], number>>;
   importContext: ImportContext;
   exportWebsite(websiteId: number, options?: ExportOptions): Promise<WebsiteExport>;
   close(): Promise<void>;
@@ -168,21 +169,6 @@ interface Services {
 const RETENTION_FIRST_RUN_MS = 60_000;
 const DAY_BLOCKS_FIRST_RUN_MS = 120_000;
 
-/** Day blocks built by one run at a time (a call during a run joins it). */
-function createDayBlocksJob(db: OpenDatabase["db"]) {
-  let running: Promise<number> | null = null;
-  return {
-    run(): Promise<number> {
-      running ??= buildDayBlocks(db).finally(() => {
-        running = null;
-      });
-      return running;
-    },
-    async settle(): Promise<void> {
-      await running?.catch(() => {});
-    },
-  };
-}
 const REPORTS_FIRST_RUN_MS = 30_000;
 
 /** Runs `run` every `intervalMs`, first after `firstRunMs` (unreferenced timers: they never keep the process alive). */
@@ -307,7 +293,7 @@ async function openServices(options: TallyOptions): Promise<Services> {
   const reads = statsReads(store, options);
   const retention = createRetention(rollups, () => websites.listRows());
   const stopRetention = scheduleEvery(() => retention.run(), options.retentionIntervalMs ?? 3_600_000, RETENTION_FIRST_RUN_MS, onError);
-  const dayBlocks = createDayBlocksJob(store.db);
+  const dayBlocks = oneRunAtATime(() => buildDayBlocks(store.db));
   const stopDayBlocks = scheduleEvery(() => dayBlocks.run(), options.dayBlocksIntervalMs ?? 600_000, DAY_BLOCKS_FIRST_RUN_MS, onError);
   const accounts = createAccounts(store.db);
   const stats = createStats(websites, reads, () => flushed.flush(), createRealtimeReader(store.db));

@@ -1,5 +1,6 @@
 import { dayNumber } from "../calendar.js";
 import { createLocalClock } from "./local-time.js";
+import { oneRunAtATime } from "./one-run-at-a-time.js";
 import type { EngineStore } from "./store.js";
 
 /** What retention needs of a website. */
@@ -25,7 +26,6 @@ const pause = () => new Promise((resolve) => setTimeout(resolve, 0));
 export function createRetention(store: Pick<EngineStore, "deleteOlderThan">, websites: () => Promise<readonly RetainedWebsite[]>, options: RetentionOptions = {}) {
   const batchSize = options.batchSize ?? 5000;
   const localTime = createLocalClock();
-  let running: Promise<number> | null = null;
 
   async function apply(now: number): Promise<number> {
     let deleted = 0;
@@ -42,17 +42,6 @@ export function createRetention(store: Pick<EngineStore, "deleteOlderThan">, web
     return deleted;
   }
 
-  return {
-    /** Runs once now (or joins the run under way); answers how many rows were deleted. */
-    run(now: number = Date.now()): Promise<number> {
-      running ??= apply(now).finally(() => {
-        running = null;
-      });
-      return running;
-    },
-    /** Waits for a run under way (close). */
-    async settle(): Promise<void> {
-      await running?.catch(() => {});
-    },
-  };
+  /** `run(now)` deletes now (or joins the run under way) and answers how many rows went; `settle()` waits for a run under way (close). */
+  return oneRunAtATime((now: number = Date.now()) => apply(now));
 }

@@ -32,10 +32,9 @@ export interface BlockScan {
 const visitColumn = (dimension: VisitDimension): BlockColumn => `v.${dimension}`;
 
 /** The columns a scan reads; `h.time` only where some hits may fall outside the range. */
-export function columnsFor(scan: BlockScan, withTime: boolean): BlockColumn[] {
-  const { counting } = scan;
+export function columnsFor(counting: BlockCounting, conditions: readonly Condition[], withTime: boolean): BlockColumn[] {
   const columns = new Set<BlockColumn>(["v.visitor", "v.hits"]);
-  for (const { condition } of scan.conditions) {
+  for (const condition of conditions) {
     if (condition.on === "visit") columns.add(visitColumn(condition.dimension));
     else if (condition.on === "page") columns.add("h.page");
     else if (condition.on === "event") columns.add("h.event");

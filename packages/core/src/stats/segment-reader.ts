@@ -217,19 +217,24 @@ export function createSegmentReader(db: Kysely<Database>, dialect: SqlDialect, w
     // A block's hits need their times checked where some may fall outside the range: its first
     // day and before (late hits), the day after it, and days with hits past its end.
     const needsTime = (day: CandidateDay) => fromHits && (day.day <= start / 86_400 || day.day >= end / 86_400 || day.lastHit >= end);
-    let blocks: BlockColumns = new Map();
-    if (days.length > 0) {
-      const scan = await blockScan(stat, counting, start, end);
-      blocks = await blockColumns(days, columnsFor(scan, false));
-      const timed = days.filter((day) => blocks.has(day.day) && needsTime(day));
-      const times = columnsFor(scan, true).filter((name) => !columnsFor(scan, false).includes(name));
-      if (timed.length > 0 && times.length > 0) {
-        for (const [day, columns] of await blockColumns(timed, times)) for (const [name, column] of columns) blocks.get(day)?.set(name, column);
-        for (const day of timed) if (times.some((name) => !blocks.get(day.day)?.has(name))) blocks.delete(day.day);
+    const columns = columnsFor(counting.block, conditions, false);
+    const timeColumns = columnsFor(counting.block, conditions, true).filter((name) => !columns.includes(name));
+    const blocks = await blockColumns(days, columns);
+    const timed = days.filter((day) => blocks.has(day.day) && needsTime(day));
+    if (timed.length > 0 && timeColumns.length > 0) {
+      const times = await blockColumns(timed, timeColumns);
+      for (const day of timed) {
+        const time = times.get(day.day);
+        if (time) for (const [name, column] of time) blocks.get(day.day)!.set(name, column);
+        else blocks.delete(day.day);
       }
+    }
+    if (blocks.size > 0) {
+      // The conditions' dictionary ids, looked up only when some block is read.
+      const scan = await blockScan(stat, counting, start, end);
       for (const day of days) {
-        const columns = blocks.get(day.day);
-        if (columns) countBlock(day.day, (name) => columns.get(name)!, scan, needsTime(day), counts);
+        const block = blocks.get(day.day);
+        if (block) countBlock(day.day, (name) => block.get(name)!, scan, needsTime(day), counts);
       }
     }
     const fromRows = days.filter((day) => !blocks.has(day.day)).map((day) => day.day);
