@@ -15,7 +15,7 @@ export const LISTENING = /^Tally is listening on http:\/\/127\.0\.0\.1:(\d+) \(d
 const START_TIMEOUT_MS = 10_000;
 
 /** Every variable Tally reads: none may be inherited from the machine running the tests. */
-const TALLY_VARIABLES = ["DATABASE_URL", "TALLY_API_KEY", "TRUST_PROXY", "GEOIP_DB", "RATE_LIMIT", "HOST", "FLUSH_INTERVAL_MS", "DEBUG"];
+const TALLY_VARIABLES = ["DATABASE_URL", "TALLY_API_KEY", "TRUST_PROXY", "GEOIP_DB", "RATE_LIMIT", "HOST", "FLUSH_INTERVAL_MS", "CLOSE_TIMEOUT_MS", "TALLY_SPILL_DIR", "DEBUG"];
 
 /** Only what the test sets: nothing inherited may configure Tally by accident. */
 function environment(extra: Record<string, string>): NodeJS.ProcessEnv {

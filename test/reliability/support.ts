@@ -63,7 +63,7 @@ export function killAllChildren(): void {
 export function spawnServe(env: Record<string, string>, timeoutMs = 20_000): Promise<Child> {
   if (!existsSync(CLI_BIN)) throw new Error(`${CLI_BIN} is missing: run \`pnpm build\` first.`);
   const inherited: NodeJS.ProcessEnv = { ...process.env };
-  for (const name of ["DATABASE_URL", "TALLY_API_KEY", "TRUST_PROXY", "GEOIP_DB", "RATE_LIMIT", "HOST", "PORT", "FLUSH_INTERVAL_MS"]) {
+  for (const name of ["DATABASE_URL", "TALLY_API_KEY", "TRUST_PROXY", "GEOIP_DB", "RATE_LIMIT", "HOST", "PORT", "FLUSH_INTERVAL_MS", "CLOSE_TIMEOUT_MS", "TALLY_SPILL_DIR"]) {
     delete inherited[name];
   }
   const child = spawn(process.execPath, [CLI_BIN, "serve"], {
@@ -203,3 +203,67 @@ export const sum = (values: Iterable<number>) => {
 
 export const todayUtc = () => new Date().toISOString().slice(0, 10);
 export const dayFrom = (offset: number) => new Date(Date.now() + offset * 86_400_000).toISOString().slice(0, 10);
+
+// ---------------------------------------------------------------------------
+// A steady stream of hits, as browsers send them during an incident
+
+export interface SteadyLoad {
+  /** Answers by status (202, 503…), and requests that got no answer at all. */
+  statuses: Map<number, number>;
+  transportErrors: number;
+  accepted(): number;
+  /** Stops sending and waits for the answers still out. */
+  stop(): Promise<void>;
+}
+
+/**
+ * `perSecond` hits a second to `/collect` of `domain`, each a pageview of one of 60
+ * visitors (an address each), sent every 20 ms in small groups without waiting for the
+ * answers (browsers' beacons do not wait either).
+ */
+export function steadyLoad(base: string, domain: string, perSecond: number): SteadyLoad {
+  const agent = keepAliveAgent(32);
+  const statuses = new Map<number, number>();
+  const out = new Set<Promise<void>>();
+  let sent = 0;
+  let transportErrors = 0;
+  const tickMs = 20;
+  const began = performance.now();
+  const timer = setInterval(() => {
+    const due = Math.floor(((performance.now() - began) / 1000) * perSecond);
+    for (; sent < due; sent++) {
+      const index = sent;
+      const answered = send(agent, `${base}/collect`, {
+        method: "POST",
+        headers: { "content-type": "text/plain", "user-agent": CHROME, "x-forwarded-for": `198.51.100.${index % 60}` },
+        body: JSON.stringify({ u: `https://${domain}/page-${index % 7}` }),
+      }).then(
+        (reply) => void statuses.set(reply.status, (statuses.get(reply.status) ?? 0) + 1),
+        () => void transportErrors++,
+      );
+      out.add(answered);
+      void answered.finally(() => out.delete(answered));
+    }
+  }, tickMs);
+  return {
+    statuses,
+    get transportErrors() {
+      return transportErrors;
+    },
+    accepted: () => statuses.get(202) ?? 0,
+    async stop() {
+      clearInterval(timer);
+      await Promise.all([...out]);
+      agent.destroy();
+    },
+  };
+}
+
+/** Polls `check` every 100 ms until it answers true, or fails after `timeoutMs` saying `what`. */
+export async function eventually(what: string, check: () => Promise<boolean> | boolean, timeoutMs = 30_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!(await check())) {
+    if (Date.now() > deadline) throw new Error(`timed out waiting for: ${what}`);
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+}

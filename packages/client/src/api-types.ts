@@ -181,6 +181,26 @@ export type paths = {
         patch?: never;
         trace?: never;
     };
+    "/health": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Whether Tally can write its store
+         * @description 200 while the store takes writes, 503 with the reason while it does not (a database that cannot be reached, a full disk, a deleted file). An idle store is tried with a one-row write at most every 10 s. No key, no statistics.
+         */
+        get: operations["getHealth"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/": {
         parameters: {
             query?: never;
@@ -723,6 +743,19 @@ export type components = {
              * @example 3
              */
             visitors: number;
+        };
+        Health: {
+            /**
+             * @description `ok` while the store takes writes.
+             * @enum {string}
+             */
+            status: "ok" | "unavailable";
+            /** @description Hits accepted and not yet written. */
+            buffered: number;
+            /** @description When a write last worked (ISO 8601), null before the first. */
+            last_write: string | null;
+            /** @description Why writes fail (503 only). */
+            reason?: string;
         };
         SharedWebsite: {
             /** @example example.com */
@@ -1501,6 +1534,36 @@ export interface operations {
                 content?: never;
             };
             500: components["responses"]["ServerError"];
+        };
+    };
+    getHealth: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Writes work. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Health"];
+                };
+            };
+            500: components["responses"]["ServerError"];
+            /** @description Writes fail now; hits are kept in memory meanwhile (and `/collect` answers 503 once the buffer is full). */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Health"];
+                };
+            };
         };
     };
     getRoot: {

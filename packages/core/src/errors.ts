@@ -37,7 +37,11 @@ export class UnauthorizedError extends TallyError {
 /** The store cannot take more work right now (e.g. the write buffer is full); retry later. */
 export class UnavailableError extends TallyError {
   override name = "UnavailableError";
-  constructor(message = "Service temporarily unavailable.") {
+  constructor(
+    message = "Service temporarily unavailable.",
+    /** How long a client should wait before it tries again (HTTP `Retry-After`). */
+    readonly retryAfterSeconds = 1,
+  ) {
     super(message);
   }
 }

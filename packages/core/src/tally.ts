@@ -1,6 +1,8 @@
 import { createAccounts, type Accounts } from "./accounts/accounts.js";
 import { migrateToLatest } from "./database/migrations.js";
-import { redactDatabaseUrl } from "./database/database-url.js";
+import { accessSync, constants } from "node:fs";
+import { dirname, resolve } from "node:path";
+import { parseDatabaseUrl, redactDatabaseUrl } from "./database/database-url.js";
 import { openDatabase, type DatabaseOption, type OpenDatabase } from "./database/open-database.js";
 import { deferMethods } from "./deferred.js";
 import { openGeoLookup } from "./enrich/geo.js";
@@ -9,7 +11,11 @@ import { createCollector, type CollectResult } from "./engine/collector.js";
 import type { HitInput } from "./engine/hit-input.js";
 import { createKyselyStore } from "./engine/kysely-store.js";
 import type { EngineStore } from "./engine/store.js";
-import { createWriteFailureLog } from "./engine/write-failure-log.js";
+import { createOutageLog } from "./engine/outage-log.js";
+import { markStarted, replayKeptHits, spillFoldersOf } from "./engine/kept-hits.js";
+import { spillChunks } from "./engine/spill.js";
+import { asStoreUnavailable, storeFaultOf } from "./engine/store-faults.js";
+import type { Chunk } from "./engine/write-queue.js";
 import { oneRunAtATime } from "./engine/one-run-at-a-time.js";
 import { createRetention } from "./engine/retention.js";
 import { buildDayBlocks } from "./stats/day-block-builder.js";
@@ -72,11 +78,18 @@ export interface TallyOptions {
   onError?: (error: unknown) => void;
   /**
    * How long `close()` keeps retrying buffered hits the database refuses (a SQLite file
-   * locked by another connection, PostgreSQL unreachable) before it rejects with an
-   * UnavailableError saying how many were not written.
+   * locked by another connection, a full disk, PostgreSQL unreachable) before it keeps
+   * them in a file of `spillDir` instead, to be written at the next start.
    * @default 30000
    */
   closeTimeoutMs?: number;
+  /**
+   * Where `close()` keeps the hits it could not write (one NDJSON file per shutdown), and
+   * where the next start looks for them. A folder that cannot take the file (the same full
+   * disk) falls back to the OS temp folder's `tally-spill`. An in-memory database spills nothing.
+   * @default "tally-spill" beside a SQLite file; the OS temp folder's `tally-spill` for PostgreSQL
+   */
+  spillDir?: string;
   /**
    * How often visits and hits older than each website's `retention_days` are deleted
    * (also once a minute after start); 0 turns the schedule off (`applyRetention()` still works).
@@ -146,11 +159,31 @@ export interface Tally {
   /** Resolves once the store is open and migrated; rejects if it cannot be. */
   ready(): Promise<void>;
   /**
-   * Writes everything buffered and closes what Tally opened. Rejects with an
-   * UnavailableError when buffered hits could not be written within `closeTimeoutMs`
-   * (what Tally opened is closed all the same).
+   * Whether the store takes writes now, how many hits wait, and when a write last worked
+   * (`GET {base}/health`). A store idle for 10 s gets a one-row write first to find out;
+   * `{ probe: false }` answers from what is known.
+   */
+  health(options?: { probe?: boolean }): Promise<TallyHealth>;
+  /**
+   * Writes everything buffered and closes what Tally opened. Hits the database still
+   * refuses after `closeTimeoutMs` are kept in a file of `spillDir` (one line says where)
+   * and written at the next start; it rejects with an UnavailableError only when they
+   * cannot be kept either (an in-memory database, a spill folder that takes no file).
+   * What Tally opened is closed all the same.
    */
   close(): Promise<void>;
+}
+
+/** What `tally.health()` answers. */
+export interface TallyHealth {
+  /** `ok`: writes work; `failing`: the store refuses them now (hits are buffered, or refused once the buffer is full). */
+  status: "ok" | "failing";
+  /** Hits accepted and not yet written. */
+  buffered: number;
+  /** When a write last worked; null before the first. */
+  lastWrite: Date | null;
+  /** Why writes fail, in one line; null while they work. */
+  reason: string | null;
 }
 
 interface Services {
@@ -162,6 +195,9 @@ interface Services {
   retention: ReturnType<typeof createRetention>;
   dayBlocks: ReturnType<typeof oneRunAtATime<[], number>>;
   importContext: ImportContext;
+  health(probe: boolean): Promise<TallyHealth>;
+  /** Throws while calls must not reach the store (its file was deleted or replaced). */
+  guard(): void;
   exportWebsite(websiteId: number, options?: ExportOptions): Promise<WebsiteExport>;
   close(): Promise<void>;
 }
@@ -221,18 +257,47 @@ function statsReads(store: OpenDatabase, options: TallyOptions): StatsRunner & {
   return { ...runner, close: async () => {} };
 }
 
-/** Opens and migrates the database; a failure says which database and why, in one sentence. */
-async function openStore(option: DatabaseOption): Promise<OpenDatabase> {
+/** Opens and migrates the database, and proves it takes writes; a failure says which database and why, in one sentence. */
+async function openStore(option: DatabaseOption, onConnectionError: (error: unknown) => void): Promise<OpenDatabase & { databaseId: string }> {
   let store: OpenDatabase | undefined;
   try {
-    store = await openDatabase(option);
+    store = await openDatabase(option, { onConnectionError });
     await migrateToLatest(store.db, store.dialect);
-    return store;
+    return { ...store, databaseId: await markStarted(store.db) };
   } catch (error) {
     await store?.close().catch(() => {});
     const which = typeof option === "string" ? ` ${redactDatabaseUrl(option)}` : "";
-    throw new Error(`Cannot open the database${which}: ${reasonOf(error)}`, { cause: error });
+    const fault = storeFaultOf(error);
+    const unwritable = fault?.kind === "read-only" || fault?.kind === "disk-full" ? fault.reason : unwritableFile(option);
+    const reason = unwritable === null ? reasonOf(error) : `it cannot be written: ${unwritable}`;
+    throw new Error(`Cannot open the database${which}: ${reason}`, { cause: error });
   }
+}
+
+/** The SQLite file a URL names; null for PostgreSQL, memory, or a URL Tally does not read (said by the open error itself). */
+function sqlitePathOf(url: string): string | null {
+  try {
+    const location = parseDatabaseUrl(url);
+    return location.dialect === "sqlite" ? location.path : null;
+  } catch {
+    return null;
+  }
+}
+
+/** Why a SQLite database's file (or its folder, for the WAL) cannot be written, or null when it can or is no file. */
+function unwritableFile(option: DatabaseOption): string | null {
+  const file = typeof option === "string" ? sqlitePathOf(option) : "prepare" in option ? option.name : null;
+  if (file === null || file === "" || file === ":memory:") return null;
+  for (const path of [file, dirname(resolve(file))]) {
+    try {
+      accessSync(path, constants.W_OK);
+    } catch (error) {
+      const code = (error as NodeJS.ErrnoException).code;
+      if (code === "ENOENT") continue;
+      return code === "EROFS" ? `${path} is on a read-only file system (EROFS)` : `${path} is not writable (${code ?? "denied"})`;
+    }
+  }
+  return null;
 }
 
 /** An error's message; for an AggregateError (pg trying ::1 and 127.0.0.1), its errors' messages. */
@@ -245,11 +310,14 @@ async function openServices(options: TallyOptions): Promise<Services> {
   const publicUrl = publicBase(options.publicUrl);
   // Before the store: a bad mail URL fails the start without leaving a database open (the transport holds no connection yet).
   const mailer = options.mail ? await createMailer(options.mail) : null;
-  const store = await openStore(options.database ?? "file:./data/tally.sqlite");
+  let collector: ReturnType<typeof createCollector> | undefined;
+  const outageLog = options.onError ? undefined : createOutageLog({ waiting: () => collector?.buffered ?? 0 });
+  const onError = options.onError ?? ((error: unknown) => outageLog!.failed(error));
+  const store = await openStore(options.database ?? "file:./data/tally.sqlite", onError);
   const geo = options.geoip ? await openGeoLookup(options.geoip) : null;
   const rollups = engineStore(store);
-  let collector: ReturnType<typeof createCollector> | undefined;
-  const onError = options.onError ?? createWriteFailureLog(() => collector?.buffered ?? 0);
+  const spillFolders = spillFoldersOf(store, options.spillDir);
+  if (spillFolders) await replayKeptHits(spillFolders, store.databaseId, rollups, onError);
   const websites = createWebsites(store.db, {
     async onChange(row, change) {
       if (change === "delete") {
@@ -264,7 +332,8 @@ async function openServices(options: TallyOptions): Promise<Services> {
     websites: createWebsiteCache((domain) => websites.findByDomain(domain)),
     userAgents: createUserAgentParser(),
     geo,
-    onFlushError: onError,
+    ...(outageLog ? { outageReport: outageLog } : { onFlushError: onError }),
+    ...(spillFolders ? { spill: (chunks: readonly Chunk[]) => spillChunks(spillFolders, store.databaseId, chunks) } : {}),
     ...(options.flushIntervalMs === undefined ? {} : { flushIntervalMs: options.flushIntervalMs }),
     ...(options.batchSize === undefined ? {} : { batchSize: options.batchSize }),
     ...(options.maxBufferedHits === undefined ? {} : { maxBufferedHits: options.maxBufferedHits }),
@@ -296,7 +365,7 @@ async function openServices(options: TallyOptions): Promise<Services> {
   const dayBlocks = oneRunAtATime(() => buildDayBlocks(store.db));
   const stopDayBlocks = scheduleEvery(() => dayBlocks.run(), options.dayBlocksIntervalMs ?? 600_000, DAY_BLOCKS_FIRST_RUN_MS, onError);
   const accounts = createAccounts(store.db);
-  const stats = createStats(websites, reads, () => flushed.flush(), createRealtimeReader(store.db));
+  const stats = createStats(websites, reads, () => flushed.settleForRead(), createRealtimeReader(store.db));
   const reportError = options.onError ?? ((error: unknown) => console.error(`tally: e-mail ${error instanceof Error ? error.message : String(error)}`));
   const reports = createReports({ db: store.db, accounts, websites, stats, mailer, publicUrl, onError: reportError });
   const stopReports = mailer ? scheduleEvery(() => reports.runDue(), options.reportIntervalMs ?? 300_000, REPORTS_FIRST_RUN_MS, reportError) : () => {};
@@ -309,6 +378,11 @@ async function openServices(options: TallyOptions): Promise<Services> {
     retention,
     dayBlocks,
     importContext,
+    async health(probe) {
+      const health = await flushed.health(probe);
+      return { status: health.status, buffered: health.buffered, lastWrite: health.lastWrite === null ? null : new Date(health.lastWrite), reason: health.fault?.reason ?? null };
+    },
+    guard: () => flushed.refuseIfReplaced(),
     async exportWebsite(websiteId, exportOptions) {
       const row = await websites.findById(websiteId);
       if (!row) throw new NotFoundError();
@@ -344,13 +418,24 @@ export function createTally(options: TallyOptions = {}): Tally {
   const services = openServices(options);
   services.catch(() => {}); // reported through ready() and every call, never as unhandled
   let closing: Promise<void> | null = null;
+  /** A service whose calls wait for the store, are refused while its file is gone, and answer a store fault as a 503. */
+  const guarded = <T extends object>(pick: (s: Services) => T) =>
+    deferMethods(
+      services,
+      (s) => {
+        s.guard();
+        return pick(s);
+      },
+      asStoreUnavailable,
+    );
   return {
     options,
-    accounts: deferMethods(services.then((s) => s.accounts)),
-    websites: deferMethods(services.then((s) => s.websites)),
-    stats: deferMethods(services.then((s) => s.stats)),
-    reports: deferMethods(services.then((s) => s.reports)),
+    accounts: guarded((s) => s.accounts),
+    websites: guarded((s) => s.websites),
+    stats: guarded((s) => s.stats),
+    reports: guarded((s) => s.reports),
     collect: async (hit) => (await services).collector.collect(hit),
+    health: async (healthOptions) => (await services).health(healthOptions?.probe ?? true),
     flush: async () => (await services).collector.flush(),
     applyRetention: async (now) => (await services).retention.run(now),
     buildDayBlocks: async () => (await services).dayBlocks.run(),

@@ -56,7 +56,7 @@ export function describeError(error: unknown, report: (error: unknown) => void):
   if (error instanceof ValidationError) return { status: 422, payload: { message: error.message, errors: error.errors }, headers: {} };
   if (error instanceof UnauthorizedError) return answer(401, error.message, { "www-authenticate": 'Bearer realm="tally"' });
   if (error instanceof NotFoundError) return answer(404, error.message);
-  if (error instanceof UnavailableError) return answer(503, error.message, { "retry-after": "1" });
+  if (error instanceof UnavailableError) return answer(503, error.message, { "retry-after": String(error.retryAfterSeconds) });
   // A TallyError raised on purpose that has no kind of its own is still the caller's fault.
   if (error instanceof TallyError) return answer(400, error.message);
   report(error);

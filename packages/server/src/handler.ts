@@ -4,6 +4,7 @@ import { DEFAULT_BODY_LIMIT, readFields } from "./body.js";
 import { clientKey, createClientLimits } from "./client-limits.js";
 import { refuseCrossSite } from "./cross-site.js";
 import { errorResponse, HttpError, MESSAGES, reportToConsole, tooManyAttempts } from "./errors.js";
+import { warnIfUnwritten } from "./health.js";
 import { NOSNIFF } from "./json-response.js";
 import type { HandlerContext, HandlerOptions, TallyHandler } from "./options.js";
 import { createRateLimiter, type RateLimitResult } from "./rate-limit.js";
@@ -63,6 +64,7 @@ export function createHandler(tally: Tally, options: HandlerOptions = {}): Tally
     try {
       if (route.rateLimited) limit = clients.publicRead(clientKey(tally, request, context.ip));
       response = await route.handle(await prepare(route, request, url, params, context, basePath));
+      if (route.readsStatistics && response.status === 200) await warnIfUnwritten(tally, response);
     } catch (error) {
       response = errorResponse(error, request, report);
     }
@@ -97,6 +99,7 @@ export function createHandler(tally: Tally, options: HandlerOptions = {}): Tally
       if (limit && !limit.allowed) throw tooManyAttempts(limit.retryAfter);
       if (signedIn.via === "hook") refuseCrossSite(request, options.acceptSessionForms ?? false);
       response = await route.handle({ ...(await prepare(route, request, url, params, context, basePath)), accountId: signedIn.accountId });
+      if (route.readsStatistics && response.status === 200) await warnIfUnwritten(tally, response);
     } catch (error) {
       response = errorResponse(error, request, report);
     }

@@ -39,6 +39,11 @@ interface RouteShape<Query, Body> {
   params?: z.ZodObject;
   /** A body the handler reads itself instead of `body` (e.g. /collect's `text/plain` JSON): its schema and media types. */
   ownBody?: { schema: z.ZodType; mediaTypes: readonly string[] };
+  /**
+   * Answers statistics: while the store refuses writes, a 200 carries a `Warning` that
+   * recent hits are not counted yet (the answer is what is stored).
+   */
+  readsStatistics?: boolean;
   /** A public route that also reads credentials (share pages): the owner's key, or the share-page cookie. */
   readsCredentials?: boolean;
   /** One line for the API reference, and the group it is listed under. */
@@ -53,7 +58,7 @@ interface RouteShape<Query, Body> {
   responses: RouteResponses;
 }
 
-export type RouteTag = "Account" | "Websites" | "Statistics" | "Collection" | "Dashboard" | "Share pages" | "Reports" | "Documentation";
+export type RouteTag = "Account" | "Websites" | "Statistics" | "Collection" | "Health" | "Dashboard" | "Share pages" | "Reports" | "Documentation";
 
 /** What one status of a route answers: a JSON body's schema, or other media types, and its headers. */
 export interface RouteAnswer {

@@ -13,6 +13,7 @@ import {
 } from "./api/answers.js";
 import { documentationRoutes } from "./api/api-routes.js";
 import { collectRoutes } from "./collect-routes.js";
+import { healthRoute } from "./health.js";
 import { dashboardRoutes } from "./dashboard/dashboard-routes.js";
 import { websiteListQuery } from "./list-query.js";
 import { paginated } from "./pagination.js";
@@ -186,6 +187,7 @@ export const routes: readonly Route[] = [
     method: "GET",
     path: "/api/v1/stats/{id}",
     auth: "account",
+    readsStatistics: true,
     params: websiteParams,
     query: statsQuerySchema,
     summary: "One statistic of a website",
@@ -200,6 +202,7 @@ export const routes: readonly Route[] = [
     method: "GET",
     path: "/api/v1/stats/{id}/totals",
     auth: "account",
+    readsStatistics: true,
     params: websiteParams,
     query: totalsQuerySchema,
     summary: "Visitors, visits, pageviews and visit metrics of a range",
@@ -213,6 +216,7 @@ export const routes: readonly Route[] = [
     method: "GET",
     path: "/api/v1/realtime/{id}",
     auth: "account",
+    readsStatistics: true,
     params: websiteParams,
     summary: "Visitors right now",
     tag: "Statistics",
@@ -222,6 +226,7 @@ export const routes: readonly Route[] = [
     },
   }),
   ...collectRoutes,
+  healthRoute,
   ...dashboardRoutes,
   ...unsubscribeRoutes,
   ...documentationRoutes(() => routes),

@@ -1,3 +1,4 @@
+import { randomUUID } from "node:crypto";
 import { Migrator, sql, type Kysely, type Migration, type RawBuilder } from "kysely";
 import type { SqlDialect } from "../dialect/dialect.js";
 import type { Database } from "./schema.js";
@@ -234,6 +235,23 @@ const migrationFactories: Record<string, MigrationFactory> = {
       await sql`insert into day_versions (website_id, day, version, last_hit)
         select v.website_id, v.start / 86400, 1, max(h.time) from visits v join hits h on h.visit_id = v.id
         group by v.website_id, v.start / 86400`.execute(db);
+    },
+  }),
+  "0010_write_safety": (dialect) => ({
+    async up(db) {
+      // `database_id` names this database in the files of hits kept at shutdown (they go back to it alone).
+      await db.schema
+        .createTable("tally_meta")
+        .addColumn("key", "text", (c) => c.primaryKey())
+        .addColumn("value", "text", (c) => c.notNull())
+        .execute();
+      await db.insertInto("tally_meta").values({ key: "database_id", value: randomUUID() }).execute();
+      // The ids of the batches of hits written lately: a batch retried after a lost answer is written once.
+      await db.schema
+        .createTable("written_batches")
+        .addColumn("id", "text", (c) => c.primaryKey())
+        .addColumn("written_at", dialect.counterType, (c) => c.notNull())
+        .execute();
     },
   }),
 };

@@ -4,6 +4,7 @@ import { Kysely, PostgresDialect, SqliteDialect } from "kysely";
 import type { SqlDialect } from "../dialect/dialect.js";
 import { postgresDialect } from "../dialect/postgres/sql-dialect.js";
 import { sqliteDialect } from "../dialect/sqlite/sql-dialect.js";
+import { WAL_SIZE_LIMIT } from "../dialect/sqlite/tight-disk.js";
 import { parseDatabaseUrl } from "./database-url.js";
 import type { Database } from "./schema.js";
 
@@ -59,19 +60,36 @@ const isSqlite = (value: object): value is SqliteDatabaseLike =>
 const isPool = (value: object): value is PostgresPoolLike =>
   "connect" in value && "query" in value && "end" in value;
 
-export async function openDatabase(option: DatabaseOption): Promise<OpenDatabase> {
-  if (typeof option === "string") return openUrl(option);
+export interface OpenOptions {
+  /**
+   * Told of errors of the connections Tally's own pool holds (a PostgreSQL restart ends
+   * idle ones): handled, the pool opens new connections when next needed. Without a
+   * listener, node-postgres would throw them as an unhandled 'error' event and end the process.
+   */
+  onConnectionError?: (error: unknown) => void;
+}
+
+/** How long Tally's own pool waits for a new PostgreSQL connection before the write (or read) fails and is retried. */
+const CONNECT_TIMEOUT_MS = 10_000;
+
+export async function openDatabase(option: DatabaseOption, options: OpenOptions = {}): Promise<OpenDatabase> {
+  if (typeof option === "string") return openUrl(option, options);
   if (isKysely(option)) return fromKysely(option);
   if (isSqlite(option)) return fromSqlite(option, false);
   if (isPool(option)) return fromPool(option, false);
   throw new TypeError("database: expected a URL, a better-sqlite3 Database, a pg Pool or a Kysely instance");
 }
 
-async function openUrl(url: string): Promise<OpenDatabase> {
+async function openUrl(url: string, options: OpenOptions): Promise<OpenDatabase> {
   const location = parseDatabaseUrl(url);
   if (location.dialect === "postgres") {
     const { default: pg } = await import("pg");
-    return fromPool(new pg.Pool({ connectionString: location.url }), true);
+    const pool = new pg.Pool({ connectionString: location.url, connectionTimeoutMillis: CONNECT_TIMEOUT_MS });
+    const onError = options.onConnectionError ?? (() => {});
+    // An idle connection's error reaches the pool; a checked-out one's, between statements, only its client.
+    pool.on("error", (error) => onError(error));
+    pool.on("connect", (client) => client.on("error", (error) => onError(error)));
+    return fromPool(pool, true);
   }
   const { path } = location;
   if (path !== ":memory:") mkdirSync(dirname(path), { recursive: true });
@@ -83,6 +101,7 @@ function fromSqlite(database: SqliteDatabaseLike, owned: boolean): OpenDatabase 
   database.pragma("journal_mode = WAL");
   database.pragma("synchronous = NORMAL");
   database.pragma("foreign_keys = ON");
+  database.pragma(`journal_size_limit = ${WAL_SIZE_LIMIT}`);
   // How long a write waits for another connection's lock: the caller's own setting, else 5 s.
   if (Number(database.pragma("busy_timeout", { simple: true })) === 0) database.pragma("busy_timeout = 5000");
   const db = new Kysely<Database>({

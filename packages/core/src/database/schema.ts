@@ -17,6 +17,20 @@ export interface Database {
   imports: ImportsTable;
   day_versions: DayVersionsTable;
   day_blocks: DayBlocksTable;
+  tally_meta: TallyMetaTable;
+  written_batches: WrittenBatchesTable;
+}
+
+/** Facts about the database itself: `database_id` (a UUID made by the migration), `started_at`, `probed_at`. */
+export interface TallyMetaTable {
+  key: string;
+  value: string;
+}
+
+/** A batch of hits written (engine/write-queue.ts): its id and when (epoch ms); kept a month. */
+export interface WrittenBatchesTable {
+  id: string;
+  written_at: number;
 }
 
 /** Distinct values of one website, one table for every kind (pages, referrers, browsers…): rows elsewhere hold their ids. */

@@ -6,13 +6,16 @@ import type { createUserAgentParser } from "../enrich/user-agent.js";
 import { PROP_VALUE_LENGTH } from "./dimensions.js";
 import { checkHit, type CheckedHit, type HitInput } from "./hit-input.js";
 import { createLocalClock } from "./local-time.js";
-import { externalReferrer, pageOf, utmOf } from "./page.js";
 import type { PendingHit } from "./pending-hit.js";
+import { externalReferrer, pageOf, utmOf } from "./page.js";
+import type { OutageReport } from "./outage-log.js";
 import type { EngineStore } from "./store.js";
+import { asStoreUnavailable } from "./store-faults.js";
 import type { Salts } from "./salts.js";
 import { visitorHash } from "./salts.js";
 import { VISIT_TIMEOUT_MS } from "./visit-processor.js";
 import { isExcludedIp, type WebsiteRules, type createWebsiteCache } from "./website-rules.js";
+import { createWriteQueue, type Chunk } from "./write-queue.js";
 
 /** Property values as stored: cut to PROP_VALUE_LENGTH. */
 function truncatedValues(props: Record<string, string>): Record<string, string> {
@@ -35,7 +38,10 @@ export interface CollectorOptions {
   batchSize?: number;
   /** Past this many waiting hits (a slow or failing store), collect refuses with UnavailableError. @default 200000 */
   maxBufferedHits?: number;
-  onFlushError?: (error: unknown) => void;
+  /** Told of every failed write (they are retried). */
+  onFlushError?: ((error: unknown) => void) | undefined;
+  /** Told of failed writes and of recoveries, at most a line a minute (the default log). */
+  outageReport?: OutageReport | undefined;
   /**
    * Put before every visitor hash. Imports use `~<import id>:` so their visitor rows are
    * kept by salt rotation (which deletes only hashes below `~`) until the import removes them.
@@ -50,32 +56,37 @@ export interface CollectorOptions {
   rotateSalts?: boolean;
   /**
    * How long `close()` keeps retrying a write the store refuses (a SQLite file locked
-   * by another connection, PostgreSQL down) before it rejects. @default 30000
+   * by another connection, PostgreSQL down) before it gives up. @default 30000
    */
   closeTimeoutMs?: number;
+  /**
+   * Keeps the hits `close()` could not write (in a file, written at the next start) and
+   * answers where; without it, `close()` rejects saying how many were not written.
+   */
+  spill?: ((chunks: readonly Chunk[]) => Promise<string>) | undefined;
 }
 
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 const messageOf = (error: unknown) => (error instanceof Error ? error.message : String(error));
-
 
 export function createCollector(options: CollectorOptions) {
   const { store, salts, websites, userAgents, geo } = options;
-  const batchSize = options.batchSize ?? 20_000;
-  const maxBuffered = options.maxBufferedHits ?? 200_000;
   const localTime = createLocalClock();
-  let buffer: PendingHit[] = [];
-  let flushing: Promise<void> | null = null;
-  /** Hits of the batch being written that are not written yet. */
-  let inFlight = 0;
   let rotatedForDay = "";
   let clock = 0;
   const deleted = new Set<number>();
-
-  const timer = setInterval(() => {
-    if (buffer.length > 0) flush().catch(() => {});
-  }, options.flushIntervalMs ?? 1000);
-  timer.unref();
+  const queue = createWriteQueue({
+    store,
+    ...(options.flushIntervalMs === undefined ? {} : { flushIntervalMs: options.flushIntervalMs }),
+    ...(options.batchSize === undefined ? {} : { batchSize: options.batchSize }),
+    ...(options.maxBufferedHits === undefined ? {} : { maxBufferedHits: options.maxBufferedHits }),
+    report: options.outageReport,
+    onError: options.onFlushError,
+    isDeleted: (websiteId) => deleted.has(websiteId),
+    async written(hits) {
+      for (const hit of hits) clock = Math.max(clock, hit.timestamp);
+      await rotateSalts();
+    },
+  });
 
   async function rulesFor(host: string): Promise<WebsiteRules> {
     const domain = stripWww(host);
@@ -140,61 +151,23 @@ export function createCollector(options: CollectorOptions) {
     };
   }
 
-  async function collect(input: HitInput): Promise<CollectResult> {
+  async function count(input: HitInput): Promise<CollectResult> {
     const hit = checkHit(input);
     const rules = await rulesFor(hit.url.hostname);
     if (rules.excludeBots && userAgents.isBot(hit.userAgent)) return { status: "dropped", reason: "bot" };
     if (hit.ip !== "" && isExcludedIp(rules, hit.ip)) return { status: "dropped", reason: "excluded-ip" };
-    // Hits handed to the store but not yet written wait too: they count against the bound.
-    if (buffer.length + inFlight >= maxBuffered) throw new UnavailableError("Too many hits are waiting to be written; try again shortly.");
-
-    // Enriched before `buffer` is read: a flush may swap the buffer during the awaits, and
-    // `buffer.push(await …)` would push into the batch being written (counted twice).
-    const pending = await enrich(hit, rules);
-    buffer.push(pending);
-    if (buffer.length >= batchSize) {
-      const written = flush().catch(() => {});
-      // One batch may wait while another is being written; past that, callers wait
-      // for the writes (back-pressure keeps memory bounded without refusing anything).
-      if (buffer.length >= 2 * batchSize) await written;
-    }
+    queue.admit();
+    await queue.add(await enrich(hit, rules));
     return { status: "accepted" };
   }
 
-  /** Writes one chunk: its visitor states and counters together, atomically. */
-  async function writeChunk(chunk: PendingHit[]): Promise<void> {
-    const hits = deleted.size === 0 ? chunk : chunk.filter((hit) => !deleted.has(hit.websiteId));
-    if (hits.length > 0) await store.write(hits);
-    for (const hit of hits) clock = Math.max(clock, hit.timestamp);
-  }
-
-  /**
-   * Writes everything buffered, in order, in writes of at most `store.maxHitsPerWrite`
-   * hits with a turn of the event loop between them (a synchronous store never blocks
-   * the host for a whole batch). A failed write puts back only the hits not yet
-   * written, at the front of the queue, so nothing is counted twice or lost.
-   */
-  async function flushOnce(): Promise<void> {
-    const batch = buffer;
-    buffer = [];
-    inFlight = batch.length;
-    const step = store.maxHitsPerWrite ?? batch.length;
-    let written = 0;
+  /** A database that cannot answer (a website's rules, a day's salt) is a 503 to retry, never a 500. */
+  async function collect(input: HitInput): Promise<CollectResult> {
     try {
-      while (written < batch.length) {
-        if (written > 0) await new Promise((resolve) => setImmediate(resolve));
-        const end = Math.min(batch.length, written + step);
-        await writeChunk(written === 0 && end === batch.length ? batch : batch.slice(written, end));
-        written = end;
-        inFlight = batch.length - written;
-      }
+      return await count(input);
     } catch (error) {
-      inFlight = 0;
-      buffer = batch.slice(written).concat(buffer);
-      options.onFlushError?.(error);
-      throw error;
+      throw asStoreUnavailable(error);
     }
-    await rotateSalts();
   }
 
   // Salts older than two days are deleted as the clock of counted hits moves on
@@ -207,26 +180,14 @@ export function createCollector(options: CollectorOptions) {
     await salts.rotate(clock);
   }
 
-  function flush(): Promise<void> {
-    if (flushing) return flushing;
-    // The run is cleared in a `.finally` callback, which always runs after this
-    // assignment: clearing it inside the async body would run synchronously when the
-    // buffer is empty, before `flushing` is assigned, and leave a settled promise
-    // behind that every later flush would return without writing anything.
-    const run: Promise<void> = (async () => {
-      while (buffer.length > 0) await flushOnce();
-    })().finally(() => {
-      if (flushing === run) flushing = null;
-    });
-    flushing = run;
-    return run;
-  }
-
   return {
     collect,
-    flush,
+    flush: () => queue.flush(),
+    settleForRead: () => queue.settleForRead(),
+    health: (probe: boolean) => queue.health(probe),
+    refuseIfReplaced: () => queue.refuseIfReplaced(),
     get buffered() {
-      return buffer.length;
+      return queue.buffered;
     },
     forgetWebsite(websiteId: number, domain: string): void {
       websites.forget(domain);
@@ -237,36 +198,18 @@ export function createCollector(options: CollectorOptions) {
     },
     /**
      * Writes everything buffered, retrying a refused write until `closeTimeoutMs` has
-     * passed; then rejects with an UnavailableError saying how many hits were not written.
+     * passed; what is still unwritten then is spilled (and resolves), or without a spill
+     * rejects with an UnavailableError saying how many hits were not written.
      */
     async close(): Promise<void> {
-      clearInterval(timer);
       const timeoutMs = options.closeTimeoutMs ?? 30_000;
-      const deadline = Date.now() + timeoutMs;
-      let lastError: unknown = null;
-      for (let attempt = 0; attempt === 0 || Date.now() < deadline; attempt++) {
-        if (attempt > 0) await sleep(Math.min(deadline - Date.now(), 100 * 2 ** Math.min(attempt - 1, 4)));
-        const attempted = flush().then(
-          () => true,
-          (error: unknown) => {
-            lastError = error;
-            return false;
-          },
-        );
-        // An attempt may wait on a lock (SQLite's busy_timeout) or a connection: never past the deadline.
-        let expire: NodeJS.Timeout | undefined;
-        const expired = new Promise<null>((resolve) => (expire = setTimeout(resolve, Math.max(0, deadline - Date.now()), null)));
-        const outcome = await Promise.race([attempted, expired]);
-        clearTimeout(expire);
-        if (outcome === true) return;
-        if (outcome === null) break;
-      }
-      const unwritten = buffer.length + inFlight;
+      const { left, lastError } = await queue.drain(timeoutMs);
+      const unwritten = left.reduce((total, chunk) => total + chunk.hits.length, 0);
       if (unwritten === 0) return;
       const cause = lastError === null ? "the write did not finish" : messageOf(lastError);
-      throw new UnavailableError(`close(): ${unwritten} hits could not be written within ${timeoutMs} ms (${cause}).`);
+      if (!options.spill) throw new UnavailableError(`close(): ${unwritten} hits could not be written within ${timeoutMs} ms (${cause}).`);
+      const file = await options.spill(left);
+      console.warn(`tally: ${unwritten} hits could not be written (${cause}); kept in ${file}, to be written at the next start`);
     },
   };
 }
-
-export type Collector = ReturnType<typeof createCollector>;

@@ -39,6 +39,8 @@ export interface VisitorClaim {
  * better-sqlite3 answers synchronously on the writer thread; kysely with promises.
  */
 export interface FlushIo extends DimensionIo {
+  /** Records a batch's id; answers false when it was recorded before (that batch is written already). */
+  claimBatch(id: string, now: number): MaybePromise<boolean>;
   /** PostgreSQL only: creates today's rows first and locks them, so two processes never count one visitor twice. */
   claimVisitors?(claims: readonly VisitorClaim[]): MaybePromise<void>;
   loadVisitors(hashes: readonly string[]): MaybePromise<readonly VisitorsTable[]>;

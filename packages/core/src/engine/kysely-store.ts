@@ -6,7 +6,9 @@ import { createDictionary } from "./dictionary.js";
 import { claimedRow, type FlushIo } from "./flush-io.js";
 import type { EngineStore } from "./store.js";
 import { runAsync } from "./steps.js";
+import { asStoreUnavailable } from "./store-faults.js";
 import { writeFlush } from "./write-flush.js";
+import { batchesKeptFrom, PROBE_KEY } from "./write-safety.js";
 
 /** Rows per statement: well under both SQLite's and PostgreSQL's parameter limits. */
 const CHUNK = 500;
@@ -31,6 +33,10 @@ export function kyselyFlushIo(trx: Transaction<Database>, dialect: SqlDialect): 
     for (const part of chunks(rows)) await trx.insertInto(table).values(part as never).execute();
   };
   const io: FlushIo = {
+    async claimBatch(id, now) {
+      const result = await trx.insertInto("written_batches").values({ id, written_at: now }).onConflict((oc) => oc.column("id").doNothing()).executeTakeFirst();
+      return Number(result.numInsertedOrUpdatedRows ?? 0) === 1;
+    },
     async findDimensions(websiteId, kind, values) {
       const found: { value: string; id: number }[] = [];
       for (const part of chunks(values)) {
@@ -168,13 +174,22 @@ export function kyselyFlushIo(trx: Transaction<Database>, dialect: SqlDialect): 
 export function createKyselyStore(db: Kysely<Database>, dialect: SqlDialect): EngineStore {
   const dictionary = createDictionary();
   return {
-    async write(hits) {
+    async write(hits, batchId) {
       try {
-        await db.transaction().execute((trx) => runAsync(writeFlush(kyselyFlushIo(trx, dialect), dictionary, hits)));
+        await db.transaction().execute((trx) => runAsync(writeFlush(kyselyFlushIo(trx, dialect), dictionary, hits, batchId)));
         dictionary.commit();
       } catch (error) {
         dictionary.rollback();
-        throw error;
+        throw asStoreUnavailable(error);
+      }
+    },
+
+    async probe() {
+      const value = new Date().toISOString();
+      try {
+        await db.insertInto("tally_meta").values({ key: PROBE_KEY, value }).onConflict((oc) => oc.column("key").doUpdateSet({ value })).execute();
+      } catch (error) {
+        throw asStoreUnavailable(error);
       }
     },
 
@@ -195,6 +210,7 @@ export function createKyselyStore(db: Kysely<Database>, dialect: SqlDialect): En
       await db.deleteFrom("salts").where("day", "<", day).execute();
       // Rows of an import under way (`~…`) are its own to remove.
       await db.deleteFrom("visitors").where("day", "<", day).where("hash", "not like", "~%").execute();
+      await db.deleteFrom("written_batches").where("written_at", "<", batchesKeptFrom(day)).execute();
     },
 
     async deleteOlderThan(websiteId, localSeconds, limit) {

@@ -12,12 +12,20 @@ export interface EngineStore {
    * Unset: one write per flush.
    */
   readonly maxHitsPerWrite?: number;
-  /** Counts the hits (in the order given) into visitor states and rollups, atomically. */
-  write(hits: readonly PendingHit[]): Promise<void>;
+  /**
+   * Counts the hits (in the order given) into visitor states and rollups, atomically,
+   * recording `batchId` in the same transaction: a batch whose id is recorded already
+   * (its earlier write committed, though its answer was lost) is not written again.
+   */
+  write(hits: readonly PendingHit[], batchId: string): Promise<void>;
+  /** A small write that proves the store takes writes now (`GET /health` on an idle store). */
+  probe(): Promise<void>;
+  /** Throws a StoreUnavailableError (`replaced`) when the database file was deleted or replaced since it was opened. */
+  check?(): void;
   deleteWebsite(websiteId: number): Promise<void>;
   /** The salt of a day: `candidate` unless another process stored one first. */
   salt(day: string, candidate: string): Promise<string>;
-  /** Deletes the salts and visitor rows of days before `day`. */
+  /** Deletes the salts and visitor rows of days before `day`, and batch ids older than a month. */
   forgetBefore(day: string): Promise<void>;
   /**
    * Deletes up to `limit` rows of each of a website's visits, hits and event properties

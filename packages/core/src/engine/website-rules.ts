@@ -35,20 +35,31 @@ const MAX_ENTRIES = 10_000;
 /**
  * Websites by domain for the collect path. Entries live a few seconds so changes made
  * by another process sharing the store are seen; changes made here drop them at once.
+ * While the database cannot be read, the last rules known for a domain keep serving
+ * (and the database is asked again only after another TTL), so hits keep being accepted.
  */
 export function createWebsiteCache(load: (domain: string) => Promise<WebsiteRow | null>) {
   const entries = new Map<string, { rules: WebsiteRules | null; expires: number }>();
+  const remember = (domain: string, rules: WebsiteRules | null) => {
+    if (entries.size >= MAX_ENTRIES && !entries.has(domain)) entries.clear();
+    entries.set(domain, { rules, expires: Date.now() + TTL_MS });
+    return rules;
+  };
   return {
     get(domain: string, now = Date.now()): WebsiteRules | null | undefined {
       const entry = entries.get(domain);
       return entry && entry.expires > now ? entry.rules : undefined;
     },
     async load(domain: string): Promise<WebsiteRules | null> {
-      const row = await load(domain);
-      const rules = row ? compileRules(row) : null;
-      if (entries.size >= MAX_ENTRIES) entries.clear();
-      entries.set(domain, { rules, expires: Date.now() + TTL_MS });
-      return rules;
+      let row: WebsiteRow | null;
+      try {
+        row = await load(domain);
+      } catch (error) {
+        const stale = entries.get(domain);
+        if (stale === undefined) throw error;
+        return remember(domain, stale.rules);
+      }
+      return remember(domain, row ? compileRules(row) : null);
     },
     forget(domain: string): void {
       entries.delete(domain);

@@ -97,11 +97,14 @@ function* storeNewVisits(
 }
 
 /**
- * One flush, inside the transaction the store opened: intern the hits' values, load and
+ * One flush, inside the transaction the store opened: record its batch id (or stop: that
+ * batch is written already), intern the hits' values, load and
  * apply the visitor states, then store new visits (learning their ids), visit changes,
  * hit and property rows, states and rollup counts.
  */
-export function* writeFlush(io: FlushIo, dictionary: Dictionary, hits: readonly PendingHit[]): Steps<void> {
+export function* writeFlush(io: FlushIo, dictionary: Dictionary, hits: readonly PendingHit[], batchId: string): Steps<void> {
+  // First, so that a second process replaying the same batch waits here for this one to commit, then skips it.
+  if (!((yield io.claimBatch(batchId, Date.now())) as boolean)) return;
   yield* dictionary.intern(io, hits);
   const work = flushWork(hits);
   if (io.claimVisitors) yield io.claimVisitors(work.claim);

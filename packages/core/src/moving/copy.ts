@@ -26,9 +26,14 @@ const COPY_ORDER = {
   rollups: 13,
   day_versions: 14,
   day_blocks: 15,
-} satisfies Record<keyof Database, number>;
+  written_batches: 16,
+  // Each database's own (its id names the files of hits kept at shutdown): never copied.
+  tally_meta: null,
+} satisfies Record<keyof Database, number | null>;
 
-export const COPIED_TABLES = (Object.keys(COPY_ORDER) as (keyof Database)[]).sort((a, b) => COPY_ORDER[a] - COPY_ORDER[b]);
+export const COPIED_TABLES = (Object.keys(COPY_ORDER) as (keyof Database)[])
+  .filter((table) => COPY_ORDER[table] !== null)
+  .sort((a, b) => COPY_ORDER[a]! - COPY_ORDER[b]!);
 
 export interface CopyOptions {
   /** The installation to copy: `file:./data/tally.sqlite`, a path, or `postgres://…`. */

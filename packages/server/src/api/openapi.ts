@@ -43,6 +43,7 @@ const TAGS: oas31.TagObject[] = [
   { name: "Websites", description: "The websites an account measures, and their settings." },
   { name: "Statistics", description: "Counts from the rollups (and, with filters, from the visits and hits): docs/statistics.md defines each." },
   { name: "Collection", description: "What the tracker script uses: public, no key." },
+  { name: "Health", description: "Whether Tally can write its store: for load balancers and uptime checks; public, no key." },
   { name: "Share pages", description: "Read-only statistics pages and their API, as each website's `privacy` allows." },
   { name: "Dashboard", description: "The built-in dashboard (HTML)." },
   { name: "Reports", description: "The unsubscribe link of e-mail reports: public, signed." },

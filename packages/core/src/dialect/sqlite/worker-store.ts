@@ -1,11 +1,13 @@
 import { Worker } from "node:worker_threads";
-import { UnavailableError } from "../../errors.js";
+import { asStoreUnavailable } from "../../engine/store-faults.js";
 import type { PendingHit } from "../../engine/pending-hit.js";
 import type { EngineStore } from "../../engine/store.js";
+import { watchFileIdentity } from "./file-identity.js";
 import { workerUrl } from "./worker-url.js";
 
 type RequestBody =
-  | { type: "write"; hits: readonly PendingHit[] }
+  | { type: "write"; hits: readonly PendingHit[]; batchId: string }
+  | { type: "probe" }
   | { type: "delete-website"; websiteId: number }
   | { type: "salt"; day: string; candidate: string }
   | { type: "forget-before"; day: string }
@@ -15,15 +17,9 @@ type RequestBody =
 export type WriterRequest = RequestBody & { id: number };
 export type WriterResponse = { id: number; ok: true; value: unknown } | { id: number; ok: false; message: string; code?: string };
 
-/**
- * The error a failed request rejects with. A lock held by another connection past
- * busy_timeout (SQLITE_BUSY) is an UnavailableError: nothing was written, try again later.
- */
-function writerError(response: { message: string; code?: string }): Error {
-  if (response.code?.startsWith("SQLITE_BUSY")) {
-    return new UnavailableError(`The SQLite database is locked by another connection (${response.message}).`);
-  }
-  return Object.assign(new Error(response.message), response.code === undefined ? {} : { code: response.code });
+/** The error a failed request rejects with: a store fault (locked, disk full, read-only…) as a StoreUnavailableError. */
+function writerError(response: { message: string; code?: string }): unknown {
+  return asStoreUnavailable(Object.assign(new Error(response.message), response.code === undefined ? {} : { code: response.code }));
 }
 
 /**
@@ -33,6 +29,7 @@ function writerError(response: { message: string; code?: string }): Error {
  * other core while the next hits are collected.
  */
 export function createSqliteWorkerStore(path: string, busyTimeout: number): EngineStore {
+  const check = watchFileIdentity(path);
   const worker = new Worker(workerUrl("writer-worker.js"), { workerData: { path, busyTimeout } });
   const pending = new Map<number, { resolve(value: unknown): void; reject(error: Error): void }>();
   let nextId = 1;
@@ -47,7 +44,7 @@ export function createSqliteWorkerStore(path: string, busyTimeout: number): Engi
   }
 
   worker.on("message", (response: WriterResponse) => {
-    settle(response.id, (entry) => (response.ok ? entry.resolve(response.value) : entry.reject(writerError(response))));
+    settle(response.id, (entry) => (response.ok ? entry.resolve(response.value) : entry.reject(writerError(response) as Error)));
   });
   worker.on("error", (error) => {
     failure = error;
@@ -69,8 +66,12 @@ export function createSqliteWorkerStore(path: string, busyTimeout: number): Engi
   }
 
   return {
-    write: async (hits) => {
-      await send({ type: "write", hits });
+    check,
+    write: async (hits, batchId) => {
+      await send({ type: "write", hits, batchId });
+    },
+    probe: async () => {
+      await send({ type: "probe" });
     },
     deleteWebsite: async (websiteId) => {
       await send({ type: "delete-website", websiteId });

@@ -5,6 +5,7 @@
  */
 import { parentPort, workerData } from "node:worker_threads";
 import Database from "better-sqlite3";
+import { createTightDiskGuard, WAL_SIZE_LIMIT } from "./tight-disk.js";
 import { createSqliteWriter } from "./writer.js";
 import type { WriterRequest, WriterResponse } from "./worker-store.js";
 
@@ -13,12 +14,16 @@ const database = new Database(path);
 database.pragma("journal_mode = WAL");
 database.pragma("synchronous = NORMAL");
 database.pragma(`busy_timeout = ${busyTimeout}`);
+database.pragma(`journal_size_limit = ${WAL_SIZE_LIMIT}`);
 const writer = createSqliteWriter(database);
+const tightDisk = createTightDiskGuard(database);
 
 function run(request: WriterRequest): unknown {
   switch (request.type) {
     case "write":
-      return writer.write(request.hits);
+      return writer.write(request.hits, request.batchId);
+    case "probe":
+      return writer.probe();
     case "delete-website":
       return writer.deleteWebsite(request.websiteId);
     case "salt":
@@ -35,9 +40,13 @@ function run(request: WriterRequest): unknown {
 
 async function answer(request: WriterRequest): Promise<WriterResponse> {
   try {
-    return { id: request.id, ok: true, value: await run(request) };
+    tightDisk.before();
+    const value = await run(request);
+    tightDisk.succeeded();
+    return { id: request.id, ok: true, value };
   } catch (error) {
     const code = (error as { code?: unknown } | null)?.code;
+    tightDisk.failed(code);
     return { id: request.id, ok: false, message: error instanceof Error ? error.message : String(error), ...(typeof code === "string" ? { code } : {}) };
   }
 }

@@ -5,6 +5,7 @@ import type { FlushIo, VisitRow } from "../../engine/flush-io.js";
 import type { PendingHit } from "../../engine/pending-hit.js";
 import type { EngineStore } from "../../engine/store.js";
 import { runSync } from "../../engine/steps.js";
+import { batchesKeptFrom, PROBE_KEY } from "../../engine/write-safety.js";
 import { writeFlush } from "../../engine/write-flush.js";
 
 /** The parts of a better-sqlite3 Database the SQLite store uses. */
@@ -21,7 +22,8 @@ interface SqliteStatement {
 
 /** The engine's writes on a better-sqlite3 handle, synchronously: prepared statements, one transaction per call. */
 export interface SqliteWriter {
-  write(hits: readonly PendingHit[]): void;
+  write(hits: readonly PendingHit[], batchId: string): void;
+  probe(): void;
   deleteWebsite(websiteId: number): void;
   salt(day: string, candidate: string): string;
   forgetBefore(day: string): void;
@@ -43,6 +45,7 @@ const placeholders = (count: number) => Array.from({ length: count }, () => "?")
 
 /** Every statement of a flush, prepared once. SQLite has a single writer: no row locks needed. */
 function createFlushIo(sqlite: SqliteHandle): FlushIo {
+  const claimBatch = sqlite.prepare("insert into written_batches (id, written_at) values (?, ?) on conflict do nothing");
   const findDimension = sqlite.prepare("select id, value from dimensions where website_id = ? and kind = ? and value = ?");
   const countCreated = sqlite.prepare("select count(*) as n from dimensions where website_id = ? and kind = ? and created_day = ?");
   const insertDimension = sqlite.prepare(
@@ -69,6 +72,7 @@ function createFlushIo(sqlite: SqliteHandle): FlushIo {
   );
 
   return {
+    claimBatch: (id, now) => claimBatch.run(id, now).changes === 1,
     findDimensions(websiteId, kind, values) {
       const found: { value: string; id: number }[] = [];
       for (const value of values) {
@@ -137,7 +141,9 @@ export function createSqliteWriter(sqlite: SqliteHandle): SqliteWriter {
   // connection) before anything is read. A deferred transaction reads first and, when
   // another connection commits meanwhile, fails on its first write at once (SQLITE_BUSY,
   // no wait); nothing would be lost, but every such flush would have to be retried.
-  const flush = sqlite.transaction((hits: readonly PendingHit[]) => runSync(writeFlush(io, dictionary, hits)));
+  const flush = sqlite.transaction((hits: readonly PendingHit[], batchId: string) => runSync(writeFlush(io, dictionary, hits, batchId)));
+  const probe = sqlite.prepare(`insert into tally_meta (key, value) values ('${PROBE_KEY}', ?) on conflict (key) do update set value = excluded.value`);
+  const deleteOldBatches = sqlite.prepare("delete from written_batches where written_at < ?");
   const deleteWebsite = sqlite.transaction((websiteId: number) => {
     for (const statement of deleteWebsiteRows) statement.run(websiteId);
     dictionary.forgetWebsite(websiteId);
@@ -145,6 +151,7 @@ export function createSqliteWriter(sqlite: SqliteHandle): SqliteWriter {
   const forgetBefore = sqlite.transaction((day: string) => {
     deleteOldSalts.run(day);
     deleteOldVisitors.run(day);
+    deleteOldBatches.run(batchesKeptFrom(day));
   });
   const deleteOlderThan = sqlite.transaction((websiteId: number, localSeconds: number, limit: number) => {
     for (const statement of deleteOldDays) statement.run(websiteId, Math.ceil(localSeconds / 86_400));
@@ -152,15 +159,16 @@ export function createSqliteWriter(sqlite: SqliteHandle): SqliteWriter {
   });
 
   return {
-    write(hits) {
+    write(hits, batchId) {
       try {
-        flush.immediate(hits);
+        flush.immediate(hits, batchId);
         dictionary.commit();
       } catch (error) {
         dictionary.rollback();
         throw error;
       }
     },
+    probe: () => probe.run(new Date().toISOString()),
     deleteWebsite: (websiteId) => deleteWebsite.immediate(websiteId),
     salt(day, candidate) {
       insertSalt.run(day, candidate);
@@ -176,7 +184,8 @@ export function createSqliteStore(sqlite: SqliteHandle): EngineStore {
   const writer = createSqliteWriter(sqlite);
   return {
     maxHitsPerWrite: 500,
-    write: async (hits) => writer.write(hits),
+    write: async (hits, batchId) => writer.write(hits, batchId),
+    probe: async () => writer.probe(),
     deleteWebsite: async (websiteId) => writer.deleteWebsite(websiteId),
     salt: async (day, candidate) => writer.salt(day, candidate),
     forgetBefore: async (day) => writer.forgetBefore(day),

@@ -1,0 +1,39 @@
+/**
+ * SQLite on a small or full disk. The WAL grows to about 4 MB between checkpoints and
+ * would keep that size; `journal_size_limit` cuts it back after each checkpoint. Once a
+ * write was refused for lack of space, every later request first tries a truncating
+ * checkpoint: as soon as some space is freed, it moves the WAL's pages into the database
+ * (which needs far less room than the WAL held) and gives the WAL's space back, instead
+ * of letting the WAL eat the freed space and fail again.
+ */
+export const WAL_SIZE_LIMIT = 1024 * 1024;
+
+interface Pragmas {
+  pragma(source: string): unknown;
+}
+
+function releaseWalSpace(database: Pragmas): void {
+  try {
+    database.pragma("wal_checkpoint(TRUNCATE)");
+  } catch {
+    // The disk still full, or a reader holding the WAL: the next request tries again.
+  }
+}
+
+/** Wraps each request of the writer: checkpoints after a full disk until a request works again. */
+export function createTightDiskGuard(database: Pragmas) {
+  let full = false;
+  return {
+    before(): void {
+      if (full) releaseWalSpace(database);
+    },
+    failed(code: unknown): void {
+      if (code !== "SQLITE_FULL") return;
+      full = true;
+      releaseWalSpace(database);
+    },
+    succeeded(): void {
+      full = false;
+    },
+  };
+}
