@@ -47,8 +47,6 @@ export interface WriteQueueOptions {
 
 /** Longest wait between two attempts while writes fail. */
 const MAX_BACKOFF_MS = 5000;
-/** How long a statistics read waits for the hits before it to be written. */
-const READ_WAIT_MS = 1000;
 /** `health()` writes a probe when nothing was written for this long. */
 const PROBE_AFTER_MS = 10_000;
 
@@ -175,14 +173,11 @@ export function createWriteQueue(options: WriteQueueOptions) {
     },
     flush,
     /**
-     * Before a read: writes what waits, waiting at most READ_WAIT_MS for it; never rejects.
-     * While writes fail (or hang on a lock), the read goes on with what is stored.
+     * Before a read: writes what waits; never rejects. While writes fail, the read goes on
+     * with what is stored (a lock is waited for up to its `busy_timeout` first).
      */
     async settleForRead(): Promise<void> {
-      let timer: NodeJS.Timeout | undefined;
-      const waited = new Promise<void>((resolve) => (timer = setTimeout(resolve, READ_WAIT_MS)));
-      await Promise.race([flush().catch(() => {}), waited]);
-      clearTimeout(timer);
+      await flush().catch(() => {});
     },
     get buffered(): number {
       return unwritten();
