@@ -54,6 +54,13 @@ const ORDER_DEPENDENT: ReadonlySet<StatName> = new Set([
   "visits", "bounce_rate", "visit_duration", "views_per_visit", "exit_page",
 ]);
 const HOUR_SERIES: ReadonlySet<StatName> = new Set(["pageviews_hours", "visitors_hours"]);
+/**
+ * Statistics that depend on when hits arrive, which /collect takes from the server's clock:
+ * the relayed visitors' hits arrive seconds apart (a forced flush between any two), the
+ * single instance's milliseconds apart, so their visits last differently long. Compared
+ * by what does not depend on arrival times: the visits they are averaged over.
+ */
+const ARRIVAL_DEPENDENT: ReadonlySet<StatName> = new Set(["visit_duration"]);
 
 describe.skipIf(!DIALECTS.includes("postgres"))("PostgreSQL: several instances on one database", () => {
   const databases: TestDatabase[] = [];
@@ -246,6 +253,11 @@ describe.skipIf(!DIALECTS.includes("postgres"))("PostgreSQL: several instances o
     const comparable = (stats: Statistics, name: StatName) =>
       hourChanged && HOUR_SERIES.has(name) ? { sum: stats[name].sum } : stats[name];
     for (const name of Object.keys(relaySingle) as StatName[]) {
+      if (ARRIVAL_DEPENDENT.has(name)) {
+        // The same days have a figure; its size follows the arrival times.
+        expect(relayMulti[name].rows.map((row) => row.value), `relay.example ${name} days`).toEqual(relaySingle[name].rows.map((row) => row.value));
+        continue;
+      }
       expect(comparable(relayMulti, name), `relay.example ${name}`).toEqual(comparable(relaySingle, name));
       if (!ORDER_DEPENDENT.has(name)) expect(comparable(freeMulti, name), `shop.example ${name}`).toEqual(comparable(freeSingle, name));
     }
