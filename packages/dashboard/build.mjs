@@ -1,10 +1,10 @@
 // Builds the dashboard into dist/ and the module the server serves it from.
 //   dist/dashboard.js, dist/dashboard.css   the front end (what {base}/assets/* serves)
-//   dist/index.js                            export const dashboardAssets
+//   dist/index.js                            export const dashboardAssets (each with its gzip and brotli forms)
 // Prints raw and gzip (level 9) sizes; exits 1 above the budget.
 import { createHash } from "node:crypto";
 import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
-import { gzipSync } from "node:zlib";
+import { brotliCompressSync, constants, gzipSync } from "node:zlib";
 import { build, transform } from "esbuild";
 
 /** JS + CSS, gzipped: a dashboard should cost less than one hero image. */
@@ -40,10 +40,13 @@ let total = 0;
 const assets = {};
 for (const [file, text] of Object.entries(files)) {
   writeFileSync(new URL(file, dist), text);
-  const gzip = gzipSync(text, { level: 9 }).length;
-  total += gzip;
-  console.log(`${file.padEnd(14)} ${Buffer.byteLength(text)} B raw, ${gzip} B gzip`);
-  assets[file] = { body: text, contentType: types[file], version: hash(text) };
+  const gzipped = gzipSync(text, { level: 9 });
+  const brotli = brotliCompressSync(text, { params: { [constants.BROTLI_PARAM_QUALITY]: 11, [constants.BROTLI_PARAM_SIZE_HINT]: text.length } });
+  total += gzipped.length;
+  console.log(`${file.padEnd(14)} ${Buffer.byteLength(text)} B raw, ${gzipped.length} B gzip, ${brotli.length} B brotli`);
+  // Compressed once here, at the highest levels: the server sends these as they are.
+  const encoded = { gzip: gzipped.toString("base64"), br: brotli.toString("base64") };
+  assets[file] = { body: text, contentType: types[file], version: hash(text), encoded };
 }
 console.log(`${"total".padEnd(14)} ${total} B gzip (budget ${GZIP_BUDGET})`);
 
@@ -57,6 +60,8 @@ writeFileSync(
     "  readonly contentType: string;",
     "  /** base64url(sha256) first 16 chars: the `?v=` of its URL and, quoted, its ETag. */",
     "  readonly version: string;",
+    "  /** The body compressed at build time (gzip -9, brotli q11), base64. */",
+    "  readonly encoded: { readonly gzip: string; readonly br: string };",
     "}",
     '/** The minified front end served at `{base}/assets/{name}`. */',
     'export declare const dashboardAssets: Readonly<Record<"dashboard.js" | "dashboard.css", DashboardAsset>>;',
