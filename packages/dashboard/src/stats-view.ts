@@ -160,9 +160,10 @@ export function statsView(options: StatsViewOptions): StatsView {
     const previousRange = state.compare ? comparisonRange(range, state.compare) : null;
     const asked = source.totals({ ...query(), ...(state.compare ? { compare: state.compare } : {}) });
     totalsOnce = asked.then((answer) => answer.data.visits);
-    const [current, before, figures] = await Promise.all([series(metric, range, hourly), previousRange ? series(metric, previousRange, hourly) : null, asked]);
+    // The figures show as soon as they come, before the chart's rows.
+    const shown = asked.then((answer) => mine === request && totals.set(answer.data, answer.previous));
+    const [current, before] = await Promise.all([series(metric, range, hourly), previousRange ? series(metric, previousRange, hourly) : null, shown]);
     if (mine !== request) return;
-    totals.set(figures.data, figures.previous);
     let points = current;
     let previous = before;
     const monthly = !hourly && points.length > MAX_DAILY_POINTS && COUNTS.has(metric);
@@ -236,7 +237,8 @@ export function statsView(options: StatsViewOptions): StatsView {
     // One day: the main chart is already by hour.
     hoursCard.hidden = state.range.from === state.range.to;
     void loading(mainChart, mine, loadMain);
-    if (!hoursCard.hidden) void loading(hoursChart, mine, loadHours);
+    if (hoursCard.hidden) hoursChart.removeAttribute("aria-busy");
+    else void loading(hoursChart, mine, loadHours);
     for (const card of [...cards, goals]) card.load(query());
   }
 
