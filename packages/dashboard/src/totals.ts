@@ -2,7 +2,7 @@
 // tile is a button that puts its figure on the main chart.
 import type { TotalFigures } from "./api.js";
 import { h } from "./dom.js";
-import { formatDuration, formatNumber, formatPercent } from "./format.js";
+import { formatDecimal, formatDuration, formatNumber, formatPercent } from "./format.js";
 import { t } from "./i18n.js";
 import type { MessageKey } from "./messages.js";
 import type { Metric } from "./view-state.js";
@@ -11,7 +11,7 @@ export const METRIC_INFO: Readonly<Record<Metric, { label: MessageKey; format(va
   visitors: { label: "metric.visitors", format: formatNumber },
   visits: { label: "metric.visits", format: formatNumber },
   pageviews: { label: "metric.pageviews", format: formatNumber },
-  views_per_visit: { label: "metric.viewsPerVisit", format: (value) => value.toFixed(2) },
+  views_per_visit: { label: "metric.viewsPerVisit", format: formatDecimal },
   bounce_rate: { label: "metric.bounceRate", format: formatPercent },
   visit_duration: { label: "metric.visitDuration", format: formatDuration },
 };
