@@ -6,17 +6,14 @@
 // the compressed tracker as Chromium receives it. Tally runs without a GeoIP database here.
 import { readFileSync } from "node:fs";
 import { createRequire } from "node:module";
-import { createServer } from "node:http";
 import type { Tally } from "@tally-analytics/core";
-import { toNodeHandler } from "@tally-analytics/server/node";
 import { trackerScript } from "@tally-analytics/tracker";
-import express from "express";
 import type { Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { skipWithoutChromium as skip, warnIfSkipped } from "../support/chromium.js";
 import { createTempTally } from "../support/tally-fixture.js";
-import { listen, type Served } from "../support/transports.js";
-import { addDays, dashboardPages, PHONE, screenshotPath, todayIn } from "./dashboard-pages.js";
+import type { Served } from "../support/transports.js";
+import { addDays, dashboardPages, serveTallyAndSite, PHONE, screenshotPath, todayIn } from "./dashboard-pages.js";
 import { generateTraffic } from "./demo-data.js";
 
 warnIfSkipped("first-minutes-browser");
@@ -44,7 +41,7 @@ describe.skipIf(skip)("a new user's first minutes in the dashboard, in Chromium"
   let origin = "";
   const pages = dashboardPages();
   /** Pages of a measured site, served beside Tally on the same origin. */
-  const sitePages = new Map<string, string>();
+  let sitePages = new Map<string, string>();
 
   beforeAll(async () => {
     fixture = createTempTally();
@@ -65,13 +62,7 @@ describe.skipIf(skip)("a new user's first minutes in the dashboard, in Chromium"
     }
     await tally.flush();
 
-    const app = express();
-    app.use("/analytics", toNodeHandler(tally));
-    app.use((request, response) => {
-      response.type("html").set("cache-control", "no-store");
-      response.send(sitePages.get(request.path) ?? "<!doctype html><title>Elsewhere</title>");
-    });
-    server = await listen(createServer(app), "");
+    ({ server, sitePages } = await serveTallyAndSite(tally));
     origin = server.base;
     await pages.launch();
   });

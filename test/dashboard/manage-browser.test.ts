@@ -6,18 +6,15 @@
 // (UPDATE_SCREENSHOTS=1 refreshes docs/screenshots/).
 import { readFileSync } from "node:fs";
 import { createRequire } from "node:module";
-import { createServer } from "node:http";
 import type { Tally } from "@tally-analytics/core";
-import { toNodeHandler } from "@tally-analytics/server/node";
-import express from "express";
 import type { TotalFigures as Figures } from "@tally-analytics/client";
 import { strFromU8, unzipSync } from "fflate";
 import type { Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { skipWithoutChromium as skip, warnIfSkipped } from "../support/chromium.js";
 import { createTempTally } from "../support/tally-fixture.js";
-import { listen, type Served } from "../support/transports.js";
-import { addDays, dashboardPages, PHONE, screenshotPath, todayIn } from "./dashboard-pages.js";
+import type { Served } from "../support/transports.js";
+import { addDays, dashboardPages, serveTallyAndSite, PHONE, screenshotPath, todayIn } from "./dashboard-pages.js";
 import { generateTraffic, GEOIP_FIXTURE } from "./demo-data.js";
 
 warnIfSkipped("manage-browser");
@@ -49,7 +46,7 @@ describe.skipIf(skip)("managing websites in the dashboard, in Chromium", () => {
   let siteOrigin = ""; // the measured site: the same server as http://localhost:port
   const pages = dashboardPages();
   /** The measured site's pages by path. */
-  const sitePages = new Map<string, string>();
+  let sitePages = new Map<string, string>();
   let pageErrors: string[] = [];
 
   beforeAll(async () => {
@@ -59,14 +56,7 @@ describe.skipIf(skip)("managing websites in the dashboard, in Chromium", () => {
     demoId = (await tally.websites.create(accountId, { domain: "demo.example", timezone: TIMEZONE })).id;
     await generateTraffic(tally, { domain: "demo.example" });
 
-    const app = express();
-    app.use("/analytics", toNodeHandler(tally));
-    // Every other path is a page of a website: one with the tracking code, or a plain one.
-    app.use((request, response) => {
-      response.type("html").set("cache-control", "no-store");
-      response.send(sitePages.get(request.path) ?? "<!doctype html><title>Elsewhere</title><p>No tracker here.</p>");
-    });
-    server = await listen(createServer(app), "");
+    ({ server, sitePages } = await serveTallyAndSite(tally));
     origin = server.base;
     siteOrigin = origin.replace("127.0.0.1", "localhost");
     await pages.launch();
