@@ -160,6 +160,8 @@ export function statsView(options: StatsViewOptions): StatsView {
     const previousRange = state.compare ? comparisonRange(range, state.compare) : null;
     const asked = source.totals({ ...query(), ...(state.compare ? { compare: state.compare } : {}) });
     totalsOnce = asked.then((answer) => answer.data.visits);
+    // Read only by some cards: a refusal is theirs (and the tiles') to show, never unhandled.
+    totalsOnce.catch(() => {});
     // The figures show as soon as they come, before the chart's rows.
     const shown = asked.then((answer) => mine === request && totals.set(answer.data, answer.previous));
     const [current, before] = await Promise.all([series(metric, range, hourly), previousRange ? series(metric, previousRange, hourly) : null, shown]);
@@ -173,15 +175,15 @@ export function statsView(options: StatsViewOptions): StatsView {
     }
     if (previous) points = points.map((point, i) => ({ key: point.key, values: [...point.values, previous[i]?.values[0] ?? null] }));
     const charted = hourly && !HOURLY[metric] ? METRIC_INFO.visitors : info;
-    const series_ = [{ label: t(charted.label), className: "series-0" }];
-    if (state.compare) series_.push({ label: t(COMPARE_LABELS[state.compare]), className: "series-prev" });
+    const lines = [{ label: t(charted.label), className: "series-0" }];
+    if (state.compare) lines.push({ label: t(COMPARE_LABELS[state.compare]), className: "series-prev" });
     const by = hourly ? ("chart.by.hour" as const) : monthly ? ("chart.by.month" as const) : ("chart.by.day" as const);
     const caption = t(by, { metric: t(charted.label) }) + (state.compare ? `, ${t("chart.with", { other: t(COMPARE_LABELS[state.compare]) })}` : "");
     mount(
       mainChart,
       chart(points, {
         kind: hourly || points.length <= 31 ? "bar" : "line",
-        series: series_,
+        series: lines,
         legend: Boolean(state.compare),
         caption,
         label: hourly ? (hour) => `${hour}:00` : formatDay,
