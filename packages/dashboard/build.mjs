@@ -1,18 +1,33 @@
 // Builds the dashboard into dist/ and the module the server serves it from.
-//   dist/dashboard.js, dist/dashboard.css   the front end (what {base}/assets/* serves)
-//   dist/index.js                            export const dashboardAssets
-// Prints raw and gzip (level 9) sizes; exits 1 above the budget.
+//   dist/dashboard.js, dist/dashboard.css   the front end (what {base}/assets/* serves), English built in
+//   dist/messages-<locale>.json              every other language's messages, fetched only by its readers
+//   dist/index.js                            export const dashboardAssets (each with its gzip and brotli forms)
+// Prints raw and gzip (level 9) sizes; exits 1 when the first load (JS + CSS) is above the budget.
 import { createHash } from "node:crypto";
 import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
-import { gzipSync } from "node:zlib";
+import { brotliCompressSync, constants, gzipSync } from "node:zlib";
 import { build, transform } from "esbuild";
 
-/** JS + CSS, gzipped: a dashboard should cost less than one hero image. */
-const GZIP_BUDGET = 20_000;
+/**
+ * The first load, JS + CSS, gzipped: a dashboard should cost less than one hero image.
+ * Raised from 20,000 (17.0 KB then) when every text went through the message table (the
+ * English table is ~3.5 KB of it; other languages load on demand) and the dashboard grew
+ * hourly charts, Direct / None, guided empty states, goals in place, page goals,
+ * sparklines, share links and loading skeletons (~3.5 KB).
+ */
+const GZIP_BUDGET = 26_000;
 const dist = new URL("./dist/", import.meta.url);
 const source = (file) => new URL(`./src/${file}`, import.meta.url).pathname;
 
-async function bundleScript() {
+/** src/messages.ts, run: every language's table. */
+async function messageTables() {
+  const result = await build({ entryPoints: [source("messages.ts")], bundle: true, write: false, format: "esm", platform: "neutral", tsconfigRaw: {} });
+  const { MESSAGES } = await import(`data:text/javascript;base64,${Buffer.from(result.outputFiles[0].text).toString("base64")}`);
+  return MESSAGES;
+}
+
+/** `messageFiles`: each language but English → its asset's path, for the script to fetch. */
+async function bundleScript(messageFiles) {
   const result = await build({
     entryPoints: [source("main.ts")],
     bundle: true,
@@ -22,6 +37,7 @@ async function bundleScript() {
     target: "es2020",
     legalComments: "none",
     tsconfigRaw: {},
+    define: { MESSAGE_FILES: JSON.stringify(messageFiles) },
   });
   return result.outputFiles[0].text.trim();
 }
@@ -34,18 +50,28 @@ async function bundleStyles() {
 const hash = (text) => createHash("sha256").update(text).digest("base64url").slice(0, 16);
 
 mkdirSync(dist, { recursive: true });
-const files = { "dashboard.js": await bundleScript(), "dashboard.css": await bundleStyles() };
-const types = { "dashboard.js": "text/javascript; charset=utf-8", "dashboard.css": "text/css; charset=utf-8" };
+const translations = Object.fromEntries(
+  Object.entries(await messageTables())
+    .filter(([locale]) => locale !== "en")
+    .map(([locale, table]) => [`messages-${locale}.json`, JSON.stringify(table)]),
+);
+const messageFiles = Object.fromEntries(Object.entries(translations).map(([file, text]) => [file.slice(9, -5), `assets/${file}?v=${hash(text)}`]));
+const firstLoad = { "dashboard.js": await bundleScript(messageFiles), "dashboard.css": await bundleStyles() };
+const files = { ...firstLoad, ...translations };
+const typeOf = (file) => (file.endsWith(".js") ? "text/javascript" : file.endsWith(".css") ? "text/css" : "application/json") + "; charset=utf-8";
 let total = 0;
 const assets = {};
 for (const [file, text] of Object.entries(files)) {
   writeFileSync(new URL(file, dist), text);
-  const gzip = gzipSync(text, { level: 9 }).length;
-  total += gzip;
-  console.log(`${file.padEnd(14)} ${Buffer.byteLength(text)} B raw, ${gzip} B gzip`);
-  assets[file] = { body: text, contentType: types[file], version: hash(text) };
+  const gzipped = gzipSync(text, { level: 9 });
+  const brotli = brotliCompressSync(text, { params: { [constants.BROTLI_PARAM_QUALITY]: 11, [constants.BROTLI_PARAM_SIZE_HINT]: text.length } });
+  if (file in firstLoad) total += gzipped.length;
+  console.log(`${file.padEnd(18)} ${Buffer.byteLength(text)} B raw, ${gzipped.length} B gzip, ${brotli.length} B brotli`);
+  // Compressed once here, at the highest levels: the server sends these as they are.
+  const encoded = { gzip: gzipped.toString("base64"), br: brotli.toString("base64") };
+  assets[file] = { body: text, contentType: typeOf(file), version: hash(text), encoded };
 }
-console.log(`${"total".padEnd(14)} ${total} B gzip (budget ${GZIP_BUDGET})`);
+console.log(`${"first load".padEnd(18)} ${total} B gzip, JS + CSS (budget ${GZIP_BUDGET})`);
 
 writeFileSync(new URL("index.js", dist), `export const dashboardAssets = ${JSON.stringify(assets)};\n`);
 writeFileSync(
@@ -57,9 +83,11 @@ writeFileSync(
     "  readonly contentType: string;",
     "  /** base64url(sha256) first 16 chars: the `?v=` of its URL and, quoted, its ETag. */",
     "  readonly version: string;",
+    "  /** The body compressed at build time (gzip -9, brotli q11), base64. */",
+    "  readonly encoded: { readonly gzip: string; readonly br: string };",
     "}",
-    '/** The minified front end served at `{base}/assets/{name}`. */',
-    'export declare const dashboardAssets: Readonly<Record<"dashboard.js" | "dashboard.css", DashboardAsset>>;',
+    '/** The minified front end served at `{base}/assets/{name}`: script, styles, and the messages of each language but English. */',
+    `export declare const dashboardAssets: Readonly<Record<${Object.keys(files).map((file) => JSON.stringify(file)).join(" | ")}, DashboardAsset>>;`,
     "",
   ].join("\n"),
 );

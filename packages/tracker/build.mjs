@@ -1,7 +1,7 @@
 // Builds the browser tracker into dist/ and the module the server imports it from.
 //   dist/tally.min.js       the full script (what /script.js serves)
 //   dist/tally.core.min.js  pageviews + tally.track + queue only
-//   dist/index.js           export const trackerScript, trackerEtag
+//   dist/index.js           export const trackerScript, trackerEtag, trackerEncoded (gzip and brotli, base64)
 // Prints gzip (level 9) and brotli sizes; exits 1 if the full script exceeds the budget.
 import { createHash } from "node:crypto";
 import { mkdirSync, writeFileSync } from "node:fs";
@@ -56,9 +56,14 @@ for (const [file, enabled] of Object.entries(variants)) {
 
 const script = built["tally.min.js"];
 const etag = `"${createHash("sha256").update(script).digest("base64url").slice(0, 16)}"`;
+// Compressed once here, at the highest levels, so the server never compresses it per request.
+const encoded = {
+  gzip: gzipSync(script, { level: 9 }).toString("base64"),
+  br: brotliCompressSync(script, { params: { [constants.BROTLI_PARAM_QUALITY]: 11, [constants.BROTLI_PARAM_SIZE_HINT]: script.length } }).toString("base64"),
+};
 writeFileSync(
   new URL("index.js", dist),
-  `export const trackerScript = ${JSON.stringify(script)};\nexport const trackerEtag = ${JSON.stringify(etag)};\n`,
+  `export const trackerScript = ${JSON.stringify(script)};\nexport const trackerEtag = ${JSON.stringify(etag)};\nexport const trackerEncoded = ${JSON.stringify(encoded)};\n`,
 );
 writeFileSync(
   new URL("index.d.ts", dist),
@@ -67,6 +72,8 @@ writeFileSync(
     "export declare const trackerScript: string;",
     '/** Strong ETag of `trackerScript`, quotes included: `"` + base64url(sha256) first 16 chars + `"`. */',
     "export declare const trackerEtag: string;",
+    "/** `trackerScript` compressed at build time (gzip -9, brotli q11), base64. */",
+    "export declare const trackerEncoded: { readonly gzip: string; readonly br: string };",
     "",
   ].join("\n"),
 );

@@ -101,44 +101,53 @@ describe.skipIf(skip)("dashboard in Chromium", () => {
   }
   const sum = (rows: readonly Row[]) => rows.reduce((total, row) => total + row.count, 0);
 
-  /** What the page shows: totals, chart sizes, and the hidden data tables behind the charts. */
+  /** What the page shows: totals, chart sizes, and the hidden data tables behind the charts (the hours card only while shown). */
   async function shown(page: Page) {
     return page.evaluate(() => {
       const count = (selector: string) => Number(document.querySelector<HTMLElement>(selector)?.dataset.count ?? Number.NaN);
       const label = document.querySelector<HTMLElement>(".range-label");
-      const hours = [...document.querySelectorAll(".chart-slot:not(.overview *) table tr")]
-        .slice(1)
-        .map((row) => [...row.querySelectorAll("td")].map((cell) => Number(cell.textContent)));
+      const table = (selector: string) =>
+        [...document.querySelectorAll(`${selector} table tr`)].slice(1).map((row) => [...row.querySelectorAll("td")].map((cell) => Number(cell.textContent)));
       return {
         from: label?.dataset.from,
         to: label?.dataset.to,
         visitors: count('[data-total="visitors"] strong'),
         pageviews: count('[data-total="pageviews"] strong'),
         points: Number(document.querySelector<HTMLElement>(".overview .chart")?.dataset.points ?? Number.NaN),
-        hours,
+        bars: document.querySelectorAll(".overview .chart rect.bar").length,
+        hours: table(".hours:not([hidden]) .hours-chart"),
+        hourly: document.querySelector(".overview .chart")?.querySelector("caption")?.textContent?.endsWith("by hour") ? table(".main-chart") : null,
       };
     });
   }
 
+  /**
+   * What the page must show for a range: the visitors chart by day (by month past 93 days;
+   * by hour, 24 bars, for a single day, when the hours card is not shown), and the visitors
+   * by hour of day.
+   */
   async function expectedView(from: string, to: string) {
-    const [visitors, pageviews, visitorHours, viewHours] = await Promise.all(
-      ["visitors", "pageviews", "visitors_hours", "pageviews_hours"].map((name) => apiRows(name, from, to)),
-    );
+    const [visitors, pageviews, visitorHours] = await Promise.all(["visitors", "pageviews", "visitors_hours"].map((name) => apiRows(name, from, to)));
     const days = Math.round((Date.parse(to) - Date.parse(from)) / 86_400_000) + 1;
     const months = new Set(Array.from({ length: days }, (_, i) => addDays(from, i).slice(0, 7))).size;
     const hour = (rows: Row[] | undefined, h: number) => rows?.find((row) => row.value === String(h).padStart(2, "0"))?.count ?? 0;
+    const hours = Array.from({ length: 24 }, (_, h) => [hour(visitorHours, h)]);
+    const points = days === 1 ? 24 : days > 93 ? months : days;
     return {
       from,
       to,
       visitors: sum(visitors ?? []),
       pageviews: sum(pageviews ?? []),
-      points: days > 93 ? months : days,
-      hours: Array.from({ length: 24 }, (_, h) => [hour(visitorHours, h), hour(viewHours, h)]),
+      points,
+      bars: points > 31 ? 0 : points,
+      hours: days === 1 ? [] : hours,
+      hourly: days === 1 ? hours : null,
     };
   }
 
+  /** The rows of the statistic a card shows (not the ones it adds, such as Direct / None). */
   async function cardRows(page: Page, card: string): Promise<Row[]> {
-    return page.$$eval(`section[data-card^="${card}"] .rows li[data-value]`, (items) =>
+    return page.$$eval(`section[data-card^="${card}"] .rows li[data-value]:not(.extra-row)`, (items) =>
       items.map((item) => ({ value: (item as HTMLElement).dataset.value ?? "", count: Number((item as HTMLElement).dataset.count) })),
     );
   }
@@ -235,6 +244,13 @@ describe.skipIf(skip)("dashboard in Chromium", () => {
     await expect.poll(() => cardRows(page, "page")).toEqual(await first("page", { page: "2" }));
     const total = (await apiRows("page", from, today)).length;
     expect(await page.textContent('section[data-card^="page"] .paging-status')).toBe(`11–${Math.min(20, total)} of ${total}`);
+
+    // Direct / None beside the referrers: the range's visits minus the visits of every referrer.
+    const totals = (await (await fetch(`${origin}/analytics/api/v1/stats/${siteId}/totals?from=${from}&to=${today}`, { headers: { authorization: `Bearer ${key}` } })).json()) as { data: { visits: number } };
+    const direct = totals.data.visits - sum(await apiRows("referrer", from, today));
+    expect(direct).toBeGreaterThan(0);
+    expect(await page.getAttribute('section[data-card^="referrer"] li.extra-row[data-value="(direct)"]', "data-count")).toBe(String(direct));
+    expect(await page.textContent('section[data-card^="referrer"] li.extra-row .row-label')).toBe("Direct / None");
 
     // Country codes read as a badge before the name.
     expect(await page.textContent('section[data-card^="country"] li[data-value="JP:Japan"] .row-label')).toBe("JPJapan");

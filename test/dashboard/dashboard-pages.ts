@@ -1,8 +1,13 @@
 // Browser pages for the dashboard tests: one Chromium, one context a page (its own
 // storage and theme), signed in with a key when asked, all closed together.
 import { mkdirSync } from "node:fs";
+import { createServer } from "node:http";
+import type { Tally } from "@tally-analytics/core";
+import { toNodeHandler } from "@tally-analytics/server/node";
+import express from "express";
 import type { Browser, BrowserContext, BrowserContextOptions, Page } from "playwright-core";
 import { launchChromium } from "../support/chromium.js";
+import { listen, type Served } from "../support/transports.js";
 
 /**
  * Where the tests save screenshots: under test-results/ on every run; UPDATE_SCREENSHOTS=1
@@ -63,4 +68,19 @@ export function addDays(day: string, days: number): string {
   const date = new Date(`${day}T00:00:00Z`);
   date.setUTCDate(date.getUTCDate() + days);
   return date.toISOString().slice(0, 10);
+}
+
+/**
+ * Tally under /analytics in Express, and on every other path a page of a measured site
+ * (`sitePages`, by path: one with the tracking code, or a plain one), on one origin.
+ */
+export async function serveTallyAndSite(tally: Tally): Promise<{ server: Served; sitePages: Map<string, string> }> {
+  const sitePages = new Map<string, string>();
+  const app = express();
+  app.use("/analytics", toNodeHandler(tally));
+  app.use((request, response) => {
+    response.type("html").set("cache-control", "no-store");
+    response.send(sitePages.get(request.path) ?? "<!doctype html><title>Elsewhere</title><p>No tracker here.</p>");
+  });
+  return { server: await listen(createServer(app), ""), sitePages };
 }

@@ -8,7 +8,12 @@ const DAY_MS = 86_400_000;
 /** The City test database (packages/core/test-fixtures) knows these networks. */
 export const GEOIP_FIXTURE = new URL("../../packages/core/test-fixtures/GeoLite2-City-Test.mmdb", import.meta.url).pathname;
 
-const PAGES = ["/", "/", "/", "/pricing", "/pricing", "/blog/cookieless-analytics", "/blog/hello-world", "/blog/self-hosting-guide", "/docs/getting-started", "/docs/api", "/docs/tracker", "/about", "/signup"];
+const PAGES = [
+  "/", "/", "/", "/pricing", "/pricing", "/blog/cookieless-analytics", "/blog/hello-world", "/blog/self-hosting-guide", "/blog/release-notes",
+  "/docs/getting-started", "/docs/api", "/docs/tracker", "/docs/filters", "/search?q=goals", "/changelog", "/about", "/contact", "/signup",
+];
+/** What ads and newsletters append to links: never part of the page Tally counts. */
+const CLICK_IDS = ["fbclid=IwAR0x", "gclid=Cj0KCQ", "msclkid=4f2a", "mc_cid=spring&mc_eid=ab12"];
 const REFERRERS = ["", "", "", "", "https://www.google.com/", "https://www.google.com/", "https://news.ycombinator.com/", "https://github.com/", "https://duckduckgo.com/", "https://www.reddit.com/r/selfhosted/", "https://t.co/abc"];
 const CAMPAIGNS = ["launch", "newsletter", "spring-sale"];
 const SCREENS = ["1920x1080", "1920x1080", "1440x900", "1366x768", "2560x1440", "390x844", "390x844", "412x915", "820x1180"];
@@ -60,13 +65,14 @@ export async function generateTraffic(tally: Tally, options: DemoOptions): Promi
     const visitor = { ip: ip(), userAgent: pick(AGENTS) };
     const screen = visitor.userAgent.includes("Mobile") ? pick(["390x844", "412x915"]) : pick(SCREENS);
     const language = pick(LANGUAGES);
-    const campaign = next() < 0.12 ? `?utm_campaign=${pick(CAMPAIGNS)}` : "";
+    const tagged = next();
+    const campaign = tagged < 0.12 ? `utm_campaign=${pick(CAMPAIGNS)}` : tagged < 0.2 ? pick(CLICK_IDS) : "";
     let time = start;
     let referrer = pick(REFERRERS);
     const views = 1 + Math.floor(next() * next() * 5);
     for (let view = 0; view < views && time <= now; view++) {
       const page = view === 0 ? pick(PAGES) : pick(PAGES.slice(3));
-      const url = `https://${options.domain}${page}${view === 0 ? campaign : ""}`;
+      const url = `https://${options.domain}${page}${view === 0 && campaign ? `${page.includes("?") ? "&" : "?"}${campaign}` : ""}`;
       hits.push({ url, referrer, screen, language, ...visitor, timestamp: time });
       if (page === "/signup" && next() < 0.5) hits.push({ url, event: "Signup", props: { plan: pick(["free", "pro"]) }, ...visitor, timestamp: time + 20_000 });
       if (next() < 0.08) hits.push({ url, event: "Outbound Link: Click", props: { url: "https://github.com/" }, ...visitor, timestamp: time + 30_000 });

@@ -6,18 +6,15 @@
 // (UPDATE_SCREENSHOTS=1 refreshes docs/screenshots/).
 import { readFileSync } from "node:fs";
 import { createRequire } from "node:module";
-import { createServer } from "node:http";
 import type { Tally } from "@tally-analytics/core";
-import { toNodeHandler } from "@tally-analytics/server/node";
-import express from "express";
 import type { TotalFigures as Figures } from "@tally-analytics/client";
 import { strFromU8, unzipSync } from "fflate";
 import type { Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { skipWithoutChromium as skip, warnIfSkipped } from "../support/chromium.js";
 import { createTempTally } from "../support/tally-fixture.js";
-import { listen, type Served } from "../support/transports.js";
-import { addDays, dashboardPages, PHONE, screenshotPath, todayIn } from "./dashboard-pages.js";
+import type { Served } from "../support/transports.js";
+import { addDays, dashboardPages, serveTallyAndSite, PHONE, screenshotPath, todayIn } from "./dashboard-pages.js";
 import { generateTraffic, GEOIP_FIXTURE } from "./demo-data.js";
 
 warnIfSkipped("manage-browser");
@@ -49,7 +46,7 @@ describe.skipIf(skip)("managing websites in the dashboard, in Chromium", () => {
   let siteOrigin = ""; // the measured site: the same server as http://localhost:port
   const pages = dashboardPages();
   /** The measured site's pages by path. */
-  const sitePages = new Map<string, string>();
+  let sitePages = new Map<string, string>();
   let pageErrors: string[] = [];
 
   beforeAll(async () => {
@@ -59,14 +56,7 @@ describe.skipIf(skip)("managing websites in the dashboard, in Chromium", () => {
     demoId = (await tally.websites.create(accountId, { domain: "demo.example", timezone: TIMEZONE })).id;
     await generateTraffic(tally, { domain: "demo.example" });
 
-    const app = express();
-    app.use("/analytics", toNodeHandler(tally));
-    // Every other path is a page of a website: one with the tracking code, or a plain one.
-    app.use((request, response) => {
-      response.type("html").set("cache-control", "no-store");
-      response.send(sitePages.get(request.path) ?? "<!doctype html><title>Elsewhere</title><p>No tracker here.</p>");
-    });
-    server = await listen(createServer(app), "");
+    ({ server, sitePages } = await serveTallyAndSite(tally));
     origin = server.base;
     siteOrigin = origin.replace("127.0.0.1", "localhost");
     await pages.launch();
@@ -126,13 +116,14 @@ describe.skipIf(skip)("managing websites in the dashboard, in Chromium", () => {
         totals: Object.fromEntries(figures.map((name) => [name, Number(document.querySelector<HTMLElement>(`[data-total="${name}"] strong`)?.dataset.count)])),
         previous: Object.fromEntries(figures.map((name) => [name, Number(document.querySelector<HTMLElement>(`[data-total="${name}"] .change`)?.dataset.previous)])),
         chart: table(".main-chart"),
-        hours: table(".hours-chart"),
+        hours: table(".hours:not([hidden]) .hours-chart"),
       };
     }, [...FIGURES]);
   }
 
+  /** The rows of the statistic a card shows (not Direct / None, which it adds). */
   async function cardRows(page: Page, card: string): Promise<Row[]> {
-    return page.$$eval(`section[data-card~="${card}"] .rows li[data-value]`, (items) =>
+    return page.$$eval(`section[data-card~="${card}"] .rows > li[data-value]:not(.extra-row)`, (items) =>
       items.map((item) => ({ value: (item as HTMLElement).dataset.value ?? "", count: Number((item as HTMLElement).dataset.count) })),
     );
   }
@@ -147,8 +138,8 @@ describe.skipIf(skip)("managing websites in the dashboard, in Chromium", () => {
     const months = [...new Set(daysFrom(from, to).map((day) => day.slice(0, 7)))];
     const byMonth = months.map((month) => [dayVisitors.filter((row) => row.value.startsWith(month)).reduce((sum, row) => sum + row.count, 0)]);
     const hourOf = (rows: Row[], hour: number) => rows.find((row) => row.value === String(hour).padStart(2, "0"))?.count ?? 0;
-    const [visitorHours, viewHours] = await Promise.all(["visitors_hours", "pageviews_hours"].map((name) => allStatRows(demoId, { ...query, name })));
-    const hours = Array.from({ length: 24 }, (_, hour) => [hourOf(visitorHours!, hour), hourOf(viewHours!, hour)]);
+    const visitorHours = await allStatRows(demoId, { ...query, name: "visitors_hours" });
+    const hours = Array.from({ length: 24 }, (_, hour) => [hourOf(visitorHours, hour)]);
     await expect.poll(async () => {
       const { totals: tiles, chart, hours: hourTable } = await shown(page);
       return { tiles, chart, hours: hourTable };
@@ -165,6 +156,7 @@ describe.skipIf(skip)("managing websites in the dashboard, in Chromium", () => {
         if (others.length > 0) await page.click(`section[data-card="${card}"] [role="tab"][data-name="${name}"]`);
         const expected = await statRows(demoId, { ...query, name, per_page: "10" });
         await expect.poll(() => cardRows(page, first!), { message: `card ${name}` }).toEqual(expected);
+        if (name === "goals") await expect.poll(() => page.$$eval(`section[data-card="goals"] .row-extra`, (cells) => cells.length)).toBe(expected.length);
         checked++;
       }
       if (others.length > 0) await page.click(`section[data-card="${card}"] [role="tab"][data-name="${first}"]`);
@@ -289,27 +281,76 @@ describe.skipIf(skip)("managing websites in the dashboard, in Chromium", () => {
     expect(pageErrors).toEqual([]);
   });
 
-  it("goals show their conversion rate and, on a click, a property breakdown whose rows filter", async () => {
+  it("goal rows filter like other rows; their properties open in place, and those rows filter too", async () => {
     const page = await newPage({ signedIn: true });
     await page.goto(`${origin}/analytics/#/websites/${demoId}?range=12mo`);
     await waitLoaded(page);
     const today = todayIn(TIMEZONE);
-    const from = await page.getAttribute(".range-label", "data-from");
-    const goals = (await api<{ data: { value: string; count: number; conversion_rate: number }[] }>(`/stats/${demoId}`, { name: "goals", from: from!, to: today })).body.data;
+    const from = (await page.getAttribute(".range-label", "data-from"))!;
+    const goals = (await api<{ data: { value: string; count: number; conversion_rate: number }[] }>(`/stats/${demoId}`, { name: "goals", from, to: today })).body.data;
     const signup = goals.find((goal) => goal.value === "Signup")!;
-    expect(await page.textContent(`section[data-card="goals"] li[data-value="Signup"] .row-extra`)).toBe(`${signup.conversion_rate}%`);
-    await page.click(`section[data-card="goals"] li[data-value="Signup"] button`);
-    await page.fill('.property-form input[name="property"]', "plan");
-    await page.press('.property-form input[name="property"]', "Enter");
-    const plans = await statRows(demoId, { name: "event_property", event: "Signup", property: "plan", from: from!, to: today, per_page: "10" });
-    expect(plans.map((row) => row.value).sort()).toEqual(["free", "pro"]);
-    await expect.poll(() => cardRows(page, "event_property")).toEqual(plans);
-    await page.click(`section[data-card="event_property"] li[data-value="pro"] button`);
+    const row = `section[data-card="goals"] .rows > li[data-value="Signup"]`;
+    expect(await page.textContent(`${row} .row-extra`)).toBe(`${signup.conversion_rate}%`);
+
+    // Its properties open under the row (nothing opens far down the page), with the tracker's
+    // own property offered for its event; a name typed once is offered next time.
+    await page.click(`${row} .row-action`);
+    expect(await page.getAttribute(`${row} .row-action`, "aria-expanded")).toBe("true");
+    await page.fill(`${row} .row-detail input[name="property"]`, "plan");
+    await page.press(`${row} .row-detail input[name="property"]`, "Enter");
+    const plans = await statRows(demoId, { name: "event_property", event: "Signup", property: "plan", from, to: today, per_page: "10" });
+    expect(plans.map((plan) => plan.value).sort()).toEqual(["free", "pro"]);
+    const propertyRows = () => page.$$eval(`${row} .property-rows li[data-value]`, (items) => items.map((item) => ({ value: (item as HTMLElement).dataset.value ?? "", count: Number((item as HTMLElement).dataset.count) })));
+    await expect.poll(propertyRows).toEqual(plans);
+    const outbound = `section[data-card="goals"] .rows > li[data-value="Outbound Link: Click"]`;
+    await page.click(`${outbound} .row-action`);
+    expect(await page.inputValue(`${outbound} .row-detail input[name="property"]`)).toBe("url");
+    await expect.poll(() => page.$$eval(`${outbound} .property-rows li[data-value]`, (items) => items.length)).toBeGreaterThan(0);
+
+    // A property value filters like any row.
+    await page.click(`${row} .property-rows li[data-value="pro"] button`);
     await expect.poll(() => urlFilters(page)).toEqual(["prop:plan:is:pro"]);
     await expect.poll(() => chips(page)).toEqual(["Remove filter: Property plan is pro"]);
-    // The breakdown stays open and follows the filter too.
-    await expect.poll(() => cardRows(page, "event_property")).toEqual(await statRows(demoId, { name: "event_property", event: "Signup", property: "plan", from: from!, to: today, filter: "prop:plan:is:pro", per_page: "10" }));
-    await expect.poll(async () => (await shown(page)).totals).toEqual((await totals(demoId, { from: from!, to: today, filter: "prop:plan:is:pro" })).data);
+    await expect.poll(async () => (await shown(page)).totals).toEqual((await totals(demoId, { from, to: today, filter: "prop:plan:is:pro" })).data);
+
+    // The goal's own row filters on the event, as any other row filters on its value.
+    await page.click(`${row} .row-label`);
+    await expect.poll(() => urlFilters(page)).toEqual(["prop:plan:is:pro", "event:is:Signup"]);
+    await expect.poll(() => chips(page)).toEqual(["Remove filter: Property plan is pro", "Remove filter: Goal is Signup"]);
+    await expect.poll(async () => (await shown(page)).totals).toEqual((await totals(demoId, { from, to: today, filter: ["prop:plan:is:pro", "event:is:Signup"] })).data);
+  });
+
+  it("page goals are created in the dashboard: counted beside the events, kept in the URL and for the website", async () => {
+    const page = await newPage({ signedIn: true });
+    await page.goto(`${origin}/analytics/#/websites/${demoId}?range=30d`);
+    await waitLoaded(page);
+    const today = todayIn(TIMEZONE);
+    const from = addDays(today, -29);
+    await page.fill('.page-goals input[name="goal_page"]', "blog/*");
+    await page.press('.page-goals input[name="goal_page"]', "Enter");
+    expect(await page.textContent(".page-goals [role=alert]")).toBe("A page goal is a path starting with /.");
+    for (const goal of ["/blog/*", "/pricing"]) {
+      await page.fill('.page-goals input[name="goal_page"]', goal);
+      await page.press('.page-goals input[name="goal_page"]', "Enter");
+      await expect.poll(() => new URLSearchParams(new URL(page.url()).hash.split("?")[1]).getAll("goal")).toContain(goal);
+    }
+    const expected = await statRows(demoId, { name: "goals", from, to: today, goal_page: ["/blog/*", "/pricing"], per_page: "10" });
+    expect(expected.map((row) => row.value)).toEqual(expect.arrayContaining(["Visit /blog/*", "Visit /pricing", "Signup"]));
+    await expect.poll(() => cardRows(page, "goals")).toEqual(expected);
+    // A page goal naming one page filters on it; a pattern has no filter of its own.
+    expect(await page.$('section[data-card="goals"] li[data-value="Visit /blog/*"] span.row-label')).not.toBeNull();
+    await page.click('section[data-card="goals"] li[data-value="Visit /pricing"] button.row-label');
+    await expect.poll(() => urlFilters(page)).toEqual(["page:is:/pricing"]);
+    // Opening the website again (no goal in the URL) brings this browser's page goals back.
+    await page.goto(`${origin}/analytics/#/`);
+    await page.waitForSelector(".website-link");
+    await page.click(`[data-website="${demoId}"] .website-link`);
+    await waitLoaded(page);
+    await expect.poll(() => page.$$eval(".goal-chips .chip", (buttons) => buttons.map((button) => button.getAttribute("aria-label")))).toEqual(["Remove page goal /blog/*", "Remove page goal /pricing"]);
+    await page.click('.goal-chips .chip[aria-label="Remove page goal /blog/*"]');
+    await page.click('.goal-chips .chip[aria-label="Remove page goal /pricing"]');
+    await expect.poll(() => new URLSearchParams(new URL(page.url()).hash.split("?")[1]).getAll("goal")).toEqual([]);
+    await expect.poll(() => cardRows(page, "goals")).toEqual(await statRows(demoId, { name: "goals", from, to: today, per_page: "10" }));
   });
 
   it("compares with the previous period and the year before, and charts any figure with the other range over it", async () => {
@@ -368,8 +409,10 @@ describe.skipIf(skip)("managing websites in the dashboard, in Chromium", () => {
     expect(await page.isVisible('input[name="password"]')).toBe(true);
     await page.check('input[name="email"]');
     await page.click('form.settings button[type="submit"]');
-    await expect.poll(() => page.textContent('[data-error-for="password"]')).toBe("The password field is required when privacy is 2.");
+    // Said in the page's words, not the API's ("required when privacy is 2").
+    await expect.poll(() => page.textContent('[data-error-for="password"]')).toBe("Choose a password: visitors of the share page will be asked for it.");
     expect((await api<{ data: { privacy: number } }>(`/websites/${demoId}`)).body.data.privacy).toBe(1); // nothing changed
+    expect(await page.$(".share-url code")).toBeNull();
     await page.fill('input[name="password"]', "open sesame");
     await page.fill('textarea[name="exclude_ips"]', "10.0.0.0/8\nnot-an-ip");
     await page.click('form.settings button[type="submit"]');
@@ -377,6 +420,13 @@ describe.skipIf(skip)("managing websites in the dashboard, in Chromium", () => {
     await page.fill('textarea[name="exclude_ips"]', "10.0.0.0/8");
     await page.click('form.settings button[type="submit"]');
     await expect.poll(() => page.textContent("form.settings .form-status")).toBe("Saved.");
+    // The share page's address appears on saving, with Copy.
+    const shareUrl = `${origin}/analytics/share/demo.example`;
+    await expect.poll(() => page.textContent(".share-url code")).toBe(shareUrl);
+    expect(await page.textContent(".share-url .hint")).toBe("Anyone with this link and the password sees the statistics:");
+    await page.click('.share-url button:has-text("Copy")');
+    await expect.poll(() => page.textContent(".share-url .copy-status")).toBe("Copied.");
+    expect(await page.evaluate(() => navigator.clipboard.readText())).toBe(shareUrl);
     const saved = (await api<{ data: Record<string, unknown> }>(`/websites/${demoId}`)).body.data;
     expect(saved).toMatchObject({ privacy: 2, password: true, email: 1, exclude_ips: "10.0.0.0/8", timezone: TIMEZONE });
     expect(await page.inputValue('input[name="password"]')).toBe("");
@@ -475,7 +525,7 @@ describe.skipIf(skip)("managing websites in the dashboard, in Chromium", () => {
     return violations.filter((v) => v.impact === "serious" || v.impact === "critical").map((v) => `${v.id} (${v.impact}): ${v.nodes.map((n) => n.target.join(" ")).join(", ")}`);
   }
 
-  it("axe-core finds no serious or critical violations, in the light and the dark theme", async () => {
+  it("axe-core finds no serious or critical violations, in the light and the dark theme", { timeout: 90_000 }, async () => {
     const share = await tally.websites.create(accountId, { domain: "public.example", privacy: 0, timezone: TIMEZONE });
     await generateTraffic(tally, { domain: "public.example", days: 20, seed: 3, liveSessions: 0 });
     for (const colorScheme of ["light", "dark"] as const) {
@@ -500,10 +550,11 @@ describe.skipIf(skip)("managing websites in the dashboard, in Chromium", () => {
         await ready();
         expect(await axeViolations(page), `${colorScheme} ${name}`).toEqual([]);
       }
-      // With an error shown, a goal's properties open and the export menu open.
+      // A goal's properties open, the custom range and the export menu open.
       await page.goto(`${origin}/analytics/#/websites/${demoId}?range=12mo`);
       await waitLoaded(page);
-      await page.click(`section[data-card="goals"] li[data-value="Signup"] button`);
+      await page.click(`section[data-card="goals"] li[data-value="Signup"] .row-action`);
+      await page.click('[data-range="custom"]');
       await page.click(".export summary");
       expect(await axeViolations(page), `${colorScheme} properties and export menu`).toEqual([]);
     }

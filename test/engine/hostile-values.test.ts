@@ -21,7 +21,7 @@ describe.each(DIALECTS)("hostile values on %s", (dialect) => {
     const { accountId } = await tally.accounts.create();
     const site = await tally.websites.create(accountId, { domain: "hostile.example" });
     const hit = { ip: "203.0.113.7", userAgent: UA, timestamp: at };
-    await tally.collect({ ...hit, url: "https://hostile.example/a%00b?utm_campaign=spr%00ing" });
+    await tally.collect({ ...hit, url: "https://hostile.example/a%00b?utm_campaign=spr%00ing&q=x%00y" });
     await tally.collect({ ...hit, url: "https://hostile.example/x", event: "Sign\u0000up\u0007", props: { "pl\u0000an": "pro\u0000" } });
     await tally.collect({ ...hit, url: "https://hostile.example/'; drop table rollups; --" });
     await expect(tally.collect({ ...hit, url: "https://hostile.example/", event: "\u0000\u0001" })).rejects.toMatchObject({ errors: { n: [expect.any(String)] } });
@@ -33,7 +33,8 @@ describe.each(DIALECTS)("hostile values on %s", (dialect) => {
       (await tally.stats.query(accountId, site.id, { name, from: DAY, to: DAY, per_page: 100, sort_by: "value", sort: "asc" })).data;
     expect(await values("page")).toEqual([
       { value: "/'; drop table rollups; --", count: 1 },
-      { value: "/a%00b?utm_campaign=spr%00ing", count: 1 },
+      // The campaign is read into its own field (never part of the page); a kept parameter keeps its escape.
+      { value: "/a%00b?q=x%00y", count: 1 },
       { value: "/after", count: 1 },
     ]);
     expect(await values("campaign")).toEqual([{ value: "spring", count: 1 }]);

@@ -319,7 +319,7 @@ describe.each(apiMatrix)("collect, script and stats over $name", ({ transport, d
         { url: "https://stats.example/a", ip: "203.0.113.1", userAgent: CHROME, timestamp: at("2026-01-10T10:15:00Z"), referrer: "https://www.news.example/story" },
         { url: "https://stats.example/b", ip: "203.0.113.1", userAgent: CHROME, timestamp: at("2026-01-10T10:20:00Z") },
         { url: "https://stats.example/a", ip: "203.0.113.2", userAgent: FIREFOX, timestamp: at("2026-01-10T14:00:00Z") },
-        { url: "https://stats.example/a?utm_campaign=launch", ip: "203.0.113.1", userAgent: CHROME, timestamp: at("2026-01-11T09:00:00Z") },
+        { url: "https://stats.example/a?utm_campaign=launch&ref=mail&fbclid=x1", ip: "203.0.113.1", userAgent: CHROME, timestamp: at("2026-01-11T09:00:00Z") },
         { url: "https://stats.example/b", ip: "203.0.113.1", userAgent: CHROME, timestamp: at("2026-01-11T09:05:00Z"), event: "signup" },
         { url: "https://stats.example/c", ip: "203.0.113.3", userAgent: CHROME, timestamp: at("2026-02-01T23:59:00Z") },
       ];
@@ -369,13 +369,13 @@ describe.each(apiMatrix)("collect, script and stats over $name", ({ transport, d
       ]);
       expect(await rows(`name=page&${range}`)).toEqual([
         { value: "/a", count: 2 },
-        { value: "/a?utm_campaign=launch", count: 1 },
+        { value: "/a?ref=mail", count: 1 },
         { value: "/b", count: 1 },
         { value: "/c", count: 1 },
       ]);
       expect(await rows(`name=landing_page&${range}`)).toEqual([
         { value: "/a", count: 2 },
-        { value: "/a?utm_campaign=launch", count: 1 },
+        { value: "/a?ref=mail", count: 1 },
         { value: "/c", count: 1 },
       ]);
       expect(await rows(`name=referrer&${range}`)).toEqual([{ value: "news.example", count: 1 }]);
@@ -392,7 +392,7 @@ describe.each(apiMatrix)("collect, script and stats over $name", ({ transport, d
         { value: "2026-02-01", count: 1 },
         { value: "2026-01-11", count: 1 },
       ]);
-      expect(await rows("name=page&from=2026-01-11&to=2026-01-11")).toEqual([{ value: "/a?utm_campaign=launch", count: 1 }]);
+      expect(await rows("name=page&from=2026-01-11&to=2026-01-11")).toEqual([{ value: "/a?ref=mail", count: 1 }]);
       expect(await rows("name=page&from=2025-01-01&to=2025-12-31")).toEqual([]);
     });
 
@@ -403,11 +403,11 @@ describe.each(apiMatrix)("collect, script and stats over $name", ({ transport, d
         expectJson(response, 200);
         expect(response.body.data).toEqual([
           { value: "/a", count: 2 },
-          { value: "/a?utm_campaign=launch", count: 1 },
+          { value: "/a?ref=mail", count: 1 },
         ]);
       }
       const second = await alice.get(path(`name=page&${range}&sort_by=value&sort=desc&per_page=10&page=1`));
-      expect((second.body.data as { value: string }[]).map((row) => row.value)).toEqual(["/c", "/b", "/a?utm_campaign=launch", "/a"]);
+      expect((second.body.data as { value: string }[]).map((row) => row.value)).toEqual(["/c", "/b", "/a?ref=mail", "/a"]);
 
       const beyond = await alice.get(path(`name=page&${range}&page=2`));
       expectJson(beyond, 200);

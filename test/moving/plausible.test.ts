@@ -108,6 +108,16 @@ describe.each(DIALECTS)("Plausible CSV export on %s", (dialect) => {
     expect((await fixture.stored.tally.stats.totals(fixture.accountId, site.id, { from: "2024-01-01", to: "2024-01-02", filter: "page:contains:/" })).data.visits).toBe(0);
   });
 
+  it("cleans page values of tracking parameters, as for live hits", async () => {
+    const site = await fixture.stored.tally.websites.create(fixture.accountId, { domain: "tracked.site.example" });
+    const pages = [`"date","page","pageviews"`, `"2024-01-01","/sale",7`, `"2024-01-01","/sale?fbclid=IwAR1",2`, `"2024-01-01","/sale?utm_source=news&q=red",3`, `"2024-01-01","/sale?q=red",1`].join("\n");
+    const entries = [`"date","entry_page","entrances"`, `"2024-01-01","/sale?gclid=1",2`, `"2024-01-01","/sale",1`].join("\n");
+    await fixture.stored.tally.import(fixture.files.zip("tracked.zip", { "imported_pages_20240101_20240101.csv": pages, "imported_entry_pages_20240101_20240101.csv": entries }), { websiteId: site.id });
+    const rows = async (name: "page" | "landing_page") => (await fixture.stored.tally.stats.query(fixture.accountId, site.id, { name, from: "2024-01-01", to: "2024-01-01" })).data;
+    expect(await rows("page")).toEqual([{ value: "/sale", count: 9 }, { value: "/sale?q=red", count: 4 }]);
+    expect(await rows("landing_page")).toEqual([{ value: "/sale", count: 3 }]);
+  });
+
   it("a bad number names file, line and column; nothing of any file is imported", async () => {
     const site = await fixture.stored.tally.websites.create(fixture.accountId, { domain: "bad.site.example" });
     const broken = { ...FILES, "imported_devices_20240101_20240102.csv": FILES["imported_devices_20240101_20240102.csv"]!.replace('"Mobile",5,6,60,5,8', '"Mobile",five,6,60,5,8') };

@@ -228,7 +228,7 @@ export type paths = {
             path?: never;
             cookie?: never;
         };
-        /** The dashboard's script and styles */
+        /** The dashboard's script, styles and translations */
         get: operations["getAssetsByName"];
         put?: never;
         post?: never;
@@ -1608,16 +1608,17 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description The file; cached for a year when `?v=` is its version. */
+            /** @description The file, gzip or brotli as compressed at build time when the client accepts them; cached for a year (immutable) when `?v=` is its version. */
             200: {
                 headers: {
-                    /** @description Its version, quoted. */
+                    /** @description Its version, quoted (with `-br` or `-gzip` for those forms). */
                     ETag: string;
                     [name: string]: unknown;
                 };
                 content: {
                     "text/javascript": string;
                     "text/css": string;
+                    "application/json": string;
                 };
             };
             /** @description Not modified (`If-None-Match` matched the ETag). */

@@ -1,25 +1,40 @@
 // A card listing one statistic's rows, with tabs for related statistics, search and paging.
-// Clicking a row filters the whole page on it (or does what the tab says instead).
+// Clicking a row filters the whole page on it; a tab may add rows of its own (Direct /
+// None), buttons beside a row (a goal's properties, opened in place) and an empty state.
 import type { ListPage, StatName, StatRow, StatsQuery } from "./api.js";
-import { debounce, h, mount } from "./dom.js";
+import { debounce, h, mount, type Child } from "./dom.js";
 import { filterOf, filterText } from "./filters.js";
 import { formatNumber, valueLabel } from "./format.js";
+import { t } from "./i18n.js";
+import type { MessageKey } from "./messages.js";
 import type { StatsSource } from "./source.js";
 import type { Filter } from "./view-state.js";
 
+/** A row a tab adds beside the API's (not a value of the statistic: it never filters). */
+export interface ExtraRow {
+  value: string;
+  label: string;
+  count: number;
+  title: string;
+}
+
 export interface BreakdownTab {
   name: StatName;
-  label: string;
+  label: MessageKey;
   /** What the count is: `Visitors`, `Pageviews`, `Visits`, `Events`. */
-  unit: string;
-  /** More parameters of the statistic (`event` and `property` of `event_property`). */
-  params?: Partial<StatsQuery>;
-  /** The dimension a row filters on; filterOf(name) when not given. */
-  filter?: string;
+  unit: MessageKey;
+  /** More parameters of the statistic (`event` and `property` of `event_property`, `goal_page` of goals). */
+  params?(): Partial<StatsQuery>;
+  /** The filter a row stands for; by default `<filterOf(name)>:is:<value>`, null for none. */
+  filter?(row: StatRow): Filter | null;
   /** A second figure beside the count (a goal's conversion rate). */
   extra?(row: StatRow): string;
-  /** Instead of filtering: what a click on a row does (a goal opens its properties). */
-  open?(row: StatRow): void;
+  /** Controls at the end of a row (a goal's properties); `detail` is the row's slot for what they open. */
+  actions?(row: StatRow, detail: HTMLElement): Child;
+  /** Rows to show on the first page beside the API's (Direct / None), in count order. */
+  extraRows?(query: CardQuery, result: ListPage<StatRow>): Promise<ExtraRow[]>;
+  /** What an empty first page says instead of "No data" (how to get data), given the range's query. */
+  empty?(query: CardQuery): Promise<Child> | Child;
 }
 
 /** The range and filters every card reads. */
@@ -30,82 +45,126 @@ export interface BreakdownCard {
   load(query: CardQuery): void;
 }
 
-const PER_PAGE = 10;
+export interface BreakdownOptions {
+  title: MessageKey;
+  tabs: readonly BreakdownTab[];
+  source: StatsSource;
+  onFilter(filter: Filter): void;
+  /** A failure the page explains once (a bad filter): the card then only shows `—`. @default never */
+  explained?(error: unknown): boolean;
+  /** More at the card's foot (the page-goal form). */
+  footer?: Child;
+}
 
-export function breakdownCard(title: string, tabs: readonly BreakdownTab[], source: StatsSource, onFilter: (filter: Filter) => void): BreakdownCard {
+const PER_PAGE = 10;
+const SKELETON_ROWS = 5;
+
+const skeletonRows = () => Array.from({ length: SKELETON_ROWS }, () => h("li", { class: "skeleton-row", "aria-hidden": "true" }, h("span", { class: "skeleton" })));
+
+function defaultFilter(name: StatName, row: StatRow): Filter | null {
+  const dimension = filterOf(name);
+  return dimension ? { dimension, operator: "is", values: [row.value] } : null;
+}
+
+export function breakdownCard({ title, tabs, source, onFilter, explained = () => false, footer }: BreakdownOptions): BreakdownCard {
   let tab = tabs[0] as BreakdownTab;
   let query: CardQuery | null = null;
   let page = 1;
   let request = 0;
 
-  const search = h("input", { type: "search", placeholder: "Search", "aria-label": `Search ${title.toLowerCase()}`, class: "search" });
-  const list = h("ol", { class: "rows" });
+  const search = h("input", { type: "search", placeholder: t("card.search"), "aria-label": t("card.searchIn", { card: t(title) }), class: "search" });
+  const list = h("ol", { class: "rows" }, ...skeletonRows());
   const status = h("span", { class: "paging-status" });
-  const previous = h("button", { type: "button", class: "ghost", "aria-label": "Previous page", onclick: () => go(page - 1) }, "‹");
-  const next = h("button", { type: "button", class: "ghost", "aria-label": "Next page", onclick: () => go(page + 1) }, "›");
-  const unit = h("span", { class: "unit" }, tab.unit);
-  const tabButtons = tabs.map((t) =>
-    h("button", { type: "button", role: "tab", "aria-selected": String(t === tab), "data-name": t.name, onclick: () => select(t) }, t.label),
+  const previous = h("button", { type: "button", class: "ghost", "aria-label": t("card.previous"), onclick: () => go(page - 1) }, "‹");
+  const next = h("button", { type: "button", class: "ghost", "aria-label": t("card.next"), onclick: () => go(page + 1) }, "›");
+  const unit = h("span", { class: "unit" }, t(tab.unit));
+  const tabButtons = tabs.map((item) =>
+    h("button", { type: "button", role: "tab", "aria-selected": String(item === tab), "data-name": item.name, onclick: () => select(item) }, t(item.label)),
   );
   const element = h(
     "section",
-    { class: "card breakdown", "data-card": tabs.map((t) => t.name).join(" "), "aria-label": title },
-    h("header", {}, h("h2", {}, title), tabs.length > 1 ? h("div", { class: "tabs", role: "tablist", "aria-label": title }, ...tabButtons) : null),
+    { class: "card breakdown", "data-card": tabs.map((item) => item.name).join(" "), "aria-label": t(title), "aria-busy": "true" },
+    h("header", {}, h("h2", {}, t(title)), tabs.length > 1 ? h("div", { class: "tabs", role: "tablist", "aria-label": t(title) }, ...tabButtons) : null),
     h("div", { class: "card-tools" }, search, unit),
     list,
     h("footer", { class: "paging" }, status, h("span", {}, previous, next)),
+    footer,
   );
   search.addEventListener("input", debounce(() => go(1), 250));
 
-  function select(next: BreakdownTab): void {
-    tab = next;
-    tabButtons.forEach((button) => button.setAttribute("aria-selected", String(button.dataset.name === next.name)));
-    unit.textContent = next.unit;
+  function select(chosen: BreakdownTab): void {
+    tab = chosen;
+    tabButtons.forEach((button) => button.setAttribute("aria-selected", String(button.dataset.name === chosen.name)));
+    unit.textContent = t(chosen.unit);
     search.value = "";
     go(1);
   }
 
-  function row(item: StatRow, max: number): HTMLElement {
-    const current = tab;
+  function rowElement(value: string, count: number, max: number, ...content: Child[]): HTMLLIElement {
     const bar = h("span", { class: "row-bar" });
-    bar.style.setProperty("width", `${(item.count / max) * 100}%`);
-    const label = valueLabel(current.name, item.value);
-    const dimension = current.filter ?? filterOf(current.name);
-    const filter: Filter | null = dimension ? { dimension, operator: "is", values: [item.value] } : null;
-    const text = [label.code ? h("span", { class: "code" }, label.code) : null, label.text];
-    const action = current.open ? () => current.open?.(item) : filter ? () => onFilter(filter) : null;
-    return h(
-      "li",
-      { "data-value": item.value, "data-count": item.count },
-      bar,
-      action
-        ? h("button", { type: "button", class: "row-label", title: current.open ? `${item.value}: properties` : `Filter: ${filterText(filter as Filter)}`, onclick: action }, ...text)
-        : h("span", { class: "row-label", title: item.value }, ...text),
-      current.extra ? h("span", { class: "row-extra" }, current.extra(item)) : null,
-      h("span", { class: "row-count" }, formatNumber(item.count)),
-    );
+    bar.style.setProperty("width", `${(count / max) * 100}%`);
+    return h("li", { "data-value": value, "data-count": count }, bar, ...content, h("span", { class: "row-count" }, formatNumber(count)));
   }
 
-  function render(result: ListPage<StatRow>): void {
-    const max = Math.max(1, ...result.data.map((item) => item.count));
-    const rows = result.data.map((item) => row(item, max));
-    mount(list, ...(rows.length > 0 ? rows : [h("li", { class: "empty" }, search.value ? "Nothing matches." : "No data for this period.")]));
-    const { from, to, total, current_page, last_page } = result.meta;
-    status.textContent = from === null ? "" : `${from}–${to ?? from} of ${formatNumber(total)}`;
-    previous.disabled = current_page <= 1;
-    next.disabled = current_page >= last_page;
+  function row(item: StatRow, max: number): HTMLElement {
+    const current = tab;
+    const label = valueLabel(current.name, item.value);
+    const filter = current.filter ? current.filter(item) : defaultFilter(current.name, item);
+    const text = [label.code ? h("span", { class: "code" }, label.code) : null, label.text];
+    const detail = h("div", { class: "row-detail", hidden: true });
+    const element = rowElement(
+      item.value,
+      item.count,
+      max,
+      filter
+        ? h("button", { type: "button", class: "row-label", title: t("filter.add", { filter: filterText(filter) }), onclick: () => onFilter(filter) }, ...text)
+        : h("span", { class: "row-label", title: item.value }, ...text),
+      current.extra ? h("span", { class: "row-extra" }, current.extra(item)) : null,
+      current.actions?.(item, detail),
+    );
+    element.append(detail);
+    return element;
+  }
+
+  function extraRow(extra: ExtraRow, max: number): HTMLElement {
+    const element = rowElement(extra.value, extra.count, max, h("span", { class: "row-label", title: extra.title }, extra.label));
+    element.classList.add("extra-row");
+    return element;
+  }
+
+  async function render(result: ListPage<StatRow>, shown: CardQuery): Promise<Child[]> {
+    const extras = page === 1 && !search.value && tab.extraRows ? await tab.extraRows(shown, result) : [];
+    const max = Math.max(1, ...result.data.map((item) => item.count), ...extras.map((extra) => extra.count));
+    const rows: { count: number; element: HTMLElement }[] = result.data.map((item) => ({ count: item.count, element: row(item, max) }));
+    for (const extra of extras) {
+      const at = rows.findIndex((other) => other.count < extra.count);
+      rows.splice(at < 0 ? rows.length : at, 0, { count: extra.count, element: extraRow(extra, max) });
+    }
+    if (rows.length > 0) return rows.map((item) => item.element);
+    if (search.value) return [h("li", { class: "empty" }, t("card.noMatch"))];
+    return [h("li", { class: "empty" }, (tab.empty && (await tab.empty(shown))) || t("card.noData"))];
   }
 
   async function go(target: number): Promise<void> {
     if (!query) return;
+    const shown = query;
     page = Math.max(1, target);
     const mine = ++request;
     element.setAttribute("aria-busy", "true");
     try {
-      const result = await source.stats({ ...tab.params, ...query, name: tab.name, search: search.value.trim(), page, per_page: PER_PAGE });
-      if (mine === request) render(result);
+      const result = await source.stats({ ...tab.params?.(), ...shown, name: tab.name, search: search.value.trim(), page, per_page: PER_PAGE });
+      const rows = await render(result, shown);
+      if (mine !== request) return;
+      mount(list, ...rows);
+      const { from, to, total, current_page, last_page } = result.meta;
+      status.textContent = from === null ? "" : t("card.range", { from, to: to ?? from, total: formatNumber(total) });
+      previous.disabled = current_page <= 1;
+      next.disabled = current_page >= last_page;
     } catch (error) {
-      if (mine === request) mount(list, h("li", { class: "empty error" }, error instanceof Error ? error.message : "Could not load."));
+      if (mine !== request) return;
+      const message = explained(error) ? "—" : error instanceof Error ? error.message : t("error.load");
+      mount(list, h("li", { class: "empty error" }, message));
+      status.textContent = "";
     } finally {
       if (mine === request) element.removeAttribute("aria-busy");
     }

@@ -4,6 +4,7 @@ import { Script } from "node:vm";
 import { gzipSync } from "node:zlib";
 import { dashboardAssets } from "@tally-analytics/dashboard";
 import { describe, expect, it } from "vitest";
+import { en } from "./messages.js";
 
 const dist = new URL("../dist/", import.meta.url);
 const read = (file: string) => {
@@ -13,11 +14,11 @@ const read = (file: string) => {
 };
 
 describe("built dashboard", () => {
-  it("is one script and one stylesheet, together under 20 KB gzipped", () => {
+  it("is one script and one stylesheet, together under 26 KB gzipped (build.mjs says why)", () => {
     const script = read("dashboard.js");
     const styles = read("dashboard.css");
     expect(() => new Script(script, { filename: "dashboard.js" })).not.toThrow();
-    expect(gzipSync(script, { level: 9 }).length + gzipSync(styles, { level: 9 }).length).toBeLessThanOrEqual(20_000);
+    expect(gzipSync(script, { level: 9 }).length + gzipSync(styles, { level: 9 }).length).toBeLessThanOrEqual(26_000);
   });
 
   it("exports each file with its content type and a content-hash version", () => {
@@ -27,6 +28,14 @@ describe("built dashboard", () => {
     }
     expect(dashboardAssets["dashboard.js"].contentType).toMatch(/^text\/javascript/);
     expect(dashboardAssets["dashboard.css"].contentType).toMatch(/^text\/css/);
+    // Every language but English is a file of its own, with every key English has.
+    const english = Object.keys(en).sort();
+    for (const locale of ["de", "fr", "es"] as const) {
+      const asset = dashboardAssets[`messages-${locale}.json`];
+      expect(asset.contentType).toMatch(/^application\/json/);
+      expect(Object.keys(JSON.parse(asset.body) as object).sort()).toEqual(english);
+      expect(read("dashboard.js")).toContain(`assets/messages-${locale}.json?v=${asset.version}`);
+    }
   });
 
   it("uses no inline styles the Content-Security-Policy would block", () => {

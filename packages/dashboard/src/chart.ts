@@ -37,20 +37,30 @@ function positioned(element: HTMLElement, property: "left" | "bottom", fraction:
   return element;
 }
 
+/** A line through the points with a value; it breaks where there is none (a rate on a day without visits). */
 function lineShapes(points: readonly Point[], index: number, className: string, top: number): SVGElement[] {
-  const coordinates = points.map((point, i) => `${(i + 0.5) * SLOT},${HEIGHT - ((point.values[index] ?? 0) / top) * HEIGHT}`);
-  const line = `M${coordinates.join("L")}`;
+  let line = "";
+  let gap = true;
+  points.forEach((point, i) => {
+    const value = point.values[index] ?? null;
+    if (value === null) return void (gap = true);
+    line += `${gap ? "M" : "L"}${(i + 0.5) * SLOT},${HEIGHT - (value / top) * HEIGHT}`;
+    gap = false;
+  });
   const width = points.length * SLOT;
   const shapes: SVGElement[] = [svg("path", { d: line, class: `line ${className}`, "vector-effect": "non-scaling-stroke" })];
-  if (index === 0) shapes.unshift(svg("path", { d: `${line}L${width - SLOT / 2},${HEIGHT}L${SLOT / 2},${HEIGHT}Z`, class: `area ${className}` }));
+  const unbroken = points.every((point) => (point.values[index] ?? null) !== null);
+  if (index === 0 && unbroken && line !== "") shapes.unshift(svg("path", { d: `${line}L${width - SLOT / 2},${HEIGHT}L${SLOT / 2},${HEIGHT}Z`, class: `area ${className}` }));
   return shapes;
 }
 
 function barShapes(points: readonly Point[], index: number, count: number, className: string, top: number): SVGElement[] {
   const width = (SLOT * 0.8) / count;
-  return points.map((point, i) => {
-    const height = ((point.values[index] ?? 0) / top) * HEIGHT;
-    return svg("rect", { x: i * SLOT + SLOT * 0.1 + index * width, y: HEIGHT - height, width, height, class: `bar ${className}` });
+  return points.flatMap((point, i) => {
+    const value = point.values[index] ?? null;
+    if (value === null) return [];
+    const height = (value / top) * HEIGHT;
+    return [svg("rect", { x: i * SLOT + SLOT * 0.1 + index * width, y: HEIGHT - height, width, height, class: `bar ${className}` })];
   });
 }
 
@@ -60,14 +70,14 @@ function dataTable(points: readonly Point[], options: ChartOptions): HTMLTableEl
     { class: "visually-hidden" },
     h("caption", {}, options.caption),
     h("tr", {}, h("th", {}, ""), ...options.series.map((s) => h("th", { scope: "col" }, s.label))),
-    ...points.map((point) => h("tr", {}, h("th", { scope: "row" }, options.label(point.key)), ...point.values.map((v) => h("td", {}, v)))),
+    ...points.map((point) => h("tr", {}, h("th", { scope: "row" }, options.label(point.key)), ...point.values.map((v) => h("td", {}, v ?? "—")))),
   );
 }
 
 export function chart(points: readonly Point[], options: ChartOptions): HTMLElement {
   const format = options.format ?? formatNumber;
   const count = Math.max(points.length, 1);
-  const top = niceMax(Math.max(0, ...points.flatMap((point) => point.values)), GRID_LINES);
+  const top = niceMax(Math.max(0, ...points.flatMap((point) => point.values.map((value) => value ?? 0))), GRID_LINES);
   const highlight = svg("rect", { class: "highlight", x: 0, y: 0, width: SLOT, height: HEIGHT, visibility: "hidden" });
   const grid = Array.from({ length: GRID_LINES + 1 }, (_, k) => svg("line", { x1: 0, x2: count * SLOT, y1: HEIGHT - (k / GRID_LINES) * HEIGHT, y2: HEIGHT - (k / GRID_LINES) * HEIGHT, class: "grid", "vector-effect": "non-scaling-stroke" }));
   const shapes = options.series.flatMap((series, index) =>
@@ -86,7 +96,10 @@ export function chart(points: readonly Point[], options: ChartOptions): HTMLElem
     highlight.setAttribute("visibility", "visible");
     tip.replaceChildren(
       h("strong", {}, options.label(point.key)),
-      ...options.series.map((series, i) => h("span", { class: series.className }, `${series.label}: ${format(point.values[i] ?? 0)}`)),
+      ...options.series.map((series, i) => {
+        const value = point.values[i] ?? null;
+        return h("span", { class: series.className }, `${series.label}: ${value === null ? "—" : format(value)}`);
+      }),
     );
     tip.hidden = false;
     positioned(tip, "left", Math.min(0.85, Math.max(0.15, (index + 0.5) / count)));

@@ -1,4 +1,5 @@
 // Calendar days as `Y-m-d` strings, computed in UTC so no local DST shifts them.
+import { locale } from "./i18n.js";
 
 export type RangeKey = "today" | "7d" | "30d" | "12mo" | "custom";
 
@@ -8,13 +9,6 @@ export interface Range {
   to: string;
 }
 
-export const RANGE_LABELS: Readonly<Record<RangeKey, string>> = {
-  today: "Today",
-  "7d": "7 days",
-  "30d": "30 days",
-  "12mo": "12 months",
-  custom: "Custom",
-};
 
 const DAY = /^\d{4}-\d{2}-\d{2}$/;
 
@@ -87,18 +81,26 @@ export function rangeQuery(range: Range): string {
   return query.toString();
 }
 
-const dayFormat = new Intl.DateTimeFormat("en", { month: "short", day: "numeric", timeZone: "UTC" });
-const longDayFormat = new Intl.DateTimeFormat("en", { month: "short", day: "numeric", year: "numeric", timeZone: "UTC" });
-const monthFormat = new Intl.DateTimeFormat("en", { month: "short", year: "numeric", timeZone: "UTC" });
+const formats = new Map<string, Intl.DateTimeFormat>();
+/** A date format of the dashboard's language, made once. */
+function dateFormat(kind: "day" | "longDay" | "month"): Intl.DateTimeFormat {
+  const key = `${locale()}|${kind}`;
+  let format = formats.get(key);
+  if (!format) {
+    const options: Intl.DateTimeFormatOptions = kind === "month" ? { month: "short", year: "numeric" } : { month: "short", day: "numeric", ...(kind === "longDay" ? { year: "numeric" } : {}) };
+    formats.set(key, (format = new Intl.DateTimeFormat(locale(), { ...options, timeZone: "UTC" })));
+  }
+  return format;
+}
 
 /** `Mar 5` for a day, `Mar 2026` for a month (`Y-m`). */
 export function formatDay(key: string): string {
-  return key.length === 7 ? monthFormat.format(toDate(`${key}-01`)) : dayFormat.format(toDate(key));
+  return key.length === 7 ? dateFormat("month").format(toDate(`${key}-01`)) : dateFormat("day").format(toDate(key));
 }
 
 /** `Mar 5 – Mar 30`, with years when the range is not all in `today`'s year. */
 export function formatRange(from: string, to: string, today: string): string {
-  const format = (day: string) => (from.slice(0, 4) === today.slice(0, 4) && to.slice(0, 4) === today.slice(0, 4) ? formatDay(day) : longDayFormat.format(toDate(day)));
+  const format = (day: string) => (from.slice(0, 4) === today.slice(0, 4) && to.slice(0, 4) === today.slice(0, 4) ? formatDay(day) : dateFormat("longDay").format(toDate(day)));
   return from === to ? format(from) : `${format(from)} – ${format(to)}`;
 }
 
@@ -113,4 +115,9 @@ export function comparisonRange(range: Pick<Range, "from" | "to">, compare: "pre
     return shifted.endsWith("-02-29") && toDate(shifted).getUTCDate() !== 29 ? `${shifted.slice(0, 8)}28` : shifted;
   };
   return { from: yearBefore(range.from), to: yearBefore(range.to) };
+}
+
+/** The hour (0–23) it is now in a time zone. */
+export function hourIn(timeZone: string, now: Date = new Date()): number {
+  return Number(new Intl.DateTimeFormat("en", { timeZone, hour: "2-digit", hourCycle: "h23" }).format(now));
 }

@@ -2,27 +2,29 @@
 import type { StatName } from "./api.js";
 import { h } from "./dom.js";
 import { valueLabel } from "./format.js";
+import { t } from "./i18n.js";
+import type { MessageKey } from "./messages.js";
 import type { Filter } from "./view-state.js";
 
-const LABELS: Readonly<Record<string, string>> = {
-  page: "Page",
-  entry_page: "Entry page",
-  exit_page: "Exit page",
-  referrer: "Referrer",
-  utm_source: "Source",
-  utm_medium: "Medium",
-  utm_campaign: "Campaign",
-  utm_content: "Content",
-  utm_term: "Term",
-  browser: "Browser",
-  os: "OS",
-  device: "Device",
-  country: "Country",
-  continent: "Continent",
-  city: "City",
-  language: "Language",
-  resolution: "Screen size",
-  event: "Goal",
+const LABELS: Readonly<Record<string, MessageKey>> = {
+  page: "dimension.page",
+  entry_page: "dimension.entryPage",
+  exit_page: "dimension.exitPage",
+  referrer: "dimension.referrer",
+  utm_source: "dimension.utmSource",
+  utm_medium: "dimension.utmMedium",
+  utm_campaign: "dimension.utmCampaign",
+  utm_content: "dimension.utmContent",
+  utm_term: "dimension.utmTerm",
+  browser: "dimension.browser",
+  os: "dimension.os",
+  device: "dimension.device",
+  country: "dimension.country",
+  continent: "dimension.continent",
+  city: "dimension.city",
+  language: "dimension.language",
+  resolution: "dimension.resolution",
+  event: "dimension.goal",
 };
 
 /** Statistics whose rows filter on a dimension of another name; the others on their own name. */
@@ -31,14 +33,15 @@ const RENAMED: Partial<Record<StatName, string>> = { landing_page: "entry_page",
 /** The filter dimension a card's row stands for, if any. */
 export const filterOf = (name: StatName): string | undefined => RENAMED[name] ?? (Object.hasOwn(LABELS, name) ? name : undefined);
 
-const OPERATORS = { is: "is", is_not: "is not", contains: "contains" } as const;
+const OPERATORS: Readonly<Record<Filter["operator"], MessageKey>> = { is: "operator.is", is_not: "operator.isNot", contains: "operator.contains" };
 
 /** `Country is United States`, `Property plan is pro`. */
 export function filterText(filter: Filter): string {
   const { dimension } = filter;
-  const name = dimension.startsWith("prop:") ? `Property ${dimension.slice(5)}` : (LABELS[dimension] ?? dimension);
-  const values = filter.values.map((value) => valueLabel(dimension, value).text).join(" or ");
-  return `${name} ${OPERATORS[filter.operator]} ${values}`;
+  const label = LABELS[dimension];
+  const name = dimension.startsWith("prop:") ? t("dimension.property", { name: dimension.slice(5) }) : label ? t(label) : dimension;
+  const values = filter.values.map((value) => valueLabel(dimension, value).text).join(` ${t("operator.or")} `);
+  return `${name} ${t(OPERATORS[filter.operator] ?? "operator.is")} ${values}`;
 }
 
 /** The active filters as chips, each a button that removes it. */
@@ -49,13 +52,13 @@ export function filterBar(filters: readonly Filter[], onChange: (filters: Filter
     return h(
       "li",
       {},
-      h("button", { type: "button", class: "chip", title: `Remove the filter ${text}`, "aria-label": `Remove filter: ${text}`, onclick: () => onChange(filters.filter((f) => f !== filter)) }, text, h("span", { "aria-hidden": "true" }, " ×")),
+      h("button", { type: "button", class: "chip", title: t("filter.removeTitle", { filter: text }), "aria-label": t("filter.remove", { filter: text }), onclick: () => onChange(filters.filter((f) => f !== filter)) }, text, h("span", { "aria-hidden": "true" }, " ×")),
     );
   });
   return h(
     "div",
-    { class: "filters", role: "region", "aria-label": "Filters" },
+    { class: "filters", role: "region", "aria-label": t("filter.region") },
     h("ul", {}, ...chips),
-    filters.length > 1 ? h("button", { type: "button", class: "ghost", onclick: () => onChange([]) }, "Clear all") : null,
+    filters.length > 1 ? h("button", { type: "button", class: "ghost", onclick: () => onChange([]) }, t("filter.clear")) : null,
   );
 }

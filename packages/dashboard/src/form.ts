@@ -3,6 +3,7 @@
 import { TallyApiError } from "@tally-analytics/client";
 import { isApiError } from "./api.js";
 import { h, type Attrs, type Child } from "./dom.js";
+import { t } from "./i18n.js";
 
 type Control = HTMLInputElement | HTMLSelectElement | HTMLTextAreaElement;
 
@@ -60,7 +61,7 @@ export function apiForm(attrs: Attrs, children: Child[], submitLabel: string, se
         status.textContent = done ?? "";
       } catch (error) {
         if (isApiError(error) && Object.keys(error.errors).length > 0) showErrors(form, error.errors);
-        else showErrors(form, {}, error instanceof Error ? error.message : "Something went wrong.");
+        else showErrors(form, {}, error instanceof Error ? error.message : t("error.generic"));
       } finally {
         button.disabled = false;
       }

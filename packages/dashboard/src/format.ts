@@ -1,6 +1,12 @@
-const numbers = new Intl.NumberFormat("en");
+import { locale } from "./i18n.js";
 
-export const formatNumber = (value: number): string => numbers.format(value);
+let numbers: { locale: string; format: Intl.NumberFormat } | null = null;
+
+/** Numbers as the dashboard's language writes them (`1,234`, `1.234`, `1 234`). */
+export function formatNumber(value: number): string {
+  if (numbers?.locale !== locale()) numbers = { locale: locale(), format: new Intl.NumberFormat(locale()) };
+  return numbers.format.format(value);
+}
 
 /** `42s`, `3m 05s`, `1h 02m`. */
 export function formatDuration(seconds: number): string {
@@ -11,7 +17,10 @@ export function formatDuration(seconds: number): string {
   return `${Math.floor(s / 3600)}h ${pad(Math.floor((s % 3600) / 60))}m`;
 }
 
-export const formatPercent = (value: number): string => `${numbers.format(value)}%`;
+export const formatPercent = (value: number): string => `${formatNumber(value)}%`;
+
+/** Two decimals, as the language writes them (`1.78`, `1,78`). */
+export const formatDecimal = (value: number): string => new Intl.NumberFormat(locale(), { minimumFractionDigits: 2, maximumFractionDigits: 2 }).format(value);
 
 export interface ValueLabel {
   /** A country code shown as a small badge (emoji flags are missing on many desktops). */

@@ -1,13 +1,17 @@
 // Entry point. The server's HTML shell says where the mount is (`data-base`, relative to
-// the page, so any prefix works) and, on share pages, which domain (`data-share`).
+// the page, so any prefix works), on share pages which domain (`data-share`), and whether
+// the host's own login already knows this browser (`data-signed-in`).
 // Routes live in the URL's fragment: #/, #/new, #/account, #/websites/1?…, #/websites/1/settings.
 import { accountPage } from "./account-settings.js";
 import { apiKey, createClient, isApiError, type Account, type Client, type Website } from "./api.js";
-import { todayIn } from "./dates.js";
+import { addDays, todayIn } from "./dates.js";
 import { h, mount } from "./dom.js";
 import { exportMenu } from "./export.js";
+import { loadMessages, locale, t } from "./i18n.js";
+import { languageSwitch } from "./language-switch.js";
 import { startShare } from "./share.js";
 import { signInForm } from "./sign-in.js";
+import { snippetPanel } from "./snippet.js";
 import { accountSource } from "./source.js";
 import { statsView, type StatsView } from "./stats-view.js";
 import { parseState, stateQuery } from "./view-state.js";
@@ -15,10 +19,33 @@ import { createWebsiteForm } from "./website-form.js";
 import { shareLink, websiteList } from "./website-list.js";
 import { websiteSettingsPage } from "./website-settings.js";
 
+/** Page goals this browser keeps per website (they are in the URL while shown). */
+const savedGoals = {
+  key: (id: number) => `tally.goals.${id}`,
+  get(id: number): string[] {
+    try {
+      return JSON.parse(localStorage.getItem(this.key(id)) ?? "[]") as string[];
+    } catch {
+      return [];
+    }
+  },
+  set(id: number, goals: readonly string[]): void {
+    try {
+      if (goals.length === 0) localStorage.removeItem(this.key(id));
+      else localStorage.setItem(this.key(id), JSON.stringify(goals));
+    } catch {
+      // No storage: the URL keeps them.
+    }
+  },
+};
+
 function hashRoute(): { path: string; query: URLSearchParams } {
   const [path = "", query = ""] = location.hash.slice(1).split("?", 2);
   return { path, query: new URLSearchParams(query) };
 }
+
+/** Grey blocks where the page will be: first load looks like loading, not like an error. */
+const skeletonPage = () => h("main", { class: "loading", "aria-busy": "true", "aria-label": t("page.loading") }, h("div", { class: "skeleton skeleton-title" }), h("div", { class: "card skeleton skeleton-card" }), h("div", { class: "card skeleton skeleton-card" }));
 
 function startDashboard(app: HTMLElement, client: Client): void {
   const content = h("div", { class: "content" });
@@ -42,11 +69,12 @@ function startDashboard(app: HTMLElement, client: Client): void {
   }
 
   function notFound(error: unknown): void {
-    const message = isApiError(error) && error.status === 404 ? "No such website." : "Could not load the website.";
-    open(h("main", { class: "narrow" }, h("section", { class: "card" }, h("h1", {}, message), h("a", { href: "#/" }, "All websites"))));
+    const message = isApiError(error) && error.status === 404 ? t("site.notFound") : t("site.loadFailed");
+    open(h("main", { class: "narrow" }, h("section", { class: "card" }, h("h1", {}, message), h("a", { href: "#/" }, t("site.all")))));
   }
 
   async function website(id: number, then: (site: Website) => void): Promise<void> {
+    if (!stats) mount(content, skeletonPage());
     try {
       then(await client.websites.get(id));
     } catch (error) {
@@ -54,22 +82,49 @@ function startDashboard(app: HTMLElement, client: Client): void {
     }
   }
 
+  const heading = (site: Website) =>
+    h(
+      "div",
+      { class: "title" },
+      h("a", { href: "#/", class: "back" }, `‹ ${t("site.all")}`),
+      h("h1", { tabindex: "-1", title: site.domain }, site.domain),
+      h("span", { class: "links" }, site.privacy === 1 ? null : h("a", { class: "share-link", href: shareLink(site.domain) }, t("site.sharePage")), h("a", { class: "settings-link", href: `#/websites/${site.id}/settings` }, t("site.settings"))),
+    );
+
+  /** A website without any pageview yet: its tracking code and the live wait, not a page of zeros. */
+  async function hasData(site: Website): Promise<boolean> {
+    const { pageviews } = (await client.stats.totals(site.id, { from: addDays(site.created_at.slice(0, 10), -1), to: todayIn(site.timezone) })).data;
+    return pageviews > 0;
+  }
+
+  function waitingPage(site: Website, query: URLSearchParams): void {
+    document.title = `${site.domain} · Tally`;
+    const snippet = snippetPanel(client, site, { onArrived: () => setTimeout(() => statsPage(site, query), 1_500) });
+    open(
+      h(
+        "main",
+        { class: "narrow wide waiting-page" },
+        h("div", { class: "toolbar" }, heading(site)),
+        h("section", { class: "card intro" }, h("h2", {}, t("empty.title")), h("p", { class: "muted" }, t("empty.text", { domain: site.domain }))),
+        snippet.element,
+      ),
+      snippet.destroy,
+    );
+  }
+
   function statsPage(site: Website, query: URLSearchParams): void {
     const today = todayIn(site.timezone);
     document.title = `${site.domain} · Tally`;
-    const heading = h(
-      "div",
-      {},
-      h("a", { href: "#/", class: "back" }, "‹ All websites"),
-      h("h1", { tabindex: "-1" }, site.domain),
-      h("span", { class: "links" }, site.privacy === 1 ? null : h("a", { class: "share-link", href: shareLink(site.domain) }, "Share page"), h("a", { class: "settings-link", href: `#/websites/${site.id}/settings` }, "Settings")),
-    );
+    if (!query.has("goal")) for (const goal of savedGoals.get(site.id)) query.append("goal", goal);
     const view: StatsView = statsView({
       source: accountSource(client, site.id),
       timezone: site.timezone,
-      heading,
+      heading: heading(site),
       state: parseState(query, today),
-      onState: (state) => (location.hash = `#/websites/${site.id}?${stateQuery(state)}`),
+      onState: (state) => {
+        savedGoals.set(site.id, state.goals);
+        location.hash = `#/websites/${site.id}?${stateQuery(state)}`;
+      },
       tools: exportMenu(client, site.id, site.domain, () => view.state().range),
     });
     open(view.element, view.destroy);
@@ -83,20 +138,29 @@ function startDashboard(app: HTMLElement, client: Client): void {
       const id = Number(match[1]);
       if (match[2]) {
         return void website(id, (site) => {
-          document.title = `${site.domain}: settings · Tally`;
+          document.title = `${site.domain}: ${t("site.settings")} · Tally`;
           const page = websiteSettingsPage(client, site);
           open(page.element, page.destroy);
         });
       }
       if (stats?.id === id) return stats.view.setState(parseState(query, todayIn(stats.timezone)));
-      return void website(id, (site) => statsPage(site, query));
+      return void website(id, async (site) => {
+        let data = true;
+        try {
+          data = await hasData(site);
+        } catch {
+          // Could not tell: show the statistics (they say what failed).
+        }
+        if (data) statsPage(site, query);
+        else waitingPage(site, query);
+      });
     }
     if (path === "/new") {
-      document.title = "Add a website · Tally";
+      document.title = `${t("site.add")} · Tally`;
       return open(createWebsiteForm(client, (site) => (location.hash = `#/websites/${site.id}/settings`)));
     }
     if (path === "/account") {
-      document.title = "Account · Tally";
+      document.title = `${t("nav.account")} · Tally`;
       return open(accountPage(client, account));
     }
     document.title = "Tally";
@@ -104,6 +168,9 @@ function startDashboard(app: HTMLElement, client: Client): void {
   }
 
   async function start(): Promise<void> {
+    // Without a key and unknown to the host's login, ask for a key straight away (no 401 to log).
+    if (!apiKey.get() && document.body.dataset.signedIn !== "true") return mount(app, signInForm(client.base, () => void start()));
+    mount(app, skeletonPage());
     try {
       account = await client.account();
     } catch (error) {
@@ -122,8 +189,9 @@ function startDashboard(app: HTMLElement, client: Client): void {
         "nav",
         { class: "topbar", "aria-label": "Tally" },
         h("a", { class: "brand", href: "#/" }, "Tally"),
-        h("a", { class: "account", href: "#/account", title: "Account settings" }, account.name),
-        apiKey.get() ? h("button", { type: "button", class: "ghost", onclick: signOut }, "Sign out") : null,
+        languageSwitch(),
+        h("a", { class: "account", href: "#/account", title: t("nav.accountTitle") }, account.name),
+        apiKey.get() ? h("button", { type: "button", class: "ghost", onclick: signOut }, t("nav.signOut")) : null,
       ),
       content,
     );
@@ -133,7 +201,7 @@ function startDashboard(app: HTMLElement, client: Client): void {
   window.addEventListener("hashchange", () => {
     if (app.contains(content)) route();
   });
-  start().catch(() => mount(app, h("main", { class: "narrow" }, h("p", { class: "error" }, "Tally could not be reached."))));
+  start().catch(() => mount(app, h("main", { class: "narrow" }, h("p", { class: "error" }, t("error.unreachable")))));
 }
 
 const app = document.getElementById("app");
@@ -141,6 +209,9 @@ if (app) {
   const base = new URL(document.body.dataset.base ?? "./", location.href);
   const client = createClient(base);
   const share = document.body.dataset.share;
-  if (share) startShare(app, client, share);
-  else startDashboard(app, client);
+  void loadMessages(base).then(() => {
+    document.documentElement.lang = locale();
+    if (share) startShare(app, client, share);
+    else startDashboard(app, client);
+  });
 }

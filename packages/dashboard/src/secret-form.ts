@@ -1,10 +1,13 @@
 import { h } from "./dom.js";
+import { languageSwitch } from "./language-switch.js";
 
 export interface SecretFormOptions {
   title: string;
   hint: string;
   /** The one secret field (API key, password). */
   input: HTMLInputElement;
+  /** Its visible label. */
+  label: string;
   buttonLabel: string;
   /** Checks the secret; resolves when it was accepted. */
   send(secret: string): Promise<void>;
@@ -13,9 +16,12 @@ export interface SecretFormOptions {
   onAccepted(): void;
 }
 
-/** A card with one secret field: sign-in with a key, a share page's password. */
+let ids = 0;
+
+/** A card with one labelled secret field: sign-in with a key, a share page's password. */
 export function secretForm(options: SecretFormOptions): HTMLElement {
   const { input } = options;
+  input.id ||= `secret-${++ids}`;
   const error = h("p", { class: "error", role: "alert" });
   const button = h("button", { type: "submit" }, options.buttonLabel);
   async function submit(event: Event): Promise<void> {
@@ -38,8 +44,9 @@ export function secretForm(options: SecretFormOptions): HTMLElement {
     h(
       "form",
       { class: "card sign-in", onsubmit: (event: Event) => void submit(event) },
-      h("h1", {}, options.title),
+      h("div", { class: "sign-in-head" }, h("h1", {}, options.title), languageSwitch()),
       h("p", { class: "muted" }, options.hint),
+      h("label", { for: input.id }, options.label),
       input,
       button,
       error,

@@ -2,6 +2,8 @@
 import { isApiError, type Client } from "./api.js";
 import { todayIn } from "./dates.js";
 import { h, mount } from "./dom.js";
+import { t } from "./i18n.js";
+import { languageSwitch } from "./language-switch.js";
 import { secretForm } from "./secret-form.js";
 import { shareSource } from "./source.js";
 import { statsView, type StatsView } from "./stats-view.js";
@@ -17,16 +19,17 @@ const hashQuery = () => new URLSearchParams(location.hash.slice(1));
 function passwordForm(client: Client, domain: string, onUnlocked: () => void): HTMLElement {
   return secretForm({
     title: domain,
-    hint: "These statistics are protected by a password.",
-    input: h("input", { type: "password", name: "password", autocomplete: "current-password", required: true, "aria-label": "Password" }),
-    buttonLabel: "View statistics",
+    hint: t("share.protected"),
+    label: t("share.password"),
+    input: h("input", { type: "password", name: "password", autocomplete: "current-password", required: true }),
+    buttonLabel: t("share.view"),
     send: async (password) => {
       await client.share(domain).unlock(password);
     },
     describeFailure(failure) {
       const status = isApiError(failure) ? failure.status : 0;
-      if (status === 429 && isApiError(failure)) return `Too many attempts. Try again in ${Math.ceil((failure.retryAfter ?? 60) / 60)} min.`;
-      return status === 422 ? "Wrong password." : "Could not check the password. Try again.";
+      if (status === 429 && isApiError(failure)) return t("share.tooMany", { minutes: Math.ceil((failure.retryAfter ?? 60) / 60) });
+      return status === 422 ? t("share.wrong") : t("share.failed");
     },
     onAccepted: onUnlocked,
   });
@@ -43,18 +46,18 @@ export function startShare(app: HTMLElement, client: Client, domain: string): vo
     } catch (error) {
       const status = isApiError(error) ? error.status : 0;
       if (status === 401) return mount(app, passwordForm(client, domain, () => void open()));
-      return mount(app, h("main", { class: "narrow" }, h("section", { class: "card" }, h("h1", {}, status === 404 ? "Not found" : "Something went wrong"), h("p", { class: "muted" }, status === 404 ? "No statistics are shared at this address." : "Try again later."))));
+      return mount(app, h("main", { class: "narrow" }, h("section", { class: "card" }, h("h1", {}, status === 404 ? t("share.notFound") : t("share.error")), h("p", { class: "muted" }, status === 404 ? t("share.notShared") : t("share.later")))));
     }
     timezone = website.timezone;
     document.title = `${website.domain} · Tally`;
     view = statsView({
       source: shareSource(client, domain),
       timezone,
-      heading: h("h1", {}, website.domain),
+      heading: h("div", { class: "title" }, h("h1", { title: website.domain }, website.domain)),
       state: parseState(hashQuery(), todayIn(timezone)),
       onState: (state) => (location.hash = stateQuery(state)),
     });
-    mount(app, view.element, h("footer", { class: "powered" }, "Statistics by Tally: cookieless, self-hosted analytics."));
+    mount(app, h("nav", { class: "share-bar", "aria-label": "Tally" }, h("span", { class: "brand" }, "Tally"), languageSwitch()), view.element, h("footer", { class: "powered" }, t("share.powered")));
   }
 
   window.addEventListener("hashchange", () => view?.setState(parseState(hashQuery(), todayIn(timezone))));

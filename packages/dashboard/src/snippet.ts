@@ -1,31 +1,26 @@
 // The tracking code for this mount, a copy button, and a status that turns green once the
 // website's first pageview has arrived (checked every few seconds while it is shown).
 import type { Client, Website } from "./api.js";
+import { copyField } from "./copy-field.js";
 import { addDays, todayIn } from "./dates.js";
 import { h } from "./dom.js";
 import { formatNumber } from "./format.js";
+import { t } from "./i18n.js";
 
 const CHECK_EVERY_MS = 2_000;
 
-export function snippetPanel(client: Client, site: Website): { element: HTMLElement; destroy(): void } {
+export interface SnippetOptions {
+  /** Called once when the first pageview is seen. */
+  onArrived?(): void;
+  /** The heading's level: a section of the settings page, or the statistics page's first card. */
+  heading?: "h1" | "h2";
+}
+
+export function snippetPanel(client: Client, site: Website, options: SnippetOptions = {}): { element: HTMLElement; destroy(): void } {
   const code = `<script defer src="${new URL("script.js", client.base).href}"></script>`;
-  const text = h("code", { id: "snippet-code" }, code);
-  const copied = h("span", { class: "muted", role: "status" });
-  const copy = h("button", { type: "button", "aria-describedby": "snippet-code", onclick: () => void copyCode() }, "Copy");
-  const status = h("p", { class: "arrival waiting", role: "status" }, "Waiting for the first pageview…");
+  const status = h("p", { class: "arrival waiting", role: "status" }, t("snippet.waiting"));
   let timer: ReturnType<typeof setTimeout> | undefined;
   let stopped = false;
-
-  async function copyCode(): Promise<void> {
-    try {
-      await navigator.clipboard.writeText(code);
-      copied.textContent = "Copied.";
-    } catch {
-      // No clipboard access (an insecure origin, a denied permission): select it instead.
-      getSelection()?.selectAllChildren(text);
-      copied.textContent = "Selected: press Ctrl+C (⌘C) to copy.";
-    }
-  }
 
   async function check(): Promise<void> {
     try {
@@ -34,7 +29,8 @@ export function snippetPanel(client: Client, site: Website): { element: HTMLElem
       const { pageviews } = (await client.stats.totals(site.id, { from, to: todayIn(site.timezone) })).data;
       if (pageviews > 0) {
         status.className = "arrival received";
-        status.textContent = pageviews === 1 ? "First pageview received." : `Receiving pageviews: ${formatNumber(pageviews)} so far.`;
+        status.textContent = pageviews === 1 ? t("snippet.first") : t("snippet.receiving", { n: formatNumber(pageviews) });
+        options.onArrived?.();
         return;
       }
     } catch {
@@ -47,10 +43,9 @@ export function snippetPanel(client: Client, site: Website): { element: HTMLElem
   const element = h(
     "section",
     { class: "card snippet", "aria-labelledby": "snippet-title" },
-    h("h2", { id: "snippet-title" }, "Tracking code"),
-    h("p", { class: "muted" }, `Add this line to the <head> of every page of ${site.domain}:`),
-    h("div", { class: "code-line" }, h("pre", {}, text), copy),
-    copied,
+    h(options.heading ?? "h2", { id: "snippet-title", ...(options.heading === "h1" ? { tabindex: "-1" } : {}) }, t("snippet.title")),
+    h("p", { class: "muted" }, t("snippet.where", { domain: site.domain })),
+    copyField(code, t("snippet.title")),
     status,
   );
   return {

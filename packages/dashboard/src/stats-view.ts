@@ -1,16 +1,19 @@
 // One website's statistics: range, comparison and filters (all in the URL), realtime,
-// totals, the chart of one figure (with the comparison range over it), hours, and cards
-// whose rows filter everything on a click. The dashboard and share pages both use it.
-import type { StatName } from "./api.js";
-import { breakdownCard } from "./breakdown.js";
+// totals, the chart of one figure (by hour for a single day, with the comparison range
+// over it), hours, and cards whose rows filter everything on a click. The dashboard and
+// share pages both use it.
+import { isApiError, type StatName, type StatRow } from "./api.js";
+import { breakdownCard, type BreakdownTab, type CardQuery, type ExtraRow } from "./breakdown.js";
 import { chart } from "./chart.js";
 import { comparisonRange, formatDay, todayIn } from "./dates.js";
 import { h, mount } from "./dom.js";
-import { filterBar } from "./filters.js";
+import { filterBar, filterText } from "./filters.js";
 import { formatNumber } from "./format.js";
 import { goalCards } from "./goals.js";
-import { rangePicker } from "./range-picker.js";
-import { byMonth, daySeries, hourSeries } from "./series.js";
+import { plural, t } from "./i18n.js";
+import type { MessageKey } from "./messages.js";
+import { rangeLabel, rangePicker } from "./range-picker.js";
+import { byMonth, daySeries, hourSeries, total, type Point } from "./series.js";
 import { allRows, type StatsSource } from "./source.js";
 import { METRIC_INFO, totalTiles } from "./totals.js";
 import { filterParams, withFilter, type Compare, type Filter, type Metric, type ViewState } from "./view-state.js";
@@ -38,90 +41,166 @@ export interface StatsView {
 /** Longer ranges are charted by month (counts; ratios stay daily). */
 const MAX_DAILY_POINTS = 93;
 const REALTIME_EVERY_MS = 30_000;
-const COMPARE_LABELS: Readonly<Record<Compare, string>> = { "": "No comparison", previous_period: "Previous period", year: "Year before" };
+const COMPARE_LABELS: Readonly<Record<Compare, MessageKey>> = { "": "compare.none", previous_period: "compare.previous", year: "compare.year" };
+const COUNTS: ReadonlySet<Metric> = new Set(["visitors", "visits", "pageviews"]);
+/** Hour series the API keeps; the other figures are charted by hour through visitors. */
+const HOURLY: Partial<Record<Metric, StatName>> = { visitors: "visitors_hours", pageviews: "pageviews_hours" };
+/** What Direct / None stands for in the referrers' list (no value of the statistic has it). */
+const DIRECT = "(direct)";
 
-type Tab = [StatName, string, string];
-const CARDS: ReadonlyArray<[string, readonly Tab[]]> = [
-  ["Pages", [["page", "Pages", "Pageviews"], ["landing_page", "Entry pages", "Visits"], ["exit_page", "Exit pages", "Visits"]]],
-  ["Sources", [["referrer", "Referrers", "Visits"], ["utm_source", "Source", "Visits"], ["utm_medium", "Medium", "Visits"], ["campaign", "Campaign", "Visits"], ["utm_content", "Content", "Visits"], ["utm_term", "Term", "Visits"]]],
-  ["Locations", [["country", "Countries", "Visitors"], ["continent", "Continents", "Visitors"], ["city", "Cities", "Visitors"]]],
-  ["Devices", [["browser", "Browsers", "Visitors"], ["os", "OS", "Visitors"], ["device", "Devices", "Visitors"]]],
-  ["Screens and languages", [["resolution", "Screen sizes", "Visitors"], ["language", "Languages", "Visitors"]]],
+type Tab = [StatName, MessageKey, MessageKey];
+const CARDS: ReadonlyArray<[MessageKey, readonly Tab[]]> = [
+  ["card.pages", [["page", "tab.pages", "unit.pageviews"], ["landing_page", "tab.entryPages", "unit.visits"], ["exit_page", "tab.exitPages", "unit.visits"]]],
+  ["card.sources", [["referrer", "tab.referrers", "unit.visits"], ["utm_source", "tab.utmSource", "unit.visits"], ["utm_medium", "tab.utmMedium", "unit.visits"], ["campaign", "tab.utmCampaign", "unit.visits"], ["utm_content", "tab.utmContent", "unit.visits"], ["utm_term", "tab.utmTerm", "unit.visits"]]],
+  ["card.locations", [["country", "tab.countries", "unit.visitors"], ["continent", "tab.continents", "unit.visitors"], ["city", "tab.cities", "unit.visitors"]]],
+  ["card.devices", [["browser", "tab.browsers", "unit.visitors"], ["os", "tab.os", "unit.visitors"], ["device", "tab.devices", "unit.visitors"]]],
+  ["card.screens", [["resolution", "tab.screens", "unit.visitors"], ["language", "tab.languages", "unit.visitors"]]],
 ];
-const HOUR_SERIES = [
-  { label: "Visitors", className: "series-0" },
-  { label: "Pageviews", className: "series-1" },
-] as const;
+
+/** The filters a 422 names (`filter.2`), with the API's words; empty for any other failure. */
+function badFilters(error: unknown, filters: readonly Filter[]): { filter: Filter; message: string }[] {
+  if (!isApiError(error) || error.status !== 422) return [];
+  return Object.entries(error.errors).flatMap(([field, messages]) => {
+    const index = /^filter(?:\.(\d+))?/.exec(field);
+    const filter = index ? filters[Number(index[1] ?? 0)] : undefined;
+    return filter ? [{ filter, message: messages.join(" ") }] : [];
+  });
+}
 
 export function statsView(options: StatsViewOptions): StatsView {
   const { source, timezone } = options;
   let state = options.state;
   let request = 0;
-  const query = () => ({ from: state.range.from, to: state.range.to, filter: filterParams(state) });
+  /** The current request's totals, asked once and shared (tiles, Direct / None, empty states). */
+  let totalsOnce: Promise<number> | null = null;
+  const query = (): CardQuery => ({ from: state.range.from, to: state.range.to, filter: filterParams(state) });
   const change = (next: Partial<ViewState>) => options.onState({ ...state, ...next });
   const addFilter = (filter: Filter) => change({ filters: withFilter(state.filters, filter) });
+  const visits = () => (totalsOnce ??= source.totals(query()).then((answer) => answer.data.visits));
 
   const picker = h("div", { class: "picker-slot" });
+  const label = h("span", { class: "label-slot" });
   const compare = h(
     "select",
-    { "aria-label": "Compare with", name: "compare", onchange: () => change({ compare: compare.value as Compare }) },
-    ...(Object.keys(COMPARE_LABELS) as Compare[]).map((value) => h("option", { value }, COMPARE_LABELS[value])),
+    { "aria-label": t("compare.label"), name: "compare", class: "compare", onchange: () => change({ compare: compare.value as Compare }) },
+    ...(Object.keys(COMPARE_LABELS) as Compare[]).map((value) => h("option", { value }, t(COMPARE_LABELS[value]))),
   );
   const filters = h("div", { class: "filter-slot" });
-  const realtime = h("span", { class: "realtime", title: "Visitors in the last 5 minutes" }, "…");
+  const problems = h("div", { class: "problem-slot", role: "alert" });
+  const realtime = h("span", { class: "realtime", title: t("realtime.title"), "data-count": "0" }, "…");
   const totals = totalTiles((metric) => change({ metric }));
-  const mainChart = h("div", { class: "chart-slot main-chart", "aria-busy": "true" });
-  const hoursChart = h("div", { class: "chart-slot hours-chart", "aria-busy": "true" });
-  const cards = CARDS.map(([title, tabs]) => breakdownCard(title, tabs.map(([name, label, unit]) => ({ name, label, unit })), source, addFilter));
-  const goals = goalCards(source, addFilter);
+  const mainChart = h("div", { class: "chart-slot main-chart", "aria-busy": "true" }, h("div", { class: "skeleton chart-skeleton" }));
+  const hoursTitle = h("h2", {}, t("hours.title", { metric: t("metric.visitors") }));
+  const hoursNote = h("p", { class: "muted hint" });
+  const hoursChart = h("div", { class: "chart-slot hours-chart", "aria-busy": "true" }, h("div", { class: "skeleton chart-skeleton" }));
+  const hoursCard = h("section", { class: "card hours", "aria-label": t("hours.label") }, h("header", {}, hoursTitle), hoursChart, hoursNote);
+  /** A failure the page already explains once (a bad filter in the URL). */
+  const explained = (error: unknown) => badFilters(error, state.filters).length > 0;
+
+  const tabsOf = (tabs: readonly Tab[]): BreakdownTab[] => tabs.map(([name, tabLabel, unit]) => ({ name, label: tabLabel, unit, ...TAB_EXTRAS[name] }));
+  const TAB_EXTRAS: Partial<Record<StatName, Partial<BreakdownTab>>> = {
+    referrer: { extraRows: directRow },
+    country: { empty: () => locationsHint("locations.noGeo") },
+    continent: { empty: () => locationsHint("locations.noGeo") },
+    city: { empty: () => locationsHint("locations.noCity") },
+  };
+  const cards = CARDS.map(([title, tabs]) => breakdownCard({ title, tabs: tabsOf(tabs), source, onFilter: addFilter, explained }));
+  const goals = goalCards({ source, onFilter: addFilter, explained, goals: () => state.goals, onGoals: (list) => change({ goals: list }) });
   const element = h(
     "main",
     { class: "site" },
-    h("div", { class: "toolbar" }, h("div", { class: "heading" }, options.heading, realtime), h("div", { class: "controls" }, picker, compare, options.tools)),
+    h("div", { class: "toolbar" }, h("div", { class: "heading" }, options.heading, h("div", { class: "subheading" }, label, realtime)), h("div", { class: "controls" }, picker, compare, options.tools)),
+    problems,
     filters,
-    h("section", { class: "card overview", "aria-label": "Totals and chart" }, totals.element, mainChart),
-    h("section", { class: "card", "aria-label": "By hour of day" }, h("header", {}, h("h2", {}, "By hour of day")), hoursChart),
+    h("section", { class: "card overview", "aria-label": t("overview.label") }, totals.element, mainChart),
+    hoursCard,
     h("div", { class: "cards" }, ...cards.map((card) => card.element), ...goals.elements),
   );
+
+  /** Direct / None: visits minus the visits with a referrer (no `source` statistic yet). */
+  async function directRow(shown: CardQuery, result: { data: StatRow[]; meta: { last_page: number } }): Promise<ExtraRow[]> {
+    const referred = result.meta.last_page <= 1 ? result.data : await allRows(source, { ...shown, name: "referrer" });
+    const count = (await visits()) - total(referred);
+    return count > 0 ? [{ value: DIRECT, label: t("sources.direct"), count, title: t("sources.directTitle") }] : [];
+  }
+
+  /** No locations while there are visits: say what would give them. */
+  async function locationsHint(key: MessageKey): Promise<HTMLElement | null> {
+    return (await visits()) > 0 ? h("span", { class: "hint-block" }, t(key), " ", h("code", {}, "GEOIP_DB")) : null;
+  }
+
+  function showProblems(error: unknown, mine: number): void {
+    const bad = badFilters(error, state.filters);
+    if (mine !== request || bad.length === 0) return;
+    mount(
+      problems,
+      h(
+        "div",
+        { class: "card problem" },
+        ...bad.map(({ filter, message }) =>
+          h("p", {}, t("filter.invalid", { filter: filterText(filter) }), " ", h("span", { class: "muted" }, message), " ", h("button", { type: "button", class: "ghost", onclick: () => change({ filters: state.filters.filter((f) => f !== filter) }) }, t("filter.removeInvalid"))),
+        ),
+      ),
+    );
+  }
+
+  /** The rows of a figure over a range: by hour for one day, else by day (by month when long). */
+  async function series(metric: Metric, range: { from: string; to: string }, hourly: boolean): Promise<Point[]> {
+    const name = hourly ? (HOURLY[metric] ?? "visitors_hours") : metric;
+    const rows = await allRows(source, { ...query(), ...range, name });
+    if (hourly) return hourSeries([rows]);
+    // A rate has no figure on a day without visits: a gap, not 0 %.
+    return daySeries(range.from, range.to, [rows], COUNTS.has(metric) ? 0 : null);
+  }
 
   async function loadMain(mine: number): Promise<void> {
     const { range, metric } = state;
     const info = METRIC_INFO[metric];
+    const hourly = range.from === range.to;
     const previousRange = state.compare ? comparisonRange(range, state.compare) : null;
-    const [rows, previousRows, figures] = await Promise.all([
-      allRows(source, { ...query(), name: metric }),
-      previousRange ? allRows(source, { ...query(), ...previousRange, name: metric }) : null,
-      source.totals({ ...query(), ...(state.compare ? { compare: state.compare } : {}) }),
-    ]);
+    const asked = source.totals({ ...query(), ...(state.compare ? { compare: state.compare } : {}) });
+    totalsOnce = asked.then((answer) => answer.data.visits);
+    // Read only by some cards: a refusal is theirs (and the tiles') to show, never unhandled.
+    totalsOnce.catch(() => {});
+    // The figures show as soon as they come, before the chart's rows.
+    const shown = asked.then((answer) => mine === request && totals.set(answer.data, answer.previous));
+    const [current, before] = await Promise.all([series(metric, range, hourly), previousRange ? series(metric, previousRange, hourly) : null, shown]);
     if (mine !== request) return;
-    totals.set(figures.data, figures.previous);
-    let points = daySeries(range.from, range.to, [rows]);
-    let previous = previousRange ? daySeries(previousRange.from, previousRange.to, [previousRows ?? []]) : null;
-    const monthly = points.length > MAX_DAILY_POINTS && ["visitors", "visits", "pageviews"].includes(metric);
+    let points = current;
+    let previous = before;
+    const monthly = !hourly && points.length > MAX_DAILY_POINTS && COUNTS.has(metric);
     if (monthly) {
       points = byMonth(points);
       previous = previous && byMonth(previous);
     }
-    if (previous) points = points.map((point, i) => ({ key: point.key, values: [...point.values, previous[i]?.values[0] ?? 0] }));
-    const series = [{ label: info.label, className: "series-0" }];
-    if (state.compare) series.push({ label: COMPARE_LABELS[state.compare], className: "series-prev" });
+    if (previous) points = points.map((point, i) => ({ key: point.key, values: [...point.values, previous[i]?.values[0] ?? null] }));
+    const charted = hourly && !HOURLY[metric] ? METRIC_INFO.visitors : info;
+    const lines = [{ label: t(charted.label), className: "series-0" }];
+    if (state.compare) lines.push({ label: t(COMPARE_LABELS[state.compare]), className: "series-prev" });
+    const by = hourly ? ("chart.by.hour" as const) : monthly ? ("chart.by.month" as const) : ("chart.by.day" as const);
+    const caption = t(by, { metric: t(charted.label) }) + (state.compare ? `, ${t("chart.with", { other: t(COMPARE_LABELS[state.compare]) })}` : "");
     mount(
       mainChart,
       chart(points, {
-        kind: points.length > 31 ? "line" : "bar",
-        series,
+        kind: hourly || points.length <= 31 ? "bar" : "line",
+        series: lines,
         legend: Boolean(state.compare),
-        caption: `${info.label} by ${monthly ? "month" : "day"}${state.compare ? `, with the ${COMPARE_LABELS[state.compare].toLowerCase()}` : ""}`,
-        label: formatDay,
-        format: info.format,
+        caption,
+        label: hourly ? (hour) => `${hour}:00` : formatDay,
+        format: charted.format,
       }),
+      hourly && !HOURLY[metric] ? h("p", { class: "muted hint" }, t("hours.onlyCounts", { metric: t(info.label) })) : null,
     );
   }
 
   async function loadHours(mine: number): Promise<void> {
-    const [visitors, pageviews] = await Promise.all((["visitors_hours", "pageviews_hours"] as const).map((name) => allRows(source, { ...query(), name })));
+    const metric = HOURLY[state.metric] ? state.metric : "visitors";
+    const info = METRIC_INFO[metric];
+    const rows = await allRows(source, { ...query(), name: HOURLY[metric] ?? "visitors_hours" });
     if (mine !== request) return;
-    mount(hoursChart, chart(hourSeries([visitors ?? [], pageviews ?? []]), { kind: "bar", series: HOUR_SERIES, caption: "Visitors and pageviews by hour of day", label: (hour) => `${hour}:00` }));
+    hoursTitle.textContent = t("hours.title", { metric: t(info.label) });
+    hoursNote.textContent = metric === state.metric ? "" : t("hours.onlyCounts", { metric: t(METRIC_INFO[state.metric].label) });
+    mount(hoursChart, chart(hourSeries([rows]), { kind: "bar", series: [{ label: t(info.label), className: "series-0" }], legend: false, caption: t("chart.by.hour", { metric: t(info.label) }), label: (hour) => `${hour}:00` }));
   }
 
   async function loading(slot: HTMLElement, mine: number, load: (mine: number) => Promise<void>): Promise<void> {
@@ -129,7 +208,8 @@ export function statsView(options: StatsViewOptions): StatsView {
     try {
       await load(mine);
     } catch (error) {
-      if (mine === request) mount(slot, h("p", { class: "error" }, error instanceof Error ? error.message : "Could not load."));
+      showProblems(error, mine);
+      if (mine === request) mount(slot, h("p", { class: "error" }, explained(error) ? "—" : error instanceof Error ? error.message : t("error.load")));
     } finally {
       if (mine === request) slot.removeAttribute("aria-busy");
     }
@@ -138,7 +218,7 @@ export function statsView(options: StatsViewOptions): StatsView {
   async function refreshRealtime(): Promise<void> {
     try {
       const count = await source.realtime();
-      realtime.textContent = `${formatNumber(count)} ${count === 1 ? "visitor" : "visitors"} now`;
+      realtime.textContent = plural(count, "realtime.one", "realtime.other", formatNumber(count));
       realtime.dataset.count = String(count);
     } catch {
       realtime.textContent = "";
@@ -148,12 +228,19 @@ export function statsView(options: StatsViewOptions): StatsView {
   function setState(next: ViewState): void {
     state = next;
     const mine = ++request;
-    mount(picker, rangePicker(state.range, todayIn(timezone), (range) => change({ range })));
+    totalsOnce = null;
+    const today = todayIn(timezone);
+    mount(picker, rangePicker(state.range, today, (range) => change({ range })));
+    mount(label, rangeLabel(state.range, today));
     compare.value = state.compare;
     totals.select(state.metric);
     mount(filters, filterBar(state.filters, (list) => change({ filters: list })));
+    mount(problems);
+    // One day: the main chart is already by hour.
+    hoursCard.hidden = state.range.from === state.range.to;
     void loading(mainChart, mine, loadMain);
-    void loading(hoursChart, mine, loadHours);
+    if (hoursCard.hidden) hoursChart.removeAttribute("aria-busy");
+    else void loading(hoursChart, mine, loadHours);
     for (const card of [...cards, goals]) card.load(query());
   }
 

@@ -12,6 +12,7 @@ describe("view state in the URL", () => {
       ],
       compare: "year",
       metric: "bounce_rate",
+      goals: ["/blog/*", "/pricing"],
     };
     const query = new URLSearchParams(stateQuery(state));
     expect(query.getAll("filter")).toEqual(["country:is:US:United States", "page:contains:/a\\|b|c\\\\d", "prop:plan:is_not:pro"]);
@@ -25,6 +26,7 @@ describe("view state in the URL", () => {
       filters: [{ dimension: "browser", operator: "is", values: ["Firefox"] }],
       compare: "",
       metric: "visitors",
+      goals: [],
     });
     expect(stateQuery(state)).toBe("range=30d&filter=browser%3Ais%3AFirefox");
   });

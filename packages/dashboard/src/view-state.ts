@@ -20,7 +20,12 @@ export interface ViewState {
   filters: Filter[];
   compare: Compare;
   metric: Metric;
+  /** Page goals (`/blog/*`) counted in the goals card beside the events. */
+  goals: string[];
 }
+
+/** The API's own bound on page goals of one query. */
+export const MAX_PAGE_GOALS = 10;
 
 const SYNTAX = /^(prop:[\s\S]+?|[a-z_]+):(is|is_not|contains):([\s\S]+)$/;
 
@@ -53,6 +58,7 @@ export function parseState(query: URLSearchParams, today: string): ViewState {
     filters: query.getAll("filter").map(parseFilter).filter((filter) => filter !== null),
     compare: compare === "previous_period" || compare === "year" ? compare : "",
     metric: METRICS.includes(metric) ? metric : "visitors",
+    goals: [...new Set(query.getAll("goal").filter((goal) => goal !== "" && goal.length <= 200))].slice(0, MAX_PAGE_GOALS),
   };
 }
 
@@ -62,6 +68,7 @@ export function stateQuery(state: ViewState): string {
   for (const filter of state.filters) query.append("filter", filterParam(filter));
   if (state.compare) query.set("compare", state.compare);
   if (state.metric !== "visitors") query.set("metric", state.metric);
+  for (const goal of state.goals) query.append("goal", goal);
   return query.toString();
 }
 

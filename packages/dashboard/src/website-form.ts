@@ -1,7 +1,11 @@
 // Adding a website, and every setting of one (the API's fields, its rules and messages).
 import type { Client, Website } from "./api.js";
 import { h } from "./dom.js";
-import { apiForm, field } from "./form.js";
+import { copyField } from "./copy-field.js";
+import { apiForm, field, fieldError } from "./form.js";
+import { t } from "./i18n.js";
+import type { MessageKey } from "./messages.js";
+import { shareLink } from "./website-list.js";
 
 /** The browser's own zone: what most people mean. */
 export const browserTimeZone = (): string => Intl.DateTimeFormat().resolvedOptions().timeZone || "UTC";
@@ -24,31 +28,40 @@ export function createWebsiteForm(client: Client, onCreated: (site: Website) => 
   const form = apiForm(
     { class: "card form", "aria-labelledby": "new-website" },
     [
-      h("h1", { id: "new-website", tabindex: "-1" }, "Add a website"),
-      field("Domain", domain, "The host your pages are served from; www. and the scheme are dropped."),
-      field("Time zone", timezone, "Days and hours are counted in it."),
+      h("h1", { id: "new-website", tabindex: "-1" }, t("site.add")),
+      field(t("form.domain"), domain, t("form.domainHint")),
+      field(t("form.timezone"), timezone, t("form.timezoneHint")),
     ],
-    "Add website",
+    t("site.addButton"),
     async () => onCreated(await client.websites.create({ domain: domain.value.trim(), timezone: timezone.value.trim() })),
   );
   return h("main", { class: "narrow wide" }, form);
 }
 
 const checkbox = (name: string, checked: boolean) => h("input", { type: "checkbox", name, checked });
-const PRIVACY: ReadonlyArray<[0 | 1 | 2, string, string]> = [
-  [1, "Private", "Only you (signed in) see the statistics."],
-  [0, "Public", "Anyone with the share link sees them."],
-  [2, "Password", "Anyone with the share link and the password."],
+const PRIVACY: ReadonlyArray<[0 | 1 | 2, MessageKey, MessageKey]> = [
+  [1, "privacy.private", "privacy.privateHint"],
+  [0, "privacy.public", "privacy.publicHint"],
+  [2, "privacy.password", "privacy.passwordHint"],
 ];
 
 export function websiteSettingsForm(client: Client, site: Website, onSaved: (site: Website) => void): HTMLFormElement {
   const timezone = timeZoneInput(site.timezone);
   const radios = PRIVACY.map(([value, label, hint]) => {
     const input = h("input", { type: "radio", name: "privacy", value, checked: site.privacy === value, id: `privacy-${value}` });
-    return h("div", { class: "radio" }, input, h("label", { for: input.id }, h("strong", {}, label), " ", h("span", { class: "muted" }, hint)));
+    return h("div", { class: "radio" }, input, h("label", { for: input.id }, h("strong", {}, t(label)), " ", h("span", { class: "muted" }, t(hint))));
   });
-  const password = h("input", { type: "password", name: "password", autocomplete: "new-password", placeholder: site.password ? "unchanged" : "" });
-  const passwordField = field("Share password", password, site.password ? "Leave empty to keep the current one; a new one signs everyone out." : "Needed for the Password choice.");
+  const password = h("input", { type: "password", name: "password", autocomplete: "new-password", placeholder: site.password ? t("form.unchanged") : "" });
+  const passwordField = field(t("form.sharePassword"), password, site.password ? t("form.sharePasswordKeep") : t("form.sharePasswordNeeded"));
+  const shareSlot = h("div", { class: "share-url" });
+  /** The share page's address with Copy, while the saved privacy shares it (public or password). */
+  const showShareUrl = (saved: Website) => {
+    shareSlot.replaceChildren();
+    if (saved.privacy === 1) return;
+    const url = new URL(shareLink(saved.domain), client.base).href;
+    shareSlot.append(h("p", { class: "hint" }, t(saved.privacy === 0 ? "share.urlPublic" : "share.urlPassword")), copyField(url, t("share.url")));
+  };
+  showShareUrl(site);
   const privacyValue = () => Number(radios.map((radio) => radio.querySelector("input")).find((input) => input?.checked)?.value ?? site.privacy) as 0 | 1 | 2;
   const syncPassword = () => (passwordField.hidden = privacyValue() !== 2);
   for (const radio of radios) radio.addEventListener("change", syncPassword);
@@ -56,24 +69,26 @@ export function websiteSettingsForm(client: Client, site: Website, onSaved: (sit
   const email = checkbox("email", site.email === 1);
   const bots = checkbox("exclude_bots", site.exclude_bots === 1);
   const ips = h("textarea", { name: "exclude_ips", rows: 3, spellcheck: "false", placeholder: "10.0.0.0/8" }, site.exclude_ips);
-  const params = h("textarea", { name: "exclude_params", rows: 3, spellcheck: "false", placeholder: "fbclid" }, site.exclude_params);
+  const params = h("textarea", { name: "exclude_params", rows: 3, spellcheck: "false", placeholder: "ref" }, site.exclude_params);
   const retention = h("input", { type: "number", name: "retention_days", min: 7, max: 3660, value: site.retention_days, inputmode: "numeric" });
 
   return apiForm(
     { class: "card form settings", "aria-labelledby": "settings-title" },
     [
-      h("h2", { id: "settings-title" }, "Settings"),
-      field("Time zone", timezone, "Days and hours are counted in it, from now on."),
-      h("fieldset", { class: "field" }, h("legend", {}, "Share page"), ...radios, passwordField, h("p", { class: "field-error error", "data-error-for": "privacy" })),
-      field("E-mail reports", email, h("span", {}, "Include this website in the account's reports (", h("a", { href: "#/account" }, "address and period"), ").")),
-      field("Exclude bots", bots, "Drop hits from crawlers and other automated clients."),
-      field("Excluded IP addresses", ips, "One address or CIDR range a line; their hits are dropped."),
-      field("Excluded query parameters", params, "One name a line, removed from pages before counting; a line & removes every parameter."),
-      field("Keep visits for (days)", retention, "How long filtered statistics can look back (7 to 3,660 days). Unfiltered figures are kept forever."),
+      h("h2", { id: "settings-title" }, t("site.settings")),
+      field(t("form.timezone"), timezone, t("form.timezoneFromNow")),
+      h("fieldset", { class: "field" }, h("legend", {}, t("form.sharePage")), ...radios, passwordField, h("p", { class: "field-error error", "data-error-for": "privacy" }), shareSlot),
+      field(t("form.reports"), email, h("span", {}, t("form.reportsHint"), " ", h("a", { href: "#/account" }, t("form.reportsLink")))),
+      field(t("form.excludeBots"), bots, t("form.excludeBotsHint")),
+      field(t("form.excludeIps"), ips, t("form.excludeIpsHint")),
+      field(t("form.excludeParams"), params, t("form.excludeParamsHint")),
+      field(t("form.retention"), retention, t("form.retentionHint")),
     ],
-    "Save settings",
+    t("form.save"),
     async () => {
       const privacy = privacyValue();
+      // Said here in the page's words rather than the API's ("required when privacy is 2").
+      if (privacy === 2 && !password.value && !(site.password && site.privacy === 2)) throw fieldError("password", t("form.passwordMissing"));
       const saved = await client.websites.update(site.id, {
         timezone: timezone.value.trim(),
         privacy,
@@ -86,7 +101,8 @@ export function websiteSettingsForm(client: Client, site: Website, onSaved: (sit
       });
       password.value = "";
       onSaved(saved);
-      return "Saved.";
+      showShareUrl(saved);
+      return t("form.saved");
     },
   );
 }

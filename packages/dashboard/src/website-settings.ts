@@ -2,6 +2,7 @@
 import type { Client, Website } from "./api.js";
 import { h } from "./dom.js";
 import { apiForm, field, fieldError } from "./form.js";
+import { t } from "./i18n.js";
 import { snippetPanel } from "./snippet.js";
 import { websiteSettingsForm } from "./website-form.js";
 import { shareLink } from "./website-list.js";
@@ -11,10 +12,10 @@ function deleteSection(client: Client, site: Website, onDeleted: () => void): HT
   const confirm = h("input", { name: "confirm", autocomplete: "off", spellcheck: "false" });
   const form = apiForm(
     { class: "confirm-delete", hidden: true },
-    [field(`Type ${site.domain} to confirm`, confirm)],
-    "Delete permanently",
+    [field(t("delete.type", { domain: site.domain }), confirm)],
+    t("delete.button"),
     async () => {
-      if (confirm.value.trim() !== site.domain) throw fieldError("confirm", `That is not ${site.domain}.`);
+      if (confirm.value.trim() !== site.domain) throw fieldError("confirm", t("delete.mismatch", { domain: site.domain }));
       await client.websites.delete(site.id);
       onDeleted();
     },
@@ -23,12 +24,12 @@ function deleteSection(client: Client, site: Website, onDeleted: () => void): HT
     form.hidden = !form.hidden;
     open.setAttribute("aria-expanded", String(!form.hidden));
     if (!form.hidden) confirm.focus();
-  } }, "Delete website…");
+  } }, t("delete.open"));
   return h(
     "section",
     { class: "card danger-zone", "aria-labelledby": "delete-title" },
-    h("h2", { id: "delete-title" }, "Delete"),
-    h("p", { class: "muted" }, `Deletes ${site.domain} and all its statistics, for good.`),
+    h("h2", { id: "delete-title" }, t("delete.title")),
+    h("p", { class: "muted" }, t("delete.text", { domain: site.domain })),
     open,
     form,
   );
@@ -40,7 +41,7 @@ export function websiteSettingsPage(client: Client, site: Website): { element: H
   const element = h(
     "main",
     { class: "narrow wide settings-page" },
-    h("div", { class: "toolbar" }, h("div", {}, h("a", { href: `#/websites/${site.id}`, class: "back" }, "‹ Statistics"), title), site.privacy === 1 ? null : h("a", { class: "share-link", href: shareLink(site.domain) }, "Share page")),
+    h("div", { class: "toolbar" }, h("div", { class: "title" }, h("a", { href: `#/websites/${site.id}`, class: "back" }, `‹ ${t("site.statistics")}`), title), site.privacy === 1 ? null : h("a", { class: "share-link", href: shareLink(site.domain) }, t("site.sharePage"))),
     snippet.element,
     websiteSettingsForm(client, site, (saved) => Object.assign(site, saved)),
     deleteSection(client, site, () => (location.hash = "#/")),

@@ -2,6 +2,7 @@ import { UnauthorizedError, validate, type Tally } from "@tally-analytics/core";
 import { authenticateRequest, bearerToken, type Authenticated } from "./auth.js";
 import { DEFAULT_BODY_LIMIT, readFields } from "./body.js";
 import { clientKey, createClientLimits } from "./client-limits.js";
+import { compressResponse } from "./compression.js";
 import { refuseCrossSite } from "./cross-site.js";
 import { errorResponse, HttpError, MESSAGES, reportToConsole, tooManyAttempts } from "./errors.js";
 import { warnIfUnwritten } from "./health.js";
@@ -39,6 +40,7 @@ export function createHandler(tally: Tally, options: HandlerOptions = {}): Tally
   const clients = createClientLimits(options);
   const bodyLimit = options.bodyLimit ?? DEFAULT_BODY_LIMIT;
   const report = options.onError ?? reportToConsole;
+  const compress = options.compression ?? true;
 
   /** The account, or null without valid credentials; a refused API key counts against the client's address. */
   async function optionalAccount(request: Request, context: HandlerContext): Promise<number | null> {
@@ -116,6 +118,6 @@ export function createHandler(tally: Tally, options: HandlerOptions = {}): Tally
     }
     // Every answer, whatever its type: browsers never guess a script or a page out of it.
     for (const [name, value] of Object.entries(NOSNIFF)) response.headers.set(name, value);
-    return response;
+    return compress ? compressResponse(request, response) : response;
   };
 }

@@ -47,6 +47,16 @@ export interface HandlerOptions {
    */
   publicRateLimit?: RateLimitOptions | false;
   /**
+   * Compress text answers of 1 KB or more (JSON, pages) with brotli or gzip, as the
+   * client's `Accept-Encoding` prefers, adding `Vary: Accept-Encoding`; the tracker and
+   * the dashboard's files go out compressed at build time whatever this says. Answers
+   * are never compressed twice: a host's own compression (Express's `compression()`,
+   * `@fastify/compress`, Hono's `compress()`) leaves encoded answers alone. Turn it off
+   * when a proxy in front compresses anyway.
+   * @default true
+   */
+  compression?: boolean;
+  /**
    * Largest API request body, in bytes; larger is refused with 413.
    * @default 65536
    */

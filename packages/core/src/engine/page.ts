@@ -2,6 +2,7 @@ import { DROP_ALL_PARAMS, splitList } from "../websites/exclusion-lists.js";
 import { stripWww } from "../websites/domain.js";
 import type { Utm } from "./pending-hit.js";
 import { hasControlCharacters, withoutControlCharacters } from "./text.js";
+import { isTrackingParam, mayHoldTrackingParams, paramName } from "./tracking-params.js";
 
 /** A website's exclude_params compiled once: null keeps everything, "all" drops the query. */
 export type ParamFilter = Set<string> | "all" | null;
@@ -12,7 +13,7 @@ export function compileParamFilter(text: string): ParamFilter {
   return entries.length === 0 ? null : new Set(entries);
 }
 
-/** Path plus the kept query (and the fragment under hash routing). */
+/** Path plus the kept query: without excluded and tracking parameters (and the fragment under hash routing). */
 export function pageOf(url: URL, filter: ParamFilter, hashRouting: boolean): string {
   let page = readablePath(url.pathname);
   if (filter !== "all" && url.search.length > 1) {
@@ -39,23 +40,16 @@ const NO_EXCLUSIONS: ReadonlySet<string> = new Set();
 
 // Empty pairs ("a=1&&b=2") are dropped. Works on the raw text so kept parameters stay exactly as the site wrote them.
 function keptQuery(query: string, excluded: ReadonlySet<string>): string {
-  if (excluded.size === 0 && !query.includes("&&") && !query.startsWith("&") && !query.endsWith("&")) return query;
+  const untouched = excluded.size === 0 && !query.includes("&&") && !query.startsWith("&") && !query.endsWith("&");
+  if (untouched && !mayHoldTrackingParams(query)) return query;
   return query
     .split("&")
     .filter((pair) => {
       if (pair === "") return false;
-      const name = pair.split("=", 1)[0] ?? "";
-      return !excluded.has(safeDecode(name));
+      const name = paramName(pair);
+      return !excluded.has(name) && !isTrackingParam(name);
     })
     .join("&");
-}
-
-function safeDecode(text: string): string {
-  try {
-    return decodeURIComponent(text.replace(/\+/g, " "));
-  } catch {
-    return text;
-  }
 }
 
 /** The referring host when it is another site; "" for direct, internal or unparseable referrers. */

@@ -5,8 +5,12 @@ import type { SqlDialect } from "../dialect/dialect.js";
 import { createCounters } from "../engine/counters.js";
 import type { NewDimension } from "../engine/dictionary.js";
 import { kyselyFlushIo } from "../engine/kysely-store.js";
+import { withoutTrackingParams } from "../engine/tracking-params.js";
 import { DAY_ONLY } from "../stats/rollup-reader.js";
 import type { CountDraft } from "./import-items.js";
+
+/** Statistics whose values are pages: cleaned of tracking parameters as a hit's page is. */
+const PAGE_STATISTICS: ReadonlySet<string> = new Set(["page", "landing_page", "exit_page"]);
 
 /** Days of counts summed in memory before one transaction writes them. */
 const ROWS_PER_WRITE = 2000;
@@ -14,7 +18,8 @@ const ROWS_PER_WRITE = 2000;
 /**
  * Adds daily aggregates to a website's rollups (day, month and year rows, as the engine
  * does) and their values to the dictionary (as values from before any daily limit, like
- * the backfill), a bounded batch per transaction.
+ * the backfill), a bounded batch per transaction. Page values lose their tracking
+ * parameters on the way, as live hits' do.
  */
 export function createCountsWriter(db: Kysely<Database>, dialect: SqlDialect, websiteId: number) {
   let counters = createCounters();
@@ -37,7 +42,8 @@ export function createCountsWriter(db: Kysely<Database>, dialect: SqlDialect, we
 
   return {
     async add(day: string, counts: readonly CountDraft[]): Promise<void> {
-      for (const { name, value, count } of counts) {
+      for (const { name, value: given, count } of counts) {
+        const value = PAGE_STATISTICS.has(name) ? withoutTrackingParams(given) : given;
         if (DAY_ONLY.has(name)) counters.addDaily(websiteId, name, day, value, count);
         else counters.add(websiteId, name, day, value, count);
         for (const entry of rollupDimensions(websiteId, name, value, 0)) dimensions.set(`${entry.kind}|${entry.value}`, entry);

@@ -1,5 +1,6 @@
 import { dashboardAssets, type DashboardAsset } from "@tally-analytics/dashboard";
 import { HttpError, MESSAGES } from "../errors.js";
+import { staticTextResponse } from "../static-text.js";
 
 /** Versioned URLs (`?v=` matching the content) never change: cache them for a year. */
 const IMMUTABLE = "public, max-age=31536000, immutable";
@@ -16,16 +17,11 @@ export function assetPath(name: keyof typeof dashboardAssets): string {
   return `assets/${name}?v=${dashboardAssets[name].version}`;
 }
 
-/** GET {base}/assets/{name}: the built front end, with an ETag so revalidation costs a 304. */
+/** GET {base}/assets/{name}: the built front end, gzip or brotli as built, with an ETag so revalidation costs a 304. */
 export function assetResponse(request: Request, url: URL, name: string): Response {
-  const { body, contentType, version } = asset(name);
-  const etag = `"${version}"`;
-  const headers = {
-    etag,
-    "cache-control": url.searchParams.get("v") === version ? IMMUTABLE : SHORT,
+  const file = asset(name);
+  return staticTextResponse(request, file, {
+    "cache-control": url.searchParams.get("v") === file.version ? IMMUTABLE : SHORT,
     "x-content-type-options": "nosniff",
-  };
-  const tags = (request.headers.get("if-none-match") ?? "").split(",").map((tag) => tag.trim().replace(/^W\//, ""));
-  if (tags.includes(etag) || tags.includes("*")) return new Response(null, { status: 304, headers });
-  return new Response(request.method === "HEAD" ? null : body, { status: 200, headers: { ...headers, "content-type": contentType } });
+  });
 }

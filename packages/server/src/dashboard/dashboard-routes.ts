@@ -49,9 +49,11 @@ export const dashboardRoutes: readonly Route[] = [
     tag: "Dashboard",
     description: "Sign in with an API key, or straight in when the host's `authenticate` hook knows the browser.",
     responses: { 200: html("The dashboard."), 308: redirect },
-    async handle({ request, url }) {
+    async handle({ request, url, account }) {
       if (!url.pathname.endsWith("/")) return redirectResponse(`${lastSegment(url)}/${url.search}`);
-      return pageResponse(request, { toBase: "./", title: "Tally" });
+      // Only a hint for the page (skip the key form): a hook that fails here is asked again, and reported, by the API.
+      const signedIn = await account().then((id) => id !== null, () => false);
+      return pageResponse(request, { toBase: "./", title: "Tally", signedIn });
     },
   }),
   defineRoute({
@@ -59,13 +61,13 @@ export const dashboardRoutes: readonly Route[] = [
     path: "/assets/{name}",
     auth: "public",
     params: z.object({ name: z.string().meta({ description: "A built file of the dashboard.", example: "dashboard.js" }) }),
-    summary: "The dashboard's script and styles",
+    summary: "The dashboard's script, styles and translations",
     tag: "Dashboard",
     responses: {
       200: {
-        description: "The file; cached for a year when `?v=` is its version.",
-        media: { "text/javascript": "dashboard.js", "text/css": "dashboard.css" },
-        headers: { ETag: { description: "Its version, quoted.", required: true } },
+        description: "The file, gzip or brotli as compressed at build time when the client accepts them; cached for a year (immutable) when `?v=` is its version.",
+        media: { "text/javascript": "dashboard.js", "text/css": "dashboard.css", "application/json": "messages-de.json and the other languages' messages" },
+        headers: { ETag: { description: "Its version, quoted (with `-br` or `-gzip` for those forms).", required: true } },
       },
       304: { description: "Not modified (`If-None-Match` matched the ETag)." },
       404: "error",

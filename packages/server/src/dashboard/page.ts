@@ -23,6 +23,8 @@ export interface PageOptions {
   title: string;
   /** Set on share pages: the domain whose statistics the page shows. */
   share?: string;
+  /** The host's `authenticate` hook knows this browser: the dashboard opens without asking for a key (and without a 401 to find out). */
+  signedIn?: boolean;
   status?: number;
 }
 
@@ -30,8 +32,9 @@ export interface PageOptions {
  * The HTML shell. Every URL in it is relative to the page, so it works under any mount
  * prefix (and behind proxies that strip one); the script learns the mount from `data-base`.
  */
-export function pageResponse(request: Request, { toBase, title, share, status = 200 }: PageOptions): Response {
+export function pageResponse(request: Request, { toBase, title, share, signedIn = false, status = 200 }: PageOptions): Response {
   const shareAttribute = share === undefined ? "" : ` data-share="${escapeHtml(share)}"`;
+  const signedInAttribute = signedIn ? ' data-signed-in="true"' : "";
   const html = htmlDocument({
     title,
     head: [
@@ -39,7 +42,7 @@ export function pageResponse(request: Request, { toBase, title, share, status = 
       `<link rel="stylesheet" href="${toBase}${assetPath("dashboard.css")}">`,
       `<script defer src="${toBase}${assetPath("dashboard.js")}"></script>`,
     ],
-    bodyAttributes: ` data-base="${toBase}"${shareAttribute}`,
+    bodyAttributes: ` data-base="${toBase}"${shareAttribute}${signedInAttribute}`,
     body: `<div id="app"></div>\n<noscript>Tally's dashboard needs JavaScript.</noscript>`,
   });
   return new Response(request.method === "HEAD" ? null : html, {
