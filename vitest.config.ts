@@ -8,7 +8,9 @@ export default defineConfig({
   resolve: {
     alias: [
       { find: /^@tally-analytics\/core$/, replacement: source("core/src/index.ts") },
+      { find: /^@tally-analytics\/core\/internal$/, replacement: source("core/src/internal.ts") },
       { find: /^@tally-analytics\/server$/, replacement: source("server/src/index.ts") },
+      { find: /^@tally-analytics\/server\/internal$/, replacement: source("server/src/internal.ts") },
       { find: /^@tally-analytics\/server\/node$/, replacement: source("server/src/adapters/node.ts") },
       { find: /^@tally-analytics\/server\/fastify$/, replacement: source("server/src/adapters/fastify.ts") },
       { find: /^@tally-analytics\/tracker$/, replacement: source("tracker/dist/index.js") },

@@ -8,7 +8,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { NotFoundError, STAT_NAMES } from "@tally-analytics/core";
 import { DIALECTS } from "../support/databases.js";
-import { createUserAgentParser } from "../../packages/core/src/enrich/user-agent.js";
+import { createUserAgentParser } from "@tally-analytics/core/internal";
 import { SITES } from "./reference-data.js";
 import { answer, compared, comparisonRange, totalsOf, type CompareMode, type Counter } from "./reference-answers.js";
 import { createChecker, searchesFor, type Asked } from "./reference-check.js";

@@ -1,8 +1,7 @@
 // The rollup periods (stats/periods.ts): a range's cover holds every day once and no
 // other, and each day's count is added to exactly the periods a cover can pick.
 import { describe, expect, it } from "vitest";
-import { dayNumber, dayText } from "../../packages/core/src/calendar.js";
-import { coveringPeriods, widerPeriods } from "../../packages/core/src/stats/periods.js";
+import { dayNumber, dayText, coveringPeriods, widerPeriods } from "@tally-analytics/core/internal";
 
 /** The periods each day belongs to (itself and the wider ones), and thereby the days of each period. */
 function daysOfPeriods(from: number, to: number): Map<string, number[]> {

@@ -5,9 +5,7 @@
  */
 import { afterEach, describe, expect, it } from "vitest";
 import type { Tally } from "@tally-analytics/core";
-import { openDatabase } from "../../packages/core/src/database/open-database.js";
-import { createKyselyStore } from "../../packages/core/src/engine/kysely-store.js";
-import { createRetention } from "../../packages/core/src/engine/retention.js";
+import { openDatabase, createKyselyStore, createRetention } from "@tally-analytics/core/internal";
 import { DIALECTS } from "../support/databases.js";
 import { createTestTally, type TestTally } from "../support/tally-fixture.js";
 

@@ -2,8 +2,7 @@
 // that holds every answer of the HTTP matrix to the document (test/support/openapi-check.ts).
 import { validate } from "@readme/openapi-parser";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createOpenApiDocument, impliedStatuses } from "../../packages/server/src/api/openapi.js";
-import { routes } from "../../packages/server/src/routes.js";
+import { createOpenApiDocument, impliedStatuses, routes } from "@tally-analytics/server/internal";
 import { apiClient, type ApiClient } from "../support/api-client.js";
 import { checkAgainstDocument, UndocumentedAnswer } from "../support/openapi-check.js";
 import { createTempTally } from "../support/tally-fixture.js";

@@ -1,4 +1,4 @@
-import type { Tally } from "@tally-analytics/core";
+import { tallyInternals, type Tally } from "@tally-analytics/core/internal";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { apiClient, expectInvalid, expectJson, form, jsonBody, website, websites, type ApiClient, type ApiResponse } from "../support/api-client.js";
 import { apiMatrix } from "../support/matrix.js";
@@ -233,7 +233,7 @@ describe.each(apiMatrix)("websites API over $name", ({ transport, dialect }) => 
       const fetched = await alice.get(`/api/v1/websites/${website(created).id}`);
       expect(website(fetched).password).toBe(true);
       expect(fetched.text).not.toContain("hunter2");
-      expect(await tally.websites.checkPassword(website(created).id, "hunter2-secret")).toBe(true);
+      expect(await tallyInternals(tally).websites.checkPassword(website(created).id, "hunter2-secret")).toBe(true);
 
       const publicSite = await alice.post("/api/v1/websites", form({ domain: "not-secret.example", privacy: 1, password: "unused" }));
       expect(website(publicSite)).toMatchObject({ privacy: 1, password: false });

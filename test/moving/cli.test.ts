@@ -1,4 +1,4 @@
-import { COPIED_TABLES } from "@tally-analytics/core";
+import { COPIED_TABLES } from "@tally-analytics/core/internal";
 import { spawn } from "node:child_process";
 import { readFileSync } from "node:fs";
 import { join } from "node:path";

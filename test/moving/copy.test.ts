@@ -1,7 +1,7 @@
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { COPIED_TABLES, copyDatabase, createTally, STAT_NAMES, type Tally } from "@tally-analytics/core";
+import { COPIED_TABLES, copyDatabase, createTally, STAT_NAMES, type Tally } from "@tally-analytics/core/internal";
 import { createHandler } from "@tally-analytics/server";
 import Database from "better-sqlite3";
 import pg from "pg";

@@ -7,7 +7,7 @@
  * opts in with `acceptSessionForms`. API keys are untouched: no browser attaches an
  * Authorization header to another site's request.
  */
-import type { Tally } from "@tally-analytics/core";
+import { tallyInternals, type Tally } from "@tally-analytics/core/internal";
 import type { HandlerOptions } from "@tally-analytics/server";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { apiClient, expectJson, type ApiResponse } from "../support/api-client.js";
@@ -96,8 +96,8 @@ describe.each(transports)("CSRF through $name", (transport) => {
     expectJson(await optedIn.call("POST", "/api/v1/websites", { ...sameOriginHere, ...FORM }, "domain=session-form.example"), 201);
     // Opting in to forms never lets another site in.
     expectJson(await optedIn.call("POST", "/api/v1/websites", { ...SESSION, ...FORM, origin: "https://evil.test", "sec-fetch-site": "cross-site" }, "domain=x.example"), 403);
-    expect(await tally.websites.findByDomain("form-refused.example")).toBeFalsy();
-    expect(await tally.websites.findByDomain("session-form.example")).toBeTruthy();
+    expect(await tallyInternals(tally).websites.findByDomain("form-refused.example")).toBeFalsy();
+    expect(await tallyInternals(tally).websites.findByDomain("session-form.example")).toBeTruthy();
   });
 
   it("leaves API keys alone: a Bearer request is not a browser session", async () => {

@@ -4,7 +4,7 @@
 // the walk itself cannot loop.
 import type { Tally } from "@tally-analytics/core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { coveringPeriods } from "../../packages/core/src/stats/periods.js";
+import { coveringPeriods } from "@tally-analytics/core/internal";
 import { apiClient, expectInvalid, expectJson, type ApiClient } from "../support/api-client.js";
 import { createTempTally } from "../support/tally-fixture.js";
 import { transports, type Served } from "../support/transports.js";

@@ -16,7 +16,7 @@ import { connect } from "node:net";
 import { STAT_NAMES, type Tally } from "@tally-analytics/core";
 import { statName } from "../support/stat-query.js";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { routes } from "../../packages/server/src/routes.js";
+import { routes } from "@tally-analytics/server/internal";
 import { createTempTally } from "../support/tally-fixture.js";
 import { transports, type Served } from "../support/transports.js";
 import { CHROME, killAllChildren, seededRandom, snapshotTables, spawnServe, tempDirectory, type Random } from "./support.js";

@@ -9,7 +9,7 @@
  */
 import { createTally, type TrustProxy } from "@tally-analytics/core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { proxyTrust } from "../../packages/server/src/client-ip.js";
+import { proxyTrust } from "@tally-analytics/server/internal";
 import { createTempTally } from "../support/tally-fixture.js";
 import { transports } from "../support/transports.js";
 import { CHROME, dayFrom, killAllChildren, spawnServe, tempDirectory } from "./support.js";

@@ -11,7 +11,7 @@
 import type { Tally } from "@tally-analytics/core";
 import type { HandlerOptions } from "@tally-analytics/server";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { addressKey } from "../../packages/server/src/client-ip.js";
+import { addressKey } from "@tally-analytics/server/internal";
 import { apiClient, expectJson, form, type ApiClient } from "../support/api-client.js";
 import { createTempTally } from "../support/tally-fixture.js";
 import { transports, type Served } from "../support/transports.js";

@@ -1,8 +1,7 @@
 import { dereference } from "@readme/openapi-parser";
 import { Ajv2020, type ValidateFunction } from "ajv/dist/2020.js";
 import addFormats from "ajv-formats";
-import { createOpenApiDocument } from "../../packages/server/src/api/openapi.js";
-import { routes } from "../../packages/server/src/routes.js";
+import { createOpenApiDocument, routes } from "@tally-analytics/server/internal";
 
 /**
  * Every answer the HTTP matrix receives is checked against the OpenAPI document the

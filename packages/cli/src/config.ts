@@ -1,6 +1,6 @@
 import { statSync } from "node:fs";
 import { isIP } from "node:net";
-import { parseDatabaseUrl, type TallyOptions, type TrustProxy } from "@tally-analytics/core";
+import { parseDatabaseUrl, type TallyOptions, type TrustProxy } from "@tally-analytics/core/internal";
 import type { HandlerOptions } from "@tally-analytics/server";
 import * as z from "zod";
 import { ConfigError, type Env } from "./command.js";

@@ -1,4 +1,4 @@
-import { NotFoundError, type Account, type Tally, type Website } from "@tally-analytics/core";
+import { NotFoundError, tallyInternals, type Account, type Tally, type Website } from "@tally-analytics/core/internal";
 import { UsageError } from "./command.js";
 
 /** A positive whole number (an id) given as `label`: `--account`, `ID`. */
@@ -39,7 +39,7 @@ export async function accountFor(tally: Tally, accountText: string | undefined):
 
 /** A website by id, whichever account owns it (the CLI manages every account). */
 export async function findWebsite(tally: Tally, id: number): Promise<{ accountId: number; website: Website }> {
-  const row = await tally.websites.findById(id);
+  const row = await tallyInternals(tally).websites.findById(id);
   if (!row) throw new NotFoundError(`No website ${id}.`);
   const accountId = Number(row.account_id);
   return { accountId, website: await tally.websites.get(accountId, id) };

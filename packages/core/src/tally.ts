@@ -1,43 +1,44 @@
 import { createAccounts, type Accounts } from "./accounts/accounts.js";
-import { migrateToLatest } from "./database/migrations.js";
+import { migrateToLatest } from "./storage/migrations.js";
 import { accessSync, constants } from "node:fs";
 import { dirname, resolve } from "node:path";
-import { parseDatabaseUrl, redactDatabaseUrl } from "./database/database-url.js";
-import { openDatabase, type DatabaseOption, type OpenDatabase } from "./database/open-database.js";
-import { deferMethods } from "./deferred.js";
+import { parseDatabaseUrl, redactDatabaseUrl } from "./storage/database-url.js";
+import { openDatabase, type DatabaseOption } from "./open-database.js";
+import type { OpenDatabase } from "./storage/connection.js";
+import { deferMethods } from "./shared/deferred.js";
 import { openGeoLookup } from "./enrich/geo.js";
 import { createUserAgentParser } from "./enrich/user-agent.js";
-import { createCollector, type CollectResult } from "./engine/collector.js";
-import type { HitInput } from "./engine/hit-input.js";
-import { createKyselyStore } from "./engine/kysely-store.js";
-import type { EngineStore } from "./engine/store.js";
-import { createOutageLog } from "./engine/outage-log.js";
-import { markStarted, replayKeptHits, spillFoldersOf } from "./engine/kept-hits.js";
-import { spillChunks } from "./engine/spill.js";
-import { asStoreUnavailable, storeFaultOf } from "./engine/store-faults.js";
-import type { Chunk } from "./engine/write-queue.js";
-import { oneRunAtATime } from "./engine/one-run-at-a-time.js";
-import { createRetention } from "./engine/retention.js";
+import { createCollector, type CollectResult } from "./ingest/collector.js";
+import type { HitInput } from "./model/hit-input.js";
+import { createKyselyStore } from "./ingest/kysely-store.js";
+import type { EngineStore } from "./storage/store.js";
+import { createOutageLog } from "./ingest/outage-log.js";
+import { markStarted, replayKeptHits, spillFoldersOf } from "./ingest/kept-hits.js";
+import { spillChunks } from "./ingest/spill.js";
+import { asStoreUnavailable, storeFaultOf } from "./storage/store-faults.js";
+import type { Chunk } from "./ingest/write-queue.js";
+import { oneRunAtATime } from "./shared/one-run-at-a-time.js";
+import { createRetention } from "./ingest/retention.js";
 import { buildDayBlocks } from "./stats/day-block-builder.js";
-import { createMemorySalts, createSalts } from "./engine/salts.js";
+import { createMemorySalts, createSalts } from "./ingest/salts.js";
 import { exportWebsite, type ExportOptions, type WebsiteExport } from "./moving/exporter.js";
 import { runImport, type ImportContext, type ImportOptions, type ImportSummary } from "./moving/importer.js";
-import { NotFoundError } from "./errors.js";
-import { createPostgresStatsReads } from "./dialect/postgres/stats-reads.js";
-import { createHostSqliteReads } from "./dialect/sqlite/host-reads.js";
-import { createSqliteReadPool } from "./dialect/sqlite/read-pool.js";
-import { createSqliteWorkerStore } from "./dialect/sqlite/worker-store.js";
-import { createSqliteStore } from "./dialect/sqlite/writer.js";
-import { createWebsiteCache } from "./engine/website-rules.js";
+import { NotFoundError } from "./shared/errors.js";
+import { createPostgresStatsReads } from "./backends/postgres/stats-reads.js";
+import { createHostSqliteReads } from "./backends/sqlite/host-reads.js";
+import { createSqliteReadPool } from "./backends/sqlite/read-pool.js";
+import { createSqliteWorkerStore } from "./backends/sqlite/worker-store.js";
+import { createSqliteStore } from "./backends/sqlite/writer.js";
+import { createWebsiteCache } from "./ingest/website-rules.js";
 import { createRealtimeReader } from "./stats/realtime.js";
 import { databaseReaders, DEFAULT_QUERY_TIMEOUT_MS } from "./stats/readers.js";
 import { createStats, type Stats, type StatsRunner } from "./stats/stats.js";
-import { checkTrustProxy, type TrustProxy } from "./trust-proxy.js";
-import { createWebsites, type Websites } from "./websites/websites.js";
+import { checkTrustProxy, type TrustProxy } from "./shared/trust-proxy.js";
+import { createWebsiteDirectory, createWebsites, type WebsiteDirectory, type Websites } from "./websites/websites.js";
 import { createMailer, type MailOptions } from "./reports/mailer.js";
 import { createReports, type Reports } from "./reports/reports.js";
 
-export type { TrustProxy } from "./trust-proxy.js";
+export type { TrustProxy } from "./shared/trust-proxy.js";
 
 export interface TallyOptions {
   /**
@@ -189,6 +190,7 @@ export interface TallyHealth {
 interface Services {
   accounts: Accounts;
   websites: Websites;
+  directory: WebsiteDirectory;
   stats: Stats;
   reports: Reports;
   collector: ReturnType<typeof createCollector>;
@@ -318,6 +320,7 @@ async function openServices(options: TallyOptions): Promise<Services> {
   const rollups = engineStore(store);
   const spillFolders = spillFoldersOf(store, options.spillDir);
   if (spillFolders) await replayKeptHits(spillFolders, store.databaseId, rollups, onError);
+  const directory = createWebsiteDirectory(store.db);
   const websites = createWebsites(store.db, {
     async onChange(row, change) {
       if (change === "delete") {
@@ -329,7 +332,7 @@ async function openServices(options: TallyOptions): Promise<Services> {
   collector = createCollector({
     store: rollups,
     salts: createSalts(rollups),
-    websites: createWebsiteCache((domain) => websites.findByDomain(domain)),
+    websites: createWebsiteCache((domain) => directory.findByDomain(domain)),
     userAgents: createUserAgentParser(),
     geo,
     ...(outageLog ? { outageReport: outageLog } : { onFlushError: onError }),
@@ -344,13 +347,13 @@ async function openServices(options: TallyOptions): Promise<Services> {
   const importContext: ImportContext = {
     db: store.db,
     dialect: store.dialect,
-    findWebsite: (id) => websites.findById(id),
+    findWebsite: (id) => directory.findById(id),
     // Its own collector: salts in memory, visitor rows under the import's prefix, no rotation.
     replayCollector: (prefix) =>
       createCollector({
         store: rollups,
         salts: createMemorySalts(),
-        websites: createWebsiteCache((domain) => websites.findByDomain(domain)),
+        websites: createWebsiteCache((domain) => directory.findByDomain(domain)),
         userAgents: importAgents,
         geo: null,
         onFlushError: onError,
@@ -360,7 +363,7 @@ async function openServices(options: TallyOptions): Promise<Services> {
     isBot: (userAgent) => importAgents.isBot(userAgent),
   };
   const reads = statsReads(store, options);
-  const retention = createRetention(rollups, () => websites.listRows());
+  const retention = createRetention(rollups, () => directory.listRows());
   const stopRetention = scheduleEvery(() => retention.run(), options.retentionIntervalMs ?? 3_600_000, RETENTION_FIRST_RUN_MS, onError);
   const dayBlocks = oneRunAtATime(() => buildDayBlocks(store.db));
   const stopDayBlocks = scheduleEvery(() => dayBlocks.run(), options.dayBlocksIntervalMs ?? 600_000, DAY_BLOCKS_FIRST_RUN_MS, onError);
@@ -372,6 +375,7 @@ async function openServices(options: TallyOptions): Promise<Services> {
   return {
     accounts,
     websites,
+    directory,
     stats,
     reports,
     collector,
@@ -384,7 +388,7 @@ async function openServices(options: TallyOptions): Promise<Services> {
     },
     guard: () => flushed.refuseIfReplaced(),
     async exportWebsite(websiteId, exportOptions) {
-      const row = await websites.findById(websiteId);
+      const row = await directory.findById(websiteId);
       if (!row) throw new NotFoundError();
       await flushed.flush();
       return exportWebsite(store.db, row, exportOptions);
@@ -428,7 +432,7 @@ export function createTally(options: TallyOptions = {}): Tally {
       },
       asStoreUnavailable,
     );
-  return {
+  const tally: Tally = {
     options,
     accounts: guarded((s) => s.accounts),
     websites: guarded((s) => s.websites),
@@ -452,4 +456,23 @@ export function createTally(options: TallyOptions = {}): Tally {
       return closing;
     },
   };
+  const internals: TallyInternals = { websites: guarded((s) => s.directory) };
+  // Enumerable, so that `{ ...tally }` (a host wrapping its Tally) keeps it.
+  Object.defineProperty(tally, INTERNALS, { value: internals, enumerable: true });
+  return tally;
+}
+
+const INTERNALS = Symbol("tally.internals");
+
+/** What the server and CLI reach beside the public API (the `./internal` entry point). */
+export interface TallyInternals {
+  /** Website lookups across every account. */
+  websites: WebsiteDirectory;
+}
+
+/** The internals of a Tally made by `createTally` (or an object spread from one). */
+export function tallyInternals(tally: Tally): TallyInternals {
+  const internals = (tally as Tally & { [INTERNALS]?: TallyInternals })[INTERNALS];
+  if (!internals) throw new TypeError("not a Tally made by createTally()");
+  return internals;
 }

@@ -1,18 +1,18 @@
-import { UnauthorizedError, validate, type Tally } from "@tally-analytics/core";
-import { authenticateRequest, bearerToken, type Authenticated } from "./auth.js";
-import { DEFAULT_BODY_LIMIT, readFields } from "./body.js";
-import { clientKey, createClientLimits } from "./client-limits.js";
-import { compressResponse } from "./compression.js";
-import { refuseCrossSite } from "./cross-site.js";
-import { errorResponse, HttpError, MESSAGES, reportToConsole, tooManyAttempts } from "./errors.js";
-import { warnIfUnwritten } from "./health.js";
-import { NOSNIFF } from "./json-response.js";
-import type { HandlerContext, HandlerOptions, TallyHandler } from "./options.js";
-import { createRateLimiter, type RateLimitResult } from "./rate-limit.js";
-import type { PublicRoute, Route } from "./route.js";
-import { createRouter } from "./router.js";
+import { UnauthorizedError, validate, type Tally } from "@tally-analytics/core/internal";
+import { authenticateRequest, bearerToken, type Authenticated } from "./http/auth.js";
+import { DEFAULT_BODY_LIMIT, readFields } from "./http/body.js";
+import { clientKey, createClientLimits } from "./http/client-limits.js";
+import { compressResponse } from "./http/compression.js";
+import { refuseCrossSite } from "./http/cross-site.js";
+import { errorResponse, HttpError, MESSAGES, reportToConsole, tooManyAttempts } from "./http/errors.js";
+import { warnIfUnwritten } from "./collect/health.js";
+import { NOSNIFF } from "./http/json-response.js";
+import type { HandlerContext, HandlerOptions, TallyHandler } from "./http/options.js";
+import { createRateLimiter, type RateLimitResult } from "./http/rate-limit.js";
+import type { PublicRoute, Route } from "./http/route.js";
+import { createRouter } from "./http/router.js";
 import { routes } from "./routes.js";
-import { queryObject } from "./validation.js";
+import { queryObject } from "./http/validation.js";
 
 const trimSlashes = (path: string) => path.replace(/\/+$/, "");
 

@@ -1,4 +1,4 @@
-import { NotFoundError, statsQuerySchema, totalsQuerySchema, websiteCreateSchema, websiteUpdateSchema, accountUpdateSchema, type Account } from "@tally-analytics/core";
+import { NotFoundError, statsQuerySchema, totalsQuerySchema, websiteCreateSchema, websiteUpdateSchema, accountUpdateSchema, type Account } from "@tally-analytics/core/internal";
 import * as z from "zod";
 import {
   accountAnswer,
@@ -10,16 +10,16 @@ import {
   websiteCreatedAnswer,
   websiteDeletedAnswer,
   websiteListAnswer,
-} from "./api/answers.js";
+} from "./http/answers.js";
 import { documentationRoutes } from "./api/api-routes.js";
-import { collectRoutes } from "./collect-routes.js";
-import { healthRoute } from "./health.js";
+import { collectRoutes } from "./collect/collect-routes.js";
+import { healthRoute } from "./collect/health.js";
 import { dashboardRoutes } from "./dashboard/dashboard-routes.js";
-import { websiteListQuery } from "./list-query.js";
-import { paginated } from "./pagination.js";
-import { statsBody } from "./stats-response.js";
-import { defineRoute, type Route } from "./route.js";
-import { unsubscribeRoutes } from "./unsubscribe.js";
+import { websiteListQuery } from "./http/list-query.js";
+import { paginated } from "./http/pagination.js";
+import { statsBody } from "./http/stats-response.js";
+import { defineRoute, type Route } from "./http/route.js";
+import { unsubscribeRoutes } from "./api/unsubscribe.js";
 
 /** `{id}`: a positive integer; anything else names no resource (404, like a missing one). */
 const websiteParams = z.object({

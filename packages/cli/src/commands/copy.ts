@@ -1,4 +1,4 @@
-import { copyDatabase, parseDatabaseUrl } from "@tally-analytics/core";
+import { copyDatabase, parseDatabaseUrl } from "@tally-analytics/core/internal";
 import { defineCommand, UsageError } from "../command.js";
 import { createProgress } from "../progress.js";
 

@@ -1,6 +1,6 @@
 import { createServer, STATUS_CODES, type Server } from "node:http";
 import type { AddressInfo, Socket } from "node:net";
-import { createTally, redactDatabaseUrl, type Tally } from "@tally-analytics/core";
+import { createTally, redactDatabaseUrl, type Tally } from "@tally-analytics/core/internal";
 import { limitSlowClients, toNodeHandler } from "@tally-analytics/server/node";
 import { CommandError, defineCommand, whenReady, type Print } from "../command.js";
 import { SERVE_ENVIRONMENT, serveConfig, type ServeConfig } from "../config.js";

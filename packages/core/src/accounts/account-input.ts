@@ -1,5 +1,5 @@
 import * as z from "zod";
-import { choice, validate } from "../validation.js";
+import { choice, validate } from "../shared/validation.js";
 
 /** How often an account's e-mail report covers: the previous full week (Monday–Sunday) or month. */
 export const REPORT_PERIODS = ["week", "month"] as const;

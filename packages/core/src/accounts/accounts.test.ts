@@ -1,6 +1,6 @@
 import { afterEach, describe, expect, it } from "vitest";
 import { createTally, type Tally } from "../index.js";
-import { UnauthorizedError } from "../errors.js";
+import { UnauthorizedError } from "../shared/errors.js";
 
 describe("API keys", () => {
   let tally: Tally;

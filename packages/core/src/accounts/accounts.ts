@@ -1,7 +1,7 @@
 import type { Kysely, Selectable } from "kysely";
-import type { AccountsTable, Database } from "../database/schema.js";
+import type { AccountsTable, Database } from "../storage/schema.js";
 import type { Account } from "./account-schema.js";
-import { NotFoundError, UnauthorizedError, ValidationError } from "../errors.js";
+import { NotFoundError, UnauthorizedError, ValidationError } from "../shared/errors.js";
 import { parseAccountInput, isReportPeriod, type AccountInput, type ReportPeriod } from "./account-input.js";
 import { VISIBLE_PREFIX_LENGTH, digestsEqual, generateApiKey, hashApiKey } from "./api-key.js";
 

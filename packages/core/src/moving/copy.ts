@@ -1,9 +1,9 @@
 import { existsSync } from "node:fs";
 import { sql, type Kysely } from "kysely";
-import { migrateToLatest } from "../database/migrations.js";
-import { openDatabase, type OpenDatabase } from "../database/open-database.js";
-import type { Database } from "../database/schema.js";
-import { TallyError } from "../errors.js";
+import { migrateToLatest } from "../storage/migrations.js";
+import type { OpenDatabase } from "../storage/connection.js";
+import type { Database } from "../storage/schema.js";
+import { TallyError } from "../shared/errors.js";
 
 /**
  * Every table of Tally's schema, in an order that satisfies foreign keys. `satisfies`
@@ -132,10 +132,13 @@ async function resetSequences(target: OpenDatabase): Promise<void> {
   }
 }
 
-async function openSide(url: string, role: "source" | "target"): Promise<OpenDatabase> {
+/** Opens a database by URL: given by the composition root, the only place that knows the backends. */
+export type OpenByUrl = (url: string) => Promise<OpenDatabase>;
+
+async function openSide(open: OpenByUrl, url: string, role: "source" | "target"): Promise<OpenDatabase> {
   const path = url.replace(/^file:(\/\/)?/, "");
   if (role === "source" && !/^postgres(ql)?:\/\//i.test(url) && url !== ":memory:" && !existsSync(path)) throw new TallyError(`${url}: no such database file`);
-  const side = await openDatabase(url);
+  const side = await open(url);
   try {
     await migrateToLatest(side.db, side.dialect);
   } catch (error) {
@@ -157,11 +160,11 @@ async function emptyTarget(target: OpenDatabase): Promise<void> {
  * PostgreSQL), read from one snapshot of the source, written in batches; refuses a target
  * that holds data unless `force`, then checks that every table has as many rows on both sides.
  */
-export async function copyDatabase(options: CopyOptions): Promise<CopyResult> {
+export async function copyInstallation(options: CopyOptions, open: OpenByUrl): Promise<CopyResult> {
   if (options.from === options.to) throw new TallyError("--from and --to name the same database");
-  const source = await openSide(options.from, "source");
+  const source = await openSide(open, options.from, "source");
   try {
-    const target = await openSide(options.to, "target");
+    const target = await openSide(open, options.to, "target");
     try {
       const filled = [];
       for (const table of COPIED_TABLES) if ((await countRows(target.db, table)) > 0) filled.push(table);

@@ -1,11 +1,11 @@
 import type { Kysely } from "kysely";
-import type { Database } from "../database/schema.js";
-import { rollupDimensions } from "../database/segments-backfill.js";
-import type { SqlDialect } from "../dialect/dialect.js";
-import { createCounters } from "../engine/counters.js";
-import type { NewDimension } from "../engine/dictionary.js";
-import { kyselyFlushIo } from "../engine/kysely-store.js";
-import { withoutTrackingParams } from "../engine/tracking-params.js";
+import type { Database } from "../storage/schema.js";
+import { rollupDimensions } from "../storage/segments-backfill.js";
+import type { SqlDialect } from "../storage/dialect.js";
+import { createCounters } from "../model/counters.js";
+import type { NewDimension } from "../ingest/dictionary.js";
+import { kyselyFlushIo } from "../ingest/kysely-store.js";
+import { withoutTrackingParams } from "../ingest/tracking-params.js";
 import { DAY_ONLY } from "../stats/rollup-reader.js";
 import type { CountDraft } from "./import-items.js";
 

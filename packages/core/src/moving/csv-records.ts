@@ -1,6 +1,6 @@
 import type { Readable } from "node:stream";
 import { CsvError, parse } from "csv-parse";
-import { TallyError } from "../errors.js";
+import { TallyError } from "../shared/errors.js";
 
 /** A file that cannot be imported as it is: names the file, the line and (when known) the column. */
 export class ImportFileError extends TallyError {

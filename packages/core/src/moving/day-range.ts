@@ -1,5 +1,5 @@
-import { isInDomain } from "../calendar.js";
-import { ValidationError } from "../errors.js";
+import { isInDomain } from "../shared/calendar.js";
+import { ValidationError } from "../shared/errors.js";
 
 /** `from` and `to` of an import or export: real days, in order (422 otherwise). */
 export function checkDayRange(range: { from?: string | undefined; to?: string | undefined }): void {

@@ -1,4 +1,4 @@
-import { TallyError } from "../errors.js";
+import { TallyError } from "../shared/errors.js";
 import { openGoatCounter } from "./goatcounter.js";
 import type { ImportFormat, OpenReader } from "./import-items.js";
 import type { ImportInput, InputEntry } from "./input-files.js";

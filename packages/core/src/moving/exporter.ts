@@ -1,5 +1,5 @@
 import type { Kysely } from "kysely";
-import type { Database } from "../database/schema.js";
+import type { Database } from "../storage/schema.js";
 import type { WebsiteRow } from "../websites/websites.js";
 import { checkDayRange } from "./day-range.js";
 import { plausibleFiles, PLAUSIBLE_NAMES } from "./plausible-export.js";

@@ -1,4 +1,4 @@
-import type { KnownValues } from "../engine/hit-input.js";
+import type { KnownValues } from "../model/hit-input.js";
 import { createLruCache, type LruCache } from "../enrich/lru-cache.js";
 import { openCsv, type CsvRecord } from "./csv-records.js";
 import { pageUrl, parseTime, type FormatReader, type ImportItem, type OpenReader } from "./import-items.js";

@@ -1,5 +1,5 @@
-import { isTimeInDomain } from "../calendar.js";
-import type { HitInput } from "../engine/hit-input.js";
+import { isTimeInDomain } from "../shared/calendar.js";
+import type { HitInput } from "../model/hit-input.js";
 import type { ByteCounter, ImportInput } from "./input-files.js";
 
 /** The formats `tally import` reads. */

@@ -1,5 +1,5 @@
 import type { Kysely, Selectable } from "kysely";
-import type { Database, ImportsTable } from "../database/schema.js";
+import type { Database, ImportsTable } from "../storage/schema.js";
 
 export type ImportRow = Selectable<ImportsTable>;
 

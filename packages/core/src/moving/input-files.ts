@@ -5,7 +5,7 @@ import { basename, join } from "node:path";
 import { Transform, type Readable } from "node:stream";
 import { createGunzip } from "node:zlib";
 import yauzl from "yauzl";
-import { TallyError } from "../errors.js";
+import { TallyError } from "../shared/errors.js";
 
 /** One file to read: plain, gzipped, inside a zip, or in a directory. */
 export interface InputEntry {

@@ -1,5 +1,5 @@
 import type { Kysely } from "kysely";
-import type { Database } from "../database/schema.js";
+import type { Database } from "../storage/schema.js";
 import type { WebsiteRow } from "../websites/websites.js";
 import { toPlausibleName } from "./names.js";
 import { byDay, dayRows, daySeries, type DayRow, type ExportRange } from "./rollup-rows.js";

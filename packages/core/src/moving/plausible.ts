@@ -1,5 +1,5 @@
-import { isInDomain } from "../calendar.js";
-import { PROPERTY_SEPARATOR } from "../engine/dimensions.js";
+import { isInDomain } from "../shared/calendar.js";
+import { PROPERTY_SEPARATOR } from "../model/dimensions.js";
 import { locationOf } from "../enrich/geo.js";
 import { stripWww } from "../websites/domain.js";
 import { countField, openCsv, type CsvRecord } from "./csv-records.js";

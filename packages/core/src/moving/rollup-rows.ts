@@ -1,5 +1,5 @@
 import { sql, type Kysely } from "kysely";
-import type { Database } from "../database/schema.js";
+import type { Database } from "../storage/schema.js";
 
 /** Day-level rollup rows per page of the keyset walk. */
 const PAGE = 5000;

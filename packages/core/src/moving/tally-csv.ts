@@ -1,4 +1,4 @@
-import { isInDomain } from "../calendar.js";
+import { isInDomain } from "../shared/calendar.js";
 import { openCsv, type CsvRecord } from "./csv-records.js";
 import type { ImportItem, OpenReader } from "./import-items.js";
 import { TALLY_FILES, rollupValue, type TallyFile } from "./tally-layout.js";

@@ -1,5 +1,5 @@
-import { PROPERTY_SEPARATOR } from "../engine/dimensions.js";
-import { ratio } from "../stats/stat-names.js";
+import { PROPERTY_SEPARATOR } from "../model/dimensions.js";
+import { ratio } from "../model/stat-names.js";
 
 /**
  * Tally's own export: one CSV file per statistic, one row per day (and value), with the

@@ -1,6 +1,6 @@
 import type Database from "better-sqlite3";
-import type { KnownValues } from "../engine/hit-input.js";
-import { LIMITS } from "../engine/hit-input.js";
+import type { KnownValues } from "../model/hit-input.js";
+import { LIMITS } from "../model/hit-input.js";
 import { openCsv, type CsvRecord } from "./csv-records.js";
 import { ImportFileError } from "./csv-records.js";
 import { pageUrl, parseTime, type FormatReader, type ImportItem, type OpenReader, type TargetWebsite } from "./import-items.js";

@@ -1,6 +1,6 @@
 import { sql, type Kysely } from "kysely";
-import { dayNumber } from "../calendar.js";
-import type { Database } from "../database/schema.js";
+import { dayNumber } from "../shared/calendar.js";
+import type { Database } from "../storage/schema.js";
 import { BOUNCED, VISITOR } from "../stats/segment-reader.js";
 
 /** What the visits store knows of one value on one day: visitor-days, visits, and those visits' seconds, bounces and pageviews. */

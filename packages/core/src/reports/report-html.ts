@@ -1,4 +1,4 @@
-import { escapeHtml, htmlDocument } from "../html.js";
+import { escapeHtml, htmlDocument } from "../shared/html.js";
 import type { StatRow } from "../stats/stats-query.js";
 import type { WebsiteReport } from "./report-data.js";
 import { formatNumber, METRICS, metricLine, periodAdjective, periodNoun, rangeLabel, type Change } from "./report-format.js";

@@ -1,4 +1,4 @@
-import { dayNumber, dayText, utcDayNumber } from "../calendar.js";
+import { dayNumber, dayText, utcDayNumber } from "../shared/calendar.js";
 import type { ReportPeriod } from "../accounts/account-input.js";
 
 /** The days one report covers, the same local dates in every website's time zone. */

@@ -1,5 +1,5 @@
 import type { Kysely } from "kysely";
-import type { Database } from "../database/schema.js";
+import type { Database } from "../storage/schema.js";
 
 /** A report this process has claimed: only it sends, until `next_attempt_at` (the lease) passes. */
 export interface ClaimedRun {

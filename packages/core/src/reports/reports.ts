@@ -1,9 +1,9 @@
 import type { Kysely } from "kysely";
 import type { Account, Accounts } from "../accounts/accounts.js";
 import { parseEmailAddress, type ReportPeriod } from "../accounts/account-input.js";
-import type { Database } from "../database/schema.js";
-import { createLocalClock } from "../engine/local-time.js";
-import { NotFoundError, TallyError } from "../errors.js";
+import type { Database } from "../storage/schema.js";
+import { createLocalClock } from "../model/local-time.js";
+import { NotFoundError, TallyError } from "../shared/errors.js";
 import type { Stats } from "../stats/stats.js";
 import type { Websites } from "../websites/websites.js";
 import type { Mailer, MailMessage } from "./mailer.js";

@@ -1,4 +1,4 @@
-import { addDays, daysIn, yearEarlier } from "../calendar.js";
+import { addDays, daysIn, yearEarlier } from "../shared/calendar.js";
 import type { DayRange } from "./reader.js";
 
 export type CompareMode = "previous_period" | "year";

@@ -1,7 +1,7 @@
 import { sql, type Kysely } from "kysely";
-import type { Database } from "../database/schema.js";
+import type { Database } from "../storage/schema.js";
 import { encodeColumn } from "./day-block-format.js";
-import { VISIT_DIMENSIONS } from "./filters.js";
+import { VISIT_DIMENSIONS } from "../model/filters.js";
 
 /**
  * Day blocks: the visits that started on one local day, with all their hits and event

@@ -1,6 +1,6 @@
 import type { BlockColumn } from "./day-block-builder.js";
 import { asDictionary, valueAt, type Column } from "./day-block-format.js";
-import type { Condition, VisitDimension } from "./filters.js";
+import type { Condition, VisitDimension } from "../model/filters.js";
 
 /** A statistic as counted from a day block: the same definitions as the SQL of segment-reader.ts. */
 export interface BlockCounting {

@@ -1,7 +1,7 @@
-import { dayNumber, dayText } from "../calendar.js";
-import type { DayRange, StatRow } from "./stats-schemas.js";
+import { dayNumber, dayText } from "../shared/calendar.js";
+import type { DayRange, StatRow } from "../model/stats-schemas.js";
 
-export type { DayRange } from "./stats-schemas.js";
+export type { DayRange } from "../model/stats-schemas.js";
 
 /**
  * What is counted: a statistic's name (or an internal series: `bounces`,

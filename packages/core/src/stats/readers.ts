@@ -1,7 +1,7 @@
 import type { Kysely } from "kysely";
-import type { Database } from "../database/schema.js";
-import type { SqlDialect } from "../dialect/dialect.js";
-import { UnavailableError } from "../errors.js";
+import type { Database } from "../storage/schema.js";
+import type { SqlDialect } from "../storage/dialect.js";
+import { UnavailableError } from "../shared/errors.js";
 import { createRollupReader } from "./rollup-reader.js";
 import { createSegmentReader } from "./segment-reader.js";
 import type { ReaderFor } from "./stats.js";

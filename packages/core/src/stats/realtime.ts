@@ -1,11 +1,11 @@
 import type { Kysely } from "kysely";
-import type { Database } from "../database/schema.js";
-import type { Realtime } from "./stats-schemas.js";
+import type { Database } from "../storage/schema.js";
+import type { Realtime } from "../model/stats-schemas.js";
 
 /** "Right now" on dashboards: visitors with a hit in the last five minutes, as Plausible and Umami show it. */
 export const REALTIME_WINDOW_MS = 5 * 60 * 1000;
 
-export type { Realtime } from "./stats-schemas.js";
+export type { Realtime } from "../model/stats-schemas.js";
 
 /** Counts recent visitor rows; the `day` bound (any zone's today is within a day of UTC's) keeps it on the index. */
 export function createRealtimeReader(db: Kysely<Database>) {

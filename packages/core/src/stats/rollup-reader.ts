@@ -1,8 +1,8 @@
 import { sql, type Kysely, type RawBuilder } from "kysely";
-import type { Database } from "../database/schema.js";
-import type { SqlDialect } from "../dialect/dialect.js";
-import { DIMENSION_KINDS, PROPERTY_SEPARATOR, STAT_KINDS } from "../engine/dimensions.js";
-import { coveringPeriods } from "./periods.js";
+import type { Database } from "../storage/schema.js";
+import type { SqlDialect } from "../storage/dialect.js";
+import { DIMENSION_KINDS, PROPERTY_SEPARATOR, STAT_KINDS } from "../model/dimensions.js";
+import { coveringPeriods } from "../model/periods.js";
 import type { CountReader, DayRange, ListOptions, Statistic } from "./reader.js";
 
 /** The character after PROPERTY_SEPARATOR: no value with a property's prefix sorts at or past the prefix ending in it. */

@@ -1,7 +1,7 @@
 import { sql, type RawBuilder } from "kysely";
-import type { SqlDialect } from "../dialect/dialect.js";
-import { DIMENSION_KINDS, type DimensionKind } from "../engine/dimensions.js";
-import type { Condition, VisitDimension } from "./filters.js";
+import type { SqlDialect } from "../storage/dialect.js";
+import { DIMENSION_KINDS, type DimensionKind } from "../model/dimensions.js";
+import type { Condition, VisitDimension } from "../model/filters.js";
 
 type Sql = RawBuilder<unknown>;
 

@@ -1,10 +1,10 @@
 import { sql, type Kysely, type RawBuilder } from "kysely";
-import type { Database } from "../database/schema.js";
-import type { SqlDialect } from "../dialect/dialect.js";
+import type { Database } from "../storage/schema.js";
+import type { SqlDialect } from "../storage/dialect.js";
 import type { BlockColumn } from "./day-block-builder.js";
 import { columnsFor, countBlock, type BlockCounting, type BlockScan, type ResolvedCondition } from "./day-block-counter.js";
 import { decodeColumn, type Column } from "./day-block-format.js";
-import type { Condition, VisitDimension } from "./filters.js";
+import type { Condition, VisitDimension } from "../model/filters.js";
 import { dayValue, hourValue, localBounds, pageOf, type CountReader, type DayRange, type ListOptions, type Statistic } from "./reader.js";
 import { segmentConditions } from "./segment-conditions.js";
 import type { StatRow } from "./stats-query.js";

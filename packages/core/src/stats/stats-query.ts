@@ -1,9 +1,9 @@
 import * as z from "zod";
-import { dayNumber, FIRST_DAY, isCalendarDate, isInDomain, LAST_DAY } from "../calendar.js";
-import { ValidationError } from "../errors.js";
-import { choice, paginationQuery, sortDirection, validate } from "../validation.js";
-import { FILTER_LIMITS, parseFilters, VISIT_DIMENSIONS, type Condition } from "./filters.js";
-import { STAT_NAMES } from "./stat-names.js";
+import { dayNumber, FIRST_DAY, isCalendarDate, isInDomain, LAST_DAY } from "../shared/calendar.js";
+import { ValidationError } from "../shared/errors.js";
+import { choice, paginationQuery, sortDirection, validate } from "../shared/validation.js";
+import { FILTER_LIMITS, parseFilters, VISIT_DIMENSIONS, type Condition } from "../model/filters.js";
+import { STAT_NAMES } from "../model/stat-names.js";
 
 /** Raw statistic parameters, as a query string or an in-process call gives them. */
 export interface StatsQueryInput {
@@ -166,4 +166,4 @@ export function parseTotalsQuery(input: TotalsQueryInput): TotalsQuery {
   return validate(totalsQuerySchema, input);
 }
 
-export type { StatRow } from "./stats-schemas.js";
+export type { StatRow } from "../model/stats-schemas.js";

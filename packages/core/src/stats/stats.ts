@@ -2,8 +2,8 @@ import type { Page, Websites } from "../websites/websites.js";
 import { comparedDay, comparisonRange, type CompareMode } from "./comparison.js";
 import type { Realtime, createRealtimeReader } from "./realtime.js";
 import { pageOf, type CountReader, type DayRange, type ListOptions, type Statistic } from "./reader.js";
-import { DAILY_SERIES, HAS_RANGE_TOTAL, HOUR_SERIES, isRatio, ratio, RATIO_SERIES, type RatioName } from "./stat-names.js";
-import type { StatRow, TotalFigures, Totals } from "./stats-schemas.js";
+import { DAILY_SERIES, HAS_RANGE_TOTAL, HOUR_SERIES, isRatio, ratio, RATIO_SERIES, type RatioName } from "../model/stat-names.js";
+import type { StatRow, TotalFigures, Totals } from "../model/stats-schemas.js";
 import {
   parseStatsQuery,
   parseTotalsQuery,
@@ -22,7 +22,7 @@ export interface StatsPage extends Page<StatRow> {
   comparison?: DayRange;
 }
 
-export type { TotalFigures, Totals } from "./stats-schemas.js";
+export type { TotalFigures, Totals } from "../model/stats-schemas.js";
 
 export interface Stats {
   /** One statistic of one of the account's websites (docs/statistics.md); waits for buffered hits first. */

@@ -1,7 +1,7 @@
 import * as z from "zod";
-import { validate } from "../validation.js";
+import { validate } from "../shared/validation.js";
 import { normalizeDomain } from "./domain.js";
-import { isValidParamEntry, parseIpRule, splitList } from "./exclusion-lists.js";
+import { isValidParamEntry, parseIpRule, splitList } from "../shared/exclusion-lists.js";
 
 /** What a caller may send to create or update a website; form values arrive as strings. */
 export interface WebsiteInput {

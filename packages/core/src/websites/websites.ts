@@ -1,6 +1,6 @@
 import { sql, type Kysely, type Selectable } from "kysely";
-import type { Database, WebsitesTable } from "../database/schema.js";
-import { NotFoundError, ValidationError } from "../errors.js";
+import type { Database, WebsitesTable } from "../storage/schema.js";
+import { NotFoundError, ValidationError } from "../shared/errors.js";
 import { hashPassword, verifyPassword } from "./password.js";
 import type { Website } from "./website-schema.js";
 import { parseWebsiteInput, RETENTION_DAYS, type WebsiteInput } from "./website-input.js";
@@ -35,12 +35,20 @@ export interface Websites {
   list(accountId: number, options?: ListWebsitesOptions): Promise<Page<Website>>;
   update(accountId: number, id: number, input: WebsiteInput): Promise<Website>;
   delete(accountId: number, id: number): Promise<void>;
+}
+
+/**
+ * Lookups across every account, for Tally's own routing (collect, share pages, retention,
+ * the CLI): never on the public `tally.websites`, since its rows hold password hashes.
+ */
+export interface WebsiteDirectory {
   /** The stored row for a host (collect routing); null when no website has it. */
   findByDomain(domain: string): Promise<WebsiteRow | null>;
-  /** The stored row by id regardless of account (internal use: collect, share pages). */
+  /** The stored row by id regardless of account. */
   findById(id: number): Promise<WebsiteRow | null>;
-  /** Every website's row, of every account (internal use: retention, reports). */
+  /** Every website's row, of every account (retention). */
   listRows(): Promise<WebsiteRow[]>;
+  /** Whether a password-protected website's share password is this one. */
   checkPassword(id: number, password: string): Promise<boolean>;
 }
 
@@ -177,7 +185,11 @@ export function createWebsites(db: Kysely<Database>, hooks: WebsiteHooks = {}): 
       await db.deleteFrom("websites").where("id", "=", row.id).execute();
       await hooks.onChange?.(row, "delete");
     },
+  };
+}
 
+export function createWebsiteDirectory(db: Kysely<Database>): WebsiteDirectory {
+  return {
     async findByDomain(domain) {
       return (await db.selectFrom("websites").selectAll().where("domain", "=", domain).executeTakeFirst()) ?? null;
     },

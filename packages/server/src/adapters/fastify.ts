@@ -2,15 +2,15 @@ import { Readable } from "node:stream";
 import type { ReadableStream as WebReadableStream } from "node:stream/web";
 import type { Tally } from "@tally-analytics/core";
 import type { FastifyError, FastifyPluginAsync, FastifyReply, FastifyRequest } from "fastify";
-import { decodeUtf8, DEFAULT_BODY_LIMIT } from "../body.js";
-import { answerHit, COLLECT_BODY_LIMIT, CORS_HEADERS, collectReporter } from "../collect.js";
-import { HttpError, MESSAGES } from "../errors.js";
+import { decodeUtf8, DEFAULT_BODY_LIMIT } from "../http/body.js";
+import { answerHit, COLLECT_BODY_LIMIT, CORS_HEADERS, collectReporter } from "../collect/collect.js";
+import { HttpError, MESSAGES } from "../http/errors.js";
 import { createHandler } from "../handler.js";
-import { json } from "../json-response.js";
-import type { HandlerOptions } from "../options.js";
+import { json } from "../http/json-response.js";
+import type { HandlerOptions } from "../http/options.js";
 import { isDownload, publicOrigin, toWebHeaders } from "./node-bridge.js";
 
-export type { HandlerOptions } from "../options.js";
+export type { HandlerOptions } from "../http/options.js";
 
 export interface TallyPluginOptions extends Omit<HandlerOptions, "basePath"> {
   tally: Tally;

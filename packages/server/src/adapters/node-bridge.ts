@@ -3,7 +3,7 @@ import { Readable } from "node:stream";
 import { pipeline } from "node:stream/promises";
 import type { ReadableStream as WebReadableStream } from "node:stream/web";
 import type { TrustProxy } from "@tally-analytics/core";
-import { proxyTrust } from "../client-ip.js";
+import { proxyTrust } from "../http/client-ip.js";
 
 /** What Express (or a body parser before Tally) may have added to the request. */
 export interface NodeRequest extends IncomingMessage {

@@ -1,8 +1,8 @@
 import type { IncomingMessage, ServerResponse } from "node:http";
 import type { Tally } from "@tally-analytics/core";
-import { decodeUtf8, UNREADABLE_BODY } from "../body.js";
-import { answerHit, COLLECT_BODY_LIMIT, collectReporter } from "../collect.js";
-import { HttpError, MESSAGES } from "../errors.js";
+import { decodeUtf8, UNREADABLE_BODY } from "../http/body.js";
+import { answerHit, COLLECT_BODY_LIMIT, collectReporter } from "../collect/collect.js";
+import { HttpError, MESSAGES } from "../http/errors.js";
 import type { NodeRequest } from "./node-bridge.js";
 
 const headerOf = (req: IncomingMessage) => (name: string) => {

@@ -1,13 +1,13 @@
 import type { IncomingMessage, ServerResponse } from "node:http";
 import type { Tally } from "@tally-analytics/core";
-import { MESSAGES } from "../errors.js";
+import { MESSAGES } from "../http/errors.js";
 import { createHandler } from "../handler.js";
-import { JSON_CONTENT_TYPE, NOSNIFF } from "../json-response.js";
-import type { HandlerOptions } from "../options.js";
+import { JSON_CONTENT_TYPE, NOSNIFF } from "../http/json-response.js";
+import type { HandlerOptions } from "../http/options.js";
 import { publicOrigin, sendWebResponse, toWebRequest, type NodeRequest } from "./node-bridge.js";
 import { createNodeCollect } from "./node-collect.js";
 
-export type { HandlerOptions } from "../options.js";
+export type { HandlerOptions } from "../http/options.js";
 export { limitSlowClients, type SlowClientLimits } from "./node-server-limits.js";
 
 /** A node:http request listener that is also Express middleware. */

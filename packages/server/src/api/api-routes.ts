@@ -1,5 +1,5 @@
 import * as z from "zod";
-import { defineRoute, type Route } from "../route.js";
+import { defineRoute, type Route } from "../http/route.js";
 import { DOCS_CONTENT_SECURITY_POLICY, renderDocsPage } from "./docs-page.js";
 import { createOpenApiDocument, type OpenApiDocument } from "./openapi.js";
 

@@ -1,7 +1,7 @@
 import { createHash } from "node:crypto";
 import type { OpenApiDocument } from "./openapi.js";
-import { escapeHtml, htmlDocument } from "@tally-analytics/core";
-import { PAGE_HEAD } from "../html.js";
+import { escapeHtml, htmlDocument } from "@tally-analytics/core/internal";
+import { PAGE_HEAD } from "../http/html.js";
 import { DOCS_CSS } from "./docs-style.js";
 
 // The API reference as one static HTML page, rendered on the server from the OpenAPI

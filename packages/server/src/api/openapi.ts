@@ -10,8 +10,8 @@ import {
   type ZodOpenApiResponsesObject,
   type ZodObjectInput,
 } from "zod-openapi";
-import type { Route, RouteAnswer } from "../route.js";
-import { ERROR_ANSWERS } from "./answers.js";
+import type { Route, RouteAnswer } from "../http/route.js";
+import { ERROR_ANSWERS } from "../http/answers.js";
 
 export type OpenApiDocument = ReturnType<typeof createDocument>;
 

@@ -1,6 +1,6 @@
 import { dashboardAssets, type DashboardAsset } from "@tally-analytics/dashboard";
-import { HttpError, MESSAGES } from "../errors.js";
-import { staticTextResponse } from "../static-text.js";
+import { HttpError, MESSAGES } from "../http/errors.js";
+import { staticTextResponse } from "../http/static-text.js";
 
 /** Versioned URLs (`?v=` matching the content) never change: cache them for a year. */
 const IMMUTABLE = "public, max-age=31536000, immutable";

@@ -1,10 +1,10 @@
-import { NotFoundError, statsQuerySchema, totalsQuerySchema, ValidationError } from "@tally-analytics/core";
+import { NotFoundError, statsQuerySchema, tallyInternals, totalsQuerySchema, ValidationError } from "@tally-analytics/core/internal";
 import * as z from "zod";
-import { clientKey } from "../client-limits.js";
-import { HttpError, tooManyAttempts } from "../errors.js";
-import { messageAnswer, send, sharedWebsiteAnswer, statsAnswer, totalsAnswer, realtimeAnswer } from "../api/answers.js";
-import { statsBody } from "../stats-response.js";
-import { defineRoute, type RouteAnswer, type Route } from "../route.js";
+import { clientKey } from "../http/client-limits.js";
+import { HttpError, tooManyAttempts } from "../http/errors.js";
+import { messageAnswer, send, sharedWebsiteAnswer, statsAnswer, totalsAnswer, realtimeAnswer } from "../http/answers.js";
+import { statsBody } from "../http/stats-response.js";
+import { defineRoute, type RouteAnswer, type Route } from "../http/route.js";
 import { assetResponse } from "./assets.js";
 import { pageResponse, redirectResponse } from "./page.js";
 import { PASSWORD_REQUIRED, passwordLimiter, PRIVACY, readableWebsite, sharedWebsite } from "./share-access.js";
@@ -182,7 +182,7 @@ export const dashboardRoutes: readonly Route[] = [
       if (privacy !== PRIVACY.password) throw new NotFoundError();
       const limit = passwordLimiter(tally).hit(`${row.id}|${clientKey(tally, request, ip)}`);
       if (!limit.allowed) throw tooManyAttempts(limit.retryAfter);
-      if (!(await tally.websites.checkPassword(Number(row.id), body.password))) {
+      if (!(await tallyInternals(tally).websites.checkPassword(Number(row.id), body.password))) {
         throw ValidationError.field("password", "The password is incorrect.");
       }
       const value = signShareCookie(row);

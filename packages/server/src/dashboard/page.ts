@@ -1,5 +1,5 @@
-import { escapeHtml, htmlDocument } from "@tally-analytics/core";
-import { PAGE_HEAD } from "../html.js";
+import { escapeHtml, htmlDocument } from "@tally-analytics/core/internal";
+import { PAGE_HEAD } from "../http/html.js";
 import { assetPath } from "./assets.js";
 
 /**

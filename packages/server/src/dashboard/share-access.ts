@@ -1,7 +1,7 @@
-import { NotFoundError, normalizeDomain, stripWww, type Tally, type WebsiteRow } from "@tally-analytics/core";
-import { HttpError } from "../errors.js";
-import { createRateLimiter, type RateLimiter } from "../rate-limit.js";
-import type { RequestContext } from "../route.js";
+import { NotFoundError, normalizeDomain, stripWww, tallyInternals, type Tally, type WebsiteRow } from "@tally-analytics/core/internal";
+import { HttpError } from "../http/errors.js";
+import { createRateLimiter, type RateLimiter } from "../http/rate-limit.js";
+import type { RequestContext } from "../http/route.js";
 import { hasValidShareCookie } from "./share-cookie.js";
 
 /** Website privacy (SPEC §4): 0 public, 1 private, 2 password. */
@@ -17,7 +17,7 @@ type ShareContext = Pick<RequestContext<unknown, unknown>, "tally" | "request" |
 /** The website a share URL names; a domain no website has is a 404 like any other. */
 export async function sharedWebsite({ tally, params }: Pick<ShareContext, "tally" | "params">): Promise<WebsiteRow> {
   const domain = normalizeDomain(params.domain ?? "");
-  const row = domain === null ? null : await tally.websites.findByDomain(stripWww(domain));
+  const row = domain === null ? null : await tallyInternals(tally).websites.findByDomain(stripWww(domain));
   if (!row) throw new NotFoundError();
   return row;
 }

@@ -1,5 +1,5 @@
 import { createHmac, timingSafeEqual } from "node:crypto";
-import type { WebsiteRow } from "@tally-analytics/core";
+import type { WebsiteRow } from "@tally-analytics/core/internal";
 
 export const SHARE_COOKIE = "tally_share";
 /** How long one password entry lasts. */

@@ -1,0 +1,34 @@
+/**
+ * The SQLite reader thread: answers statistics queries on a read-only connection of its
+ * own, so a long query never holds the host's event loop (WAL lets it read while the
+ * writer thread writes). One query at a time, in arrival order.
+ */
+import { parentPort, workerData } from "node:worker_threads";
+import Database from "better-sqlite3";
+import { Kysely, SqliteDialect } from "kysely";
+import type { Database as Schema } from "../../storage/schema.js";
+import { databaseReaders } from "../../stats/readers.js";
+import { createStatsRunner } from "../../stats/stats.js";
+import type { ReadRequest, ReadResponse, ReadyMessage } from "./read-pool.js";
+import { sqliteDialect } from "./sql-dialect.js";
+
+const { path } = workerData as { path: string };
+const database = new Database(path, { readonly: true, fileMustExist: true });
+database.pragma("busy_timeout = 5000");
+const db = new Kysely<Schema>({ dialect: new SqliteDialect({ database }) });
+const runner = createStatsRunner(databaseReaders(db, sqliteDialect));
+
+async function answer(request: ReadRequest): Promise<ReadResponse> {
+  try {
+    const value = request.kind === "page" ? await runner.page(request.websiteId, request.query) : await runner.totals(request.websiteId, request.query);
+    return { id: request.id, ok: true, value };
+  } catch (error) {
+    return { id: request.id, ok: false, message: error instanceof Error ? error.message : String(error) };
+  }
+}
+
+let queue: Promise<void> = Promise.resolve();
+parentPort!.on("message", (request: ReadRequest) => {
+  queue = queue.then(async () => parentPort!.postMessage(await answer(request)));
+});
+parentPort!.postMessage({ ready: true } satisfies ReadyMessage);

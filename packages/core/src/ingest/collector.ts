@@ -1,0 +1,215 @@
+import { addDays } from "../shared/calendar.js";
+import { NotFoundError, UnavailableError } from "../shared/errors.js";
+import { stripWww } from "../websites/domain.js";
+import { locationOf, type GeoLocation, type GeoLookup } from "../enrich/geo.js";
+import type { createUserAgentParser } from "../enrich/user-agent.js";
+import { PROP_VALUE_LENGTH } from "../model/dimensions.js";
+import { checkHit, type CheckedHit, type HitInput } from "../model/hit-input.js";
+import { createLocalClock } from "../model/local-time.js";
+import type { PendingHit } from "../model/pending-hit.js";
+import { externalReferrer, pageOf, utmOf } from "./page.js";
+import type { OutageReport } from "./outage-log.js";
+import type { EngineStore } from "../storage/store.js";
+import { asStoreUnavailable } from "../storage/store-faults.js";
+import type { Salts } from "./salts.js";
+import { visitorHash } from "./salts.js";
+import { VISIT_TIMEOUT_MS } from "./visit-processor.js";
+import { isExcludedIp, type WebsiteRules, type createWebsiteCache } from "./website-rules.js";
+import { createWriteQueue, type Chunk } from "./write-queue.js";
+
+/** Property values as stored: cut to PROP_VALUE_LENGTH. */
+function truncatedValues(props: Record<string, string>): Record<string, string> {
+  const kept: Record<string, string> = {};
+  for (const [name, value] of Object.entries(props)) kept[name] = value.slice(0, PROP_VALUE_LENGTH);
+  return kept;
+}
+
+export type CollectResult = { status: "accepted" } | { status: "dropped"; reason: "bot" | "excluded-ip" };
+
+export interface CollectorOptions {
+  store: EngineStore;
+  salts: Salts;
+  websites: ReturnType<typeof createWebsiteCache>;
+  userAgents: ReturnType<typeof createUserAgentParser>;
+  geo: GeoLookup | null;
+  /** @default 1000 */
+  flushIntervalMs?: number;
+  /** A flush starts as soon as this many hits wait. @default 20000 */
+  batchSize?: number;
+  /** Past this many waiting hits (a slow or failing store), collect refuses with UnavailableError. @default 200000 */
+  maxBufferedHits?: number;
+  /** Told of every failed write (they are retried). */
+  onFlushError?: ((error: unknown) => void) | undefined;
+  /** Told of failed writes and of recoveries, at most a line a minute (the default log). */
+  outageReport?: OutageReport | undefined;
+  /**
+   * Put before every visitor hash. Imports use `~<import id>:` so their visitor rows are
+   * kept by salt rotation (which deletes only hashes below `~`) until the import removes them.
+   * @default ""
+   */
+  visitorPrefix?: string;
+  /**
+   * Delete salts and visitor rows too old to matter as the clock of counted hits moves on.
+   * Imports turn it off: their hits are old, and their salts live in memory.
+   * @default true
+   */
+  rotateSalts?: boolean;
+  /**
+   * How long `close()` keeps retrying a write the store refuses (a SQLite file locked
+   * by another connection, PostgreSQL down) before it gives up. @default 30000
+   */
+  closeTimeoutMs?: number;
+  /**
+   * Keeps the hits `close()` could not write (in a file, written at the next start) and
+   * answers where; without it, `close()` rejects saying how many were not written.
+   */
+  spill?: ((chunks: readonly Chunk[]) => Promise<string>) | undefined;
+}
+
+const messageOf = (error: unknown) => (error instanceof Error ? error.message : String(error));
+
+export function createCollector(options: CollectorOptions) {
+  const { store, salts, websites, userAgents, geo } = options;
+  const localTime = createLocalClock();
+  let rotatedForDay = "";
+  let clock = 0;
+  const deleted = new Set<number>();
+  const queue = createWriteQueue({
+    store,
+    ...(options.flushIntervalMs === undefined ? {} : { flushIntervalMs: options.flushIntervalMs }),
+    ...(options.batchSize === undefined ? {} : { batchSize: options.batchSize }),
+    ...(options.maxBufferedHits === undefined ? {} : { maxBufferedHits: options.maxBufferedHits }),
+    report: options.outageReport,
+    onError: options.onFlushError,
+    isDeleted: (websiteId) => deleted.has(websiteId),
+    async written(hits) {
+      for (const hit of hits) clock = Math.max(clock, hit.timestamp);
+      await rotateSalts();
+    },
+  });
+
+  async function rulesFor(host: string): Promise<WebsiteRules> {
+    const domain = stripWww(host);
+    const cached = websites.get(domain);
+    const rules = cached === undefined ? await websites.load(domain) : cached;
+    if (!rules) throw new NotFoundError("No website is registered for this host.");
+    return rules;
+  }
+
+  async function saltFor(day: string): Promise<string> {
+    return salts.peek(day) ?? (await salts.forDay(day));
+  }
+
+  const prefix = options.visitorPrefix ?? "";
+
+  /** The visitor hash of the same person on another local day (that day's salt); an import's visitor key stands for (ip, user agent). */
+  async function hashOn(day: string, rules: WebsiteRules, hit: CheckedHit): Promise<string> {
+    const salt = await saltFor(day);
+    return prefix + (hit.visitorKey === null ? visitorHash(salt, rules.id, hit.ip, hit.userAgent) : visitorHash(salt, rules.id, "", hit.visitorKey));
+  }
+
+  /** Where the hit comes from: what an import knew, else the geo database's answer for the address. */
+  function placeOf(hit: CheckedHit): GeoLocation | null {
+    if (hit.known?.country) return locationOf(hit.known.country, hit.known.city);
+    return hit.ip === "" ? null : (geo?.lookup(hit.ip) ?? null);
+  }
+
+  async function enrich(hit: CheckedHit, rules: WebsiteRules): Promise<PendingHit> {
+    const { day, hour, seconds } = localTime(rules.timezone, hit.timestamp);
+    const engagement = hit.engagedMs !== null;
+    // Yesterday's hash near midnight (a visit may continue), always for engagement (it may
+    // belong to yesterday's visit); tomorrow's near midnight (a later hit may be counted already).
+    const dayBefore = engagement ? addDays(day, -1) : localTime(rules.timezone, hit.timestamp - VISIT_TIMEOUT_MS).day;
+    const dayAfter = localTime(rules.timezone, hit.timestamp + VISIT_TIMEOUT_MS).day;
+    const parsed = userAgents.parse(hit.userAgent);
+    const agent = hit.known ? { browser: hit.known.browser || parsed.browser, os: hit.known.os || parsed.os, device: hit.known.device || parsed.device } : parsed;
+    const place = placeOf(hit);
+    return {
+      kind: engagement ? "engagement" : hit.event === null ? "pageview" : "event",
+      websiteId: rules.id,
+      timestamp: hit.timestamp,
+      localTime: seconds,
+      day,
+      hour,
+      visitor: await hashOn(day, rules, hit),
+      previousVisitor: dayBefore === day ? null : await hashOn(dayBefore, rules, hit),
+      nextVisitor: dayAfter === day || engagement ? null : await hashOn(dayAfter, rules, hit),
+      event: hit.event,
+      engagedMs: hit.engagedMs ?? 0,
+      props: hit.props && truncatedValues(hit.props),
+      page: pageOf(hit.url, rules.params, hit.hash),
+      referrer: externalReferrer(hit.referrer, rules.domain),
+      utm: utmOf(hit.url),
+      browser: agent.browser,
+      os: agent.os,
+      device: agent.device,
+      country: place?.country ?? "",
+      continent: place?.continent ?? "",
+      city: place?.city ?? "",
+      screen: hit.screen,
+      language: hit.language,
+    };
+  }
+
+  async function count(input: HitInput): Promise<CollectResult> {
+    const hit = checkHit(input);
+    const rules = await rulesFor(hit.url.hostname);
+    if (rules.excludeBots && userAgents.isBot(hit.userAgent)) return { status: "dropped", reason: "bot" };
+    if (hit.ip !== "" && isExcludedIp(rules, hit.ip)) return { status: "dropped", reason: "excluded-ip" };
+    queue.admit();
+    await queue.add(await enrich(hit, rules));
+    return { status: "accepted" };
+  }
+
+  /** A database that cannot answer (a website's rules, a day's salt) is a 503 to retry, never a 500. */
+  async function collect(input: HitInput): Promise<CollectResult> {
+    try {
+      return await count(input);
+    } catch (error) {
+      throw asStoreUnavailable(error);
+    }
+  }
+
+  // Salts older than two days are deleted as the clock of counted hits moves on
+  // (the newest hit's time: wall time live, import time during a chronological import).
+  async function rotateSalts(): Promise<void> {
+    if (options.rotateSalts === false) return;
+    const today = new Date(clock).toISOString().slice(0, 10);
+    if (clock === 0 || today === rotatedForDay) return;
+    rotatedForDay = today;
+    await salts.rotate(clock);
+  }
+
+  return {
+    collect,
+    flush: () => queue.flush(),
+    settleForRead: () => queue.settleForRead(),
+    health: (probe: boolean) => queue.health(probe),
+    refuseIfReplaced: () => queue.refuseIfReplaced(),
+    get buffered() {
+      return queue.buffered;
+    },
+    forgetWebsite(websiteId: number, domain: string): void {
+      websites.forget(domain);
+      deleted.add(websiteId);
+    },
+    forgetDomain(domain: string): void {
+      websites.forget(domain);
+    },
+    /**
+     * Writes everything buffered, retrying a refused write until `closeTimeoutMs` has
+     * passed; what is still unwritten then is spilled (and resolves), or without a spill
+     * rejects with an UnavailableError saying how many hits were not written.
+     */
+    async close(): Promise<void> {
+      const timeoutMs = options.closeTimeoutMs ?? 30_000;
+      const { left, lastError } = await queue.drain(timeoutMs);
+      const unwritten = left.reduce((total, chunk) => total + chunk.hits.length, 0);
+      if (unwritten === 0) return;
+      const cause = lastError === null ? "the write did not finish" : messageOf(lastError);
+      if (!options.spill) throw new UnavailableError(`close(): ${unwritten} hits could not be written within ${timeoutMs} ms (${cause}).`);
+      const file = await options.spill(left);
+      console.warn(`tally: ${unwritten} hits could not be written (${cause}); kept in ${file}, to be written at the next start`);
+    },
+  };
+}

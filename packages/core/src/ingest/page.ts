@@ -1,0 +1,85 @@
+import { DROP_ALL_PARAMS, splitList } from "../shared/exclusion-lists.js";
+import { stripWww } from "../websites/domain.js";
+import type { Utm } from "../model/pending-hit.js";
+import { hasControlCharacters, withoutControlCharacters } from "../shared/text.js";
+import { isTrackingParam, mayHoldTrackingParams, paramName } from "./tracking-params.js";
+
+/** A website's exclude_params compiled once: null keeps everything, "all" drops the query. */
+export type ParamFilter = Set<string> | "all" | null;
+
+export function compileParamFilter(text: string): ParamFilter {
+  const entries = splitList(text);
+  if (entries.includes(DROP_ALL_PARAMS)) return "all";
+  return entries.length === 0 ? null : new Set(entries);
+}
+
+/** Path plus the kept query: without excluded and tracking parameters (and the fragment under hash routing). */
+export function pageOf(url: URL, filter: ParamFilter, hashRouting: boolean): string {
+  let page = readablePath(url.pathname);
+  if (filter !== "all" && url.search.length > 1) {
+    const kept = keptQuery(url.search.slice(1), filter ?? NO_EXCLUSIONS);
+    if (kept !== "") page += `?${kept}`;
+  }
+  if (hashRouting && url.hash.length > 1) page += url.hash;
+  return page;
+}
+
+/** `/caf%C3%A9` reads `/café`; escapes of reserved characters (`%2F`, `%3F`…) stay as they are. */
+function readablePath(pathname: string): string {
+  if (!pathname.includes("%")) return pathname;
+  try {
+    const decoded = decodeURI(pathname);
+    // `%00` and friends stay escaped: a control character is no way to read a path.
+    return hasControlCharacters(decoded) ? pathname : decoded;
+  } catch {
+    return pathname;
+  }
+}
+
+const NO_EXCLUSIONS: ReadonlySet<string> = new Set();
+
+// Empty pairs ("a=1&&b=2") are dropped. Works on the raw text so kept parameters stay exactly as the site wrote them.
+function keptQuery(query: string, excluded: ReadonlySet<string>): string {
+  const untouched = excluded.size === 0 && !query.includes("&&") && !query.startsWith("&") && !query.endsWith("&");
+  if (untouched && !mayHoldTrackingParams(query)) return query;
+  return query
+    .split("&")
+    .filter((pair) => {
+      if (pair === "") return false;
+      const name = paramName(pair);
+      return !excluded.has(name) && !isTrackingParam(name);
+    })
+    .join("&");
+}
+
+/** The referring host when it is another site; "" for direct, internal or unparseable referrers. */
+export function externalReferrer(referrer: string, ownDomain: string): string {
+  if (referrer === "") return "";
+  let host: string;
+  try {
+    const url = new URL(referrer);
+    if (url.protocol !== "http:" && url.protocol !== "https:") return "";
+    host = stripWww(url.hostname);
+  } catch {
+    return "";
+  }
+  return host === ownDomain ? "" : host;
+}
+
+const NO_UTM: Utm = Object.freeze({ source: "", medium: "", campaign: "", content: "", term: "" });
+
+/** A `utm_*` parameter as stored: trimmed, no control characters, at most 200 characters. */
+const utmValue = (params: URLSearchParams, name: string) => withoutControlCharacters(params.get(name) ?? "").trim().slice(0, 200);
+
+/** The page URL's UTM parameters, read before exclude_params removes anything. */
+export function utmOf(url: URL): Utm {
+  if (!url.search.includes("utm_")) return NO_UTM;
+  const params = url.searchParams;
+  return {
+    source: utmValue(params, "utm_source"),
+    medium: utmValue(params, "utm_medium"),
+    campaign: utmValue(params, "utm_campaign"),
+    content: utmValue(params, "utm_content"),
+    term: utmValue(params, "utm_term"),
+  };
+}

@@ -1,0 +1,76 @@
+import type { PendingHit } from "../model/pending-hit.js";
+
+/** A visit that starts in this flush. `id` and `visitor` are provisional (negative) until stored. */
+export interface NewVisit {
+  id: number;
+  visitor: number;
+  /** The hit that started it: entry page, referrer, UTM, browser… */
+  first: PendingHit;
+  change: VisitChange;
+}
+
+/** What a flush adds to a visit: counts to add, and the latest duration and exit page. */
+export interface VisitChange {
+  id: number;
+  websiteId: number;
+  /** The local day the visit started (`Y-m-d`): the day block it belongs to. */
+  day: string;
+  pageviews: number;
+  events: number;
+  /** Seconds; the stored duration only ever grows to this. */
+  duration: number;
+  /** Null: unchanged. */
+  exitPage: string | null;
+  /** Milliseconds of engaged time to add. */
+  engagedMs: number;
+}
+
+/** One stored hit; `visit` may be provisional until the flush's new visits are stored. */
+export interface HitRow {
+  websiteId: number;
+  visit: number;
+  time: number;
+  page: string;
+  event: string | null;
+  /** Its place in the visit. */
+  seq: number;
+}
+
+export interface PropRow {
+  websiteId: number;
+  visit: number;
+  time: number;
+  event: string;
+  seq: number;
+  name: string;
+  value: string;
+}
+
+/** The visits a flush starts and changes, under provisional ids for the new ones. */
+export function createVisitLedger() {
+  const created: NewVisit[] = [];
+  const changes = new Map<number, VisitChange>();
+
+  const emptyChange = (id: number, websiteId: number, day: string): VisitChange => ({ id, websiteId, day, pageviews: 0, events: 0, duration: 0, exitPage: null, engagedMs: 0 });
+
+  return {
+    /** Starts a visit; its visitor is `visitor`, or the visit itself when the visitor-day has none yet. */
+    start(first: PendingHit, visitor: number): NewVisit {
+      const id = -(created.length + 1);
+      const visit: NewVisit = { id, visitor: visitor === 0 ? id : visitor, first, change: emptyChange(id, first.websiteId, first.day) };
+      created.push(visit);
+      changes.set(id, visit.change);
+      return visit;
+    },
+    change(id: number, websiteId: number, day: string): VisitChange {
+      let change = changes.get(id);
+      if (!change) changes.set(id, (change = emptyChange(id, websiteId, day)));
+      return change;
+    },
+    created: (): readonly NewVisit[] => created,
+    /** Changes to visits stored before this flush. */
+    updates: (): VisitChange[] => [...changes.values()].filter((change) => change.id > 0),
+  };
+}
+
+export type VisitLedger = ReturnType<typeof createVisitLedger>;

@@ -1,0 +1,234 @@
+import { createCounters, type CounterRow, type Counters } from "../model/counters.js";
+import { PROPERTY_SEPARATOR } from "../model/dimensions.js";
+import type { PendingHit, VisitorState } from "../model/pending-hit.js";
+import { createVisitLedger, type HitRow, type NewVisit, type PropRow, type VisitChange, type VisitLedger } from "./visit-ledger.js";
+
+/** A visit ends after this long without activity. */
+export const VISIT_TIMEOUT_MS = 30 * 60 * 1000;
+
+/** Values remembered per visitor-day for the once-per-visitor counts: bounded work and row size whatever a client sends. */
+export const MAX_SEEN_PER_VISITOR = 32;
+
+/** Everything a flush writes, besides the dimension values it interned before. */
+export interface FlushChanges {
+  /** Visitor states to save. */
+  states: VisitorState[];
+  counts: CounterRow[];
+  newVisits: readonly NewVisit[];
+  visitUpdates: VisitChange[];
+  hits: HitRow[];
+  props: PropRow[];
+}
+
+/** What one flush works with: counters, visits, the hit rows and the states it touched. */
+interface Flush {
+  states: Map<string, VisitorState>;
+  counters: Counters;
+  visits: VisitLedger;
+  touched: Set<VisitorState>;
+  hits: HitRow[];
+  props: PropRow[];
+}
+
+/**
+ * Applies hits and engagement signals, in the order given, to the visitor states they
+ * touch: rollup increments, new and changed visits, hit rows. Pure: the caller loads the
+ * states before and stores everything after, in one transaction (docs/statistics.md).
+ */
+export function processHits(hits: readonly PendingHit[], states: Map<string, VisitorState>): FlushChanges {
+  const flush: Flush = { states, counters: createCounters(), visits: createVisitLedger(), touched: new Set(), hits: [], props: [] };
+  for (const hit of hits) {
+    if (hit.kind === "engagement") applyEngagement(flush, hit);
+    else applyHit(flush, hit);
+  }
+  return {
+    states: [...flush.touched],
+    counts: flush.counters.rows(),
+    newVisits: flush.visits.created(),
+    visitUpdates: flush.visits.updates(),
+    hits: flush.hits,
+    props: flush.props,
+  };
+}
+
+function applyHit(flush: Flush, hit: PendingHit): void {
+  const own = stateFor(flush, hit);
+  // A hit older than the person's latest one (this day's, or the next day's) joins that visit.
+  const next = hit.nextVisitor ? flush.states.get(hit.nextVisitor) : undefined;
+  const holder = next !== undefined && next.lastSeen > hit.timestamp ? next : own;
+  const late = hit.timestamp < holder.lastSeen;
+  if (!late && startsVisit(hit, own)) startVisit(flush, hit, own);
+  flush.touched.add(own).add(holder);
+  countOncePerValue(flush.counters, hit, own, "resolution", hit.screen);
+  countOncePerValue(flush.counters, hit, own, "language", hit.language);
+  if (hit.kind === "event" && hit.event !== null) countOncePerValue(flush.counters, hit, own, "event_visitors", hit.event, "goal");
+  addToVisit(flush, hit, holder, late);
+  countHit(flush, hit, holder.visit, holder.visitPageviews + holder.visitEvents - 1);
+  own.lastSeen = Math.max(own.lastSeen, hit.timestamp);
+}
+
+/** This day's state of the hit's visitor; on their first hit of the day, counts the visitor. */
+function stateFor(flush: Flush, hit: PendingHit): VisitorState {
+  const known = flush.states.get(hit.visitor);
+  if (known && known.lastSeen > 0) return known;
+  const state: VisitorState = {
+    hash: hit.visitor,
+    websiteId: hit.websiteId,
+    day: hit.day,
+    lastSeen: 0,
+    visitReferrer: "",
+    visitCampaign: "",
+    seen: new Set(),
+    visitor: 0,
+    visit: 0,
+    visitStart: 0,
+    visitDay: "",
+    visitPageviews: 0,
+    visitEvents: 0,
+    visitExit: "",
+  };
+  const yesterday = hit.previousVisitor ? flush.states.get(hit.previousVisitor) : undefined;
+  if (yesterday !== undefined && yesterday.lastSeen > 0 && hit.timestamp - yesterday.lastSeen < VISIT_TIMEOUT_MS) {
+    // The visit under way runs past midnight: this day's state carries it on.
+    Object.assign(state, visitOf(yesterday), { lastSeen: yesterday.lastSeen });
+  }
+  flush.states.set(hit.visitor, state);
+  const { counters } = flush;
+  const { websiteId, day } = hit;
+  counters.addDaily(websiteId, "visitors", day, day);
+  counters.add(websiteId, "visitors_hours", day, hit.hour);
+  counters.add(websiteId, "browser", day, hit.browser);
+  counters.add(websiteId, "os", day, hit.os);
+  counters.add(websiteId, "device", day, hit.device);
+  counters.add(websiteId, "country", day, hit.country);
+  counters.add(websiteId, "continent", day, hit.continent);
+  counters.add(websiteId, "city", day, hit.city);
+  return state;
+}
+
+const visitOf = (state: VisitorState) => ({
+  visitReferrer: state.visitReferrer,
+  visitCampaign: state.visitCampaign,
+  visit: state.visit,
+  visitStart: state.visitStart,
+  visitDay: state.visitDay,
+  visitPageviews: state.visitPageviews,
+  visitEvents: state.visitEvents,
+  visitExit: state.visitExit,
+});
+
+function startsVisit(hit: PendingHit, state: VisitorState): boolean {
+  if (state.lastSeen === 0 || state.visit === 0 || hit.timestamp - state.lastSeen >= VISIT_TIMEOUT_MS) return true;
+  if (hit.referrer !== "" && hit.referrer !== state.visitReferrer) return true;
+  return hit.utm.campaign !== "" && hit.utm.campaign !== state.visitCampaign;
+}
+
+function startVisit(flush: Flush, hit: PendingHit, state: VisitorState): void {
+  const visit = flush.visits.start(hit, state.visitor);
+  Object.assign(state, {
+    visitor: visit.visitor,
+    visit: visit.id,
+    visitStart: hit.timestamp,
+    visitDay: hit.day,
+    visitReferrer: hit.referrer,
+    visitCampaign: hit.utm.campaign,
+    visitPageviews: 0,
+    visitEvents: 0,
+    visitExit: "",
+  });
+  const { counters } = flush;
+  const { websiteId, day } = hit;
+  counters.addDaily(websiteId, "visits", day, day);
+  counters.add(websiteId, "landing_page", day, hit.page);
+  counters.add(websiteId, "referrer", day, hit.referrer);
+  counters.add(websiteId, "campaign", day, hit.utm.campaign);
+  counters.add(websiteId, "utm_source", day, hit.utm.source);
+  counters.add(websiteId, "utm_medium", day, hit.utm.medium);
+  counters.add(websiteId, "utm_content", day, hit.utm.content);
+  counters.add(websiteId, "utm_term", day, hit.utm.term);
+}
+
+const isBounce = (state: VisitorState) => state.visitPageviews === 1 && state.visitEvents === 0;
+const durationOf = (state: VisitorState) => Math.max(0, Math.floor((state.lastSeen - state.visitStart) / 1000));
+
+/**
+ * Counts a hit into the visit `holder` carries: its counts, bounce, exit page and
+ * duration, and the rollups keyed by the day the visit started. A late hit never moves
+ * the exit page or the duration (a later hit was counted already).
+ */
+function addToVisit(flush: Flush, hit: PendingHit, holder: VisitorState, late: boolean): void {
+  const { counters, visits } = flush;
+  const { websiteId } = hit;
+  const day = holder.visitDay;
+  const change = visits.change(holder.visit, websiteId, day);
+  const bounced = isBounce(holder);
+  if (hit.kind === "pageview") {
+    holder.visitPageviews++;
+    change.pageviews++;
+    counters.addDaily(websiteId, "visit_pageviews", day, day);
+    if (!late && holder.visitExit !== hit.page) {
+      counters.add(websiteId, "exit_page", day, holder.visitExit, -1);
+      counters.add(websiteId, "exit_page", day, hit.page);
+      holder.visitExit = change.exitPage = hit.page;
+    }
+  } else {
+    holder.visitEvents++;
+    change.events++;
+  }
+  counters.addDaily(websiteId, "bounces", day, day, Number(isBounce(holder)) - Number(bounced));
+  if (!late) extendVisit(flush, holder, hit.timestamp);
+}
+
+/** New activity at `time`: the visit lasts until then (and `holder.lastSeen` moves there). */
+function extendVisit(flush: Flush, holder: VisitorState, time: number): void {
+  if (time <= holder.lastSeen && holder.lastSeen >= holder.visitStart) return;
+  const before = holder.lastSeen >= holder.visitStart ? durationOf(holder) : 0;
+  holder.lastSeen = Math.max(holder.lastSeen, time);
+  const after = durationOf(holder);
+  const change = flush.visits.change(holder.visit, holder.websiteId, holder.visitDay);
+  change.duration = Math.max(change.duration, after);
+  flush.counters.addDaily(holder.websiteId, "visit_duration", holder.visitDay, holder.visitDay, after - before);
+}
+
+/**
+ * An engagement signal: engaged time and activity for the visit of the person's latest
+ * activity that day (or the day before); never a visitor, a visit or a hit.
+ */
+function applyEngagement(flush: Flush, signal: PendingHit): void {
+  const today = flush.states.get(signal.visitor);
+  const yesterday = signal.previousVisitor ? flush.states.get(signal.previousVisitor) : undefined;
+  const holder = today && today.lastSeen > 0 && today.visit !== 0 ? today : yesterday;
+  if (!holder || holder.lastSeen === 0 || holder.visit === 0) return;
+  flush.visits.change(holder.visit, holder.websiteId, holder.visitDay).engagedMs += signal.engagedMs;
+  if (signal.timestamp > holder.lastSeen) extendVisit(flush, holder, signal.timestamp);
+  flush.touched.add(holder);
+}
+
+/** Counts `value` once per visitor-day, remembering at most MAX_SEEN_PER_VISITOR values. */
+function countOncePerValue(counters: Counters, hit: PendingHit, state: VisitorState, name: string, value: string, tag = name): void {
+  if (value === "") return;
+  const marker = `${tag}:${value}`;
+  if (state.seen.has(marker) || state.seen.size >= MAX_SEEN_PER_VISITOR) return;
+  state.seen.add(marker);
+  counters.add(hit.websiteId, name, hit.day, value);
+}
+
+/** Counts a hit, the `seq`-th of its visit, and keeps its row and its properties' rows. */
+function countHit(flush: Flush, hit: PendingHit, visit: number, seq: number): void {
+  const { counters } = flush;
+  const { websiteId, day } = hit;
+  flush.hits.push({ websiteId, visit, time: hit.localTime, page: hit.page, event: hit.event, seq });
+  if (hit.kind === "pageview") {
+    counters.addDaily(websiteId, "pageviews", day, day);
+    counters.add(websiteId, "pageviews_hours", day, hit.hour);
+    counters.add(websiteId, "page", day, hit.page);
+    return;
+  }
+  const event = hit.event ?? "";
+  counters.add(websiteId, "event", day, event);
+  for (const [name, value] of Object.entries(hit.props ?? {})) {
+    // An empty value is stored (`prop:<name>:is_not:…` sees it) but, like every empty value, never listed.
+    if (value !== "") counters.add(websiteId, "event_property", day, [event, name, value].join(PROPERTY_SEPARATOR));
+    flush.props.push({ websiteId, visit, time: hit.localTime, event, seq, name, value });
+  }
+}

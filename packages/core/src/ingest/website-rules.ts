@@ -1,0 +1,68 @@
+import type { BlockList } from "node:net";
+import type { WebsiteRow } from "../websites/websites.js";
+import { compileIpRules } from "../shared/exclusion-lists.js";
+import { compileParamFilter, type ParamFilter } from "./page.js";
+
+/** What the collect path needs of a website, compiled once per change. */
+export interface WebsiteRules {
+  id: number;
+  domain: string;
+  timezone: string;
+  excludeBots: boolean;
+  excludedIps: BlockList | null;
+  params: ParamFilter;
+}
+
+export function compileRules(row: WebsiteRow): WebsiteRules {
+  return {
+    id: Number(row.id),
+    domain: row.domain,
+    timezone: row.timezone,
+    excludeBots: Number(row.exclude_bots) === 1,
+    excludedIps: compileIpRules(row.exclude_ips),
+    params: compileParamFilter(row.exclude_params),
+  };
+}
+
+export function isExcludedIp(rules: WebsiteRules, ip: string): boolean {
+  if (!rules.excludedIps) return false;
+  return rules.excludedIps.check(ip, ip.includes(":") ? "ipv6" : "ipv4");
+}
+
+const TTL_MS = 10_000;
+const MAX_ENTRIES = 10_000;
+
+/**
+ * Websites by domain for the collect path. Entries live a few seconds so changes made
+ * by another process sharing the store are seen; changes made here drop them at once.
+ * While the database cannot be read, the last rules known for a domain keep serving
+ * (and the database is asked again only after another TTL), so hits keep being accepted.
+ */
+export function createWebsiteCache(load: (domain: string) => Promise<WebsiteRow | null>) {
+  const entries = new Map<string, { rules: WebsiteRules | null; expires: number }>();
+  const remember = (domain: string, rules: WebsiteRules | null) => {
+    if (entries.size >= MAX_ENTRIES && !entries.has(domain)) entries.clear();
+    entries.set(domain, { rules, expires: Date.now() + TTL_MS });
+    return rules;
+  };
+  return {
+    get(domain: string, now = Date.now()): WebsiteRules | null | undefined {
+      const entry = entries.get(domain);
+      return entry && entry.expires > now ? entry.rules : undefined;
+    },
+    async load(domain: string): Promise<WebsiteRules | null> {
+      let row: WebsiteRow | null;
+      try {
+        row = await load(domain);
+      } catch (error) {
+        const stale = entries.get(domain);
+        if (stale === undefined) throw error;
+        return remember(domain, stale.rules);
+      }
+      return remember(domain, row ? compileRules(row) : null);
+    },
+    forget(domain: string): void {
+      entries.delete(domain);
+    },
+  };
+}

@@ -1,0 +1,153 @@
+import { dayNumber } from "../shared/calendar.js";
+import type { Dictionary } from "./dictionary.js";
+import type { VisitorsTable } from "../storage/schema.js";
+import type { FlushIo, TouchedDay, VisitRow, VisitorClaim } from "./flush-io.js";
+import { rowOf, stateOf } from "./flush-io.js";
+import type { PendingHit } from "../model/pending-hit.js";
+import type { NewVisit } from "./visit-ledger.js";
+import type { Steps } from "../shared/steps.js";
+import { processHits, type FlushChanges } from "./visit-processor.js";
+
+/** What a flush touches: the visitor rows it may create (today's) and every row it reads. */
+export interface FlushWork {
+  claim: VisitorClaim[];
+  read: string[];
+}
+
+export function flushWork(hits: readonly PendingHit[]): FlushWork {
+  const claim = new Map<string, VisitorClaim>();
+  const read = new Set<string>();
+  for (const hit of hits) {
+    // Engagement signals never create a visitor: they only read.
+    if (hit.kind !== "engagement") claim.set(hit.visitor, { hash: hit.visitor, websiteId: hit.websiteId, day: hit.day });
+    read.add(hit.visitor);
+    if (hit.previousVisitor) read.add(hit.previousVisitor);
+    if (hit.nextVisitor) read.add(hit.nextVisitor);
+  }
+  return { claim: [...claim.values()], read: [...read] };
+}
+
+function visitRow(visit: NewVisit, id: Dictionary["id"], visitor: number): VisitRow {
+  const { first: hit, change } = visit;
+  const w = hit.websiteId;
+  return {
+    website_id: w,
+    visitor,
+    start: hit.localTime,
+    duration: change.duration,
+    pageviews: change.pageviews,
+    events: change.events,
+    engaged: Math.floor(change.engagedMs / 1000),
+    entry_page: id(w, "page", hit.page),
+    exit_page: id(w, "page", change.exitPage ?? ""),
+    referrer: id(w, "referrer", hit.referrer),
+    utm_source: id(w, "utm_source", hit.utm.source),
+    utm_medium: id(w, "utm_medium", hit.utm.medium),
+    utm_campaign: id(w, "utm_campaign", hit.utm.campaign),
+    utm_content: id(w, "utm_content", hit.utm.content),
+    utm_term: id(w, "utm_term", hit.utm.term),
+    browser: id(w, "browser", hit.browser),
+    os: id(w, "os", hit.os),
+    device: id(w, "device", hit.device),
+    country: id(w, "country", hit.country),
+    continent: id(w, "continent", hit.continent),
+    city: id(w, "city", hit.city),
+    language: id(w, "language", hit.language),
+    resolution: id(w, "resolution", hit.screen),
+  };
+}
+
+/** The days (of visit start) whose visits, hits or properties a flush adds or changes, each with its latest hit. */
+export function touchedDays(changes: FlushChanges): TouchedDay[] {
+  const days = new Map<string, TouchedDay>();
+  const dayOfVisit = new Map<number, TouchedDay>();
+  for (const change of [...changes.newVisits.map((visit) => visit.change), ...changes.visitUpdates]) {
+    const day = dayNumber(change.day);
+    const key = `${change.websiteId}:${day}`;
+    let touched = days.get(key);
+    if (!touched) days.set(key, (touched = { website_id: change.websiteId, day, last_hit: 0 }));
+    dayOfVisit.set(change.id, touched);
+  }
+  for (const hit of changes.hits) {
+    const touched = dayOfVisit.get(hit.visit);
+    if (touched) touched.last_hit = Math.max(touched.last_hit, hit.time);
+  }
+  return [...days.values()];
+}
+
+/**
+ * Stores the flush's new visits and answers their ids by provisional order (-1 → [0]).
+ * A visit's visitor is 0 when it is its visitor-day's first, else the id of that first.
+ */
+function* storeNewVisits(
+  io: FlushIo,
+  visits: readonly NewVisit[],
+  rowOf: (visit: NewVisit, visitor: number) => VisitRow,
+): Steps<number[]> {
+  const visitorOf = (visit: NewVisit, ids: readonly number[]) =>
+    visit.visitor === visit.id ? 0 : visit.visitor < 0 ? ids[-visit.visitor - 1]! : visit.visitor;
+  if (io.reserveVisitIds && io.insertVisitsWithIds) {
+    const ids = visits.length === 0 ? [] : [...((yield io.reserveVisitIds(visits.length)) as number[])];
+    yield io.insertVisitsWithIds(visits.map((visit, index) => ({ id: ids[index]!, ...rowOf(visit, visitorOf(visit, ids)) })));
+    return ids;
+  }
+  const ids: number[] = [];
+  for (const visit of visits) ids.push((yield io.insertVisit(rowOf(visit, visitorOf(visit, ids)))) as number);
+  return ids;
+}
+
+/**
+ * One flush, inside the transaction the store opened: record its batch id (or stop: that
+ * batch is written already), intern the hits' values, load and
+ * apply the visitor states, then store new visits (learning their ids), visit changes,
+ * hit and property rows, states and rollup counts.
+ */
+export function* writeFlush(io: FlushIo, dictionary: Dictionary, hits: readonly PendingHit[], batchId: string): Steps<void> {
+  // First, so that a second process replaying the same batch waits here for this one to commit, then skips it.
+  if (!((yield io.claimBatch(batchId, Date.now())) as boolean)) return;
+  yield* dictionary.intern(io, hits);
+  const work = flushWork(hits);
+  if (io.claimVisitors) yield io.claimVisitors(work.claim);
+  const loaded = (yield io.loadVisitors(work.read)) as readonly VisitorsTable[];
+  const states = new Map(loaded.map((row) => [row.hash, stateOf(row)]));
+  const changes = processHits(hits, states);
+  const id = dictionary.id;
+
+  const stored = yield* storeNewVisits(io, changes.newVisits, (visit, visitor) => visitRow(visit, id, visitor));
+  const real = (visit: number) => (visit < 0 ? stored[-visit - 1]! : visit);
+
+  yield io.updateVisits(
+    changes.visitUpdates.map((change) => ({
+      id: change.id,
+      pageviews: change.pageviews,
+      events: change.events,
+      duration: change.duration,
+      exit_page: change.exitPage === null ? 0 : id(change.websiteId, "page", change.exitPage),
+      engaged: Math.floor(change.engagedMs / 1000),
+    })),
+  );
+  yield io.insertHits(
+    changes.hits.map((hit) => ({
+      website_id: hit.websiteId,
+      visit_id: real(hit.visit),
+      time: hit.time,
+      page: id(hit.websiteId, "page", hit.page),
+      event: hit.event === null ? 0 : id(hit.websiteId, "event", hit.event),
+      seq: hit.seq,
+    })),
+  );
+  yield io.insertProps(
+    changes.props.map((prop) => ({
+      website_id: prop.websiteId,
+      visit_id: real(prop.visit),
+      time: prop.time,
+      event: id(prop.websiteId, "event", prop.event),
+      seq: prop.seq,
+      name: id(prop.websiteId, "prop_name", prop.name),
+      value: id(prop.websiteId, "prop_value", prop.value),
+    })),
+  );
+  yield io.saveVisitors(changes.states.map((state) => rowOf({ ...state, visitor: real(state.visitor), visit: real(state.visit) })));
+  yield io.addCounts(changes.counts);
+  yield io.touchDays(touchedDays(changes));
+}

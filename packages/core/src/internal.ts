@@ -1,0 +1,30 @@
+/**
+ * For Tally's own packages (server, CLI) and tests: the public API and what they need
+ * beside it. Not a stable interface: it changes with them.
+ */
+export * from "./index.js";
+export { tallyInternals, type TallyInternals } from "./tally.js";
+export type { WebsiteDirectory, WebsiteRow } from "./websites/websites.js";
+export { statsQuerySchema, totalsQuerySchema } from "./stats/stats-query.js";
+export { parseDatabaseUrl, redactDatabaseUrl, DATABASE_URL_FORMS, type DatabaseLocation } from "./storage/database-url.js";
+export { validate, choice, paginationQuery, sortDirection } from "./shared/validation.js";
+export { normalizeDomain, stripWww } from "./websites/domain.js";
+export { compileIpRules } from "./shared/exclusion-lists.js";
+export { escapeHtml, htmlDocument, type HtmlDocument } from "./shared/html.js";
+export { accountSchema } from "./accounts/account-schema.js";
+export { accountUpdateSchema } from "./accounts/account-input.js";
+export { websiteSchema } from "./websites/website-schema.js";
+export { websiteCreateSchema, websiteUpdateSchema } from "./websites/website-input.js";
+export { dayRangeSchema, realtimeSchema, statRowSchema, totalFiguresSchema, totalsSchema } from "./model/stats-schemas.js";
+export { FILTER_LIMITS, VISIT_DIMENSIONS } from "./model/filters.js";
+export { COPIED_TABLES } from "./moving/copy.js";
+
+// Parts that tests drive directly.
+export { openDatabase } from "./open-database.js";
+export { createKyselyStore } from "./ingest/kysely-store.js";
+export { createRetention } from "./ingest/retention.js";
+export { HOST_THREAD_ROW_BUDGET } from "./backends/sqlite/host-reads.js";
+export { coveringPeriods, widerPeriods } from "./model/periods.js";
+export { dayNumber, dayText } from "./shared/calendar.js";
+export { createUserAgentParser } from "./enrich/user-agent.js";
+export { openGeoLookup, type GeoLookup } from "./enrich/geo.js";

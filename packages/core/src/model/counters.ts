@@ -1,0 +1,74 @@
+import { widerPeriods } from "./periods.js";
+
+/** Increments to rollup rows, summed in memory before a flush writes them in one go. */
+export interface CounterRow {
+  websiteId: number;
+  name: string;
+  period: string;
+  value: string;
+  count: number;
+}
+
+export interface Counters {
+  /** Adds `delta` (default 1; negative to move a count) to the day and every period containing it (stats/periods.ts), so any range reads few rows. */
+  add(websiteId: number, name: string, day: string, value: string, delta?: number): void;
+  /** Adds to the day row only: for series whose value already is the day. */
+  addDaily(websiteId: number, name: string, day: string, value: string, delta?: number): void;
+  rows(): CounterRow[];
+}
+
+interface Group {
+  websiteId: number;
+  name: string;
+  day: string;
+  /** Also roll up into the wider periods' rows. */
+  rollUp: boolean;
+  values: Map<string, number>;
+}
+
+/**
+ * Hits only touch day-level counts (one Map lookup each); the wider periods' rows are
+ * summed from them once, when the flush asks for rows.
+ */
+export function createCounters(): Counters {
+  const groups = new Map<string, Group>();
+
+  function bump(websiteId: number, name: string, day: string, value: string, rollUp: boolean, delta: number): void {
+    const key = `${websiteId}|${name}|${day}`;
+    let group = groups.get(key);
+    if (!group) {
+      group = { websiteId, name, day, rollUp, values: new Map() };
+      groups.set(key, group);
+    }
+    group.values.set(value, (group.values.get(value) ?? 0) + delta);
+  }
+
+  return {
+    add(websiteId, name, day, value, delta = 1) {
+      if (value !== "" && delta !== 0) bump(websiteId, name, day, value, true, delta);
+    },
+    addDaily(websiteId, name, day, value, delta = 1) {
+      if (delta !== 0) bump(websiteId, name, day, value, false, delta);
+    },
+    rows() {
+      const rows: CounterRow[] = [];
+      const wider = new Map<string, CounterRow>();
+      const addWider = (group: Group, period: string, value: string, count: number) => {
+        const key = `${group.websiteId}|${group.name}|${period}|${value}`;
+        const row = wider.get(key);
+        if (row) row.count += count;
+        else wider.set(key, { websiteId: group.websiteId, name: group.name, period, value, count });
+      };
+      for (const group of groups.values()) {
+        const periods = group.rollUp ? widerPeriods(group.day) : [];
+        for (const [value, count] of group.values) {
+          if (count === 0) continue;
+          rows.push({ websiteId: group.websiteId, name: group.name, period: group.day, value, count });
+          for (const period of periods) addWider(group, period, value, count);
+        }
+      }
+      for (const row of wider.values()) if (row.count !== 0) rows.push(row);
+      return rows;
+    },
+  };
+}

@@ -1,0 +1,82 @@
+import { ValidationError } from "../shared/errors.js";
+
+/** Dimensions a visit has one value of. */
+export const VISIT_DIMENSIONS = [
+  "entry_page",
+  "exit_page",
+  "referrer",
+  "utm_source",
+  "utm_medium",
+  "utm_campaign",
+  "utm_content",
+  "utm_term",
+  "browser",
+  "os",
+  "device",
+  "country",
+  "continent",
+  "city",
+  "language",
+  "resolution",
+] as const;
+
+export type VisitDimension = (typeof VISIT_DIMENSIONS)[number];
+export type Operator = "is" | "is_not" | "contains";
+
+/** One `filter`: a visit dimension, `page`, `event`, or an event property `prop:<name>`. */
+export type Condition =
+  | { on: "visit"; dimension: VisitDimension; operator: Operator; values: string[] }
+  | { on: "page" | "event"; operator: Operator; values: string[] }
+  | { on: "prop"; name: string; operator: Operator; values: string[] };
+
+/** Bounds on one request's filters, so a query's work stays bounded. */
+export const FILTER_LIMITS = { conditions: 20, values: 50, valueLength: 2048 } as const;
+
+const SYNTAX = /^(prop:[\s\S]+?|[a-z_]+):(is|is_not|contains):([\s\S]*)$/;
+
+/** `a|b\|c` → ["a", "b|c"]: `|` separates, `\|` and `\\` are literal. */
+function splitValues(text: string): string[] {
+  const values: string[] = [];
+  let current = "";
+  for (let i = 0; i < text.length; i++) {
+    const char = text[i]!;
+    if (char === "\\" && (text[i + 1] === "|" || text[i + 1] === "\\")) current += text[++i];
+    else if (char === "|") {
+      values.push(current);
+      current = "";
+    } else current += char;
+  }
+  values.push(current);
+  return values;
+}
+
+function parseCondition(text: string): Condition | string {
+  const match = SYNTAX.exec(text);
+  if (!match) return `The filter "${text.slice(0, 100)}" is not of the form dimension:operator:value (operators: is, is_not, contains).`;
+  const [, dimension = "", operator = "", rest = ""] = match;
+  const values = splitValues(rest);
+  if (values.some((value) => value === "")) return `The filter "${text.slice(0, 100)}" has an empty value.`;
+  if (values.length > FILTER_LIMITS.values) return `A filter may list at most ${FILTER_LIMITS.values} values.`;
+  if (values.some((value) => value.length > FILTER_LIMITS.valueLength)) return `A filter value may be at most ${FILTER_LIMITS.valueLength} characters.`;
+  const op = operator as Operator;
+  if (dimension.startsWith("prop:")) return { on: "prop", name: dimension.slice(5), operator: op, values };
+  if (dimension === "page" || dimension === "event") return { on: dimension, operator: op, values };
+  if ((VISIT_DIMENSIONS as readonly string[]).includes(dimension)) return { on: "visit", dimension: dimension as VisitDimension, operator: op, values };
+  return `The filter dimension "${dimension.slice(0, 50)}" is unknown.`;
+}
+
+/** The `filter` parameter (one string or several) as conditions; a ValidationError names each bad one (`filter.N`). */
+export function parseFilters(input: unknown): Condition[] {
+  if (input === undefined || input === null || input === "") return [];
+  const texts = Array.isArray(input) ? input : [input];
+  const errors: Record<string, string[]> = {};
+  const conditions: Condition[] = [];
+  if (texts.length > FILTER_LIMITS.conditions) errors.filter = [`At most ${FILTER_LIMITS.conditions} filters are allowed.`];
+  texts.slice(0, FILTER_LIMITS.conditions).forEach((text, index) => {
+    const parsed = typeof text === "string" ? parseCondition(text) : "The filter must be a string.";
+    if (typeof parsed === "string") errors[`filter.${index}`] = [parsed];
+    else conditions.push(parsed);
+  });
+  if (Object.keys(errors).length > 0) throw new ValidationError(errors);
+  return conditions;
+}

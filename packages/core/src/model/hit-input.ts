@@ -1,0 +1,166 @@
+import { isIP } from "node:net";
+import { FIRST_DAY, isTimeInDomain, LAST_DAY } from "../shared/calendar.js";
+import { ValidationError } from "../shared/errors.js";
+import { withoutControlCharacters } from "../shared/text.js";
+
+/** One pageview or event, as the tracker (or an import) reports it. */
+export interface HitInput {
+  /** The page URL; its host picks the website. */
+  url: string;
+  referrer?: string | null | undefined;
+  /** `WxH` */
+  screen?: string | null | undefined;
+  language?: string | null | undefined;
+  /** Event name; absent for a pageview. */
+  event?: string | null | undefined;
+  props?: Record<string, string | number | boolean> | null | undefined;
+  /** The site uses hash routing: the fragment is part of the page. */
+  hash?: boolean | null | undefined;
+  /** The client's address; may be left out when `visitorKey` names the visitor. */
+  ip?: string | undefined;
+  userAgent: string;
+  /**
+   * Imports: who the visitor is, instead of (ip, userAgent): the session id the other
+   * tool recorded. Hashed with the day's salt like an address, never stored as given.
+   */
+  visitorKey?: string | null | undefined;
+  /** Imports: what the other tool already knew of the visitor, used instead of parsing `userAgent` or looking up `ip`. */
+  known?: KnownValues | null | undefined;
+  /** When it happened (imports, tests); defaults to now. */
+  timestamp?: Date | number | undefined;
+  /**
+   * Milliseconds the page was visible and focused: makes this an engagement signal
+   * (docs/statistics.md) rather than a pageview. Not allowed with `event`.
+   */
+  engagedMs?: number | null | undefined;
+}
+
+/** Values an import brings along; "" (or absent) means unknown. */
+export interface KnownValues {
+  /** As Tally names them (ua-parser-js): `Chrome`, `Mobile Safari`, `Windows`, `Mac OS`. */
+  browser?: string;
+  os?: string;
+  /** `desktop`, `mobile`, `tablet`… */
+  device?: string;
+  /** ISO 3166-1 alpha-2 code, `US`. */
+  country?: string;
+  /** The city's English name (with `country`). */
+  city?: string;
+}
+
+export const LIMITS = {
+  url: 2048,
+  referrer: 2048,
+  event: 200,
+  props: 30,
+  propKey: 200,
+  propValue: 500,
+  userAgent: 1024,
+  /** Longest engagement one signal may report: six hours. */
+  engagedMs: 6 * 3600 * 1000,
+} as const;
+
+const SCREEN = /^(\d{1,5})x(\d{1,5})$/;
+const LANGUAGE = /^([a-zA-Z]{2,3})(?:[-_][a-zA-Z0-9]{1,8})*$/;
+
+export interface CheckedHit {
+  url: URL;
+  referrer: string;
+  screen: string;
+  language: string;
+  event: string | null;
+  props: Record<string, string> | null;
+  hash: boolean;
+  /** "" when an import names the visitor by `visitorKey` instead. */
+  ip: string;
+  userAgent: string;
+  visitorKey: string | null;
+  known: KnownValues | null;
+  timestamp: number;
+  /** Engagement signal's milliseconds (capped); null for a pageview or event. */
+  engagedMs: number | null;
+}
+
+const invalid = (field: string, message: string) => ValidationError.field(field, message);
+
+/** Checks a hit's shape; fields that only enrich (screen, language) are dropped when malformed. */
+export function checkHit(input: HitInput): CheckedHit {
+  if (typeof input.url !== "string" || input.url.length > LIMITS.url) throw invalid("u", "The page URL is missing or too long.");
+  let url: URL;
+  try {
+    url = new URL(input.url);
+  } catch {
+    throw invalid("u", "The page URL is not a valid URL.");
+  }
+  if (url.protocol !== "http:" && url.protocol !== "https:") throw invalid("u", "The page URL must be http or https.");
+  const ip = typeof input.ip === "string" ? input.ip.replace(/^::ffff:(?=\d+\.)/, "") : "";
+  const visitorKey = typeof input.visitorKey === "string" && input.visitorKey !== "" ? input.visitorKey : null;
+  if (isIP(ip) === 0 && !(visitorKey !== null && ip === "")) throw invalid("ip", "The client IP is not an IP address.");
+  const timestamp = input.timestamp === undefined ? Date.now() : Number(input.timestamp);
+  if (!Number.isFinite(timestamp)) throw invalid("timestamp", "The timestamp is not a valid time.");
+  if (!isTimeInDomain(timestamp)) throw invalid("timestamp", `The timestamp must fall between ${FIRST_DAY} and ${LAST_DAY}.`);
+  return {
+    url,
+    referrer: typeof input.referrer === "string" ? input.referrer.slice(0, LIMITS.referrer) : "",
+    screen: typeof input.screen === "string" && SCREEN.test(input.screen) ? input.screen : "",
+    language: typeof input.language === "string" ? (LANGUAGE.exec(input.language)?.[1]?.toLowerCase() ?? "") : "",
+    event: checkEvent(input.event),
+    props: checkProps(input.props),
+    hash: input.hash === true,
+    ip,
+    userAgent: typeof input.userAgent === "string" ? input.userAgent.slice(0, LIMITS.userAgent) : "",
+    visitorKey,
+    known: checkKnown(input.known),
+    timestamp,
+    engagedMs: checkEngagement(input.engagedMs, input.event),
+  };
+}
+
+/** Known values as stored: no control characters, trimmed, at most 200 characters; a country is two letters. */
+function checkKnown(known: KnownValues | null | undefined): KnownValues | null {
+  if (!known) return null;
+  const clean = (value: unknown) => (typeof value === "string" ? withoutControlCharacters(value).trim().slice(0, 200) : "");
+  const country = clean(known.country).toUpperCase();
+  return {
+    browser: clean(known.browser),
+    os: clean(known.os),
+    device: clean(known.device),
+    country: /^[A-Z]{2}$/.test(country) ? country : "",
+    city: clean(known.city),
+  };
+}
+
+function checkEngagement(engagedMs: unknown, event: unknown): number | null {
+  if (engagedMs === undefined || engagedMs === null) return null;
+  if (typeof engagedMs !== "number" || !Number.isFinite(engagedMs) || engagedMs < 0) {
+    throw invalid("e", "The engaged time must be a number of milliseconds, 0 or more.");
+  }
+  if (event !== undefined && event !== null) throw invalid("e", "An engagement signal has no event name.");
+  return Math.min(Math.round(engagedMs), LIMITS.engagedMs);
+}
+
+function checkEvent(event: unknown): string | null {
+  if (event === undefined || event === null) return null;
+  const name = typeof event === "string" ? withoutControlCharacters(event).trim() : "";
+  if (name === "" || name.length > LIMITS.event) {
+    throw invalid("n", `The event name must be 1 to ${LIMITS.event} characters.`);
+  }
+  return name;
+}
+
+function checkProps(props: unknown): Record<string, string> | null {
+  if (props === undefined || props === null) return null;
+  if (typeof props !== "object" || Array.isArray(props)) throw invalid("p", "The event properties must be an object.");
+  const entries = Object.entries(props);
+  if (entries.length > LIMITS.props) throw invalid("p", `At most ${LIMITS.props} event properties are allowed.`);
+  const checked: Record<string, string> = {};
+  for (const [key, value] of entries) {
+    const ok = ["string", "number", "boolean"].includes(typeof value);
+    if (!ok || key.length === 0 || key.length > LIMITS.propKey || String(value).length > LIMITS.propValue) {
+      throw invalid("p", `The event property "${key.slice(0, 50)}" must be a string, number or boolean of at most ${LIMITS.propValue} characters.`);
+    }
+    const name = withoutControlCharacters(key);
+    if (name !== "") checked[name] = withoutControlCharacters(String(value));
+  }
+  return checked;
+}

@@ -1,0 +1,38 @@
+import type { ColumnDefinitionBuilder, Expression, Kysely, RawBuilder, SqlBool, Transaction } from "kysely";
+import type { Database } from "./schema.js";
+
+/**
+ * The few things SQLite and PostgreSQL do differently. Everything else in core is
+ * plain kysely that both understand.
+ */
+export interface SqlDialect {
+  readonly name: "sqlite" | "postgres";
+  /** Column type and builder for an auto-incrementing integer primary key. */
+  readonly idColumnType: "integer" | "serial";
+  idColumn(column: ColumnDefinitionBuilder): ColumnDefinitionBuilder;
+  /** Column type for binary data. */
+  readonly blobType: "blob" | "bytea";
+  /** Column type for counters that may exceed 2^31. */
+  readonly counterType: "integer" | "bigint";
+  /** Appended to CREATE TABLE for tables read by primary-key ranges (SQLite: WITHOUT ROWID). */
+  readonly clusteredTableSuffix: RawBuilder<unknown>;
+  /** `value` contains `needle`, byte for byte (case-insensitive searches compare lower-cased copies). */
+  contains(value: Expression<string>, needle: string): RawBuilder<SqlBool>;
+  /** `value` equals `pattern`, where each `*` in the pattern stands for any run of characters (case-sensitive). */
+  matchesWildcard(value: Expression<string>, pattern: string): RawBuilder<SqlBool>;
+  /** `value` in an ORDER BY that sorts by code point, as JavaScript does. */
+  byCodePoint(value: Expression<string>): RawBuilder<string>;
+  /** Appended to a SELECT that must lock the rows it reads until the transaction ends. */
+  readonly lockRows: boolean;
+  /** The larger of two numbers (SQLite's two-argument max(), PostgreSQL's greatest()). */
+  greatest(a: Expression<unknown>, b: Expression<unknown>): RawBuilder<number>;
+  /**
+   * The columns that name a row physically, for bounded deletes: `rowid`, or `tableoid, ctid`
+   * (a ctid alone repeats in every partition of a partitioned table).
+   */
+  readonly rowLocator: "rowid" | "tableoid, ctid";
+  /** Hands out `count` ids of a table's serial column before inserting (PostgreSQL sequences); absent where rows learn their id on insert. */
+  reserveIds?(trx: Transaction<Database>, table: "visits", count: number): Promise<number[]>;
+  /** Runs `fn` while holding a lock that other processes on the same database respect. */
+  withMigrationLock<T>(db: Kysely<Database>, fn: () => Promise<T>): Promise<T>;
+}

@@ -1,0 +1,304 @@
+import { randomUUID } from "node:crypto";
+import { Migrator, sql, type Kysely, type Migration, type RawBuilder } from "kysely";
+import type { SqlDialect } from "./dialect.js";
+import type { Database } from "./schema.js";
+import { backfillDimensions, backfillVisits } from "./segments-backfill.js";
+
+type MigrationFactory = (dialect: SqlDialect) => Migration;
+
+/** Ordered by name; never edit one that has shipped, add a new one. */
+const migrationFactories: Record<string, MigrationFactory> = {
+  "0001_accounts_and_websites": (dialect) => ({
+    async up(db) {
+      await db.schema
+        .createTable("accounts")
+        .addColumn("id", dialect.idColumnType, (c) => dialect.idColumn(c))
+        .addColumn("name", "text", (c) => c.notNull())
+        .addColumn("created_at", "text", (c) => c.notNull())
+        .execute();
+      await db.schema
+        .createTable("api_keys")
+        .addColumn("id", dialect.idColumnType, (c) => dialect.idColumn(c))
+        .addColumn("account_id", "integer", (c) =>
+          c.notNull().references("accounts.id").onDelete("cascade"),
+        )
+        .addColumn("name", "text", (c) => c.notNull())
+        .addColumn("prefix", "text", (c) => c.notNull())
+        .addColumn("hash", "text", (c) => c.notNull().unique())
+        .addColumn("created_at", "text", (c) => c.notNull())
+        .addColumn("revoked_at", "text")
+        .execute();
+      await db.schema.createIndex("api_keys_prefix_idx").on("api_keys").column("prefix").execute();
+      await db.schema
+        .createTable("websites")
+        .addColumn("id", dialect.idColumnType, (c) => dialect.idColumn(c))
+        .addColumn("account_id", "integer", (c) =>
+          c.notNull().references("accounts.id").onDelete("cascade"),
+        )
+        .addColumn("domain", "text", (c) => c.notNull().unique())
+        .addColumn("privacy", "integer", (c) => c.notNull())
+        .addColumn("password_hash", "text")
+        .addColumn("email", "integer", (c) => c.notNull())
+        .addColumn("exclude_bots", "integer", (c) => c.notNull())
+        .addColumn("exclude_params", "text", (c) => c.notNull())
+        .addColumn("exclude_ips", "text", (c) => c.notNull())
+        .addColumn("timezone", "text", (c) => c.notNull())
+        .addColumn("created_at", "text", (c) => c.notNull())
+        .addColumn("updated_at", "text", (c) => c.notNull())
+        .execute();
+      await db.schema
+        .createIndex("websites_account_idx")
+        .on("websites")
+        .columns(["account_id", "id"])
+        .execute();
+    },
+  }),
+  "0002_engine": (dialect) => ({
+    async up(db) {
+      await db.schema
+        .createTable("salts")
+        .addColumn("day", "text", (c) => c.primaryKey())
+        .addColumn("salt", "text", (c) => c.notNull())
+        .execute();
+      // One row per visitor and day: the state a visit needs, keyed by the salted hash.
+      await db.schema
+        .createTable("visitors")
+        .addColumn("hash", "text", (c) => c.primaryKey())
+        .addColumn("website_id", "integer", (c) => c.notNull())
+        .addColumn("day", "text", (c) => c.notNull())
+        .addColumn("last_seen", dialect.counterType, (c) => c.notNull())
+        .addColumn("visit_referrer", "text", (c) => c.notNull())
+        .addColumn("visit_campaign", "text", (c) => c.notNull())
+        .addColumn("seen", "text", (c) => c.notNull())
+        .modifyEnd(dialect.clusteredTableSuffix)
+        .execute();
+      await db.schema.createIndex("visitors_day_idx").on("visitors").columns(["day", "website_id"]).execute();
+      // Counters per period: a day "2026-11-21", a month "2026-11" or a year "2026".
+      await db.schema
+        .createTable("rollups")
+        .addColumn("website_id", "integer", (c) => c.notNull())
+        .addColumn("name", "text", (c) => c.notNull())
+        .addColumn("period", "text", (c) => c.notNull())
+        .addColumn("value", "text", (c) => c.notNull())
+        .addColumn("count", dialect.counterType, (c) => c.notNull())
+        .addPrimaryKeyConstraint("rollups_pk", ["website_id", "name", "period", "value"])
+        .modifyEnd(dialect.clusteredTableSuffix)
+        .execute();
+    },
+  }),
+  "0003_segments": (dialect) => ({
+    async up(db) {
+      await db.schema
+        .createTable("dimensions")
+        .addColumn("id", dialect.idColumnType, (c) => dialect.idColumn(c))
+        .addColumn("website_id", "integer", (c) => c.notNull())
+        .addColumn("kind", "integer", (c) => c.notNull())
+        .addColumn("value", "text", (c) => c.notNull())
+        .addColumn("search", "text", (c) => c.notNull())
+        .addColumn("created_day", "integer", (c) => c.notNull())
+        .execute();
+      await db.schema.createIndex("dimensions_value_idx").on("dimensions").columns(["website_id", "kind", "value"]).unique().execute();
+      let visits = db.schema.createTable("visits").addColumn("id", dialect.idColumnType, (c) => dialect.idColumn(c));
+      for (const column of ["website_id", "visitor"]) visits = visits.addColumn(column, "integer", (c) => c.notNull());
+      visits = visits.addColumn("start", dialect.counterType, (c) => c.notNull());
+      for (const column of VISIT_COLUMNS) visits = visits.addColumn(column, "integer", (c) => c.notNull().defaultTo(0));
+      await visits.execute();
+      await db.schema.createIndex("visits_range_idx").on("visits").columns(["website_id", "start"]).execute();
+      await db.schema
+        .createTable("hits")
+        .addColumn("website_id", "integer", (c) => c.notNull())
+        .addColumn("visit_id", "integer", (c) => c.notNull())
+        .addColumn("time", dialect.counterType, (c) => c.notNull())
+        .addColumn("page", "integer", (c) => c.notNull())
+        .addColumn("event", "integer", (c) => c.notNull())
+        .execute();
+      await db.schema.createIndex("hits_range_idx").on("hits").columns(["website_id", "time"]).execute();
+      await db.schema.createIndex("hits_visit_idx").on("hits").column("visit_id").execute();
+      await db.schema
+        .createTable("event_props")
+        .addColumn("website_id", "integer", (c) => c.notNull())
+        .addColumn("visit_id", "integer", (c) => c.notNull())
+        .addColumn("time", dialect.counterType, (c) => c.notNull())
+        .addColumn("event", "integer", (c) => c.notNull())
+        .addColumn("name", "integer", (c) => c.notNull())
+        .addColumn("value", "integer", (c) => c.notNull())
+        .execute();
+      await db.schema.createIndex("event_props_range_idx").on("event_props").columns(["website_id", "event", "name", "time"]).execute();
+      await db.schema.createIndex("event_props_visit_idx").on("event_props").column("visit_id").execute();
+      await db.schema.alterTable("websites").addColumn("retention_days", "integer", (c) => c.notNull().defaultTo(730)).execute();
+      const visitorColumns: [string, "integer" | "bigint" | "text"][] = [
+        ["visitor", "integer"],
+        ["visit", "integer"],
+        ["visit_start", dialect.counterType],
+        ["visit_day", "text"],
+        ["visit_pageviews", "integer"],
+        ["visit_events", "integer"],
+        ["visit_exit", "text"],
+      ];
+      for (const [column, type] of visitorColumns) {
+        await db.schema
+          .alterTable("visitors")
+          .addColumn(column, type, (c) => c.notNull().defaultTo(type === "text" ? "" : 0))
+          .execute();
+      }
+      await backfillDimensions(db);
+      await backfillVisits(db);
+    },
+  }),
+  "0004_email_reports": (dialect) => ({
+    async up(db) {
+      await db.schema.alterTable("accounts").addColumn("email", "text").execute();
+      await db.schema.alterTable("accounts").addColumn("report_period", "text", (c) => c.notNull().defaultTo("week")).execute();
+      // One row per account and report period: the unique pair is what makes a report go out once.
+      await db.schema
+        .createTable("report_runs")
+        .addColumn("id", dialect.idColumnType, (c) => dialect.idColumn(c))
+        .addColumn("account_id", "integer", (c) => c.notNull().references("accounts.id").onDelete("cascade"))
+        .addColumn("period", "text", (c) => c.notNull())
+        .addColumn("status", "text", (c) => c.notNull())
+        .addColumn("attempts", "integer", (c) => c.notNull().defaultTo(0))
+        .addColumn("next_attempt_at", dialect.counterType, (c) => c.notNull())
+        .addColumn("last_error", "text")
+        .addColumn("sent_at", "text")
+        .addColumn("created_at", "text", (c) => c.notNull())
+        .addUniqueConstraint("report_runs_account_period", ["account_id", "period"])
+        .execute();
+      await db.schema.createIndex("report_runs_due_idx").on("report_runs").columns(["status", "next_attempt_at"]).execute();
+      await db.schema
+        .createTable("report_secrets")
+        .addColumn("name", "text", (c) => c.primaryKey())
+        .addColumn("value", "text", (c) => c.notNull())
+        .execute();
+    },
+  }),
+  "0005_imports": (dialect) => ({
+    async up(db) {
+      let imports = db.schema
+        .createTable("imports")
+        .addColumn("id", dialect.idColumnType, (c) => dialect.idColumn(c))
+        .addColumn("website_id", "integer", (c) => c.notNull().references("websites.id").onDelete("cascade"));
+      for (const column of ["source", "file_name", "content_hash", "first_day", "last_day"]) imports = imports.addColumn(column, "text", (c) => c.notNull());
+      for (const column of ["rows_read", "rows_imported", "rows_skipped"]) imports = imports.addColumn(column, dialect.counterType, (c) => c.notNull());
+      await imports
+        .addColumn("status", "text", (c) => c.notNull())
+        .addColumn("message", "text", (c) => c.notNull())
+        .addColumn("created_at", "text", (c) => c.notNull())
+        .addColumn("finished_at", "text")
+        .execute();
+      await db.schema.createIndex("imports_website_idx").on("imports").columns(["website_id", "content_hash"]).execute();
+    },
+  }),
+  // A property belongs to its event by (visit, time, event, seq): without `seq`, two events of one
+  // name in the same second of a visit (a double click) each had the other's properties too.
+  "0006_hit_sequence": () => ({
+    async up(db) {
+      for (const table of ["hits", "event_props"] as const) {
+        await db.schema.alterTable(table).addColumn("seq", "integer", (c) => c.notNull().defaultTo(0)).execute();
+      }
+    },
+  }),
+  // Dekads and quarters between days, months and years (stats/periods.ts), summed from the
+  // rows already there: dekads from the days (the series kept at day level only get none),
+  // quarters from the months.
+  "0008_rollup_periods": () => ({
+    async up(db) {
+      const dayOfMonth = sql`substr(period, 9, 2)`;
+      const dekad = sql`substr(period, 1, 7) || '/' || case when ${dayOfMonth} <= '10' then '1' when ${dayOfMonth} <= '20' then '2' else '3' end`;
+      const month = sql`substr(period, 6, 2)`;
+      const quarter = sql`substr(period, 1, 4) || '-Q' || case when ${month} <= '03' then '1' when ${month} <= '06' then '2' when ${month} <= '09' then '3' else '4' end`;
+      const dayOnly = sql`name in ('pageviews', 'visitors', 'visits', 'bounces', 'visit_duration', 'visit_pageviews')`;
+      await sumRollupsInto(db, dekad, sql`length(period) = 10 and not ${dayOnly}`);
+      await sumRollupsInto(db, quarter, sql`length(period) = 7`);
+    },
+  }),
+  // Day blocks: the store's visits, hits and properties of a past day, column by column,
+  // read by filtered statistics instead of the rows (stats/day-blocks.ts).
+  "0009_day_blocks": (dialect) => ({
+    async up(db) {
+      await db.schema
+        .createTable("day_versions")
+        .addColumn("website_id", "integer", (c) => c.notNull())
+        .addColumn("day", "integer", (c) => c.notNull())
+        .addColumn("version", "integer", (c) => c.notNull())
+        .addColumn("last_hit", dialect.counterType, (c) => c.notNull())
+        .addPrimaryKeyConstraint("day_versions_pk", ["website_id", "day"])
+        .execute();
+      await db.schema
+        .createTable("day_blocks")
+        .addColumn("website_id", "integer", (c) => c.notNull())
+        .addColumn("day", "integer", (c) => c.notNull())
+        .addColumn("name", "text", (c) => c.notNull())
+        .addColumn("version", "integer", (c) => c.notNull())
+        .addColumn("data", dialect.blobType, (c) => c.notNull())
+        .addPrimaryKeyConstraint("day_blocks_pk", ["website_id", "day", "name"])
+        .execute();
+      await sql`insert into day_versions (website_id, day, version, last_hit)
+        select v.website_id, v.start / 86400, 1, max(h.time) from visits v join hits h on h.visit_id = v.id
+        group by v.website_id, v.start / 86400`.execute(db);
+    },
+  }),
+  "0010_write_safety": (dialect) => ({
+    async up(db) {
+      // `database_id` names this database in the files of hits kept at shutdown (they go back to it alone).
+      await db.schema
+        .createTable("tally_meta")
+        .addColumn("key", "text", (c) => c.primaryKey())
+        .addColumn("value", "text", (c) => c.notNull())
+        .execute();
+      await db.insertInto("tally_meta").values({ key: "database_id", value: randomUUID() }).execute();
+      // The ids of the batches of hits written lately: a batch retried after a lost answer is written once.
+      await db.schema
+        .createTable("written_batches")
+        .addColumn("id", "text", (c) => c.primaryKey())
+        .addColumn("written_at", dialect.counterType, (c) => c.notNull())
+        .execute();
+    },
+  }),
+};
+
+/** Counts and dimension ids of a visit row, all integers defaulting to 0. */
+const VISIT_COLUMNS = [
+  "duration",
+  "pageviews",
+  "events",
+  "engaged",
+  "entry_page",
+  "exit_page",
+  "referrer",
+  "utm_source",
+  "utm_medium",
+  "utm_campaign",
+  "utm_content",
+  "utm_term",
+  "browser",
+  "os",
+  "device",
+  "country",
+  "continent",
+  "city",
+  "language",
+  "resolution",
+] as const;
+
+/** Adds rollup rows of a wider period (`period`, an expression of the source row's) summed from the rows `where` selects. */
+async function sumRollupsInto(db: Kysely<unknown>, period: RawBuilder<unknown>, where: RawBuilder<unknown>): Promise<void> {
+  await sql`insert into rollups (website_id, name, period, value, count)
+    select website_id, name, ${period}, value, sum(count) from rollups where ${where}
+    group by website_id, name, ${period}, value having sum(count) <> 0`.execute(db);
+}
+
+export async function migrateToLatest(db: Kysely<Database>, dialect: SqlDialect): Promise<void> {
+  const migrations = Object.fromEntries(
+    Object.entries(migrationFactories).map(([name, factory]) => [name, factory(dialect)]),
+  );
+  const migrator = new Migrator({
+    db,
+    provider: { getMigrations: async () => migrations },
+    migrationTableName: "tally_migrations",
+    migrationLockTableName: "tally_migrations_lock",
+  });
+  await dialect.withMigrationLock(db, async () => {
+    const { error } = await migrator.migrateToLatest();
+    if (error) throw error;
+  });
+}

@@ -1,0 +1,58 @@
+import { messageAnswer } from "../http/answers.js";
+import { collect, COLLECT_BODY_LIMIT, CORS_HEADERS, hitBody } from "./collect.js";
+import { defineRoute, type Route } from "../http/route.js";
+import { trackerScriptResponse } from "./script.js";
+
+/** `/collect`'s 202: counted, or dropped on purpose (then `X-Tally-Dropped` says why). */
+export const hitAnswer = messageAnswer(202, "Accepted.");
+
+/** What the tracker talks to: the hit endpoint (public, CORS open) and the script itself. */
+export const collectRoutes: readonly Route[] = [
+  defineRoute({
+    method: "POST",
+    path: "/collect",
+    auth: "public",
+    headers: CORS_HEADERS,
+    ownBody: { schema: hitBody, mediaTypes: ["text/plain", "application/json"] },
+    summary: "Record a pageview or an event",
+    tag: "Collection",
+    description:
+      `What the tracker sends: JSON, as \`text/plain\` (no CORS preflight) or \`application/json\`, at most ${COLLECT_BODY_LIMIT / 1024} KiB. ` +
+      "The website is found by the host of `u` (`www.` stripped); the client's address comes from the socket, or from proxy headers when `trustProxy` says so, and is never stored.",
+    responses: {
+      202: {
+        description: "Counted, or dropped on purpose (a bot, an excluded address).",
+        schema: hitAnswer,
+        headers: { "X-Tally-Dropped": { description: "Why the hit was not counted: `bot` or `excluded-ip`." } },
+      },
+      400: "error",
+      404: { description: "No website is registered for the page's host.", schema: messageAnswer(404, "No website is registered for this host.") },
+      413: "error",
+      503: "error",
+    },
+    handle: collect,
+  }),
+  defineRoute({
+    method: "OPTIONS",
+    path: "/collect",
+    auth: "public",
+    headers: CORS_HEADERS,
+    summary: "CORS preflight for /collect",
+    tag: "Collection",
+    responses: { 204: { description: "Any origin may post hits.", headers: { "Access-Control-Allow-Origin": { description: "`*`", required: true } } } },
+    handle: async () => new Response(null, { status: 204 }),
+  }),
+  defineRoute({
+    method: "GET",
+    path: "/script.js",
+    auth: "public",
+    summary: "The tracker script",
+    tag: "Collection",
+    description: "`<script defer src=\"{base}/script.js\"></script>`: it posts to the `/collect` beside its own URL (README \"The tracker\").",
+    responses: {
+      200: { description: "The minified script.", media: { "text/javascript": "The tracker." }, headers: { ETag: { description: "Send it back in `If-None-Match`.", required: true } } },
+      304: { description: "Not modified (`If-None-Match` matched the ETag)." },
+    },
+    handle: ({ request }) => trackerScriptResponse(request),
+  }),
+];

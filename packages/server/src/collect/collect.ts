@@ -1,0 +1,123 @@
+import { ValidationError, type HitInput, type Tally } from "@tally-analytics/core";
+import * as z from "zod";
+import { parseJsonObject, readText } from "../http/body.js";
+import { proxyTrust, type HeaderReader } from "../http/client-ip.js";
+import { describeError, HttpError, reportToConsole, type ErrorReporter } from "../http/errors.js";
+import { JSON_CONTENT_TYPE, NOSNIFF } from "../http/json-response.js";
+import type { RequestContext } from "../http/route.js";
+
+/** SPEC §6: a hit is at most 16 KiB. */
+export const COLLECT_BODY_LIMIT = 16 * 1024;
+
+/** The tracker's short keys. Lengths are checked again, with the hit's own rules, in core. */
+export const hitBody = z
+  .object({
+    u: z.string({ error: "u (the page URL) is required." }).meta({ description: "The page's URL; its host names the website.", example: "https://example.com/pricing?utm_campaign=launch" }),
+    r: z.string().nullish().meta({ description: "The referrer.", example: "https://news.ycombinator.com/" }),
+    s: z.string().nullish().meta({ description: "Screen size, `WxH`.", example: "1920x1080" }),
+    l: z.string().nullish().meta({ description: "Language.", example: "en-US" }),
+    n: z.string().nullish().meta({ description: "Event name; absent for a pageview.", example: "Signup" }),
+    p: z
+      .record(z.string(), z.union([z.string(), z.number(), z.boolean()]))
+      .nullish()
+      .meta({ description: "Event properties.", example: { plan: "pro" } }),
+    h: z.union([z.literal(0), z.literal(1), z.boolean()]).nullish().meta({ description: "Hash routing: the URL's fragment is part of the page." }),
+    e: z
+      .number()
+      .nullish()
+      .meta({ description: "An engagement signal, not a hit: milliseconds the page was visible and focused since the last signal (sent when it is hidden or left; at most 6 hours count). Never with `n`.", example: 12500 }),
+  })
+  .meta({ id: "Hit" });
+
+/** Sent on every /collect answer, errors included: any site may post hits, none may read them. */
+export const CORS_HEADERS = {
+  "access-control-allow-origin": "*",
+  "access-control-allow-methods": "POST, OPTIONS",
+  "access-control-allow-headers": "Content-Type",
+  "access-control-expose-headers": "X-Tally-Dropped",
+  "access-control-max-age": "86400",
+} as const;
+
+/** A /collect answer as plain values, for any transport to write. */
+export interface CollectAnswer {
+  status: number;
+  headers: Record<string, string>;
+  body: string;
+}
+
+/** What a transport knows of a hit's request. */
+export interface HitRequest {
+  /** Reads the body as UTF-8 text within COLLECT_BODY_LIMIT (whatever its Content-Type:
+   * trackers send text/plain to skip the preflight); throws HttpError 413/400 otherwise. */
+  text(): Promise<string>;
+  socketIp: string | undefined;
+  header: HeaderReader;
+}
+
+function parseHit(text: string): z.infer<typeof hitBody> {
+  const result = hitBody.safeParse(parseJsonObject(text));
+  if (!result.success) throw new HttpError(400, `Invalid hit: ${result.error.issues.map((i) => `${i.path.join(".") || "body"}: ${i.message}`).join("; ")}`);
+  return result.data;
+}
+
+async function countHit(tally: Tally, request: HitRequest): Promise<{ message: string; headers: Record<string, string> }> {
+  const body = parseHit(await request.text());
+  const ip = proxyTrust(tally.options.trustProxy).clientIp(request.socketIp, request.header);
+  if (!ip) throw new HttpError(400, "The client address is unknown.");
+  const hit: HitInput = {
+    url: body.u,
+    referrer: body.r,
+    screen: body.s,
+    language: body.l,
+    event: body.n,
+    props: body.p,
+    hash: body.h === 1 || body.h === true,
+    engagedMs: body.e,
+    ip,
+    userAgent: request.header("user-agent") ?? "",
+  };
+  try {
+    const result = await tally.collect(hit);
+    if (result.status === "dropped") return { message: `Dropped: ${result.reason}.`, headers: { "x-tally-dropped": result.reason } };
+    return { message: "Accepted.", headers: {} };
+  } catch (error) {
+    // A hit that breaks a rule is a bad body here, not a form field error.
+    if (error instanceof ValidationError) throw new HttpError(400, `Invalid hit: ${Object.values(error.errors).flat().join(" ")}`);
+    throw error;
+  }
+}
+
+/**
+ * POST /collect on plain values: the fetch route and the Node and Fastify fast paths
+ * (which skip building a Request and a Response: this is the hot path) all call it.
+ * The client's timestamp is never trusted.
+ */
+export async function answerHit(tally: Tally, request: HitRequest, report: (error: unknown) => void): Promise<CollectAnswer> {
+  let status = 202;
+  let payload: object;
+  let headers: Record<string, string>;
+  try {
+    const counted = await countHit(tally, request);
+    payload = { message: counted.message };
+    headers = counted.headers;
+  } catch (error) {
+    ({ status, payload, headers } = describeError(error, report));
+  }
+  return {
+    status,
+    headers: { ...CORS_HEADERS, ...headers, ...NOSNIFF, "content-type": JSON_CONTENT_TYPE },
+    body: JSON.stringify({ ...payload, status }),
+  };
+}
+
+/** Reports an unexpected /collect failure through the handler's reporter, which speaks of Requests. */
+export function collectReporter(report: ErrorReporter = reportToConsole): (error: unknown) => void {
+  return (error) => report(error, new Request("http://tally.invalid/collect", { method: "POST" }));
+}
+
+/** The route-table entry: the fetch handler's way in. */
+export async function collect({ tally, request, ip }: RequestContext<unknown, unknown>): Promise<Response> {
+  const hit = { text: () => readText(request, COLLECT_BODY_LIMIT), socketIp: ip, header: (name: string) => request.headers.get(name) };
+  const answer = await answerHit(tally, hit, collectReporter());
+  return new Response(answer.body, { status: answer.status, headers: answer.headers });
+}

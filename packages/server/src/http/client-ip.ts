@@ -1,0 +1,108 @@
+import { isIP } from "node:net";
+import { compileIpRules, type TrustProxy } from "@tally-analytics/core/internal";
+
+/** A request header by lower-case name; null or undefined when absent. */
+export type HeaderReader = (name: string) => string | null | undefined;
+
+export interface ProxyTrust {
+  /** Whether a peer at this address may speak for the client (X-Forwarded-*, Forwarded). */
+  trusts(address: string | undefined): boolean;
+  /** The client's IP: the socket's, or the nearest untrusted hop of the forwarding chain. */
+  clientIp(socketIp: string | undefined, header: HeaderReader): string | undefined;
+}
+
+/** Compiled once per option value: lists by identity, the other forms by value. */
+const compiledLists = new WeakMap<readonly string[], ProxyTrust>();
+const compiledValues = new Map<boolean | number, ProxyTrust>();
+
+const stripMapped = (address: string) => address.replace(/^::ffff:(?=\d+\.\d+\.\d+\.\d+$)/i, "");
+
+/** `Forwarded: for=1.2.3.4, for="[2001:db8::1]:4711"` → addresses, nearest last. */
+function forwardedFor(header: string): string[] {
+  const addresses: string[] = [];
+  for (const element of header.split(",")) {
+    const match = /(?:^|;)\s*for=("?)([^";,]+)\1/i.exec(element.trim());
+    if (!match?.[2]) continue;
+    const value = match[2];
+    const bracketed = /^\[([^\]]+)\]/.exec(value);
+    addresses.push(bracketed?.[1] ?? (isIP(value) ? value : value.replace(/:\d+$/, "")));
+  }
+  return addresses;
+}
+
+function forwardingChain(header: HeaderReader): string[] {
+  const xff = header("x-forwarded-for");
+  if (xff) return xff.split(",").map((entry) => entry.trim()).filter(Boolean);
+  const forwarded = header("forwarded");
+  return forwarded ? forwardedFor(forwarded) : [];
+}
+
+/**
+ * Express's `trust proxy` convention, walked from the right: the socket's peer is hop 0,
+ * the last forwarded address hop 1, and so on towards the client. Hops are skipped while
+ * trusted (by count, or by being in the list); the first untrusted one is the client.
+ * Entries to its left were written by the client itself and are never read.
+ */
+function compile(trustProxy: TrustProxy | undefined): ProxyTrust {
+  const list = Array.isArray(trustProxy) ? compileIpRules(trustProxy.join("\n")) : null;
+  const hops = trustProxy === true ? 1 : typeof trustProxy === "number" ? trustProxy : 0;
+  const family = (address: string) => (isIP(address) === 6 ? "ipv6" : "ipv4");
+  /** Whether hop `index` (0 = the socket's peer) at `address` may forward for the one before it. */
+  const trustedHop = (address: string, index: number) => (Array.isArray(trustProxy) ? (list?.check(address, family(address)) ?? false) : index < hops);
+  const trusts = (address: string | undefined) => {
+    const plain = address && stripMapped(address);
+    return !!plain && isIP(plain) !== 0 && trustedHop(plain, 0);
+  };
+  return {
+    trusts,
+    clientIp(socketIp, header) {
+      const socket = socketIp && stripMapped(socketIp);
+      if (!trusts(socket)) return socket;
+      const chain = forwardingChain(header).map(stripMapped).reverse();
+      let index = 1;
+      for (const address of chain) {
+        // A proxy we trust wrote something that is no address: the client is unknown, count the proxy.
+        if (isIP(address) === 0) return socket;
+        if (!trustedHop(address, index)) return address;
+        index++;
+      }
+      // Every hop trusted: the farthest one is as near the client as we can tell.
+      return chain.at(-1) ?? socket;
+    },
+  };
+}
+
+/** The compiled trust rules for a `trustProxy` option (cached: the collect path calls this per hit). */
+export function proxyTrust(trustProxy: TrustProxy | undefined): ProxyTrust {
+  const option = trustProxy ?? false;
+  if (Array.isArray(option)) {
+    let trust = compiledLists.get(option);
+    if (!trust) compiledLists.set(option, (trust = compile(option)));
+    return trust;
+  }
+  let trust = compiledValues.get(option);
+  if (!trust) compiledValues.set(option, (trust = compile(option)));
+  return trust;
+}
+
+/**
+ * The key a client's attempts are counted under: an IPv4 address, or the /64 network of
+ * an IPv6 one (one subscriber usually holds a whole /64, so counting exact addresses
+ * would give each guesser 2^64 budgets).
+ */
+export function addressKey(ip: string | undefined): string {
+  const address = ip ? stripMapped(ip.split("%", 1)[0]!) : "";
+  if (isIP(address) !== 6) return address || "unknown";
+  const [head = "", tail] = address.toLowerCase().split("::");
+  const groups = head === "" ? [] : head.split(":");
+  // `::` stands for as many zero groups as are missing; only the first four groups matter.
+  if (tail !== undefined) {
+    const after = tail === "" ? [] : tail.split(":");
+    const width = after.reduce((total, group) => total + (group.includes(".") ? 2 : 1), 0);
+    groups.push(...Array<string>(8 - groups.length - width).fill("0"), ...after);
+  }
+  return `${groups
+    .slice(0, 4)
+    .map((group) => group.replace(/^0+(?=.)/, ""))
+    .join(":")}::/64`;
+}

@@ -1,0 +1,8 @@
+/**
+ * For Tally's own packages and tests: the public API and what they need beside it.
+ * Not a stable interface: it changes with them.
+ */
+export * from "./index.js";
+export { routes } from "./routes.js";
+export { createOpenApiDocument, impliedStatuses } from "./api/openapi.js";
+export { addressKey, proxyTrust } from "./http/client-ip.js";
