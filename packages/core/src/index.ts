@@ -12,7 +12,7 @@ export type { WebsiteInput } from "./websites/website-input.js";
 export type { HitInput } from "./model/hit-input.js";
 export type { CollectResult } from "./ingest/collector.js";
 export type { Stats, StatsPage, Totals, TotalFigures } from "./stats/stats.js";
-export type { DayRange } from "./stats/reader.js";
+export type { DayRange } from "./stats/count-reader.js";
 export type { Realtime } from "./stats/realtime.js";
 export type {
   StatRow,

@@ -31,7 +31,7 @@ import { createSqliteWorkerStore } from "./backends/sqlite/worker-store.js";
 import { createSqliteStore } from "./backends/sqlite/writer.js";
 import { createWebsiteCache } from "./ingest/website-rules.js";
 import { createRealtimeReader } from "./stats/realtime.js";
-import { databaseReaders, DEFAULT_QUERY_TIMEOUT_MS } from "./stats/readers.js";
+import { databaseReaders, DEFAULT_QUERY_TIMEOUT_MS } from "./stats/database-readers.js";
 import { createStats, type Stats, type StatsRunner } from "./stats/stats.js";
 import { checkTrustProxy, type TrustProxy } from "./shared/trust-proxy.js";
 import { createWebsiteDirectory, createWebsites, type WebsiteDirectory, type Websites } from "./websites/websites.js";

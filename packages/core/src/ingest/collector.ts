@@ -6,7 +6,7 @@ import type { createUserAgentParser } from "../enrich/user-agent.js";
 import { PROP_VALUE_LENGTH } from "../model/dimensions.js";
 import { checkHit, type CheckedHit, type HitInput } from "../model/hit-input.js";
 import { createLocalClock } from "../model/local-time.js";
-import type { PendingHit } from "../model/pending-hit.js";
+import type { Hit } from "../model/hit.js";
 import { externalReferrer, pageOf, utmOf } from "./page.js";
 import type { OutageReport } from "./outage-log.js";
 import type { EngineStore } from "../storage/store.js";
@@ -114,7 +114,7 @@ export function createCollector(options: CollectorOptions) {
     return hit.ip === "" ? null : (geo?.lookup(hit.ip) ?? null);
   }
 
-  async function enrich(hit: CheckedHit, rules: WebsiteRules): Promise<PendingHit> {
+  async function enrich(hit: CheckedHit, rules: WebsiteRules): Promise<Hit> {
     const { day, hour, seconds } = localTime(rules.timezone, hit.timestamp);
     const engagement = hit.engagedMs !== null;
     // Yesterday's hash near midnight (a visit may continue), always for engagement (it may
@@ -131,23 +131,25 @@ export function createCollector(options: CollectorOptions) {
       localTime: seconds,
       day,
       hour,
-      visitor: await hashOn(day, rules, hit),
-      previousVisitor: dayBefore === day ? null : await hashOn(dayBefore, rules, hit),
-      nextVisitor: dayAfter === day || engagement ? null : await hashOn(dayAfter, rules, hit),
-      event: hit.event,
+      visitorHash: await hashOn(day, rules, hit),
+      previousVisitorHash: dayBefore === day ? null : await hashOn(dayBefore, rules, hit),
+      nextVisitorHash: dayAfter === day || engagement ? null : await hashOn(dayAfter, rules, hit),
       engagedMs: hit.engagedMs ?? 0,
       props: hit.props && truncatedValues(hit.props),
-      page: pageOf(hit.url, rules.params, hit.hash),
-      referrer: externalReferrer(hit.referrer, rules.domain),
-      utm: utmOf(hit.url),
-      browser: agent.browser,
-      os: agent.os,
-      device: agent.device,
-      country: place?.country ?? "",
-      continent: place?.continent ?? "",
-      city: place?.city ?? "",
-      screen: hit.screen,
-      language: hit.language,
+      values: {
+        page: pageOf(hit.url, rules.params, hit.hash),
+        referrer: externalReferrer(hit.referrer, rules.domain),
+        ...utmOf(hit.url),
+        browser: agent.browser,
+        os: agent.os,
+        device: agent.device,
+        country: place?.country ?? "",
+        continent: place?.continent ?? "",
+        city: place?.city ?? "",
+        language: hit.language,
+        resolution: hit.screen,
+        event: hit.event ?? "",
+      },
     };
   }
 

@@ -1,9 +1,7 @@
 import { dayNumber } from "../shared/calendar.js";
-import { DIMENSION_KINDS, NEW_VALUES_PER_DAY, OTHER, type DimensionKind } from "../model/dimensions.js";
-import type { PendingHit } from "../model/pending-hit.js";
+import { DIMENSION_KINDS, HIT_DIMENSIONS, KIND_BY_CODE, NEW_VALUES_PER_DAY, OTHER, type DimensionKind } from "../model/dimensions.js";
+import type { Hit } from "../model/hit.js";
 import type { Steps } from "../shared/steps.js";
-
-type MaybePromise<T> = T | Promise<T>;
 
 export interface NewDimension {
   website_id: number;
@@ -13,34 +11,14 @@ export interface NewDimension {
   created_day: number;
 }
 
-/** What the dictionary needs of a store; synchronous (better-sqlite3) or not (kysely). */
+/** What the dictionary needs of a store, as steps answered synchronously (better-sqlite3) or not (kysely). */
 export interface DimensionIo {
-  findDimensions(websiteId: number, kind: number, values: readonly string[]): MaybePromise<readonly { value: string; id: number }[]>;
+  findDimensions(websiteId: number, kind: number, values: readonly string[]): Steps<readonly { value: string; id: number }[]>;
   /** How many values of a kind the website created on a local day (for the daily limit). */
-  countNewDimensions(websiteId: number, kind: number, day: number): MaybePromise<number>;
+  countNewDimensions(websiteId: number, kind: number, day: number): Steps<number>;
   /** Inserts, ignoring values that exist already (another process may have added them). */
-  insertDimensions(rows: readonly NewDimension[]): MaybePromise<void>;
+  insertDimensions(rows: readonly NewDimension[]): Steps<void>;
 }
-
-/** Every kind a hit's fields hold, with the field's accessors; props are handled apart. */
-const HIT_FIELDS: readonly [DimensionKind, (hit: PendingHit) => string, (hit: PendingHit, value: string) => void][] = [
-  ["page", (h) => h.page, (h, v) => (h.page = v)],
-  ["referrer", (h) => h.referrer, (h, v) => (h.referrer = v)],
-  ["utm_source", (h) => h.utm.source, (h, v) => (h.utm = { ...h.utm, source: v })],
-  ["utm_medium", (h) => h.utm.medium, (h, v) => (h.utm = { ...h.utm, medium: v })],
-  ["utm_campaign", (h) => h.utm.campaign, (h, v) => (h.utm = { ...h.utm, campaign: v })],
-  ["utm_content", (h) => h.utm.content, (h, v) => (h.utm = { ...h.utm, content: v })],
-  ["utm_term", (h) => h.utm.term, (h, v) => (h.utm = { ...h.utm, term: v })],
-  ["browser", (h) => h.browser, (h, v) => (h.browser = v)],
-  ["os", (h) => h.os, (h, v) => (h.os = v)],
-  ["device", (h) => h.device, (h, v) => (h.device = v)],
-  ["country", (h) => h.country, (h, v) => (h.country = v)],
-  ["continent", (h) => h.continent, (h, v) => (h.continent = v)],
-  ["city", (h) => h.city, (h, v) => (h.city = v)],
-  ["language", (h) => h.language, (h, v) => (h.language = v)],
-  ["resolution", (h) => h.screen, (h, v) => (h.screen = v)],
-  ["event", (h) => h.event ?? "", (h, v) => (h.event = v)],
-];
 
 type ValueIds = Map<string, number>;
 /** website → kind → value → id */
@@ -63,7 +41,7 @@ export interface Dictionary {
    * daily limit, and rewrites values past it to `(other)` in the hits themselves (so
    * rollups count them there too). Runs inside the flush's transaction.
    */
-  intern(io: DimensionIo, hits: readonly PendingHit[]): Steps<void>;
+  intern(io: DimensionIo, hits: readonly Hit[]): Steps<void>;
   /** The id of a value interned in this flush or before; 0 for "". */
   id(websiteId: number, kind: DimensionKind, value: string): number;
   /** Keeps what this flush learnt (its transaction committed). */
@@ -95,7 +73,7 @@ export function createDictionary(maxCached = 200_000): Dictionary {
     learntCount++;
   }
 
-  function needsOf(hits: readonly PendingHit[]): Needs {
+  function needsOf(hits: readonly Hit[]): Needs {
     const needs: Needs = new Map();
     const need = (websiteId: number, kind: number, value: string, day: number) => {
       if (value === "" || lookup(websiteId, kind, value) !== undefined) return;
@@ -108,7 +86,7 @@ export function createDictionary(maxCached = 200_000): Dictionary {
     for (const hit of hits) {
       if (hit.kind === "engagement") continue;
       const day = dayNumber(hit.day);
-      for (const [kind, read] of HIT_FIELDS) need(hit.websiteId, DIMENSION_KINDS[kind], read(hit), day);
+      for (const kind of HIT_DIMENSIONS) need(hit.websiteId, DIMENSION_KINDS[kind], hit.values[kind], day);
       for (const [name, value] of Object.entries(hit.props ?? {})) {
         need(hit.websiteId, DIMENSION_KINDS.prop_name, name, day);
         need(hit.websiteId, DIMENSION_KINDS.prop_value, value, day);
@@ -124,7 +102,7 @@ export function createDictionary(maxCached = 200_000): Dictionary {
     for (const [value, day] of [...missing].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))) {
       const key = `${websiteId}|${code}|${day}`;
       let count = createdInFlush.get(key) ?? created.get(key);
-      if (count === undefined) count = (yield io.countNewDimensions(websiteId, code, day)) as number;
+      if (count === undefined) count = yield* io.countNewDimensions(websiteId, code, day);
       if (count >= NEW_VALUES_PER_DAY[kind]) continue;
       createdInFlush.set(key, count + 1);
       rows.push({ website_id: websiteId, kind: code, value, search: value.toLowerCase(), created_day: day });
@@ -137,20 +115,16 @@ export function createDictionary(maxCached = 200_000): Dictionary {
   }
 
   function* find(io: DimensionIo, websiteId: number, kind: number, values: readonly string[]): Steps<void> {
-    const rows = (yield io.findDimensions(websiteId, kind, values)) as { value: string; id: number }[];
+    const rows = yield* io.findDimensions(websiteId, kind, values);
     for (const row of rows) learn(websiteId, kind, row.value, Number(row.id));
   }
 
-  function rewriteOverflow(hits: readonly PendingHit[]): void {
+  function rewriteOverflow(hits: readonly Hit[]): void {
     const capped = (websiteId: number, kind: DimensionKind, value: string) =>
       value !== "" && lookup(websiteId, DIMENSION_KINDS[kind], value) === undefined ? OTHER : value;
     for (const hit of hits) {
       if (hit.kind === "engagement") continue;
-      for (const [kind, read, write] of HIT_FIELDS) {
-        const value = read(hit);
-        const kept = capped(hit.websiteId, kind, value);
-        if (kept !== value) write(hit, kept);
-      }
+      for (const kind of HIT_DIMENSIONS) hit.values[kind] = capped(hit.websiteId, kind, hit.values[kind]);
       if (!hit.props) continue;
       const props: Record<string, string> = {};
       for (const [name, value] of Object.entries(hit.props)) {
@@ -160,8 +134,6 @@ export function createDictionary(maxCached = 200_000): Dictionary {
       hit.props = props;
     }
   }
-
-  const kindNames = Object.fromEntries(Object.entries(DIMENSION_KINDS).map(([name, code]) => [code, name as DimensionKind]));
 
   function rollback(): void {
     learnt = new Map();
@@ -181,9 +153,9 @@ export function createDictionary(maxCached = 200_000): Dictionary {
           yield* find(io, websiteId, kind, [...missing.keys()]);
           for (const value of missing.keys()) if (lookup(websiteId, kind, value) !== undefined) missing.delete(value);
           if (missing.size === 0) continue;
-          const rows = yield* allowed(io, websiteId, kindNames[kind]!, missing);
+          const rows = yield* allowed(io, websiteId, KIND_BY_CODE.get(kind)!, missing);
           if (rows.length === 0) continue;
-          yield io.insertDimensions(rows);
+          yield* io.insertDimensions(rows);
           yield* find(io, websiteId, kind, rows.map((row) => row.value));
         }
       }

@@ -1,6 +1,6 @@
+import type { DimensionValues } from "../model/dimensions.js";
 import { DROP_ALL_PARAMS, splitList } from "../shared/exclusion-lists.js";
 import { stripWww } from "../websites/domain.js";
-import type { Utm } from "../model/pending-hit.js";
 import { hasControlCharacters, withoutControlCharacters } from "../shared/text.js";
 import { isTrackingParam, mayHoldTrackingParams, paramName } from "./tracking-params.js";
 
@@ -66,20 +66,20 @@ export function externalReferrer(referrer: string, ownDomain: string): string {
   return host === ownDomain ? "" : host;
 }
 
-const NO_UTM: Utm = Object.freeze({ source: "", medium: "", campaign: "", content: "", term: "" });
 
 /** A `utm_*` parameter as stored: trimmed, no control characters, at most 200 characters. */
 const utmValue = (params: URLSearchParams, name: string) => withoutControlCharacters(params.get(name) ?? "").trim().slice(0, 200);
+
+/** The UTM parameters a visit carries, by the dimension that keeps each. */
+export type Utm = Pick<DimensionValues, "utm_source" | "utm_medium" | "utm_campaign" | "utm_content" | "utm_term">;
+
+const UTM_NAMES = ["utm_source", "utm_medium", "utm_campaign", "utm_content", "utm_term"] as const satisfies readonly (keyof Utm)[];
+
+const NO_UTM: Utm = Object.freeze({ utm_source: "", utm_medium: "", utm_campaign: "", utm_content: "", utm_term: "" });
 
 /** The page URL's UTM parameters, read before exclude_params removes anything. */
 export function utmOf(url: URL): Utm {
   if (!url.search.includes("utm_")) return NO_UTM;
   const params = url.searchParams;
-  return {
-    source: utmValue(params, "utm_source"),
-    medium: utmValue(params, "utm_medium"),
-    campaign: utmValue(params, "utm_campaign"),
-    content: utmValue(params, "utm_content"),
-    term: utmValue(params, "utm_term"),
-  };
+  return Object.fromEntries(UTM_NAMES.map((name) => [name, utmValue(params, name)])) as Utm;
 }

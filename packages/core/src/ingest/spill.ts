@@ -3,7 +3,7 @@ import { mkdir, open, readdir, rename, unlink } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { createInterface } from "node:readline";
-import type { PendingHit } from "../model/pending-hit.js";
+import type { Hit } from "../model/hit.js";
 import type { Chunk } from "./write-queue.js";
 
 /**
@@ -78,6 +78,41 @@ async function spillFiles(folders: SpillFolders, databaseId: string): Promise<st
   return found.sort((a, b) => (a.name < b.name ? -1 : 1)).map((file) => file.path);
 }
 
+/** A hit as spill files written before the dimension registry hold it: fields, not `values`. */
+interface FirstFormatHit extends Omit<Hit, "values" | "visitorHash" | "previousVisitorHash" | "nextVisitorHash"> {
+  visitor: string;
+  previousVisitor: string | null;
+  nextVisitor: string | null;
+  event: string | null;
+  page: string;
+  referrer: string;
+  utm: { source: string; medium: string; campaign: string; content: string; term: string };
+  browser: string;
+  os: string;
+  device: string;
+  country: string;
+  continent: string;
+  city: string;
+  screen: string;
+  language: string;
+}
+
+/** Files written before the registry still replay (kept hits outlive an upgrade). */
+function currentHit(hit: Hit | FirstFormatHit): Hit {
+  if ("values" in hit) return hit;
+  const { visitor, previousVisitor, nextVisitor, event, page, referrer, utm, browser, os, device, country, continent, city, screen, language, ...rest } = hit;
+  return {
+    ...rest,
+    visitorHash: visitor,
+    previousVisitorHash: previousVisitor,
+    nextVisitorHash: nextVisitor,
+    values: {
+      page, referrer, browser, os, device, country, continent, city, language, resolution: screen, event: event ?? "",
+      utm_source: utm.source, utm_medium: utm.medium, utm_campaign: utm.campaign, utm_content: utm.content, utm_term: utm.term,
+    },
+  };
+}
+
 /** The file's batches, in order. */
 async function readSpill(path: string): Promise<Chunk[]> {
   const chunks: Chunk[] = [];
@@ -91,10 +126,10 @@ async function readSpill(path: string): Promise<Chunk[]> {
       header = false;
       continue;
     }
-    const { batch, hit } = JSON.parse(line) as { batch: string; hit: PendingHit };
+    const { batch, hit } = JSON.parse(line) as { batch: string; hit: Hit | FirstFormatHit };
     const last = chunks.at(-1);
-    if (last?.id === batch) last.hits.push(hit);
-    else chunks.push({ id: batch, hits: [hit] });
+    if (last?.id === batch) last.hits.push(currentHit(hit));
+    else chunks.push({ id: batch, hits: [currentHit(hit)] });
   }
   return chunks;
 }
@@ -107,7 +142,7 @@ async function readSpill(path: string): Promise<Chunk[]> {
 export async function replaySpills(
   folders: SpillFolders,
   databaseId: string,
-  write: (hits: readonly PendingHit[], batchId: string) => Promise<void>,
+  write: (hits: readonly Hit[], batchId: string) => Promise<void>,
   onError: (error: unknown) => void,
 ): Promise<{ hits: number; files: string[] }> {
   const done = { hits: 0, files: [] as string[] };

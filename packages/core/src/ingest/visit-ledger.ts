@@ -1,11 +1,12 @@
-import type { PendingHit } from "../model/pending-hit.js";
+import type { Hit } from "../model/hit.js";
 
-/** A visit that starts in this flush. `id` and `visitor` are provisional (negative) until stored. */
+/** A visit that starts in this flush. `id` and `firstVisitId` are provisional (negative) until stored. */
 export interface NewVisit {
   id: number;
-  visitor: number;
+  /** The id of its visitor-day's first visit (its own id when it is that visit). */
+  firstVisitId: number;
   /** The hit that started it: entry page, referrer, UTM, browser… */
-  first: PendingHit;
+  first: Hit;
   change: VisitChange;
 }
 
@@ -31,7 +32,8 @@ export interface HitRow {
   visit: number;
   time: number;
   page: string;
-  event: string | null;
+  /** "" for a pageview. */
+  event: string;
   /** Its place in the visit. */
   seq: number;
 }
@@ -54,10 +56,10 @@ export function createVisitLedger() {
   const emptyChange = (id: number, websiteId: number, day: string): VisitChange => ({ id, websiteId, day, pageviews: 0, events: 0, duration: 0, exitPage: null, engagedMs: 0 });
 
   return {
-    /** Starts a visit; its visitor is `visitor`, or the visit itself when the visitor-day has none yet. */
-    start(first: PendingHit, visitor: number): NewVisit {
+    /** Starts a visit of the visitor-day whose first visit is `firstVisitId` (0: none yet, this is it). */
+    start(first: Hit, firstVisitId: number): NewVisit {
       const id = -(created.length + 1);
-      const visit: NewVisit = { id, visitor: visitor === 0 ? id : visitor, first, change: emptyChange(id, first.websiteId, first.day) };
+      const visit: NewVisit = { id, firstVisitId: firstVisitId === 0 ? id : firstVisitId, first, change: emptyChange(id, first.websiteId, first.day) };
       created.push(visit);
       changes.set(id, visit.change);
       return visit;

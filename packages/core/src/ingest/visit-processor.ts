@@ -1,7 +1,12 @@
 import { createCounters, type CounterRow, type Counters } from "../model/counters.js";
-import { PROPERTY_SEPARATOR } from "../model/dimensions.js";
-import type { PendingHit, VisitorState } from "../model/pending-hit.js";
+import { PROPERTY_SEPARATOR, VISIT_COLUMNS, type Counted, type VisitColumnOf } from "../model/dimensions.js";
+import { newVisitorState, type Hit, type VisitorState } from "../model/hit.js";
 import { createVisitLedger, type HitRow, type NewVisit, type PropRow, type VisitChange, type VisitLedger } from "./visit-ledger.js";
+
+/** The visit columns by how their statistic is counted. */
+const COUNTED = Object.fromEntries(
+  (["visit", "visitor", "visitor-value", "exit"] as const).map((counted) => [counted, VISIT_COLUMNS.filter((column) => column.counted === counted)]),
+) as unknown as Record<Counted, readonly VisitColumnOf[]>;
 
 /** A visit ends after this long without activity. */
 export const VISIT_TIMEOUT_MS = 30 * 60 * 1000;
@@ -35,7 +40,7 @@ interface Flush {
  * touch: rollup increments, new and changed visits, hit rows. Pure: the caller loads the
  * states before and stores everything after, in one transaction (docs/statistics.md).
  */
-export function processHits(hits: readonly PendingHit[], states: Map<string, VisitorState>): FlushChanges {
+export function processHits(hits: readonly Hit[], states: Map<string, VisitorState>): FlushChanges {
   const flush: Flush = { states, counters: createCounters(), visits: createVisitLedger(), touched: new Set(), hits: [], props: [] };
   for (const hit of hits) {
     if (hit.kind === "engagement") applyEngagement(flush, hit);
@@ -51,58 +56,37 @@ export function processHits(hits: readonly PendingHit[], states: Map<string, Vis
   };
 }
 
-function applyHit(flush: Flush, hit: PendingHit): void {
+function applyHit(flush: Flush, hit: Hit): void {
   const own = stateFor(flush, hit);
   // A hit older than the person's latest one (this day's, or the next day's) joins that visit.
-  const next = hit.nextVisitor ? flush.states.get(hit.nextVisitor) : undefined;
+  const next = hit.nextVisitorHash ? flush.states.get(hit.nextVisitorHash) : undefined;
   const holder = next !== undefined && next.lastSeen > hit.timestamp ? next : own;
   const late = hit.timestamp < holder.lastSeen;
   if (!late && startsVisit(hit, own)) startVisit(flush, hit, own);
   flush.touched.add(own).add(holder);
-  countOncePerValue(flush.counters, hit, own, "resolution", hit.screen);
-  countOncePerValue(flush.counters, hit, own, "language", hit.language);
-  if (hit.kind === "event" && hit.event !== null) countOncePerValue(flush.counters, hit, own, "event_visitors", hit.event, "goal");
+  for (const { statistic, kind } of COUNTED["visitor-value"]) countOncePerValue(flush.counters, hit, own, statistic, hit.values[kind]);
+  if (hit.kind === "event") countOncePerValue(flush.counters, hit, own, "event_visitors", hit.values.event, "goal");
   addToVisit(flush, hit, holder, late);
   countHit(flush, hit, holder.visit, holder.visitPageviews + holder.visitEvents - 1);
   own.lastSeen = Math.max(own.lastSeen, hit.timestamp);
 }
 
 /** This day's state of the hit's visitor; on their first hit of the day, counts the visitor. */
-function stateFor(flush: Flush, hit: PendingHit): VisitorState {
-  const known = flush.states.get(hit.visitor);
+function stateFor(flush: Flush, hit: Hit): VisitorState {
+  const known = flush.states.get(hit.visitorHash);
   if (known && known.lastSeen > 0) return known;
-  const state: VisitorState = {
-    hash: hit.visitor,
-    websiteId: hit.websiteId,
-    day: hit.day,
-    lastSeen: 0,
-    visitReferrer: "",
-    visitCampaign: "",
-    seen: new Set(),
-    visitor: 0,
-    visit: 0,
-    visitStart: 0,
-    visitDay: "",
-    visitPageviews: 0,
-    visitEvents: 0,
-    visitExit: "",
-  };
-  const yesterday = hit.previousVisitor ? flush.states.get(hit.previousVisitor) : undefined;
+  const state = newVisitorState(hit.visitorHash, hit.websiteId, hit.day);
+  const yesterday = hit.previousVisitorHash ? flush.states.get(hit.previousVisitorHash) : undefined;
   if (yesterday !== undefined && yesterday.lastSeen > 0 && hit.timestamp - yesterday.lastSeen < VISIT_TIMEOUT_MS) {
     // The visit under way runs past midnight: this day's state carries it on.
     Object.assign(state, visitOf(yesterday), { lastSeen: yesterday.lastSeen });
   }
-  flush.states.set(hit.visitor, state);
+  flush.states.set(hit.visitorHash, state);
   const { counters } = flush;
   const { websiteId, day } = hit;
   counters.addDaily(websiteId, "visitors", day, day);
   counters.add(websiteId, "visitors_hours", day, hit.hour);
-  counters.add(websiteId, "browser", day, hit.browser);
-  counters.add(websiteId, "os", day, hit.os);
-  counters.add(websiteId, "device", day, hit.device);
-  counters.add(websiteId, "country", day, hit.country);
-  counters.add(websiteId, "continent", day, hit.continent);
-  counters.add(websiteId, "city", day, hit.city);
+  for (const { statistic, kind } of COUNTED.visitor) counters.add(websiteId, statistic, day, hit.values[kind]);
   return state;
 }
 
@@ -117,21 +101,22 @@ const visitOf = (state: VisitorState) => ({
   visitExit: state.visitExit,
 });
 
-function startsVisit(hit: PendingHit, state: VisitorState): boolean {
+function startsVisit(hit: Hit, state: VisitorState): boolean {
   if (state.lastSeen === 0 || state.visit === 0 || hit.timestamp - state.lastSeen >= VISIT_TIMEOUT_MS) return true;
-  if (hit.referrer !== "" && hit.referrer !== state.visitReferrer) return true;
-  return hit.utm.campaign !== "" && hit.utm.campaign !== state.visitCampaign;
+  const { referrer, utm_campaign: campaign } = hit.values;
+  if (referrer !== "" && referrer !== state.visitReferrer) return true;
+  return campaign !== "" && campaign !== state.visitCampaign;
 }
 
-function startVisit(flush: Flush, hit: PendingHit, state: VisitorState): void {
-  const visit = flush.visits.start(hit, state.visitor);
+function startVisit(flush: Flush, hit: Hit, state: VisitorState): void {
+  const visit = flush.visits.start(hit, state.firstVisitId);
   Object.assign(state, {
-    visitor: visit.visitor,
+    firstVisitId: visit.firstVisitId,
     visit: visit.id,
     visitStart: hit.timestamp,
     visitDay: hit.day,
-    visitReferrer: hit.referrer,
-    visitCampaign: hit.utm.campaign,
+    visitReferrer: hit.values.referrer,
+    visitCampaign: hit.values.utm_campaign,
     visitPageviews: 0,
     visitEvents: 0,
     visitExit: "",
@@ -139,13 +124,7 @@ function startVisit(flush: Flush, hit: PendingHit, state: VisitorState): void {
   const { counters } = flush;
   const { websiteId, day } = hit;
   counters.addDaily(websiteId, "visits", day, day);
-  counters.add(websiteId, "landing_page", day, hit.page);
-  counters.add(websiteId, "referrer", day, hit.referrer);
-  counters.add(websiteId, "campaign", day, hit.utm.campaign);
-  counters.add(websiteId, "utm_source", day, hit.utm.source);
-  counters.add(websiteId, "utm_medium", day, hit.utm.medium);
-  counters.add(websiteId, "utm_content", day, hit.utm.content);
-  counters.add(websiteId, "utm_term", day, hit.utm.term);
+  for (const { statistic, kind } of COUNTED.visit) counters.add(websiteId, statistic, day, hit.values[kind]);
 }
 
 const isBounce = (state: VisitorState) => state.visitPageviews === 1 && state.visitEvents === 0;
@@ -156,7 +135,7 @@ const durationOf = (state: VisitorState) => Math.max(0, Math.floor((state.lastSe
  * duration, and the rollups keyed by the day the visit started. A late hit never moves
  * the exit page or the duration (a later hit was counted already).
  */
-function addToVisit(flush: Flush, hit: PendingHit, holder: VisitorState, late: boolean): void {
+function addToVisit(flush: Flush, hit: Hit, holder: VisitorState, late: boolean): void {
   const { counters, visits } = flush;
   const { websiteId } = hit;
   const day = holder.visitDay;
@@ -166,10 +145,13 @@ function addToVisit(flush: Flush, hit: PendingHit, holder: VisitorState, late: b
     holder.visitPageviews++;
     change.pageviews++;
     counters.addDaily(websiteId, "visit_pageviews", day, day);
-    if (!late && holder.visitExit !== hit.page) {
-      counters.add(websiteId, "exit_page", day, holder.visitExit, -1);
-      counters.add(websiteId, "exit_page", day, hit.page);
-      holder.visitExit = change.exitPage = hit.page;
+    const { page } = hit.values;
+    if (!late && holder.visitExit !== page) {
+      for (const { statistic } of COUNTED.exit) {
+        counters.add(websiteId, statistic, day, holder.visitExit, -1);
+        counters.add(websiteId, statistic, day, page);
+      }
+      holder.visitExit = change.exitPage = page;
     }
   } else {
     holder.visitEvents++;
@@ -194,9 +176,9 @@ function extendVisit(flush: Flush, holder: VisitorState, time: number): void {
  * An engagement signal: engaged time and activity for the visit of the person's latest
  * activity that day (or the day before); never a visitor, a visit or a hit.
  */
-function applyEngagement(flush: Flush, signal: PendingHit): void {
-  const today = flush.states.get(signal.visitor);
-  const yesterday = signal.previousVisitor ? flush.states.get(signal.previousVisitor) : undefined;
+function applyEngagement(flush: Flush, signal: Hit): void {
+  const today = flush.states.get(signal.visitorHash);
+  const yesterday = signal.previousVisitorHash ? flush.states.get(signal.previousVisitorHash) : undefined;
   const holder = today && today.lastSeen > 0 && today.visit !== 0 ? today : yesterday;
   if (!holder || holder.lastSeen === 0 || holder.visit === 0) return;
   flush.visits.change(holder.visit, holder.websiteId, holder.visitDay).engagedMs += signal.engagedMs;
@@ -205,7 +187,7 @@ function applyEngagement(flush: Flush, signal: PendingHit): void {
 }
 
 /** Counts `value` once per visitor-day, remembering at most MAX_SEEN_PER_VISITOR values. */
-function countOncePerValue(counters: Counters, hit: PendingHit, state: VisitorState, name: string, value: string, tag = name): void {
+function countOncePerValue(counters: Counters, hit: Hit, state: VisitorState, name: string, value: string, tag = name): void {
   if (value === "") return;
   const marker = `${tag}:${value}`;
   if (state.seen.has(marker) || state.seen.size >= MAX_SEEN_PER_VISITOR) return;
@@ -214,17 +196,17 @@ function countOncePerValue(counters: Counters, hit: PendingHit, state: VisitorSt
 }
 
 /** Counts a hit, the `seq`-th of its visit, and keeps its row and its properties' rows. */
-function countHit(flush: Flush, hit: PendingHit, visit: number, seq: number): void {
+function countHit(flush: Flush, hit: Hit, visit: number, seq: number): void {
   const { counters } = flush;
   const { websiteId, day } = hit;
-  flush.hits.push({ websiteId, visit, time: hit.localTime, page: hit.page, event: hit.event, seq });
+  const { page, event } = hit.values;
+  flush.hits.push({ websiteId, visit, time: hit.localTime, page, event, seq });
   if (hit.kind === "pageview") {
     counters.addDaily(websiteId, "pageviews", day, day);
     counters.add(websiteId, "pageviews_hours", day, hit.hour);
-    counters.add(websiteId, "page", day, hit.page);
+    counters.add(websiteId, "page", day, page);
     return;
   }
-  const event = hit.event ?? "";
   counters.add(websiteId, "event", day, event);
   for (const [name, value] of Object.entries(hit.props ?? {})) {
     // An empty value is stored (`prop:<name>:is_not:…` sees it) but, like every empty value, never listed.

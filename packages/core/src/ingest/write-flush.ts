@@ -1,9 +1,9 @@
 import { dayNumber } from "../shared/calendar.js";
+import { VISIT_COLUMNS } from "../model/dimensions.js";
 import type { Dictionary } from "./dictionary.js";
-import type { VisitorsTable } from "../storage/schema.js";
 import type { FlushIo, TouchedDay, VisitRow, VisitorClaim } from "./flush-io.js";
 import { rowOf, stateOf } from "./flush-io.js";
-import type { PendingHit } from "../model/pending-hit.js";
+import type { Hit } from "../model/hit.js";
 import type { NewVisit } from "./visit-ledger.js";
 import type { Steps } from "../shared/steps.js";
 import { processHits, type FlushChanges } from "./visit-processor.js";
@@ -14,47 +14,33 @@ export interface FlushWork {
   read: string[];
 }
 
-export function flushWork(hits: readonly PendingHit[]): FlushWork {
+export function flushWork(hits: readonly Hit[]): FlushWork {
   const claim = new Map<string, VisitorClaim>();
   const read = new Set<string>();
   for (const hit of hits) {
     // Engagement signals never create a visitor: they only read.
-    if (hit.kind !== "engagement") claim.set(hit.visitor, { hash: hit.visitor, websiteId: hit.websiteId, day: hit.day });
-    read.add(hit.visitor);
-    if (hit.previousVisitor) read.add(hit.previousVisitor);
-    if (hit.nextVisitor) read.add(hit.nextVisitor);
+    if (hit.kind !== "engagement") claim.set(hit.visitorHash, { hash: hit.visitorHash, websiteId: hit.websiteId, day: hit.day });
+    read.add(hit.visitorHash);
+    if (hit.previousVisitorHash) read.add(hit.previousVisitorHash);
+    if (hit.nextVisitorHash) read.add(hit.nextVisitorHash);
   }
   return { claim: [...claim.values()], read: [...read] };
 }
 
-function visitRow(visit: NewVisit, id: Dictionary["id"], visitor: number): VisitRow {
+function visitRow(visit: NewVisit, id: Dictionary["id"], firstVisitId: number): VisitRow {
   const { first: hit, change } = visit;
   const w = hit.websiteId;
-  return {
+  const row: VisitRow = {
     website_id: w,
-    visitor,
+    visitor: firstVisitId,
     start: hit.localTime,
     duration: change.duration,
     pageviews: change.pageviews,
     events: change.events,
     engaged: Math.floor(change.engagedMs / 1000),
-    entry_page: id(w, "page", hit.page),
-    exit_page: id(w, "page", change.exitPage ?? ""),
-    referrer: id(w, "referrer", hit.referrer),
-    utm_source: id(w, "utm_source", hit.utm.source),
-    utm_medium: id(w, "utm_medium", hit.utm.medium),
-    utm_campaign: id(w, "utm_campaign", hit.utm.campaign),
-    utm_content: id(w, "utm_content", hit.utm.content),
-    utm_term: id(w, "utm_term", hit.utm.term),
-    browser: id(w, "browser", hit.browser),
-    os: id(w, "os", hit.os),
-    device: id(w, "device", hit.device),
-    country: id(w, "country", hit.country),
-    continent: id(w, "continent", hit.continent),
-    city: id(w, "city", hit.city),
-    language: id(w, "language", hit.language),
-    resolution: id(w, "resolution", hit.screen),
-  };
+  } as VisitRow;
+  for (const { column, kind, counted } of VISIT_COLUMNS) row[column] = id(w, kind, counted === "exit" ? (change.exitPage ?? "") : hit.values[kind]);
+  return row;
 }
 
 /** The days (of visit start) whose visits, hits or properties a flush adds or changes, each with its latest hit. */
@@ -77,22 +63,18 @@ export function touchedDays(changes: FlushChanges): TouchedDay[] {
 
 /**
  * Stores the flush's new visits and answers their ids by provisional order (-1 → [0]).
- * A visit's visitor is 0 when it is its visitor-day's first, else the id of that first.
+ * A visit's `visitor` column is 0 when it is its visitor-day's first, else the id of that
+ * first (always stored before it).
  */
-function* storeNewVisits(
-  io: FlushIo,
-  visits: readonly NewVisit[],
-  rowOf: (visit: NewVisit, visitor: number) => VisitRow,
-): Steps<number[]> {
-  const visitorOf = (visit: NewVisit, ids: readonly number[]) =>
-    visit.visitor === visit.id ? 0 : visit.visitor < 0 ? ids[-visit.visitor - 1]! : visit.visitor;
-  if (io.reserveVisitIds && io.insertVisitsWithIds) {
-    const ids = visits.length === 0 ? [] : [...((yield io.reserveVisitIds(visits.length)) as number[])];
-    yield io.insertVisitsWithIds(visits.map((visit, index) => ({ id: ids[index]!, ...rowOf(visit, visitorOf(visit, ids)) })));
+function* storeNewVisits(io: FlushIo, visits: readonly NewVisit[], rowOf: (visit: NewVisit, firstVisitId: number) => VisitRow): Steps<number[]> {
+  const firstIdOf = ({ id, firstVisitId }: NewVisit, ids: readonly number[]) => (firstVisitId === id ? 0 : firstVisitId < 0 ? ids[-firstVisitId - 1]! : firstVisitId);
+  if (io.reserveVisitIds) {
+    const ids = visits.length === 0 ? [] : yield* io.reserveVisitIds(visits.length);
+    yield* io.insertVisitsWithIds(visits.map((visit, index) => ({ id: ids[index]!, ...rowOf(visit, firstIdOf(visit, ids)) })));
     return ids;
   }
   const ids: number[] = [];
-  for (const visit of visits) ids.push((yield io.insertVisit(rowOf(visit, visitorOf(visit, ids)))) as number);
+  for (const visit of visits) ids.push(yield* io.insertVisit(rowOf(visit, firstIdOf(visit, ids))));
   return ids;
 }
 
@@ -102,13 +84,13 @@ function* storeNewVisits(
  * apply the visitor states, then store new visits (learning their ids), visit changes,
  * hit and property rows, states and rollup counts.
  */
-export function* writeFlush(io: FlushIo, dictionary: Dictionary, hits: readonly PendingHit[], batchId: string): Steps<void> {
+export function* writeFlush(io: FlushIo, dictionary: Dictionary, hits: readonly Hit[], batchId: string): Steps<void> {
   // First, so that a second process replaying the same batch waits here for this one to commit, then skips it.
-  if (!((yield io.claimBatch(batchId, Date.now())) as boolean)) return;
+  if (!(yield* io.claimBatch(batchId, Date.now()))) return;
   yield* dictionary.intern(io, hits);
   const work = flushWork(hits);
-  if (io.claimVisitors) yield io.claimVisitors(work.claim);
-  const loaded = (yield io.loadVisitors(work.read)) as readonly VisitorsTable[];
+  yield* io.claimVisitors(work.claim);
+  const loaded = yield* io.loadVisitors(work.read);
   const states = new Map(loaded.map((row) => [row.hash, stateOf(row)]));
   const changes = processHits(hits, states);
   const id = dictionary.id;
@@ -116,7 +98,7 @@ export function* writeFlush(io: FlushIo, dictionary: Dictionary, hits: readonly 
   const stored = yield* storeNewVisits(io, changes.newVisits, (visit, visitor) => visitRow(visit, id, visitor));
   const real = (visit: number) => (visit < 0 ? stored[-visit - 1]! : visit);
 
-  yield io.updateVisits(
+  yield* io.updateVisits(
     changes.visitUpdates.map((change) => ({
       id: change.id,
       pageviews: change.pageviews,
@@ -126,17 +108,17 @@ export function* writeFlush(io: FlushIo, dictionary: Dictionary, hits: readonly 
       engaged: Math.floor(change.engagedMs / 1000),
     })),
   );
-  yield io.insertHits(
+  yield* io.insertHits(
     changes.hits.map((hit) => ({
       website_id: hit.websiteId,
       visit_id: real(hit.visit),
       time: hit.time,
       page: id(hit.websiteId, "page", hit.page),
-      event: hit.event === null ? 0 : id(hit.websiteId, "event", hit.event),
+      event: id(hit.websiteId, "event", hit.event),
       seq: hit.seq,
     })),
   );
-  yield io.insertProps(
+  yield* io.insertProps(
     changes.props.map((prop) => ({
       website_id: prop.websiteId,
       visit_id: real(prop.visit),
@@ -147,7 +129,7 @@ export function* writeFlush(io: FlushIo, dictionary: Dictionary, hits: readonly 
       value: id(prop.websiteId, "prop_value", prop.value),
     })),
   );
-  yield io.saveVisitors(changes.states.map((state) => rowOf({ ...state, visitor: real(state.visitor), visit: real(state.visit) })));
-  yield io.addCounts(changes.counts);
-  yield io.touchDays(touchedDays(changes));
+  yield* io.saveVisitors(changes.states.map((state) => rowOf({ ...state, firstVisitId: real(state.firstVisitId), visit: real(state.visit) })));
+  yield* io.addCounts(changes.counts);
+  yield* io.touchDays(touchedDays(changes));
 }

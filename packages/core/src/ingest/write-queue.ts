@@ -1,7 +1,7 @@
 import { randomBytes } from "node:crypto";
 import { UnavailableError } from "../shared/errors.js";
 import type { OutageReport } from "./outage-log.js";
-import type { PendingHit } from "../model/pending-hit.js";
+import type { Hit } from "../model/hit.js";
 import { storeFaultOf, StoreUnavailableError, type StoreFault } from "../storage/store-faults.js";
 import type { EngineStore } from "../storage/store.js";
 
@@ -12,7 +12,7 @@ import type { EngineStore } from "../storage/store.js";
  */
 export interface Chunk {
   id: string;
-  hits: PendingHit[];
+  hits: Hit[];
 }
 
 /** How the store takes writes now, for `GET /health` and the `Warning` of statistics. */
@@ -40,7 +40,7 @@ export interface WriteQueueOptions {
   /** Told of each failure (the user's `onError`). */
   onError?: ((error: unknown) => void) | undefined;
   /** Awaited after each write that worked, with the hits written (the collector moves its clock and rotates salts). */
-  written?(hits: readonly PendingHit[]): Promise<void>;
+  written?(hits: readonly Hit[]): Promise<void>;
   /** Hits of websites deleted meanwhile are not written. */
   isDeleted?(websiteId: number): boolean;
 }
@@ -66,7 +66,7 @@ export function createWriteQueue(options: WriteQueueOptions) {
   const batchSize = options.batchSize ?? 20_000;
   const maxBuffered = options.maxBufferedHits ?? 200_000;
   const chunkSize = Math.min(store.maxHitsPerWrite ?? batchSize, batchSize);
-  let buffer: PendingHit[] = [];
+  let buffer: Hit[] = [];
   /** Chunks formed from the buffer and not written yet, in order; the first may have failed before. */
   const ready: Chunk[] = [];
   let flushing: Promise<void> | null = null;
@@ -165,7 +165,7 @@ export function createWriteQueue(options: WriteQueueOptions) {
       if (unwritten() >= maxBuffered) throw new UnavailableError("Too many hits are waiting to be written; try again shortly.");
     },
     /** Adds an accepted hit; a full batch starts a write, and past two batches the caller waits for it (back-pressure). */
-    async add(hit: PendingHit): Promise<void> {
+    async add(hit: Hit): Promise<void> {
       buffer.push(hit);
       if (buffer.length < batchSize || backingOff()) return;
       const written = flush().catch(() => {});

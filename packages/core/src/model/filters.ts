@@ -1,26 +1,8 @@
 import { ValidationError } from "../shared/errors.js";
+import { VISIT_DIMENSIONS, type VisitColumnName } from "./dimensions.js";
 
-/** Dimensions a visit has one value of. */
-export const VISIT_DIMENSIONS = [
-  "entry_page",
-  "exit_page",
-  "referrer",
-  "utm_source",
-  "utm_medium",
-  "utm_campaign",
-  "utm_content",
-  "utm_term",
-  "browser",
-  "os",
-  "device",
-  "country",
-  "continent",
-  "city",
-  "language",
-  "resolution",
-] as const;
-
-export type VisitDimension = (typeof VISIT_DIMENSIONS)[number];
+/** A filter on a visit column. */
+export type VisitDimension = VisitColumnName;
 export type Operator = "is" | "is_not" | "contains";
 
 /** One `filter`: a visit dimension, `page`, `event`, or an event property `prop:<name>`. */

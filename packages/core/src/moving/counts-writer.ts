@@ -4,7 +4,9 @@ import { rollupDimensions } from "../storage/segments-backfill.js";
 import type { SqlDialect } from "../storage/dialect.js";
 import { createCounters } from "../model/counters.js";
 import type { NewDimension } from "../ingest/dictionary.js";
-import { kyselyFlushIo } from "../ingest/kysely-store.js";
+import { createFlushIo } from "../ingest/flush-io.js";
+import { kyselyRunner } from "../storage/sql-runner.js";
+import { runAsync } from "../shared/steps.js";
 import { withoutTrackingParams } from "../ingest/tracking-params.js";
 import { DAY_ONLY } from "../stats/rollup-reader.js";
 import type { CountDraft } from "./import-items.js";
@@ -34,9 +36,9 @@ export function createCountsWriter(db: Kysely<Database>, dialect: SqlDialect, we
     dimensions = new Map();
     pending = 0;
     await db.transaction().execute(async (trx) => {
-      const io = kyselyFlushIo(trx, dialect);
-      await io.insertDimensions(values);
-      await io.addCounts(rows);
+      const io = createFlushIo(kyselyRunner(trx, dialect), dialect);
+      await runAsync(io.insertDimensions(values));
+      await runAsync(io.addCounts(rows));
     });
   }
 

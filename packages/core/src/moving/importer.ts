@@ -73,11 +73,11 @@ export interface ImportContext {
 }
 
 /** checkHit names fields as the tracker sends them. */
-const HIT_FIELDS: Readonly<Record<string, string>> = { u: "page URL", n: "event name", p: "event properties", ip: "visitor", timestamp: "time" };
+const HIT_FIELD_NAMES: Readonly<Record<string, string>> = { u: "page URL", n: "event name", p: "event properties", ip: "visitor", timestamp: "time" };
 
 /** Why Tally cannot count a hit (a URL over 2,048 characters…), as a skip reason. */
 function invalidReason(error: ValidationError): string {
-  return `not a hit Tally can count (${Object.keys(error.errors).map((field) => HIT_FIELDS[field] ?? field).join(", ")})`;
+  return `not a hit Tally can count (${Object.keys(error.errors).map((field) => HIT_FIELD_NAMES[field] ?? field).join(", ")})`;
 }
 
 /** The skip reason of a hit that breaks Tally's rules, or null. */

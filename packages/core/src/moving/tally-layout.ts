@@ -1,4 +1,4 @@
-import { PROPERTY_SEPARATOR } from "../model/dimensions.js";
+import { PROPERTY_SEPARATOR, VISIT_COLUMNS } from "../model/dimensions.js";
 import { ratio } from "../model/stat-names.js";
 
 /**
@@ -16,10 +16,8 @@ export interface TallyFile {
   derived?: Readonly<Record<string, (counts: (name: string) => number) => number>>;
 }
 
-const DIMENSION_STATS = [
-  "page", "landing_page", "exit_page", "referrer", "campaign", "utm_source", "utm_medium", "utm_content", "utm_term",
-  "browser", "os", "device", "resolution", "language", "country", "continent", "city", "event",
-] as const;
+/** Statistics with a file of day, value and count: pages, every visit column's, events. */
+const DIMENSION_STATS = ["page", ...VISIT_COLUMNS.map(({ statistic }) => statistic), "event"];
 
 export const TALLY_FILES: readonly TallyFile[] = [
   { file: "pageviews.csv", keys: [], counts: { pageviews: "pageviews" } },

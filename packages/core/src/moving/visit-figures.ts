@@ -1,5 +1,6 @@
 import { sql, type Kysely } from "kysely";
 import { dayNumber } from "../shared/calendar.js";
+import type { VisitColumnName } from "../model/dimensions.js";
 import type { Database } from "../storage/schema.js";
 import { BOUNCED, VISITOR } from "../stats/segment-reader.js";
 
@@ -13,7 +14,7 @@ export interface VisitFigures {
 }
 
 /** Visit columns that hold a dictionary id. */
-export type VisitColumn = "entry_page" | "exit_page" | "referrer" | "utm_source" | "utm_medium" | "utm_campaign" | "utm_content" | "utm_term" | "browser" | "os" | "device" | "country";
+export type VisitColumn = VisitColumnName;
 
 const bounds = (day: string) => [dayNumber(day) * 86_400, (dayNumber(day) + 1) * 86_400] as const;
 

@@ -1,6 +1,6 @@
 import type { Stats, TotalFigures } from "../stats/stats.js";
 import type { StatRow } from "../stats/stats-query.js";
-import type { DayRange } from "../stats/reader.js";
+import type { DayRange } from "../stats/count-reader.js";
 import type { ReportRange } from "./report-period.js";
 
 /** How many rows each top list shows. */

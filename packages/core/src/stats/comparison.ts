@@ -1,5 +1,5 @@
 import { addDays, daysIn, yearEarlier } from "../shared/calendar.js";
-import type { DayRange } from "./reader.js";
+import type { DayRange } from "./count-reader.js";
 
 export type CompareMode = "previous_period" | "year";
 

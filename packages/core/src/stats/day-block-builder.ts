@@ -1,20 +1,20 @@
 import { sql, type Kysely } from "kysely";
 import type { Database } from "../storage/schema.js";
 import { encodeColumn } from "./day-block-format.js";
-import { VISIT_DIMENSIONS } from "../model/filters.js";
+import { VISIT_DIMENSIONS } from "../model/dimensions.js";
 
 /**
  * Day blocks: the visits that started on one local day, with all their hits and event
  * properties, stored column by column (docs/statistics.md, "How filtered statistics are
  * read"). Filtered statistics scan these instead of the rows, a few bytes per value.
  *
- * Visits are in visitor-day order (`v.visitor` is 1 where a visitor-day's run starts), hits in visit order
+ * Visits are in visitor-day order (`v.run_start` is 1 where a visitor-day's run starts), hits in visit order
  * (`v.hits` of them per visit), properties in hit order (`p.hit`). Times are seconds
  * from the start of the day.
  */
 export const VISIT_COUNTS = ["start", "duration", "pageviews", "events"] as const;
 export type BlockColumn =
-  | "v.visitor"
+  | "v.run_start"
   | "v.hits"
   | `v.${(typeof VISIT_COUNTS)[number]}`
   | `v.${(typeof VISIT_DIMENSIONS)[number]}`
@@ -73,7 +73,7 @@ async function readBlock(db: Kysely<Database>, websiteId: number, day: number): 
   const runStarts = visits.map((visit, i) => Number(i === 0 || visitorOf(visit) !== visitorOf(visits[i - 1]!)));
 
   const columns = new Map<BlockColumn, Uint8Array>();
-  columns.set("v.visitor", encodeColumn(runStarts));
+  columns.set("v.run_start", encodeColumn(runStarts));
   columns.set("v.hits", encodeColumn(hitsPerVisit));
   for (const column of VISIT_COUNTS) {
     columns.set(`v.${column}`, encodeColumn(visits.map((visit) => (column === "start" ? visit.start! - start : visit[column]!))));

@@ -33,7 +33,7 @@ const visitColumn = (dimension: VisitDimension): BlockColumn => `v.${dimension}`
 
 /** The columns a scan reads; `h.time` only where some hits may fall outside the range. */
 export function columnsFor(counting: BlockCounting, conditions: readonly Condition[], withTime: boolean): BlockColumn[] {
-  const columns = new Set<BlockColumn>(["v.visitor", "v.hits"]);
+  const columns = new Set<BlockColumn>(["v.run_start", "v.hits"]);
   for (const condition of conditions) {
     if (condition.on === "visit") columns.add(visitColumn(condition.dimension));
     else if (condition.on === "page") columns.add("h.page");
@@ -90,7 +90,7 @@ function runsOf(starts: Column): Uint32Array {
  * visitor-day's keys once when counting visitors: rows arrive in visitor-day runs, so a
  * run's keys are only remembered until the next run.
  */
-function createTally(distinctVisitors: boolean, runs: Uint32Array) {
+function createSlotCounter(distinctVisitors: boolean, runs: Uint32Array) {
   const slots: number[] = [];
   /** Slots below 0: the days before a visit's own (a late hit that joined a visit which started after it). */
   const below = new Map<number, number>();
@@ -124,7 +124,7 @@ function createTally(distinctVisitors: boolean, runs: Uint32Array) {
  */
 export function countBlock(day: number, column: (name: BlockColumn) => Column, scan: BlockScan, withTime: boolean, into: Map<number, number>): void {
   const { counting } = scan;
-  const runs = runsOf(column("v.visitor"));
+  const runs = runsOf(column("v.run_start"));
   const visitCount = runs.length;
   const hitStart = offsets(column("v.hits"), visitCount);
   const hitCount = hitStart[visitCount]!;
@@ -170,11 +170,11 @@ export function countBlock(day: number, column: (name: BlockColumn) => Column, s
     }
   }
 
-  const tally = createTally(counting.count === "visitors", runs);
+  const slots = createSlotCounter(counting.count === "visitors", runs);
   let keyOf: (slot: number) => number;
-  if (counting.from === "visits") keyOf = countVisits(day, column, counting, visitOk, runs, tally.add);
-  else keyOf = countHits(day, column, scan, withTime, visitOk, hitStart, hitTest, propsOfHit, tally.add);
-  tally.forEach((n, slot) => {
+  if (counting.from === "visits") keyOf = countVisits(day, column, counting, visitOk, runs, slots.add);
+  else keyOf = countHits(day, column, scan, withTime, visitOk, hitStart, hitTest, propsOfHit, slots.add);
+  slots.forEach((n, slot) => {
     const key = keyOf(slot);
     into.set(key, (into.get(key) ?? 0) + n);
   });

@@ -3,7 +3,7 @@ import type { Database } from "../storage/schema.js";
 import type { SqlDialect } from "../storage/dialect.js";
 import { DIMENSION_KINDS, PROPERTY_SEPARATOR, STAT_KINDS } from "../model/dimensions.js";
 import { coveringPeriods } from "../model/periods.js";
-import type { CountReader, DayRange, ListOptions, Statistic } from "./reader.js";
+import type { CountReader, DayRange, ListOptions, Statistic } from "./count-reader.js";
 
 /** The character after PROPERTY_SEPARATOR: no value with a property's prefix sorts at or past the prefix ending in it. */
 const NEXT_TO_SEPARATOR = String.fromCharCode(PROPERTY_SEPARATOR.charCodeAt(0) + 1);

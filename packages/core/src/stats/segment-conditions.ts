@@ -1,32 +1,12 @@
 import { sql, type RawBuilder } from "kysely";
 import type { SqlDialect } from "../storage/dialect.js";
-import { DIMENSION_KINDS, type DimensionKind } from "../model/dimensions.js";
+import { DIMENSION_KINDS, isCoded, VISIT_COLUMNS, type DimensionKind } from "../model/dimensions.js";
 import type { Condition, VisitDimension } from "../model/filters.js";
 
 type Sql = RawBuilder<unknown>;
 
 /** The dictionary kind of each visit column (entry and exit pages are pages). */
-const VISIT_KINDS: Readonly<Record<VisitDimension, DimensionKind>> = {
-  entry_page: "page",
-  exit_page: "page",
-  referrer: "referrer",
-  utm_source: "utm_source",
-  utm_medium: "utm_medium",
-  utm_campaign: "utm_campaign",
-  utm_content: "utm_content",
-  utm_term: "utm_term",
-  browser: "browser",
-  os: "os",
-  device: "device",
-  country: "country",
-  continent: "continent",
-  city: "city",
-  language: "language",
-  resolution: "resolution",
-};
-
-/** `country:is:US` matches `US:United States`: a value without `:` is a code. */
-const CODED: ReadonlySet<DimensionKind> = new Set(["country", "continent"]);
+const VISIT_KINDS = new Map(VISIT_COLUMNS.map(({ column, kind }) => [column, kind]));
 
 /**
  * SQL fragments for the conditions of docs/statistics.md ("Segments: filters"), on the
@@ -39,7 +19,7 @@ export function segmentConditions(dialect: SqlDialect, websiteId: number, condit
     const tests: Sql[] = contains
       ? values.map((value) => dialect.contains(sql.ref("search"), value.toLowerCase()))
       : [sql`value in (${sql.join(values)})`];
-    if (!contains && CODED.has(kind)) {
+    if (!contains && isCoded(kind)) {
       for (const code of values.filter((value) => !value.includes(":"))) {
         const prefix = `${code.toUpperCase()}:`;
         tests.push(sql`substr(value, 1, ${prefix.length}) = ${prefix}`);
@@ -67,7 +47,7 @@ export function segmentConditions(dialect: SqlDialect, websiteId: number, condit
   function onVisit(condition: Condition): Sql {
     if (condition.on === "visit") {
       const column = sql.ref(`v.${condition.dimension}`);
-      const set = ids(VISIT_KINDS[condition.dimension], condition);
+      const set = ids(VISIT_KINDS.get(condition.dimension)!, condition);
       return negated(condition) ? sql`${column} not in ${set}` : sql`${column} in ${set}`;
     }
     const exists = sql`exists (${matchingHitsOfVisit(condition)})`;
@@ -94,7 +74,7 @@ export function segmentConditions(dialect: SqlDialect, websiteId: number, condit
   /** The dictionary ids each condition matches (and for properties, the ids of the name), as queries. */
   function idQueries(condition: Condition): { ids: Sql; names: Sql } {
     const none = sql`(select id from dimensions where 1 = 0)`;
-    if (condition.on === "visit") return { ids: ids(VISIT_KINDS[condition.dimension], condition), names: none };
+    if (condition.on === "visit") return { ids: ids(VISIT_KINDS.get(condition.dimension)!, condition), names: none };
     if (condition.on === "prop") return { ids: ids("prop_value", condition), names: propertyNames(condition.name) };
     return { ids: ids(condition.on, condition), names: none };
   }

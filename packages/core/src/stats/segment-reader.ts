@@ -4,8 +4,9 @@ import type { SqlDialect } from "../storage/dialect.js";
 import type { BlockColumn } from "./day-block-builder.js";
 import { columnsFor, countBlock, type BlockCounting, type BlockScan, type ResolvedCondition } from "./day-block-counter.js";
 import { decodeColumn, type Column } from "./day-block-format.js";
+import { VISIT_COLUMNS } from "../model/dimensions.js";
 import type { Condition, VisitDimension } from "../model/filters.js";
-import { dayValue, hourValue, localBounds, pageOf, type CountReader, type DayRange, type ListOptions, type Statistic } from "./reader.js";
+import { dayValue, hourValue, localBounds, pageRows, type CountReader, type DayRange, type ListOptions, type Statistic } from "./count-reader.js";
 import { segmentConditions } from "./segment-conditions.js";
 import type { StatRow } from "./stats-query.js";
 
@@ -53,25 +54,11 @@ const COUNTINGS: Readonly<Record<string, Counting>> = {
   bounces: byDay(sql`sum(${BOUNCED})`, "bounces"),
   visit_duration: byDay(sql`sum(v.duration)`, "duration"),
   visit_pageviews: byDay(sql`sum(v.pageviews)`, "pageviews"),
-  landing_page: visitColumn("entry_page", false),
-  exit_page: visitColumn("exit_page", false),
-  referrer: visitColumn("referrer", false),
-  campaign: visitColumn("utm_campaign", false),
-  utm_source: visitColumn("utm_source", false),
-  utm_medium: visitColumn("utm_medium", false),
-  utm_content: visitColumn("utm_content", false),
-  utm_term: visitColumn("utm_term", false),
+  // Visit columns: visits per value; visitors for what is counted once per visitor-day.
+  ...Object.fromEntries(VISIT_COLUMNS.map(({ column, statistic, counted }) => [statistic, visitColumn(column, counted === "visitor" || counted === "visitor-value")])),
   visitors: byDay(VISITORS, "visitors"),
   // Grouped by the hour of each visitor-day's first matching visit: a query of its own (`grouped`).
   visitors_hours: { from: "visits", key: sql`(v.start % 86400) / 3600`, count: VISITORS, keys: "hour", block: { from: "visits", key: "first-hour", count: "rows" } },
-  browser: visitColumn("browser", true),
-  os: visitColumn("os", true),
-  device: visitColumn("device", true),
-  country: visitColumn("country", true),
-  continent: visitColumn("continent", true),
-  city: visitColumn("city", true),
-  language: visitColumn("language", true),
-  resolution: visitColumn("resolution", true),
   pageviews: ofHits("pageviews", sql`h.time / 86400`, "day", false, "day"),
   pageviews_hours: ofHits("pageviews", sql`(h.time % 86400) / 3600`, "hour", false, "hour"),
   page: ofHits("pageviews", sql`h.page`, "dimension", false, "h.page"),
@@ -271,7 +258,7 @@ export function createSegmentReader(db: Kysely<Database>, dialect: SqlDialect, w
   }
 
   return {
-    page: async (stat, range, list) => pageOf(await all(stat, range), list),
+    page: async (stat, range, list) => pageRows(await all(stat, range), list),
     all,
     async countsOf(stat, range, values) {
       const wanted = new Set(values);

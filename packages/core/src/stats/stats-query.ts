@@ -2,7 +2,8 @@ import * as z from "zod";
 import { dayNumber, FIRST_DAY, isCalendarDate, isInDomain, LAST_DAY } from "../shared/calendar.js";
 import { ValidationError } from "../shared/errors.js";
 import { choice, paginationQuery, sortDirection, validate } from "../shared/validation.js";
-import { FILTER_LIMITS, parseFilters, VISIT_DIMENSIONS, type Condition } from "../model/filters.js";
+import { VISIT_DIMENSIONS } from "../model/dimensions.js";
+import { FILTER_LIMITS, parseFilters, type Condition } from "../model/filters.js";
 import { STAT_NAMES } from "../model/stat-names.js";
 
 /** Raw statistic parameters, as a query string or an in-process call gives them. */

@@ -1,7 +1,7 @@
 import type { Page, Websites } from "../websites/websites.js";
 import { comparedDay, comparisonRange, type CompareMode } from "./comparison.js";
 import type { Realtime, createRealtimeReader } from "./realtime.js";
-import { pageOf, type CountReader, type DayRange, type ListOptions, type Statistic } from "./reader.js";
+import { pageRows, type CountReader, type DayRange, type ListOptions, type Statistic } from "./count-reader.js";
 import { DAILY_SERIES, HAS_RANGE_TOTAL, HOUR_SERIES, isRatio, ratio, RATIO_SERIES, type RatioName } from "../model/stat-names.js";
 import type { StatRow, TotalFigures, Totals } from "../model/stats-schemas.js";
 import {
@@ -86,7 +86,7 @@ async function goalRows(reader: CountReader, range: DayRange, list: ListOptions,
     ({ rows, total } = await reader.page({ name: "event_visitors" }, range, list));
     events = await reader.countsOf({ name: "event" }, range, rows.map((row) => row.value));
   } else {
-    ({ rows, total } = pageOf(await goalVisitors(reader, range, patterns), list));
+    ({ rows, total } = pageRows(await goalVisitors(reader, range, patterns), list));
     const [eventCounts, views] = await Promise.all([
       reader.countsOf({ name: "event" }, range, rows.map((row) => row.value)),
       Promise.all(patterns.map((pattern) => reader.all({ name: "page_goal_views", pattern }, range))),
@@ -126,7 +126,7 @@ export function createStatsRunner(readerFor: ReaderFor): StatsRunner {
     let rangeTotal: number | undefined;
     if (isSeries(query.name)) {
       const series = await seriesRows(reader, query.name, range);
-      result = pageOf(series.rows, list);
+      result = pageRows(series.rows, list);
       rangeTotal = series.total;
     } else if (query.name === "goals") result = await goalRows(reader, range, list, query.goal_page);
     else result = await reader.page(stat, range, list);

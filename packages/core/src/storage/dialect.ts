@@ -1,4 +1,4 @@
-import type { ColumnDefinitionBuilder, Expression, Kysely, RawBuilder, SqlBool, Transaction } from "kysely";
+import type { ColumnDefinitionBuilder, Expression, Kysely, RawBuilder, SqlBool } from "kysely";
 import type { Database } from "./schema.js";
 
 /**
@@ -26,13 +26,15 @@ export interface SqlDialect {
   readonly lockRows: boolean;
   /** The larger of two numbers (SQLite's two-argument max(), PostgreSQL's greatest()). */
   greatest(a: Expression<unknown>, b: Expression<unknown>): RawBuilder<number>;
+  /** The name of that function, for SQL written as text (ingest/flush-io.ts). */
+  readonly greatestFunction: "max" | "greatest";
   /**
    * The columns that name a row physically, for bounded deletes: `rowid`, or `tableoid, ctid`
    * (a ctid alone repeats in every partition of a partitioned table).
    */
   readonly rowLocator: "rowid" | "tableoid, ctid";
-  /** Hands out `count` ids of a table's serial column before inserting (PostgreSQL sequences); absent where rows learn their id on insert. */
-  reserveIds?(trx: Transaction<Database>, table: "visits", count: number): Promise<number[]>;
+  /** Hands out ids of a table's serial column before inserting (PostgreSQL sequences; parameters: the table, how many); absent where rows learn their id on insert. */
+  readonly reserveIdsSql?: string;
   /** Runs `fn` while holding a lock that other processes on the same database respect. */
   withMigrationLock<T>(db: Kysely<Database>, fn: () => Promise<T>): Promise<T>;
 }

@@ -254,6 +254,12 @@ const migrationFactories: Record<string, MigrationFactory> = {
         .execute();
     },
   }),
+  "0011_block_run_starts": () => ({
+    async up(db) {
+      // The day blocks' flags where a visitor-day's run of visits starts: named for what they are.
+      await sql`update day_blocks set name = 'v.run_start' where name = 'v.visitor'`.execute(db);
+    },
+  }),
 };
 
 /** Counts and dimension ids of a visit row, all integers defaulting to 0. */

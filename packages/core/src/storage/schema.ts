@@ -1,4 +1,5 @@
 import type { Generated } from "kysely";
+import type { VisitColumnName } from "../model/dimensions.js";
 
 /** Row types of every table Tally owns, as kysely sees them. */
 export interface Database {
@@ -37,7 +38,7 @@ export interface WrittenBatchesTable {
 export interface DimensionsTable {
   id: Generated<number>;
   website_id: number;
-  /** DIMENSION_KINDS in engine/dimensions.ts. */
+  /** DIMENSION_KINDS in model/dimensions.ts. */
   kind: number;
   value: string;
   /** `value` lower-cased (Unicode-aware, by JavaScript): case-insensitive search without a per-row function. */
@@ -52,9 +53,10 @@ export interface DimensionsTable {
  * other column but the counts is a DimensionsTable id, 0 for none. No IP, user agent
  * or visitor hash: `visitor` is the id of the first visit of the same visitor-day.
  */
-export interface VisitsTable {
+export type VisitsTable = {
   id: Generated<number>;
   website_id: number;
+  /** The id of the visitor-day's first visit; 0 when this visit is that one. */
   visitor: number;
   start: number;
   /** Seconds from the first hit to the last activity. */
@@ -63,23 +65,10 @@ export interface VisitsTable {
   events: number;
   /** Seconds the pages were visible and focused, from engagement signals. */
   engaged: number;
-  entry_page: number;
-  exit_page: number;
-  referrer: number;
-  utm_source: number;
-  utm_medium: number;
-  utm_campaign: number;
-  utm_content: number;
-  utm_term: number;
-  browser: number;
-  os: number;
-  device: number;
-  country: number;
-  continent: number;
-  city: number;
-  language: number;
-  resolution: number;
-}
+} & {
+  /** A dimension value's id per visit column of the registry (model/dimensions.ts). */
+  [column in VisitColumnName]: number;
+};
 
 /** One row per pageview or event. */
 export interface HitsTable {

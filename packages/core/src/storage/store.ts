@@ -1,4 +1,4 @@
-import type { PendingHit } from "../model/pending-hit.js";
+import type { Hit } from "../model/hit.js";
 
 /**
  * Where the engine's own tables are written: visitor states, visits, hits and rollup
@@ -17,7 +17,7 @@ export interface EngineStore {
    * recording `batchId` in the same transaction: a batch whose id is recorded already
    * (its earlier write committed, though its answer was lost) is not written again.
    */
-  write(hits: readonly PendingHit[], batchId: string): Promise<void>;
+  write(hits: readonly Hit[], batchId: string): Promise<void>;
   /** A small write that proves the store takes writes now (`GET /health` on an idle store). */
   probe(): Promise<void>;
   /** Throws a StoreUnavailableError (`replaced`) when the database file was deleted or replaced since it was opened. */

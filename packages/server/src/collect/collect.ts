@@ -60,7 +60,7 @@ function parseHit(text: string): z.infer<typeof hitBody> {
   return result.data;
 }
 
-async function countHit(tally: Tally, request: HitRequest): Promise<{ message: string; headers: Record<string, string> }> {
+async function collectHit(tally: Tally, request: HitRequest): Promise<{ message: string; headers: Record<string, string> }> {
   const body = parseHit(await request.text());
   const ip = proxyTrust(tally.options.trustProxy).clientIp(request.socketIp, request.header);
   if (!ip) throw new HttpError(400, "The client address is unknown.");
@@ -97,7 +97,7 @@ export async function answerHit(tally: Tally, request: HitRequest, report: (erro
   let payload: object;
   let headers: Record<string, string>;
   try {
-    const counted = await countHit(tally, request);
+    const counted = await collectHit(tally, request);
     payload = { message: counted.message };
     headers = counted.headers;
   } catch (error) {

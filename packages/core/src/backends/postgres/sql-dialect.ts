@@ -17,11 +17,9 @@ export const postgresDialect: SqlDialect = {
   byCodePoint: (value) => sql`${value} collate "C"`,
   lockRows: true,
   greatest: (a, b) => sql`greatest(${a}, ${b})`,
+  greatestFunction: "greatest",
   rowLocator: "tableoid, ctid",
-  async reserveIds(trx, table, count) {
-    const { rows } = await sql<{ id: number }>`select nextval(pg_get_serial_sequence(${table}, 'id'))::int as id from generate_series(1, ${count})`.execute(trx);
-    return rows.map((row) => Number(row.id));
-  },
+  reserveIdsSql: "select nextval(pg_get_serial_sequence(?, 'id'))::int as id from generate_series(1, ?::int)",
   async withMigrationLock(db, fn) {
     return db.connection().execute(async (connection) => {
       await sql`select pg_advisory_lock(${MIGRATION_LOCK_KEY})`.execute(connection);

@@ -1,6 +1,6 @@
 import { sql, type Kysely } from "kysely";
 import type { Database } from "../../storage/schema.js";
-import { queryTooLong } from "../../stats/readers.js";
+import { queryTooLong } from "../../stats/database-readers.js";
 import { createStatsRunner, type ReaderFor, type StatsRunner } from "../../stats/stats.js";
 
 /** SQLSTATE of a statement cancelled by statement_timeout (or by an operator). */

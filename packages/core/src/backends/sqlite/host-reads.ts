@@ -1,5 +1,5 @@
-import type { CountReader, DayRange, Statistic } from "../../stats/reader.js";
-import { queryTooLarge } from "../../stats/readers.js";
+import type { CountReader, DayRange, Statistic } from "../../stats/count-reader.js";
+import { queryTooLarge } from "../../stats/database-readers.js";
 import { createStatsRunner, type ReaderFor, type StatsRunner } from "../../stats/stats.js";
 
 /**

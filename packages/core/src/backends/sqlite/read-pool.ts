@@ -1,6 +1,6 @@
 import { Worker } from "node:worker_threads";
 import { UnavailableError } from "../../shared/errors.js";
-import { DEFAULT_QUERY_TIMEOUT_MS, queryTooLong } from "../../stats/readers.js";
+import { DEFAULT_QUERY_TIMEOUT_MS, queryTooLong } from "../../stats/database-readers.js";
 import type { StatsQuery, TotalsQuery } from "../../stats/stats-query.js";
 import type { StatsPage, StatsRunner, Totals } from "../../stats/stats.js";
 import { workerUrl } from "./worker-url.js";

@@ -7,7 +7,7 @@ import { parentPort, workerData } from "node:worker_threads";
 import Database from "better-sqlite3";
 import { Kysely, SqliteDialect } from "kysely";
 import type { Database as Schema } from "../../storage/schema.js";
-import { databaseReaders } from "../../stats/readers.js";
+import { databaseReaders } from "../../stats/database-readers.js";
 import { createStatsRunner } from "../../stats/stats.js";
 import type { ReadRequest, ReadResponse, ReadyMessage } from "./read-pool.js";
 import { sqliteDialect } from "./sql-dialect.js";

@@ -15,6 +15,7 @@ export const sqliteDialect: SqlDialect = {
   byCodePoint: (value) => sql`${value}`,
   lockRows: false,
   greatest: (a, b) => sql`max(${a}, ${b})`,
+  greatestFunction: "max",
   rowLocator: "rowid",
   withMigrationLock: (_db, fn) => fn(),
 };

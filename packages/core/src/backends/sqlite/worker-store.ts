@@ -1,12 +1,12 @@
 import { Worker } from "node:worker_threads";
 import { asStoreUnavailable } from "../../storage/store-faults.js";
-import type { PendingHit } from "../../model/pending-hit.js";
+import type { Hit } from "../../model/hit.js";
 import type { EngineStore } from "../../storage/store.js";
 import { watchFileIdentity } from "./file-identity.js";
 import { workerUrl } from "./worker-url.js";
 
 type RequestBody =
-  | { type: "write"; hits: readonly PendingHit[]; batchId: string }
+  | { type: "write"; hits: readonly Hit[]; batchId: string }
   | { type: "probe" }
   | { type: "delete-website"; websiteId: number }
   | { type: "salt"; day: string; candidate: string }

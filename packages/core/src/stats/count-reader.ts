@@ -45,7 +45,7 @@ export interface CountReader {
 const byCodePoint = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0);
 
 /** Searches, sorts and pages rows in memory: for series, which have at most a few thousand rows. */
-export function pageOf(rows: readonly StatRow[], list: ListOptions): { rows: StatRow[]; total: number } {
+export function pageRows(rows: readonly StatRow[], list: ListOptions): { rows: StatRow[]; total: number } {
   const kept = list.search === "" ? [...rows] : rows.filter((row) => row.value.toLowerCase().includes(list.search));
   const direction = list.sort === "asc" ? 1 : -1;
   kept.sort((a, b) =>

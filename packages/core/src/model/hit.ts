@@ -1,17 +1,10 @@
-/** The UTM parameters a visit carries (`campaign` is `utm_campaign`). */
-export interface Utm {
-  source: string;
-  medium: string;
-  campaign: string;
-  content: string;
-  term: string;
-}
+import type { DimensionValues } from "./dimensions.js";
 
 /** A pageview, an event, or an engagement signal (which is no hit: docs/statistics.md). */
 export type HitKind = "pageview" | "event" | "engagement";
 
 /** A hit that passed every check and was enriched, waiting in memory for the next flush. */
-export interface PendingHit {
+export interface Hit {
   kind: HitKind;
   websiteId: number;
   timestamp: number;
@@ -20,29 +13,21 @@ export interface PendingHit {
   /** Local `Y-m-d` and `HH` in the website's time zone. */
   day: string;
   hour: string;
-  /** The visitor's hash for `day`. */
-  visitor: string;
+  /** The salted hash of (website, IP, user agent) for `day`. */
+  visitorHash: string;
   /** The same person's hash for the day before: near midnight, and for every engagement signal. */
-  previousVisitor: string | null;
+  previousVisitorHash: string | null;
   /** The same person's hash for the next day, when the hit is within a visit's length of midnight. */
-  nextVisitor: string | null;
-  /** Null for a pageview and an engagement signal. */
-  event: string | null;
+  nextVisitorHash: string | null;
   /** Milliseconds of an engagement signal; 0 for hits. */
   engagedMs: number;
   props: Record<string, string> | null;
-  page: string;
-  /** External referrer host, "" when direct or internal. */
-  referrer: string;
-  utm: Utm;
-  browser: string;
-  os: string;
-  device: string;
-  country: string;
-  continent: string;
-  city: string;
-  screen: string;
-  language: string;
+  /**
+   * One value per kind of the registry (model/dimensions.ts): `page` without tracking
+   * parameters, `referrer` the external host ("" when direct or internal), `event` ""
+   * for a pageview, `resolution` the screen size.
+   */
+  values: DimensionValues;
 }
 
 /**
@@ -61,7 +46,7 @@ export interface VisitorState {
   /** Values counted once per visitor-day (resolutions, languages, goals). */
   seen: Set<string>;
   /** Id of this visitor-day's first visit; 0 before it has one; negative while provisional in a flush. */
-  visitor: number;
+  firstVisitId: number;
   visit: number;
   visitStart: number;
   visitDay: string;
@@ -69,3 +54,21 @@ export interface VisitorState {
   visitEvents: number;
   visitExit: string;
 }
+
+/** A visitor-day's state before anything is counted. */
+export const newVisitorState = (hash: string, websiteId: number, day: string): VisitorState => ({
+  hash,
+  websiteId,
+  day,
+  lastSeen: 0,
+  visitReferrer: "",
+  visitCampaign: "",
+  seen: new Set(),
+  firstVisitId: 0,
+  visit: 0,
+  visitStart: 0,
+  visitDay: "",
+  visitPageviews: 0,
+  visitEvents: 0,
+  visitExit: "",
+});

@@ -1,0 +1,69 @@
+import type { Hit } from "../model/hit.js";
+import type { Steps } from "../shared/steps.js";
+import type { SqlDialect } from "../storage/dialect.js";
+import { allRows, runStatement, type SqlRunner } from "../storage/sql-runner.js";
+import { batchesKeptFrom, PROBE_KEY } from "../storage/write-safety.js";
+import type { Dictionary } from "./dictionary.js";
+import { createFlushIo } from "./flush-io.js";
+import { writeFlush } from "./write-flush.js";
+
+/** Tables holding a website's statistics and visitor rows (deleted with the website). */
+const WEBSITE_TABLES = ["rollups", "visitors", "visits", "hits", "event_props", "dimensions", "day_versions", "day_blocks"] as const;
+
+/** Tables whose rows retention deletes by a local time, bounded per call. */
+const TIMED_TABLES = [
+  ["hits", "time"],
+  ["event_props", "time"],
+  ["visits", "start"],
+] as const;
+
+/**
+ * Every write of the engine's own tables, written once as steps on a runner: a backend
+ * runs each in one transaction, synchronously (better-sqlite3 on its writer thread) or
+ * with promises (kysely). docs/architecture.md, "A hit's path".
+ */
+export function engineWrites(runner: SqlRunner, dialect: SqlDialect, dictionary: Dictionary) {
+  const io = createFlushIo(runner, dialect);
+  return {
+    /** One flush (ingest/write-flush.ts). */
+    write: (hits: readonly Hit[], batchId: string): Steps<void> => writeFlush(io, dictionary, hits, batchId),
+
+    *probe(): Steps<void> {
+      const text = "insert into tally_meta (key, value) values (?, ?) on conflict (key) do update set value = excluded.value";
+      yield* runStatement(runner, text, [PROBE_KEY, new Date().toISOString()]);
+    },
+
+    *deleteWebsite(websiteId: number): Steps<void> {
+      for (const table of WEBSITE_TABLES) yield* runStatement(runner, `delete from ${table} where website_id = ?`, [websiteId]);
+    },
+
+    *salt(day: string, candidate: string): Steps<string> {
+      yield* runStatement(runner, "insert into salts (day, salt) values (?, ?) on conflict (day) do nothing", [day, candidate]);
+      const [row] = yield* allRows<{ salt: string }>(runner, "select salt from salts where day = ?", [day]);
+      return row!.salt;
+    },
+
+    *forgetBefore(day: string): Steps<void> {
+      yield* runStatement(runner, "delete from salts where day < ?", [day]);
+      // Rows of an import under way (`~…`) are its own to remove.
+      yield* runStatement(runner, "delete from visitors where day < ? and hash not like '~%'", [day]);
+      yield* runStatement(runner, "delete from written_batches where written_at < ?", [batchesKeptFrom(day)]);
+    },
+
+    *deleteOlderThan(websiteId: number, localSeconds: number, limit: number): Steps<number> {
+      // The versions and blocks of the days that went (a few rows a day), not counted as rows deleted.
+      for (const table of ["day_versions", "day_blocks"]) {
+        yield* runStatement(runner, `delete from ${table} where website_id = ? and day < ?`, [websiteId, Math.ceil(localSeconds / 86_400)]);
+      }
+      let deleted = 0;
+      const at = dialect.rowLocator;
+      for (const [table, column] of TIMED_TABLES) {
+        const text = `delete from ${table} where (${at}) in (select ${at} from ${table} where website_id = ? and ${column} < ? limit ?)`;
+        deleted += yield* runStatement(runner, text, [websiteId, localSeconds, limit]);
+      }
+      return deleted;
+    },
+  };
+}
+
+export type EngineWrites = ReturnType<typeof engineWrites>;
