@@ -1,12 +1,12 @@
 import { mkdirSync } from "node:fs";
 import { dirname } from "node:path";
-import { Kysely, PostgresDialect, SqliteDialect } from "kysely";
-import { postgresDialect } from "./backends/postgres/sql-dialect.js";
-import { sqliteDialect } from "./backends/sqlite/sql-dialect.js";
-import { WAL_SIZE_LIMIT } from "./backends/sqlite/tight-disk.js";
+import { Kysely, PostgresDialect } from "kysely";
+import type { Backend } from "./backends/backend.js";
+import { postgresBackend } from "./backends/postgres/index.js";
+import { sqliteBackend, sqliteKyselyBackend } from "./backends/sqlite/index.js";
 import { parseDatabaseUrl } from "./storage/database-url.js";
 import type { Database } from "./storage/schema.js";
-import type { OpenDatabase, PostgresPoolLike, SqliteDatabaseLike } from "./storage/connection.js";
+import type { PostgresPoolLike, SqliteDatabaseLike } from "./storage/connection.js";
 
 /**
  * Where Tally keeps its data: `"file:./path.sqlite"`, a plain path, `":memory:"`,
@@ -39,15 +39,16 @@ export interface OpenOptions {
 /** How long Tally's own pool waits for a new PostgreSQL connection before the write (or read) fails and is retried. */
 const CONNECT_TIMEOUT_MS = 10_000;
 
-export async function openDatabase(option: DatabaseOption, options: OpenOptions = {}): Promise<OpenDatabase> {
+/** Opens the backend for a `database` option: the only place that picks one. */
+export async function openDatabase(option: DatabaseOption, options: OpenOptions = {}): Promise<Backend> {
   if (typeof option === "string") return openUrl(option, options);
   if (isKysely(option)) return fromKysely(option);
-  if (isSqlite(option)) return fromSqlite(option, false);
+  if (isSqlite(option)) return sqliteBackend(option, false);
   if (isPool(option)) return fromPool(option, false);
   throw new TypeError("database: expected a URL, a better-sqlite3 Database, a pg Pool or a Kysely instance");
 }
 
-async function openUrl(url: string, options: OpenOptions): Promise<OpenDatabase> {
+async function openUrl(url: string, options: OpenOptions): Promise<Backend> {
   const location = parseDatabaseUrl(url);
   if (location.dialect === "postgres") {
     const { default: pg } = await import("pg");
@@ -61,48 +62,18 @@ async function openUrl(url: string, options: OpenOptions): Promise<OpenDatabase>
   const { path } = location;
   if (path !== ":memory:") mkdirSync(dirname(path), { recursive: true });
   const BetterSqlite3 = (await import("better-sqlite3")).default;
-  return fromSqlite(new BetterSqlite3(path), true);
+  return sqliteBackend(new BetterSqlite3(path), true);
 }
 
-function fromSqlite(database: SqliteDatabaseLike, owned: boolean): OpenDatabase {
-  database.pragma("journal_mode = WAL");
-  database.pragma("synchronous = NORMAL");
-  database.pragma("foreign_keys = ON");
-  database.pragma(`journal_size_limit = ${WAL_SIZE_LIMIT}`);
-  // How long a write waits for another connection's lock: the caller's own setting, else 5 s.
-  if (Number(database.pragma("busy_timeout", { simple: true })) === 0) database.pragma("busy_timeout = 5000");
-  const db = new Kysely<Database>({
-    dialect: new SqliteDialect({ database: database as never }),
-  });
-  return {
-    db,
-    dialect: sqliteDialect,
-    sqlite: database,
-    async close() {
-      if (owned) await db.destroy();
-    },
-  };
-}
-
-function fromPool(pool: PostgresPoolLike, owned: boolean): OpenDatabase {
+function fromPool(pool: PostgresPoolLike, owned: boolean): Backend {
   const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool: pool as never }) });
-  return {
-    db,
-    dialect: postgresDialect,
-    sqlite: null,
-    async close() {
-      if (owned) await db.destroy();
-    },
-  };
+  return postgresBackend(db, async () => {
+    if (owned) await db.destroy();
+  });
 }
 
-function fromKysely(db: Kysely<any>): OpenDatabase {
+function fromKysely(db: Kysely<any>): Backend {
   const adapter = db.getExecutor().adapter;
   const isPostgres = adapter.constructor.name.toLowerCase().includes("postgres");
-  return {
-    db: db as Kysely<Database>,
-    dialect: isPostgres ? postgresDialect : sqliteDialect,
-    sqlite: null,
-    close: async () => {},
-  };
+  return isPostgres ? postgresBackend(db as Kysely<Database>, async () => {}) : sqliteKyselyBackend(db as Kysely<Database>);
 }

@@ -4,13 +4,12 @@ import { accessSync, constants } from "node:fs";
 import { dirname, resolve } from "node:path";
 import { parseDatabaseUrl, redactDatabaseUrl } from "./storage/database-url.js";
 import { openDatabase, type DatabaseOption } from "./open-database.js";
-import type { OpenDatabase } from "./storage/connection.js";
+import type { Backend } from "./backends/backend.js";
 import { deferMethods } from "./shared/deferred.js";
 import { openGeoLookup } from "./enrich/geo.js";
 import { createUserAgentParser } from "./enrich/user-agent.js";
 import { createCollector, type CollectResult } from "./ingest/collector.js";
 import type { HitInput } from "./model/hit-input.js";
-import { createKyselyStore } from "./ingest/kysely-store.js";
 import type { EngineStore } from "./storage/store.js";
 import { createOutageLog } from "./ingest/outage-log.js";
 import { markStarted, replayKeptHits, spillFoldersOf } from "./ingest/kept-hits.js";
@@ -24,15 +23,10 @@ import { createMemorySalts, createSalts } from "./ingest/salts.js";
 import { exportWebsite, type ExportOptions, type WebsiteExport } from "./moving/exporter.js";
 import { runImport, type ImportContext, type ImportOptions, type ImportSummary } from "./moving/importer.js";
 import { NotFoundError } from "./shared/errors.js";
-import { createPostgresStatsReads } from "./backends/postgres/stats-reads.js";
-import { createHostSqliteReads } from "./backends/sqlite/host-reads.js";
-import { createSqliteReadPool } from "./backends/sqlite/read-pool.js";
-import { createSqliteWorkerStore } from "./backends/sqlite/worker-store.js";
-import { createSqliteStore } from "./backends/sqlite/writer.js";
 import { createWebsiteCache } from "./ingest/website-rules.js";
 import { createRealtimeReader } from "./stats/realtime.js";
-import { databaseReaders, DEFAULT_QUERY_TIMEOUT_MS } from "./stats/database-readers.js";
-import { createStats, type Stats, type StatsRunner } from "./stats/stats.js";
+import { DEFAULT_QUERY_TIMEOUT_MS } from "./stats/database-readers.js";
+import { createStats, type Stats } from "./stats/stats.js";
 import { checkTrustProxy, type TrustProxy } from "./shared/trust-proxy.js";
 import { createWebsiteDirectory, createWebsites, type WebsiteDirectory, type Websites } from "./websites/websites.js";
 import { createMailer, type MailOptions } from "./reports/mailer.js";
@@ -231,37 +225,9 @@ function publicBase(url: string | undefined): string | null {
   return `${parsed.origin}${parsed.pathname.replace(/\/+$/, "")}`;
 }
 
-/**
- * Where the engine writes: a worker thread for a SQLite file, the caller's thread for an
- * in-memory SQLite database (no other connection can see it), kysely for PostgreSQL.
- */
-function engineStore(store: OpenDatabase): EngineStore {
-  if (!store.sqlite) return createKyselyStore(store.db, store.dialect);
-  if (store.sqlite.memory || !store.sqlite.name) return createSqliteStore(store.sqlite);
-  const busyTimeout = Number(store.sqlite.pragma("busy_timeout", { simple: true }));
-  return createSqliteWorkerStore(store.sqlite.name, busyTimeout);
-}
-
-/**
- * Where statistics are read, each way bounded by `queryTimeoutMs`: a reader thread for a
- * SQLite file (the host's event loop never runs a query), PostgreSQL asynchronously
- * under a statement timeout, and the caller's thread for a SQLite database no other
- * connection can see (in memory), one bounded statement at a time.
- */
-function statsReads(store: OpenDatabase, options: TallyOptions): StatsRunner & { close(): Promise<void> } {
-  const timeoutMs = options.queryTimeoutMs ?? DEFAULT_QUERY_TIMEOUT_MS;
-  if (store.sqlite && !store.sqlite.memory && store.sqlite.name) return createSqliteReadPool(store.sqlite.name, { timeoutMs });
-  const readersOn = (db: typeof store.db) => databaseReaders(db, store.dialect);
-  const runner =
-    store.dialect.name === "postgres"
-      ? createPostgresStatsReads(store.db, readersOn, timeoutMs)
-      : createHostSqliteReads(readersOn(store.db), { timeoutMs });
-  return { ...runner, close: async () => {} };
-}
-
 /** Opens and migrates the database, and proves it takes writes; a failure says which database and why, in one sentence. */
-async function openStore(option: DatabaseOption, onConnectionError: (error: unknown) => void): Promise<OpenDatabase & { databaseId: string }> {
-  let store: OpenDatabase | undefined;
+async function openStore(option: DatabaseOption, onConnectionError: (error: unknown) => void): Promise<Backend & { databaseId: string }> {
+  let store: Backend | undefined;
   try {
     store = await openDatabase(option, { onConnectionError });
     await migrateToLatest(store.db, store.dialect);
@@ -317,7 +283,7 @@ async function openServices(options: TallyOptions): Promise<Services> {
   const onError = options.onError ?? ((error: unknown) => outageLog!.failed(error));
   const store = await openStore(options.database ?? "file:./data/tally.sqlite", onError);
   const geo = options.geoip ? await openGeoLookup(options.geoip) : null;
-  const rollups = engineStore(store);
+  const rollups = store.openWriter();
   const spillFolders = spillFoldersOf(store, options.spillDir);
   if (spillFolders) await replayKeptHits(spillFolders, store.databaseId, rollups, onError);
   const directory = createWebsiteDirectory(store.db);
@@ -362,7 +328,7 @@ async function openServices(options: TallyOptions): Promise<Services> {
       }),
     isBot: (userAgent) => importAgents.isBot(userAgent),
   };
-  const reads = statsReads(store, options);
+  const reads = store.openReads(options.queryTimeoutMs ?? DEFAULT_QUERY_TIMEOUT_MS);
   const retention = createRetention(rollups, () => directory.listRows());
   const stopRetention = scheduleEvery(() => retention.run(), options.retentionIntervalMs ?? 3_600_000, RETENTION_FIRST_RUN_MS, onError);
   const dayBlocks = oneRunAtATime(() => buildDayBlocks(store.db));

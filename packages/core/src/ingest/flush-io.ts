@@ -1,10 +1,10 @@
 import type { Insertable } from "kysely";
 import type { EventPropsTable, HitsTable, VisitorsTable, VisitsTable } from "../storage/schema.js";
 import type { CounterRow } from "../model/counters.js";
-import type { DimensionIo } from "./dictionary.js";
+import type { DimensionIo, NewDimension } from "./dictionary.js";
 import { VISIT_COLUMNS } from "../model/dimensions.js";
 import type { SqlDialect } from "../storage/dialect.js";
-import { allRows, runStatement, type SqlRunner } from "../storage/sql-runner.js";
+import { allRows, runStatement, type RunResult, type SqlRunner } from "../storage/sql-runner.js";
 import type { Steps } from "../shared/steps.js";
 import { newVisitorState, type VisitorState } from "../model/hit.js";
 import { MAX_SEEN_PER_VISITOR } from "./visit-processor.js";
@@ -50,7 +50,7 @@ export interface FlushIo extends DimensionIo {
   reserveVisitIds?(count: number): Steps<number[]>;
   /** Stores visits with the ids reserveVisitIds gave. */
   insertVisitsWithIds(rows: readonly (VisitRow & { id: number })[]): Steps<void>;
-  /** Stores one visit; answers its new id. */
+  /** Stores one visit; answers its new id (where ids are not reserved first: SQLite). */
   insertVisit(row: VisitRow): Steps<number>;
   updateVisits(rows: readonly VisitUpdateRow[]): Steps<void>;
   insertHits(rows: readonly HitsTable[]): Steps<void>;
@@ -61,25 +61,43 @@ export interface FlushIo extends DimensionIo {
   touchDays(rows: readonly TouchedDay[]): Steps<void>;
 }
 
-/** Rows per statement: well under both SQLite's (32,766) and PostgreSQL's (65,535) parameter limits. */
-const CHUNK = 500;
-
-function chunks<T>(items: readonly T[], size = CHUNK): T[][] {
-  const out: T[][] = [];
-  for (let i = 0; i < items.length; i += size) out.push(items.slice(i, i + size));
-  return out;
-}
-
 const list = (count: number, width: number) => Array.from({ length: count }, () => `(${Array.from({ length: width }, () => "?").join(", ")})`).join(", ");
 
-/** `insert into table (columns) values (…), (…) [suffix]` for each chunk of rows. */
-function* insertRows<R>(runner: SqlRunner, table: string, columns: readonly (keyof R & string)[], rows: readonly R[], suffix = ""): Steps<number> {
-  let changed = 0;
-  for (const part of chunks(rows)) {
-    const params = part.flatMap((row) => columns.map((column) => row[column]));
-    changed += yield* runStatement(runner, `insert into ${table} (${columns.join(", ")}) values ${list(part.length, columns.length)} ${suffix}`, params);
-  }
-  return changed;
+/** A text per number of rows (or values), built once: a flush repeats the same few. */
+function textsByCount(build: (count: number) => string): (count: number) => string {
+  const texts: string[] = [];
+  return (count) => (texts[count] ??= build(count));
+}
+
+/** `insert into table (columns) values (…), (…) [suffix]`, a statement per `rowsPerStatement` rows. */
+function inserter<R>(table: string, columns: readonly (keyof R & string)[], suffix = "") {
+  const textFor = textsByCount((count) => `insert into ${table} (${columns.join(", ")}) values ${list(count, columns.length)} ${suffix}`);
+  return function* insert(runner: SqlRunner, rows: readonly R[]): Steps<number> {
+    let changed = 0;
+    const size = runner.rowsPerStatement;
+    for (let start = 0; start < rows.length; start += size) {
+      const part = rows.slice(start, start + size);
+      const params: unknown[] = [];
+      for (const row of part) for (const column of columns) params.push(row[column]);
+      changed += ((yield runner.run(textFor(part.length), params)) as RunResult).changes;
+    }
+    return changed;
+  };
+}
+
+/** `select … where <column> in (?, …)` (and more), a statement per `rowsPerStatement` values. */
+function selecter<R>(build: (matches: string) => string) {
+  // `= ?` for one value: SQLite plans an IN list as a temporary index even for one.
+  const textFor = textsByCount((count) => build(count === 1 ? "= ?" : `in (${Array.from({ length: count }, () => "?").join(", ")})`));
+  return function* select(runner: SqlRunner, before: readonly unknown[], values: readonly unknown[]): Steps<R[]> {
+    const found: R[] = [];
+    const size = runner.rowsPerStatement;
+    for (let start = 0; start < values.length; start += size) {
+      const part = values.slice(start, start + size);
+      found.push(...((yield runner.all(textFor(part.length), [...before, ...part])) as R[]));
+    }
+    return found;
+  };
 }
 
 /** Counter rows in one order for every process: concurrent flushes lock rows without deadlocking. */
@@ -102,93 +120,109 @@ const VISIT_ROW_COLUMNS = [
   ...VISIT_COLUMNS.map(({ column }) => column),
 ];
 
-const INSERT_VISIT = `insert into visits (${VISIT_ROW_COLUMNS.join(", ")}) values ${list(1, VISIT_ROW_COLUMNS.length)} returning id`;
+/** A changed visit: id, then what to add or grow to. */
+const VISIT_UPDATE_COLUMNS = ["id", "pageviews", "events", "duration", "exit_page", "engaged"] as const satisfies readonly (keyof VisitUpdateRow)[];
+
+/** The texts of a dialect's flush statements, built once. */
+function flushStatements(dialect: SqlDialect) {
+  const greatest = (a: string, b: string) => `${dialect.greatestFunction}(${a}, ${b})`;
+  const cell = "cast(? as integer)"; // PostgreSQL types bare VALUES parameters as text
+  const changes = textsByCount((count) => Array.from({ length: count }, () => `(${VISIT_UPDATE_COLUMNS.map(() => cell).join(", ")})`).join(", "));
+  return {
+    dimensions: selecter<{ id: number; value: string }>((values) => `select id, value from dimensions where website_id = ? and kind = ? and value ${values}`),
+    insertDimensions: inserter<NewDimension>("dimensions", ["website_id", "kind", "value", "search", "created_day"], "on conflict (website_id, kind, value) do nothing"),
+    claimVisitors: inserter<VisitorsTable>("visitors", VISITOR_COLUMNS, "on conflict (hash) do nothing"),
+    visitors: selecter<VisitorsTable>((hashes) => `select * from visitors where hash ${hashes}${dialect.lockRows ? " for update" : ""}`),
+    insertVisitsWithIds: inserter<VisitRow & { id: number }>("visits", ["id", ...VISIT_ROW_COLUMNS]),
+    insertVisit: `insert into visits (${VISIT_ROW_COLUMNS.join(", ")}) values ${list(1, VISIT_ROW_COLUMNS.length)}`,
+    updateVisits: textsByCount(
+      (count) => `with changes (${VISIT_UPDATE_COLUMNS.join(", ")}) as (values ${changes(count)})
+        update visits set pageviews = visits.pageviews + changes.pageviews, events = visits.events + changes.events,
+          duration = ${greatest("visits.duration", "changes.duration")},
+          exit_page = case when changes.exit_page = 0 then visits.exit_page else changes.exit_page end,
+          engaged = visits.engaged + changes.engaged
+        from changes where visits.id = changes.id`,
+    ),
+    insertHits: inserter<HitsTable>("hits", ["website_id", "visit_id", "time", "page", "event", "seq"]),
+    insertProps: inserter<EventPropsTable>("event_props", ["website_id", "visit_id", "time", "event", "seq", "name", "value"]),
+    saveVisitors: inserter<VisitorsTable>("visitors", VISITOR_COLUMNS, `on conflict (hash) do update set ${VISITOR_COLUMNS.slice(3).map((column) => `${column} = excluded.${column}`).join(", ")}`),
+    addCounts: inserter<RollupRow>("rollups", ["website_id", "name", "period", "value", "count"], "on conflict (website_id, name, period, value) do update set count = rollups.count + excluded.count"),
+    touchDays: inserter<TouchedDay & { version: number }>(
+      "day_versions",
+      ["website_id", "day", "version", "last_hit"],
+      `on conflict (website_id, day) do update set version = day_versions.version + 1, last_hit = ${greatest("day_versions.last_hit", "excluded.last_hit")}`,
+    ),
+  };
+}
+
+interface RollupRow {
+  website_id: number;
+  name: string;
+  period: string;
+  value: string;
+  count: number;
+}
+
+const STATEMENTS = new WeakMap<SqlDialect, ReturnType<typeof flushStatements>>();
 
 /** The flush's statements, written once for SQLite and PostgreSQL. */
 export function createFlushIo(runner: SqlRunner, dialect: SqlDialect): FlushIo {
-  const greatest = (a: string, b: string) => `${dialect.greatestFunction}(${a}, ${b})`;
+  let statements = STATEMENTS.get(dialect);
+  if (!statements) STATEMENTS.set(dialect, (statements = flushStatements(dialect)));
+  const s = statements;
   const io: FlushIo = {
     *claimBatch(id, now) {
       return (yield* runStatement(runner, "insert into written_batches (id, written_at) values (?, ?) on conflict do nothing", [id, now])) === 1;
     },
     *findDimensions(websiteId, kind, values) {
-      const found: { value: string; id: number }[] = [];
-      for (const part of chunks(values)) {
-        const rows = yield* allRows<{ id: number; value: string }>(
-          runner,
-          `select id, value from dimensions where website_id = ? and kind = ? and value in (${part.map(() => "?").join(", ")})`,
-          [websiteId, kind, ...part],
-        );
-        found.push(...rows.map((row) => ({ value: row.value, id: Number(row.id) })));
-      }
-      return found;
+      const rows = yield* s.dimensions(runner, [websiteId, kind], values);
+      return rows.map((row) => ({ value: row.value, id: Number(row.id) }));
     },
     *countNewDimensions(websiteId, kind, day) {
       const [row] = yield* allRows<{ n: number }>(runner, "select count(*) as n from dimensions where website_id = ? and kind = ? and created_day = ?", [websiteId, kind, day]);
       return Number(row?.n ?? 0);
     },
     *insertDimensions(rows) {
-      yield* insertRows(runner, "dimensions", ["website_id", "kind", "value", "search", "created_day"], rows, "on conflict (website_id, kind, value) do nothing");
+      yield* s.insertDimensions(runner, rows);
     },
     *claimVisitors(claims) {
       if (!dialect.lockRows) return;
       // Claiming rows first makes a second process wait for this one to commit before it
       // reads (in one order for all), so one visitor is never counted new twice.
-      const sorted = [...claims].sort((a, b) => (a.hash < b.hash ? -1 : 1));
-      yield* insertRows(runner, "visitors", VISITOR_COLUMNS, sorted.map(claimedRow), "on conflict (hash) do nothing");
+      yield* s.claimVisitors(runner, [...claims].sort((a, b) => (a.hash < b.hash ? -1 : 1)).map(claimedRow));
     },
-    *loadVisitors(hashes) {
-      const rows: VisitorsTable[] = [];
-      for (const part of chunks([...hashes].sort())) {
-        const lock = dialect.lockRows ? " for update" : "";
-        rows.push(...(yield* allRows<VisitorsTable>(runner, `select * from visitors where hash in (${part.map(() => "?").join(", ")})${lock}`, part)));
-      }
-      return rows;
-    },
+    loadVisitors: (hashes) => s.visitors(runner, [], [...hashes].sort()),
     *insertVisitsWithIds(rows) {
-      yield* insertRows(runner, "visits", ["id", ...VISIT_ROW_COLUMNS], rows);
+      yield* s.insertVisitsWithIds(runner, rows);
     },
     *insertVisit(row) {
-      const [inserted] = yield* allRows<{ id: number }>(runner, INSERT_VISIT, VISIT_ROW_COLUMNS.map((column) => row[column] ?? 0));
-      return Number(inserted!.id);
+      const { insertId } = (yield runner.run(s.insertVisit, VISIT_ROW_COLUMNS.map((column) => row[column] ?? 0))) as RunResult;
+      if (insertId === null) throw new Error("the database did not tell the new visit's id");
+      return insertId;
     },
     *updateVisits(rows) {
-      // One statement per chunk: the changes as a VALUES list joined to the visits (cast: PostgreSQL types bare VALUES parameters as text).
-      const cell = "cast(? as integer)";
-      for (const part of chunks(rows, 100)) {
-        const values = part.map(() => `(${Array.from({ length: 6 }, () => cell).join(", ")})`).join(", ");
-        yield* runStatement(
-          runner,
-          `with changes (id, pageviews, events, duration, exit_page, engaged) as (values ${values})
-          update visits set pageviews = visits.pageviews + changes.pageviews, events = visits.events + changes.events,
-            duration = ${greatest("visits.duration", "changes.duration")},
-            exit_page = case when changes.exit_page = 0 then visits.exit_page else changes.exit_page end,
-            engaged = visits.engaged + changes.engaged
-          from changes where visits.id = changes.id`,
-          part.flatMap((r) => [r.id, r.pageviews, r.events, r.duration, r.exit_page, r.engaged]),
-        );
+      const size = Math.min(100, runner.rowsPerStatement);
+      for (let start = 0; start < rows.length; start += size) {
+        const part = rows.slice(start, start + size);
+        yield* runStatement(runner, s.updateVisits(part.length), part.flatMap((row) => VISIT_UPDATE_COLUMNS.map((column) => row[column])));
       }
     },
     *insertHits(rows) {
-      yield* insertRows(runner, "hits", ["website_id", "visit_id", "time", "page", "event", "seq"], rows);
+      yield* s.insertHits(runner, rows);
     },
     *insertProps(rows) {
-      yield* insertRows(runner, "event_props", ["website_id", "visit_id", "time", "event", "seq", "name", "value"], rows);
+      yield* s.insertProps(runner, rows);
     },
     *saveVisitors(rows) {
-      const updates = VISITOR_COLUMNS.slice(3).map((column) => `${column} = excluded.${column}`).join(", ");
-      yield* insertRows(runner, "visitors", VISITOR_COLUMNS, rows, `on conflict (hash) do update set ${updates}`);
+      yield* s.saveVisitors(runner, rows);
     },
     *addCounts(rows) {
       const sorted = dialect.lockRows ? [...rows].sort(compareCounterRows) : rows;
-      const stored = sorted.map((r) => ({ website_id: r.websiteId, name: r.name, period: r.period, value: r.value, count: r.count }));
-      yield* insertRows(runner, "rollups", ["website_id", "name", "period", "value", "count"], stored, "on conflict (website_id, name, period, value) do update set count = rollups.count + excluded.count");
+      yield* s.addCounts(runner, sorted.map((r) => ({ website_id: r.websiteId, name: r.name, period: r.period, value: r.value, count: r.count })));
     },
     *touchDays(rows) {
       // One order for every process, as for the rollups.
-      const sorted = [...rows].sort((a, b) => a.website_id - b.website_id || a.day - b.day).map((row) => ({ ...row, version: 1 }));
-      yield* insertRows(runner, "day_versions", ["website_id", "day", "version", "last_hit"], sorted,
-        `on conflict (website_id, day) do update set version = day_versions.version + 1, last_hit = ${greatest("day_versions.last_hit", "excluded.last_hit")}`);
+      yield* s.touchDays(runner, [...rows].sort((a, b) => a.website_id - b.website_id || a.day - b.day).map((row) => ({ ...row, version: 1 })));
     },
   };
   const { reserveIdsSql } = dialect;

@@ -24,9 +24,9 @@ export async function markStarted(db: Kysely<Database>): Promise<string> {
 
 /** Where this database's spills go: none in memory (the next start is another database). */
 export function spillFoldersOf(store: OpenDatabase, spillDir: string | undefined): SpillFolders | null {
-  const file = store.sqlite?.name;
-  if (store.sqlite?.memory || file === "" || file === ":memory:") return null;
-  const primary = spillDir ?? (file === undefined ? TEMP_SPILL_FOLDER : join(dirname(resolve(file)), "tally-spill"));
+  const { place } = store;
+  if (place === "memory") return null;
+  const primary = spillDir ?? (place === "server" ? TEMP_SPILL_FOLDER : join(dirname(resolve(place.file)), "tally-spill"));
   return { primary: resolve(primary), fallback: TEMP_SPILL_FOLDER };
 }
 

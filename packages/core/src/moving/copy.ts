@@ -1,5 +1,5 @@
 import { existsSync } from "node:fs";
-import { sql, type Kysely } from "kysely";
+import type { Kysely } from "kysely";
 import { migrateToLatest } from "../storage/migrations.js";
 import type { OpenDatabase } from "../storage/connection.js";
 import type { Database } from "../storage/schema.js";
@@ -60,61 +60,24 @@ export interface CopyResult {
   tables: { table: string; rows: number }[];
 }
 
-type Row = Record<string, unknown>;
+export type Row = Record<string, unknown>;
 
 /** Rows per read and per insert statement (far below both databases' parameter limits: visits have 24 columns). */
-const BATCH = 500;
+export const COPY_BATCH = 500;
 
 /** A consistent read of the source: one snapshot for every table. */
-interface SnapshotReader {
+export interface SnapshotReader {
   count(table: string): Promise<number>;
+  /** The table's rows, a batch of at most COPY_BATCH at a time. */
   rows(table: string): AsyncGenerator<Row[]>;
 }
 
-async function withSnapshot<T>(source: OpenDatabase, read: (reader: SnapshotReader) => Promise<T>): Promise<T> {
-  if (source.sqlite) {
-    const handle = source.sqlite;
-    handle.prepare("begin").run();
-    try {
-      return await read({
-        count: async (table) => Number((handle.prepare(`select count(*) as n from ${table}`).get() as { n: number }).n),
-        async *rows(table) {
-          let batch: Row[] = [];
-          // Opened from a URL, this is better-sqlite3 itself: rows are streamed, not loaded.
-          const statement = handle.prepare(`select * from ${table}`) as unknown as { iterate(): Iterable<Row> };
-          for (const row of statement.iterate()) {
-            batch.push(row);
-            if (batch.length === BATCH) {
-              yield batch;
-              batch = [];
-            }
-          }
-          if (batch.length > 0) yield batch;
-        },
-      });
-    } finally {
-      handle.prepare("commit").run();
-    }
-  }
-  return source.db.connection().execute(async (connection) => {
-    await sql`begin isolation level repeatable read read only`.execute(connection);
-    try {
-      return await read({
-        count: async (table) => Number((await sql<{ n: string }>`select count(*) as n from ${sql.table(table)}`.execute(connection)).rows[0]?.n ?? 0),
-        async *rows(table) {
-          await sql`declare tally_copy no scroll cursor for select * from ${sql.table(table)}`.execute(connection);
-          for (;;) {
-            const { rows } = await sql<Row>`fetch ${sql.raw(String(BATCH))} from tally_copy`.execute(connection);
-            if (rows.length === 0) break;
-            yield rows;
-          }
-          await sql`close tally_copy`.execute(connection);
-        },
-      });
-    } finally {
-      await sql`commit`.execute(connection);
-    }
-  });
+/** What a copy needs of each database beyond the connection: each backend implements it (backends/<name>/index.ts). */
+export interface CopyEnd extends OpenDatabase {
+  /** Runs `read` on one consistent snapshot of every table. */
+  snapshot<T>(read: (reader: SnapshotReader) => Promise<T>): Promise<T>;
+  /** After rows were written with their own ids: new rows continue after them. */
+  continueIds(): Promise<void>;
 }
 
 async function countRows(db: Kysely<Database>, table: keyof Database): Promise<number> {
@@ -122,20 +85,10 @@ async function countRows(db: Kysely<Database>, table: keyof Database): Promise<n
   return Number(row.n);
 }
 
-/** PostgreSQL: serial columns continue after the copied ids (SQLite's AUTOINCREMENT follows inserted ids by itself). */
-async function resetSequences(target: OpenDatabase): Promise<void> {
-  if (target.dialect.name !== "postgres") return;
-  const { rows } = await sql<{ table_name: string; column_name: string }>`select table_name, column_name from information_schema.columns
-    where table_schema = current_schema() and column_default like 'nextval(%'`.execute(target.db);
-  for (const { table_name: table, column_name: column } of rows) {
-    await sql`select setval(pg_get_serial_sequence(${table}, ${column}), coalesce((select max(${sql.ref(column)}) from ${sql.table(table)}), 0) + 1, false)`.execute(target.db);
-  }
-}
-
 /** Opens a database by URL: given by the composition root, the only place that knows the backends. */
-export type OpenByUrl = (url: string) => Promise<OpenDatabase>;
+export type OpenByUrl = (url: string) => Promise<CopyEnd>;
 
-async function openSide(open: OpenByUrl, url: string, role: "source" | "target"): Promise<OpenDatabase> {
+async function openSide(open: OpenByUrl, url: string, role: "source" | "target"): Promise<CopyEnd> {
   const path = url.replace(/^file:(\/\/)?/, "");
   if (role === "source" && !/^postgres(ql)?:\/\//i.test(url) && url !== ":memory:" && !existsSync(path)) throw new TallyError(`${url}: no such database file`);
   const side = await open(url);
@@ -170,8 +123,8 @@ export async function copyInstallation(options: CopyOptions, open: OpenByUrl): P
       for (const table of COPIED_TABLES) if ((await countRows(target.db, table)) > 0) filled.push(table);
       if (filled.length > 0 && !options.force) throw new TallyError(`${options.to} already holds data (${filled.join(", ")}); pass --force to replace it`);
       if (filled.length > 0) await emptyTarget(target);
-      const tables = await withSnapshot(source, (reader) => copyTables(reader, target, options));
-      await resetSequences(target);
+      const tables = await source.snapshot((reader) => copyTables(reader, target, options));
+      await target.continueIds();
       for (const { table, rows } of tables) {
         const copied = await countRows(target.db, table as keyof Database);
         if (copied !== rows) throw new TallyError(`table ${table}: ${rows} rows in the source, ${copied} in the target`);

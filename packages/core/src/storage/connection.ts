@@ -27,11 +27,13 @@ export interface PostgresPoolLike {
   end(): Promise<void>;
 }
 
+/** Where a database lives: a file (kept hits go beside it), memory (nothing outlives the process), or a server. */
+export type DatabasePlace = { file: string } | "memory" | "server";
+
 export interface OpenDatabase {
   db: Kysely<Database>;
   dialect: SqlDialect;
-  /** The better-sqlite3 handle when the store is SQLite (used for synchronous fast paths). */
-  sqlite: SqliteDatabaseLike | null;
+  place: DatabasePlace;
   /** Releases what Tally opened itself; leaves what the caller passed in open. */
   close(): Promise<void>;
 }

@@ -13,9 +13,20 @@ export type Row = Record<string, unknown>;
  * ingest/engine-writes.ts) and driven by `runSync` or `runAsync`.
  */
 export interface SqlRunner {
+  /**
+   * Rows per statement for lists of rows: 1 where running a prepared statement is cheap and
+   * preparing one is not (better-sqlite3, in process), hundreds where each statement is a
+   * round trip (PostgreSQL).
+   */
+  readonly rowsPerStatement: number;
   all(text: string, params: readonly unknown[]): MaybePromise<Row[]>;
-  /** Answers how many rows the statement changed. */
-  run(text: string, params: readonly unknown[]): MaybePromise<number>;
+  run(text: string, params: readonly unknown[]): MaybePromise<RunResult>;
+}
+
+/** What a statement changed: how many rows, and the id of the last row it inserted (SQLite). */
+export interface RunResult {
+  changes: number;
+  insertId: number | null;
 }
 
 /** `all` as one step of a procedure written with `Steps`. */
@@ -25,7 +36,7 @@ export function* allRows<R>(runner: SqlRunner, text: string, params: readonly un
 
 /** `run` as one step; answers the rows changed. */
 export function* runStatement(runner: SqlRunner, text: string, params: readonly unknown[]): Steps<number> {
-  return (yield runner.run(text, params)) as number;
+  return ((yield runner.run(text, params)) as RunResult).changes;
 }
 
 /** `?` → `$1, $2, …` for PostgreSQL (Tally's statements have no `?` but their placeholders). */
@@ -44,12 +55,13 @@ export function kyselyRunner(db: Kysely<Database> | Transaction<Database>, diale
     return converted;
   };
   return {
+    rowsPerStatement: 500,
     async all(text, params) {
       return (await db.executeQuery<Row>(CompiledQuery.raw(textOf(text), [...params]))).rows;
     },
     async run(text, params) {
       const result = await db.executeQuery(CompiledQuery.raw(textOf(text), [...params]));
-      return Number(result.numAffectedRows ?? 0n);
+      return { changes: Number(result.numAffectedRows ?? 0n), insertId: result.insertId === undefined ? null : Number(result.insertId) };
     },
   };
 }

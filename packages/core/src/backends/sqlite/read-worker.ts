@@ -9,7 +9,8 @@ import { Kysely, SqliteDialect } from "kysely";
 import type { Database as Schema } from "../../storage/schema.js";
 import { databaseReaders } from "../../stats/database-readers.js";
 import { createStatsRunner } from "../../stats/stats.js";
-import type { ReadRequest, ReadResponse, ReadyMessage } from "./read-pool.js";
+import type { ReadRequest, ReadyMessage } from "./reads.js";
+import { serveRequests } from "./thread-messages.js";
 import { sqliteDialect } from "./sql-dialect.js";
 
 const { path } = workerData as { path: string };
@@ -18,17 +19,5 @@ database.pragma("busy_timeout = 5000");
 const db = new Kysely<Schema>({ dialect: new SqliteDialect({ database }) });
 const runner = createStatsRunner(databaseReaders(db, sqliteDialect));
 
-async function answer(request: ReadRequest): Promise<ReadResponse> {
-  try {
-    const value = request.kind === "page" ? await runner.page(request.websiteId, request.query) : await runner.totals(request.websiteId, request.query);
-    return { id: request.id, ok: true, value };
-  } catch (error) {
-    return { id: request.id, ok: false, message: error instanceof Error ? error.message : String(error) };
-  }
-}
-
-let queue: Promise<void> = Promise.resolve();
-parentPort!.on("message", (request: ReadRequest) => {
-  queue = queue.then(async () => parentPort!.postMessage(await answer(request)));
-});
+serveRequests<ReadRequest>((request) => (request.kind === "page" ? runner.page(request.websiteId, request.query) : runner.totals(request.websiteId, request.query)));
 parentPort!.postMessage({ ready: true } satisfies ReadyMessage);

@@ -23,7 +23,11 @@ export function sqliteRunner(sqlite: { prepare(text: string): SqliteStatement })
     return found;
   };
   return {
+    rowsPerStatement: 1,
     all: (text, params) => statement(text).all(...params) as Record<string, unknown>[],
-    run: (text, params) => statement(text).run(...params).changes,
+    run(text, params) {
+      const { changes, lastInsertRowid } = statement(text).run(...params);
+      return { changes, insertId: Number(lastInsertRowid) };
+    },
   };
 }

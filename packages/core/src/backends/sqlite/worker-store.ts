@@ -3,6 +3,7 @@ import { asStoreUnavailable } from "../../storage/store-faults.js";
 import type { Hit } from "../../model/hit.js";
 import type { EngineStore } from "../../storage/store.js";
 import { watchFileIdentity } from "./file-identity.js";
+import { createThreadClient, type ThreadRequest } from "./thread-messages.js";
 import { workerUrl } from "./worker-url.js";
 
 type RequestBody =
@@ -14,12 +15,11 @@ type RequestBody =
   | { type: "delete-older-than"; websiteId: number; localSeconds: number; limit: number }
   | { type: "close" };
 
-export type WriterRequest = RequestBody & { id: number };
-export type WriterResponse = { id: number; ok: true; value: unknown } | { id: number; ok: false; message: string; code?: string };
+export type WriterRequest = ThreadRequest<RequestBody>;
 
 /** The error a failed request rejects with: a store fault (locked, disk full, read-only…) as a StoreUnavailableError. */
-function writerError(response: { message: string; code?: string }): unknown {
-  return asStoreUnavailable(Object.assign(new Error(response.message), response.code === undefined ? {} : { code: response.code }));
+function writerError(response: { message: string; code?: string }): Error {
+  return asStoreUnavailable(Object.assign(new Error(response.message), response.code === undefined ? {} : { code: response.code })) as Error;
 }
 
 /**
@@ -31,39 +31,9 @@ function writerError(response: { message: string; code?: string }): unknown {
 export function createSqliteWorkerStore(path: string, busyTimeout: number): EngineStore {
   const check = watchFileIdentity(path);
   const worker = new Worker(workerUrl("writer-worker.js"), { workerData: { path, busyTimeout } });
-  const pending = new Map<number, { resolve(value: unknown): void; reject(error: Error): void }>();
-  let nextId = 1;
-  let failure: Error | null = null;
-
-  function settle(id: number, settleWith: (entry: { resolve(value: unknown): void; reject(error: Error): void }) => void): void {
-    const entry = pending.get(id);
-    if (!entry) return;
-    pending.delete(id);
-    if (pending.size === 0) worker.unref();
-    settleWith(entry);
-  }
-
-  worker.on("message", (response: WriterResponse) => {
-    settle(response.id, (entry) => (response.ok ? entry.resolve(response.value) : entry.reject(writerError(response) as Error)));
-  });
-  worker.on("error", (error) => {
-    failure = error;
-    for (const id of [...pending.keys()]) settle(id, (entry) => entry.reject(error));
-  });
-
-  // After the listeners: adding a "message" listener references the worker's port again.
-  worker.unref();
-
-  function send(body: RequestBody): Promise<unknown> {
-    if (failure) return Promise.reject(failure);
-    const id = nextId++;
-    // Referenced while a request is out, so the process waits for writes it started.
-    worker.ref();
-    return new Promise((resolve, reject) => {
-      pending.set(id, { resolve, reject });
-      worker.postMessage({ ...body, id });
-    });
-  }
+  const client = createThreadClient<RequestBody>(worker, writerError);
+  client.listen();
+  const send = (body: RequestBody) => client.send(body).answer;
 
   return {
     check,
@@ -83,7 +53,7 @@ export function createSqliteWorkerStore(path: string, busyTimeout: number): Engi
     deleteOlderThan: async (websiteId, localSeconds, limit) =>
       (await send({ type: "delete-older-than", websiteId, localSeconds, limit })) as number,
     async close() {
-      if (!failure) await send({ type: "close" }).catch(() => {});
+      if (!client.failed) await send({ type: "close" }).catch(() => {});
       await worker.terminate();
     },
   };

@@ -7,7 +7,8 @@ import { parentPort, workerData } from "node:worker_threads";
 import Database from "better-sqlite3";
 import { createTightDiskGuard, WAL_SIZE_LIMIT } from "./tight-disk.js";
 import { createSqliteWriter } from "./writer.js";
-import type { WriterRequest, WriterResponse } from "./worker-store.js";
+import { serveRequests } from "./thread-messages.js";
+import type { WriterRequest } from "./worker-store.js";
 
 const { path, busyTimeout } = workerData as { path: string; busyTimeout: number };
 const database = new Database(path);
@@ -38,21 +39,7 @@ function run(request: WriterRequest): unknown {
   }
 }
 
-async function answer(request: WriterRequest): Promise<WriterResponse> {
-  try {
-    tightDisk.before();
-    const value = await run(request);
-    tightDisk.succeeded();
-    return { id: request.id, ok: true, value };
-  } catch (error) {
-    const code = (error as { code?: unknown } | null)?.code;
-    tightDisk.failed(code);
-    return { id: request.id, ok: false, message: error instanceof Error ? error.message : String(error), ...(typeof code === "string" ? { code } : {}) };
-  }
-}
-
-// One request at a time, in arrival order: a write's transaction never interleaves with another request.
-let queue: Promise<void> = Promise.resolve();
-parentPort!.on("message", (request: WriterRequest) => {
-  queue = queue.then(async () => parentPort!.postMessage(await answer(request)));
+serveRequests<WriterRequest>(run, {
+  before: () => tightDisk.before(),
+  after: (error) => (error === null ? tightDisk.succeeded() : tightDisk.failed((error as { code?: unknown } | null)?.code)),
 });
