@@ -20,6 +20,8 @@ export default defineConfig({
     ],
   },
   test: {
+    // Core's worker threads load dist/: build it from the current source first.
+    globalSetup: ["test/support/build-core.ts"],
     include: ["packages/*/src/**/*.test.ts", "test/**/*.test.ts"],
     testTimeout: 30_000,
     hookTimeout: 60_000,
