@@ -16,6 +16,12 @@ export interface Statistic {
   pattern?: string | undefined;
 }
 
+/** One statistic over one range. */
+export interface CountRequest {
+  stat: Statistic;
+  range: DayRange;
+}
+
 export interface ListOptions {
   /** Already lower-cased; "" for none. */
   search: string;
@@ -31,6 +37,8 @@ export interface CountReader {
   page(stat: Statistic, range: DayRange, list: ListOptions): Promise<{ rows: StatRow[]; total: number }>;
   /** Every row of a statistic over a range: day and hour series, and the parts of ratios. */
   all(stat: Statistic, range: DayRange): Promise<StatRow[]>;
+  /** `all` of several statistics and ranges at once: planned together where the source can (one request's totals). */
+  allOf(requests: readonly CountRequest[]): Promise<StatRow[][]>;
   /** The counts of these values over a range (for comparisons). */
   countsOf(stat: Statistic, range: DayRange, values: readonly string[]): Promise<Map<string, number>>;
   /**
@@ -39,6 +47,8 @@ export interface CountReader {
    * query can be refused before it does work that cannot be interrupted.
    */
   rowsRead(stat: Statistic, range: DayRange, atMost: number): Promise<number>;
+  /** Which stored rows a statistic is counted from: statistics of the same rows read the same number (`rowsRead` once for them). */
+  source(stat: Statistic): string;
 }
 
 /** Code point order (SQLite's binary collation, PostgreSQL's "C"): what JavaScript's < does on these strings. */

@@ -6,7 +6,7 @@ import { columnsFor, countBlock, type BlockCounting, type BlockScan, type Resolv
 import { decodeColumn, type Column } from "./day-block-format.js";
 import { VISIT_COLUMNS } from "../model/dimensions.js";
 import type { Condition, VisitDimension } from "../model/filters.js";
-import { dayValue, hourValue, localBounds, pageRows, type CountReader, type DayRange, type ListOptions, type Statistic } from "./count-reader.js";
+import { dayValue, hourValue, localBounds, pageRows, type CountReader, type CountRequest, type DayRange, type ListOptions, type Statistic } from "./count-reader.js";
 import { segmentConditions } from "./segment-conditions.js";
 import type { StatRow } from "./stats-query.js";
 
@@ -79,6 +79,9 @@ function countingOf(stat: Statistic): Counting {
 /** The row value of a page goal: Plausible's name for it. */
 export const pageGoalValue = (pattern: string) => `Visit ${pattern}`;
 
+/** The day series counted from visits, which one statement reads together. */
+const VISIT_DAY_SERIES: readonly string[] = ["visits", "bounces", "visit_duration", "visit_pageviews", "visitors"];
+
 /** Days of a range whose visits can count, each with what its block needs. */
 interface CandidateDay {
   day: number;
@@ -134,58 +137,120 @@ export function createSegmentReader(db: Kysely<Database>, dialect: SqlDialect, w
         where ${visits} and v.start >= ${start} and v.start < ${end} and ${where.visit()}
         group by ${counting.key}`;
     }
+    const { source, kind, extra } = hitSource(stat, counting);
+    return sql`select ${counting.key} as k, ${counting.count} as n from ${source}
+      where h.visit_id = v.id and ${visits} and h.time >= ${start} and h.time < ${end} and ${kind} and ${extra}
+        and ${where.visit()} and ${where.hit(counting.from !== "pageviews")}
+      group by ${counting.key}`;
+  }
+
+  /** Hits of matching visits (and their properties): the source of a hit statistic's SQL. */
+  function hitSource(stat: Statistic, counting: Counting): { source: Sql; kind: Sql; extra: Sql } {
     const events = counting.from !== "pageviews";
     const kind = events ? sql`h.event <> 0` : sql`h.event = 0`;
     // Cross join: the visits of the days drive, their hits are found by visit.
     const hits = sql`visits v cross join hits h`;
-    let source = hits;
-    let extra: Sql = sql`1 = 1`;
     if (counting.from === "properties") {
-      source = sql`${hits} join event_props p on p.visit_id = h.visit_id and p.time = h.time and p.event = h.event and p.seq = h.seq`;
-      extra = sql`h.event in ${where.idsOf("event", stat.event ?? "")} and p.name in ${where.idsOf("prop_name", stat.property ?? "")}`;
+      return {
+        source: sql`${hits} join event_props p on p.visit_id = h.visit_id and p.time = h.time and p.event = h.event and p.seq = h.seq`,
+        kind,
+        extra: sql`h.event in ${where.idsOf("event", stat.event ?? "")} and p.name in ${where.idsOf("prop_name", stat.property ?? "")}`,
+      };
     }
-    if (counting.keys === "goal") extra = sql`h.page in ${where.pagesMatching(stat.pattern ?? "")}`;
-    return sql`select ${counting.key} as k, ${counting.count} as n from ${source}
-      where h.visit_id = v.id and ${visits} and h.time >= ${start} and h.time < ${end} and ${kind} and ${extra}
-        and ${where.visit()} and ${where.hit(events)}
-      group by ${counting.key}`;
+    if (counting.keys === "goal") return { source: hits, kind, extra: sql`h.page in ${where.pagesMatching(stat.pattern ?? "")}` };
+    return { source: hits, kind, extra: sql`1 = 1` };
+  }
+
+  /**
+   * The day series of visits (visits, bounces, durations, views, visitor-days), all at once,
+   * for visits starting on `days` within [start, end): one statement, by day.
+   */
+  async function visitDaySeries(days: readonly number[], start: number, end: number): Promise<Map<string, Map<number, number>>> {
+    const rows = await run<Record<string, number>>(sql`select ${DAY_OF_VISIT} as k, ${sql.join(
+      VISIT_DAY_SERIES.map((name) => sql`${countingOf({ name }).count} as ${sql.ref(name)}`),
+    )} from visits v
+      where v.website_id = ${websiteId} and ${startingOn(days)} and v.start >= ${start} and v.start < ${end} and ${where.visit()}
+      group by ${DAY_OF_VISIT}`);
+    return new Map(VISIT_DAY_SERIES.map((name) => [name, new Map(rows.map((row) => [Number(row.k), Number(row[name])]))]));
+  }
+
+  /** Pageviews by (day the visit started, day of the hit) for visits starting on `days`: one statement. */
+  async function pageviewsByVisitDay(days: readonly number[], start: number, end: number): Promise<{ visitDay: number; day: number; n: number }[]> {
+    const rows = await run<{ d: number; k: number; n: number }>(sql`select ${DAY_OF_VISIT} as d, h.time / 86400 as k, count(*) as n
+      from visits v cross join hits h
+      where h.visit_id = v.id and v.website_id = ${websiteId} and ${startingOn(days)} and h.time >= ${start} and h.time < ${end}
+        and h.event = 0 and ${where.visit()} and ${where.hit(false)}
+      group by ${DAY_OF_VISIT}, h.time / 86400`);
+    return rows.map((row) => ({ visitDay: Number(row.d), day: Number(row.k), n: Number(row.n) }));
+  }
+
+  /** Day rows of `day_versions` reaching [start, end] for hits (a superset of what visits need), memoized per bounds. */
+  const versions = new Map<string, Promise<CandidateDay[]>>();
+  function candidateDays(start: number, end: number): Promise<CandidateDay[]> {
+    const key = `${start}:${end}`;
+    let found = versions.get(key);
+    if (!found) {
+      // A late hit joins the visit its person started next (up to a day later): for hits, the day after the range too.
+      found = run<{ day: number; last_hit: number }>(sql`select day, last_hit from day_versions
+        where website_id = ${websiteId} and (day >= ${start / 86_400} or last_hit >= ${start}) and day <= ${end / 86_400} order by day`).then((rows) =>
+        rows.map((row) => ({ day: Number(row.day), lastHit: Number(row.last_hit) })),
+      );
+      versions.set(key, found);
+    }
+    return found;
   }
 
   /** The days whose visits can count: started in the range, or (for hits) before it with a hit in it. */
-  async function candidateDays(fromHits: boolean, start: number, end: number): Promise<CandidateDay[]> {
-    // A late hit joins the visit its person started next (up to a day later): for hits, the day after the range too.
-    const reach = fromHits ? sql`(day >= ${start / 86_400} or last_hit >= ${start}) and day <= ${end / 86_400}` : sql`day >= ${start / 86_400} and day < ${end / 86_400}`;
-    const rows = await run<{ day: number; last_hit: number }>(sql`select day, last_hit from day_versions
-      where website_id = ${websiteId} and ${reach} order by day`);
-    return rows.map((row) => ({ day: Number(row.day), lastHit: Number(row.last_hit) }));
+  const reaching = (days: readonly CandidateDay[], fromHits: boolean, start: number, end: number) =>
+    days.filter((day) => (fromHits ? (day.day >= start / 86_400 || day.lastHit >= start) && day.day <= end / 86_400 : day.day >= start / 86_400 && day.day < end / 86_400));
+
+  /** Decoded block columns read so far in this request, by day; a day known to lack a column maps it to null. */
+  const columnCache = new Map<number, Map<BlockColumn, Column | null>>();
+
+  /** The named columns of the days' current blocks (read once per request); a day missing any is left out. */
+  async function blockColumns(days: readonly CandidateDay[], names: readonly BlockColumn[]): Promise<BlockColumns> {
+    const missing = days.filter((day) => names.some((name) => !columnCache.get(day.day)?.has(name)));
+    if (missing.length > 0) {
+      const rows = await run<{ day: number; name: BlockColumn; data: Uint8Array }>(sql`
+        select b.day, b.name, b.data from day_blocks b
+        join day_versions d on d.website_id = b.website_id and d.day = b.day and d.version = b.version
+        where b.website_id = ${websiteId} and b.day in (${sql.join(missing.map((day) => day.day))}) and b.name in (${sql.join(names)})`);
+      for (const day of missing) {
+        let columns = columnCache.get(day.day);
+        if (!columns) columnCache.set(day.day, (columns = new Map()));
+        for (const name of names) if (!columns.has(name)) columns.set(name, null);
+      }
+      for (const row of rows) columnCache.get(Number(row.day))!.set(row.name, decodeColumn(row.data));
+    }
+    const blocks: BlockColumns = new Map();
+    for (const day of days) {
+      const cached = columnCache.get(day.day)!;
+      if (names.every((name) => cached.get(name))) blocks.set(day.day, new Map(names.map((name) => [name, cached.get(name)!])));
+    }
+    return blocks;
   }
 
-  /** The named columns of the days' current blocks; a day missing any is left out (counted from rows). */
-  async function blockColumns(days: readonly CandidateDay[], names: readonly BlockColumn[]): Promise<BlockColumns> {
-    const blocks: BlockColumns = new Map();
-    if (days.length === 0) return blocks;
-    const rows = await run<{ day: number; name: BlockColumn; data: Uint8Array }>(sql`
-      select b.day, b.name, b.data from day_blocks b
-      join day_versions d on d.website_id = b.website_id and d.day = b.day and d.version = b.version
-      where b.website_id = ${websiteId} and b.day in (${sql.join(days.map((day) => day.day))}) and b.name in (${sql.join(names)})`);
-    for (const row of rows) {
-      const day = Number(row.day);
-      let columns = blocks.get(day);
-      if (!columns) blocks.set(day, (columns = new Map()));
-      columns.set(row.name, decodeColumn(row.data));
-    }
-    for (const [day, columns] of blocks) if (columns.size < names.length) blocks.delete(day);
-    return blocks;
+  /** Every condition's dictionary ids (and property names), in one statement, once per request. */
+  let resolving: Promise<ResolvedCondition[]> | null = null;
+  function resolvedConditions(): Promise<ResolvedCondition[]> {
+    resolving ??= (async () => {
+      if (where.conditions.length === 0) return [];
+      const parts = where.conditions.flatMap((condition, index) => {
+        const queries = where.idQueries(condition);
+        return [sql`select ${index} as c, 0 as names, id from ${queries.ids} ids`, sql`select ${index} as c, 1 as names, id from ${queries.names} names`];
+      });
+      const rows = await run<{ c: number; names: number; id: number }>(sql.join(parts, sql` union all `));
+      return where.conditions.map((condition, index) => {
+        const of = (names: number) => new Set(rows.filter((row) => Number(row.c) === index && Number(row.names) === names).map((row) => Number(row.id)));
+        return { condition, ids: of(0), names: of(1) };
+      });
+    })();
+    return resolving;
   }
 
   /** What a block scan needs besides the columns: the conditions' ids, looked up once. */
   async function blockScan(stat: Statistic, counting: Counting, start: number, end: number): Promise<BlockScan> {
-    const resolved: ResolvedCondition[] = [];
-    for (const condition of where.conditions) {
-      const queries = where.idQueries(condition);
-      resolved.push({ condition, ids: await idSet(queries.ids), names: await idSet(queries.names) });
-    }
-    const scan: BlockScan = { counting: counting.block, conditions: resolved, start, end };
+    const scan: BlockScan = { counting: counting.block, conditions: await resolvedConditions(), start, end };
     if (counting.from === "properties") {
       scan.eventIds = await idSet(where.idsOf("event", stat.event ?? ""));
       scan.propNames = await idSet(where.idsOf("prop_name", stat.property ?? ""));
@@ -194,41 +259,77 @@ export function createSegmentReader(db: Kysely<Database>, dialect: SqlDialect, w
     return scan;
   }
 
-  /** Counts by key (day, hour, dictionary id, or 0 for a goal): blocks where current, rows elsewhere. */
-  async function countsByKey(stat: Statistic, range: DayRange): Promise<Map<number, number>> {
-    const [start, end] = localBounds(range);
-    const counting = countingOf(stat);
-    const fromHits = counting.from !== "visits";
-    const days = await candidateDays(fromHits, start, end);
-    const counts = new Map<number, number>();
-    // A block's hits need their times checked where some may fall outside the range: its first
-    // day and before (late hits), the day after it, and days with hits past its end.
-    const needsTime = (day: CandidateDay) => fromHits && (day.day <= start / 86_400 || day.day >= end / 86_400 || day.lastHit >= end);
-    const columns = columnsFor(counting.block, conditions, false);
-    const timeColumns = columnsFor(counting.block, conditions, true).filter((name) => !columns.includes(name));
-    const blocks = await blockColumns(days, columns);
-    const timed = days.filter((day) => blocks.has(day.day) && needsTime(day));
-    if (timed.length > 0 && timeColumns.length > 0) {
-      const times = await blockColumns(timed, timeColumns);
-      for (const day of timed) {
-        const time = times.get(day.day);
-        if (time) for (const [name, column] of time) blocks.get(day.day)!.set(name, column);
-        else blocks.delete(day.day);
+  /**
+   * Counts by key (day, hour, dictionary id, or 0 for a goal) of several statistics and
+   * ranges, planned together: the days they reach and the block columns they need are
+   * read once for all, day blocks where current, rows elsewhere; the day series of visits
+   * and pageviews from rows are one statement each for all.
+   */
+  async function countsByKey(requests: readonly CountRequest[]): Promise<Map<number, number>[]> {
+    const bounds = requests.map(({ range }) => localBounds(range));
+    const all = await candidateDays(Math.min(...bounds.map(([start]) => start)), Math.max(...bounds.map(([, end]) => end)));
+    const plans = requests.map((request, index) => {
+      const [start, end] = bounds[index]!;
+      const counting = countingOf(request.stat);
+      const fromHits = counting.from !== "visits";
+      // A block's hits need their times checked where some may fall outside the range: its first
+      // day and before (late hits), the day after it, and days with hits past its end.
+      const needsTime = (day: CandidateDay) => fromHits && (day.day <= start / 86_400 || day.day >= end / 86_400 || day.lastHit >= end);
+      const columns = columnsFor(counting.block, conditions, false);
+      const timeColumns = columnsFor(counting.block, conditions, true);
+      return { request, start, end, counting, days: reaching(all, fromHits, start, end), needsTime, columns, timeColumns };
+    });
+    const reached = [...new Map(plans.flatMap((plan) => plan.days).map((day) => [day.day, day])).values()];
+    await blockColumns(reached, [...new Set(plans.flatMap((plan) => plan.columns))]);
+    const timed = [...new Map(plans.flatMap((plan) => plan.days.filter(plan.needsTime)).map((day) => [day.day, day])).values()];
+    const timedWithBlocks = timed.filter((day) => [...(columnCache.get(day.day)?.values() ?? [])].some((column) => column));
+    if (timedWithBlocks.length > 0) await blockColumns(timedWithBlocks, [...new Set(plans.flatMap((plan) => plan.timeColumns))]);
+
+    const counts = plans.map(() => new Map<number, number>());
+    const add = (into: Map<number, number>, key: number, n: number) => into.set(key, (into.get(key) ?? 0) + n);
+    const rowDays: number[][] = [];
+    for (const [index, plan] of plans.entries()) {
+      // The days whose current block has every column this request reads there (read above).
+      const blocks = new Map<number, Map<BlockColumn, Column>>();
+      for (const day of plan.days) {
+        const cached = columnCache.get(day.day);
+        const names = plan.needsTime(day) ? plan.timeColumns : plan.columns;
+        if (cached && names.every((name) => cached.get(name))) blocks.set(day.day, new Map(names.map((name) => [name, cached.get(name)!])));
+      }
+      if (blocks.size > 0) {
+        const scan = await blockScan(plan.request.stat, plan.counting, plan.start, plan.end);
+        for (const day of plan.days) {
+          const block = blocks.get(day.day);
+          if (block) countBlock(day.day, (name) => block.get(name)!, scan, plan.needsTime(day), counts[index]!);
+        }
+      }
+      rowDays.push(plan.days.filter((day) => !blocks.has(day.day)).map((day) => day.day));
+    }
+
+    // From rows: the day series of visits and pageviews together, everything else a statement each.
+    const visitSeries = plans.flatMap((plan, index) => (VISIT_DAY_SERIES.includes(plan.request.stat.name) && rowDays[index]!.length > 0 ? [index] : []));
+    const pageviewSeries = plans.flatMap((plan, index) => (plan.request.stat.name === "pageviews" && rowDays[index]!.length > 0 ? [index] : []));
+    const union = (indexes: readonly number[]) => [...new Set(indexes.flatMap((index) => rowDays[index]!))].sort((a, b) => a - b);
+    const span = (indexes: readonly number[]) => [Math.min(...indexes.map((index) => plans[index]!.start)), Math.max(...indexes.map((index) => plans[index]!.end))] as const;
+    if (visitSeries.length > 0) {
+      const series = await visitDaySeries(union(visitSeries), ...span(visitSeries));
+      for (const index of visitSeries) {
+        const { request, start, end } = plans[index]!;
+        const own = new Set(rowDays[index]);
+        for (const [day, n] of series.get(request.stat.name)!) if (own.has(day) && day >= start / 86_400 && day < end / 86_400) add(counts[index]!, day, n);
       }
     }
-    if (blocks.size > 0) {
-      // The conditions' dictionary ids, looked up only when some block is read.
-      const scan = await blockScan(stat, counting, start, end);
-      for (const day of days) {
-        const block = blocks.get(day.day);
-        if (block) countBlock(day.day, (name) => block.get(name)!, scan, needsTime(day), counts);
+    if (pageviewSeries.length > 0) {
+      const rows = await pageviewsByVisitDay(union(pageviewSeries), ...span(pageviewSeries));
+      for (const index of pageviewSeries) {
+        const { start, end } = plans[index]!;
+        const own = new Set(rowDays[index]);
+        for (const row of rows) if (own.has(row.visitDay) && row.day >= start / 86_400 && row.day < end / 86_400) add(counts[index]!, row.day, row.n);
       }
     }
-    const fromRows = days.filter((day) => !blocks.has(day.day)).map((day) => day.day);
-    if (fromRows.length > 0) {
-      for (const row of await run<{ k: number; n: number }>(grouped(stat, range, fromRows))) {
-        counts.set(Number(row.k), (counts.get(Number(row.k)) ?? 0) + Number(row.n));
-      }
+    for (const [index, plan] of plans.entries()) {
+      if (rowDays[index]!.length === 0 || visitSeries.includes(index) || pageviewSeries.includes(index)) continue;
+      for (const row of await run<{ k: number; n: number }>(grouped(plan.request.stat, plan.request.range, rowDays[index]!))) add(counts[index]!, Number(row.k), Number(row.n));
     }
     return counts;
   }
@@ -245,9 +346,14 @@ export function createSegmentReader(db: Kysely<Database>, dialect: SqlDialect, w
     return values;
   }
 
-  /** Every row, with keys read as values (day, hour or dictionary value). */
-  async function all(stat: Statistic, range: DayRange): Promise<StatRow[]> {
-    const counted = [...(await countsByKey(stat, range))].filter(([, n]) => n > 0);
+  /** Every row of each request, with keys read as values (day, hour or dictionary value). */
+  async function allOf(requests: readonly CountRequest[]): Promise<StatRow[][]> {
+    const counts = await countsByKey(requests);
+    return Promise.all(requests.map(({ stat }, index) => rowsOf(stat, counts[index]!)));
+  }
+
+  async function rowsOf(stat: Statistic, byKey: Map<number, number>): Promise<StatRow[]> {
+    const counted = [...byKey].filter(([, n]) => n > 0);
     const keys = countingOf(stat).keys;
     if (keys === "dimension") {
       const values = await valuesOf(counted.map(([id]) => id));
@@ -257,15 +363,19 @@ export function createSegmentReader(db: Kysely<Database>, dialect: SqlDialect, w
     return counted.map(([key, count]) => ({ value: read(key), count }));
   }
 
+  const all = async (stat: Statistic, range: DayRange) => (await allOf([{ stat, range }]))[0]!;
+
   return {
     page: async (stat, range, list) => pageRows(await all(stat, range), list),
     all,
+    allOf,
     async countsOf(stat, range, values) {
       const wanted = new Set(values);
       const counts = new Map<string, number>();
       for (const row of await all(stat, range)) if (wanted.has(row.value)) counts.set(row.value, row.count);
       return counts;
     },
+    source: (stat) => (COUNTINGS[stat.name] !== undefined && COUNTINGS[stat.name]!.from !== "visits" ? "hits" : "visits"),
     async rowsRead(stat, range, atMost) {
       const [start, end] = localBounds(range);
       const fromHits = COUNTINGS[stat.name] !== undefined && COUNTINGS[stat.name]!.from !== "visits";

@@ -61,19 +61,24 @@ async function seriesRows(reader: CountReader, name: string, range: DayRange): P
 
 const isSeries = (name: string) => DAILY_SERIES.has(name) || HOUR_SERIES.has(name) || isRatio(name);
 
-async function totalFigures(reader: CountReader, range: DayRange): Promise<TotalFigures> {
-  const names = ["visitors", "visits", "pageviews", "bounces", "visit_duration", "visit_pageviews"];
-  const [visitors, visits, pageviews, bounces, duration, visitPageviews] = (
-    await Promise.all(names.map((name) => reader.all({ name }, range)))
-  ).map(sum) as [number, number, number, number, number, number];
-  return {
-    visitors,
-    visits,
-    pageviews,
-    views_per_visit: ratio("views_per_visit", visitPageviews, visits),
-    bounce_rate: ratio("bounce_rate", bounces, visits),
-    visit_duration: ratio("visit_duration", duration, visits),
-  };
+const FIGURES = ["visitors", "visits", "pageviews", "bounces", "visit_duration", "visit_pageviews"] as const;
+
+/** The totals of each range, every figure of every range read in one plan. */
+async function totalFigures(reader: CountReader, ranges: readonly DayRange[]): Promise<TotalFigures[]> {
+  const rows = await reader.allOf(ranges.flatMap((range) => FIGURES.map((name) => ({ stat: { name }, range }))));
+  return ranges.map((_, index) => {
+    const [visitors, visits, pageviews, bounces, duration, visitPageviews] = rows.slice(index * FIGURES.length, (index + 1) * FIGURES.length).map(sum) as [
+      number, number, number, number, number, number,
+    ];
+    return {
+      visitors,
+      visits,
+      pageviews,
+      views_per_visit: ratio("views_per_visit", visitPageviews, visits),
+      bounce_rate: ratio("bounce_rate", bounces, visits),
+      visit_duration: ratio("visit_duration", duration, visits),
+    };
+  });
 }
 
 /** `goals`: visitors who fired each event (or viewed a page goal's pages), its events (or those pageviews), and their share of all visitors. */
@@ -169,11 +174,10 @@ export function createStatsRunner(readerFor: ReaderFor): StatsRunner {
   async function totals(websiteId: number, query: TotalsQuery): Promise<Totals> {
     const reader = readerFor(websiteId, query);
     const range = { from: query.from, to: query.to };
-    const result: Totals = { data: await totalFigures(reader, range) };
-    if (query.compare) {
-      result.comparison = comparisonRange(range, query.compare);
-      result.previous = await totalFigures(reader, result.comparison);
-    }
+    const comparison = query.compare ? comparisonRange(range, query.compare) : null;
+    const [data, previous] = await totalFigures(reader, comparison ? [range, comparison] : [range]);
+    const result: Totals = { data: data! };
+    if (comparison) Object.assign(result, { comparison, previous });
     return result;
   }
 

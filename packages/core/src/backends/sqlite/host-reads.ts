@@ -1,4 +1,4 @@
-import type { CountReader, DayRange, Statistic } from "../../stats/count-reader.js";
+import type { CountReader, CountRequest, DayRange, Statistic } from "../../stats/count-reader.js";
 import { queryTooLarge } from "../../stats/database-readers.js";
 import { createStatsRunner, type ReaderFor, type StatsRunner } from "../../stats/stats.js";
 
@@ -26,25 +26,45 @@ const nextTurn = () => new Promise<void>((resolve) => setImmediate(resolve));
  */
 export function createHostSqliteReads(readerFor: ReaderFor, { timeoutMs, rowBudget = HOST_THREAD_ROW_BUDGET }: HostReadOptions): StatsRunner {
   function bounded(reader: CountReader): CountReader {
-    async function admit(stat: Statistic, range: DayRange): Promise<void> {
-      await nextTurn();
-      if ((await reader.rowsRead(stat, range, rowBudget)) > rowBudget) throw queryTooLarge();
+    /** Each source (visits or hits, rollups) and range is measured once per request. */
+    const admitted = new Map<string, Promise<void>>();
+    function admitOne(stat: Statistic, range: DayRange): Promise<void> {
+      const key = `${reader.source(stat)}|${range.from}|${range.to}`;
+      let admission = admitted.get(key);
+      if (!admission) {
+        admission = (async () => {
+          await nextTurn();
+          if ((await reader.rowsRead(stat, range, rowBudget)) > rowBudget) throw queryTooLarge();
+        })();
+        admitted.set(key, admission);
+      }
+      return admission;
+    }
+    async function admit(requests: readonly CountRequest[]): Promise<void> {
+      // One measure per source and range: statistics of the same rows cost the same.
+      const bySource = new Map(requests.map((request) => [`${reader.source(request.stat)}|${request.range.from}|${request.range.to}`, request]));
+      for (const { stat, range } of bySource.values()) await admitOne(stat, range);
       await nextTurn();
     }
     return {
       async page(stat, range, list) {
-        await admit(stat, range);
+        await admit([{ stat, range }]);
         return reader.page(stat, range, list);
       },
       async all(stat, range) {
-        await admit(stat, range);
+        await admit([{ stat, range }]);
         return reader.all(stat, range);
       },
+      async allOf(requests) {
+        await admit(requests);
+        return reader.allOf(requests);
+      },
       async countsOf(stat, range, values) {
-        await admit(stat, range);
+        await admit([{ stat, range }]);
         return reader.countsOf(stat, range, values);
       },
       rowsRead: (stat, range, atMost) => reader.rowsRead(stat, range, atMost),
+      source: (stat) => reader.source(stat),
     };
   }
 
