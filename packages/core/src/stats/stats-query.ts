@@ -75,16 +75,8 @@ const rangeFields = {
 
 type RangeFields = { from: string; to: string; filter?: string | string[] | undefined };
 
-/** Range order and length, and the filters' syntax: issues beside the fields' own. */
+/** Range order and length: issues beside the fields' own. */
 function checkRange(query: RangeFields, context: z.RefinementCtx): void {
-  try {
-    parseFilters(query.filter);
-  } catch (error) {
-    if (!(error instanceof ValidationError)) throw error;
-    for (const [field, messages] of Object.entries(error.errors)) {
-      for (const message of messages) context.addIssue({ code: "custom", path: field.split("."), message });
-    }
-  }
   // An invalid date already has its own error: comparing it would only add a misleading one.
   if (!isInDomain(query.from) || !isInDomain(query.to)) return;
   if (query.from > query.to) context.addIssue({ code: "custom", path: ["to"], message: "The to must be a date after or equal to from." });
@@ -93,7 +85,24 @@ function checkRange(query: RangeFields, context: z.RefinementCtx): void {
   }
 }
 
-const withConditions = <T extends RangeFields>(query: T) => ({ ...query, conditions: parseFilters(query.filter) as Condition[] });
+/** Marks a query this module parsed: handed back to core (the server parsed it), it is not parsed again. */
+const PARSED = Symbol("tally.parsed-query");
+
+/** The filters parsed, once: a bad one is an issue naming it (`filter.0`). */
+function withConditions<T extends RangeFields>(query: T, context: z.RefinementCtx): T & { conditions: Condition[] } {
+  let conditions: Condition[] = [];
+  try {
+    conditions = parseFilters(query.filter);
+  } catch (error) {
+    if (!(error instanceof ValidationError)) throw error;
+    for (const [field, messages] of Object.entries(error.errors)) {
+      for (const message of messages) context.addIssue({ code: "custom", path: field.split("."), message });
+    }
+  }
+  return Object.defineProperty({ ...query, conditions }, PARSED, { value: true });
+}
+
+const isParsed = (input: object): boolean => PARSED in input;
 
 const asList = (value: string | string[] | undefined): string[] => (value === undefined ? [] : Array.isArray(value) ? value : [value]);
 
@@ -151,7 +160,7 @@ export const statsQuerySchema = z
     if (!query.event) context.addIssue({ code: "custom", path: ["event"], message: "The event field is required for event_property." });
     if (!query.property) context.addIssue({ code: "custom", path: ["property"], message: "The property field is required for event_property." });
   })
-  .transform((query) => ({ ...withConditions(query), goal_page: asList(query.goal_page) }));
+  .transform((query, context) => Object.assign(withConditions(query, context), { goal_page: asList(query.goal_page) }));
 
 /** The totals call: a range, filters, a comparison. */
 export const totalsQuerySchema = z.object(rangeFields).superRefine(checkRange).transform(withConditions);
@@ -159,12 +168,13 @@ export const totalsQuerySchema = z.object(rangeFields).superRefine(checkRange).t
 export type StatsQuery = z.output<typeof statsQuerySchema>;
 export type TotalsQuery = z.output<typeof totalsQuerySchema>;
 
-export function parseStatsQuery(input: StatsQueryInput): StatsQuery {
-  return validate(statsQuerySchema, input);
+/** The query's parameters checked and its filters parsed; a query already parsed here (by the server) is used as it is. */
+export function parseStatsQuery(input: StatsQueryInput | StatsQuery): StatsQuery {
+  return isParsed(input) ? (input as StatsQuery) : validate(statsQuerySchema, input);
 }
 
-export function parseTotalsQuery(input: TotalsQueryInput): TotalsQuery {
-  return validate(totalsQuerySchema, input);
+export function parseTotalsQuery(input: TotalsQueryInput | TotalsQuery): TotalsQuery {
+  return isParsed(input) ? (input as TotalsQuery) : validate(totalsQuerySchema, input);
 }
 
 export type { StatRow } from "../model/stats-schemas.js";
