@@ -125,5 +125,5 @@ export async function api(server: Server, key: string, method: string, path: str
     headers: { authorization: `Bearer ${key}`, accept: "application/json", ...(body ? { "content-type": "application/x-www-form-urlencoded" } : {}) },
     ...(body ? { body: new URLSearchParams(body) } : {}),
   });
-  return { status: response.status, headers: response.headers, body: (await response.json()) as Record<string, any> };
+  return { status: response.status, headers: response.headers, body: (await response.json()) as Record<string, unknown> };
 }

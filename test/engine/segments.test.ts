@@ -225,7 +225,7 @@ describe.each(DIALECTS)("segments store on %s", (dialect) => {
       await stored.sql(`create table ${table}_2026_09 partition of ${table} for values from (${month(2026, 8)}) to (${month(2026, 9)})`);
       await stored.sql(`drop table ${table}_plain`);
     }
-    const site = await tally.websites.create(accountId, { domain: "parts.example", timezone: "UTC", retention_days: 7 });
+    await tally.websites.create(accountId, { domain: "parts.example", timezone: "UTC", retention_days: 7 });
     for (const [day, count] of [["2026-08-10", 5], ["2026-09-15", 5]] as const) {
       for (let i = 0; i < count; i++) {
         await tally.collect({ url: `https://parts.example/${day}`, ip: `10.4.${i}.1`, userAgent: CHROME, timestamp: at(`${day}T12:00:00Z`) + i, event: "E", props: { k: "v" } });

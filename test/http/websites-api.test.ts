@@ -1,6 +1,6 @@
 import { tallyInternals, type Tally } from "@tally-analytics/core/internal";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
-import { apiClient, expectInvalid, expectJson, form, jsonBody, website, websites, type ApiClient, type ApiResponse } from "../support/api-client.js";
+import { apiClient, expectInvalid, expectJson, form, jsonBody, website, websites, type ApiClient } from "../support/api-client.js";
 import { apiMatrix } from "../support/matrix.js";
 import { servedWithTwoAccounts } from "../support/tally-fixture.js";
 import type { Served } from "../support/transports.js";

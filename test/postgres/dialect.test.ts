@@ -69,7 +69,7 @@ describe.skipIf(!DIALECTS.includes("postgres"))("PostgreSQL dialect", () => {
   });
 
   it("accepts a Kysely with PostgresDialect and leaves it open after close()", async () => {
-    const db = new Kysely<any>({ dialect: new PostgresDialect({ pool: new pg.Pool({ connectionString: database.url }) }) });
+    const db = new Kysely<Record<string, never>>({ dialect: new PostgresDialect({ pool: new pg.Pool({ connectionString: database.url }) }) });
     try {
       const tally = createTally({ database: db });
       await roundTrip(tally, "kysely.example");

@@ -34,7 +34,7 @@ describe("privacy", () => {
       const response = await fetch(`${server.base}${path}`, { method, headers: { authorization: `Bearer ${API_KEY}`, ...init.headers }, ...(init.body === undefined ? {} : { body: init.body }) });
       const text = await response.text();
       responses.push(`${[...response.headers].join("\n")}\n${text}`);
-      return { status: response.status, text, json: JSON.parse(text) as Record<string, any> };
+      return { status: response.status, text, json: JSON.parse(text) as Record<string, unknown> };
     };
     const json = { "content-type": "application/json" };
 

@@ -12,7 +12,7 @@ import type { Tally } from "@tally-analytics/core";
 import type { HandlerOptions } from "@tally-analytics/server";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { addressKey } from "@tally-analytics/server/internal";
-import { apiClient, expectJson, form, type ApiClient } from "../support/api-client.js";
+import { apiClient, expectJson, form } from "../support/api-client.js";
 import { createTempTally } from "../support/tally-fixture.js";
 import { transports, type Served } from "../support/transports.js";
 import { CHROME, killAllChildren, spawnServe, tempDirectory } from "./support.js";

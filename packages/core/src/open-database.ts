@@ -17,10 +17,15 @@ export type DatabaseOption =
   | SqliteDatabaseLike
   | PostgresPoolLike
   // Any schema type: Tally only touches its own tables. (`any` because Kysely is invariant in it.)
+  // eslint-disable-next-line @typescript-eslint/no-explicit-any
   | Kysely<any>;
 
+/** A Kysely of the app's, whatever its schema type. */
+// eslint-disable-next-line @typescript-eslint/no-explicit-any -- see DatabaseOption
+type AnyKysely = Kysely<any>;
 
-const isKysely = (value: object): value is Kysely<any> =>
+
+const isKysely = (value: object): value is AnyKysely =>
   value instanceof Kysely || ("selectFrom" in value && "schema" in value);
 const isSqlite = (value: object): value is SqliteDatabaseLike =>
   "prepare" in value && "pragma" in value;
@@ -72,7 +77,7 @@ function fromPool(pool: PostgresPoolLike, owned: boolean): Backend {
   });
 }
 
-function fromKysely(db: Kysely<any>): Backend {
+function fromKysely(db: AnyKysely): Backend {
   const adapter = db.getExecutor().adapter;
   const isPostgres = adapter.constructor.name.toLowerCase().includes("postgres");
   return isPostgres ? postgresBackend(db as Kysely<Database>, async () => {}) : sqliteKyselyBackend(db as Kysely<Database>);

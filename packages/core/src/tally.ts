@@ -10,7 +10,6 @@ import { openGeoLookup } from "./enrich/geo.js";
 import { createUserAgentParser } from "./enrich/user-agent.js";
 import { createCollector, type CollectResult } from "./ingest/collector.js";
 import type { HitInput } from "./model/hit-input.js";
-import type { EngineStore } from "./storage/store.js";
 import { createOutageLog } from "./ingest/outage-log.js";
 import { markStarted, replayKeptHits, spillFoldersOf } from "./ingest/kept-hits.js";
 import { spillChunks } from "./ingest/spill.js";

@@ -43,7 +43,10 @@ export function parseFilter(text: string): Filter | null {
   for (let i = 0; i < rest.length; i++) {
     const char = rest[i];
     if (char === "\\" && (rest[i + 1] === "|" || rest[i + 1] === "\\")) current += rest[++i];
-    else if (char === "|") values.push(current), (current = "");
+    else if (char === "|") {
+      values.push(current);
+      current = "";
+    }
     else current += char;
   }
   values.push(current);

@@ -1,7 +1,7 @@
 // Type-level tests of @tally-analytics/client, checked by `tsc -p test/client/types`
 // (test/client/client-types.test.ts runs it). Each `@ts-expect-error` must be an error:
 // tsc reports an unused one, so a wrong parameter that compiles fails the test.
-import { createClient, TallyApiError, type StatsPage, type Website } from "@tally-analytics/client";
+import { createClient, type TallyApiError, type StatsPage, type Website } from "@tally-analytics/client";
 import { expectTypeOf } from "vitest";
 
 export async function typeTests(): Promise<void> {

@@ -2,7 +2,7 @@ import type { Kysely, Selectable } from "kysely";
 import type { AccountsTable, Database } from "../storage/schema.js";
 import type { Account } from "./account-schema.js";
 import { NotFoundError, UnauthorizedError, ValidationError } from "../shared/errors.js";
-import { parseAccountInput, isReportPeriod, type AccountInput, type ReportPeriod } from "./account-input.js";
+import { parseAccountInput, isReportPeriod, type AccountInput } from "./account-input.js";
 import { VISIBLE_PREFIX_LENGTH, digestsEqual, generateApiKey, hashApiKey } from "./api-key.js";
 
 export type { Account } from "./account-schema.js";

@@ -1,7 +1,7 @@
 import type { KnownValues } from "../model/hit-input.js";
 import { createLruCache, type LruCache } from "../enrich/lru-cache.js";
 import { openCsv, type CsvRecord } from "./csv-records.js";
-import { pageUrl, parseTime, type FormatReader, type ImportItem, type OpenReader } from "./import-items.js";
+import { pageUrl, parseTime, type ImportItem, type OpenReader } from "./import-items.js";
 import type { ByteCounter } from "./input-files.js";
 import { browserName, deviceOfSystem, systemName } from "./names.js";
 

@@ -3,7 +3,7 @@ import type { KnownValues } from "../model/hit-input.js";
 import { LIMITS } from "../model/hit-input.js";
 import { openCsv, type CsvRecord } from "./csv-records.js";
 import { ImportFileError } from "./csv-records.js";
-import { pageUrl, parseTime, type FormatReader, type ImportItem, type OpenReader, type TargetWebsite } from "./import-items.js";
+import { pageUrl, parseTime, type ImportItem, type OpenReader, type TargetWebsite } from "./import-items.js";
 import type { ByteCounter, InputEntry } from "./input-files.js";
 import { systemName, UMAMI_BOT_BROWSERS, umamiBrowser, umamiDevice } from "./names.js";
 import { batchedInsert, openScratch } from "./scratch.js";

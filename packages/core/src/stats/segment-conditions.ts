@@ -1,7 +1,7 @@
 import { sql, type RawBuilder } from "kysely";
 import type { SqlDialect } from "../storage/dialect.js";
 import { DIMENSION_KINDS, isCoded, VISIT_COLUMNS, type DimensionKind } from "../model/dimensions.js";
-import type { Condition, VisitDimension } from "../model/filters.js";
+import type { Condition } from "../model/filters.js";
 
 type Sql = RawBuilder<unknown>;
 

@@ -6,7 +6,7 @@ import { columnsFor, countBlock, type BlockCounting, type BlockScan, type Resolv
 import { decodeColumn, type Column } from "./day-block-format.js";
 import { VISIT_COLUMNS } from "../model/dimensions.js";
 import type { Condition, VisitDimension } from "../model/filters.js";
-import { dayValue, hourValue, localBounds, pageRows, type CountReader, type CountRequest, type DayRange, type ListOptions, type Statistic } from "./count-reader.js";
+import { dayValue, hourValue, localBounds, pageRows, type CountReader, type CountRequest, type DayRange, type Statistic } from "./count-reader.js";
 import { segmentConditions } from "./segment-conditions.js";
 import type { StatRow } from "./stats-query.js";
 

@@ -3,7 +3,7 @@
  * every engine write there (visit processing included), so the host's event loop
  * never waits on a flush. Messages are answered in the order they arrive.
  */
-import { parentPort, workerData } from "node:worker_threads";
+import { workerData } from "node:worker_threads";
 import Database from "better-sqlite3";
 import { createTightDiskGuard, WAL_SIZE_LIMIT } from "./tight-disk.js";
 import { createSqliteWriter } from "./writer.js";
