@@ -1,4 +1,5 @@
 import { createAccounts, type Accounts } from "./accounts/accounts.js";
+import { createTeam, deferTeam, type Team } from "./accounts/team.js";
 import { migrateToLatest } from "./database/migrations.js";
 import { accessSync, constants } from "node:fs";
 import { dirname, resolve } from "node:path";
@@ -136,6 +137,8 @@ export interface TallyOptions {
 export interface Tally {
   readonly options: Readonly<TallyOptions>;
   readonly accounts: Accounts;
+  /** Users of accounts, their sessions, invitations, password resets and two-factor sign-in. */
+  readonly team: Team;
   readonly websites: Websites;
   readonly stats: Stats;
   /** E-mail reports: build, preview, send; the unsubscribe links' checks. */
@@ -188,6 +191,7 @@ export interface TallyHealth {
 
 interface Services {
   accounts: Accounts;
+  team: Team;
   websites: Websites;
   stats: Stats;
   reports: Reports;
@@ -371,6 +375,7 @@ async function openServices(options: TallyOptions): Promise<Services> {
   const stopReports = mailer ? scheduleEvery(() => reports.runDue(), options.reportIntervalMs ?? 300_000, REPORTS_FIRST_RUN_MS, reportError) : () => {};
   return {
     accounts,
+    team: createTeam(store.db, mailer),
     websites,
     stats,
     reports,
@@ -431,6 +436,7 @@ export function createTally(options: TallyOptions = {}): Tally {
   return {
     options,
     accounts: guarded((s) => s.accounts),
+    team: deferTeam((pick) => guarded((s) => pick(s.team)) as ReturnType<typeof pick>),
     websites: guarded((s) => s.websites),
     stats: guarded((s) => s.stats),
     reports: guarded((s) => s.reports),

@@ -3,6 +3,7 @@ import { Migrator, sql, type Kysely, type Migration, type RawBuilder } from "kys
 import type { SqlDialect } from "../dialect/dialect.js";
 import type { Database } from "./schema.js";
 import { backfillDimensions, backfillVisits } from "./segments-backfill.js";
+import { teamMigration } from "../accounts/team-migration.js";
 
 type MigrationFactory = (dialect: SqlDialect) => Migration;
 
@@ -254,6 +255,7 @@ const migrationFactories: Record<string, MigrationFactory> = {
         .execute();
     },
   }),
+  "0011_users": teamMigration,
 };
 
 /** Counts and dimension ids of a visit row, all integers defaulting to 0. */
