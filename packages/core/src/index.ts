@@ -4,7 +4,7 @@ export type { DatabaseOption, SqliteDatabaseLike, PostgresPoolLike } from "./dat
 export { parseDatabaseUrl, redactDatabaseUrl, DATABASE_URL_FORMS, type DatabaseLocation } from "./database/database-url.js";
 export type { Account, Accounts, CreatedKey } from "./accounts/accounts.js";
 export type { Team, SessionAccess, InvitationSent } from "./accounts/team.js";
-export type { User, Users, KeyListing, UserKey } from "./accounts/users.js";
+export type { User, Users, UserRow, KeyListing, UserKey } from "./accounts/users.js";
 export type { SessionStage } from "./accounts/sessions.js";
 export type { TwoFactorSetup } from "./accounts/two-factor.js";
 export { ROLES, KEY_SCOPES, canWrite, canManageAccount, canSeeWebsite, isRole, type Access, type Role, type KeyScope } from "./accounts/access.js";
