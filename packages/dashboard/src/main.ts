@@ -137,6 +137,11 @@ function startDashboard(app: HTMLElement, client: Client): void {
   function route(): void {
     const { path, query } = hashRoute();
     const match = /^\/websites\/(\d+)(\/settings)?$/.exec(path);
+    // What a viewer or a read key cannot use is hidden (body[data-read-only]); typed URLs lead back to the list.
+    if (document.body.dataset.readOnly === "true" && (path === "/new" || match?.[2])) {
+      location.hash = "#/";
+      return;
+    }
     if (match) {
       const id = Number(match[1]);
       if (match[2]) {
@@ -157,11 +162,6 @@ function startDashboard(app: HTMLElement, client: Client): void {
         if (data) statsPage(site, query);
         else waitingPage(site, query);
       });
-    }
-    // What a viewer or a read key cannot use is hidden (body[data-read-only]); typed URLs lead back to the list.
-    if (document.body.dataset.readOnly === "true" && (path === "/new" || match?.[2])) {
-      location.hash = "#/";
-      return;
     }
     if (path === "/team" && me.role === "owner") {
       document.title = `${t("team.title")} · Tally`;
