@@ -57,4 +57,13 @@ describe("tally users", () => {
     const missing = await tally(["users", "remove", "nobody@acme.test"], cwd, env);
     expect(missing.stderr).toMatch(/No user with the address nobody@acme\.test/);
   });
+
+  it("refuses an incomplete single sign-on setup before starting", async () => {
+    const refused = await tally(["serve"], cwd, { ...env, OIDC_ISSUER: "https://id.acme.test" });
+    expect(refused.code).toBe(2);
+    expect(refused.stderr).toContain("Single sign-on needs OIDC_ISSUER, OIDC_CLIENT_ID and OIDC_CLIENT_SECRET together.");
+    const badRole = await tally(["serve"], cwd, { ...env, OIDC_ISSUER: "https://id.acme.test", OIDC_CLIENT_ID: "tally", OIDC_CLIENT_SECRET: "s", OIDC_DEFAULT_ROLE: "boss" });
+    expect(badRole.code).toBe(2);
+    expect(badRole.stderr).toContain("OIDC_DEFAULT_ROLE must be owner, admin or viewer");
+  });
 });

@@ -27,7 +27,11 @@ export interface SsoOptions {
    * account with this role, or, when absent, are refused.
    * @default undefined (refused)
    */
-  newUsers?: { accountId: number; role: "owner" | "admin" | "viewer" };
+  newUsers?: {
+    /** @default the only account (with several, set it) */
+    accountId?: number;
+    role: "owner" | "admin" | "viewer";
+  };
   /** Shown on the sign-in page's button. @default "single sign-on" */
   name?: string;
 }
