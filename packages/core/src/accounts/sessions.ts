@@ -1,6 +1,6 @@
 import type { Kysely } from "kysely";
 import { newSecretToken, tokenId } from "./secret-token.js";
-import type { TeamDatabase } from "./team-tables.js";
+import type { Database } from "../database/schema.js";
 
 /** `full`: signed in; `second_factor`: the password was right, the code is still due. */
 export type SessionStage = "full" | "second_factor";
@@ -24,7 +24,7 @@ export interface Sessions {
   endAll(userId: number): Promise<void>;
 }
 
-export function createSessions(db: Kysely<TeamDatabase>): Sessions {
+export function createSessions(db: Kysely<Database>): Sessions {
   return {
     async start(userId, stage) {
       const token = newSecretToken();

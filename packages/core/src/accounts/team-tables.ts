@@ -1,5 +1,4 @@
-import type { Generated, Kysely } from "kysely";
-import type { Database } from "../database/schema.js";
+import type { Generated } from "kysely";
 
 /** A person of an account. `email` is lower-cased and unique across accounts (it is what signs in). */
 export interface UsersTable {
@@ -54,21 +53,3 @@ export interface RecoveryCodesTable {
   hash: string;
   used_at: string | null;
 }
-
-/** The columns migration 0011 adds to existing tables. */
-export interface TeamColumns {
-  api_keys: { user_id: number | null; scope: Generated<string> };
-  accounts: { require_two_factor: Generated<number> };
-}
-
-export type TeamDatabase = Omit<Database, "api_keys" | "accounts"> & {
-  api_keys: Database["api_keys"] & TeamColumns["api_keys"];
-  accounts: Database["accounts"] & TeamColumns["accounts"];
-  users: UsersTable;
-  sessions: SessionsTable;
-  user_tokens: UserTokensTable;
-  recovery_codes: RecoveryCodesTable;
-};
-
-/** The same connection, typed with the tables of users and sessions. */
-export const teamDb = (db: Kysely<Database>) => db as unknown as Kysely<TeamDatabase>;

@@ -4,7 +4,6 @@ import { NotFoundError, ValidationError } from "../errors.js";
 import type { Mailer } from "../reports/mailer.js";
 import type { Access } from "./access.js";
 import { createSessions, type SessionStage, type Sessions } from "./sessions.js";
-import { teamDb } from "./team-tables.js";
 import { invitationMail, resetMail } from "./team-mail.js";
 import { createTwoFactor, type TwoFactor } from "./two-factor.js";
 import { invitationSchema } from "./user-input.js";
@@ -62,8 +61,7 @@ export function deferTeam(defer: <T extends object>(pick: (team: Team) => T) => 
   return Object.assign(Object.create(defer((t): TeamFlows => t)) as TeamFlows, services);
 }
 
-export function createTeam(database: Kysely<Database>, mailer: Mailer | null): Team {
-  const db = teamDb(database);
+export function createTeam(db: Kysely<Database>, mailer: Mailer | null): Team {
   const users = createUsers(db);
   const sessions = createSessions(db);
   const tokens = createUserTokens(db);

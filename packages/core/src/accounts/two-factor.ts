@@ -3,7 +3,7 @@ import type { Kysely } from "kysely";
 import * as OTPAuth from "otpauth";
 import { NotFoundError, ValidationError } from "../errors.js";
 import { tokenId } from "./secret-token.js";
-import type { TeamDatabase } from "./team-tables.js";
+import type { Database } from "../database/schema.js";
 
 /** RFC 6238 defaults, what every authenticator app reads: SHA-1, 6 digits, 30 s. */
 const PERIOD_S = 30;
@@ -41,7 +41,7 @@ function recoveryCode(): string {
 }
 const normalizeRecovery = (code: string) => code.trim().toLowerCase().replace(/[^a-z0-9]/g, "");
 
-export function createTwoFactor(db: Kysely<TeamDatabase>): TwoFactor {
+export function createTwoFactor(db: Kysely<Database>): TwoFactor {
   async function user(userId: number) {
     const row = await db.selectFrom("users").select(["email", "totp_secret", "totp_pending", "totp_last_step"]).where("id", "=", userId).executeTakeFirst();
     if (!row) throw new NotFoundError();

@@ -3,7 +3,8 @@ import { ValidationError } from "../errors.js";
 import { formatWebsiteList, isRole, parseWebsiteList, type Role } from "./access.js";
 import { hashPassword } from "./password-hash.js";
 import { newSecretToken, tokenId } from "./secret-token.js";
-import type { TeamDatabase, UserTokensTable } from "./team-tables.js";
+import type { Database } from "../database/schema.js";
+import type { UserTokensTable } from "./team-tables.js";
 import { parsePassword } from "./user-input.js";
 import type { Selectable } from "kysely";
 
@@ -34,7 +35,7 @@ export interface UserTokens {
   completeReset(token: string, password: unknown): Promise<number>;
 }
 
-export function createUserTokens(db: Kysely<TeamDatabase>): UserTokens {
+export function createUserTokens(db: Kysely<Database>): UserTokens {
   const now = () => new Date().toISOString();
 
   async function usable(token: string, kind: string): Promise<Selectable<UserTokensTable> | null> {

@@ -3,7 +3,8 @@ import { NotFoundError, UnauthorizedError, ValidationError } from "../errors.js"
 import { formatWebsiteList, isRole, parseWebsiteList, type Access, type KeyScope, type Role } from "./access.js";
 import { VISIBLE_PREFIX_LENGTH, digestsEqual, generateApiKey, hashApiKey } from "./api-key.js";
 import { hashPassword, verifyPassword } from "./password-hash.js";
-import type { TeamDatabase, UsersTable } from "./team-tables.js";
+import type { Database } from "../database/schema.js";
+import type { UsersTable } from "./team-tables.js";
 import { parsePassword, parseUserCreate, parseUserUpdate, type KeyCreate } from "./user-input.js";
 import type { Kysely } from "kysely";
 
@@ -81,7 +82,7 @@ export interface Users {
   keyAccess(key: string): Promise<Access>;
 }
 
-export function createUsers(db: Kysely<TeamDatabase>): Users {
+export function createUsers(db: Kysely<Database>): Users {
   const now = () => new Date().toISOString();
 
   async function row(accountId: number, userId: number): Promise<UserRow> {
