@@ -76,7 +76,7 @@ const loginPage = (context: Context, extra: Partial<FormPage> = {}) =>
   formPage(context.request, { title: "Sign in to Tally", fields: [EMAIL, PASSWORD], button: "Sign in", links: loginLinks(context), ...extra });
 
 async function login(context: Context): Promise<Response> {
-  const { tally, request, ip } = context;
+  const { tally, request } = context;
   const form = await postedForm(context);
   const email = (form.email ?? "").trim().toLowerCase();
   const attempt = attempts(context, "signIn", [`email:${email}`]);
@@ -103,7 +103,7 @@ async function pendingSession(context: Context): Promise<{ token: string; userId
 }
 
 async function loginCode(context: Context): Promise<Response> {
-  const { tally, request, ip } = context;
+  const { tally } = context;
   const form = await postedForm(context);
   const pending = await pendingSession(context);
   if (!pending) return seeOther("./login");
@@ -134,7 +134,7 @@ const signupPage = (context: Context, extra: Partial<FormPage> = {}) =>
 
 /** The first person of an account proves it with an account-wide key (not one of a user's), then becomes its owner. */
 async function signup(context: Context): Promise<Response> {
-  const { tally, request, ip } = context;
+  const { tally, request } = context;
   const form = await postedForm(context);
   const attempt = attempts(context, "signIn", []);
   const wait = attempt.wait();
@@ -168,7 +168,7 @@ const forgotPage = (context: Context, extra: Partial<FormPage> = {}) =>
 
 /** Always the same answer, at once: whether a mail goes out happens after it, so neither words nor timing say if the address exists. */
 async function forgot(context: Context): Promise<Response> {
-  const { tally, request, ip } = context;
+  const { tally } = context;
   const form = await postedForm(context);
   if (!resetAvailable(tally)) return forgotPage(context);
   const email = (form.email ?? "").trim().toLowerCase();
