@@ -13,9 +13,11 @@ import { build, transform } from "esbuild";
  * Raised from 20,000 (17.0 KB then) when every text went through the message table (the
  * English table is ~3.5 KB of it; other languages load on demand) and the dashboard grew
  * hourly charts, Direct / None, guided empty states, goals in place, page goals,
- * sparklines, share links and loading skeletons (~3.5 KB).
+ * sparklines, share links and loading skeletons (~3.5 KB). Raised to 27,500 (27.1 KB then)
+ * for teams (issue 28): the Team page, two-factor set-up, a person's own keys and their
+ * texts (~2.6 KB); the sign-in pages themselves are server-rendered and cost nothing here.
  */
-const GZIP_BUDGET = 26_000;
+const GZIP_BUDGET = 27_500;
 const dist = new URL("./dist/", import.meta.url);
 const source = (file) => new URL(`./src/${file}`, import.meta.url).pathname;
 

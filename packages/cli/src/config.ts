@@ -5,10 +5,20 @@ import type { HandlerOptions } from "@tally-analytics/server";
 import * as z from "zod";
 import { ConfigError, type Env } from "./command.js";
 
+/** Single sign-on as configured; the newcomers' account is resolved at start (the only one, unless OIDC_ACCOUNT says). */
+export interface SsoConfig {
+  issuer: string;
+  clientId: string;
+  clientSecret: string;
+  defaultRole: "owner" | "admin" | "viewer" | undefined;
+  account: number | undefined;
+}
+
 export interface ServeConfig {
   port: number;
   host: string;
   apiKey: string | undefined;
+  sso: SsoConfig | undefined;
   tally: TallyOptions;
   handler: HandlerOptions;
 }
@@ -29,7 +39,12 @@ export const SERVE_ENVIRONMENT: Readonly<Record<string, string>> = {
   TALLY_SPILL_DIR: "where hits that could not be written at a stop are kept, and read back at the next start (default: tally-spill beside the SQLite file, else the OS temp folder's)",
   SMTP_URL: "smtp:// or smtps:// server for e-mail reports (with MAIL_FROM)",
   MAIL_FROM: 'From address of the reports ("Tally <tally@example.com>")',
-  PUBLIC_URL: "where Tally is reached from outside, for links in the reports",
+  PUBLIC_URL: "where Tally is reached from outside, for links in the reports, invitations and password resets (resets need it)",
+  OIDC_ISSUER: "single sign-on: the OpenID Connect provider's issuer URL (with OIDC_CLIENT_ID and OIDC_CLIENT_SECRET)",
+  OIDC_CLIENT_ID: "single sign-on: Tally's client id at the provider",
+  OIDC_CLIENT_SECRET: "single sign-on: Tally's client secret at the provider",
+  OIDC_DEFAULT_ROLE: "single sign-on: owner, admin or viewer for someone without a user yet (default: refuse them)",
+  OIDC_ACCOUNT: "single sign-on: the account newcomers join (default: the only account)",
 };
 
 /** An unset or empty variable is the default. */
@@ -131,6 +146,15 @@ const environmentSchema = z.object({
   SMTP_URL: urlVariable("SMTP_URL", ["smtp", "smtps"]),
   MAIL_FROM: variable,
   PUBLIC_URL: urlVariable("PUBLIC_URL", ["http", "https"]),
+  OIDC_ISSUER: urlVariable("OIDC_ISSUER", ["https", "http"]),
+  OIDC_CLIENT_ID: variable,
+  OIDC_CLIENT_SECRET: variable,
+  OIDC_DEFAULT_ROLE: variable.transform((text, context) => {
+    if (text === undefined || text === "owner" || text === "admin" || text === "viewer") return text;
+    context.addIssue({ code: "custom", message: `OIDC_DEFAULT_ROLE must be owner, admin or viewer, got "${text}".` });
+    return z.NEVER;
+  }),
+  OIDC_ACCOUNT: wholeNumber("OIDC_ACCOUNT", 1, Number.MAX_SAFE_INTEGER, undefined, "an account id"),
 });
 
 type Variables = z.infer<typeof environmentSchema>;
@@ -163,6 +187,14 @@ export function tallyOptionsFor(env: Env, variables: readonly string[]): TallyOp
   return { database: vars.DATABASE_URL ?? DEFAULT_DATABASE_URL, ...mailOptions(vars) };
 }
 
+/** OIDC_ISSUER, OIDC_CLIENT_ID and OIDC_CLIENT_SECRET: all three or none. */
+function ssoConfig(vars: Variables): SsoConfig | undefined {
+  const { OIDC_ISSUER: issuer, OIDC_CLIENT_ID: clientId, OIDC_CLIENT_SECRET: clientSecret } = vars;
+  if (issuer === undefined && clientId === undefined && clientSecret === undefined) return undefined;
+  if (issuer === undefined || clientId === undefined || clientSecret === undefined) throw new ConfigError("Single sign-on needs OIDC_ISSUER, OIDC_CLIENT_ID and OIDC_CLIENT_SECRET together.");
+  return { issuer, clientId, clientSecret, defaultRole: vars.OIDC_DEFAULT_ROLE, account: vars.OIDC_ACCOUNT };
+}
+
 /** Everything `tally serve` reads from the environment, checked before anything starts (SPEC §3). */
 export function serveConfig(env: Env): ServeConfig {
   const vars = parseEnv(environmentSchema, env);
@@ -170,6 +202,7 @@ export function serveConfig(env: Env): ServeConfig {
     port: vars.PORT ?? 3000,
     host: vars.HOST,
     apiKey: vars.TALLY_API_KEY,
+    sso: ssoConfig(vars),
     tally: {
       database: vars.DATABASE_URL,
       trustProxy: vars.TRUST_PROXY,

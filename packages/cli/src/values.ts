@@ -44,3 +44,9 @@ export async function findWebsite(tally: Tally, id: number): Promise<{ accountId
   const accountId = Number(row.account_id);
   return { accountId, website: await tally.websites.get(accountId, id) };
 }
+
+/** Rows under a header, each column as wide as its widest cell, two spaces apart. */
+export function printTable(print: (line: string) => void, table: readonly (readonly string[])[]): void {
+  const widths = table[0]!.map((_, i) => Math.max(...table.map((row) => row[i]!.length)));
+  for (const row of table) print(row.map((cell, i) => cell.padEnd(widths[i]!)).join("  ").trimEnd());
+}

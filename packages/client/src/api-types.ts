@@ -376,6 +376,367 @@ export type paths = {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/me": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Who the credentials speak for
+         * @description The user (if any), role, website limits and key scope; also answers an account-wide key (user null).
+         */
+        get: operations["getMe"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/users": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The account's users */
+        get: operations["getUsers"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/users/invitations": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Invite someone by e-mail
+         * @description Mails a link (single use, 7 days) to choose a password and join with this role. Without mail set up, the answer carries the link instead.
+         */
+        post: operations["postUsersInvitations"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/users/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        /**
+         * Change a user's role or websites
+         * @description An account keeps at least one owner (422 otherwise). Takes effect on the user's next request.
+         */
+        put: operations["putUsersById"];
+        post?: never;
+        /**
+         * Remove a user
+         * @description Their sessions and API keys end at once. An account keeps at least one owner (422 otherwise).
+         */
+        delete: operations["deleteUsersById"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/account/two-factor": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        /**
+         * Require two-factor sign-in for everyone
+         * @description With `required` true, users without two-factor sign-in may only set it up until they have.
+         */
+        put: operations["putAccountTwoFactor"];
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/me/keys": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Your API keys */
+        get: operations["getMeKeys"];
+        put?: never;
+        /**
+         * Create one of your API keys
+         * @description `scope` `read` (the default) changes nothing; `write` does what your role allows. The key is in this answer only.
+         */
+        post: operations["postMeKeys"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/me/keys/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /** Revoke one of your API keys */
+        delete: operations["deleteMeKeysById"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/me/two-factor": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Start setting up two-factor sign-in
+         * @description A new secret for an authenticator app; sign-in asks for codes only once `confirm` has checked one.
+         */
+        post: operations["postMeTwoFactor"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/me/two-factor/confirm": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Turn two-factor sign-in on
+         * @description With a code from the new secret. Answers ten recovery codes, this once.
+         */
+        post: operations["postMeTwoFactorConfirm"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/me/two-factor/disable": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Turn two-factor sign-in off
+         * @description With a current code (or a recovery code). Refused while the account requires it.
+         */
+        post: operations["postMeTwoFactorDisable"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/login": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The sign-in form */
+        get: operations["getLogin"];
+        put?: never;
+        /** Sign in with e-mail and password */
+        post: operations["postLogin"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/login-code": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The two-factor code form */
+        get: operations["getLoginCode"];
+        put?: never;
+        /** Complete a sign-in with a code */
+        post: operations["postLoginCode"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/logout": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Sign out (this browser's session ends on the server) */
+        post: operations["postLogout"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/signup": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Set up the first user with the account's API key */
+        get: operations["getSignup"];
+        put?: never;
+        /** Create an owner with the account's API key */
+        post: operations["postSignup"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/forgot-password": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Ask for a password reset link */
+        get: operations["getForgotPassword"];
+        put?: never;
+        /** Mail a password reset link */
+        post: operations["postForgotPassword"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/reset-password": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The new password form of a reset link */
+        get: operations["getResetPassword"];
+        put?: never;
+        /** Set a new password with a reset link */
+        post: operations["postResetPassword"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/invite": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The form of an invitation link */
+        get: operations["getInvite"];
+        put?: never;
+        /** Accept an invitation */
+        post: operations["postInvite"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/sso": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Start single sign-on (OpenID Connect) */
+        get: operations["getSso"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/sso/callback": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The provider's answer
+         * @description Matches the user by the e-mail the provider verified; an unverified one is refused.
+         */
+        get: operations["getSsoCallback"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/openapi.json": {
         parameters: {
             query?: never;
@@ -549,6 +910,53 @@ export type components = {
              * @example 12500
              */
             e?: number | null;
+        };
+        Invitation: {
+            /**
+             * @description The person's e-mail address (what they sign in with).
+             * @example ada@example.com
+             */
+            email: string;
+            /**
+             * @description `owner` (members and account settings, and all an admin does), `admin` (websites and settings), `viewer` (reads statistics).
+             * @enum {string}
+             */
+            role?: "owner" | "admin" | "viewer";
+            /**
+             * @description Website ids the user is limited to; null or empty for all of the account's.
+             * @example [
+             *       1,
+             *       2
+             *     ]
+             */
+            websites?: number[] | null;
+        };
+        UserUpdate: {
+            /**
+             * @description `owner` (members and account settings, and all an admin does), `admin` (websites and settings), `viewer` (reads statistics).
+             * @enum {string}
+             */
+            role?: "owner" | "admin" | "viewer";
+            /**
+             * @description Website ids the user is limited to; null or empty for all of the account's.
+             * @example [
+             *       1,
+             *       2
+             *     ]
+             */
+            websites?: number[] | null;
+        };
+        KeyCreate: {
+            /**
+             * @description A name to recognise the key by.
+             * @default default
+             */
+            name: string;
+            /**
+             * @description `read` (changes nothing) or `write` (what the user's role allows).
+             * @enum {string}
+             */
+            scope?: "read" | "write";
         };
         ValidationError: {
             /** @example The given data was invalid. */
@@ -763,6 +1171,78 @@ export type components = {
             /** @example UTC */
             timezone: string;
         };
+        /** @description Who the request speaks for and what they may do. */
+        Me: {
+            /** @description Null for an account-wide API key or the host's own sign-in. */
+            user: components["schemas"]["User"] | null;
+            /** @enum {string} */
+            role: "owner" | "admin" | "viewer";
+            /**
+             * @description Website ids the user is limited to; null for all.
+             * @example null
+             */
+            websites: number[] | null;
+            /** @description The API key's scope; null for a session or the host's sign-in. */
+            scope: ("read" | "write") | null;
+            /** @enum {string} */
+            via: "hook" | "key" | "session";
+            /** @description The account requires two-factor sign-in and this user has none yet: only its set-up is allowed. */
+            must_set_up_two_factor: boolean;
+            account_requires_two_factor: boolean;
+        };
+        /** @description A person of the account. */
+        User: {
+            id: number;
+            /** @example ada@example.com */
+            email: string;
+            /** @enum {string} */
+            role: "owner" | "admin" | "viewer";
+            /**
+             * @description Website ids the user is limited to; null for all.
+             * @example null
+             */
+            websites: number[] | null;
+            /** @description Whether a password is set (single sign-on users may have none). */
+            password: boolean;
+            /** @description Whether two-factor sign-in is on. */
+            two_factor: boolean;
+            /**
+             * Format: date-time
+             * @example 2026-11-21T10:00:00.000Z
+             */
+            created_at: string;
+        };
+        UserDeleted: {
+            id: number;
+            /** @constant */
+            object: "user";
+            /** @constant */
+            deleted: true;
+            /** @constant */
+            status: 200;
+        };
+        UserKeyListing: {
+            id: number;
+            name: string;
+            /** @example tly_AbCdEfGh */
+            prefix: string;
+            /** @enum {string} */
+            scope: "read" | "write";
+            /**
+             * Format: date-time
+             * @example 2026-11-21T10:00:00.000Z
+             */
+            created_at: string;
+        };
+        KeyRevoked: {
+            id: number;
+            /** @constant */
+            object: "key";
+            /** @constant */
+            deleted: true;
+            /** @constant */
+            status: 200;
+        };
         OpenApiDocument: {
             [key: string]: unknown;
         };
@@ -803,7 +1283,7 @@ export type components = {
                 };
             };
         };
-        /** @description A request signed in by the host's `authenticate` hook (a session cookie) that changes something came from another site (`Sec-Fetch-Site`, else `Origin`). */
+        /** @description Not allowed: a viewer or a read key on a route that changes something, a non-owner on a team or account route, a user limited to some websites creating one, an account that requires two-factor set-up first; or a request signed in by a cookie (Tally's session or the host's `authenticate` hook) that changes something came from another site (`Sec-Fetch-Site`, else `Origin`). `message` says which. */
         Forbidden: {
             headers: {
                 [name: string]: unknown;
@@ -989,6 +1469,7 @@ export interface operations {
                 };
             };
             401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["ServerError"];
         };
@@ -1069,6 +1550,7 @@ export interface operations {
                 };
             };
             401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
             422: components["responses"]["ValidationFailed"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["ServerError"];
@@ -1151,6 +1633,7 @@ export interface operations {
                 };
             };
             401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["ServerError"];
@@ -1272,6 +1755,7 @@ export interface operations {
                 };
             };
             401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             422: components["responses"]["ValidationFailed"];
             429: components["responses"]["TooManyRequests"];
@@ -1332,6 +1816,7 @@ export interface operations {
                 };
             };
             401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             422: components["responses"]["ValidationFailed"];
             429: components["responses"]["TooManyRequests"];
@@ -1384,6 +1869,7 @@ export interface operations {
                 };
             };
             401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             422: components["responses"]["ValidationFailed"];
             429: components["responses"]["TooManyRequests"];
@@ -1424,6 +1910,7 @@ export interface operations {
                 };
             };
             401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["ServerError"];
@@ -2104,6 +2591,1382 @@ export interface operations {
                     "text/html": string;
                 };
             };
+            500: components["responses"]["ServerError"];
+        };
+    };
+    getMe: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The caller. */
+            200: {
+                headers: {
+                    /** @description Requests allowed per window (when rate limiting is on). */
+                    "X-RateLimit-Limit"?: string;
+                    /** @description Requests left in this window. */
+                    "X-RateLimit-Remaining"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["Me"];
+                        /**
+                         * @description The HTTP status, repeated.
+                         * @constant
+                         */
+                        status: 200;
+                    };
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["ServerError"];
+        };
+    };
+    getUsers: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Every user, oldest first. */
+            200: {
+                headers: {
+                    /** @description Requests allowed per window (when rate limiting is on). */
+                    "X-RateLimit-Limit"?: string;
+                    /** @description Requests left in this window. */
+                    "X-RateLimit-Remaining"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["User"][];
+                        /**
+                         * @description The HTTP status, repeated.
+                         * @constant
+                         */
+                        status: 200;
+                    };
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["ServerError"];
+        };
+    };
+    postUsersInvitations: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/x-www-form-urlencoded": components["schemas"]["Invitation"];
+                "application/json": components["schemas"]["Invitation"];
+            };
+        };
+        responses: {
+            /** @description Invited. */
+            201: {
+                headers: {
+                    /** @description Requests allowed per window (when rate limiting is on). */
+                    "X-RateLimit-Limit"?: string;
+                    /** @description Requests left in this window. */
+                    "X-RateLimit-Remaining"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: {
+                            email: string;
+                            /** @description Whether the invitation was e-mailed. */
+                            sent: boolean;
+                            /**
+                             * Format: uri
+                             * @description Without mail set up: the link to pass on yourself (it works once, within 7 days).
+                             */
+                            link?: string;
+                        };
+                        /**
+                         * @description The HTTP status, repeated.
+                         * @constant
+                         */
+                        status: 201;
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["ValidationFailed"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["ServerError"];
+            /** @description The mail server refused the message. */
+            502: {
+                headers: {
+                    /** @description Requests allowed per window (when rate limiting is on). */
+                    "X-RateLimit-Limit"?: string;
+                    /** @description Requests left in this window. */
+                    "X-RateLimit-Remaining"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        message: string;
+                        /**
+                         * @description The HTTP status, repeated.
+                         * @constant
+                         */
+                        status: 502;
+                    };
+                };
+            };
+        };
+    };
+    putUsersById: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The id. */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                "application/x-www-form-urlencoded": components["schemas"]["UserUpdate"];
+                "application/json": components["schemas"]["UserUpdate"];
+            };
+        };
+        responses: {
+            /** @description The user, changed. */
+            200: {
+                headers: {
+                    /** @description Requests allowed per window (when rate limiting is on). */
+                    "X-RateLimit-Limit"?: string;
+                    /** @description Requests left in this window. */
+                    "X-RateLimit-Remaining"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["User"];
+                        /**
+                         * @description The HTTP status, repeated.
+                         * @constant
+                         */
+                        status: 200;
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["ValidationFailed"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["ServerError"];
+        };
+    };
+    deleteUsersById: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The id. */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Removed. */
+            200: {
+                headers: {
+                    /** @description Requests allowed per window (when rate limiting is on). */
+                    "X-RateLimit-Limit"?: string;
+                    /** @description Requests left in this window. */
+                    "X-RateLimit-Remaining"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["UserDeleted"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["ValidationFailed"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["ServerError"];
+        };
+    };
+    putAccountTwoFactor: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                "application/x-www-form-urlencoded": {
+                    required: boolean;
+                };
+                "application/json": {
+                    required: boolean;
+                };
+            };
+        };
+        responses: {
+            /** @description The policy. */
+            200: {
+                headers: {
+                    /** @description Requests allowed per window (when rate limiting is on). */
+                    "X-RateLimit-Limit"?: string;
+                    /** @description Requests left in this window. */
+                    "X-RateLimit-Remaining"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: {
+                            required: boolean;
+                        };
+                        /**
+                         * @description The HTTP status, repeated.
+                         * @constant
+                         */
+                        status: 200;
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["ValidationFailed"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["ServerError"];
+        };
+    };
+    getMeKeys: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Keys not revoked (never the keys themselves). */
+            200: {
+                headers: {
+                    /** @description Requests allowed per window (when rate limiting is on). */
+                    "X-RateLimit-Limit"?: string;
+                    /** @description Requests left in this window. */
+                    "X-RateLimit-Remaining"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["UserKeyListing"][];
+                        /**
+                         * @description The HTTP status, repeated.
+                         * @constant
+                         */
+                        status: 200;
+                    };
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["ServerError"];
+        };
+    };
+    postMeKeys: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/x-www-form-urlencoded": components["schemas"]["KeyCreate"];
+                "application/json": components["schemas"]["KeyCreate"];
+            };
+        };
+        responses: {
+            /** @description The key. */
+            201: {
+                headers: {
+                    /** @description Requests allowed per window (when rate limiting is on). */
+                    "X-RateLimit-Limit"?: string;
+                    /** @description Requests left in this window. */
+                    "X-RateLimit-Remaining"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: {
+                            id: number;
+                            name: string;
+                            /** @example tly_AbCdEfGh */
+                            prefix: string;
+                            /** @enum {string} */
+                            scope: "read" | "write";
+                            /**
+                             * Format: date-time
+                             * @example 2026-11-21T10:00:00.000Z
+                             */
+                            created_at: string;
+                            /** @description The key itself: shown this once, only its hash is kept. */
+                            key: string;
+                        };
+                        /**
+                         * @description The HTTP status, repeated.
+                         * @constant
+                         */
+                        status: 201;
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["ValidationFailed"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["ServerError"];
+        };
+    };
+    deleteMeKeysById: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The id. */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Revoked. */
+            200: {
+                headers: {
+                    /** @description Requests allowed per window (when rate limiting is on). */
+                    "X-RateLimit-Limit"?: string;
+                    /** @description Requests left in this window. */
+                    "X-RateLimit-Remaining"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["KeyRevoked"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["ServerError"];
+        };
+    };
+    postMeTwoFactor: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The secret. */
+            200: {
+                headers: {
+                    /** @description Requests allowed per window (when rate limiting is on). */
+                    "X-RateLimit-Limit"?: string;
+                    /** @description Requests left in this window. */
+                    "X-RateLimit-Remaining"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: {
+                            /** @description Base32, to type into an authenticator app. */
+                            secret: string;
+                            /** @description `otpauth://totp/…`, the same as a QR code. */
+                            uri: string;
+                        };
+                        /**
+                         * @description The HTTP status, repeated.
+                         * @constant
+                         */
+                        status: 200;
+                    };
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["ServerError"];
+        };
+    };
+    postMeTwoFactorConfirm: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/x-www-form-urlencoded": {
+                    /** @description Six digits from the app, or a recovery code. */
+                    code: string;
+                };
+                "application/json": {
+                    /** @description Six digits from the app, or a recovery code. */
+                    code: string;
+                };
+            };
+        };
+        responses: {
+            /** @description On. */
+            200: {
+                headers: {
+                    /** @description Requests allowed per window (when rate limiting is on). */
+                    "X-RateLimit-Limit"?: string;
+                    /** @description Requests left in this window. */
+                    "X-RateLimit-Remaining"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: {
+                            /** @description Ten codes, each good once instead of an app's code. Shown this once. */
+                            recovery_codes: string[];
+                        };
+                        /**
+                         * @description The HTTP status, repeated.
+                         * @constant
+                         */
+                        status: 200;
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["ValidationFailed"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["ServerError"];
+        };
+    };
+    postMeTwoFactorDisable: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/x-www-form-urlencoded": {
+                    /** @description Six digits from the app, or a recovery code. */
+                    code: string;
+                };
+                "application/json": {
+                    /** @description Six digits from the app, or a recovery code. */
+                    code: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Off. */
+            200: {
+                headers: {
+                    /** @description Requests allowed per window (when rate limiting is on). */
+                    "X-RateLimit-Limit"?: string;
+                    /** @description Requests left in this window. */
+                    "X-RateLimit-Remaining"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @example Two-factor sign-in is off. */
+                        message: string;
+                        /**
+                         * @description The HTTP status, repeated.
+                         * @constant
+                         */
+                        status: 200;
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["ValidationFailed"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["ServerError"];
+        };
+    };
+    getLogin: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The form. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                };
+            };
+            /** @description Done: on to the next page. */
+            303: {
+                headers: {
+                    /** @description Relative to this page. */
+                    Location: string;
+                    /** @description The session cookie, when one starts or ends. */
+                    "Set-Cookie"?: string;
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description An invalid, used or expired link. */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                };
+            };
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["ServerError"];
+        };
+    };
+    postLogin: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The next page. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                };
+            };
+            /** @description Done: on to the next page. */
+            303: {
+                headers: {
+                    /** @description Relative to this page. */
+                    Location: string;
+                    /** @description The session cookie, when one starts or ends. */
+                    "Set-Cookie"?: string;
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Refused: the form again, with why. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                };
+            };
+            403: components["responses"]["Forbidden"];
+            /** @description An invalid, used or expired link. */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                };
+            };
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            /** @description The form again, with what to fix. */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                };
+            };
+            /** @description Too many attempts: the form again, with how long to wait. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                };
+            };
+            500: components["responses"]["ServerError"];
+        };
+    };
+    getLoginCode: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The form. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                };
+            };
+            /** @description Done: on to the next page. */
+            303: {
+                headers: {
+                    /** @description Relative to this page. */
+                    Location: string;
+                    /** @description The session cookie, when one starts or ends. */
+                    "Set-Cookie"?: string;
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description An invalid, used or expired link. */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                };
+            };
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["ServerError"];
+        };
+    };
+    postLoginCode: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The next page. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                };
+            };
+            /** @description Done: on to the next page. */
+            303: {
+                headers: {
+                    /** @description Relative to this page. */
+                    Location: string;
+                    /** @description The session cookie, when one starts or ends. */
+                    "Set-Cookie"?: string;
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Refused: the form again, with why. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                };
+            };
+            403: components["responses"]["Forbidden"];
+            /** @description An invalid, used or expired link. */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                };
+            };
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            /** @description The form again, with what to fix. */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                };
+            };
+            /** @description Too many attempts: the form again, with how long to wait. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                };
+            };
+            500: components["responses"]["ServerError"];
+        };
+    };
+    postLogout: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The next page. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                };
+            };
+            /** @description Done: on to the next page. */
+            303: {
+                headers: {
+                    /** @description Relative to this page. */
+                    Location: string;
+                    /** @description The session cookie, when one starts or ends. */
+                    "Set-Cookie"?: string;
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Refused: the form again, with why. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                };
+            };
+            403: components["responses"]["Forbidden"];
+            /** @description An invalid, used or expired link. */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                };
+            };
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            /** @description The form again, with what to fix. */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                };
+            };
+            /** @description Too many attempts: the form again, with how long to wait. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                };
+            };
+            500: components["responses"]["ServerError"];
+        };
+    };
+    getSignup: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The form. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                };
+            };
+            /** @description Done: on to the next page. */
+            303: {
+                headers: {
+                    /** @description Relative to this page. */
+                    Location: string;
+                    /** @description The session cookie, when one starts or ends. */
+                    "Set-Cookie"?: string;
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description An invalid, used or expired link. */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                };
+            };
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["ServerError"];
+        };
+    };
+    postSignup: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The next page. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                };
+            };
+            /** @description Done: on to the next page. */
+            303: {
+                headers: {
+                    /** @description Relative to this page. */
+                    Location: string;
+                    /** @description The session cookie, when one starts or ends. */
+                    "Set-Cookie"?: string;
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Refused: the form again, with why. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                };
+            };
+            403: components["responses"]["Forbidden"];
+            /** @description An invalid, used or expired link. */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                };
+            };
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            /** @description The form again, with what to fix. */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                };
+            };
+            /** @description Too many attempts: the form again, with how long to wait. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                };
+            };
+            500: components["responses"]["ServerError"];
+        };
+    };
+    getForgotPassword: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The form. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                };
+            };
+            /** @description Done: on to the next page. */
+            303: {
+                headers: {
+                    /** @description Relative to this page. */
+                    Location: string;
+                    /** @description The session cookie, when one starts or ends. */
+                    "Set-Cookie"?: string;
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description An invalid, used or expired link. */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                };
+            };
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["ServerError"];
+        };
+    };
+    postForgotPassword: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The next page. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                };
+            };
+            /** @description Done: on to the next page. */
+            303: {
+                headers: {
+                    /** @description Relative to this page. */
+                    Location: string;
+                    /** @description The session cookie, when one starts or ends. */
+                    "Set-Cookie"?: string;
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Refused: the form again, with why. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                };
+            };
+            403: components["responses"]["Forbidden"];
+            /** @description An invalid, used or expired link. */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                };
+            };
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            /** @description The form again, with what to fix. */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                };
+            };
+            /** @description Too many attempts: the form again, with how long to wait. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                };
+            };
+            500: components["responses"]["ServerError"];
+        };
+    };
+    getResetPassword: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The form. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                };
+            };
+            /** @description Done: on to the next page. */
+            303: {
+                headers: {
+                    /** @description Relative to this page. */
+                    Location: string;
+                    /** @description The session cookie, when one starts or ends. */
+                    "Set-Cookie"?: string;
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description An invalid, used or expired link. */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                };
+            };
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["ServerError"];
+        };
+    };
+    postResetPassword: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The next page. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                };
+            };
+            /** @description Done: on to the next page. */
+            303: {
+                headers: {
+                    /** @description Relative to this page. */
+                    Location: string;
+                    /** @description The session cookie, when one starts or ends. */
+                    "Set-Cookie"?: string;
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Refused: the form again, with why. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                };
+            };
+            403: components["responses"]["Forbidden"];
+            /** @description An invalid, used or expired link. */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                };
+            };
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            /** @description The form again, with what to fix. */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                };
+            };
+            /** @description Too many attempts: the form again, with how long to wait. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                };
+            };
+            500: components["responses"]["ServerError"];
+        };
+    };
+    getInvite: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The form. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                };
+            };
+            /** @description Done: on to the next page. */
+            303: {
+                headers: {
+                    /** @description Relative to this page. */
+                    Location: string;
+                    /** @description The session cookie, when one starts or ends. */
+                    "Set-Cookie"?: string;
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description An invalid, used or expired link. */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                };
+            };
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["ServerError"];
+        };
+    };
+    postInvite: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The next page. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                };
+            };
+            /** @description Done: on to the next page. */
+            303: {
+                headers: {
+                    /** @description Relative to this page. */
+                    Location: string;
+                    /** @description The session cookie, when one starts or ends. */
+                    "Set-Cookie"?: string;
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Refused: the form again, with why. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                };
+            };
+            403: components["responses"]["Forbidden"];
+            /** @description An invalid, used or expired link. */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                };
+            };
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            /** @description The form again, with what to fix. */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                };
+            };
+            /** @description Too many attempts: the form again, with how long to wait. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                };
+            };
+            500: components["responses"]["ServerError"];
+        };
+    };
+    getSso: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description On to the provider, or back to the dashboard signed in. */
+            303: {
+                headers: {
+                    /** @description Where to. */
+                    Location: string;
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Why the sign-in was refused. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                };
+            };
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["ServerError"];
+        };
+    };
+    getSsoCallback: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description On to the provider, or back to the dashboard signed in. */
+            303: {
+                headers: {
+                    /** @description Where to. */
+                    Location: string;
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Why the sign-in was refused. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                };
+            };
+            /** @description Why the sign-in was refused. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                };
+            };
+            /** @description Why the sign-in was refused. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                };
+            };
+            429: components["responses"]["TooManyRequests"];
             500: components["responses"]["ServerError"];
         };
     };

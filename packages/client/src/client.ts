@@ -1,6 +1,15 @@
 import { TallyApiError } from "./errors.js";
 import type {
   Account,
+  CreatedKey,
+  Invitation,
+  InvitationSent,
+  KeyCreate,
+  Me,
+  TwoFactorSetup,
+  User,
+  UserKeyListing,
+  UserUpdate,
   AccountUpdate,
   Realtime,
   SharedWebsite,
@@ -70,6 +79,32 @@ export interface TallyClient {
   /** Visitors in the last five minutes. */
   realtime(websiteId: number): Promise<Realtime>;
   share(domain: string): ShareClient;
+  /** Who the credentials speak for: user, role, website limits, key scope. */
+  me(): Promise<Me>;
+  /** The account's people (owners only). */
+  users: {
+    list(): Promise<User[]>;
+    /** Mails an invitation (single use, 7 days); without mail set up, the answer carries the link. */
+    invite(fields: Invitation): Promise<InvitationSent>;
+    update(id: number, fields: UserUpdate): Promise<User>;
+    remove(id: number): Promise<{ id: number; deleted: true }>;
+  };
+  /** The caller's own API keys (a user's session or key). */
+  keys: {
+    list(): Promise<UserKeyListing[]>;
+    /** The answer holds the key itself, this once. */
+    create(fields: KeyCreate): Promise<CreatedKey>;
+    revoke(id: number): Promise<{ id: number; deleted: true }>;
+  };
+  /** The caller's two-factor sign-in. */
+  twoFactor: {
+    begin(): Promise<TwoFactorSetup>;
+    /** Turns it on with a code; resolves to the recovery codes, shown this once. */
+    confirm(code: string): Promise<string[]>;
+    disable(code: string): Promise<void>;
+    /** Owners: require it of everyone in the account (or not). */
+    require(required: boolean): Promise<void>;
+  };
 }
 
 function url(base: string, path: string, query: Query = {}): string {
@@ -124,6 +159,24 @@ export function createClient({ baseUrl, apiKey, fetch = globalThis.fetch }: Tall
       totals: (websiteId, query) => call("GET", `/api/v1/stats/${id(websiteId)}/totals`, { query }),
     },
     realtime: (websiteId) => data(call("GET", `/api/v1/realtime/${id(websiteId)}`)),
+    me: () => data(call("GET", "/api/v1/me")),
+    users: {
+      list: () => data(call("GET", "/api/v1/users")),
+      invite: (fields) => data(call("POST", "/api/v1/users/invitations", { body: fields })),
+      update: (userId, fields) => data(call("PUT", `/api/v1/users/${id(userId)}`, { body: fields })),
+      remove: (userId) => call("DELETE", `/api/v1/users/${id(userId)}`),
+    },
+    keys: {
+      list: () => data(call("GET", "/api/v1/me/keys")),
+      create: (fields) => data(call("POST", "/api/v1/me/keys", { body: fields })),
+      revoke: (keyId) => call("DELETE", `/api/v1/me/keys/${id(keyId)}`),
+    },
+    twoFactor: {
+      begin: () => data(call("POST", "/api/v1/me/two-factor")),
+      confirm: async (code) => (await data(call<{ data: { recovery_codes: string[] } }>("POST", "/api/v1/me/two-factor/confirm", { body: { code } }))).recovery_codes,
+      disable: async (code) => void (await call("POST", "/api/v1/me/two-factor/disable", { body: { code } })),
+      require: async (required) => void (await call("PUT", "/api/v1/account/two-factor", { body: { required } })),
+    },
     share(domain) {
       const path = `/share/${encodeURIComponent(domain)}/api`;
       return {

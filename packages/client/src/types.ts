@@ -30,6 +30,15 @@ export type Totals = JsonOf<operations["getStatsByIdTotals"], 200>;
 export type Realtime = Schemas["Realtime"];
 export type SharedWebsite = Schemas["SharedWebsite"];
 export type ListMeta = Schemas["ListMeta"];
+export type Me = Schemas["Me"];
+export type User = Schemas["User"];
+export type UserUpdate = Schemas["UserUpdate"];
+export type Invitation = Schemas["Invitation"];
+export type InvitationSent = JsonOf<operations["postUsersInvitations"], 201>["data"];
+export type KeyCreate = Schemas["KeyCreate"];
+export type UserKeyListing = Schemas["UserKeyListing"];
+export type CreatedKey = JsonOf<operations["postMeKeys"], 201>["data"];
+export type TwoFactorSetup = JsonOf<operations["postMeTwoFactor"], 200>["data"];
 
 export type WebsiteListQuery = QueryOf<operations["getWebsites"]>;
 /** `name`, `from`, `to`, and optionally search, sorting, paging, `filter` (one or several) and `compare`. */

@@ -1,4 +1,5 @@
 import { createAccounts, type Accounts } from "./accounts/accounts.js";
+import { createTeam, deferTeam, type Team } from "./accounts/team.js";
 import { migrateToLatest } from "./storage/migrations.js";
 import { accessSync, constants } from "node:fs";
 import { dirname, resolve } from "node:path";
@@ -28,7 +29,7 @@ import { DEFAULT_QUERY_TIMEOUT_MS } from "./stats/database-readers.js";
 import { createStats, type Stats } from "./stats/stats.js";
 import { checkTrustProxy, type TrustProxy } from "./shared/trust-proxy.js";
 import { createWebsiteDirectory, createWebsites, type WebsiteDirectory, type Websites } from "./websites/websites.js";
-import { createMailer, type MailOptions } from "./reports/mailer.js";
+import { createMailer, type MailOptions } from "./shared/mailer.js";
 import { createReports, type Reports } from "./reports/reports.js";
 
 export type { TrustProxy } from "./shared/trust-proxy.js";
@@ -130,6 +131,8 @@ export interface TallyOptions {
 export interface Tally {
   readonly options: Readonly<TallyOptions>;
   readonly accounts: Accounts;
+  /** Users of accounts, their sessions, invitations, password resets and two-factor sign-in. */
+  readonly team: Team;
   readonly websites: Websites;
   readonly stats: Stats;
   /** E-mail reports: build, preview, send; the unsubscribe links' checks. */
@@ -182,6 +185,7 @@ export interface TallyHealth {
 
 interface Services {
   accounts: Accounts;
+  team: Team;
   websites: Websites;
   directory: WebsiteDirectory;
   stats: Stats;
@@ -339,6 +343,7 @@ async function openServices(options: TallyOptions): Promise<Services> {
   const stopReports = mailer ? scheduleEvery(() => reports.runDue(), options.reportIntervalMs ?? 300_000, REPORTS_FIRST_RUN_MS, reportError) : () => {};
   return {
     accounts,
+    team: createTeam(store.db, mailer),
     websites,
     directory,
     stats,
@@ -400,6 +405,7 @@ export function createTally(options: TallyOptions = {}): Tally {
   const tally: Tally = {
     options,
     accounts: guarded((s) => s.accounts),
+    team: deferTeam((pick) => guarded((s) => pick(s.team)) as ReturnType<typeof pick>),
     websites: guarded((s) => s.websites),
     stats: guarded((s) => s.stats),
     reports: guarded((s) => s.reports),

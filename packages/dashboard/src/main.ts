@@ -1,14 +1,16 @@
 // Entry point. The server's HTML shell says where the mount is (`data-base`, relative to
 // the page, so any prefix works), on share pages which domain (`data-share`), and whether
 // the host's own login already knows this browser (`data-signed-in`).
-// Routes live in the URL's fragment: #/, #/new, #/account, #/websites/1?…, #/websites/1/settings.
+// Routes live in the URL's fragment: #/, #/new, #/account, #/team, #/websites/1?…, #/websites/1/settings.
 import { accountPage } from "./account-settings.js";
-import { apiKey, createClient, isApiError, type Account, type Client, type Website } from "./api.js";
+import { apiKey, createClient, isApiError, type Account, type Client, type Me, type Website } from "./api.js";
 import { addDays, todayIn } from "./dates.js";
 import { h, mount } from "./dom.js";
 import { exportMenu } from "./export.js";
 import { loadMessages, locale, t } from "./i18n.js";
 import { languageSwitch } from "./language-switch.js";
+import { ownSignIn } from "./own-sign-in.js";
+import { teamPage } from "./team-page.js";
 import { startShare } from "./share.js";
 import { signInForm } from "./sign-in.js";
 import { snippetPanel } from "./snippet.js";
@@ -49,7 +51,8 @@ const skeletonPage = () => h("main", { class: "loading", "aria-busy": "true", "a
 
 function startDashboard(app: HTMLElement, client: Client): void {
   const content = h("div", { class: "content" });
-  let account: Account;
+  let account: Account | null = null;
+  let me: Me;
   /** What is open, to stop its timers; a website's stats view is kept while only its query changes. */
   let destroy = () => {};
   let stats: { id: number; timezone: string; view: StatsView } | null = null;
@@ -134,6 +137,11 @@ function startDashboard(app: HTMLElement, client: Client): void {
   function route(): void {
     const { path, query } = hashRoute();
     const match = /^\/websites\/(\d+)(\/settings)?$/.exec(path);
+    // What a viewer or a read key cannot use is hidden (body[data-read-only]); typed URLs lead back to the list.
+    if (document.body.dataset.readOnly === "true" && (path === "/new" || match?.[2])) {
+      location.hash = "#/";
+      return;
+    }
     if (match) {
       const id = Number(match[1]);
       if (match[2]) {
@@ -155,13 +163,18 @@ function startDashboard(app: HTMLElement, client: Client): void {
         else waitingPage(site, query);
       });
     }
+    if (path === "/team" && me.role === "owner") {
+      document.title = `${t("team.title")} · Tally`;
+      return open(teamPage(client, me));
+    }
     if (path === "/new") {
       document.title = `${t("site.add")} · Tally`;
       return open(createWebsiteForm(client, (site) => (location.hash = `#/websites/${site.id}/settings`)));
     }
     if (path === "/account") {
       document.title = `${t("nav.account")} · Tally`;
-      return open(accountPage(client, account));
+      const reload = () => void start();
+      return open(h("div", {}, account && me.role === "owner" && me.scope !== "read" ? accountPage(client, account) : null, h("main", { class: "narrow wide" }, ownSignIn(client, me, reload))));
     }
     document.title = "Tally";
     open(websiteList(client));
@@ -172,7 +185,9 @@ function startDashboard(app: HTMLElement, client: Client): void {
     if (!apiKey.get() && document.body.dataset.signedIn !== "true") return mount(app, signInForm(client.base, () => void start()));
     mount(app, skeletonPage());
     try {
-      account = await client.account();
+      me = await client.me();
+      // Until a required two-factor set-up is done, the account itself is not readable.
+      account = me.must_set_up_two_factor ? null : await client.account();
     } catch (error) {
       if (!isApiError(error) || error.status !== 401) throw error;
       apiKey.clear();
@@ -183,6 +198,9 @@ function startDashboard(app: HTMLElement, client: Client): void {
       close();
       void start();
     };
+    const readOnly = me.role === "viewer" || me.scope === "read";
+    if (readOnly) document.body.dataset.readOnly = "true";
+    else delete document.body.dataset.readOnly;
     mount(
       app,
       h(
@@ -190,11 +208,18 @@ function startDashboard(app: HTMLElement, client: Client): void {
         { class: "topbar", "aria-label": "Tally" },
         h("a", { class: "brand", href: "#/" }, "Tally"),
         languageSwitch(),
-        h("a", { class: "account", href: "#/account", title: t("nav.accountTitle") }, account.name),
-        apiKey.get() ? h("button", { type: "button", class: "ghost", onclick: signOut }, t("nav.signOut")) : null,
+        me.role === "owner" && me.scope !== "read" && !me.must_set_up_two_factor ? h("a", { class: "team", href: "#/team" }, t("nav.team")) : null,
+        h("a", { class: "account", href: "#/account", title: t("nav.accountTitle") }, me.user?.email ?? account?.name ?? ""),
+        // A session ends on the server: a real form POST, so it works even if this script stops.
+        me.via === "session"
+          ? h("form", { method: "post", action: "./logout", class: "sign-out" }, h("button", { type: "submit", class: "ghost" }, t("nav.signOut")))
+          : apiKey.get()
+            ? h("button", { type: "button", class: "ghost", onclick: signOut }, t("nav.signOut"))
+            : null,
       ),
       content,
     );
+    if (me.must_set_up_two_factor) return open(h("main", { class: "narrow wide" }, ownSignIn(client, me, () => void start())));
     route();
   }
 

@@ -5,7 +5,7 @@ import { secretForm } from "./secret-form.js";
 
 /** The API key form: the key is checked, then kept in sessionStorage (this tab only). */
 export function signInForm(base: URL, onSignedIn: () => void): HTMLElement {
-  return secretForm({
+  const form = secretForm({
     title: t("signIn.title"),
     hint: t("signIn.hint"),
     label: t("signIn.key"),
@@ -19,4 +19,7 @@ export function signInForm(base: URL, onSignedIn: () => void): HTMLElement {
     describeFailure: (failure) => (isApiError(failure) && failure.status === 401 ? t("signIn.invalid") : t("signIn.failed")),
     onAccepted: onSignedIn,
   });
+  // People of a team sign in with their e-mail; the key form is for the account's own key.
+  form.querySelector("form")?.after(h("p", { class: "sign-in-email" }, h("a", { href: new URL("login", base).href }, t("signIn.withEmail"))));
+  return form;
 }

@@ -1,4 +1,4 @@
-import { UnauthorizedError, validate, type Tally } from "@tally-analytics/core/internal";
+import { UnauthorizedError, validate, type Access, type Tally } from "@tally-analytics/core/internal";
 import { authenticateRequest, bearerToken, type Authenticated } from "./http/auth.js";
 import { DEFAULT_BODY_LIMIT, readFields } from "./http/body.js";
 import { clientKey, createClientLimits } from "./http/client-limits.js";
@@ -9,6 +9,7 @@ import { warnIfUnwritten } from "./collect/health.js";
 import { NOSNIFF } from "./http/json-response.js";
 import type { HandlerContext, HandlerOptions, TallyHandler } from "./http/options.js";
 import { createRateLimiter, type RateLimitResult } from "./http/rate-limit.js";
+import { checkPermission } from "./http/permissions.js";
 import type { PublicRoute, Route } from "./http/route.js";
 import { createRouter } from "./http/router.js";
 import { routes } from "./routes.js";
@@ -42,10 +43,10 @@ export function createHandler(tally: Tally, options: HandlerOptions = {}): Tally
   const report = options.onError ?? reportToConsole;
   const compress = options.compression ?? true;
 
-  /** The account, or null without valid credentials; a refused API key counts against the client's address. */
-  async function optionalAccount(request: Request, context: HandlerContext): Promise<number | null> {
+  /** Who the request speaks for, or null without valid credentials; a refused API key counts against the client's address. */
+  async function optionalAccount(request: Request, context: HandlerContext): Promise<Access | null> {
     try {
-      return (await authenticateRequest(tally, request, options.authenticate)).accountId;
+      return (await authenticateRequest(tally, request, options.authenticate)).access;
     } catch (error) {
       if (!(error instanceof UnauthorizedError)) throw error;
       if (bearerToken(request) !== null) clients.failedSignIn(clientKey(tally, request, context.ip));
@@ -57,7 +58,7 @@ export function createHandler(tally: Tally, options: HandlerOptions = {}): Tally
     const query = route.query ? validate(route.query, queryObject(url)) : queryObject(url);
     const body = route.body ? validate(route.body, await readFields(request, bodyLimit)) : undefined;
     const account = () => optionalAccount(request, context);
-    return { tally, request, url, params, query, body, ip: context.ip, basePath, account };
+    return { tally, request, url, params, query, body, ip: context.ip, basePath, account, sso: options.sso };
   }
 
   async function answerPublic(route: PublicRoute, request: Request, url: URL, params: Record<string, string>, context: HandlerContext, basePath: string) {
@@ -95,12 +96,16 @@ export function createHandler(tally: Tally, options: HandlerOptions = {}): Tally
     if (route.auth === "public") return answerPublic(route, request, url, params, context, basePath);
 
     const signedIn = await signIn(request, context);
-    const limit = limiter?.hit(`account:${signedIn.accountId}`);
+    const { access } = signedIn;
+    const limit = limiter?.hit(`account:${access.accountId}`);
     let response: Response;
     try {
       if (limit && !limit.allowed) throw tooManyAttempts(limit.retryAfter);
+      // A cookie rides along with other sites' requests: the host's, or Tally's own session (JSON only).
       if (signedIn.via === "hook") refuseCrossSite(request, options.acceptSessionForms ?? false);
-      response = await route.handle({ ...(await prepare(route, request, url, params, context, basePath)), accountId: signedIn.accountId });
+      if (signedIn.via === "session") refuseCrossSite(request, false);
+      checkPermission(route, signedIn);
+      response = await route.handle({ ...(await prepare(route, request, url, params, context, basePath)), accountId: access.accountId, access, via: signedIn.via });
       if (route.readsStatistics && response.status === 200) await warnIfUnwritten(tally, response);
     } catch (error) {
       response = errorResponse(error, request, report);

@@ -1,5 +1,5 @@
 export { createHandler } from "./handler.js";
-export type { Authenticate, HandlerContext, HandlerOptions, TallyHandler } from "./http/options.js";
+export type { Authenticate, HandlerContext, HandlerOptions, HostAccess, SsoOptions, TallyHandler } from "./http/options.js";
 export type { RateLimitOptions } from "./http/rate-limit.js";
 export type { ErrorReporter } from "./http/errors.js";
 export { openApiDocument, type OpenApiDocument } from "./openapi-document.js";

@@ -6,3 +6,4 @@ export * from "./index.js";
 export { routes } from "./routes.js";
 export { createOpenApiDocument, impliedStatuses } from "./api/openapi.js";
 export { addressKey, proxyTrust } from "./http/client-ip.js";
+export { permissionOf } from "./http/permissions.js";

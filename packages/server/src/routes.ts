@@ -1,4 +1,4 @@
-import { NotFoundError, statsQuerySchema, totalsQuerySchema, websiteCreateSchema, websiteUpdateSchema, accountUpdateSchema, type Account } from "@tally-analytics/core/internal";
+import { NotFoundError, statsQuerySchema, totalsQuerySchema, websiteCreateSchema, websiteUpdateSchema, accountUpdateSchema, type Access, type Account } from "@tally-analytics/core/internal";
 import * as z from "zod";
 import {
   accountAnswer,
@@ -20,6 +20,9 @@ import { paginated } from "./http/pagination.js";
 import { statsBody } from "./http/stats-response.js";
 import { defineRoute, type Route } from "./http/route.js";
 import { unsubscribeRoutes } from "./api/unsubscribe.js";
+import { requireAllWebsites, visibleWebsite } from "./http/permissions.js";
+import { signInRoutes } from "./team/sign-in-routes.js";
+import { teamRoutes } from "./team/team-routes.js";
 
 /** `{id}`: a positive integer; anything else names no resource (404, like a missing one). */
 const websiteParams = z.object({
@@ -40,10 +43,11 @@ const exportQuery = z.object({
   to: z.string().optional().meta({ description: "Last day, `Y-m-d`.", example: "2026-12-31" }),
 });
 
-function resourceId(params: Record<string, string>): number {
+/** The website `{id}` names, when the caller may see it (a user limited to other websites gets 404, as for a missing one). */
+function resourceId({ params, access }: { params: Record<string, string>; access: Access }): number {
   const parsed = websiteParams.safeParse(params);
   if (!parsed.success) throw new NotFoundError();
-  return Number(parsed.data.id);
+  return visibleWebsite(access, Number(parsed.data.id));
 }
 
 const notFound = { 404: "error" } as const;
@@ -74,6 +78,7 @@ export const routes: readonly Route[] = [
     path: "/api/v1/account",
     auth: "account",
     body: accountUpdateSchema,
+    permission: "owner",
     summary: "Change the account's report settings",
     tag: "Account",
     description: "`email` (an address, or empty for none) and `report_period` (`week` or `month`) of the e-mail reports.",
@@ -90,8 +95,9 @@ export const routes: readonly Route[] = [
     summary: "List websites",
     tag: "Websites",
     responses: { 200: { description: "One page of the account's websites.", schema: websiteListAnswer } },
-    async handle({ tally, accountId, url, query }) {
+    async handle({ tally, accountId, access, url, query }) {
       const page = await tally.websites.list(accountId, {
+        ...(access.websites == null ? {} : { ids: access.websites }),
         ...(query.search === undefined ? {} : { search: query.search }),
         sortBy: query.sort_by,
         sort: query.sort,
@@ -110,7 +116,8 @@ export const routes: readonly Route[] = [
     tag: "Websites",
     description: "Defaults: privacy 1, email 0, exclude_bots 1, timezone UTC. The domain must be free across all accounts (hits are routed by host), else 422.",
     responses: { 201: { description: "The website created.", schema: websiteCreatedAnswer } },
-    async handle({ tally, accountId, body }) {
+    async handle({ tally, accountId, access, body }) {
+      requireAllWebsites(access);
       return send(websiteCreatedAnswer, { data: await tally.websites.create(accountId, body) });
     },
   }),
@@ -122,8 +129,9 @@ export const routes: readonly Route[] = [
     summary: "Get a website",
     tag: "Websites",
     responses: { 200: { description: "The website.", schema: websiteAnswer }, ...notFound },
-    async handle({ tally, accountId, params }) {
-      return send(websiteAnswer, { data: await tally.websites.get(accountId, resourceId(params)) });
+    async handle(context) {
+      const { tally, accountId } = context;
+      return send(websiteAnswer, { data: await tally.websites.get(accountId, resourceId(context)) });
     },
   }),
   defineRoute({
@@ -136,8 +144,9 @@ export const routes: readonly Route[] = [
     tag: "Websites",
     description: "A partial update: fields left out keep their value. `domain` cannot change and is ignored. Leaving privacy 2 forgets the password.",
     responses: { 200: { description: "The website, updated.", schema: websiteAnswer }, ...notFound },
-    async handle({ tally, accountId, params, body }) {
-      return send(websiteAnswer, { data: await tally.websites.update(accountId, resourceId(params), body) });
+    async handle(context) {
+      const { tally, accountId, params, body } = context;
+      return send(websiteAnswer, { data: await tally.websites.update(accountId, resourceId(context), body) });
     },
   }),
   defineRoute({
@@ -148,8 +157,9 @@ export const routes: readonly Route[] = [
     summary: "Delete a website and its statistics",
     tag: "Websites",
     responses: { 200: { description: "Deleted.", schema: websiteDeletedAnswer }, ...notFound },
-    async handle({ tally, accountId, params }) {
-      const id = resourceId(params);
+    async handle(context) {
+      const { tally, accountId } = context;
+      const id = resourceId(context);
       await tally.websites.delete(accountId, id);
       return send(websiteDeletedAnswer, { id, object: "website", deleted: true });
     },
@@ -172,8 +182,9 @@ export const routes: readonly Route[] = [
       },
       ...notFound,
     },
-    async handle({ tally, accountId, params, query }) {
-      const id = resourceId(params);
+    async handle(context) {
+      const { tally, accountId, params, query } = context;
+      const id = resourceId(context);
       await tally.websites.get(accountId, id);
       const { from, to, format } = query;
       const exported = await tally.export(id, { format, ...(from === undefined ? {} : { from }), ...(to === undefined ? {} : { to }) });
@@ -194,8 +205,9 @@ export const routes: readonly Route[] = [
     tag: "Statistics",
     description: STATS_DESCRIPTION,
     responses: { 200: { description: "One page of the statistic's rows.", schema: statsAnswer }, ...notFound, 503: "error" },
-    async handle({ tally, accountId, url, params, query }) {
-      return send(statsAnswer, statsBody(url, await tally.stats.query(accountId, resourceId(params), query)));
+    async handle(context) {
+      const { tally, accountId, url, params, query } = context;
+      return send(statsAnswer, statsBody(url, await tally.stats.query(accountId, resourceId(context), query)));
     },
   }),
   defineRoute({
@@ -208,8 +220,9 @@ export const routes: readonly Route[] = [
     summary: "Visitors, visits, pageviews and visit metrics of a range",
     tag: "Statistics",
     responses: { 200: { description: "The figures (and, with `compare`, the previous ones).", schema: totalsAnswer }, ...notFound, 503: "error" },
-    async handle({ tally, accountId, params, query }) {
-      return send(totalsAnswer, await tally.stats.totals(accountId, resourceId(params), query));
+    async handle(context) {
+      const { tally, accountId, params, query } = context;
+      return send(totalsAnswer, await tally.stats.totals(accountId, resourceId(context), query));
     },
   }),
   defineRoute({
@@ -221,13 +234,16 @@ export const routes: readonly Route[] = [
     summary: "Visitors right now",
     tag: "Statistics",
     responses: { 200: { description: "Visitors with a hit in the last five minutes.", schema: realtimeAnswer }, ...notFound },
-    async handle({ tally, accountId, params }) {
-      return send(realtimeAnswer, { data: await tally.stats.realtime(accountId, resourceId(params)) });
+    async handle(context) {
+      const { tally, accountId } = context;
+      return send(realtimeAnswer, { data: await tally.stats.realtime(accountId, resourceId(context)) });
     },
   }),
   ...collectRoutes,
   healthRoute,
   ...dashboardRoutes,
   ...unsubscribeRoutes,
+  ...teamRoutes,
+  ...signInRoutes,
   ...documentationRoutes(() => routes),
 ];

@@ -8,6 +8,11 @@ import { migrate } from "./migrate.js";
 import { reportsSend } from "./reports-send.js";
 import { reportsSet } from "./reports-set.js";
 import { serveCommand } from "./serve.js";
+import { usersAdd } from "./users-add.js";
+import { usersList } from "./users-list.js";
+import { usersRemove } from "./users-remove.js";
+import { usersResetTwoFactor } from "./users-reset-2fa.js";
+import { usersRole } from "./users-role.js";
 import { websitesCreate } from "./websites-create.js";
 import { websitesDelete } from "./websites-delete.js";
 import { websitesList } from "./websites-list.js";
@@ -23,6 +28,11 @@ export const COMMANDS: readonly Command[] = [
   migrate,
   keysCreate,
   keysRevoke,
+  usersAdd,
+  usersList,
+  usersRole,
+  usersRemove,
+  usersResetTwoFactor,
   websitesList,
   websitesCreate,
   websitesUpdate,

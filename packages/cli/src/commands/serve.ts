@@ -1,6 +1,7 @@
 import { createServer, STATUS_CODES, type Server } from "node:http";
 import type { AddressInfo, Socket } from "node:net";
 import { createTally, redactDatabaseUrl, type Tally } from "@tally-analytics/core/internal";
+import type { HandlerOptions } from "@tally-analytics/server";
 import { limitSlowClients, toNodeHandler } from "@tally-analytics/server/node";
 import { CommandError, defineCommand, whenReady, type Print } from "../command.js";
 import { SERVE_ENVIRONMENT, serveConfig, type ServeConfig } from "../config.js";
@@ -15,6 +16,13 @@ async function ensureAccount(tally: Tally, config: ServeConfig, print: Print): P
   const created = await tally.accounts.create({ name: "default" });
   print(`Created account ${created.accountId}. Its API key, shown only this once:`);
   print(created.key);
+}
+
+/** The handler's single sign-on settings; without OIDC_ACCOUNT, newcomers join the only account there is. */
+function ssoOptions({ sso }: ServeConfig): Pick<HandlerOptions, "sso"> {
+  if (!sso) return {};
+  const newUsers = sso.defaultRole ? { newUsers: { role: sso.defaultRole, ...(sso.account === undefined ? {} : { accountId: sso.account }) } } : {};
+  return { sso: { issuer: sso.issuer, clientId: sso.clientId, clientSecret: sso.clientSecret, ...newUsers } };
 }
 
 /**
@@ -72,7 +80,7 @@ export async function serve(config: ServeConfig, print: Print = console.log): Pr
 async function listenAndWait(tally: Tally, config: ServeConfig, print: Print): Promise<void> {
   await whenReady(tally);
 
-  const handler = toNodeHandler(tally, config.handler);
+  const handler = toNodeHandler(tally, { ...config.handler, ...ssoOptions(config) });
   // Node's own answer to an HTTP/1.1 request without Host is a bare 400: give the JSON one.
   const server = createServer({ requireHostHeader: false }, (req, res) => {
     if (req.headers.host === undefined && req.httpVersion === "1.1") {

@@ -1,6 +1,6 @@
 import type { Tally, Website } from "@tally-analytics/core";
 import { defineCommand } from "../command.js";
-import { findAccount, idFrom } from "../values.js";
+import { findAccount, idFrom, printTable } from "../values.js";
 
 async function allWebsites(tally: Tally, accountId: number): Promise<Website[]> {
   const websites: Website[] = [];
@@ -37,7 +37,6 @@ export const websitesList = defineCommand({
     }
     const table = [["ID", "ACCOUNT", "DOMAIN", "PRIVACY", "TIMEZONE", "CREATED"]];
     for (const w of rows) table.push([String(w.id), String(w.account_id), w.domain, String(w.privacy), w.timezone, w.created_at]);
-    const widths = table[0]!.map((_, i) => Math.max(...table.map((row) => row[i]!.length)));
-    for (const row of table) print(row.map((cell, i) => cell.padEnd(widths[i]!)).join("  ").trimEnd());
+    printTable(print, table);
   },
 });

@@ -6,7 +6,7 @@ import { createLocalClock } from "../model/local-time.js";
 import { NotFoundError, TallyError } from "../shared/errors.js";
 import type { Stats } from "../stats/stats.js";
 import type { Websites } from "../websites/websites.js";
-import type { Mailer, MailMessage } from "./mailer.js";
+import type { Mailer, MailMessage } from "../shared/mailer.js";
 import { gatherWebsite, type ReportedWebsite, type WebsiteReport } from "./report-data.js";
 import { periodAdjective, rangeLabel } from "./report-format.js";
 import { renderHtml } from "./report-html.js";

@@ -3,6 +3,7 @@ import { Migrator, sql, type Kysely, type Migration, type RawBuilder } from "kys
 import type { SqlDialect } from "./dialect.js";
 import type { Database } from "./schema.js";
 import { backfillDimensions, backfillVisits } from "./segments-backfill.js";
+import { teamMigration } from "./team-migration.js";
 
 type MigrationFactory = (dialect: SqlDialect) => Migration;
 
@@ -254,7 +255,8 @@ const migrationFactories: Record<string, MigrationFactory> = {
         .execute();
     },
   }),
-  "0011_block_run_starts": () => ({
+  "0011_users": teamMigration,
+  "0012_block_run_starts": () => ({
     async up(db) {
       // The day blocks' flags where a visitor-day's run of visits starts: named for what they are.
       await sql`update day_blocks set name = 'v.run_start' where name = 'v.visitor'`.execute(db);

@@ -1,5 +1,6 @@
 import type { Generated } from "kysely";
 import type { VisitColumnName } from "../model/dimensions.js";
+import type { RecoveryCodesTable, SessionsTable, UsersTable, UserTokensTable } from "./team-tables.js";
 
 /** Row types of every table Tally owns, as kysely sees them. */
 export interface Database {
@@ -20,6 +21,10 @@ export interface Database {
   day_blocks: DayBlocksTable;
   tally_meta: TallyMetaTable;
   written_batches: WrittenBatchesTable;
+  users: UsersTable;
+  sessions: SessionsTable;
+  user_tokens: UserTokensTable;
+  recovery_codes: RecoveryCodesTable;
 }
 
 /** Facts about the database itself: `database_id` (a UUID made by the migration), `started_at`, `probed_at`. */
@@ -140,6 +145,8 @@ export interface AccountsTable {
   email: Generated<string | null>;
   /** `week` or `month`. */
   report_period: Generated<string>;
+  /** 1: every user must have two-factor sign-in (only its set-up is allowed until then). */
+  require_two_factor: Generated<number>;
 }
 
 export interface ApiKeysTable {
@@ -152,6 +159,10 @@ export interface ApiKeysTable {
   hash: string;
   created_at: string;
   revoked_at: string | null;
+  /** The user the key belongs to; null for an account-wide key (acts as owner). */
+  user_id?: number | null;
+  /** `read` or `write`. */
+  scope: Generated<string>;
 }
 
 export interface WebsitesTable {

@@ -18,6 +18,8 @@ export interface ListWebsitesOptions {
   perPage?: number;
   /** @default 1 */
   page?: number;
+  /** Only these websites (a user limited to some of the account's). */
+  ids?: readonly number[];
 }
 
 export interface Page<T> {
@@ -136,6 +138,7 @@ export function createWebsites(db: Kysely<Database>, hooks: WebsiteHooks = {}): 
       const perPage = options.perPage ?? 10;
       const page = options.page ?? 1;
       let query = db.selectFrom("websites").where("account_id", "=", accountId);
+      if (options.ids) query = options.ids.length === 0 ? query.where(sql<boolean>`1 = 0`) : query.where("id", "in", options.ids);
       if (options.search) {
         const pattern = `%${options.search.toLowerCase().replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
         query = query.where(sql<boolean>`lower(domain) like ${pattern} escape '\\'`);

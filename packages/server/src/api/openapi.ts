@@ -20,9 +20,10 @@ const { version } = createRequire(import.meta.url)("../../package.json") as { ve
 /** The statuses a route can answer because of its shape, besides those it lists. */
 export function impliedStatuses(route: Route): number[] {
   const statuses = [500];
-  if (route.auth === "account") statuses.push(401, 429);
-  // Signed in by the host's hook: a cross-site change is 403, a form body 415 (cross-site.ts).
-  if (route.auth === "account" && route.method !== "GET") statuses.push(403, 415);
+  // 403: a role, key scope or website limit that does not allow it (permissions.ts), or an account asking for two-factor set-up first.
+  if (route.auth === "account") statuses.push(401, 403, 429);
+  // Signed in by a cookie (Tally's session or the host's hook): a cross-site change is 403, a form body 415 (cross-site.ts).
+  if (route.auth === "account" && route.method !== "GET") statuses.push(415);
   if (route.auth === "public" && route.rateLimited) statuses.push(429);
   if (route.query || route.body) statuses.push(422);
   if (route.body) statuses.push(400, 413, 415);
@@ -40,6 +41,8 @@ const INTRO = `Tally's HTTP API, generated from its route table and zod schemas 
 
 const TAGS: oas31.TagObject[] = [
   { name: "Account", description: "Who the key belongs to, and where its e-mail reports go." },
+  { name: "Team", description: "People of the account (owners manage them), and each person's own API keys and two-factor sign-in." },
+  { name: "Sign-in", description: "The sign-in pages (HTML forms): password, two-factor code, first owner, password reset and invitation links, single sign-on." },
   { name: "Websites", description: "The websites an account measures, and their settings." },
   { name: "Statistics", description: "Counts from the rollups (and, with filters, from the visits and hits): docs/statistics.md defines each." },
   { name: "Collection", description: "What the tracker script uses: public, no key." },
@@ -54,7 +57,7 @@ const SECURITY_SCHEMES: Record<string, oas31.SecuritySchemeObject> = {
   apiKey: {
     type: "http",
     scheme: "bearer",
-    description: "An API key (`tly_…`). Apps that pass `authenticate(request)` to the handler may authenticate with their own session instead.",
+    description: "An API key (`tly_…`): an account-wide one (owner), or a user's with scope `read` or `write`. A browser signed in at `/login` sends the `tally_session` cookie instead; apps that pass `authenticate(request)` to the handler may authenticate with their own session.",
   },
   shareCookie: {
     type: "apiKey",

@@ -1,5 +1,6 @@
 import { escapeHtml, htmlDocument, NotFoundError, type Tally } from "@tally-analytics/core/internal";
 import { defineRoute, type Route } from "../http/route.js";
+import { htmlPageHeaders } from "../http/html.js";
 
 /** A static page: no script, its one style block inline, its one form posting back here. */
 const CONTENT_SECURITY_POLICY = "default-src 'none'; style-src 'unsafe-inline'; form-action 'self'; base-uri 'none'; frame-ancestors 'none'";
@@ -19,13 +20,7 @@ function page(request: Request, status: number, title: string, body: string): Re
   });
   return new Response(request.method === "HEAD" ? null : html, {
     status,
-    headers: {
-      "content-type": "text/html; charset=utf-8",
-      "cache-control": "no-store",
-      "content-security-policy": CONTENT_SECURITY_POLICY,
-      "x-content-type-options": "nosniff",
-      "referrer-policy": "no-referrer",
-    },
+    headers: htmlPageHeaders(CONTENT_SECURITY_POLICY),
   });
 }
 

@@ -1,4 +1,4 @@
-import { NotFoundError, normalizeDomain, stripWww, tallyInternals, type Tally, type WebsiteRow } from "@tally-analytics/core/internal";
+import { canSeeWebsite, NotFoundError, normalizeDomain, stripWww, tallyInternals, type Tally, type WebsiteRow } from "@tally-analytics/core/internal";
 import { HttpError } from "../http/errors.js";
 import { createRateLimiter, type RateLimiter } from "../http/rate-limit.js";
 import type { RequestContext } from "../http/route.js";
@@ -24,14 +24,15 @@ export async function sharedWebsite({ tally, params }: Pick<ShareContext, "tally
 
 /**
  * Who may read a share page: anyone when public; the owner always (the host's hook or an
- * API key); others with a valid password cookie when privacy is 2. A private website
+ * API key, or a member who may see it); others with a valid password cookie when privacy is 2. A private website
  * answers others exactly like a missing one.
  */
 export async function readableWebsite(context: ShareContext): Promise<WebsiteRow> {
   const row = await sharedWebsite(context);
   const privacy = Number(row.privacy);
   if (privacy === PRIVACY.public) return row;
-  if ((await context.account()) === Number(row.account_id)) return row;
+  const access = await context.account();
+  if (access?.accountId === Number(row.account_id) && canSeeWebsite(access, Number(row.id))) return row;
   if (privacy === PRIVACY.password) {
     if (hasValidShareCookie(context.request, row)) return row;
     throw new HttpError(401, PASSWORD_REQUIRED);

@@ -90,7 +90,8 @@ export const ERROR_ANSWERS: Readonly<Record<number, RouteAnswer & { id: string }
   },
   403: {
     id: "Forbidden",
-    description: "A request signed in by the host's `authenticate` hook (a session cookie) that changes something came from another site (`Sec-Fetch-Site`, else `Origin`).",
+    description:
+      "Not allowed: a viewer or a read key on a route that changes something, a non-owner on a team or account route, a user limited to some websites creating one, an account that requires two-factor set-up first; or a request signed in by a cookie (Tally's session or the host's `authenticate` hook) that changes something came from another site (`Sec-Fetch-Site`, else `Origin`). `message` says which.",
     schema: messageAnswer(403),
   },
   404: { id: "NotFound", description: "Not found. Another account's website answers exactly like a missing one.", schema: messageAnswer(404, "Resource not found.") },

@@ -1,29 +1,51 @@
-import { NotFoundError, UnauthorizedError, type Tally } from "@tally-analytics/core";
-import type { Authenticate } from "./options.js";
+import { isRole, NotFoundError, UnauthorizedError, type Access, type SessionAccess, type Tally } from "@tally-analytics/core";
+import type { Authenticate, HostAccess } from "./options.js";
+import { sessionToken } from "./session-cookie.js";
 
 export function bearerToken(request: Request): string | null {
   const match = /^Bearer\s+(\S+)\s*$/i.exec(request.headers.get("authorization") ?? "");
   return match?.[1] ?? null;
 }
 
-/** An authenticated request: its account, and whether the host's hook (a cookie session, typically) or an API key vouched for it. */
+/**
+ * An authenticated request: who it speaks for, and what vouched for it: the host's hook
+ * (a cookie of the host's, typically), an API key, or Tally's own session cookie.
+ */
 export interface Authenticated {
-  accountId: number;
-  via: "hook" | "key";
+  access: Access;
+  via: "hook" | "key" | "session";
+  /** Set for Tally's sessions: the account may ask this user to set up two-factor sign-in first. */
+  session?: SessionAccess;
 }
 
-/** The account behind a request: the host's hook first, then the Bearer key; UnauthorizedError otherwise. */
+/** What the host's hook returned, as an Access: a bare account id is its owner. */
+function hostAccess(hooked: number | HostAccess): Access {
+  if (typeof hooked === "number") return { accountId: hooked, role: "owner" };
+  if (!isRole(hooked.role)) throw new TypeError(`authenticate() returned an unknown role "${String(hooked.role)}" (owner, admin or viewer)`);
+  return { accountId: hooked.accountId, role: hooked.role, ...(hooked.websites === undefined ? {} : { websites: hooked.websites }) };
+}
+
+/**
+ * Who a request speaks for: the host's hook first, then the Bearer key, then Tally's
+ * session cookie (a signed-in person); UnauthorizedError otherwise. A session still
+ * waiting for its second factor is not signed in.
+ */
 export async function authenticateRequest(tally: Tally, request: Request, hook?: Authenticate): Promise<Authenticated> {
   const hooked = hook ? await hook(request) : null;
   if (hooked !== null) {
+    const access = hostAccess(hooked);
     try {
-      return { accountId: (await tally.accounts.get(hooked)).id, via: "hook" };
+      await tally.accounts.get(access.accountId);
     } catch (error) {
       // The host named an account Tally does not have: as good as no credentials.
       throw error instanceof NotFoundError ? new UnauthorizedError() : error;
     }
+    return { access, via: "hook" };
   }
   const key = bearerToken(request);
-  if (key === null) throw new UnauthorizedError();
-  return { accountId: (await tally.accounts.authenticate(key)).id, via: "key" };
+  if (key !== null) return { access: await tally.team.users.keyAccess(key), via: "key" };
+  const token = sessionToken(request);
+  const session = token === null ? null : await tally.team.sessionAccess(token);
+  if (session === null || session.stage !== "full") throw new UnauthorizedError();
+  return { access: session.access, via: "session", session };
 }

@@ -1,10 +1,48 @@
 import type { ErrorReporter } from "./errors.js";
 import type { RateLimitOptions } from "./rate-limit.js";
 
-/** The host app's own authentication: an account id for this request, or null to fall back to the API key. */
-export type Authenticate = (request: Request) => number | null | Promise<number | null>;
+/** What the host's hook may say about a request beyond its account: the person's role, and the websites they are limited to. */
+export interface HostAccess {
+  accountId: number;
+  /** `owner` (everything), `admin` (websites and settings) or `viewer` (reads statistics). */
+  role: "owner" | "admin" | "viewer";
+  /** Website ids this request may see; absent or null for all of the account's. */
+  websites?: readonly number[] | null;
+}
+
+/**
+ * The host app's own authentication: an account id (its owner), a HostAccess, or null to
+ * fall back to an API key or Tally's own sign-in.
+ */
+export type Authenticate = (request: Request) => number | HostAccess | null | Promise<number | HostAccess | null>;
+
+/** OpenID Connect single sign-on (`openid-client`): people are matched to users by verified e-mail. */
+export interface SsoOptions {
+  /** The provider's issuer URL; its `/.well-known/openid-configuration` is read at the first sign-in. */
+  issuer: string;
+  clientId: string;
+  clientSecret: string;
+  /**
+   * What happens to someone the provider vouches for who has no user yet: they join this
+   * account with this role, or, when absent, are refused.
+   * @default undefined (refused)
+   */
+  newUsers?: {
+    /** @default the only account (with several, set it) */
+    accountId?: number;
+    role: "owner" | "admin" | "viewer";
+  };
+  /** Shown on the sign-in page's button. @default "single sign-on" */
+  name?: string;
+}
 
 export interface HandlerOptions {
+  /**
+   * Sign-in through an OpenID Connect provider, beside passwords. The provider must
+   * allow the redirect URI `{mount}/sso/callback`.
+   * @default undefined (no single sign-on)
+   */
+  sso?: SsoOptions;
   /**
    * The path the handler is mounted under in public URLs, e.g. `"/analytics"`. Requests
    * keep their full URL (links are built from it); routes match what follows this prefix.

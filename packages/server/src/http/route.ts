@@ -1,4 +1,5 @@
-import type { Tally } from "@tally-analytics/core";
+import type { Access, Tally } from "@tally-analytics/core";
+import type { SsoOptions } from "./options.js";
 import type * as z from "zod";
 
 export type Method = "GET" | "POST" | "PUT" | "PATCH" | "DELETE" | "OPTIONS";
@@ -20,10 +21,12 @@ export interface RequestContext<Query, Body> {
   /** The mount prefix the request was routed under (`""` at the root, else e.g. `/analytics`), never taken from the rest of the path. */
   basePath: string;
   /**
-   * The account the request's credentials name (the host's hook, then the Bearer key), or
-   * null without valid ones. Public routes that serve owners more (share pages) ask for it.
+   * Who the request's credentials speak for (the host's hook, the Bearer key, or a session
+   * cookie), or null without valid ones. Public routes that serve members more (share pages) ask for it.
    */
-  account(): Promise<number | null>;
+  account(): Promise<Access | null>;
+  /** The handler's single sign-on settings, when it has them. */
+  sso: SsoOptions | undefined;
 }
 
 interface RouteShape<Query, Body> {
@@ -58,7 +61,7 @@ interface RouteShape<Query, Body> {
   responses: RouteResponses;
 }
 
-export type RouteTag = "Account" | "Websites" | "Statistics" | "Collection" | "Health" | "Dashboard" | "Share pages" | "Reports" | "Documentation";
+export type RouteTag = "Account" | "Team" | "Sign-in" | "Websites" | "Statistics" | "Collection" | "Health" | "Dashboard" | "Share pages" | "Reports" | "Documentation";
 
 /** What one status of a route answers: a JSON body's schema, or other media types, and its headers. */
 export interface RouteAnswer {
@@ -74,10 +77,20 @@ export interface RouteAnswer {
 /** Status → answer, or `"error"` for a status answered with the standard error body of that status. */
 export type RouteResponses = Readonly<Partial<Record<number, RouteAnswer | "error">>>;
 
-/** Needs an account (API key or the host's authenticate hook); rate limited. */
+/**
+ * What a route needs of its caller. `read`: any member; `write`: an admin or owner, not
+ * through a read key; `owner`: an owner, not through a read key; `self`: a user (session
+ * or one of their keys) acting on their own sign-in (keys, two-factor); `anyone`: any
+ * credentials, even before a required two-factor set-up (who am I).
+ */
+export type Permission = "read" | "write" | "owner" | "self" | "anyone";
+
+/** Needs an account (API key, session or the host's authenticate hook); rate limited. */
 export interface AccountRoute<Query = unknown, Body = unknown> extends RouteShape<Query, Body> {
   auth: "account";
-  handle(context: RequestContext<Query, Body> & { accountId: number }): Promise<Response>;
+  /** @default "read" for GET, "write" otherwise */
+  permission?: Permission;
+  handle(context: RequestContext<Query, Body> & { accountId: number; access: Access; via: "hook" | "key" | "session" }): Promise<Response>;
 }
 
 /** Open to anyone (the tracker's /collect and /script.js): reads what it needs from `request` itself. */

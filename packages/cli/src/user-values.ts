@@ -1,0 +1,34 @@
+import { isRole, NotFoundError, type Role, type Tally, type UserRow } from "@tally-analytics/core/internal";
+import { UsageError } from "./command.js";
+
+export function roleFrom(text: string | undefined, fallback: Role): Role {
+  if (text === undefined) return fallback;
+  if (!isRole(text)) throw new UsageError(`--role must be owner, admin or viewer, got "${text}"`);
+  return text;
+}
+
+/** `--websites 1,4` (ids), or `all`. */
+export function websitesFrom(text: string | undefined): number[] | null | undefined {
+  if (text === undefined) return undefined;
+  if (text === "all" || text === "") return null;
+  const ids = text.split(",").map((part) => part.trim());
+  if (!ids.every((id) => /^\d+$/.test(id) && Number(id) > 0)) throw new UsageError(`--websites must be website ids separated by commas, or all; got "${text}"`);
+  return ids.map(Number);
+}
+
+/** The user with this e-mail, whichever account they belong to. */
+export async function findUser(tally: Tally, email: string): Promise<UserRow> {
+  const row = await tally.team.users.findByEmail(email);
+  if (!row) throw new NotFoundError(`No user with the address ${email}.`);
+  return row;
+}
+
+/** The first line of standard input (a password piped in, never typed on the command line where `ps` shows it). */
+export async function firstLineOfStdin(): Promise<string> {
+  let text = "";
+  for await (const chunk of process.stdin) {
+    text += String(chunk);
+    if (text.includes("\n")) break;
+  }
+  return text.split(/\r?\n/, 1)[0] ?? "";
+}
