@@ -145,7 +145,7 @@ export const routes: readonly Route[] = [
     description: "A partial update: fields left out keep their value. `domain` cannot change and is ignored. Leaving privacy 2 forgets the password.",
     responses: { 200: { description: "The website, updated.", schema: websiteAnswer }, ...notFound },
     async handle(context) {
-      const { tally, accountId, params, body } = context;
+      const { tally, accountId, body } = context;
       return send(websiteAnswer, { data: await tally.websites.update(accountId, resourceId(context), body) });
     },
   }),
@@ -183,7 +183,7 @@ export const routes: readonly Route[] = [
       ...notFound,
     },
     async handle(context) {
-      const { tally, accountId, params, query } = context;
+      const { tally, accountId, query } = context;
       const id = resourceId(context);
       await tally.websites.get(accountId, id);
       const { from, to, format } = query;
@@ -206,7 +206,7 @@ export const routes: readonly Route[] = [
     description: STATS_DESCRIPTION,
     responses: { 200: { description: "One page of the statistic's rows.", schema: statsAnswer }, ...notFound, 503: "error" },
     async handle(context) {
-      const { tally, accountId, url, params, query } = context;
+      const { tally, accountId, url, query } = context;
       return send(statsAnswer, statsBody(url, await tally.stats.query(accountId, resourceId(context), query)));
     },
   }),
@@ -221,7 +221,7 @@ export const routes: readonly Route[] = [
     tag: "Statistics",
     responses: { 200: { description: "The figures (and, with `compare`, the previous ones).", schema: totalsAnswer }, ...notFound, 503: "error" },
     async handle(context) {
-      const { tally, accountId, params, query } = context;
+      const { tally, accountId, query } = context;
       return send(totalsAnswer, await tally.stats.totals(accountId, resourceId(context), query));
     },
   }),
