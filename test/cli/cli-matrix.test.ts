@@ -24,6 +24,10 @@ afterAll(removeDirectories);
  */
 const VALID_ARGUMENTS: Record<string, string[]> = {
   "keys revoke": ["tly_abcdefgh"],
+  "users add": ["ada@example.com", "--role", "viewer"],
+  "users role": ["ada@example.com", "admin"],
+  "users remove": ["ada@example.com"],
+  "users reset-2fa": ["ada@example.com"],
   "websites create": ["example.com"],
   "websites update": ["1", "--timezone", "UTC"],
   "websites delete": ["1", "--yes"],
