@@ -7,22 +7,26 @@ const SERVER_LAYERS = ["http", "collect", "api", "dashboard", "team"];
 
 /** One rule per layer: nothing in it imports a folder above it (root files included). */
 function layerRules(pkg, layers, top) {
-  return layers.map((layer, index) => ({
-    name: `${pkg}-${layer}-layer`,
-    comment: `${pkg}/src/${layer} imports only ${layers.slice(0, index).join(", ") || "nothing of its package"}`,
-    severity: "error",
-    from: { path: `^packages/${pkg}/src/${layer}/`, pathNot: "\\.test\\.ts$" },
-    to: {
-      path: `^packages/${pkg}/src/`,
-      pathNot: [`^packages/${pkg}/src/(${layers.slice(0, index + 1).join("|")})/`],
-    },
-  })).concat(top.map((folder) => ({
-    name: `${pkg}-${folder}-on-top`,
-    comment: `only ${folder}/ imports the composition root's files`,
-    severity: "error",
-    from: { path: `^packages/${pkg}/src/`, pathNot: `^packages/${pkg}/src/(${folder})/` },
-    to: { path: `^packages/${pkg}/src/${folder}/` },
-  })));
+  return layers
+    .map((layer, index) => ({
+      name: `${pkg}-${layer}-layer`,
+      comment: `${pkg}/src/${layer} imports only ${layers.slice(0, index).join(", ") || "nothing of its package"}`,
+      severity: "error",
+      from: { path: `^packages/${pkg}/src/${layer}/`, pathNot: "\\.test\\.ts$" },
+      to: {
+        path: `^packages/${pkg}/src/`,
+        pathNot: [`^packages/${pkg}/src/(${layers.slice(0, index + 1).join("|")})/`],
+      },
+    }))
+    .concat(
+      top.map((folder) => ({
+        name: `${pkg}-${folder}-on-top`,
+        comment: `only ${folder}/ imports the composition root's files`,
+        severity: "error",
+        from: { path: `^packages/${pkg}/src/`, pathNot: `^packages/${pkg}/src/(${folder})/` },
+        to: { path: `^packages/${pkg}/src/${folder}/` },
+      })),
+    );
 }
 
 module.exports = {

@@ -13,12 +13,26 @@ export default tseslint.config(
     rules: {
       "@typescript-eslint/consistent-type-imports": ["error", { fixStyle: "inline-type-imports" }],
       "@typescript-eslint/no-explicit-any": "error",
-      "@typescript-eslint/no-unused-vars": ["error", { argsIgnorePattern: "^_", varsIgnorePattern: "^_", destructuredArrayIgnorePattern: "^_" }],
+      "@typescript-eslint/no-unused-vars": [
+        "error",
+        { argsIgnorePattern: "^_", varsIgnorePattern: "^_", destructuredArrayIgnorePattern: "^_" },
+      ],
       // A variable assigned once later, but read before (by a closure), stays `let`.
       "prefer-const": ["error", { ignoreReadBeforeAssign: true }],
       // Cleaning control characters out of input is what these patterns are for.
       "no-control-regex": "off",
-      "no-restricted-imports": ["error", { patterns: [{ regex: "^(fs|path|os|url|crypto|http|https|net|zlib|stream|worker_threads|child_process|events|util|readline|timers|assert)(/|$)", message: "Use the node: prefix." }] }],
+      "no-restricted-imports": [
+        "error",
+        {
+          patterns: [
+            {
+              regex:
+                "^(fs|path|os|url|crypto|http|https|net|zlib|stream|worker_threads|child_process|events|util|readline|timers|assert)(/|$)",
+              message: "Use the node: prefix.",
+            },
+          ],
+        },
+      ],
     },
   },
   {
@@ -29,7 +43,29 @@ export default tseslint.config(
   },
   {
     files: ["**/*.mjs", "**/*.js", "**/*.cjs"],
-    rules: { "@typescript-eslint/no-unused-vars": ["error", { varsIgnorePattern: "^_", destructuredArrayIgnorePattern: "^_", ignoreRestSiblings: true }] },
-    languageOptions: { globals: { process: "readonly", console: "readonly", URL: "readonly", Buffer: "readonly", setTimeout: "readonly", clearTimeout: "readonly", performance: "readonly", fetch: "readonly", window: "readonly", document: "readonly", navigator: "readonly", module: "writable", require: "readonly", __dirname: "readonly" } },
+    rules: {
+      "@typescript-eslint/no-unused-vars": [
+        "error",
+        { varsIgnorePattern: "^_", destructuredArrayIgnorePattern: "^_", ignoreRestSiblings: true },
+      ],
+    },
+    languageOptions: {
+      globals: {
+        process: "readonly",
+        console: "readonly",
+        URL: "readonly",
+        Buffer: "readonly",
+        setTimeout: "readonly",
+        clearTimeout: "readonly",
+        performance: "readonly",
+        fetch: "readonly",
+        window: "readonly",
+        document: "readonly",
+        navigator: "readonly",
+        module: "writable",
+        require: "readonly",
+        __dirname: "readonly",
+      },
+    },
   },
 );

@@ -67,7 +67,20 @@ const WORDS = (
 ).split(" ");
 
 function buildPages(count, random) {
-  const fixed = ["/", "/pricing", "/about", "/contact", "/blog", "/docs", "/signup", "/login", "/features", "/changelog", "/cart", "/checkout"];
+  const fixed = [
+    "/",
+    "/pricing",
+    "/about",
+    "/contact",
+    "/blog",
+    "/docs",
+    "/signup",
+    "/login",
+    "/features",
+    "/changelog",
+    "/cart",
+    "/checkout",
+  ];
   const pages = [...fixed];
   const seen = new Set(pages);
   const word = () => WORDS[Math.floor(random() * WORDS.length)];
@@ -86,18 +99,87 @@ function buildPages(count, random) {
   return pages;
 }
 
-const SEARCH = ["https://www.google.com/", "https://www.google.de/", "https://www.google.co.uk/", "https://www.bing.com/", "https://duckduckgo.com/", "https://search.yahoo.com/", "https://yandex.ru/", "https://www.ecosia.org/", "https://search.brave.com/"];
-const SOCIAL = ["https://t.co/", "https://www.facebook.com/", "https://l.facebook.com/", "https://www.reddit.com/r/webdev/", "https://news.ycombinator.com/item?id=", "https://www.linkedin.com/", "https://l.instagram.com/", "https://www.youtube.com/", "https://github.com/"];
-const CAMPAIGNS = Array.from({ length: 40 }, (_, i) => ["spring-sale", "newsletter", "launch", "retargeting", "black-friday", "webinar", "partner", "summer"][i % 8] + (i >= 8 ? `-${2020 + Math.floor(i / 8)}` : ""));
+const SEARCH = [
+  "https://www.google.com/",
+  "https://www.google.de/",
+  "https://www.google.co.uk/",
+  "https://www.bing.com/",
+  "https://duckduckgo.com/",
+  "https://search.yahoo.com/",
+  "https://yandex.ru/",
+  "https://www.ecosia.org/",
+  "https://search.brave.com/",
+];
+const SOCIAL = [
+  "https://t.co/",
+  "https://www.facebook.com/",
+  "https://l.facebook.com/",
+  "https://www.reddit.com/r/webdev/",
+  "https://news.ycombinator.com/item?id=",
+  "https://www.linkedin.com/",
+  "https://l.instagram.com/",
+  "https://www.youtube.com/",
+  "https://github.com/",
+];
+const CAMPAIGNS = Array.from(
+  { length: 40 },
+  (_, i) =>
+    ["spring-sale", "newsletter", "launch", "retargeting", "black-friday", "webinar", "partner", "summer"][i % 8] +
+    (i >= 8 ? `-${2020 + Math.floor(i / 8)}` : ""),
+);
 const LANGUAGES = [
-  ["en-US", 35], ["en-GB", 8], ["de-DE", 8], ["fr-FR", 6], ["es-ES", 5], ["pt-BR", 5], ["ja-JP", 4], ["zh-CN", 4], ["ru-RU", 3],
-  ["it-IT", 3], ["nl-NL", 2], ["pl-PL", 2], ["ko-KR", 2], ["sv-SE", 1], ["tr-TR", 1], ["en", 3], ["de", 1], ["uk-UA", 1], ["cs-CZ", 1],
+  ["en-US", 35],
+  ["en-GB", 8],
+  ["de-DE", 8],
+  ["fr-FR", 6],
+  ["es-ES", 5],
+  ["pt-BR", 5],
+  ["ja-JP", 4],
+  ["zh-CN", 4],
+  ["ru-RU", 3],
+  ["it-IT", 3],
+  ["nl-NL", 2],
+  ["pl-PL", 2],
+  ["ko-KR", 2],
+  ["sv-SE", 1],
+  ["tr-TR", 1],
+  ["en", 3],
+  ["de", 1],
+  ["uk-UA", 1],
+  ["cs-CZ", 1],
 ];
 const SCREENS = {
-  desktop: [["1920x1080", 30], ["1366x768", 10], ["1536x864", 10], ["2560x1440", 8], ["1440x900", 6], ["1280x720", 4], ["3840x2160", 3], ["1680x1050", 3]],
-  mobile: [["390x844", 12], ["393x873", 8], ["412x915", 10], ["375x667", 5], ["414x896", 6], ["360x800", 9], ["430x932", 6], ["384x854", 3]],
-  tablet: [["810x1080", 4], ["820x1180", 5], ["768x1024", 6], ["1024x1366", 2], ["800x1280", 3]],
-  other: [["1920x1080", 1], ["1280x720", 1]],
+  desktop: [
+    ["1920x1080", 30],
+    ["1366x768", 10],
+    ["1536x864", 10],
+    ["2560x1440", 8],
+    ["1440x900", 6],
+    ["1280x720", 4],
+    ["3840x2160", 3],
+    ["1680x1050", 3],
+  ],
+  mobile: [
+    ["390x844", 12],
+    ["393x873", 8],
+    ["412x915", 10],
+    ["375x667", 5],
+    ["414x896", 6],
+    ["360x800", 9],
+    ["430x932", 6],
+    ["384x854", 3],
+  ],
+  tablet: [
+    ["810x1080", 4],
+    ["820x1180", 5],
+    ["768x1024", 6],
+    ["1024x1366", 2],
+    ["800x1280", 3],
+  ],
+  other: [
+    ["1920x1080", 1],
+    ["1280x720", 1],
+  ],
 };
 const EVENTS = [
   ["Signup", 5, (r) => ({ plan: ["free", "pro", "team"][Math.floor(r() * 3)] })],
@@ -113,13 +195,15 @@ const EVENTS = [
 ];
 // First octets of busy public IPv4 space on every continent (never private or reserved).
 const V4_PREFIXES = [
-  1, 2, 5, 8, 14, 23, 24, 27, 31, 36, 37, 39, 41, 42, 46, 49, 50, 58, 59, 60, 61, 62, 63, 64, 66, 67, 68, 69, 70, 71, 72, 73, 74, 75,
-  76, 77, 78, 79, 80, 81, 82, 83, 84, 85, 86, 87, 88, 89, 90, 91, 92, 93, 94, 95, 96, 97, 98, 99, 101, 102, 103, 104, 105, 106, 107,
-  108, 109, 110, 111, 112, 113, 114, 115, 116, 117, 118, 119, 120, 121, 122, 123, 124, 125, 141, 151, 154, 173, 174, 175, 176, 177,
-  178, 179, 180, 181, 182, 183, 184, 185, 186, 187, 188, 189, 190, 191, 193, 194, 195, 196, 197, 200, 201, 202, 203, 210, 211, 212,
-  213, 217, 218, 219, 220, 221, 222,
+  1, 2, 5, 8, 14, 23, 24, 27, 31, 36, 37, 39, 41, 42, 46, 49, 50, 58, 59, 60, 61, 62, 63, 64, 66, 67, 68, 69, 70, 71, 72, 73, 74, 75, 76,
+  77, 78, 79, 80, 81, 82, 83, 84, 85, 86, 87, 88, 89, 90, 91, 92, 93, 94, 95, 96, 97, 98, 99, 101, 102, 103, 104, 105, 106, 107, 108, 109,
+  110, 111, 112, 113, 114, 115, 116, 117, 118, 119, 120, 121, 122, 123, 124, 125, 141, 151, 154, 173, 174, 175, 176, 177, 178, 179, 180,
+  181, 182, 183, 184, 185, 186, 187, 188, 189, 190, 191, 193, 194, 195, 196, 197, 200, 201, 202, 203, 210, 211, 212, 213, 217, 218, 219,
+  220, 221, 222,
 ];
-const V6_PREFIXES = ["2a00", "2a01", "2a02", "2001:0db9", "2600", "2601", "2603", "2804", "2400", "2405", "2409", "2c0f"].filter((p) => !p.startsWith("2001:0db"));
+const V6_PREFIXES = ["2a00", "2a01", "2a02", "2001:0db9", "2600", "2601", "2603", "2804", "2400", "2405", "2409", "2c0f"].filter(
+  (p) => !p.startsWith("2001:0db"),
+);
 
 /**
  * The traffic model shared by every generator run with the same `seed` and sizes.
@@ -206,8 +290,7 @@ export function* generateHits(options = {}) {
   });
   let generatedHits = 0;
   let generatedPageviews = 0;
-  const short = () =>
-    limitHits !== Infinity ? limitHits - generatedHits : (limitPageviews - generatedPageviews) / 0.855; // human pageviews are ~85.5% of hits
+  const short = () => (limitHits !== Infinity ? limitHits - generatedHits : (limitPageviews - generatedPageviews) / 0.855); // human pageviews are ~85.5% of hits
   let emitted = 0;
   let pageviews = 0;
   let pending = [];
@@ -217,7 +300,7 @@ export function* generateHits(options = {}) {
     let weightLeft = 0;
     for (let d = day; d < days; d++) weightLeft += dayWeights[d];
     const target = (short() * dayWeights[day]) / weightLeft;
-    for (let made = 0; made < target; ) made += session(dayStart, pending);
+    for (let made = 0; made < target;) made += session(dayStart, pending);
     // The last day takes whatever is still missing, so the period ends on endDay.
     if (day === days - 1) while (short() > 0) session(dayStart, pending);
     pending.sort((a, b) => a.timestamp - b.timestamp);
@@ -236,7 +319,11 @@ export function* generateHits(options = {}) {
 
   function session(dayStart, out) {
     const isBot = random() < botSession;
-    const index = isBot ? Math.floor(random() * 300) : random() < 0.35 ? Math.floor(Math.pow(random(), 2) * regulars) : Math.floor(random() * model.visitors);
+    const index = isBot
+      ? Math.floor(random() * 300)
+      : random() < 0.35
+        ? Math.floor(Math.pow(random(), 2) * regulars)
+        : Math.floor(random() * model.visitors);
     const who = isBot ? model.bot(index) : model.visitor(index);
     let t = dayStart + pickHour(random())[0] * 3_600_000 + Math.floor(random() * 3_600_000);
     const views = isBot ? 1 + Math.floor(random() * 10) : 1 + Math.min(29, Math.floor(Math.log(1 - random()) / Math.log(0.55)));
@@ -248,7 +335,8 @@ export function* generateHits(options = {}) {
       else if (r < 0.42) {
         const base = SOCIAL[Math.floor(random() * SOCIAL.length)];
         referrer = base.endsWith("=") ? base + Math.floor(random() * 4e7) : base;
-      } else if (r < 0.5) referrer = `https://blog-${Math.floor(random() * 400)}.example.net/posts/${WORDS[Math.floor(random() * WORDS.length)]}`;
+      } else if (r < 0.5)
+        referrer = `https://blog-${Math.floor(random() * 400)}.example.net/posts/${WORDS[Math.floor(random() * WORDS.length)]}`;
       if (random() < 0.07) {
         const campaign = CAMPAIGNS[Math.floor(Math.pow(random(), 1.5) * CAMPAIGNS.length)];
         query = `utm_source=${referrer ? "social" : "newsletter"}&utm_medium=${referrer ? "cpc" : "email"}&utm_campaign=${campaign}`;

@@ -39,7 +39,9 @@ const machine = {
   loadAverageAtStart: os.loadavg().map((n) => round(n, 2)),
 };
 const modeName = smoke ? "smoke" : quick ? "quick" : "full";
-console.error(`Tally bench (${modeName}) on ${machine.cpus}× ${machine.model}, ${machine.memory}, Node ${machine.node}, load ${machine.loadAverageAtStart.join(" ")}`);
+console.error(
+  `Tally bench (${modeName}) on ${machine.cpus}× ${machine.model}, ${machine.memory}, Node ${machine.node}, load ${machine.loadAverageAtStart.join(" ")}`,
+);
 
 const figures = [];
 const failures = [];
@@ -61,22 +63,34 @@ if (wants("ingest")) {
   // Informational (GeoIP is optional); full runs only, to keep --quick under two minutes.
   if (!quick) await step("ingest, SQLite + GeoIP", () => runSuite(suite("ingest"), ["--geo"]));
 }
-if (wants("memory")) await step("memory", () => runSuite(suite("memory"), sized(["--hits", "40000", "--every", "5000"]), { execArgv: ["--expose-gc"] }));
-if (wants("import")) await step("import, GoatCounter CSV", () => runSuite(suite("import"), sized(["--rows", "5000"]), { execArgv: ["--expose-gc"] }));
+if (wants("memory"))
+  await step("memory", () => runSuite(suite("memory"), sized(["--hits", "40000", "--every", "5000"]), { execArgv: ["--expose-gc"] }));
+if (wants("import"))
+  await step("import, GoatCounter CSV", () => runSuite(suite("import"), sized(["--rows", "5000"]), { execArgv: ["--expose-gc"] }));
 if (wants("http")) await step("ingest over HTTP", () => runSuite(suite("http"), sized(["--duration", "1"])));
 const statsArg = smoke ? ["--smoke"] : quickArg;
 if (wants("stats")) await step("stats latency, SQLite", () => runSuite(suite("stats"), statsArg));
 if (wants("postgres") && !opts["no-postgres"]) {
   if (await postgresReachable()) {
-    if (wants("ingest") || only?.has("postgres")) await step("ingest, PostgreSQL", () => runSuite(suite("ingest"), [...sized(["--hits", "3000"]), "--backend", "postgres"]));
-    if (wants("stats") || only?.has("postgres")) await step("stats latency, PostgreSQL", () => runSuite(suite("stats"), [...statsArg, "--backend", "postgres"]));
+    if (wants("ingest") || only?.has("postgres"))
+      await step("ingest, PostgreSQL", () => runSuite(suite("ingest"), [...sized(["--hits", "3000"]), "--backend", "postgres"]));
+    if (wants("stats") || only?.has("postgres"))
+      await step("stats latency, PostgreSQL", () => runSuite(suite("stats"), [...statsArg, "--backend", "postgres"]));
   } else {
     console.error(`\nPostgreSQL not reachable at ${ADMIN_URL.replace(/\/\/[^@]*@/, "//…@")}: its figures are skipped.`);
     figures.push({ id: "postgres", group: "PostgreSQL", name: "PostgreSQL figures", skipped: `not reachable at ${ADMIN_URL}` });
   }
 }
 
-const results = { date: new Date().toISOString(), machine, mode: modeName, quick, seconds: Math.round((Date.now() - started) / 1000), figures, failures };
+const results = {
+  date: new Date().toISOString(),
+  machine,
+  mode: modeName,
+  quick,
+  seconds: Math.round((Date.now() - started) / 1000),
+  figures,
+  failures,
+};
 writeFileSync(outFile, `${JSON.stringify(results, null, 2)}\n`);
 printTables(results);
 process.exit(failures.length > 0 ? 1 : 0);
@@ -85,7 +99,8 @@ function trackerFigures() {
   const full = readFileSync(DIST.trackerScript);
   const core = readFileSync(DIST.trackerCoreScript);
   const gz = (b) => gzipSync(b, { level: 9 }).length;
-  const br = (b) => brotliCompressSync(b, { params: { [constants.BROTLI_PARAM_QUALITY]: 11, [constants.BROTLI_PARAM_SIZE_HINT]: b.length } }).length;
+  const br = (b) =>
+    brotliCompressSync(b, { params: { [constants.BROTLI_PARAM_QUALITY]: 11, [constants.BROTLI_PARAM_SIZE_HINT]: b.length } }).length;
   const figure = (id, name, value, baseline) => ({
     id,
     group: "tracker",
@@ -107,7 +122,8 @@ function trackerFigures() {
 }
 
 function printTables({ figures, failures }) {
-  const fmt = (n) => (typeof n === "number" ? n.toLocaleString("en-US", { maximumFractionDigits: n < 10 ? 2 : n < 100 ? 1 : 0 }) : String(n ?? "—"));
+  const fmt = (n) =>
+    typeof n === "number" ? n.toLocaleString("en-US", { maximumFractionDigits: n < 10 ? 2 : n < 100 ? 1 : 0 }) : String(n ?? "—");
   const rows = [["figure", "value", "baseline", "ratio", "target", "met?"]];
   for (const f of figures) {
     if (f.kind === "stats-table") continue;
@@ -124,12 +140,18 @@ function printTables({ figures, failures }) {
       f.met === null || f.met === undefined ? "—" : f.met ? "yes" : "MISSED",
     ]);
   }
-  console.log(`\nTally benchmarks${smoke ? " (SMOKE mode: tiny data, figures mean nothing)" : quick ? " (QUICK mode: small data, short runs)" : ""} — ${results.date}`);
-  console.log(`${machine.cpus}× ${machine.model}, ${machine.memory}, Node ${machine.node}, ${machine.platform}, load at start ${machine.loadAverageAtStart.join(" ")}\n`);
+  console.log(
+    `\nTally benchmarks${smoke ? " (SMOKE mode: tiny data, figures mean nothing)" : quick ? " (QUICK mode: small data, short runs)" : ""} — ${results.date}`,
+  );
+  console.log(
+    `${machine.cpus}× ${machine.model}, ${machine.memory}, Node ${machine.node}, ${machine.platform}, load at start ${machine.loadAverageAtStart.join(" ")}\n`,
+  );
   console.log(table(rows));
   for (const f of figures.filter((x) => x.kind === "stats-table")) {
     const { results: stats, database, agreement } = f.details;
-    console.log(`\n${f.name}: ${database.pageviews.toLocaleString("en-US")} pageviews, ${database.hits.toLocaleString("en-US")} hits over ${database.days} days, ${database.rollupRows.toLocaleString("en-US")} rollup rows; ms, p50/p95 of ${f.details.repetitions} runs; raw = GROUP BY over raw_events (p50)`);
+    console.log(
+      `\n${f.name}: ${database.pageviews.toLocaleString("en-US")} pageviews, ${database.hits.toLocaleString("en-US")} hits over ${database.days} days, ${database.rollupRows.toLocaleString("en-US")} rollup rows; ms, p50/p95 of ${f.details.repetitions} runs; raw = GROUP BY over raw_events (p50)`,
+    );
     const ranges = ["7d", "30d", "365d"];
     const header = ["statistic", ...ranges.flatMap((r) => [`${r} p50/p95`, `${r} raw`, `${r} ×`])];
     const lines = [header];
@@ -142,7 +164,9 @@ function printTables({ figures, failures }) {
       lines.push(cells);
     }
     console.log(table(lines));
-    console.log(`Tally and the raw baseline return identical top-10 rows over ${agreement.range} for ${agreement.same.length}/${agreement.same.length + agreement.different.length} statistics${agreement.different.length ? ` (differ: ${agreement.different.join(", ")})` : ""}.`);
+    console.log(
+      `Tally and the raw baseline return identical top-10 rows over ${agreement.range} for ${agreement.same.length}/${agreement.same.length + agreement.different.length} statistics${agreement.different.length ? ` (differ: ${agreement.different.join(", ")})` : ""}.`,
+    );
     const filtered = f.details.filtered ?? [];
     if (filtered.length > 0) {
       const lines = [["filtered query", "30d p50/p95", "30d raw", "30d ×", "365d p50/p95", "365d raw", "365d ×"]];
@@ -154,7 +178,9 @@ function printTables({ figures, failures }) {
         }
         lines.push(cells);
       }
-      console.log(`\nFiltered statistics, ${f.name.includes("PostgreSQL") ? "PostgreSQL" : "SQLite"}: ms, p50/p95; raw = GROUP BY over raw_events with the same conditions (p50)`);
+      console.log(
+        `\nFiltered statistics, ${f.name.includes("PostgreSQL") ? "PostgreSQL" : "SQLite"}: ms, p50/p95; raw = GROUP BY over raw_events with the same conditions (p50)`,
+      );
       console.log(table(lines));
     }
   }

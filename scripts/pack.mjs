@@ -100,13 +100,15 @@ export function checkPackage(pkg, siblings) {
   if (!has.has("README.md")) problems.push("no README.md");
   if (!manifest.engines?.node) problems.push("no engines.node");
   if (!manifest.types || !manifest.exports?.["."]?.types) problems.push("no types for the main entry point");
-  if (manifest.publishConfig?.access !== "public") problems.push('no publishConfig.access "public" (scoped packages are private by default)');
+  if (manifest.publishConfig?.access !== "public")
+    problems.push('no publishConfig.access "public" (scoped packages are private by default)');
   for (const target of entryPoints(manifest)) if (!has.has(target)) problems.push(`points to ${target}, which is not in the tarball`);
   for (const file of files) {
     if (/\.test\.[cm]?[jt]s$|\.tsbuildinfo$/.test(file)) problems.push(`ships ${file}`);
     // A compiled file whose source is gone (renamed or deleted since the last build).
     const source = /^dist\/(.+)\.js$/.exec(file);
-    if (source && has.has("src/index.ts") && !has.has(`src/${source[1]}.ts`)) problems.push(`ships ${file}, compiled from a source that no longer exists`);
+    if (source && has.has("src/index.ts") && !has.has(`src/${source[1]}.ts`))
+      problems.push(`ships ${file}, compiled from a source that no longer exists`);
   }
   for (const bin of Object.values(manifest.bin ?? {})) {
     const result = spawnSync("tar", ["-xzOf", pkg.tarball, `package/${String(bin).replace(/^\.\//, "")}`], { encoding: "utf8" });
@@ -117,7 +119,9 @@ export function checkPackage(pkg, siblings) {
 
 /** Packs and checks every package in a temporary folder; prints a line per package; exits 1 on any problem. */
 function main() {
-  const missing = ["core", "server", "cli", "client", "tracker", "dashboard"].filter((name) => !existsSync(join(ROOT, "packages", name, "dist", "index.js")));
+  const missing = ["core", "server", "cli", "client", "tracker", "dashboard"].filter(
+    (name) => !existsSync(join(ROOT, "packages", name, "dist", "index.js")),
+  );
   if (missing.length > 0) {
     console.error(`release:check: not built (${missing.join(", ")}): run pnpm build first.`);
     process.exit(1);
@@ -129,7 +133,9 @@ function main() {
     for (const pkg of packed) {
       const problems = checkPackage(pkg, packed);
       const size = readFileSync(pkg.tarball).length;
-      console.log(`${problems.length === 0 ? "ok  " : "FAIL"} ${pkg.name}@${pkg.version}  ${pkg.files.length} files, ${(size / 1024).toFixed(1)} kB`);
+      console.log(
+        `${problems.length === 0 ? "ok  " : "FAIL"} ${pkg.name}@${pkg.version}  ${pkg.files.length} files, ${(size / 1024).toFixed(1)} kB`,
+      );
       for (const problem of problems) console.log(`       ${problem}`);
       failed ||= problems.length > 0;
     }

@@ -7,18 +7,50 @@ import { isIP } from "node:net";
 import { requireFromCore } from "./paths.mjs";
 
 export const RAW_COLUMNS = [
-  "website_id", "ts", "day", "hour", "visitor", "visit", "page", "referrer", "campaign", "utm_source", "utm_medium",
-  "utm_content", "utm_term", "browser", "os", "device", "country", "continent", "city", "resolution", "language", "event",
-  "props", "is_visit_start",
+  "website_id",
+  "ts",
+  "day",
+  "hour",
+  "visitor",
+  "visit",
+  "page",
+  "referrer",
+  "campaign",
+  "utm_source",
+  "utm_medium",
+  "utm_content",
+  "utm_term",
+  "browser",
+  "os",
+  "device",
+  "country",
+  "continent",
+  "city",
+  "resolution",
+  "language",
+  "event",
+  "props",
+  "is_visit_start",
 ];
 const PG_TYPES = {
-  website_id: "int", ts: "bigint", visitor: "bigint", visit: "bigint", is_visit_start: "smallint",
+  website_id: "int",
+  ts: "bigint",
+  visitor: "bigint",
+  visit: "bigint",
+  is_visit_start: "smallint",
 };
 const VISIT_TIMEOUT_MS = 30 * 60 * 1000;
 
 /** Local `Y-m-d` and `HH` of an instant, via Intl once per hour slot (the zone's offsets are whole hours). */
 export function createLocalTime(timeZone) {
-  const format = new Intl.DateTimeFormat("en-CA", { timeZone, hourCycle: "h23", year: "numeric", month: "2-digit", day: "2-digit", hour: "2-digit" });
+  const format = new Intl.DateTimeFormat("en-CA", {
+    timeZone,
+    hourCycle: "h23",
+    year: "numeric",
+    month: "2-digit",
+    day: "2-digit",
+    hour: "2-digit",
+  });
   const slots = new Map();
   return (ms) => {
     const slot = Math.floor(ms / 3_600_000);
@@ -173,7 +205,16 @@ export function createRawRowMaker({ websiteId, domain, timeZone, visitors, geo }
   };
 }
 
-const SQLITE_TYPES = { website_id: "integer not null", ts: "integer not null", day: "text not null", hour: "text not null", visitor: "integer not null", visit: "integer not null", page: "text not null", is_visit_start: "integer not null" };
+const SQLITE_TYPES = {
+  website_id: "integer not null",
+  ts: "integer not null",
+  day: "text not null",
+  hour: "text not null",
+  visitor: "integer not null",
+  visit: "integer not null",
+  page: "text not null",
+  is_visit_start: "integer not null",
+};
 export const SQLITE_RAW_SCHEMA = `create table raw_events (${RAW_COLUMNS.map((c) => `${c} ${SQLITE_TYPES[c] ?? "text"}`).join(", ")})`;
 export const RAW_INDEX = "create index raw_events_website_ts on raw_events (website_id, ts)";
 
@@ -191,8 +232,25 @@ export function columnsOf(rows, width) {
   return columns;
 }
 
-const VISITOR_DIMENSIONS = { browser: "browser", os: "os", device: "device", resolution: "resolution", language: "language", country: "country", continent: "continent", city: "city" };
-const VISIT_DIMENSIONS = { landing_page: "page", referrer: "referrer", campaign: "campaign", utm_source: "utm_source", utm_medium: "utm_medium", utm_content: "utm_content", utm_term: "utm_term" };
+const VISITOR_DIMENSIONS = {
+  browser: "browser",
+  os: "os",
+  device: "device",
+  resolution: "resolution",
+  language: "language",
+  country: "country",
+  continent: "continent",
+  city: "city",
+};
+const VISIT_DIMENSIONS = {
+  landing_page: "page",
+  referrer: "referrer",
+  campaign: "campaign",
+  utm_source: "utm_source",
+  utm_medium: "utm_medium",
+  utm_content: "utm_content",
+  utm_term: "utm_term",
+};
 
 /** Per visit, by the day it started: what the visit ratios divide. */
 const PER_VISIT = (where) =>
@@ -206,7 +264,8 @@ const RATIOS = {
 };
 
 /** A JSON property of the `props` column as text. */
-const property = (dialect, name) => (dialect === "postgres" ? `(props::jsonb ->> ${quote(name)})` : `json_extract(props, ${quote(`$."${name}"`)})`);
+const property = (dialect, name) =>
+  dialect === "postgres" ? `(props::jsonb ->> ${quote(name)})` : `json_extract(props, ${quote(`$."${name}"`)})`;
 const quote = (text) => `'${text.replace(/'/g, "''")}'`;
 
 /**
@@ -219,7 +278,8 @@ export function baselineSql(name, dialect, { event = "", prop = "", extra = "" }
   const p = dialect === "postgres" ? ["$1", "$2", "$3"] : ["?", "?", "?"];
   const where = `website_id = ${p[0]} and ts >= ${p[1]} and ts < ${p[2]}${extra ? ` and ${extra}` : ""}`;
   const tail = "group by value order by count desc, value limit 10";
-  const count = (column, filter, agg = "count(*)") => `select ${column} as value, ${agg} as count from raw_events where ${where}${filter ? ` and ${filter}` : ""} ${tail}`;
+  const count = (column, filter, agg = "count(*)") =>
+    `select ${column} as value, ${agg} as count from raw_events where ${where}${filter ? ` and ${filter}` : ""} ${tail}`;
   if (VISITOR_DIMENSIONS[name]) return count(name, `${name} is not null`, "count(distinct visitor)");
   if (VISIT_DIMENSIONS[name]) return count(VISIT_DIMENSIONS[name], `is_visit_start = 1 and ${VISIT_DIMENSIONS[name]} is not null`);
   if (RATIOS[name]) return `select day as value, ${RATIOS[name]} as count from (${PER_VISIT(where)}) per_visit ${tail}`;

@@ -8,7 +8,12 @@ const MB = 1024 * 1024;
 
 /** Bytes per table or index of a SQLite database (its dbstat pages). */
 export function sqliteTableSizes(sqlite) {
-  return new Map(sqlite.prepare("select name, sum(pgsize) as bytes from dbstat group by name").all().map((row) => [row.name, Number(row.bytes)]));
+  return new Map(
+    sqlite
+      .prepare("select name, sum(pgsize) as bytes from dbstat group by name")
+      .all()
+      .map((row) => [row.name, Number(row.bytes)]),
+  );
 }
 
 /** Bytes per table of a PostgreSQL database, indexes and TOAST included, partitions under their table. */
@@ -36,5 +41,12 @@ export function databaseSizes(bytesByName, pageviews) {
     }
   }
   const perMillion = (bytes) => Math.round((bytes / MB / (pageviews / 1e6)) * 10) / 10;
-  return { tallyPerMillion: perMillion(tally), rawPerMillion: perMillion(raw), tallyMB: Math.round(tally / MB), rawMB: Math.round(raw / MB), pageviews, parts };
+  return {
+    tallyPerMillion: perMillion(tally),
+    rawPerMillion: perMillion(raw),
+    tallyMB: Math.round(tally / MB),
+    rawMB: Math.round(raw / MB),
+    pageviews,
+    parts,
+  };
 }

@@ -86,7 +86,10 @@ export async function ensureStatsDatabase({ pageviews, visitors, pages, days = 3
   sqlite.exec(RAW_INDEX);
   sqlite.exec("analyze");
   const counts = Object.fromEntries(
-    sqlite.prepare("select name, count(*) as n from rollups group by name").all().map((r) => [r.name, r.n]),
+    sqlite
+      .prepare("select name, count(*) as n from rollups group by name")
+      .all()
+      .map((r) => [r.name, r.n]),
   );
   const meta = {
     key,
@@ -114,6 +117,8 @@ export async function ensureStatsDatabase({ pageviews, visitors, pages, days = 3
   sqlite.close();
   for (const suffix of ["-wal", "-shm"]) rmSync(building + suffix, { force: true });
   renameSync(building, path);
-  log(`stats database: built in ${meta.buildSeconds} s (${hits.toLocaleString("en-US")} hits, ${meta.rollupRows.toLocaleString("en-US")} rollup rows)`);
+  log(
+    `stats database: built in ${meta.buildSeconds} s (${hits.toLocaleString("en-US")} hits, ${meta.rollupRows.toLocaleString("en-US")} rollup rows)`,
+  );
   return { path, meta: { ...meta, cached: false } };
 }

@@ -18,7 +18,12 @@ const SERVER = fileURLToPath(new URL("./http-server.mjs", import.meta.url));
 // 5,000 realistic hits (≈5% bots, which Tally answers 202 + X-Tally-Dropped), cycled.
 const pool = [...generateHits({ hits: 5000, days: 1, pages: 3000, visitors: 50_000 })].map((hit) => ({
   body: trackerBody(hit),
-  headers: { "content-type": "text/plain;charset=UTF-8", "user-agent": hit.userAgent, "x-forwarded-for": hit.ip, origin: "https://www.example-shop.com" },
+  headers: {
+    "content-type": "text/plain;charset=UTF-8",
+    "user-agent": hit.userAgent,
+    "x-forwarded-for": hit.ip,
+    origin: "https://www.example-shop.com",
+  },
 }));
 let next = 0;
 const requests = [
@@ -79,10 +84,16 @@ async function measure(framework, kind) {
 }
 
 const figures = [];
-for (const [framework, label] of [["node", "node:http"], ["express", "Express"], ["fastify", "Fastify"]]) {
+for (const [framework, label] of [
+  ["node", "node:http"],
+  ["express", "Express"],
+  ["fastify", "Fastify"],
+]) {
   const hello = await measure(framework, "hello");
   const tally = await measure(framework, "tally");
-  log(`  ${label}: tally ${Math.round(tally.requestsPerSecond)} req/s (non-2xx ${tally.non2xx}, errors ${tally.errors}), hello ${Math.round(hello.requestsPerSecond)} req/s`);
+  log(
+    `  ${label}: tally ${Math.round(tally.requestsPerSecond)} req/s (non-2xx ${tally.non2xx}, errors ${tally.errors}), hello ${Math.round(hello.requestsPerSecond)} req/s`,
+  );
   const ratio = tally.requestsPerSecond / hello.requestsPerSecond;
   figures.push({
     id: `http.${framework}`,

@@ -36,9 +36,23 @@ function row(hit) {
   const referrer = hit.referrer ? hit.referrer.replace(/^https?:\/\//, "") : "";
   const [width, height] = (hit.screen ?? "0x0").split("x");
   return [
-    event ? hit.event : `${url.pathname}${url.search}`, "Title", event ? "1" : "0", hit.userAgent, "", "", `s${hit.visitor.toString(16)}`, hit.bot ? "1" : "0",
-    referrer, referrer === "" ? "" : "h", `${width},${height},1`, "", "false", new Date(hit.timestamp).toISOString().replace(".000Z", "Z"),
-  ].map(quote).join(",");
+    event ? hit.event : `${url.pathname}${url.search}`,
+    "Title",
+    event ? "1" : "0",
+    hit.userAgent,
+    "",
+    "",
+    `s${hit.visitor.toString(16)}`,
+    hit.bot ? "1" : "0",
+    referrer,
+    referrer === "" ? "" : "h",
+    `${width},${height},1`,
+    "",
+    "false",
+    new Date(hit.timestamp).toISOString().replace(".000Z", "Z"),
+  ]
+    .map(quote)
+    .join(",");
 }
 
 async function writeExport(path) {
@@ -109,9 +123,25 @@ try {
   const half = samples.filter((s) => s.rows >= ROWS / 2);
   const drift = half.length > 1 ? half.at(-1).rss - half[0].rss : 0;
   const heapDrift = half.length > 1 ? half.at(-1).heap - half[0].heap : 0;
-  log(`  tally import: ${Math.round(ROWS / (ms / 1000)).toLocaleString("en-US")} rows/s (check pass ${round(checkMs / 1000, 1)} s of ${round(ms / 1000, 1)} s), RSS ${round(before, 1)} → peak ${round(peak, 1)} MB`);
+  log(
+    `  tally import: ${Math.round(ROWS / (ms / 1000)).toLocaleString("en-US")} rows/s (check pass ${round(checkMs / 1000, 1)} s of ${round(ms / 1000, 1)} s), RSS ${round(before, 1)} → peak ${round(peak, 1)} MB`,
+  );
   const heapPeak = Math.max(...samples.map((s) => s.heap));
-  result = { ms, checkMs, ingestMs, ingestGrowth: ingestPeak - ingestBefore, bytes, summary, before, peak, after, drift, heapDrift, heapPeak, samples };
+  result = {
+    ms,
+    checkMs,
+    ingestMs,
+    ingestGrowth: ingestPeak - ingestBefore,
+    bytes,
+    summary,
+    before,
+    peak,
+    after,
+    drift,
+    heapDrift,
+    heapPeak,
+    samples,
+  };
 } finally {
   rmSync(dir, { recursive: true, force: true });
 }
@@ -131,7 +161,12 @@ report([
     ratioLabel: "× ingest",
     target: null,
     met: null,
-    details: { seconds: round(result.ms / 1000, 1), checkPassSeconds: round(result.checkMs / 1000, 1), imported: result.summary.imported, skipped: result.summary.skipped },
+    details: {
+      seconds: round(result.ms / 1000, 1),
+      checkPassSeconds: round(result.checkMs / 1000, 1),
+      imported: result.summary.imported,
+      skipped: result.summary.skipped,
+    },
   },
   {
     id: "import.memory",
@@ -146,7 +181,14 @@ report([
     // Bounded, not growing with rows: at most two batches of hits wait in this thread.
     target: "this thread's heap ≤ 64 MB throughout",
     met: result.heapPeak <= 64,
-    details: { rssBefore: round(result.before, 1), driftSecondHalf: round(result.drift, 1), heapPeak: round(result.heapPeak, 1), heapDriftSecondHalf: round(result.heapDrift, 1), rssAfter: round(result.after, 1), samples: result.samples },
+    details: {
+      rssBefore: round(result.before, 1),
+      driftSecondHalf: round(result.drift, 1),
+      heapPeak: round(result.heapPeak, 1),
+      heapDriftSecondHalf: round(result.heapDrift, 1),
+      rssAfter: round(result.after, 1),
+      samples: result.samples,
+    },
   },
 ]);
 process.exit(0);

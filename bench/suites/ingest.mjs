@@ -60,14 +60,29 @@ try {
   await tally.close();
   // Hits per CPU-second of this process: less sensitive to a loaded machine than wall time.
   tallyResult = { ms, rate: hits.length / (ms / 1000), dropped, cpuRate: hits.length / ((used.user + used.system) / 1e6) };
-  log(`  tally.collect: ${Math.round(tallyResult.rate).toLocaleString("en-US")} hits/s, ${Math.round(tallyResult.cpuRate).toLocaleString("en-US")} per CPU-second (${dropped} dropped as bots)`);
+  log(
+    `  tally.collect: ${Math.round(tallyResult.rate).toLocaleString("en-US")} hits/s, ${Math.round(tallyResult.cpuRate).toLocaleString("en-US")} per CPU-second (${dropped} dropped as bots)`,
+  );
 
   // Baseline: the same hits, batched, into one raw table.
   const columns = ["website_id", "ts", "url", "referrer", "screen", "language", "event", "props", "ip", "user_agent"];
-  const row = (hit) => [1, hit.timestamp, hit.url, hit.referrer ?? null, hit.screen ?? null, hit.language ?? null, hit.event ?? null, hit.props ? JSON.stringify(hit.props) : null, hit.ip, hit.userAgent];
+  const row = (hit) => [
+    1,
+    hit.timestamp,
+    hit.url,
+    hit.referrer ?? null,
+    hit.screen ?? null,
+    hit.language ?? null,
+    hit.event ?? null,
+    hit.props ? JSON.stringify(hit.props) : null,
+    hit.ip,
+    hit.userAgent,
+  ];
   if (pgDatabase) {
     const pool = new pg.Pool({ connectionString: pgDatabase.url, max: 1 });
-    await pool.query(`create table raw_hits (website_id int not null, ts bigint not null, url text not null, referrer text, screen text, language text, event text, props text, ip text not null, user_agent text not null)`);
+    await pool.query(
+      `create table raw_hits (website_id int not null, ts bigint not null, url text not null, referrer text, screen text, language text, event text, props text, ip text not null, user_agent text not null)`,
+    );
     await pool.query("create index raw_hits_website_ts on raw_hits (website_id, ts)");
     const types = ["int", "bigint", "text", "text", "text", "text", "text", "text", "text", "text"];
     const sql = `insert into raw_hits (${columns.join(", ")}) select * from unnest(${types.map((t, i) => `$${i + 1}::${t}[]`).join(", ")})`;
@@ -84,7 +99,9 @@ try {
     const sqlite = new Database(join(dir, "raw.sqlite"));
     sqlite.pragma("journal_mode = WAL");
     sqlite.pragma("synchronous = NORMAL");
-    sqlite.exec(`create table raw_hits (website_id integer not null, ts integer not null, url text not null, referrer text, screen text, language text, event text, props text, ip text not null, user_agent text not null)`);
+    sqlite.exec(
+      `create table raw_hits (website_id integer not null, ts integer not null, url text not null, referrer text, screen text, language text, event text, props text, ip text not null, user_agent text not null)`,
+    );
     sqlite.exec("create index raw_hits_website_ts on raw_hits (website_id, ts)");
     const insert = sqlite.prepare(`insert into raw_hits (${columns.join(", ")}) values (${columns.map(() => "?").join(", ")})`);
     const insertMany = sqlite.transaction((batch) => {
@@ -126,7 +143,14 @@ report([
     ratioLabel: "× baseline",
     target,
     met,
-    details: { mix, hitsPerCpuSecond: Math.round(tallyResult.cpuRate), seconds: round(tallyResult.ms / 1000, 2), baselineSeconds: round(baselineResult.ms / 1000, 2), droppedBots: tallyResult.dropped, geo: Boolean(geo) },
+    details: {
+      mix,
+      hitsPerCpuSecond: Math.round(tallyResult.cpuRate),
+      seconds: round(tallyResult.ms / 1000, 2),
+      baselineSeconds: round(baselineResult.ms / 1000, 2),
+      droppedBots: tallyResult.dropped,
+      geo: Boolean(geo),
+    },
   },
 ]);
 process.exit(0);

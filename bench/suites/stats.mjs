@@ -8,7 +8,16 @@ import pg from "pg";
 import { args, log, percentile, report, round } from "../lib/measure.mjs";
 import { importDist } from "../lib/paths.mjs";
 import { createBenchDatabase } from "../lib/postgres.mjs";
-import { PG_RAW_INSERT, PG_RAW_SCHEMA, RAW_COLUMNS, baselineSql, columnsOf, rangeBounds, rawEquals, visitsViewing } from "../lib/raw-events.mjs";
+import {
+  PG_RAW_INSERT,
+  PG_RAW_SCHEMA,
+  RAW_COLUMNS,
+  baselineSql,
+  columnsOf,
+  rangeBounds,
+  rawEquals,
+  visitsViewing,
+} from "../lib/raw-events.mjs";
 import { databaseSizes, sqliteTableSizes, postgresTableSizes } from "../lib/sizes.mjs";
 import { ensureStatsDatabase } from "../lib/stats-db.mjs";
 
@@ -40,14 +49,24 @@ const RANGES = [
 
 /** Filtered queries (segments issue): a Tally query and the raw conditions answering the same question. */
 const FILTERED = [
-  { id: "one-filter", label: "page, filter device is mobile", query: { name: "page", filter: ["device:is:mobile"] }, raw: () => ["page", { extra: rawEquals("device", "mobile") }] },
+  {
+    id: "one-filter",
+    label: "page, filter device is mobile",
+    query: { name: "page", filter: ["device:is:mobile"] },
+    raw: () => ["page", { extra: rawEquals("device", "mobile") }],
+  },
   {
     id: "two-filters",
     label: "referrer, filters device is desktop and browser is Chrome",
     query: { name: "referrer", filter: ["device:is:desktop", "browser:is:Chrome"] },
     raw: () => ["referrer", { extra: `${rawEquals("device", "desktop")} and ${rawEquals("browser", "Chrome")}` }],
   },
-  { id: "page-filter", label: "browser, filter page is /pricing", query: { name: "browser", filter: ["page:is:/pricing"] }, raw: (bounds) => ["browser", { extra: visitsViewing("/pricing", meta.websiteId, bounds) }] },
+  {
+    id: "page-filter",
+    label: "browser, filter page is /pricing",
+    query: { name: "browser", filter: ["page:is:/pricing"] },
+    raw: (bounds) => ["browser", { extra: visitsViewing("/pricing", meta.websiteId, bounds) }],
+  },
   {
     id: "property-breakdown",
     label: "event_property Signup/plan, filter device is desktop",
@@ -166,7 +185,13 @@ try {
     const params = [websiteId, ...bounds];
     for (const name of STAT_NAMES) {
       const extra = name === "event_property" ? PROPERTY : {};
-      const { answer, baselineRows, timing } = await measure({ name, from, to, ...extra }, name, baselineSql(name, backend, { event: PROPERTY.event, prop: PROPERTY.property }), params, REPS);
+      const { answer, baselineRows, timing } = await measure(
+        { name, from, to, ...extra },
+        name,
+        baselineSql(name, backend, { event: PROPERTY.event, prop: PROPERTY.property }),
+        params,
+        REPS,
+      );
       results.push({ name, range, from, to, ...timing });
       if (range === agreement.range) (sameRows(answer, baselineRows) ? agreement.same : agreement.different).push(name);
       log(`  ${backend} ${range.padEnd(4)} ${name.padEnd(15)} p50 ${round(timing.p50, 2)} ms   raw ${round(timing.baselineP50, 1)} ms`);
@@ -174,9 +199,17 @@ try {
     if (range === "7d") continue;
     for (const item of FILTERED) {
       const [rawName, rawOptions] = item.raw(bounds);
-      const { answer, baselineRows, timing } = await measure({ ...item.query, from, to }, `${item.id}_${range}`, baselineSql(rawName, backend, rawOptions), params, FILTERED_REPS);
+      const { answer, baselineRows, timing } = await measure(
+        { ...item.query, from, to },
+        `${item.id}_${range}`,
+        baselineSql(rawName, backend, rawOptions),
+        params,
+        FILTERED_REPS,
+      );
       filtered.push({ id: item.id, label: item.label, range, same: sameRows(answer, baselineRows), ...timing });
-      log(`  ${backend} ${range.padEnd(4)} filtered ${item.id.padEnd(18)} p50 ${round(timing.p50, 2)} ms   raw ${round(timing.baselineP50, 1)} ms`);
+      log(
+        `  ${backend} ${range.padEnd(4)} filtered ${item.id.padEnd(18)} p50 ${round(timing.p50, 2)} ms   raw ${round(timing.baselineP50, 1)} ms`,
+      );
     }
   }
 } finally {
@@ -299,7 +332,10 @@ async function copyToPostgres(sqlitePath, url, pool) {
       batch = [];
     };
     let n = 0;
-    for (const r of source.prepare(`select ${RAW_COLUMNS.join(", ")} from raw_events`).raw().iterate()) {
+    for (const r of source
+      .prepare(`select ${RAW_COLUMNS.join(", ")} from raw_events`)
+      .raw()
+      .iterate()) {
       batch.push(r);
       if (batch.length >= 20_000) await flush();
       if (++n % 2_000_000 === 0) log(`  postgres: ${n.toLocaleString("en-US")} raw rows`);

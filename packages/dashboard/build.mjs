@@ -23,7 +23,14 @@ const source = (file) => new URL(`./src/${file}`, import.meta.url).pathname;
 
 /** src/messages.ts, run: every language's table. */
 async function messageTables() {
-  const result = await build({ entryPoints: [source("messages.ts")], bundle: true, write: false, format: "esm", platform: "neutral", tsconfigRaw: {} });
+  const result = await build({
+    entryPoints: [source("messages.ts")],
+    bundle: true,
+    write: false,
+    format: "esm",
+    platform: "neutral",
+    tsconfigRaw: {},
+  });
   const { MESSAGES } = await import(`data:text/javascript;base64,${Buffer.from(result.outputFiles[0].text).toString("base64")}`);
   return MESSAGES;
 }
@@ -57,16 +64,21 @@ const translations = Object.fromEntries(
     .filter(([locale]) => locale !== "en")
     .map(([locale, table]) => [`messages-${locale}.json`, JSON.stringify(table)]),
 );
-const messageFiles = Object.fromEntries(Object.entries(translations).map(([file, text]) => [file.slice(9, -5), `assets/${file}?v=${hash(text)}`]));
+const messageFiles = Object.fromEntries(
+  Object.entries(translations).map(([file, text]) => [file.slice(9, -5), `assets/${file}?v=${hash(text)}`]),
+);
 const firstLoad = { "dashboard.js": await bundleScript(messageFiles), "dashboard.css": await bundleStyles() };
 const files = { ...firstLoad, ...translations };
-const typeOf = (file) => (file.endsWith(".js") ? "text/javascript" : file.endsWith(".css") ? "text/css" : "application/json") + "; charset=utf-8";
+const typeOf = (file) =>
+  (file.endsWith(".js") ? "text/javascript" : file.endsWith(".css") ? "text/css" : "application/json") + "; charset=utf-8";
 let total = 0;
 const assets = {};
 for (const [file, text] of Object.entries(files)) {
   writeFileSync(new URL(file, dist), text);
   const gzipped = gzipSync(text, { level: 9 });
-  const brotli = brotliCompressSync(text, { params: { [constants.BROTLI_PARAM_QUALITY]: 11, [constants.BROTLI_PARAM_SIZE_HINT]: text.length } });
+  const brotli = brotliCompressSync(text, {
+    params: { [constants.BROTLI_PARAM_QUALITY]: 11, [constants.BROTLI_PARAM_SIZE_HINT]: text.length },
+  });
   if (file in firstLoad) total += gzipped.length;
   console.log(`${file.padEnd(18)} ${Buffer.byteLength(text)} B raw, ${gzipped.length} B gzip, ${brotli.length} B brotli`);
   // Compressed once here, at the highest levels: the server sends these as they are.
@@ -88,8 +100,10 @@ writeFileSync(
     "  /** The body compressed at build time (gzip -9, brotli q11), base64. */",
     "  readonly encoded: { readonly gzip: string; readonly br: string };",
     "}",
-    '/** The minified front end served at `{base}/assets/{name}`: script, styles, and the messages of each language but English. */',
-    `export declare const dashboardAssets: Readonly<Record<${Object.keys(files).map((file) => JSON.stringify(file)).join(" | ")}, DashboardAsset>>;`,
+    "/** The minified front end served at `{base}/assets/{name}`: script, styles, and the messages of each language but English. */",
+    `export declare const dashboardAssets: Readonly<Record<${Object.keys(files)
+      .map((file) => JSON.stringify(file))
+      .join(" | ")}, DashboardAsset>>;`,
     "",
   ].join("\n"),
 );

@@ -59,7 +59,9 @@ const etag = `"${createHash("sha256").update(script).digest("base64url").slice(0
 // Compressed once here, at the highest levels, so the server never compresses it per request.
 const encoded = {
   gzip: gzipSync(script, { level: 9 }).toString("base64"),
-  br: brotliCompressSync(script, { params: { [constants.BROTLI_PARAM_QUALITY]: 11, [constants.BROTLI_PARAM_SIZE_HINT]: script.length } }).toString("base64"),
+  br: brotliCompressSync(script, {
+    params: { [constants.BROTLI_PARAM_QUALITY]: 11, [constants.BROTLI_PARAM_SIZE_HINT]: script.length },
+  }).toString("base64"),
 };
 writeFileSync(
   new URL("index.js", dist),

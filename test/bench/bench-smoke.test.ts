@@ -21,8 +21,17 @@ const statsFigures = (backend: string) => [
   `size.${backend}`,
 ];
 const SQLITE_FIGURES = [
-  "tracker.gzip", "tracker.brotli", "ingest.sqlite", "memory.growth", "memory.flat", "import.goatcounter", "import.memory",
-  "http.node", "http.express", "http.fastify", ...statsFigures("sqlite"),
+  "tracker.gzip",
+  "tracker.brotli",
+  "ingest.sqlite",
+  "memory.growth",
+  "memory.flat",
+  "import.goatcounter",
+  "import.memory",
+  "http.node",
+  "http.express",
+  "http.fastify",
+  ...statsFigures("sqlite"),
 ];
 const POSTGRES_FIGURES = ["ingest.postgres", ...statsFigures("postgres")];
 
@@ -59,7 +68,13 @@ describe("pnpm bench --smoke", () => {
     const table = byId.get("stats.sqlite.table")!;
     const { STAT_NAMES } = await import("@tally-analytics/core");
     for (const range of RANGES) {
-      expect(table.details!.results!.filter((row) => row.range === range).map((row) => row.name).sort(), range).toEqual([...STAT_NAMES].sort());
+      expect(
+        table
+          .details!.results!.filter((row) => row.range === range)
+          .map((row) => row.name)
+          .sort(),
+        range,
+      ).toEqual([...STAT_NAMES].sort());
     }
     expect(table.details!.agreement!.different).toEqual([]);
   });

@@ -51,7 +51,11 @@ async function runAll<T>(cases: readonly T[], runCase: (item: T) => Promise<void
 
 /** Refused before anything started: exit code, exactly one line on stderr, nothing on stdout, nothing created. */
 function expectRefused(result: Finished, cwd: string, code: number, line: string | RegExp): void {
-  expect({ code: result.code, stdout: result.stdout, stderrLines: lines(result.stderr).length }).toEqual({ code, stdout: "", stderrLines: 1 });
+  expect({ code: result.code, stdout: result.stdout, stderrLines: lines(result.stderr).length }).toEqual({
+    code,
+    stdout: "",
+    stderrLines: 1,
+  });
   if (typeof line === "string") expect(result.stderr).toBe(`${line}\n`);
   else expect(result.stderr).toMatch(line);
   expect(result.stderr).not.toMatch(/\n\s+at /);
@@ -90,7 +94,10 @@ describe("tally <command> --help", () => {
 
   it("tally help <command> is <command> --help", async () => {
     const cwd = emptyDirectory();
-    const [viaHelp, viaFlag] = await Promise.all([tally(["help", "websites", "create"], cwd), tally(["websites", "create", "--help"], cwd)]);
+    const [viaHelp, viaFlag] = await Promise.all([
+      tally(["help", "websites", "create"], cwd),
+      tally(["websites", "create", "--help"], cwd),
+    ]);
     expect(viaHelp).toMatchObject({ code: 0, stderr: "" });
     expect(viaHelp.stdout).toBe(viaFlag.stdout);
   });
@@ -101,8 +108,11 @@ describe("tally <command> --help", () => {
     expect(group.stdout).toContain("usage: tally keys <command>");
     expect(group.stdout).toContain("keys revoke KEY_PREFIX");
     expect(group.stdout).not.toContain("websites list");
-    const { version } = JSON.parse(readFileSync(new URL("../../packages/cli/package.json", import.meta.url), "utf8")) as { version: string };
-    for (const flag of ["--version", "-v"]) expect(await tally([flag], emptyDirectory())).toMatchObject({ code: 0, stdout: `${version}\n`, stderr: "" });
+    const { version } = JSON.parse(readFileSync(new URL("../../packages/cli/package.json", import.meta.url), "utf8")) as {
+      version: string;
+    };
+    for (const flag of ["--version", "-v"])
+      expect(await tally([flag], emptyDirectory())).toMatchObject({ code: 0, stdout: `${version}\n`, stderr: "" });
   });
 });
 
@@ -110,19 +120,31 @@ describe("a command line that cannot work: one line, exit 2, nothing done", () =
   it("an unknown option, on every command", async () => {
     await runAll(COMMANDS, async (command) => {
       const cwd = emptyDirectory();
-      expectRefused(await tally([...argsOf(command), "--bogus"], cwd), cwd, 2, `tally ${command.name}: unknown option --bogus (see tally ${command.name} --help)`);
+      expectRefused(
+        await tally([...argsOf(command), "--bogus"], cwd),
+        cwd,
+        2,
+        `tally ${command.name}: unknown option --bogus (see tally ${command.name} --help)`,
+      );
     });
   });
 
   it("an unexpected argument, on every command", async () => {
     await runAll(COMMANDS, async (command) => {
       const cwd = emptyDirectory();
-      expectRefused(await tally([...argsOf(command), "extra"], cwd), cwd, 2, `tally ${command.name}: unexpected argument "extra" (see tally ${command.name} --help)`);
+      expectRefused(
+        await tally([...argsOf(command), "extra"], cwd),
+        cwd,
+        2,
+        `tally ${command.name}: unexpected argument "extra" (see tally ${command.name} --help)`,
+      );
     });
   });
 
   it("a string option without its value, and a boolean option with one", async () => {
-    const cases = COMMANDS.flatMap((command) => Object.entries(command.options).map(([name, option]) => ({ command, name, type: option.type })));
+    const cases = COMMANDS.flatMap((command) =>
+      Object.entries(command.options).map(([name, option]) => ({ command, name, type: option.type })),
+    );
     expect(cases.length).toBeGreaterThan(10);
     await runAll(cases, async ({ command, name, type }) => {
       const cwd = emptyDirectory();
@@ -134,11 +156,18 @@ describe("a command line that cannot work: one line, exit 2, nothing done", () =
 
   it("a missing argument names it", async () => {
     const needing = COMMANDS.filter((command) => (command.arguments ?? []).length > 0);
-    expect(needing.map((command) => command.name)).toEqual(expect.arrayContaining(["keys revoke", "websites create", "websites update", "websites delete"]));
+    expect(needing.map((command) => command.name)).toEqual(
+      expect.arrayContaining(["keys revoke", "websites create", "websites update", "websites delete"]),
+    );
     await runAll(needing, async (command) => {
       const cwd = emptyDirectory();
       const missing = command.arguments!.filter((name) => !name.startsWith("[")).join(" ");
-      expectRefused(await tally(command.name.split(" "), cwd), cwd, 2, `tally ${command.name}: missing ${missing} (see tally ${command.name} --help)`);
+      expectRefused(
+        await tally(command.name.split(" "), cwd),
+        cwd,
+        2,
+        `tally ${command.name}: missing ${missing} (see tally ${command.name} --help)`,
+      );
     });
   });
 
@@ -149,9 +178,18 @@ describe("a command line that cannot work: one line, exit 2, nothing done", () =
     [["--bogus"], "tally: unknown option --bogus (see tally --help)"],
     [["serve", "--port", "4000"], "tally serve: unknown option --port; set PORT in the environment instead (see tally serve --help)"],
     [["keys", "create", "--name", ""], "tally keys create: --name may not be empty (see tally keys create --help)"],
-    [["keys", "create", "--account", "0"], 'tally keys create: --account must be a positive whole number (an id), got "0" (see tally keys create --help)'],
-    [["websites", "update", "x", "--privacy", "0"], 'tally websites update: ID must be a positive whole number (an id), got "x" (see tally websites update --help)'],
-    [["websites", "update", "1"], "tally websites update: nothing to change: give at least one setting (see --help) (see tally websites update --help)"],
+    [
+      ["keys", "create", "--account", "0"],
+      'tally keys create: --account must be a positive whole number (an id), got "0" (see tally keys create --help)',
+    ],
+    [
+      ["websites", "update", "x", "--privacy", "0"],
+      'tally websites update: ID must be a positive whole number (an id), got "x" (see tally websites update --help)',
+    ],
+    [
+      ["websites", "update", "1"],
+      "tally websites update: nothing to change: give at least one setting (see --help) (see tally websites update --help)",
+    ],
   ])("tally %j", async (argv, line) => {
     const cwd = emptyDirectory();
     expectRefused(await tally(argv, cwd), cwd, 2, line);
@@ -165,13 +203,24 @@ describe("bad configuration: one line naming the variable, exit 2, before anythi
     await runAll(readsDatabase, async (command) => {
       const cwd = emptyDirectory();
       const result = await tally(argsOf(command), cwd, { DATABASE_URL: "mysql://x@y/z" });
-      expectRefused(result, cwd, 2, 'tally: DATABASE_URL: unsupported database URL scheme "mysql:" (SQLite: file:PATH or :memory:, PostgreSQL: postgres://user@host/db).');
+      expectRefused(
+        result,
+        cwd,
+        2,
+        'tally: DATABASE_URL: unsupported database URL scheme "mysql:" (SQLite: file:PATH or :memory:, PostgreSQL: postgres://user@host/db).',
+      );
     });
   });
 
   it.each([
-    [{ TRUST_PROXY: "maybe" }, 'tally: TRUST_PROXY must be true, false, a hop count or comma-separated IP addresses/CIDRs of your proxies, got "maybe".'],
-    [{ TRUST_PROXY: "10.0.0.0/8, 10.1.0.0/33" }, /^tally: TRUST_PROXY must be .+, got "10\.0\.0\.0\/8, 10\.1\.0\.0\/33" \("10\.1\.0\.0\/33" is not an IP address or CIDR\)\.\n$/],
+    [
+      { TRUST_PROXY: "maybe" },
+      'tally: TRUST_PROXY must be true, false, a hop count or comma-separated IP addresses/CIDRs of your proxies, got "maybe".',
+    ],
+    [
+      { TRUST_PROXY: "10.0.0.0/8, 10.1.0.0/33" },
+      /^tally: TRUST_PROXY must be .+, got "10\.0\.0\.0\/8, 10\.1\.0\.0\/33" \("10\.1\.0\.0\/33" is not an IP address or CIDR\)\.\n$/,
+    ],
     [{ GEOIP_DB: "./GeoLite2-City.mmdb" }, "tally: GEOIP_DB: no file at ./GeoLite2-City.mmdb."],
     [{ PORT: "http" }, 'tally: PORT must be 0-65535, got "http".'],
     [{ RATE_LIMIT: "-1" }, 'tally: RATE_LIMIT must be a whole number of requests per minute (0: no limit), got "-1".'],
@@ -217,7 +266,9 @@ describe("expected failures: one line, exit 1, no stack, no key", () => {
   it("HOST that is not an address of this machine", async () => {
     const result = await tally(["serve"], emptyDirectory(), { HOST: "192.0.2.1" });
     expect(result).toMatchObject({ code: 1, stdout: "" });
-    expect(result.stderr).toMatch(/^tally: cannot listen on 192\.0\.2\.1:0: 192\.0\.2\.1 is not an address of this machine \(set HOST\)\n$/);
+    expect(result.stderr).toMatch(
+      /^tally: cannot listen on 192\.0\.2\.1:0: 192\.0\.2\.1 is not an address of this machine \(set HOST\)\n$/,
+    );
   });
 
   it("GEOIP_DB is a file but not a MaxMind database", async () => {

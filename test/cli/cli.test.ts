@@ -1,7 +1,19 @@
 import { existsSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
-import { api, assertBuilt, CHROME, emptyDirectory, KEY, killChildren, LISTENING, lines, removeDirectories, serve, tally } from "./support.js";
+import {
+  api,
+  assertBuilt,
+  CHROME,
+  emptyDirectory,
+  KEY,
+  killChildren,
+  LISTENING,
+  lines,
+  removeDirectories,
+  serve,
+  tally,
+} from "./support.js";
 
 const dayFrom = (offset: number) => new Date(Date.now() + offset * 86_400_000).toISOString().slice(0, 10);
 
@@ -163,7 +175,9 @@ describe("tally keys, websites, migrate", () => {
 
     const word = await tally(["keys", "create", "--account", "one"], cwd);
     expect(word.code).toBe(2);
-    expect(word.stderr).toBe('tally keys create: --account must be a positive whole number (an id), got "one" (see tally keys create --help)\n');
+    expect(word.stderr).toBe(
+      'tally keys create: --account must be a positive whole number (an id), got "one" (see tally keys create --help)\n',
+    );
   });
 
   it("the keys authenticate; keys revoke <first 12 chars> makes one a 401, also on a running server", async () => {
@@ -182,7 +196,9 @@ describe("tally keys, websites, migrate", () => {
     const viaOther = await api(server, otherKey, "GET", "/api/v1/account");
     expect(viaOther.body.data).toMatchObject({ id: 2, name: "other" });
     expect((await api(server, extraKey, "POST", "/api/v1/websites", { domain: "listed.example" })).status).toBe(201);
-    expect((await api(server, extraKey, "POST", "/api/v1/websites", { domain: "second.example", timezone: "Europe/Berlin" })).status).toBe(201);
+    expect((await api(server, extraKey, "POST", "/api/v1/websites", { domain: "second.example", timezone: "Europe/Berlin" })).status).toBe(
+      201,
+    );
 
     // Revoked while the server runs: refused at once (keys are not cached).
     expect((await tally(["keys", "revoke", otherKey.slice(0, 12)], cwd)).code).toBe(0);
@@ -253,10 +269,16 @@ describe("tally keys, websites, migrate", () => {
       stdout: "",
       stderr: "tally websites create: there are 2 accounts: say which with --account ID (see tally websites create --help)\n",
     });
-    const created = await tally(["websites", "create", "https://www.Shop.example/", "--account", "2", "--timezone", "Europe/Paris", "--exclude-bots", "0"], cwd);
+    const created = await tally(
+      ["websites", "create", "https://www.Shop.example/", "--account", "2", "--timezone", "Europe/Paris", "--exclude-bots", "0"],
+      cwd,
+    );
     expect(created).toMatchObject({ code: 0, stderr: "", stdout: "Created website 3: shop.example, account 2, privacy 1, Europe/Paris\n" });
 
-    const updated = await tally(["websites", "update", "3", "--privacy", "0", "--exclude-ips", "10.0.0.0/8, 192.0.2.1", "--retention-days", "30", "--json"], cwd);
+    const updated = await tally(
+      ["websites", "update", "3", "--privacy", "0", "--exclude-ips", "10.0.0.0/8, 192.0.2.1", "--retention-days", "30", "--json"],
+      cwd,
+    );
     expect(updated).toMatchObject({ code: 0, stderr: "" });
     expect(JSON.parse(updated.stdout)).toMatchObject({
       id: 3,
@@ -270,12 +292,18 @@ describe("tally keys, websites, migrate", () => {
     });
 
     for (const [args, line] of [
-      [["websites", "update", "3", "--timezone", "Mars/Olympus"], "tally websites update: The timezone must be a valid IANA time zone name."],
+      [
+        ["websites", "update", "3", "--timezone", "Mars/Olympus"],
+        "tally websites update: The timezone must be a valid IANA time zone name.",
+      ],
       [["websites", "update", "3", "--privacy", "2"], "tally websites update: The password field is required when privacy is 2."],
       [["websites", "update", "99", "--privacy", "0"], "tally websites update: No website 99."],
       [["websites", "create", "shop.example", "--account", "1"], "tally websites create: The domain has already been taken."],
       [["websites", "create", "new.example", "--account", "9"], "tally websites create: No account 9."],
-      [["websites", "delete", "3"], "tally websites delete: deleting website 3 (shop.example) deletes all its statistics: add --yes to confirm (see tally websites delete --help)"],
+      [
+        ["websites", "delete", "3"],
+        "tally websites delete: deleting website 3 (shop.example) deletes all its statistics: add --yes to confirm (see tally websites delete --help)",
+      ],
     ] as const) {
       expect(await tally([...args], cwd), args.join(" ")).toMatchObject({ code: 2, stdout: "", stderr: `${line}\n` });
     }

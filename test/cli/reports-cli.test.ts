@@ -28,7 +28,11 @@ describe("tally reports", () => {
   function tally(args: string[], env: Record<string, string> = {}, serving?: (base: string, stop: () => void) => void): Promise<Result> {
     const environment: NodeJS.ProcessEnv = { ...process.env };
     for (const name of MAIL_SETTINGS) delete environment[name];
-    const child = spawn(process.execPath, [BIN, ...args], { cwd: directory, env: { ...environment, DATABASE_URL: database, ...env }, stdio: ["ignore", "pipe", "pipe"] });
+    const child = spawn(process.execPath, [BIN, ...args], {
+      cwd: directory,
+      env: { ...environment, DATABASE_URL: database, ...env },
+      stdio: ["ignore", "pipe", "pipe"],
+    });
     const result: Result = { code: null, stdout: "", stderr: "" };
     child.stdout.setEncoding("utf8").on("data", (chunk: string) => {
       result.stdout += chunk;
@@ -63,8 +67,14 @@ describe("tally reports", () => {
       code: 0,
       stdout: "Account 1: monthly reports to alice@mail.test.\n",
     });
-    expect(await tally(["reports", "set", "--account", "1", "--period", "week"])).toMatchObject({ code: 0, stdout: "Account 1: weekly reports to alice@mail.test.\n" });
-    expect(await tally(["reports", "set", "--account", "1", "--email", "alice"])).toMatchObject({ code: 2, stderr: "tally reports set: The email must be a valid email address.\n" });
+    expect(await tally(["reports", "set", "--account", "1", "--period", "week"])).toMatchObject({
+      code: 0,
+      stdout: "Account 1: weekly reports to alice@mail.test.\n",
+    });
+    expect(await tally(["reports", "set", "--account", "1", "--email", "alice"])).toMatchObject({
+      code: 2,
+      stderr: "tally reports set: The email must be a valid email address.\n",
+    });
     expect(await tally(["reports", "set", "--account", "1", "--period", "daily"])).toMatchObject({
       code: 2,
       stderr: 'tally reports set: --period takes week or month, got "daily" (see tally reports set --help)\n',
@@ -81,20 +91,33 @@ describe("tally reports", () => {
     try {
       const totals = await reader.stats.totals(1, 1, { from, to, compare: "previous_period" });
       expect(totals.data.visitors).toBeGreaterThan(0);
-      expect(result.stdout).toMatch(new RegExp(`^Visitors +${totals.data.visitors.toLocaleString("en")} +\\S+ from ${totals.previous?.visitors.toLocaleString("en")}$`, "m"));
+      expect(result.stdout).toMatch(
+        new RegExp(
+          `^Visitors +${totals.data.visitors.toLocaleString("en")} +\\S+ from ${totals.previous?.visitors.toLocaleString("en")}$`,
+          "m",
+        ),
+      );
       expect(result.stdout).toMatch(new RegExp(`^Pageviews +${totals.data.pageviews.toLocaleString("en")} `, "m"));
     } finally {
       await reader.close();
     }
-    expect((await tally(["reports", "send", "--dry-run", "--period", "month"])).stdout).toMatch(/Subject: Monthly Tally report for cli\.example · \w+ \d{4}\n/);
+    expect((await tally(["reports", "send", "--dry-run", "--period", "month"])).stdout).toMatch(
+      /Subject: Monthly Tally report for cli\.example · \w+ \d{4}\n/,
+    );
     expect(smtp.messages).toHaveLength(0);
   });
 
   it("sends now through SMTP_URL, to --to when given, and says what is missing otherwise", async () => {
     const mail = { SMTP_URL: smtp.url, MAIL_FROM: "Tally <tally@mail.test>", PUBLIC_URL: "https://stats.example/analytics/" };
     expect(await tally(["reports", "send"])).toMatchObject({ code: 2, stderr: expect.stringContaining("E-mail is not configured") });
-    expect(await tally(["reports", "send"], { SMTP_URL: smtp.url })).toMatchObject({ code: 2, stderr: expect.stringContaining("MAIL_FROM is needed") });
-    expect(await tally(["reports", "send", "--to", "nope"], mail)).toMatchObject({ code: 2, stderr: "tally reports send: The to must be a valid email address.\n" });
+    expect(await tally(["reports", "send"], { SMTP_URL: smtp.url })).toMatchObject({
+      code: 2,
+      stderr: expect.stringContaining("MAIL_FROM is needed"),
+    });
+    expect(await tally(["reports", "send", "--to", "nope"], mail)).toMatchObject({
+      code: 2,
+      stderr: "tally reports send: The to must be a valid email address.\n",
+    });
 
     const sent = await tally(["reports", "send", "--to", "boss@mail.test"], mail);
     expect(sent).toMatchObject({ code: 0, stderr: "" });
@@ -112,13 +135,17 @@ describe("tally reports", () => {
 
   it("tally serve says when e-mail reports are on, and refuses a bad PUBLIC_URL", async () => {
     let answered = 0;
-    const started = await tally(["serve"], { PORT: "0", SMTP_URL: smtp.url, MAIL_FROM: "t@mail.test", PUBLIC_URL: "https://stats.example" }, (base, stop) => {
-      // An answer proves the server is past its start (signal handlers installed): then stop it.
-      void fetch(`${base}/api/v1/account`).then((response) => {
-        answered = response.status;
-        stop();
-      });
-    });
+    const started = await tally(
+      ["serve"],
+      { PORT: "0", SMTP_URL: smtp.url, MAIL_FROM: "t@mail.test", PUBLIC_URL: "https://stats.example" },
+      (base, stop) => {
+        // An answer proves the server is past its start (signal handlers installed): then stop it.
+        void fetch(`${base}/api/v1/account`).then((response) => {
+          answered = response.status;
+          stop();
+        });
+      },
+    );
     expect(answered).toBe(401);
     expect(started).toMatchObject({ code: 0 });
     expect(started.stdout).toContain("E-mail reports are on (links to https://stats.example).");

@@ -15,7 +15,18 @@ export const LISTENING = /^Tally is listening on http:\/\/127\.0\.0\.1:(\d+) \(d
 const START_TIMEOUT_MS = 10_000;
 
 /** Every variable Tally reads: none may be inherited from the machine running the tests. */
-const TALLY_VARIABLES = ["DATABASE_URL", "TALLY_API_KEY", "TRUST_PROXY", "GEOIP_DB", "RATE_LIMIT", "HOST", "FLUSH_INTERVAL_MS", "CLOSE_TIMEOUT_MS", "TALLY_SPILL_DIR", "DEBUG"];
+const TALLY_VARIABLES = [
+  "DATABASE_URL",
+  "TALLY_API_KEY",
+  "TRUST_PROXY",
+  "GEOIP_DB",
+  "RATE_LIMIT",
+  "HOST",
+  "FLUSH_INTERVAL_MS",
+  "CLOSE_TIMEOUT_MS",
+  "TALLY_SPILL_DIR",
+  "DEBUG",
+];
 
 /** Only what the test sets: nothing inherited may configure Tally by accident. */
 function environment(extra: Record<string, string>): NodeJS.ProcessEnv {
@@ -94,7 +105,10 @@ export async function serve(cwd: string, env: Record<string, string> = {}): Prom
   const began = performance.now();
   const { child, output, done } = start(["serve"], cwd, env);
   const port = await new Promise<string>((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`no listening line within ${START_TIMEOUT_MS} ms:\n${output.stdout}\n${output.stderr}`)), START_TIMEOUT_MS);
+    const timer = setTimeout(
+      () => reject(new Error(`no listening line within ${START_TIMEOUT_MS} ms:\n${output.stdout}\n${output.stderr}`)),
+      START_TIMEOUT_MS,
+    );
     const check = () => {
       const match = LISTENING.exec(output.stdout);
       if (!match) return;
@@ -122,7 +136,11 @@ export async function serve(cwd: string, env: Record<string, string> = {}): Prom
 export async function api(server: Server, key: string, method: string, path: string, body?: Record<string, string>) {
   const response = await fetch(`${server.base}${path}`, {
     method,
-    headers: { authorization: `Bearer ${key}`, accept: "application/json", ...(body ? { "content-type": "application/x-www-form-urlencoded" } : {}) },
+    headers: {
+      authorization: `Bearer ${key}`,
+      accept: "application/json",
+      ...(body ? { "content-type": "application/x-www-form-urlencoded" } : {}),
+    },
     ...(body ? { body: new URLSearchParams(body) } : {}),
   });
   return { status: response.status, headers: response.headers, body: (await response.json()) as Record<string, unknown> };

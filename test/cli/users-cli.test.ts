@@ -9,7 +9,8 @@ import { bash } from "../support/shell.js";
 import { assertBuilt, BIN, emptyDirectory, killChildren, lines, removeDirectories, tally } from "./support.js";
 
 /** The binary with a password piped to its standard input, as `--password-stdin` expects (and as a shell would). */
-const withStdin = (args: string[], cwd: string, env: Record<string, string>, input: string) => bash(`printf '%s\\n' '${input}' | node '${BIN}' ${args.join(" ")}`, cwd, env);
+const withStdin = (args: string[], cwd: string, env: Record<string, string>, input: string) =>
+  bash(`printf '%s\\n' '${input}' | node '${BIN}' ${args.join(" ")}`, cwd, env);
 
 describe("tally users", () => {
   let cwd = "";
@@ -25,11 +26,19 @@ describe("tally users", () => {
   it("adds, lists, changes, resets and removes people", async () => {
     expect((await tally(["keys", "create", "--name", "acme"], cwd, env)).code).toBe(0);
 
-    const invited = await tally(["users", "add", "Guest@Acme.test", "--role", "viewer"], cwd, { ...env, PUBLIC_URL: "https://stats.acme.test/" });
+    const invited = await tally(["users", "add", "Guest@Acme.test", "--role", "viewer"], cwd, {
+      ...env,
+      PUBLIC_URL: "https://stats.acme.test/",
+    });
     expect(invited.code).toBe(0);
     expect(lines(invited.stdout).at(-1)).toMatch(/^https:\/\/stats\.acme\.test\/invite\?token=[\w-]{43}$/);
 
-    const added = await withStdin(["users", "add", "ada@acme.test", "--role", "admin", "--password-stdin"], cwd, env, "a very long password");
+    const added = await withStdin(
+      ["users", "add", "ada@acme.test", "--role", "admin", "--password-stdin"],
+      cwd,
+      env,
+      "a very long password",
+    );
     expect(added).toMatchObject({ code: 0, stdout: expect.stringMatching(/^Added ada@acme\.test to account 1 as admin/) });
     const short = await withStdin(["users", "add", "bob@acme.test", "--password-stdin"], cwd, env, "short");
     expect(short.code).not.toBe(0);
@@ -40,7 +49,9 @@ describe("tally users", () => {
     expect((await tally(["users", "role", "ada@acme.test", "owner", "--websites", "all"], cwd, env)).code).toBe(0);
 
     const listed = await tally(["users", "list", "--json"], cwd, env);
-    expect(JSON.parse(listed.stdout)).toEqual([expect.objectContaining({ email: "ada@acme.test", role: "owner", websites: null, two_factor: false })]);
+    expect(JSON.parse(listed.stdout)).toEqual([
+      expect.objectContaining({ email: "ada@acme.test", role: "owner", websites: null, two_factor: false }),
+    ]);
 
     const opened = createTally({ database: env.DATABASE_URL! });
     try {
@@ -62,7 +73,13 @@ describe("tally users", () => {
     const refused = await tally(["serve"], cwd, { ...env, OIDC_ISSUER: "https://id.acme.test" });
     expect(refused.code).toBe(2);
     expect(refused.stderr).toContain("Single sign-on needs OIDC_ISSUER, OIDC_CLIENT_ID and OIDC_CLIENT_SECRET together.");
-    const badRole = await tally(["serve"], cwd, { ...env, OIDC_ISSUER: "https://id.acme.test", OIDC_CLIENT_ID: "tally", OIDC_CLIENT_SECRET: "s", OIDC_DEFAULT_ROLE: "boss" });
+    const badRole = await tally(["serve"], cwd, {
+      ...env,
+      OIDC_ISSUER: "https://id.acme.test",
+      OIDC_CLIENT_ID: "tally",
+      OIDC_CLIENT_SECRET: "s",
+      OIDC_DEFAULT_ROLE: "boss",
+    });
     expect(badRole.code).toBe(2);
     expect(badRole.stderr).toContain("OIDC_DEFAULT_ROLE must be owner, admin or viewer");
   });

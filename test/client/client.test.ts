@@ -37,7 +37,12 @@ describe("the client against tally serve", () => {
   }
 
   beforeAll(async () => {
-    server = await spawnServe({ DATABASE_URL: `file:${directory.path}/tally.sqlite`, TALLY_API_KEY: KEY, RATE_LIMIT: "150", FLUSH_INTERVAL_MS: "50" });
+    server = await spawnServe({
+      DATABASE_URL: `file:${directory.path}/tally.sqlite`,
+      TALLY_API_KEY: KEY,
+      RATE_LIMIT: "150",
+      FLUSH_INTERVAL_MS: "50",
+    });
     client = createClient({ baseUrl: server.base, apiKey: KEY });
   });
 
@@ -47,11 +52,20 @@ describe("the client against tally serve", () => {
   });
 
   it("account() names the key's account", async () => {
-    expect(await client.account()).toEqual({ id: expect.any(Number), name: "default", created_at: expect.stringMatching(/^\d{4}-/), email: null, report_period: "week" });
+    expect(await client.account()).toEqual({
+      id: expect.any(Number),
+      name: "default",
+      created_at: expect.stringMatching(/^\d{4}-/),
+      email: null,
+      report_period: "week",
+    });
   });
 
   it("updateAccount() sets the report address and period; a bad address is a typed 422", async () => {
-    expect(await client.updateAccount({ email: "owner@example.com", report_period: "month" })).toMatchObject({ email: "owner@example.com", report_period: "month" });
+    expect(await client.updateAccount({ email: "owner@example.com", report_period: "month" })).toMatchObject({
+      email: "owner@example.com",
+      report_period: "month",
+    });
     expect(await client.account()).toMatchObject({ email: "owner@example.com", report_period: "month" });
     const refused = await client.updateAccount({ email: "not an address" }).catch((error: unknown) => error);
     expect(refused).toBeInstanceOf(TallyApiError);
@@ -88,9 +102,13 @@ describe("the client against tally serve", () => {
       privacy: ["The selected privacy is invalid."],
       retention_days: ["The retention days must be a whole number from 7 to 3660."],
     });
-    expect((await refusal(client.websites.create({ domain: "client.example" }))).errors).toEqual({ domain: ["The domain has already been taken."] });
+    expect((await refusal(client.websites.create({ domain: "client.example" }))).errors).toEqual({
+      domain: ["The domain has already been taken."],
+    });
     const filter = await refusal(client.stats.query(1, { name: "page", ...RANGE, filter: ["country:is:DE", "nope"] }));
-    expect(filter.errors).toEqual({ "filter.1": ['The filter "nope" is not of the form dimension:operator:value (operators: is, is_not, contains).'] });
+    expect(filter.errors).toEqual({
+      "filter.1": ['The filter "nope" is not of the form dimension:operator:value (operators: is, is_not, contains).'],
+    });
   });
 
   it("reads statistics, filters, totals with a comparison, and realtime", async () => {
@@ -139,7 +157,11 @@ describe("the client against tally serve", () => {
     const stranger = createClient({ baseUrl: server.base, apiKey: () => "tly_not-a-key-of-this-server-000000" });
     expect(await refusal(stranger.account())).toMatchObject({ status: 401, message: "Unauthenticated." });
     let limited: TallyApiError | null = null;
-    for (let i = 0; i < 200 && !limited; i++) limited = await client.account().then(() => null, (error: TallyApiError) => error);
+    for (let i = 0; i < 200 && !limited; i++)
+      limited = await client.account().then(
+        () => null,
+        (error: TallyApiError) => error,
+      );
     expect(limited).toMatchObject({ status: 429, message: "Too Many Attempts." });
     expect(limited!.retryAfter).toBeGreaterThan(0);
   });

@@ -133,7 +133,9 @@ beforeAll(async () => {
   const env = sqlite.directory ? { npm_config_better_sqlite3_local_prebuilds: sqlite.directory } : {};
   const installed = await timed("npm install", () => runProcess("npm", args, app, env));
   if (installed.code !== 0) throw new Error(`npm install failed (${installed.code}):\n${installed.stdout}\n${installed.stderr}`);
-  console.log(`[consumer] better-sqlite3 ${sqlite.version}: ${sqlite.directory ? "the workspace's compiled binary, through prebuild-install" : "compiled from source"}`);
+  console.log(
+    `[consumer] better-sqlite3 ${sqlite.version}: ${sqlite.directory ? "the workspace's compiled binary, through prebuild-install" : "compiled from source"}`,
+  );
 }, SETUP_TIMEOUT_MS);
 
 afterAll(() => {
@@ -143,9 +145,14 @@ afterAll(() => {
 
 describe("the packed packages, installed by npm into an app outside the repository", () => {
   it("every tarball passes the release check (real version ranges, entry points, types, licence, README, engines)", () => {
-    expect(packed.map((pkg) => pkg.name).sort()).toEqual(
-      ["@tally-analytics/cli", "@tally-analytics/client", "@tally-analytics/core", "@tally-analytics/dashboard", "@tally-analytics/server", "@tally-analytics/tracker"],
-    );
+    expect(packed.map((pkg) => pkg.name).sort()).toEqual([
+      "@tally-analytics/cli",
+      "@tally-analytics/client",
+      "@tally-analytics/core",
+      "@tally-analytics/dashboard",
+      "@tally-analytics/server",
+      "@tally-analytics/tracker",
+    ]);
     for (const pkg of packed) expect(checkPackage(pkg, packed), pkg.name).toEqual([]);
     const server = packed.find((pkg) => pkg.name === "@tally-analytics/server")!;
     expect(server.manifest.dependencies["@tally-analytics/core"]).toBe(`^${server.version}`);
@@ -158,7 +165,8 @@ describe("the packed packages, installed by npm into an app outside the reposito
       expect(realpathSync(installed).startsWith(ROOT)).toBe(false);
       expect(readFileSync(join(installed, "package.json"), "utf8")).not.toContain("workspace:");
     }
-    const major = (name: string) => (JSON.parse(readFileSync(join(app, "node_modules", name, "package.json"), "utf8")) as { version: string }).version.split(".")[0];
+    const major = (name: string) =>
+      (JSON.parse(readFileSync(join(app, "node_modules", name, "package.json"), "utf8")) as { version: string }).version.split(".")[0];
     expect([major("express"), major("fastify")]).toEqual(["5", "5"]);
   });
 
@@ -166,7 +174,10 @@ describe("the packed packages, installed by npm into an app outside the reposito
     const blocks = codeBlocks(section("Embedding")).filter((block) => block.lang === "ts");
     expect(blocks.length).toBe(2);
     blocks.forEach((block, i) => writeFileSync(join(app, `embedding-${i + 1}.ts`), block.body));
-    const tsconfig = { compilerOptions: { module: "nodenext", target: "es2022", strict: true, noEmit: true, skipLibCheck: false, types: ["node"] }, include: ["embedding-*.ts"] };
+    const tsconfig = {
+      compilerOptions: { module: "nodenext", target: "es2022", strict: true, noEmit: true, skipLibCheck: false, types: ["node"] },
+      include: ["embedding-*.ts"],
+    };
     writeFileSync(join(app, "tsconfig.json"), JSON.stringify(tsconfig));
     const tsc = workspaceRequire.resolve("typescript/bin/tsc");
     const checked = await timed("tsc", () => runProcess(process.execPath, [tsc, "-p", "tsconfig.json"], app));
@@ -203,7 +214,11 @@ describe("the node:http example, run in that app", () => {
     } finally {
       expect(await server.stop()).toBe(0);
     }
-    expect(server.stdout.split("\n").filter(Boolean)).toEqual(["Created an account. API key (shown once):", server.key, `Listening on ${server.base} (API: /api/v1)`]);
+    expect(server.stdout.split("\n").filter(Boolean)).toEqual([
+      "Created an account. API key (shown once):",
+      server.key,
+      `Listening on ${server.base} (API: /api/v1)`,
+    ]);
   });
 });
 

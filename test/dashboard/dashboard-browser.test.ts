@@ -107,7 +107,9 @@ describe.skipIf(skip)("dashboard in Chromium", () => {
       const count = (selector: string) => Number(document.querySelector<HTMLElement>(selector)?.dataset.count ?? Number.NaN);
       const label = document.querySelector<HTMLElement>(".range-label");
       const table = (selector: string) =>
-        [...document.querySelectorAll(`${selector} table tr`)].slice(1).map((row) => [...row.querySelectorAll("td")].map((cell) => Number(cell.textContent)));
+        [...document.querySelectorAll(`${selector} table tr`)]
+          .slice(1)
+          .map((row) => [...row.querySelectorAll("td")].map((cell) => Number(cell.textContent)));
       return {
         from: label?.dataset.from,
         to: label?.dataset.to,
@@ -116,7 +118,9 @@ describe.skipIf(skip)("dashboard in Chromium", () => {
         points: Number(document.querySelector<HTMLElement>(".overview .chart")?.dataset.points ?? Number.NaN),
         bars: document.querySelectorAll(".overview .chart rect.bar").length,
         hours: table(".hours:not([hidden]) .hours-chart"),
-        hourly: document.querySelector(".overview .chart")?.querySelector("caption")?.textContent?.endsWith("by hour") ? table(".main-chart") : null,
+        hourly: document.querySelector(".overview .chart")?.querySelector("caption")?.textContent?.endsWith("by hour")
+          ? table(".main-chart")
+          : null,
       };
     });
   }
@@ -127,7 +131,9 @@ describe.skipIf(skip)("dashboard in Chromium", () => {
    * by hour of day.
    */
   async function expectedView(from: string, to: string) {
-    const [visitors, pageviews, visitorHours] = await Promise.all(["visitors", "pageviews", "visitors_hours"].map((name) => apiRows(name, from, to)));
+    const [visitors, pageviews, visitorHours] = await Promise.all(
+      ["visitors", "pageviews", "visitors_hours"].map((name) => apiRows(name, from, to)),
+    );
     const days = Math.round((Date.parse(to) - Date.parse(from)) / 86_400_000) + 1;
     const months = new Set(Array.from({ length: days }, (_, i) => addDays(from, i).slice(0, 7))).size;
     const hour = (rows: Row[] | undefined, h: number) => rows?.find((row) => row.value === String(h).padStart(2, "0"))?.count ?? 0;
@@ -154,7 +160,9 @@ describe.skipIf(skip)("dashboard in Chromium", () => {
 
   async function waitLoaded(page: Page): Promise<void> {
     await page.waitForSelector(".overview .chart");
-    await page.waitForFunction(() => document.querySelectorAll("[aria-busy]").length === 0 && document.querySelectorAll(".rows li").length >= 6);
+    await page.waitForFunction(
+      () => document.querySelectorAll("[aria-busy]").length === 0 && document.querySelectorAll(".rows li").length >= 6,
+    );
   }
 
   it("signs in with an API key, kept in sessionStorage for the tab", async () => {
@@ -168,7 +176,11 @@ describe.skipIf(skip)("dashboard in Chromium", () => {
     await page.fill('input[name="key"]', key);
     await page.click('button[type="submit"]');
     await page.waitForSelector(".website-link");
-    expect(await page.$$eval(".website-link", (links) => links.map((link) => link.textContent))).toEqual(["demo.example", "docs.example", "internal.example"]);
+    expect(await page.$$eval(".website-link", (links) => links.map((link) => link.textContent))).toEqual([
+      "demo.example",
+      "docs.example",
+      "internal.example",
+    ]);
     // Share links for the public and the password website, not the private one.
     expect(await page.$$eval(".share-link", (links) => links.map((link) => (link as HTMLAnchorElement).href))).toEqual([
       `${origin}/analytics/share/demo.example`,
@@ -246,17 +258,33 @@ describe.skipIf(skip)("dashboard in Chromium", () => {
     expect(await page.textContent('section[data-card^="page"] .paging-status')).toBe(`11–${Math.min(20, total)} of ${total}`);
 
     // Direct / None beside the referrers: the range's visits minus the visits of every referrer.
-    const totals = (await (await fetch(`${origin}/analytics/api/v1/stats/${siteId}/totals?from=${from}&to=${today}`, { headers: { authorization: `Bearer ${key}` } })).json()) as { data: { visits: number } };
+    const totals = (await (
+      await fetch(`${origin}/analytics/api/v1/stats/${siteId}/totals?from=${from}&to=${today}`, {
+        headers: { authorization: `Bearer ${key}` },
+      })
+    ).json()) as { data: { visits: number } };
     const direct = totals.data.visits - sum(await apiRows("referrer", from, today));
     expect(direct).toBeGreaterThan(0);
-    expect(await page.getAttribute('section[data-card^="referrer"] li.extra-row[data-value="(direct)"]', "data-count")).toBe(String(direct));
+    expect(await page.getAttribute('section[data-card^="referrer"] li.extra-row[data-value="(direct)"]', "data-count")).toBe(
+      String(direct),
+    );
     expect(await page.textContent('section[data-card^="referrer"] li.extra-row .row-label')).toBe("Direct / None");
 
     // Country codes read as a badge before the name.
     expect(await page.textContent('section[data-card^="country"] li[data-value="JP:Japan"] .row-label')).toBe("JPJapan");
 
     // Tabs switch statistics within a card.
-    for (const [card, tab] of [["page", "landing_page"], ["page", "exit_page"], ["country", "city"], ["country", "continent"], ["browser", "os"], ["browser", "device"], ["referrer", "campaign"], ["referrer", "utm_source"], ["resolution", "language"]] as const) {
+    for (const [card, tab] of [
+      ["page", "landing_page"],
+      ["page", "exit_page"],
+      ["country", "city"],
+      ["country", "continent"],
+      ["browser", "os"],
+      ["browser", "device"],
+      ["referrer", "campaign"],
+      ["referrer", "utm_source"],
+      ["resolution", "language"],
+    ] as const) {
       await page.click(`section[data-card^="${card}"] [role="tab"][data-name="${tab}"]`);
       await expect.poll(() => cardRows(page, card)).toEqual(await first(tab));
     }
@@ -268,7 +296,9 @@ describe.skipIf(skip)("dashboard in Chromium", () => {
     const response = await fetch(`${origin}/analytics/api/v1/realtime/${siteId}`, { headers: { authorization: `Bearer ${key}` } });
     const { data } = (await response.json()) as { data: { visitors: number } };
     expect(data.visitors).toBe(3);
-    await expect.poll(() => page.$eval(".realtime", (el) => [(el as HTMLElement).dataset.count, el.textContent])).toEqual(["3", "3 visitors now"]);
+    await expect
+      .poll(() => page.$eval(".realtime", (el) => [(el as HTMLElement).dataset.count, el.textContent]))
+      .toEqual(["3", "3 visitors now"]);
   });
 
   it("a password share page in Fastify: form, wrong password, then read-only stats", async () => {
@@ -283,9 +313,12 @@ describe.skipIf(skip)("dashboard in Chromium", () => {
     await waitLoaded(page);
     const today = todayIn(TIMEZONE);
     const docsId = siteId + 1;
-    const expectedVisitors = await fetch(`${origin}/analytics/api/v1/stats/${docsId}?name=visitors&from=${addDays(today, -29)}&to=${today}&per_page=100`, {
-      headers: { authorization: `Bearer ${key}` },
-    });
+    const expectedVisitors = await fetch(
+      `${origin}/analytics/api/v1/stats/${docsId}?name=visitors&from=${addDays(today, -29)}&to=${today}&per_page=100`,
+      {
+        headers: { authorization: `Bearer ${key}` },
+      },
+    );
     const visitors = sum(((await expectedVisitors.json()) as ListBody).data);
     await expect.poll(async () => (await shown(page)).visitors).toBe(visitors);
     // Read-only: no sign-out, no website list, no management links; the cookie is HttpOnly.
@@ -303,7 +336,10 @@ describe.skipIf(skip)("dashboard in Chromium", () => {
 
   it("saves screenshots: light and dark, desktop and phone", async () => {
     for (const colorScheme of ["light", "dark"] as const) {
-      for (const [device, viewport] of [["desktop", DESKTOP], ["phone", PHONE]] as const) {
+      for (const [device, viewport] of [
+        ["desktop", DESKTOP],
+        ["phone", PHONE],
+      ] as const) {
         const page = await newPage({ colorScheme, viewport, signedIn: true });
         await page.goto(`${origin}/analytics/#/websites/${siteId}?range=30d`);
         await waitLoaded(page);

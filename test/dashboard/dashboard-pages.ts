@@ -13,7 +13,10 @@ import { listen, type Served } from "../support/transports.js";
  * Where the tests save screenshots: under test-results/ on every run; UPDATE_SCREENSHOTS=1
  * refreshes the copies the README shows (docs/screenshots/), so ordinary runs leave the tree clean.
  */
-export const SCREENSHOTS = new URL(process.env.UPDATE_SCREENSHOTS === "1" ? "../../docs/screenshots/" : "../../test-results/screenshots/", import.meta.url);
+export const SCREENSHOTS = new URL(
+  process.env.UPDATE_SCREENSHOTS === "1" ? "../../docs/screenshots/" : "../../test-results/screenshots/",
+  import.meta.url,
+);
 export const screenshotPath = (name: string): string => new URL(name, SCREENSHOTS).pathname;
 
 export const DESKTOP = { width: 1280, height: 800 };
@@ -36,7 +39,13 @@ export function dashboardPages() {
       browser = await launchChromium();
       mkdirSync(SCREENSHOTS, { recursive: true });
     },
-    async open({ colorScheme = "light", viewport = DESKTOP, signedInWith, onPageError, ...rest }: DashboardPageOptions = {}): Promise<Page> {
+    async open({
+      colorScheme = "light",
+      viewport = DESKTOP,
+      signedInWith,
+      onPageError,
+      ...rest
+    }: DashboardPageOptions = {}): Promise<Page> {
       if (!browser) throw new Error("launch() first");
       const context = await browser.newContext({ viewport, colorScheme, deviceScaleFactor: 1, ...rest });
       contexts.push(context);

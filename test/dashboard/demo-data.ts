@@ -9,12 +9,40 @@ const DAY_MS = 86_400_000;
 export const GEOIP_FIXTURE = new URL("../../packages/core/test-fixtures/GeoLite2-City-Test.mmdb", import.meta.url).pathname;
 
 const PAGES = [
-  "/", "/", "/", "/pricing", "/pricing", "/blog/cookieless-analytics", "/blog/hello-world", "/blog/self-hosting-guide", "/blog/release-notes",
-  "/docs/getting-started", "/docs/api", "/docs/tracker", "/docs/filters", "/search?q=goals", "/changelog", "/about", "/contact", "/signup",
+  "/",
+  "/",
+  "/",
+  "/pricing",
+  "/pricing",
+  "/blog/cookieless-analytics",
+  "/blog/hello-world",
+  "/blog/self-hosting-guide",
+  "/blog/release-notes",
+  "/docs/getting-started",
+  "/docs/api",
+  "/docs/tracker",
+  "/docs/filters",
+  "/search?q=goals",
+  "/changelog",
+  "/about",
+  "/contact",
+  "/signup",
 ];
 /** What ads and newsletters append to links: never part of the page Tally counts. */
 const CLICK_IDS = ["fbclid=IwAR0x", "gclid=Cj0KCQ", "msclkid=4f2a", "mc_cid=spring&mc_eid=ab12"];
-const REFERRERS = ["", "", "", "", "https://www.google.com/", "https://www.google.com/", "https://news.ycombinator.com/", "https://github.com/", "https://duckduckgo.com/", "https://www.reddit.com/r/selfhosted/", "https://t.co/abc"];
+const REFERRERS = [
+  "",
+  "",
+  "",
+  "",
+  "https://www.google.com/",
+  "https://www.google.com/",
+  "https://news.ycombinator.com/",
+  "https://github.com/",
+  "https://duckduckgo.com/",
+  "https://www.reddit.com/r/selfhosted/",
+  "https://t.co/abc",
+];
 const CAMPAIGNS = ["launch", "newsletter", "spring-sale"];
 const SCREENS = ["1920x1080", "1920x1080", "1440x900", "1366x768", "2560x1440", "390x844", "390x844", "412x915", "820x1180"];
 const LANGUAGES = ["en-US", "en-US", "en-GB", "de-DE", "fr-FR", "sv-SE", "ja-JP"];
@@ -74,8 +102,10 @@ export async function generateTraffic(tally: Tally, options: DemoOptions): Promi
       const page = view === 0 ? pick(PAGES) : pick(PAGES.slice(3));
       const url = `https://${options.domain}${page}${view === 0 && campaign ? `${page.includes("?") ? "&" : "?"}${campaign}` : ""}`;
       hits.push({ url, referrer, screen, language, ...visitor, timestamp: time });
-      if (page === "/signup" && next() < 0.5) hits.push({ url, event: "Signup", props: { plan: pick(["free", "pro"]) }, ...visitor, timestamp: time + 20_000 });
-      if (next() < 0.08) hits.push({ url, event: "Outbound Link: Click", props: { url: "https://github.com/" }, ...visitor, timestamp: time + 30_000 });
+      if (page === "/signup" && next() < 0.5)
+        hits.push({ url, event: "Signup", props: { plan: pick(["free", "pro"]) }, ...visitor, timestamp: time + 20_000 });
+      if (next() < 0.08)
+        hits.push({ url, event: "Outbound Link: Click", props: { url: "https://github.com/" }, ...visitor, timestamp: time + 30_000 });
       referrer = url;
       time += 30_000 + Math.floor(next() * 240_000);
     }
@@ -94,7 +124,14 @@ export async function generateTraffic(tally: Tally, options: DemoOptions): Promi
     }
   }
   for (let s = 0; s < (options.liveSessions ?? 3); s++) {
-    hits.push({ url: `https://${options.domain}${pick(PAGES)}`, ip: `198.19.0.${s + 1}`, userAgent: pick(AGENTS), screen: "1920x1080", language: "en-US", timestamp: now - 60_000 * (s + 1) });
+    hits.push({
+      url: `https://${options.domain}${pick(PAGES)}`,
+      ip: `198.19.0.${s + 1}`,
+      userAgent: pick(AGENTS),
+      screen: "1920x1080",
+      language: "en-US",
+      timestamp: now - 60_000 * (s + 1),
+    });
   }
   hits.sort((a, b) => Number(a.timestamp) - Number(b.timestamp));
   for (const hit of hits) await tally.collect(hit);

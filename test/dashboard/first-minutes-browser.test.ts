@@ -24,7 +24,9 @@ interface Row {
 }
 
 const AXE_SOURCE = readFileSync(createRequire(import.meta.url).resolve("axe-core/axe.min.js"), "utf8");
-const BENCH = JSON.parse(readFileSync(new URL("../../bench/results.json", import.meta.url), "utf8")) as { figures: { id: string; value: number }[] };
+const BENCH = JSON.parse(readFileSync(new URL("../../bench/results.json", import.meta.url), "utf8")) as {
+  figures: { id: string; value: number }[];
+};
 const TIMEZONE = "Europe/Paris";
 const WIDE = { width: 1440, height: 900 };
 const LONG_DOMAIN = "a-rather-long-shop-name-for-the-toolbar.example";
@@ -57,8 +59,19 @@ describe.skipIf(skip)("a new user's first minutes in the dashboard, in Chromium"
     const now = Date.now();
     for (let i = 0; i < 12; i++) {
       const timestamp = now - (1 + i * 5) * HOUR_MS;
-      await tally.collect({ url: `https://direct.example/${i % 3 === 0 ? "" : "pricing"}`, ip: `203.0.113.${i + 1}`, userAgent: CHROME, timestamp });
-      if (i % 2 === 0) await tally.collect({ url: "https://direct.example/docs", ip: `203.0.113.${i + 1}`, userAgent: CHROME, timestamp: timestamp + 60_000 });
+      await tally.collect({
+        url: `https://direct.example/${i % 3 === 0 ? "" : "pricing"}`,
+        ip: `203.0.113.${i + 1}`,
+        userAgent: CHROME,
+        timestamp,
+      });
+      if (i % 2 === 0)
+        await tally.collect({
+          url: "https://direct.example/docs",
+          ip: `203.0.113.${i + 1}`,
+          userAgent: CHROME,
+          timestamp: timestamp + 60_000,
+        });
     }
     await tally.flush();
 
@@ -73,14 +86,24 @@ describe.skipIf(skip)("a new user's first minutes in the dashboard, in Chromium"
     await fixture?.dispose();
   });
 
-  const newPage = (options: { colorScheme?: "light" | "dark"; viewport?: { width: number; height: number }; signedIn?: boolean; bypassCSP?: boolean; locale?: string } = {}) =>
-    pages.open({ timezoneId: TIMEZONE, locale: "en-GB", ...options, ...(options.signedIn ? { signedInWith: key } : {}) });
+  const newPage = (
+    options: {
+      colorScheme?: "light" | "dark";
+      viewport?: { width: number; height: number };
+      signedIn?: boolean;
+      bypassCSP?: boolean;
+      locale?: string;
+    } = {},
+  ) => pages.open({ timezoneId: TIMEZONE, locale: "en-GB", ...options, ...(options.signedIn ? { signedInWith: key } : {}) });
 
   async function api<T>(path: string, query: Record<string, string> = {}): Promise<T> {
-    const response = await fetch(`${origin}/analytics/api/v1${path}?${new URLSearchParams(query)}`, { headers: { authorization: `Bearer ${key}` } });
+    const response = await fetch(`${origin}/analytics/api/v1${path}?${new URLSearchParams(query)}`, {
+      headers: { authorization: `Bearer ${key}` },
+    });
     return (await response.json()) as T;
   }
-  const rows = async (id: number, query: Record<string, string>) => (await api<{ data: Row[] }>(`/stats/${id}`, { per_page: "100", ...query })).data.map(({ value, count }) => ({ value, count }));
+  const rows = async (id: number, query: Record<string, string>) =>
+    (await api<{ data: Row[] }>(`/stats/${id}`, { per_page: "100", ...query })).data.map(({ value, count }) => ({ value, count }));
   const hourOf = (list: readonly Row[], hour: number) => list.find((row) => row.value === String(hour).padStart(2, "0"))?.count ?? 0;
 
   async function waitLoaded(page: Page): Promise<void> {
@@ -92,7 +115,16 @@ describe.skipIf(skip)("a new user's first minutes in the dashboard, in Chromium"
   async function contrast(page: Page, selector: string): Promise<string[]> {
     if (!(await page.evaluate(() => "axe" in window))) await page.evaluate(AXE_SOURCE);
     return page.evaluate(async (target) => {
-      const axe = (window as unknown as { axe: { run(context: Element, options: object): Promise<{ violations: { id: string; nodes: { failureSummary: string }[] }[]; passes: { id: string }[] }> } }).axe;
+      const axe = (
+        window as unknown as {
+          axe: {
+            run(
+              context: Element,
+              options: object,
+            ): Promise<{ violations: { id: string; nodes: { failureSummary: string }[] }[]; passes: { id: string }[] }>;
+          };
+        }
+      ).axe;
       const element = document.querySelector(target);
       if (!element) return [`${target} not found`];
       const result = await axe.run(element, { runOnly: ["color-contrast"] });
@@ -165,13 +197,16 @@ describe.skipIf(skip)("a new user's first minutes in the dashboard, in Chromium"
       expect(box.left).toBeGreaterThanOrEqual(0);
       expect(box.right).toBeLessThanOrEqual(PHONE.width);
     }
-    for (let i = 0; i < all.length; i++) for (let j = i + 1; j < all.length; j++) expect(overlap(all[i]!, all[j]!), `boxes ${i} and ${j} overlap`).toBe(false);
+    for (let i = 0; i < all.length; i++)
+      for (let j = i + 1; j < all.length; j++) expect(overlap(all[i]!, all[j]!), `boxes ${i} and ${j} overlap`).toBe(false);
     // Row one: the five range buttons; row two: comparison and export, each half the width, the comparison readable.
     for (const range of small.ranges) expect(Math.abs(range!.top - small.ranges[0]!.top)).toBeLessThan(2);
     expect(Math.abs(small.compare!.top - small.exporting!.top)).toBeLessThan(4);
     expect(small.compare!.top).toBeGreaterThan(small.ranges[0]!.bottom - 1);
     expect(small.compare!.width).toBeGreaterThan(150);
-    expect(await phone.$eval("select.compare", (select) => (select as HTMLSelectElement).selectedOptions[0]?.textContent)).toBe("Previous period");
+    expect(await phone.$eval("select.compare", (select) => (select as HTMLSelectElement).selectedOptions[0]?.textContent)).toBe(
+      "Previous period",
+    );
     await phone.click('[data-range="custom"]');
     const popover = await phone.$eval(".custom-range", (form) => form.getBoundingClientRect().toJSON() as Box);
     expect(popover.left).toBeGreaterThanOrEqual(0);
@@ -185,7 +220,10 @@ describe.skipIf(skip)("a new user's first minutes in the dashboard, in Chromium"
     await waitLoaded(page);
     const today = todayIn(TIMEZONE);
     const table = () => page.$$eval(".main-chart table tr", (trs) => trs.slice(1).map((tr) => Number(tr.querySelector("td")?.textContent)));
-    for (const [metric, name] of [["visitors", "visitors_hours"], ["pageviews", "pageviews_hours"]] as const) {
+    for (const [metric, name] of [
+      ["visitors", "visitors_hours"],
+      ["pageviews", "pageviews_hours"],
+    ] as const) {
       await page.click(`[data-total="${metric}"]`);
       const hours = await rows(ids.shop, { name, from: today, to: today });
       expect(hours.length).toBeGreaterThan(0);
@@ -197,14 +235,18 @@ describe.skipIf(skip)("a new user's first minutes in the dashboard, in Chromium"
     expect(await page.isHidden("section.hours")).toBe(true);
     // A figure without hours says so, and charts visitors by hour.
     await page.click('[data-total="bounce_rate"]');
-    await expect.poll(() => page.textContent(".main-chart .hint")).toBe("Hours are counted for visitors and pageviews, not for Bounce rate: this chart shows visitors.");
+    await expect
+      .poll(() => page.textContent(".main-chart .hint"))
+      .toBe("Hours are counted for visitors and pageviews, not for Bounce rate: this chart shows visitors.");
     expect(await page.getAttribute(".main-chart .chart", "data-points")).toBe("24");
     // Longer ranges: the hours card shows the chosen figure by hour of day.
     await page.click('[data-range="7d"]');
     await page.click('[data-total="pageviews"]');
     await expect.poll(() => page.textContent("section.hours h2")).toBe("Pageviews by hour of day");
     const week = await rows(ids.shop, { name: "pageviews_hours", from: addDays(today, -6), to: today });
-    await expect.poll(() => page.$$eval(".hours-chart table tr", (trs) => trs.slice(1).map((tr) => Number(tr.querySelector("td")?.textContent)))).toEqual(Array.from({ length: 24 }, (_, hour) => hourOf(week, hour)));
+    await expect
+      .poll(() => page.$$eval(".hours-chart table tr", (trs) => trs.slice(1).map((tr) => Number(tr.querySelector("td")?.textContent))))
+      .toEqual(Array.from({ length: 24 }, (_, hour) => hourOf(week, hour)));
   });
 
   it("direct visits show as Direct / None: a site with only direct visits is not 'No data'", async () => {
@@ -212,11 +254,14 @@ describe.skipIf(skip)("a new user's first minutes in the dashboard, in Chromium"
     await page.goto(`${origin}/analytics/#/websites/${ids.direct}?range=7d`);
     await waitLoaded(page);
     const today = todayIn(TIMEZONE);
-    const visits = (await api<{ data: { visits: number } }>(`/stats/${ids.direct}/totals`, { from: addDays(today, -6), to: today })).data.visits;
+    const visits = (await api<{ data: { visits: number } }>(`/stats/${ids.direct}/totals`, { from: addDays(today, -6), to: today })).data
+      .visits;
     expect(visits).toBeGreaterThan(0);
     expect(await rows(ids.direct, { name: "referrer", from: addDays(today, -6), to: today })).toEqual([]);
     const sources = 'section[data-card~="referrer"] .rows';
-    await expect.poll(() => page.$$eval(`${sources} > li`, (items) => items.map((item) => [item.textContent, (item as HTMLElement).dataset.count]))).toEqual([[`Direct / None${visits}`, String(visits)]]);
+    await expect
+      .poll(() => page.$$eval(`${sources} > li`, (items) => items.map((item) => [item.textContent, (item as HTMLElement).dataset.count])))
+      .toEqual([[`Direct / None${visits}`, String(visits)]]);
   });
 
   it("guides a website without data: its tracking code and a live wait, then its statistics; Locations says how to get them, Goals how to send one", async () => {
@@ -230,7 +275,11 @@ describe.skipIf(skip)("a new user's first minutes in the dashboard, in Chromium"
     await page.screenshot({ path: screenshotPath("dashboard-first-pageview.png") });
 
     // A first pageview arrives at /collect, as the tracker sends it: the status turns green, then the statistics open.
-    const sent = await fetch(`${origin}/analytics/collect`, { method: "POST", headers: { "content-type": "text/plain", "user-agent": CHROME }, body: JSON.stringify({ u: "https://fresh.example/", s: "1440x900", l: "en-GB" }) });
+    const sent = await fetch(`${origin}/analytics/collect`, {
+      method: "POST",
+      headers: { "content-type": "text/plain", "user-agent": CHROME },
+      body: JSON.stringify({ u: "https://fresh.example/", s: "1440x900", l: "en-GB" }),
+    });
     expect(sent.status).toBe(202);
     await expect.poll(() => page.textContent(".arrival"), { timeout: 15_000 }).toBe("First pageview received.");
     await page.waitForSelector(".overview .chart", { timeout: 15_000 });
@@ -250,7 +299,11 @@ describe.skipIf(skip)("a new user's first minutes in the dashboard, in Chromium"
     await page.goto(`${origin}/analytics/#/websites/${ids.direct}?range=7d&compare=previous_period&metric=bounce_rate`);
     await waitLoaded(page);
     const today = todayIn(TIMEZONE);
-    const compared = await api<{ previous: { visits: number } }>(`/stats/${ids.direct}/totals`, { from: addDays(today, -6), to: today, compare: "previous_period" });
+    const compared = await api<{ previous: { visits: number } }>(`/stats/${ids.direct}/totals`, {
+      from: addDays(today, -6),
+      to: today,
+      compare: "previous_period",
+    });
     expect(compared.previous.visits).toBe(0);
     expect(await page.$$eval(".total .change", (items) => items.map((item) => item.textContent))).toEqual(["—", "—", "—", "—", "—", "—"]);
     expect(await page.$$eval(".total .change.bad, .total .change.good", (items) => items.length)).toBe(0);
@@ -258,7 +311,9 @@ describe.skipIf(skip)("a new user's first minutes in the dashboard, in Chromium"
     // Bounce rate by day: days without visits (and the whole compared week) have no figure.
     const bounce = await rows(ids.direct, { name: "bounce_rate", from: addDays(today, -6), to: today });
     const days = Array.from({ length: 7 }, (_, i) => addDays(today, i - 6));
-    const cells = await page.$$eval(".main-chart table tr", (trs) => trs.slice(1).map((tr) => [...tr.querySelectorAll("td")].map((td) => td.textContent)));
+    const cells = await page.$$eval(".main-chart table tr", (trs) =>
+      trs.slice(1).map((tr) => [...tr.querySelectorAll("td")].map((td) => td.textContent)),
+    );
     expect(cells).toEqual(days.map((day) => [String(bounce.find((row) => row.value === day)?.count ?? "—"), "—"]));
     expect(cells.some(([value]) => value === "—")).toBe(true);
     expect(await page.$$eval(".main-chart rect.bar", (bars) => bars.length)).toBe(bounce.length);
@@ -345,9 +400,14 @@ describe.skipIf(skip)("a new user's first minutes in the dashboard, in Chromium"
     await page.waitForSelector(".website-link");
     const expected = async (id: number) => {
       const today = todayIn(TIMEZONE);
-      const [yesterday, now] = await Promise.all([addDays(today, -1), today].map((day) => rows(id, { name: "visitors_hours", from: day, to: day })));
+      const [yesterday, now] = await Promise.all(
+        [addDays(today, -1), today].map((day) => rows(id, { name: "visitors_hours", from: day, to: day })),
+      );
       const hour = Number(new Intl.DateTimeFormat("en", { timeZone: TIMEZONE, hour: "2-digit", hourCycle: "h23" }).format(new Date()));
-      return [...Array.from({ length: 23 - hour }, (_, i) => hourOf(yesterday!, hour + 1 + i)), ...Array.from({ length: hour + 1 }, (_, i) => hourOf(now!, i))];
+      return [
+        ...Array.from({ length: 23 - hour }, (_, i) => hourOf(yesterday!, hour + 1 + i)),
+        ...Array.from({ length: hour + 1 }, (_, i) => hourOf(now!, i)),
+      ];
     };
     for (const id of [ids.shop, ids.direct]) {
       const hours = await expected(id);
@@ -363,7 +423,8 @@ describe.skipIf(skip)("a new user's first minutes in the dashboard, in Chromium"
 
   it("the realtime dot is grey at 0 visitors and green with some", async () => {
     const page = await newPage({ signedIn: true });
-    const dot = () => page.$eval(".realtime", (element) => [(element as HTMLElement).dataset.count, getComputedStyle(element, "::before").backgroundColor]);
+    const dot = () =>
+      page.$eval(".realtime", (element) => [(element as HTMLElement).dataset.count, getComputedStyle(element, "::before").backgroundColor]);
     await page.goto(`${origin}/analytics/#/websites/${ids.quiet}?range=7d`);
     await expect.poll(() => page.textContent(".realtime"), { timeout: 10_000 }).toBe("0 visitors now");
     const grey = await page.evaluate(() => {
@@ -410,7 +471,11 @@ describe.skipIf(skip)("a new user's first minutes in the dashboard, in Chromium"
     await waitLoaded(page);
     expect(await page.textContent('[data-total="visitors"] span')).toBe("Visitantes");
     // Each language's file once per page load (moving within the dashboard loads nothing).
-    expect(languageFiles.map((path) => path.replace("/analytics/assets/", ""))).toEqual(["messages-de.json", "messages-fr.json", "messages-es.json"]);
+    expect(languageFiles.map((path) => path.replace("/analytics/assets/", ""))).toEqual([
+      "messages-de.json",
+      "messages-fr.json",
+      "messages-es.json",
+    ]);
     // English needs no file: it is in the script.
     await page.selectOption(".topbar select.language", "en");
     await page.waitForLoadState("load");
@@ -424,7 +489,9 @@ describe.skipIf(skip)("a new user's first minutes in the dashboard, in Chromium"
     const page = await newPage();
     await page.goto(`${origin}/measured`);
     const entry = await page.evaluate(() => {
-      const timing = performance.getEntriesByType("resource").find((item) => item.name.endsWith("/analytics/script.js")) as PerformanceResourceTiming;
+      const timing = performance
+        .getEntriesByType("resource")
+        .find((item) => item.name.endsWith("/analytics/script.js")) as PerformanceResourceTiming;
       return { transfer: timing.transferSize, encoded: timing.encodedBodySize, decoded: timing.decodedBodySize };
     });
     const gzip = BENCH.figures.find((figure) => figure.id === "tracker.gzip")!.value;

@@ -69,7 +69,9 @@ describe.skipIf(skip)("managing websites in the dashboard, in Chromium", () => {
   });
 
   /** A page in its own context, in Paris; `bypassCSP` for axe-core, whose script the page's policy would refuse. */
-  const newPage = (options: { colorScheme?: "light" | "dark"; viewport?: { width: number; height: number }; signedIn?: boolean; bypassCSP?: boolean } = {}) =>
+  const newPage = (
+    options: { colorScheme?: "light" | "dark"; viewport?: { width: number; height: number }; signedIn?: boolean; bypassCSP?: boolean } = {},
+  ) =>
     pages.open({
       ...options,
       timezoneId: TIMEZONE,
@@ -80,7 +82,11 @@ describe.skipIf(skip)("managing websites in the dashboard, in Chromium", () => {
     });
 
   /** An API answer (to compare with what the page shows). */
-  async function api<T>(path: string, query: Record<string, string | string[]> = {}, init: RequestInit = {}): Promise<{ status: number; body: T }> {
+  async function api<T>(
+    path: string,
+    query: Record<string, string | string[]> = {},
+    init: RequestInit = {},
+  ): Promise<{ status: number; body: T }> {
     const params = new URLSearchParams();
     for (const [name, value] of Object.entries(query)) for (const item of [value].flat()) params.append(name, item);
     const response = await fetch(`${origin}/analytics/api/v1${path}${params.size ? `?${params}` : ""}`, {
@@ -94,7 +100,11 @@ describe.skipIf(skip)("managing websites in the dashboard, in Chromium", () => {
   async function allStatRows(id: number, query: Record<string, string | string[]>): Promise<Row[]> {
     const rows: Row[] = [];
     for (let page = 1; ; page++) {
-      const { body } = await api<{ data: Row[]; meta: { last_page: number } }>(`/stats/${id}`, { ...query, per_page: "100", page: String(page) });
+      const { body } = await api<{ data: Row[]; meta: { last_page: number } }>(`/stats/${id}`, {
+        ...query,
+        per_page: "100",
+        page: String(page),
+      });
       rows.push(...body.data.map(({ value, count }) => ({ value, count })));
       if (page >= body.meta.last_page) return rows;
     }
@@ -104,21 +114,32 @@ describe.skipIf(skip)("managing websites in the dashboard, in Chromium", () => {
 
   async function waitLoaded(page: Page): Promise<void> {
     await page.waitForSelector(".overview .chart");
-    await page.waitForFunction(() => document.querySelectorAll("[aria-busy]").length === 0 && document.querySelectorAll(".rows li").length >= 6);
+    await page.waitForFunction(
+      () => document.querySelectorAll("[aria-busy]").length === 0 && document.querySelectorAll(".rows li").length >= 6,
+    );
   }
 
   /** What the page shows: the top figures, the main chart's table, the hours chart's table. */
   async function shown(page: Page) {
-    return page.evaluate((figures) => {
-      const table = (selector: string) =>
-        [...document.querySelectorAll(`${selector} table tr`)].slice(1).map((row) => [...row.querySelectorAll("td")].map((cell) => Number(cell.textContent)));
-      return {
-        totals: Object.fromEntries(figures.map((name) => [name, Number(document.querySelector<HTMLElement>(`[data-total="${name}"] strong`)?.dataset.count)])),
-        previous: Object.fromEntries(figures.map((name) => [name, Number(document.querySelector<HTMLElement>(`[data-total="${name}"] .change`)?.dataset.previous)])),
-        chart: table(".main-chart"),
-        hours: table(".hours:not([hidden]) .hours-chart"),
-      };
-    }, [...FIGURES]);
+    return page.evaluate(
+      (figures) => {
+        const table = (selector: string) =>
+          [...document.querySelectorAll(`${selector} table tr`)]
+            .slice(1)
+            .map((row) => [...row.querySelectorAll("td")].map((cell) => Number(cell.textContent)));
+        return {
+          totals: Object.fromEntries(
+            figures.map((name) => [name, Number(document.querySelector<HTMLElement>(`[data-total="${name}"] strong`)?.dataset.count)]),
+          ),
+          previous: Object.fromEntries(
+            figures.map((name) => [name, Number(document.querySelector<HTMLElement>(`[data-total="${name}"] .change`)?.dataset.previous)]),
+          ),
+          chart: table(".main-chart"),
+          hours: table(".hours:not([hidden]) .hours-chart"),
+        };
+      },
+      [...FIGURES],
+    );
   }
 
   /** The rows of the statistic a card shows (not Direct / None, which it adds). */
@@ -136,18 +157,24 @@ describe.skipIf(skip)("managing websites in the dashboard, in Chromium", () => {
     const figures = (await totals(demoId, query)).data;
     const dayVisitors = await allStatRows(demoId, { ...query, name: "visitors" });
     const months = [...new Set(daysFrom(from, to).map((day) => day.slice(0, 7)))];
-    const byMonth = months.map((month) => [dayVisitors.filter((row) => row.value.startsWith(month)).reduce((sum, row) => sum + row.count, 0)]);
+    const byMonth = months.map((month) => [
+      dayVisitors.filter((row) => row.value.startsWith(month)).reduce((sum, row) => sum + row.count, 0),
+    ]);
     const hourOf = (rows: Row[], hour: number) => rows.find((row) => row.value === String(hour).padStart(2, "0"))?.count ?? 0;
     const visitorHours = await allStatRows(demoId, { ...query, name: "visitors_hours" });
     const hours = Array.from({ length: 24 }, (_, hour) => [hourOf(visitorHours, hour)]);
-    await expect.poll(async () => {
-      const { totals: tiles, chart, hours: hourTable } = await shown(page);
-      return { tiles, chart, hours: hourTable };
-    }).toEqual({ tiles: figures, chart: byMonth, hours });
+    await expect
+      .poll(async () => {
+        const { totals: tiles, chart, hours: hourTable } = await shown(page);
+        return { tiles, chart, hours: hourTable };
+      })
+      .toEqual({ tiles: figures, chart: byMonth, hours });
     expect(figures.visitors).toBeGreaterThan(0);
 
     // Every tab of every card, first page.
-    const cards = await page.$$eval("section.breakdown[data-card]", (sections) => sections.map((section) => (section as HTMLElement).dataset.card ?? ""));
+    const cards = await page.$$eval("section.breakdown[data-card]", (sections) =>
+      sections.map((section) => (section as HTMLElement).dataset.card ?? ""),
+    );
     expect(cards.length).toBeGreaterThanOrEqual(6);
     let checked = 0;
     for (const card of cards) {
@@ -156,7 +183,8 @@ describe.skipIf(skip)("managing websites in the dashboard, in Chromium", () => {
         if (others.length > 0) await page.click(`section[data-card="${card}"] [role="tab"][data-name="${name}"]`);
         const expected = await statRows(demoId, { ...query, name, per_page: "10" });
         await expect.poll(() => cardRows(page, first!), { message: `card ${name}` }).toEqual(expected);
-        if (name === "goals") await expect.poll(() => page.$$eval(`section[data-card="goals"] .row-extra`, (cells) => cells.length)).toBe(expected.length);
+        if (name === "goals")
+          await expect.poll(() => page.$$eval(`section[data-card="goals"] .row-extra`, (cells) => cells.length)).toBe(expected.length);
         checked++;
       }
       if (others.length > 0) await page.click(`section[data-card="${card}"] [role="tab"][data-name="${first}"]`);
@@ -178,7 +206,11 @@ describe.skipIf(skip)("managing websites in the dashboard, in Chromium", () => {
     // A refusal of the API shows beside its field.
     await page.fill('input[name="domain"]', "not a domain");
     await page.click('button[type="submit"]');
-    const refused = await api<{ errors: Record<string, string[]> }>("/websites", {}, { method: "POST", body: JSON.stringify({ domain: "not a domain" }) });
+    const refused = await api<{ errors: Record<string, string[]> }>(
+      "/websites",
+      {},
+      { method: "POST", body: JSON.stringify({ domain: "not a domain" }) },
+    );
     expect(refused.status).toBe(422);
     await expect.poll(() => page.textContent('[data-error-for="domain"]')).toBe(refused.body.errors.domain?.join(" "));
     expect(await page.getAttribute('input[name="domain"]', "aria-invalid")).toBe("true");
@@ -214,7 +246,10 @@ describe.skipIf(skip)("managing websites in the dashboard, in Chromium", () => {
     expect((await api<{ data: { exclude_bots: number } }>(`/websites/${id}`)).body.data.exclude_bots).toBe(0);
 
     // A visitor opens a page carrying the copied code: the status turns green.
-    sitePages.set("/hello", `<!doctype html><html><head><meta charset="utf-8"><title>Hello</title>${copied}</head><body><h1>Hello</h1></body></html>`);
+    sitePages.set(
+      "/hello",
+      `<!doctype html><html><head><meta charset="utf-8"><title>Hello</title>${copied}</head><body><h1>Hello</h1></body></html>`,
+    );
     const visitor = await newPage();
     await visitor.goto(`${siteOrigin}/hello`);
     const opened = Date.now();
@@ -227,7 +262,9 @@ describe.skipIf(skip)("managing websites in the dashboard, in Chromium", () => {
     await page.click("text=‹ Statistics");
     await page.click('[data-range="today"]');
     const today = todayIn(TIMEZONE);
-    await expect.poll(async () => (await totals(id, { from: today, to: today })).data.visit_duration, { timeout: 10_000 }).toBeGreaterThanOrEqual(3);
+    await expect
+      .poll(async () => (await totals(id, { from: today, to: today })).data.visit_duration, { timeout: 10_000 })
+      .toBeGreaterThanOrEqual(3);
     const figures = (await totals(id, { from: today, to: today })).data;
     expect(figures).toMatchObject({ visitors: 1, visits: 1, pageviews: 1, bounce_rate: 100 });
     expect(figures.visit_duration).toBeLessThan(15);
@@ -245,7 +282,9 @@ describe.skipIf(skip)("managing websites in the dashboard, in Chromium", () => {
     await waitLoaded(page);
     const today = todayIn(TIMEZONE);
     const from = (await page.getAttribute(".range-label", "data-from")) ?? "";
-    expect(from).toBe(`${Number(today.slice(0, 4)) - (today.slice(5, 7) === "12" ? 0 : 1)}-${String((Number(today.slice(5, 7)) % 12) + 1).padStart(2, "0")}-01`);
+    expect(from).toBe(
+      `${Number(today.slice(0, 4)) - (today.slice(5, 7) === "12" ? 0 : 1)}-${String((Number(today.slice(5, 7)) % 12) + 1).padStart(2, "0")}-01`,
+    );
 
     const [country] = await statRows(demoId, { name: "country", from, to: today, per_page: "10" });
     await page.click(`section[data-card~="country"] li[data-value="${country!.value}"] button`);
@@ -257,7 +296,9 @@ describe.skipIf(skip)("managing websites in the dashboard, in Chromium", () => {
 
     const chosen = pagesInCountry[1]!.value;
     await page.click(`section[data-card~="page"] li[data-value="${chosen}"] button`);
-    await expect.poll(() => chips(page)).toEqual([`Remove filter: Country is ${country!.value.split(":")[1]}`, `Remove filter: Page is ${chosen}`]);
+    await expect
+      .poll(() => chips(page))
+      .toEqual([`Remove filter: Country is ${country!.value.split(":")[1]}`, `Remove filter: Page is ${chosen}`]);
     const both = [...countryOnly, `page:is:${chosen}`];
     expect(urlFilters(page)).toEqual(both);
     await expectEveryFigure(page, from, today, both);
@@ -287,7 +328,13 @@ describe.skipIf(skip)("managing websites in the dashboard, in Chromium", () => {
     await waitLoaded(page);
     const today = todayIn(TIMEZONE);
     const from = (await page.getAttribute(".range-label", "data-from"))!;
-    const goals = (await api<{ data: { value: string; count: number; conversion_rate: number }[] }>(`/stats/${demoId}`, { name: "goals", from, to: today })).body.data;
+    const goals = (
+      await api<{ data: { value: string; count: number; conversion_rate: number }[] }>(`/stats/${demoId}`, {
+        name: "goals",
+        from,
+        to: today,
+      })
+    ).body.data;
     const signup = goals.find((goal) => goal.value === "Signup")!;
     const row = `section[data-card="goals"] .rows > li[data-value="Signup"]`;
     expect(await page.textContent(`${row} .row-extra`)).toBe(`${signup.conversion_rate}%`);
@@ -300,7 +347,10 @@ describe.skipIf(skip)("managing websites in the dashboard, in Chromium", () => {
     await page.press(`${row} .row-detail input[name="property"]`, "Enter");
     const plans = await statRows(demoId, { name: "event_property", event: "Signup", property: "plan", from, to: today, per_page: "10" });
     expect(plans.map((plan) => plan.value).sort()).toEqual(["free", "pro"]);
-    const propertyRows = () => page.$$eval(`${row} .property-rows li[data-value]`, (items) => items.map((item) => ({ value: (item as HTMLElement).dataset.value ?? "", count: Number((item as HTMLElement).dataset.count) })));
+    const propertyRows = () =>
+      page.$$eval(`${row} .property-rows li[data-value]`, (items) =>
+        items.map((item) => ({ value: (item as HTMLElement).dataset.value ?? "", count: Number((item as HTMLElement).dataset.count) })),
+      );
     await expect.poll(propertyRows).toEqual(plans);
     const outbound = `section[data-card="goals"] .rows > li[data-value="Outbound Link: Click"]`;
     await page.click(`${outbound} .row-action`);
@@ -311,13 +361,17 @@ describe.skipIf(skip)("managing websites in the dashboard, in Chromium", () => {
     await page.click(`${row} .property-rows li[data-value="pro"] button`);
     await expect.poll(() => urlFilters(page)).toEqual(["prop:plan:is:pro"]);
     await expect.poll(() => chips(page)).toEqual(["Remove filter: Property plan is pro"]);
-    await expect.poll(async () => (await shown(page)).totals).toEqual((await totals(demoId, { from, to: today, filter: "prop:plan:is:pro" })).data);
+    await expect
+      .poll(async () => (await shown(page)).totals)
+      .toEqual((await totals(demoId, { from, to: today, filter: "prop:plan:is:pro" })).data);
 
     // The goal's own row filters on the event, as any other row filters on its value.
     await page.click(`${row} .row-label`);
     await expect.poll(() => urlFilters(page)).toEqual(["prop:plan:is:pro", "event:is:Signup"]);
     await expect.poll(() => chips(page)).toEqual(["Remove filter: Property plan is pro", "Remove filter: Goal is Signup"]);
-    await expect.poll(async () => (await shown(page)).totals).toEqual((await totals(demoId, { from, to: today, filter: ["prop:plan:is:pro", "event:is:Signup"] })).data);
+    await expect
+      .poll(async () => (await shown(page)).totals)
+      .toEqual((await totals(demoId, { from, to: today, filter: ["prop:plan:is:pro", "event:is:Signup"] })).data);
   });
 
   it("page goals are created in the dashboard: counted beside the events, kept in the URL and for the website", async () => {
@@ -346,7 +400,9 @@ describe.skipIf(skip)("managing websites in the dashboard, in Chromium", () => {
     await page.waitForSelector(".website-link");
     await page.click(`[data-website="${demoId}"] .website-link`);
     await waitLoaded(page);
-    await expect.poll(() => page.$$eval(".goal-chips .chip", (buttons) => buttons.map((button) => button.getAttribute("aria-label")))).toEqual(["Remove page goal /blog/*", "Remove page goal /pricing"]);
+    await expect
+      .poll(() => page.$$eval(".goal-chips .chip", (buttons) => buttons.map((button) => button.getAttribute("aria-label"))))
+      .toEqual(["Remove page goal /blog/*", "Remove page goal /pricing"]);
     await page.click('.goal-chips .chip[aria-label="Remove page goal /blog/*"]');
     await page.click('.goal-chips .chip[aria-label="Remove page goal /pricing"]');
     await expect.poll(() => new URLSearchParams(new URL(page.url()).hash.split("?")[1]).getAll("goal")).toEqual([]);
@@ -366,12 +422,20 @@ describe.skipIf(skip)("managing websites in the dashboard, in Chromium", () => {
       await expect.poll(() => new URL(page.url()).hash).toContain(`compare=${compare}`);
       const expected = await totals(demoId, { from, to: today, compare });
       const before = expected.comparison!;
-      const [now, then] = await Promise.all([allStatRows(demoId, { name: "visitors", from, to: today }), allStatRows(demoId, { name: "visitors", ...before })]);
-      const chart = zeroFilled(now, daysFrom(from, today)).map((count, i) => [count, zeroFilled(then, daysFrom(before.from, before.to))[i] ?? 0]);
-      await expect.poll(async () => {
-        const view = await shown(page);
-        return { totals: view.totals, previous: view.previous, chart: view.chart };
-      }).toEqual({ totals: expected.data, previous: expected.previous, chart });
+      const [now, then] = await Promise.all([
+        allStatRows(demoId, { name: "visitors", from, to: today }),
+        allStatRows(demoId, { name: "visitors", ...before }),
+      ]);
+      const chart = zeroFilled(now, daysFrom(from, today)).map((count, i) => [
+        count,
+        zeroFilled(then, daysFrom(before.from, before.to))[i] ?? 0,
+      ]);
+      await expect
+        .poll(async () => {
+          const view = await shown(page);
+          return { totals: view.totals, previous: view.previous, chart: view.chart };
+        })
+        .toEqual({ totals: expected.data, previous: expected.previous, chart });
       // Each tile says how it moved: an arrow and a percentage (points for the bounce rate).
       const changes = await page.$$eval(".total .change", (items) => items.map((item) => item.textContent ?? ""));
       expect(changes).toHaveLength(6);
@@ -385,8 +449,14 @@ describe.skipIf(skip)("managing websites in the dashboard, in Chromium", () => {
     await expect.poll(() => new URL(page.url()).hash).toContain("metric=bounce_rate");
     await expect.poll(() => page.getAttribute('[data-total="bounce_rate"]', "aria-pressed")).toBe("true");
     const before = (await totals(demoId, { from, to: today, compare: "year" })).comparison!;
-    const [now, then] = await Promise.all([allStatRows(demoId, { name: "bounce_rate", from, to: today }), allStatRows(demoId, { name: "bounce_rate", ...before })]);
-    const expected = zeroFilled(now, daysFrom(from, today)).map((count, i) => [count, zeroFilled(then, daysFrom(before.from, before.to))[i] ?? 0]);
+    const [now, then] = await Promise.all([
+      allStatRows(demoId, { name: "bounce_rate", from, to: today }),
+      allStatRows(demoId, { name: "bounce_rate", ...before }),
+    ]);
+    const expected = zeroFilled(now, daysFrom(from, today)).map((count, i) => [
+      count,
+      zeroFilled(then, daysFrom(before.from, before.to))[i] ?? 0,
+    ]);
     await expect.poll(async () => (await shown(page)).chart).toEqual(expected);
     await page.selectOption('select[name="compare"]', "previous_period");
     await page.click('[data-total="visitors"]');
@@ -410,7 +480,9 @@ describe.skipIf(skip)("managing websites in the dashboard, in Chromium", () => {
     await page.check('input[name="email"]');
     await page.click('form.settings button[type="submit"]');
     // Said in the page's words, not the API's ("required when privacy is 2").
-    await expect.poll(() => page.textContent('[data-error-for="password"]')).toBe("Choose a password: visitors of the share page will be asked for it.");
+    await expect
+      .poll(() => page.textContent('[data-error-for="password"]'))
+      .toBe("Choose a password: visitors of the share page will be asked for it.");
     expect((await api<{ data: { privacy: number } }>(`/websites/${demoId}`)).body.data.privacy).toBe(1); // nothing changed
     expect(await page.$(".share-url code")).toBeNull();
     await page.fill('input[name="password"]', "open sesame");
@@ -444,8 +516,12 @@ describe.skipIf(skip)("managing websites in the dashboard, in Chromium", () => {
     await expect.poll(() => chips(share)).toEqual([`Remove filter: Browser is ${browserRow!.value}`]);
     const filter = `browser:is:${browserRow!.value}`;
     await expect.poll(async () => (await shown(share)).totals).toEqual((await totals(demoId, { from, to: today, filter })).data);
-    await expect.poll(() => cardRows(share, "page")).toEqual(await statRows(demoId, { name: "page", from, to: today, filter, per_page: "10" }));
-    await expect.poll(() => cardRows(share, "country")).toEqual(await statRows(demoId, { name: "country", from, to: today, filter, per_page: "10" }));
+    await expect
+      .poll(() => cardRows(share, "page"))
+      .toEqual(await statRows(demoId, { name: "page", from, to: today, filter, per_page: "10" }));
+    await expect
+      .poll(() => cardRows(share, "country"))
+      .toEqual(await statRows(demoId, { name: "country", from, to: today, filter, per_page: "10" }));
   });
 
   it("sets where the account's reports go and how often (a refusal first)", async () => {
@@ -454,7 +530,11 @@ describe.skipIf(skip)("managing websites in the dashboard, in Chromium", () => {
     await page.click(".topbar .account");
     await page.fill('input[name="email"]', "not an address");
     await page.click('button[type="submit"]');
-    const refused = await api<{ errors: Record<string, string[]> }>("/account", {}, { method: "PUT", body: JSON.stringify({ email: "not an address" }) });
+    const refused = await api<{ errors: Record<string, string[]> }>(
+      "/account",
+      {},
+      { method: "PUT", body: JSON.stringify({ email: "not an address" }) },
+    );
     expect(refused.status).toBe(422);
     await expect.poll(() => page.textContent('[data-error-for="email"]')).toBe(refused.body.errors.email?.join(" "));
     await page.fill('input[name="email"]', "owner@example.com");
@@ -519,10 +599,16 @@ describe.skipIf(skip)("managing websites in the dashboard, in Chromium", () => {
   async function axeViolations(page: Page): Promise<string[]> {
     await page.evaluate(AXE_SOURCE);
     const violations = await page.evaluate(async () => {
-      const axe = (window as unknown as { axe: { run(context: Document): Promise<{ violations: { id: string; impact: string; nodes: { target: string[] }[] }[] }> } }).axe;
+      const axe = (
+        window as unknown as {
+          axe: { run(context: Document): Promise<{ violations: { id: string; impact: string; nodes: { target: string[] }[] }[] }> };
+        }
+      ).axe;
       return (await axe.run(document)).violations;
     });
-    return violations.filter((v) => v.impact === "serious" || v.impact === "critical").map((v) => `${v.id} (${v.impact}): ${v.nodes.map((n) => n.target.join(" ")).join(", ")}`);
+    return violations
+      .filter((v) => v.impact === "serious" || v.impact === "critical")
+      .map((v) => `${v.id} (${v.impact}): ${v.nodes.map((n) => n.target.join(" ")).join(", ")}`);
   }
 
   it("axe-core finds no serious or critical violations, in the light and the dark theme", { timeout: 90_000 }, async () => {
@@ -564,7 +650,11 @@ describe.skipIf(skip)("managing websites in the dashboard, in Chromium", () => {
     const page = await newPage({ viewport: PHONE, signedIn: true, colorScheme: "dark" });
     const views: [string, string, () => Promise<unknown>][] = [
       ["website list", "#/", () => page.waitForSelector(".website-link")],
-      ["filtered statistics", `#/websites/${demoId}?range=30d&compare=previous_period&filter=country:is:GB&filter=page:is:/pricing`, () => waitLoaded(page)],
+      [
+        "filtered statistics",
+        `#/websites/${demoId}?range=30d&compare=previous_period&filter=country:is:GB&filter=page:is:/pricing`,
+        () => waitLoaded(page),
+      ],
       ["settings", `#/websites/${demoId}/settings`, () => page.waitForSelector("form.settings")],
       ["account", "#/account", () => page.waitForSelector('input[name="email"]')],
     ];

@@ -35,7 +35,12 @@ describe.each(EMBEDDED)("share pages and dashboard through $name", (transport) =
     const alice = await tally.accounts.create({ name: "alice" });
     const bob = await tally.accounts.create({ name: "bob" });
     ownerAccount = alice.accountId;
-    for (const [domain, privacy] of [["public.example", 0], ["private.example", 1], ["secret.example", 2], ["limited.example", 2]] as const) {
+    for (const [domain, privacy] of [
+      ["public.example", 0],
+      ["private.example", 1],
+      ["secret.example", 2],
+      ["limited.example", 2],
+    ] as const) {
       const site = await tally.websites.create(alice.accountId, { domain, privacy, ...(privacy === 2 ? { password: "open sesame" } : {}) });
       sites[domain] = site.id;
       await generateTraffic(tally, { domain, days: 20, sessionsPerDay: 4, seed: site.id });
@@ -90,7 +95,10 @@ describe.each(EMBEDDED)("share pages and dashboard through $name", (transport) =
 
     it("serves assets with an ETag, a year of caching when versioned, and 304 on revalidation", async () => {
       const html = await (await served.fetch("/")).text();
-      for (const [, path, type] of [[null, /src="\.\/(assets\/dashboard\.js\?v=[^"]+)"/.exec(html)?.[1], "text/javascript"], [null, /href="\.\/(assets\/dashboard\.css\?v=[^"]+)"/.exec(html)?.[1], "text/css"]] as const) {
+      for (const [, path, type] of [
+        [null, /src="\.\/(assets\/dashboard\.js\?v=[^"]+)"/.exec(html)?.[1], "text/javascript"],
+        [null, /href="\.\/(assets\/dashboard\.css\?v=[^"]+)"/.exec(html)?.[1], "text/css"],
+      ] as const) {
         const response = await served.fetch(`/${path}`, { headers: { "accept-encoding": "gzip" } });
         expect(response.status).toBe(200);
         expect(response.headers.get("content-type")).toContain(type);
@@ -122,7 +130,11 @@ describe.each(EMBEDDED)("share pages and dashboard through $name", (transport) =
       expect(website.body.data).toEqual({ domain: "public.example", timezone: "UTC" });
       expect(website.headers.get("cache-control")).toBe("no-store");
 
-      for (const query of [`name=visitors&${RANGE}&per_page=100`, `name=page&${RANGE}&search=blog`, `name=browser&${RANGE}&sort_by=value&sort=asc`]) {
+      for (const query of [
+        `name=visitors&${RANGE}&per_page=100`,
+        `name=page&${RANGE}&search=blog`,
+        `name=browser&${RANGE}&sort_by=value&sort=asc`,
+      ]) {
         const response = await anonymous.get(`/share/public.example/api/stats?${query}`);
         expect(response.status).toBe(200);
         expect(response.body.data).toEqual(await expectedStats("public.example", query));
@@ -130,7 +142,10 @@ describe.each(EMBEDDED)("share pages and dashboard through $name", (transport) =
       }
       const realtime = await anonymous.get("/share/public.example/api/realtime");
       expect(realtime.body).toEqual({ data: { visitors: 3 }, status: 200 });
-      expect(await owner.get(`/api/v1/realtime/${sites["public.example"]}`)).toMatchObject({ status: 200, body: { data: { visitors: 3 } } });
+      expect(await owner.get(`/api/v1/realtime/${sites["public.example"]}`)).toMatchObject({
+        status: 200,
+        body: { data: { visitors: 3 } },
+      });
     });
 
     it("validates stats queries like the account API", async () => {
@@ -192,7 +207,9 @@ describe.each(EMBEDDED)("share pages and dashboard through $name", (transport) =
       expect(right.status).toBe(200);
       const cookie = parseSetCookie(right.headers.get("set-cookie"));
       expect(cookie.pair).toMatch(/^tally_share=\d+\.[\w-]{43}$/);
-      expect(cookie.attributes).toEqual(expect.arrayContaining([`Path=${new URL(served.base).pathname}/share/secret.example`, "HttpOnly", "SameSite=Lax"]));
+      expect(cookie.attributes).toEqual(
+        expect.arrayContaining([`Path=${new URL(served.base).pathname}/share/secret.example`, "HttpOnly", "SameSite=Lax"]),
+      );
       expect(cookie.attributes).toContain(`Max-Age=${30 * 86_400}`);
 
       const query = `name=page&${RANGE}`;
@@ -206,8 +223,12 @@ describe.each(EMBEDDED)("share pages and dashboard through $name", (transport) =
       expect((await anonymous.get("/share/limited.example/api/website", { cookie: cookie.pair })).status).toBe(401);
       expect((await anonymous.get("/api/v1/websites", { cookie: cookie.pair })).status).toBe(401);
       // Tampered: a later expiry or a changed signature.
-      expect((await anonymous.get("/share/secret.example/api/website", { cookie: `tally_share=${Number(expires) + 1}.${signature}` })).status).toBe(401);
-      expect((await anonymous.get("/share/secret.example/api/website", { cookie: `tally_share=${expires}.${signature.slice(0, -2)}AA` })).status).toBe(401);
+      expect(
+        (await anonymous.get("/share/secret.example/api/website", { cookie: `tally_share=${Number(expires) + 1}.${signature}` })).status,
+      ).toBe(401);
+      expect(
+        (await anonymous.get("/share/secret.example/api/website", { cookie: `tally_share=${expires}.${signature.slice(0, -2)}AA` })).status,
+      ).toBe(401);
       // The owner never needs the password.
       expect((await owner.get("/share/secret.example/api/website")).status).toBe(200);
     });

@@ -18,7 +18,11 @@ warnIfSkipped("teams-browser");
 const fromPage = (page: Page, method: string, path: string, body?: unknown) =>
   page.evaluate(
     async ({ method, path, body }) => {
-      const response = await fetch(path, { method, headers: body === undefined ? {} : { "content-type": "application/json" }, ...(body === undefined ? {} : { body: JSON.stringify(body) }) });
+      const response = await fetch(path, {
+        method,
+        headers: body === undefined ? {} : { "content-type": "application/json" },
+        ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+      });
       return { status: response.status, body: (await response.json()) as { message?: string } };
     },
     { method, path, body },
@@ -43,7 +47,12 @@ describe.skipIf(skip)("a team in the dashboard, in Chromium", () => {
     let accountId = 0;
     ({ accountId, key } = await tally.accounts.create({ name: "Acme" }));
     siteId = (await tally.websites.create(accountId, { domain: "acme.test" })).id;
-    for (const path of ["/", "/pricing", "/"]) await tally.collect({ url: `https://acme.test${path}`, ip: "198.51.100.7", userAgent: "Mozilla/5.0 (X11; Linux x86_64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/131.0.0.0 Safari/537.36" });
+    for (const path of ["/", "/pricing", "/"])
+      await tally.collect({
+        url: `https://acme.test${path}`,
+        ip: "198.51.100.7",
+        userAgent: "Mozilla/5.0 (X11; Linux x86_64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/131.0.0.0 Safari/537.36",
+      });
     await tally.flush();
     ({ server } = await serveTallyAndSite(tally));
     base = `${server.base}/analytics`;

@@ -32,7 +32,12 @@ function sqliteCase(name: string, wrap: "url" | "memory" | "kysely"): BackendCas
     async open() {
       const path = wrap === "memory" ? ":memory:" : join(folder, `db-${++files}.sqlite`);
       const handle = new Database(path);
-      const option: DatabaseOption = wrap === "url" ? `file:${path}` : wrap === "memory" ? handle : new Kysely({ dialect: new SqliteDialect({ database: new Database(path) }) });
+      const option: DatabaseOption =
+        wrap === "url"
+          ? `file:${path}`
+          : wrap === "memory"
+            ? handle
+            : new Kysely({ dialect: new SqliteDialect({ database: new Database(path) }) });
       return {
         option,
         sql: async (text) => handle.prepare(text).all() as Record<string, unknown>[],
@@ -53,7 +58,8 @@ function postgresCase(name: string, wrap: "url" | "kysely"): BackendCase {
     async open() {
       const database: TestDatabase = await createTestDatabase("postgres");
       const pool = new pg.Pool({ connectionString: database.url });
-      const kysely = wrap === "kysely" ? new Kysely({ dialect: new PostgresDialect({ pool: new pg.Pool({ connectionString: database.url }) }) }) : null;
+      const kysely =
+        wrap === "kysely" ? new Kysely({ dialect: new PostgresDialect({ pool: new pg.Pool({ connectionString: database.url }) }) }) : null;
       return {
         option: kysely ?? database.url,
         sql: async (text) => (await pool.query(text)).rows,
@@ -93,12 +99,26 @@ function hits(): HitInput[] {
   for (let i = 0; i < 600; i++) {
     const person = next(40);
     const timestamp = DAY + i * 430_000 + next(60_000);
-    const base = { ip: `203.0.113.${person}`, userAgent: AGENTS[person % AGENTS.length]!, timestamp, language: ["en-US", "de-DE"][person % 2]!, screen: "1920x1080" };
+    const base = {
+      ip: `203.0.113.${person}`,
+      userAgent: AGENTS[person % AGENTS.length]!,
+      timestamp,
+      language: ["en-US", "de-DE"][person % 2]!,
+      screen: "1920x1080",
+    };
     const page = PAGES[next(PAGES.length)]!;
     const utm = next(6) === 0 ? "?utm_source=newsletter&utm_medium=email&utm_campaign=spring" : "";
     out.push({ ...base, url: `https://conform.example${page}${utm}`, referrer: REFERRERS[next(REFERRERS.length)]! });
-    if (next(4) === 0) out.push({ ...base, timestamp: timestamp + 5_000, url: `https://conform.example${page}`, event: "Signup", props: { plan: ["free", "pro"][next(2)]! } });
-    if (next(3) === 0) out.push({ ...base, timestamp: timestamp + 9_000, url: `https://conform.example${page}`, engagedMs: 4_000 + next(20_000) });
+    if (next(4) === 0)
+      out.push({
+        ...base,
+        timestamp: timestamp + 5_000,
+        url: `https://conform.example${page}`,
+        event: "Signup",
+        props: { plan: ["free", "pro"][next(2)]! },
+      });
+    if (next(3) === 0)
+      out.push({ ...base, timestamp: timestamp + 9_000, url: `https://conform.example${page}`, engagedMs: 4_000 + next(20_000) });
   }
   return out;
 }
@@ -106,7 +126,8 @@ function hits(): HitInput[] {
 /** Every stored row of the engine's tables, by meaning: ids of values and visits replaced, sorted. */
 async function storedRows(sql: (text: string) => Promise<Record<string, unknown>[]>): Promise<Record<string, string[]>> {
   const value = `(select d.value from dimensions d where d.id = `;
-  const visitKey = (alias: string) => `(select cast(v.start as text) || ' ' || ${value}v.entry_page) from visits v where v.id = ${alias}.visit_id)`;
+  const visitKey = (alias: string) =>
+    `(select cast(v.start as text) || ' ' || ${value}v.entry_page) from visits v where v.id = ${alias}.visit_id)`;
   const queries: Record<string, string> = {
     visits: `select v.start, v.duration, v.pageviews, v.events, v.engaged, ${value}v.entry_page) as entry, ${value}v.exit_page) as exit,
       ${value}v.referrer) as referrer, ${value}v.utm_source) as utm_source, ${value}v.browser) as browser, ${value}v.os) as os,
@@ -120,7 +141,9 @@ async function storedRows(sql: (text: string) => Promise<Record<string, unknown>
   };
   const out: Record<string, string[]> = {};
   for (const [table, text] of Object.entries(queries)) {
-    out[table] = (await sql(text)).map((row) => JSON.stringify(Object.values(row).map((cell) => (cell === null ? null : String(cell))))).sort();
+    out[table] = (await sql(text))
+      .map((row) => JSON.stringify(Object.values(row).map((cell) => (cell === null ? null : String(cell)))))
+      .sort();
   }
   return out;
 }
@@ -154,7 +177,12 @@ async function answersOf(backend: BackendCase): Promise<Answers> {
     const range = { from: "2026-03-09", to: "2026-03-14", per_page: 100 };
     const read = async () => [
       await tally.stats.totals(accountId, site.id, { from: range.from, to: range.to }),
-      await tally.stats.totals(accountId, site.id, { from: range.from, to: range.to, filter: "page:is:/docs/start", compare: "previous_period" }),
+      await tally.stats.totals(accountId, site.id, {
+        from: range.from,
+        to: range.to,
+        filter: "page:is:/docs/start",
+        compare: "previous_period",
+      }),
       ...(await Promise.all(QUERIES.map((query) => tally.stats.query(accountId, site.id, { ...range, ...query })))),
     ];
     const answers = await read();

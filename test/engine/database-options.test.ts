@@ -31,9 +31,21 @@ describe.each(options)("createTally({ database: %s })", (_name, database) => {
     const { accountId } = await tally.accounts.create();
     const site = await tally.websites.create(accountId, { domain: "options.example" });
     for (const [i, path] of ["/Pricing", "/pricing/plans", "/about"].entries()) {
-      await tally.collect({ url: `https://options.example${path}`, ip: `198.51.100.${i + 1}`, userAgent: UA, timestamp: Date.parse(`${DAY}T10:0${i}:00Z`) });
+      await tally.collect({
+        url: `https://options.example${path}`,
+        ip: `198.51.100.${i + 1}`,
+        userAgent: UA,
+        timestamp: Date.parse(`${DAY}T10:0${i}:00Z`),
+      });
     }
-    const pages = await tally.stats.query(accountId, site.id, { name: "page", from: DAY, to: DAY, search: "PRICING", sort_by: "value", sort: "asc" });
+    const pages = await tally.stats.query(accountId, site.id, {
+      name: "page",
+      from: DAY,
+      to: DAY,
+      search: "PRICING",
+      sort_by: "value",
+      sort: "asc",
+    });
     expect(pages.data).toEqual([
       { value: "/Pricing", count: 1 },
       { value: "/pricing/plans", count: 1 },
@@ -46,7 +58,10 @@ describe.each(options)("createTally({ database: %s })", (_name, database) => {
 
 describe("a database URL Tally does not support", () => {
   it.each([
-    ["mysql://x@y/z", /^Cannot open the database mysql:\/\/x@y\/z: unsupported database URL scheme "mysql:" \(SQLite: file:PATH or :memory:, PostgreSQL: postgres:\/\/user@host\/db\)$/],
+    [
+      "mysql://x@y/z",
+      /^Cannot open the database mysql:\/\/x@y\/z: unsupported database URL scheme "mysql:" \(SQLite: file:PATH or :memory:, PostgreSQL: postgres:\/\/user@host\/db\)$/,
+    ],
     ["sqlite3://./tally.db", /^Cannot open the database sqlite3:\/\/.\/tally.db: unsupported database URL scheme "sqlite3:"/],
     ["file:", /^Cannot open the database file:: no file path in the database URL "file:"/],
   ])("%s is refused, and no file or folder is created for it", async (url, message) => {

@@ -19,7 +19,12 @@ describe.each(DIALECTS)("day blocks on %s", (dialect) => {
     while (fixtures.length > 0) await fixtures.pop()!.dispose();
   });
 
-  async function site(): Promise<{ stored: TestTally; tally: Tally; websiteId: number; hit: (path: string, iso: string, ip: string, userAgent?: string) => Promise<unknown> }> {
+  async function site(): Promise<{
+    stored: TestTally;
+    tally: Tally;
+    websiteId: number;
+    hit: (path: string, iso: string, ip: string, userAgent?: string) => Promise<unknown>;
+  }> {
     const stored = await createTestTally(dialect, { retentionIntervalMs: 0 });
     fixtures.push(stored);
     const { tally } = stored;
@@ -31,7 +36,13 @@ describe.each(DIALECTS)("day blocks on %s", (dialect) => {
   }
 
   const blocksOf = async (stored: TestTally) =>
-    (await runSql<{ day: number | string; version: number | string }>(dialect, stored.url, "select distinct day, version from day_blocks order by day")).map((row) => ({
+    (
+      await runSql<{ day: number | string; version: number | string }>(
+        dialect,
+        stored.url,
+        "select distinct day, version from day_blocks order by day",
+      )
+    ).map((row) => ({
       day: new Date(Number(row.day) * 86_400_000).toISOString().slice(0, 10),
       version: Number(row.version),
     }));
@@ -58,9 +69,9 @@ describe.each(DIALECTS)("day blocks on %s", (dialect) => {
     expect(await pages("browser:is:Firefox", "2030-01-11", "2030-01-11")).toEqual([{ value: "/c", count: 1 }]);
     // A page condition also picks the hits counted (docs/statistics.md).
     expect(await pages("page:is:/b")).toEqual([{ value: "/b", count: 1 }]);
-    expect((await tally.stats.queryWebsite(websiteId, { name: "browser", from: "2030-01-10", to: "2030-01-12", filter: "page:is:/b" })).data).toEqual([
-      { value: "Chrome", count: 1 },
-    ]);
+    expect(
+      (await tally.stats.queryWebsite(websiteId, { name: "browser", from: "2030-01-10", to: "2030-01-12", filter: "page:is:/b" })).data,
+    ).toEqual([{ value: "Chrome", count: 1 }]);
 
     // A new visit on the 10th, written after the block was built: the block is out of date and not read.
     await hit("/b", "2030-01-10T15:00:00Z", "203.0.113.4", FIREFOX);

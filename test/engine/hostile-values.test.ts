@@ -24,7 +24,9 @@ describe.each(DIALECTS)("hostile values on %s", (dialect) => {
     await tally.collect({ ...hit, url: "https://hostile.example/a%00b?utm_campaign=spr%00ing&q=x%00y" });
     await tally.collect({ ...hit, url: "https://hostile.example/x", event: "Sign\u0000up\u0007", props: { "pl\u0000an": "pro\u0000" } });
     await tally.collect({ ...hit, url: "https://hostile.example/'; drop table rollups; --" });
-    await expect(tally.collect({ ...hit, url: "https://hostile.example/", event: "\u0000\u0001" })).rejects.toMatchObject({ errors: { n: [expect.any(String)] } });
+    await expect(tally.collect({ ...hit, url: "https://hostile.example/", event: "\u0000\u0001" })).rejects.toMatchObject({
+      errors: { n: [expect.any(String)] },
+    });
     await tally.flush();
     await tally.collect({ ...hit, url: "https://hostile.example/after", timestamp: at + 1000 });
     await tally.flush();

@@ -51,13 +51,24 @@ async function readNumber(read: (text: string) => Promise<{ n: unknown }[]>, tex
   return row!.n === null ? null : Number(row!.n);
 }
 
-async function stat(tally: Tally, accountId: number, websiteId: number, name: string, from: string, to = from): Promise<Record<string, number>> {
+async function stat(
+  tally: Tally,
+  accountId: number,
+  websiteId: number,
+  name: string,
+  from: string,
+  to = from,
+): Promise<Record<string, number>> {
   const page = await tally.stats.query(accountId, websiteId, { name, from, to, per_page: 100 });
   expect(page.total).toBeLessThanOrEqual(100);
   return Object.fromEntries(page.data.map((row) => [row.value, row.count]));
 }
 
-async function setup(dialect: DialectName, options: Omit<TallyOptions, "database"> = {}, websites: Record<string, unknown>[] = [{ domain: "site.example" }]) {
+async function setup(
+  dialect: DialectName,
+  options: Omit<TallyOptions, "database"> = {},
+  websites: Record<string, unknown>[] = [{ domain: "site.example" }],
+) {
   const stored: TestTally = await createTestTally(dialect, options);
   cleanups.push(() => stored.dispose());
   const tally = stored.tally;
@@ -164,7 +175,10 @@ describe.each(DIALECTS)("privacy and rules on %s", (dialect) => {
   const read = (stored: TestTally) => (text: string) => stored.sql<{ n: unknown }>(text);
 
   describe("privacy: raw IPs and user agents are never written", () => {
-    const title = dialect === "sqlite" ? "no column of any table, and no byte of the database files, holds an IP or a user agent" : "no column of any table holds an IP or a user agent";
+    const title =
+      dialect === "sqlite"
+        ? "no column of any table, and no byte of the database files, holds an IP or a user agent"
+        : "no column of any table holds an IP or a user agent";
     it(title, async () => {
       const database = await freshDatabase(dialect);
       const tally = open(database.url, { geoip: GEO_PATHS });
@@ -196,7 +210,14 @@ describe.each(DIALECTS)("privacy and rules on %s", (dialect) => {
               userAgent,
               timestamp: start + n++ * MINUTE,
             });
-            await tally.collect({ url: `https://${host}/`, event: "signup", props: { plan: "pro" }, ip, userAgent, timestamp: start + n++ * MINUTE });
+            await tally.collect({
+              url: `https://${host}/`,
+              event: "signup",
+              props: { plan: "pro" },
+              ip,
+              userAgent,
+              timestamp: start + n++ * MINUTE,
+            });
           }
         }
       }
@@ -256,7 +277,11 @@ describe.each(DIALECTS)("privacy and rules on %s", (dialect) => {
       expect((await salts()).map((s) => s.day)).not.toContain("2026-05-10");
       expect(await readNumber(read(stored), "select cast(count(*) as integer) as n from visitors where day <= '2026-05-10'")).toBe(0);
       // The statistics themselves are kept.
-      expect(await stat(tally, accountId, id, "visitors", "2026-05-01", "2026-05-31")).toEqual({ "2026-05-10": 1, "2026-05-11": 1, "2026-05-14": 1 });
+      expect(await stat(tally, accountId, id, "visitors", "2026-05-01", "2026-05-31")).toEqual({
+        "2026-05-10": 1,
+        "2026-05-11": 1,
+        "2026-05-14": 1,
+      });
     });
     it("a visit continues across local midnight (within 30 minutes) but the visitor counts on both days", async () => {
       const { tally, accountId, ids } = await setup(dialect, {}, [{ domain: "ny.example", timezone: "America/New_York" }]);
@@ -298,7 +323,10 @@ describe.each(DIALECTS)("privacy and rules on %s", (dialect) => {
       const hit = { ip: "8.8.8.8", userAgent: GOOGLEBOT, timestamp: Date.UTC(2026, 4, 1, 8) };
       expect(await tally.collect({ ...hit, url: "https://strict.example/" })).toEqual({ status: "dropped", reason: "bot" });
       expect(await tally.collect({ ...hit, url: "https://www.lenient.example/" })).toEqual({ status: "accepted" });
-      expect(await tally.collect({ ...hit, url: "https://strict.example/", userAgent: "curl/8.4.0" })).toEqual({ status: "dropped", reason: "bot" });
+      expect(await tally.collect({ ...hit, url: "https://strict.example/", userAgent: "curl/8.4.0" })).toEqual({
+        status: "dropped",
+        reason: "bot",
+      });
       expect(await tally.collect({ ...hit, url: "https://strict.example/", userAgent: CHROME })).toEqual({ status: "accepted" });
       expect(await stat(tally, accountId, strict, "pageviews", "2026-05-01")).toEqual({ "2026-05-01": 1 });
       expect(await stat(tally, accountId, lenient, "visitors", "2026-05-01")).toEqual({ "2026-05-01": 1 });
@@ -315,7 +343,8 @@ describe.each(DIALECTS)("privacy and rules on %s", (dialect) => {
         { domain: "y.example" },
       ]);
       const [x, y] = ids as [number, number];
-      const hit = (ip: string, host = "x.example") => tally.collect({ url: `https://${host}/`, ip, userAgent: CHROME, timestamp: Date.UTC(2026, 4, 1, 8) });
+      const hit = (ip: string, host = "x.example") =>
+        tally.collect({ url: `https://${host}/`, ip, userAgent: CHROME, timestamp: Date.UTC(2026, 4, 1, 8) });
       const dropped = { status: "dropped", reason: "excluded-ip" };
       const accepted = { status: "accepted" };
       expect(await hit("192.0.2.55")).toEqual(dropped);
@@ -347,10 +376,22 @@ describe.each(DIALECTS)("privacy and rules on %s", (dialect) => {
         { domain: "q.example", exclude_params: "fbclid\n&" },
       ]);
       const [p, q] = ids as [number, number];
-      const urls = ["/a?x=1&fbclid=2&y=3", "/a?fbclid=2", "/b?session=9&utm_campaign=spring", "/c", "/d?z=%20&x=1#frag", "/e?gclid=1&k=2&utm_source=n"];
+      const urls = [
+        "/a?x=1&fbclid=2&y=3",
+        "/a?fbclid=2",
+        "/b?session=9&utm_campaign=spring",
+        "/c",
+        "/d?z=%20&x=1#frag",
+        "/e?gclid=1&k=2&utm_source=n",
+      ];
       for (const [i, path] of urls.entries()) {
         for (const host of ["p.example", "q.example"]) {
-          await tally.collect({ url: `https://${host}${path}`, ip: `8.8.8.${i}`, userAgent: CHROME, timestamp: Date.UTC(2026, 4, 1, 8, i) });
+          await tally.collect({
+            url: `https://${host}${path}`,
+            ip: `8.8.8.${i}`,
+            userAgent: CHROME,
+            timestamp: Date.UTC(2026, 4, 1, 8, i),
+          });
         }
       }
       expect(await stat(tally, accountId, p, "page", "2026-05-01")).toEqual({
@@ -425,7 +466,6 @@ describe.each(DIALECTS)("privacy and rules on %s", (dialect) => {
     });
   });
 
-
   describe("durability", () => {
     it("close() writes every buffered hit: a reopened store shows them all", async () => {
       const database = await freshDatabase(dialect);
@@ -434,7 +474,12 @@ describe.each(DIALECTS)("privacy and rules on %s", (dialect) => {
       const { id } = await first.websites.create(accountId, { domain: "durable.example", timezone: "Europe/Paris" });
       const N = 437;
       for (let i = 0; i < N; i++) {
-        await first.collect({ url: `https://durable.example/p${i % 13}`, ip: `8.8.${i % 5}.${i % 200}`, userAgent: CHROME, timestamp: Date.UTC(2026, 4, 1, 6) + i * MINUTE });
+        await first.collect({
+          url: `https://durable.example/p${i % 13}`,
+          ip: `8.8.${i % 5}.${i % 200}`,
+          userAgent: CHROME,
+          timestamp: Date.UTC(2026, 4, 1, 6) + i * MINUTE,
+        });
       }
       // Nothing is written yet: the hits wait in memory.
       const peek = (text: string) => runSql<{ n: unknown }>(dialect, database.url, text);
@@ -454,7 +499,13 @@ describe.each(DIALECTS)("privacy and rules on %s", (dialect) => {
       const [gone, stays] = ids as [number, number];
       for (let i = 0; i < 20; i++) {
         for (const host of ["gone.example", "stays.example"]) {
-          await tally.collect({ url: `https://${host}/${i}`, ip: `1.1.1.${i}`, userAgent: CHROME, screen: "800x600", timestamp: Date.UTC(2026, 4, 1) + i * HOUR });
+          await tally.collect({
+            url: `https://${host}/${i}`,
+            ip: `1.1.1.${i}`,
+            userAgent: CHROME,
+            screen: "800x600",
+            timestamp: Date.UTC(2026, 4, 1) + i * HOUR,
+          });
         }
       }
       await tally.flush();
@@ -477,7 +528,8 @@ describe.each(DIALECTS)("privacy and rules on %s", (dialect) => {
       const { accountId } = await tally.accounts.create();
       const { id } = await tally.websites.create(accountId, { domain: "locked.example" });
       const t0 = Date.UTC(2026, 4, 1, 9);
-      const collect = (i: number) => tally.collect({ url: `https://locked.example/${i % 3}`, ip: `8.8.8.${i % 50}`, userAgent: CHROME, timestamp: t0 + i * 1000 });
+      const collect = (i: number) =>
+        tally.collect({ url: `https://locked.example/${i % 3}`, ip: `8.8.8.${i % 50}`, userAgent: CHROME, timestamp: t0 + i * 1000 });
       for (let i = 0; i < 100; i++) await collect(i);
 
       await lock();
@@ -503,7 +555,12 @@ describe.each(DIALECTS)("privacy and rules on %s", (dialect) => {
       await new Promise((resolve) => setTimeout(resolve, 150));
       await unlock();
       await closing;
-      expect(await readNumber(stored, `select cast(sum(count) as integer) as n from rollups where website_id = ${Number(id)} and name = 'pageviews'`)).toBe(170);
+      expect(
+        await readNumber(
+          stored,
+          `select cast(sum(count) as integer) as n from rollups where website_id = ${Number(id)} and name = 'pageviews'`,
+        ),
+      ).toBe(170);
     });
   });
 });

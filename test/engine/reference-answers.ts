@@ -34,7 +34,6 @@ export interface ComparedAnswer extends Answer {
   comparison: { from: string; to: string };
 }
 
-
 const sum = (counts: ReadonlyMap<string, number>) => [...counts.values()].reduce((total, count) => total + count, 0);
 
 // The formulas of docs/statistics.md, 0 for a day or range without visits.

@@ -74,8 +74,10 @@ export function createChecker(tally: Tally, accountId: number, websiteIds: Reado
     }
     if (got.rangeTotal !== expected.total) problems.push(`range total ${got.rangeTotal} (expected ${expected.total})`);
     if ("comparison" in expected) {
-      if (JSON.stringify(got.comparison) !== JSON.stringify(expected.comparison)) problems.push(`comparison ${JSON.stringify(got.comparison)} (expected ${JSON.stringify(expected.comparison)})`);
-      if (got.previousRangeTotal !== expected.previousTotal) problems.push(`previous total ${got.previousRangeTotal} (expected ${expected.previousTotal})`);
+      if (JSON.stringify(got.comparison) !== JSON.stringify(expected.comparison))
+        problems.push(`comparison ${JSON.stringify(got.comparison)} (expected ${JSON.stringify(expected.comparison)})`);
+      if (got.previousRangeTotal !== expected.previousTotal)
+        problems.push(`previous total ${got.previousRangeTotal} (expected ${expected.previousTotal})`);
     }
     return problems.length === 0 ? null : `${label}: ${problems.join("; ")}`;
   }

@@ -70,7 +70,6 @@ export const SITES: readonly SiteConfig[] = [
   },
 ];
 
-
 export const USER_AGENTS = {
   desktop: [
     "Mozilla/5.0 (Windows NT 10.0; Win64; x64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/124.0.0.0 Safari/537.36",
@@ -121,16 +120,58 @@ export const USER_AGENTS = {
 
 /** Well-known public addresses (plus a few private ones, which have no geo). */
 const FIXED_IPV4 = [
-  "8.8.8.8", "8.8.4.4", "1.1.1.1", "1.0.0.1", "9.9.9.9", "46.4.0.1", "46.4.12.77", "81.2.69.1", "81.2.69.142",
-  "81.2.70.5", "17.253.144.10", "23.45.67.89", "31.13.72.36", "77.88.8.8", "94.140.14.14", "104.16.132.229",
-  "151.101.1.69", "185.199.108.153", "195.135.221.140", "200.160.2.3", "203.0.113.9", "203.0.113.200",
-  "198.51.100.7", "198.51.100.8", "10.1.2.3", "192.168.1.20", "172.16.5.4", "41.63.160.1", "103.21.244.1",
-  "49.44.75.1", "117.239.193.1", "139.130.4.5", "202.12.27.33", "133.11.0.1", "180.76.76.76", "5.255.255.5",
+  "8.8.8.8",
+  "8.8.4.4",
+  "1.1.1.1",
+  "1.0.0.1",
+  "9.9.9.9",
+  "46.4.0.1",
+  "46.4.12.77",
+  "81.2.69.1",
+  "81.2.69.142",
+  "81.2.70.5",
+  "17.253.144.10",
+  "23.45.67.89",
+  "31.13.72.36",
+  "77.88.8.8",
+  "94.140.14.14",
+  "104.16.132.229",
+  "151.101.1.69",
+  "185.199.108.153",
+  "195.135.221.140",
+  "200.160.2.3",
+  "203.0.113.9",
+  "203.0.113.200",
+  "198.51.100.7",
+  "198.51.100.8",
+  "10.1.2.3",
+  "192.168.1.20",
+  "172.16.5.4",
+  "41.63.160.1",
+  "103.21.244.1",
+  "49.44.75.1",
+  "117.239.193.1",
+  "139.130.4.5",
+  "202.12.27.33",
+  "133.11.0.1",
+  "180.76.76.76",
+  "5.255.255.5",
 ];
 const FIXED_IPV6 = [
-  "2001:4860:4860::8888", "2001:4860:4860::8844", "2606:4700:4700::1111", "2a00:1450:4001:80b::200e",
-  "2a01:4f8:c17:1234::1", "2a01:4f8:1c1c:abcd::2", "2001:db8:aa::1", "2001:db8:aa:ff::9", "2001:db8:bb::5",
-  "2001:db8:cc::1", "2400:cb00:2048:1::681b:9c22", "2620:fe::fe", "2a02:6b8::2:242", "2c0f:fb50:4003::",
+  "2001:4860:4860::8888",
+  "2001:4860:4860::8844",
+  "2606:4700:4700::1111",
+  "2a00:1450:4001:80b::200e",
+  "2a01:4f8:c17:1234::1",
+  "2a01:4f8:1c1c:abcd::2",
+  "2001:db8:aa::1",
+  "2001:db8:aa:ff::9",
+  "2001:db8:bb::5",
+  "2001:db8:cc::1",
+  "2400:cb00:2048:1::681b:9c22",
+  "2620:fe::fe",
+  "2a02:6b8::2:242",
+  "2c0f:fb50:4003::",
 ];
 
 function randomPublicIpv4(rand: () => number): string {
@@ -149,7 +190,21 @@ function randomIpv6(rand: () => number): string {
 }
 
 const SECTIONS = ["blog", "docs", "products", "help", "news", "shop", "guides", "careers"];
-const TOP_PAGES = ["/", "/pricing", "/about", "/About", "/contact", "/features", "/login", "/signup", "/blog/", "/docs", "/caf%C3%A9", "/search", "/a|b"];
+const TOP_PAGES = [
+  "/",
+  "/pricing",
+  "/about",
+  "/About",
+  "/contact",
+  "/features",
+  "/login",
+  "/signup",
+  "/blog/",
+  "/docs",
+  "/caf%C3%A9",
+  "/search",
+  "/a|b",
+];
 const QUERIES = [
   "?page=2",
   "?q=shoes&fbclid=abc123",
@@ -193,11 +248,49 @@ const GARBAGE_REFERRERS = [
   "about:blank",
   "www.google.com",
 ];
-const VALID_SCREENS = ["1920x1080", "1366x768", "1536x864", "2560x1440", "1440x900", "390x844", "412x915", "375x667", "768x1024", "820x1180", "3840x2160"];
+const VALID_SCREENS = [
+  "1920x1080",
+  "1366x768",
+  "1536x864",
+  "2560x1440",
+  "1440x900",
+  "390x844",
+  "412x915",
+  "375x667",
+  "768x1024",
+  "820x1180",
+  "3840x2160",
+];
 const BAD_SCREENS = ["1920X1080", "abc", "1920x", "1920*1080", "x1080", "-5x10", "", "1920 x 1080"];
-const VALID_LANGUAGES = ["en-US", "en", "en-GB", "EN-gb", "de", "de-DE", "pt-BR", "pt", "fr-FR", "es-419", "zh-Hant-TW", "ja", "hi-IN", "nl", "fil-PH", "en_US"];
+const VALID_LANGUAGES = [
+  "en-US",
+  "en",
+  "en-GB",
+  "EN-gb",
+  "de",
+  "de-DE",
+  "pt-BR",
+  "pt",
+  "fr-FR",
+  "es-419",
+  "zh-Hant-TW",
+  "ja",
+  "hi-IN",
+  "nl",
+  "fil-PH",
+  "en_US",
+];
 const BAD_LANGUAGES = ["english!", "1234", "e", "", "en--US", "*", "de-", "-en"];
-const EVENTS = ["signup", "purchase", "Download PDF", "play_video", "newsletter_subscribe", "Outbound Link: Click", "Search", "🎉 Celebrate"];
+const EVENTS = [
+  "signup",
+  "purchase",
+  "Download PDF",
+  "play_video",
+  "newsletter_subscribe",
+  "Outbound Link: Click",
+  "Search",
+  "🎉 Celebrate",
+];
 const PLANS = ["free", "pro", "Pro", "team", "Team Plus", "a|b\\c"];
 /** utm_* values as written in URLs: encoded, padded, a control character, a pipe, one longer than 200 characters. */
 const UTM_VALUES: Record<string, readonly string[]> = {
@@ -258,7 +351,15 @@ interface Visitor {
 /** The UTC moment of local midnight starting `day` (`Y-m-d`) in a time zone (no DST change that night). */
 function localMidnight(timeZone: string, day: string): number {
   const target = Date.parse(`${day}T00:00:00Z`);
-  const format = new Intl.DateTimeFormat("en-US", { timeZone, hourCycle: "h23", year: "numeric", month: "numeric", day: "numeric", hour: "numeric", minute: "numeric" });
+  const format = new Intl.DateTimeFormat("en-US", {
+    timeZone,
+    hourCycle: "h23",
+    year: "numeric",
+    month: "numeric",
+    day: "numeric",
+    hour: "numeric",
+    minute: "numeric",
+  });
   const wall = (at: number) => {
     const parts: Record<string, number> = {};
     for (const part of format.formatToParts(at)) parts[part.type] = Number(part.value);
@@ -277,7 +378,14 @@ function edgeHits(): RawHit[] {
   for (const [index, site] of SITES.entries()) {
     const midnight = localMidnight(site.timezone, `2026-03-0${3 + index}`);
     const at = (person: number, minutes: number, path: string, extra: Partial<RawHit> = {}) =>
-      out.push({ site: site.key, url: `https://${site.domain}${path}`, ip: `100.64.${index}.${person}`, userAgent, timestamp: midnight + minutes * MINUTE, ...extra });
+      out.push({
+        site: site.key,
+        url: `https://${site.domain}${path}`,
+        ip: `100.64.${index}.${person}`,
+        userAgent,
+        timestamp: midnight + minutes * MINUTE,
+        ...extra,
+      });
     // A signal keeps yesterday's visit going past midnight; the next hit, 25 minutes after it
     // but 45 after midnight, starts a visit all the same (yesterday is recognised for 30 minutes).
     at(1, -20, "/edge/left-open");
@@ -317,11 +425,15 @@ export function generateHits(seed: number, sessionsWanted: number): RawHit[] {
   for (let i = 0; i < 1500; i++) {
     const kind = rand();
     const userAgent =
-      kind < 0.45 ? pick(USER_AGENTS.desktop)
-      : kind < 0.8 ? pick(USER_AGENTS.mobile)
-      : kind < 0.88 ? pick(USER_AGENTS.tablet)
-      : kind < 0.92 ? pick(USER_AGENTS.other)
-      : pick(USER_AGENTS.bot);
+      kind < 0.45
+        ? pick(USER_AGENTS.desktop)
+        : kind < 0.8
+          ? pick(USER_AGENTS.mobile)
+          : kind < 0.88
+            ? pick(USER_AGENTS.tablet)
+            : kind < 0.92
+              ? pick(USER_AGENTS.other)
+              : pick(USER_AGENTS.bot);
     const first = pick(SITES);
     const sites = [first];
     if (chance(0.15)) sites.push(pick(SITES));
@@ -388,16 +500,29 @@ export function generateHits(seed: number, sessionsWanted: number): RawHit[] {
       if (i > 0) {
         const g = rand();
         time +=
-          g < 0.7 ? 10_000 + int(8 * MINUTE)
-          : g < 0.85 ? 8 * MINUTE + int(21 * MINUTE)
-          : g < 0.9 ? 30 * MINUTE
-          : g < 0.93 ? 30 * MINUTE - 1
-          : 31 * MINUTE + int(3 * HOUR);
+          g < 0.7
+            ? 10_000 + int(8 * MINUTE)
+            : g < 0.85
+              ? 8 * MINUTE + int(21 * MINUTE)
+              : g < 0.9
+                ? 30 * MINUTE
+                : g < 0.93
+                  ? 30 * MINUTE - 1
+                  : 31 * MINUTE + int(3 * HOUR);
       }
       let referrer: string | undefined;
       if (i === 0) {
         const r = rand();
-        referrer = r < 0.35 ? undefined : r < 0.4 ? "" : r < 0.68 ? pick(EXTERNAL_REFERRERS) : r < 0.88 ? internalReferrer(site) : pick(GARBAGE_REFERRERS);
+        referrer =
+          r < 0.35
+            ? undefined
+            : r < 0.4
+              ? ""
+              : r < 0.68
+                ? pick(EXTERNAL_REFERRERS)
+                : r < 0.88
+                  ? internalReferrer(site)
+                  : pick(GARBAGE_REFERRERS);
       } else {
         const r = rand();
         referrer = r < 0.78 ? internalReferrer(site) : r < 0.88 ? "" : r < 0.97 ? pick(EXTERNAL_REFERRERS) : pick(GARBAGE_REFERRERS);
@@ -459,7 +584,14 @@ export function generateHits(seed: number, sessionsWanted: number): RawHit[] {
     }
     if (chance(0.02)) {
       // A signal days after the session (a tab left open): ignored unless the person came back the day before.
-      out.push({ site: site.key, url: `${hostFor(site)}/`, ip: visitor.ip, userAgent: visitor.userAgent, timestamp: time + 3 * DAY, engagedMs: 1000 });
+      out.push({
+        site: site.key,
+        url: `${hostFor(site)}/`,
+        ip: visitor.ip,
+        userAgent: visitor.userAgent,
+        timestamp: time + 3 * DAY,
+        engagedMs: 1000,
+      });
     }
     return out;
   }

@@ -101,7 +101,22 @@ function decodePath(pathname: string): string {
 }
 
 /** docs/statistics.md, "Page": never part of a page, whatever exclude_params says. */
-const CLICK_IDS = ["gclid", "gbraid", "wbraid", "fbclid", "msclkid", "twclid", "ttclid", "li_fat_id", "mc_cid", "mc_eid", "_ga", "_gl", "yclid", "dclid"];
+const CLICK_IDS = [
+  "gclid",
+  "gbraid",
+  "wbraid",
+  "fbclid",
+  "msclkid",
+  "twclid",
+  "ttclid",
+  "li_fat_id",
+  "mc_cid",
+  "mc_eid",
+  "_ga",
+  "_gl",
+  "yclid",
+  "dclid",
+];
 const isTracking = (name: string) => name.startsWith("utm_") || CLICK_IDS.includes(name);
 
 export function pageOf(url: URL, site: SiteConfig, hash: boolean): string {
@@ -109,10 +124,13 @@ export function pageOf(url: URL, site: SiteConfig, hash: boolean): string {
   let page = decodePath(url.pathname);
   if (!excluded.includes("&")) {
     const query = url.search.replace(/^\?/, "");
-    const kept = query === "" ? [] : query.split("&").filter((pair) => {
-      const name = decodeName(pair.split("=")[0]!);
-      return !excluded.includes(name) && !isTracking(name);
-    });
+    const kept =
+      query === ""
+        ? []
+        : query.split("&").filter((pair) => {
+            const name = decodeName(pair.split("=")[0]!);
+            return !excluded.includes(name) && !isTracking(name);
+          });
     if (kept.length > 0) page += `?${kept.join("&")}`;
   }
   if (hash && url.hash !== "" && url.hash !== "#") page += url.hash;

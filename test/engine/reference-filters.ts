@@ -92,7 +92,8 @@ export function filterCases(visits: readonly ModelVisit[], sites: readonly strin
     const values = seen.get(key) ?? ["zz-none"];
     const count = rand() < 0.6 ? 1 : rand() < 0.75 ? 2 : 3;
     const chosen = new Set<string>();
-    for (let attempt = 0; chosen.size < count && attempt < 20; attempt++) chosen.add(operator === "contains" ? piece(values) : exact(dimension, values));
+    for (let attempt = 0; chosen.size < count && attempt < 20; attempt++)
+      chosen.add(operator === "contains" ? piece(values) : exact(dimension, values));
     return { dimension: key, operator, values: [...chosen] };
   }
 

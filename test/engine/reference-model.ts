@@ -113,7 +113,11 @@ export interface Model {
 }
 
 /** Sums a name's counts over a range of days. */
-export function sumDays(byDay: ReadonlyMap<string, ReadonlyMap<string, number>> | undefined, from: string, to: string): Map<string, number> {
+export function sumDays(
+  byDay: ReadonlyMap<string, ReadonlyMap<string, number>> | undefined,
+  from: string,
+  to: string,
+): Map<string, number> {
   const total = new Map<string, number>();
   for (const [day, byValue] of byDay ?? []) {
     if (day < from || day > to) continue;
@@ -241,7 +245,8 @@ export function buildModel(
 
     // Rule 2 across midnight: a day's first hit sees the day before only within 30 minutes of midnight.
     const firstHitOfDay = person === undefined || person.lastHitDay !== day;
-    const recognised = person !== undefined && (!firstHitOfDay || person.lastHitDay === localDayHour(site.timezone, hit.timestamp - THIRTY_MINUTES).day);
+    const recognised =
+      person !== undefined && (!firstHitOfDay || person.lastHitDay === localDayHour(site.timezone, hit.timestamp - THIRTY_MINUTES).day);
     const visit = person?.visit;
     const startsVisit =
       !recognised ||

@@ -3,7 +3,18 @@
  * ("Segments: filters"): which visits match, and what each statistic counts of them.
  */
 import type { Counter } from "./reference-answers.js";
-import { addTo, durationOf, isBounce, propertyCounter, sumDays, VISIT_DIMENSIONS, type DayCounts, type ModelHit, type ModelVisit, type VisitDimension } from "./reference-model.js";
+import {
+  addTo,
+  durationOf,
+  isBounce,
+  propertyCounter,
+  sumDays,
+  VISIT_DIMENSIONS,
+  type DayCounts,
+  type ModelHit,
+  type ModelVisit,
+  type VisitDimension,
+} from "./reference-model.js";
 
 export type Operator = "is" | "is_not" | "contains";
 
@@ -28,7 +39,8 @@ function valueMatches(dimension: string, value: string, values: readonly string[
   if (value === "") return false;
   if (contains) return values.some((wanted) => value.toLowerCase().includes(wanted.toLowerCase()));
   return values.some(
-    (wanted) => wanted === value || (CODED.has(dimension) && !wanted.includes(":") && value.slice(0, value.indexOf(":")) === wanted.toUpperCase()),
+    (wanted) =>
+      wanted === value || (CODED.has(dimension) && !wanted.includes(":") && value.slice(0, value.indexOf(":")) === wanted.toUpperCase()),
   );
 }
 
@@ -40,13 +52,16 @@ function hitValue(hit: ModelHit, dimension: string): string {
 }
 
 /** The hits a hit condition looks at: every hit for `page`, the events for `event` and `prop:`. */
-const hitsFor = (visit: ModelVisit, dimension: string) => (dimension === "page" ? visit.hits : visit.hits.filter((hit) => hit.event !== null));
+const hitsFor = (visit: ModelVisit, dimension: string) =>
+  dimension === "page" ? visit.hits : visit.hits.filter((hit) => hit.event !== null);
 
 function visitMatches(visit: ModelVisit, condition: FilterCondition): boolean {
   const { dimension, operator, values } = condition;
   if (isVisitDimension(dimension)) {
     const value = visit.dims[dimension];
-    return operator === "is_not" ? !valueMatches(dimension, value, values, false) : valueMatches(dimension, value, values, operator === "contains");
+    return operator === "is_not"
+      ? !valueMatches(dimension, value, values, false)
+      : valueMatches(dimension, value, values, operator === "contains");
   }
   const hits = hitsFor(visit, dimension);
   if (operator === "is_not") return !hits.some((hit) => valueMatches(dimension, hitValue(hit, dimension), values, false));
@@ -57,7 +72,9 @@ function visitMatches(visit: ModelVisit, condition: FilterCondition): boolean {
 function hitMatches(hit: ModelHit, condition: FilterCondition): boolean {
   const { dimension, operator, values } = condition;
   const value = hitValue(hit, dimension);
-  return operator === "is_not" ? !valueMatches(dimension, value, values, false) : valueMatches(dimension, value, values, operator === "contains");
+  return operator === "is_not"
+    ? !valueMatches(dimension, value, values, false)
+    : valueMatches(dimension, value, values, operator === "contains");
 }
 
 const VISIT_COUNTS: readonly [string, VisitDimension][] = [
@@ -74,7 +91,12 @@ const VISITOR_COUNTS: readonly VisitDimension[] = ["browser", "os", "device", "c
 
 /** A page goal's pattern as a test: the whole page, `*` standing for any characters, case-sensitive. */
 export function pagePattern(pattern: string): (page: string) => boolean {
-  const regex = new RegExp(`^${pattern.split("*").map((part) => part.replace(/[.+?^${}()|[\]\\]/g, "\\$&")).join("[\\s\\S]*")}$`);
+  const regex = new RegExp(
+    `^${pattern
+      .split("*")
+      .map((part) => part.replace(/[.+?^${}()|[\]\\]/g, "\\$&"))
+      .join("[\\s\\S]*")}$`,
+  );
   return (page) => regex.test(page);
 }
 
@@ -82,13 +104,19 @@ export function pagePattern(pattern: string): (page: string) => boolean {
  * The visits a filter keeps, with their statistics as additive counts by day (goals apart:
  * they count visitor-days over a range); page goals (`Visit <pattern>`) among the goals.
  */
-export function segmentOf(visits: readonly ModelVisit[], conditions: readonly FilterCondition[], pageGoals: readonly string[] = []): { matching: number; count: Counter } {
+export function segmentOf(
+  visits: readonly ModelVisit[],
+  conditions: readonly FilterCondition[],
+  pageGoals: readonly string[] = [],
+): { matching: number; count: Counter } {
   const goalTests = pageGoals.map((pattern) => [`Visit ${pattern}`, pagePattern(pattern)] as const);
   const matching = visits.filter((visit) => conditions.every((condition) => visitMatches(visit, condition)));
   const counts: DayCounts = new Map();
   const add = (name: string, day: string, value: string, amount = 1) => addTo(counts, name, day, value, amount);
   const pageConditions = conditions.filter((condition) => condition.dimension === "page");
-  const eventConditions = conditions.filter((condition) => condition.dimension === "page" || condition.dimension === "event" || condition.dimension.startsWith("prop:"));
+  const eventConditions = conditions.filter(
+    (condition) => condition.dimension === "page" || condition.dimension === "event" || condition.dimension.startsWith("prop:"),
+  );
   /** event name → visitor-day → days of its counted events */
   const goals = new Map<string, Map<string, Set<string>>>();
   /** visitor-day values already counted (visitor statistics count each once) */

@@ -36,10 +36,7 @@ const DST_DAYS: Record<string, string[]> = {
   kolkata: [],
   lordhowe: ["2026-04-05"],
 };
-const rangesOf = (site: string): [string, string][] => [
-  ...COMMON_RANGES,
-  ...DST_DAYS[site]!.map((day): [string, string] => [day, day]),
-];
+const rangesOf = (site: string): [string, string][] => [...COMMON_RANGES, ...DST_DAYS[site]!.map((day): [string, string] => [day, day])];
 /** Ranges whose every search is tried too. */
 const searched = (site: string, from: string, to: string) =>
   from === "2026-02-01" || from === "2026-03-05" || (from === to && DST_DAYS[site]!.includes(from));
@@ -111,11 +108,18 @@ describe.each(DIALECTS)("reference on %s", (dialect) => {
     for (const site of SITES) {
       for (const name of ["pageviews", "visitors", "landing_page", "resolution"] as const) {
         const expected = expectedPage(partial.model.rowsAfter(collected, site.key, name, "2026-01-01", "2026-12-31"), { per_page: 100 });
-        const page = await partial.tally.stats.query(partial.accountId, partial.websiteIds.get(site.key)!, { name, from: "2026-01-01", to: "2026-12-31", per_page: 100 });
+        const page = await partial.tally.stats.query(partial.accountId, partial.websiteIds.get(site.key)!, {
+          name,
+          from: "2026-01-01",
+          to: "2026-12-31",
+          per_page: 100,
+        });
         const actual = page.data.map((row) => ({ value: row.value, count: row.count }));
         checkpointReads++;
         if (JSON.stringify(actual) !== JSON.stringify(expected.data) || page.total !== expected.total) {
-          checkpointProblems.push(`after ${collected} hits, ${site.key} ${name}: got total ${page.total} / ${JSON.stringify(actual.slice(0, 3))}, expected ${expected.total} / ${JSON.stringify(expected.data.slice(0, 3))}`);
+          checkpointProblems.push(
+            `after ${collected} hits, ${site.key} ${name}: got total ${page.total} / ${JSON.stringify(actual.slice(0, 3))}, expected ${expected.total} / ${JSON.stringify(expected.data.slice(0, 3))}`,
+          );
         }
       }
     }
@@ -136,7 +140,10 @@ describe.each(DIALECTS)("reference on %s", (dialect) => {
   });
 
   /** Unfiltered counts of a site: the model's rollups. */
-  const unfiltered = (site: string): Counter => (name, from, to) => sumDays(reference.model.counts.get(site)?.get(name), from, to);
+  const unfiltered =
+    (site: string): Counter =>
+    (name, from, to) =>
+      sumDays(reference.model.counts.get(site)?.get(name), from, to);
 
   describe("reference: the engine counts exactly what docs/statistics.md defines", () => {
     it("generated a large, varied data set and gave every hit the expected verdict", () => {
@@ -167,8 +174,7 @@ describe.each(DIALECTS)("reference on %s", (dialect) => {
 
     it("the data set exercises the tricky parts (sanity of the generator, not of the engine)", () => {
       const { model, hits } = reference;
-      const whole = (site: string, named: Named) =>
-        answer(unfiltered(site), { ...named, from: "2025-01-01", to: "2028-12-31" }).rows;
+      const whole = (site: string, named: Named) => answer(unfiltered(site), { ...named, from: "2025-01-01", to: "2028-12-31" }).rows;
       for (const site of SITES) {
         for (const named of STATISTICS.filter((s) => s.property !== "no-such-property")) {
           // Every statistic has data on every site (city needs the city database).
@@ -177,7 +183,9 @@ describe.each(DIALECTS)("reference on %s", (dialect) => {
       }
       // Bots are counted as visitors on the site that keeps them.
       const agents = createUserAgentParser();
-      expect(hits.filter((hit, i) => hit.site === "utc" && agents.isBot(hit.userAgent) && model.verdicts[i] === "accepted").length).toBeGreaterThan(100);
+      expect(
+        hits.filter((hit, i) => hit.site === "utc" && agents.isBot(hit.userAgent) && model.verdicts[i] === "accepted").length,
+      ).toBeGreaterThan(100);
       // Visits that continue across local midnight exist: a visitor-day that has no landing page that day.
       expect(model.rows("ny", "visitors_hours", "2025-01-01", "2028-12-31").find((row) => row.value === "00")!.count).toBeGreaterThan(50);
       // Excluded parameters were removed and "&" dropped every query.
@@ -214,40 +222,51 @@ describe.each(DIALECTS)("reference on %s", (dialect) => {
 
     for (const site of SITES) {
       describe(`${site.key} (${site.timezone})`, () => {
-        it.each(STATISTICS.map((named) => [named.label, named] as const))("%s: every range, order, search and page", { timeout: 180_000 }, async (_label, named) => {
-          const problems: string[] = [];
-          for (const [from, to] of rangesOf(site.key)) {
-            const asked: Asked = { site: site.key, ...named, from, to };
-            const expected = answer(unfiltered(site.key), asked);
-            problems.push(...(await check.whole(asked, expected)));
-            for (const list of LIST_VARIANTS(expected.rows.length)) {
-              const problem = await check.page(asked, expected, list);
-              if (problem) problems.push(problem);
-            }
-            if (searched(site.key, from, to)) {
-              for (const search of searchesFor(expected.rows, FIXED_SEARCHES)) {
-                for (const list of [{ search, per_page: 100 }, { search, search_by: "value", sort_by: "value", sort: "desc", per_page: 25 }] as ListQuery[]) {
-                  const problem = await check.page(asked, expected, list);
-                  if (problem) problems.push(problem);
+        it.each(STATISTICS.map((named) => [named.label, named] as const))(
+          "%s: every range, order, search and page",
+          { timeout: 180_000 },
+          async (_label, named) => {
+            const problems: string[] = [];
+            for (const [from, to] of rangesOf(site.key)) {
+              const asked: Asked = { site: site.key, ...named, from, to };
+              const expected = answer(unfiltered(site.key), asked);
+              problems.push(...(await check.whole(asked, expected)));
+              for (const list of LIST_VARIANTS(expected.rows.length)) {
+                const problem = await check.page(asked, expected, list);
+                if (problem) problems.push(problem);
+              }
+              if (searched(site.key, from, to)) {
+                for (const search of searchesFor(expected.rows, FIXED_SEARCHES)) {
+                  for (const list of [
+                    { search, per_page: 100 },
+                    { search, search_by: "value", sort_by: "value", sort: "desc", per_page: 25 },
+                  ] as ListQuery[]) {
+                    const problem = await check.page(asked, expected, list);
+                    if (problem) problems.push(problem);
+                  }
                 }
               }
+              if (problems.length > 5) break;
             }
-            if (problems.length > 5) break;
-          }
-          expect(problems.slice(0, 5)).toEqual([]);
-        });
+            expect(problems.slice(0, 5)).toEqual([]);
+          },
+        );
 
-        it("every statistic compared with the period before and the year before: each row's previous count and the previous total", { timeout: 180_000 }, async () => {
-          const problems: string[] = [];
-          for (const named of STATISTICS) {
-            for (const [from, to, compare] of COMPARED) {
-              const asked: Asked = { site: site.key, ...named, from, to, compare };
-              problems.push(...(await check.whole(asked, compared(unfiltered(site.key), asked, compare))));
+        it(
+          "every statistic compared with the period before and the year before: each row's previous count and the previous total",
+          { timeout: 180_000 },
+          async () => {
+            const problems: string[] = [];
+            for (const named of STATISTICS) {
+              for (const [from, to, compare] of COMPARED) {
+                const asked: Asked = { site: site.key, ...named, from, to, compare };
+                problems.push(...(await check.whole(asked, compared(unfiltered(site.key), asked, compare))));
+              }
+              if (problems.length > 5) break;
             }
-            if (problems.length > 5) break;
-          }
-          expect(problems.slice(0, 5)).toEqual([]);
-        });
+            expect(problems.slice(0, 5)).toEqual([]);
+          },
+        );
 
         it("the totals call, alone and compared, for every range", async () => {
           const { tally, accountId, websiteIds } = reference;
@@ -288,7 +307,9 @@ describe.each(DIALECTS)("reference on %s", (dialect) => {
       expect(await tally.collect({ ...hit, url: "https://www.doomed.example/x" })).toEqual({ status: "accepted" });
       await tally.websites.delete(accountId, doomed.id);
       await expect(tally.collect({ ...hit, url: "https://doomed.example/x" })).rejects.toBeInstanceOf(NotFoundError);
-      await expect(tally.collect({ ...hit, url: "https://www.doomed.example/y", timestamp: Date.UTC(2026, 2, 2) })).rejects.toBeInstanceOf(NotFoundError);
+      await expect(tally.collect({ ...hit, url: "https://www.doomed.example/y", timestamp: Date.UTC(2026, 2, 2) })).rejects.toBeInstanceOf(
+        NotFoundError,
+      );
       await tally.flush();
       // The hit accepted before the deletion was still buffered: it must not be written for the deleted id.
       for (const table of ["rollups", "visitors", "visits", "hits"]) {

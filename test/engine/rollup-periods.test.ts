@@ -29,7 +29,7 @@ describe("rollup periods", () => {
     const last = dayNumber("2027-01-31");
     const periods = daysOfPeriods(first - 400, last + 400);
     let seed = 7;
-    const random = () => ((seed = (seed * 1103515245 + 12345) % 2 ** 31) / 2 ** 31);
+    const random = () => (seed = (seed * 1103515245 + 12345) % 2 ** 31) / 2 ** 31;
     for (let i = 0; i < 3000; i++) {
       const from = first + Math.floor(random() * (last - first));
       const to = Math.min(last, from + Math.floor(random() * (i % 3 === 0 ? 800 : 70)));

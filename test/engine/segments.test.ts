@@ -33,7 +33,13 @@ describe.each(DIALECTS)("segments store on %s", (dialect) => {
     const { tally, accountId } = await fresh();
     const site = await tally.websites.create(accountId, { domain: "late.example", timezone: "UTC" });
     const hit = (path: string, iso: string, referrer?: string) =>
-      tally.collect({ url: `https://late.example${path}`, ip: IP, userAgent: CHROME, timestamp: at(iso), ...(referrer ? { referrer } : {}) });
+      tally.collect({
+        url: `https://late.example${path}`,
+        ip: IP,
+        userAgent: CHROME,
+        timestamp: at(iso),
+        ...(referrer ? { referrer } : {}),
+      });
     await hit("/b1", "2028-05-05T23:00:00Z");
     await hit("/b2", "2028-05-06T00:10:00Z");
     await tally.flush(); // the next day's hit is written before the late one arrives
@@ -53,7 +59,13 @@ describe.each(DIALECTS)("segments store on %s", (dialect) => {
       { value: "2028-05-05", count: 1 },
       { value: "2028-05-06", count: 2 },
     ]);
-    const filtered = await tally.stats.queryWebsite(site.id, { name: "page", ...range, filter: "entry_page:is:/b2", sort_by: "value", sort: "asc" });
+    const filtered = await tally.stats.queryWebsite(site.id, {
+      name: "page",
+      ...range,
+      filter: "entry_page:is:/b2",
+      sort_by: "value",
+      sort: "asc",
+    });
     expect(filtered.data).toEqual([
       { value: "/b-late", count: 1 },
       { value: "/b2", count: 1 },
@@ -77,7 +89,14 @@ describe.each(DIALECTS)("segments store on %s", (dialect) => {
     const collects: Promise<unknown>[] = [];
     for (let i = 0; i < 3000; i++) {
       const day = i % DAYS;
-      collects.push(tally.collect({ url: `https://race.example/p${i % 50}`, ip: `10.3.${i >> 8}.${i & 255}`, userAgent: CHROME, timestamp: noon + day * 86_400_000 + i }));
+      collects.push(
+        tally.collect({
+          url: `https://race.example/p${i % 50}`,
+          ip: `10.3.${i >> 8}.${i & 255}`,
+          userAgent: CHROME,
+          timestamp: noon + day * 86_400_000 + i,
+        }),
+      );
       if (i % 100 === 99) await Promise.all(collects.splice(0));
     }
     await Promise.all(collects);
@@ -108,7 +127,9 @@ describe.each(DIALECTS)("segments store on %s", (dialect) => {
       expect(site.timezone, given).toBe(stored);
       expect((await tally.websites.get(accountId, site.id)).timezone).toBe(stored);
     }
-    const updated = await tally.websites.update(accountId, (await tally.websites.create(accountId, { domain: "tz-up.example" })).id, { timezone: "Europe/Kyiv" });
+    const updated = await tally.websites.update(accountId, (await tally.websites.create(accountId, { domain: "tz-up.example" })).id, {
+      timezone: "Europe/Kyiv",
+    });
     expect(updated.timezone).toBe("Europe/Kyiv");
   });
 
@@ -123,14 +144,20 @@ describe.each(DIALECTS)("segments store on %s", (dialect) => {
     const day = { from: "2026-06-10", to: "2026-06-10" };
     const totals = await tally.stats.totalsWebsite(site.id, day);
     expect(totals.data).toEqual({ visitors: 1, visits: 1, pageviews: 1, views_per_visit: 1, bounce_rate: 100, visit_duration: 40 });
-    const [visit] = await stored.sql<{ duration: number; engaged: number; pageviews: number }>("select duration, engaged, pageviews from visits");
+    const [visit] = await stored.sql<{ duration: number; engaged: number; pageviews: number }>(
+      "select duration, engaged, pageviews from visits",
+    );
     expect(visit).toEqual({ duration: 40, engaged: 38, pageviews: 1 });
     expect(await stored.sql("select * from hits")).toHaveLength(1);
     // Filtered statistics see the same visit.
     const filtered = await tally.stats.totalsWebsite(site.id, { ...day, filter: "page:is:/read" });
     expect(filtered.data.visit_duration).toBe(40);
-    await expect(tally.collect({ url: "https://engaged.example/", ip: IP, userAgent: CHROME, engagedMs: -1 })).rejects.toMatchObject({ errors: { e: [expect.any(String)] } });
-    await expect(tally.collect({ url: "https://engaged.example/", ip: IP, userAgent: CHROME, engagedMs: 5, event: "x" })).rejects.toMatchObject({ errors: { e: [expect.any(String)] } });
+    await expect(tally.collect({ url: "https://engaged.example/", ip: IP, userAgent: CHROME, engagedMs: -1 })).rejects.toMatchObject({
+      errors: { e: [expect.any(String)] },
+    });
+    await expect(
+      tally.collect({ url: "https://engaged.example/", ip: IP, userAgent: CHROME, engagedMs: 5, event: "x" }),
+    ).rejects.toMatchObject({ errors: { e: [expect.any(String)] } });
   });
 
   it("a website creates at most 5,000 new pages a day: the rest count as (other); property values are cut to 200 characters", async () => {
@@ -155,7 +182,9 @@ describe.each(DIALECTS)("segments store on %s", (dialect) => {
     // A value seen before is never (other), also the next day.
     await tally.collect({ url: "https://many.example/p4999", ip: IP, userAgent: CHROME, timestamp: noon + 86_400_000 });
     expect(await rows(tally, site.id, { name: "page", from: "2026-07-02", to: "2026-07-02" })).toEqual([{ value: "/p4999", count: 1 }]);
-    const [pages] = await stored.sql<{ n: number | string }>(`select count(*) as n from dimensions where website_id = ${site.id} and kind = 1`);
+    const [pages] = await stored.sql<{ n: number | string }>(
+      `select count(*) as n from dimensions where website_id = ${site.id} and kind = 1`,
+    );
     expect(Number(pages!.n)).toBe(5001);
     const property = await rows(tally, site.id, { name: "event_property", ...day, event: "Long", property: "text" });
     expect(property).toEqual([{ value: "x".repeat(200), count: 1 }]);
@@ -186,7 +215,14 @@ describe.each(DIALECTS)("segments store on %s", (dialect) => {
     const now = at("2026-09-20T03:00:00Z"); // 12:00 on 2026-09-20 in Tokyo: kept days are 09-14 … 09-20
     for (let daysAgo = 0; daysAgo < 12; daysAgo++) {
       for (let i = 0; i < 5; i++) {
-        await tally.collect({ url: `https://old.example/d${daysAgo}`, ip: `10.2.${daysAgo}.${i}`, userAgent: CHROME, timestamp: now - daysAgo * 86_400_000, event: i === 0 ? "E" : null, props: i === 0 ? { k: "v" } : null });
+        await tally.collect({
+          url: `https://old.example/d${daysAgo}`,
+          ip: `10.2.${daysAgo}.${i}`,
+          userAgent: CHROME,
+          timestamp: now - daysAgo * 86_400_000,
+          event: i === 0 ? "E" : null,
+          props: i === 0 ? { k: "v" } : null,
+        });
       }
     }
     await tally.flush();
@@ -196,7 +232,13 @@ describe.each(DIALECTS)("segments store on %s", (dialect) => {
     try {
       const calls: number[] = [];
       const store = createKyselyStore(database.db, database.dialect);
-      const counted = { deleteOlderThan: async (id: number, seconds: number, limit: number) => { const n = await store.deleteOlderThan(id, seconds, limit); calls.push(n); return n; } };
+      const counted = {
+        deleteOlderThan: async (id: number, seconds: number, limit: number) => {
+          const n = await store.deleteOlderThan(id, seconds, limit);
+          calls.push(n);
+          return n;
+        },
+      };
       const retention = createRetention(counted, async () => [await tally.websites.get(accountId, site.id)], { batchSize: 4 });
       const deleted = await retention.run(now);
       // 5 days × (5 visits + 5 hits + 1 property) = 55 rows, in statements of at most 4 rows per table.
@@ -211,32 +253,62 @@ describe.each(DIALECTS)("segments store on %s", (dialect) => {
     expect(new Date(Number(oldest!.t) * 1000).toISOString().slice(0, 10)).toBe("2026-09-14");
     // Unfiltered statistics (rollups) still have every day; filtered ones only the kept days.
     expect(await rows(tally, site.id, { name: "pageviews", ...wholeRange })).toEqual(before);
-    const filtered = await rows(tally, site.id, { name: "pageviews", ...wholeRange, filter: "page:contains:/d", sort_by: "value", sort: "asc" });
-    expect(filtered.map((row) => row.value)).toEqual(["2026-09-14", "2026-09-15", "2026-09-16", "2026-09-17", "2026-09-18", "2026-09-19", "2026-09-20"]);
+    const filtered = await rows(tally, site.id, {
+      name: "pageviews",
+      ...wholeRange,
+      filter: "page:contains:/d",
+      sort_by: "value",
+      sort: "asc",
+    });
+    expect(filtered.map((row) => row.value)).toEqual([
+      "2026-09-14",
+      "2026-09-15",
+      "2026-09-16",
+      "2026-09-17",
+      "2026-09-18",
+      "2026-09-19",
+      "2026-09-20",
+    ]);
   });
 
-  it.runIf(dialect === "postgres")("retention on hits and properties partitioned by month (README, PostgreSQL) deletes only the old rows of the old partition", async () => {
-    const { stored, tally, accountId } = await fresh();
-    const month = (year: number, index: number) => Date.UTC(year, index, 1) / 1000; // local seconds of a UTC website
-    for (const table of ["hits", "event_props"]) {
-      await stored.sql(`alter table ${table} rename to ${table}_plain`);
-      await stored.sql(`create table ${table} (like ${table}_plain including all) partition by range (time)`);
-      await stored.sql(`create table ${table}_2026_08 partition of ${table} for values from (${month(2026, 7)}) to (${month(2026, 8)})`);
-      await stored.sql(`create table ${table}_2026_09 partition of ${table} for values from (${month(2026, 8)}) to (${month(2026, 9)})`);
-      await stored.sql(`drop table ${table}_plain`);
-    }
-    await tally.websites.create(accountId, { domain: "parts.example", timezone: "UTC", retention_days: 7 });
-    for (const [day, count] of [["2026-08-10", 5], ["2026-09-15", 5]] as const) {
-      for (let i = 0; i < count; i++) {
-        await tally.collect({ url: `https://parts.example/${day}`, ip: `10.4.${i}.1`, userAgent: CHROME, timestamp: at(`${day}T12:00:00Z`) + i, event: "E", props: { k: "v" } });
+  it.runIf(dialect === "postgres")(
+    "retention on hits and properties partitioned by month (README, PostgreSQL) deletes only the old rows of the old partition",
+    async () => {
+      const { stored, tally, accountId } = await fresh();
+      const month = (year: number, index: number) => Date.UTC(year, index, 1) / 1000; // local seconds of a UTC website
+      for (const table of ["hits", "event_props"]) {
+        await stored.sql(`alter table ${table} rename to ${table}_plain`);
+        await stored.sql(`create table ${table} (like ${table}_plain including all) partition by range (time)`);
+        await stored.sql(`create table ${table}_2026_08 partition of ${table} for values from (${month(2026, 7)}) to (${month(2026, 8)})`);
+        await stored.sql(`create table ${table}_2026_09 partition of ${table} for values from (${month(2026, 8)}) to (${month(2026, 9)})`);
+        await stored.sql(`drop table ${table}_plain`);
       }
-    }
-    await tally.flush();
-    // Each partition's first rows share their ctids: a delete by ctid alone would take September's too.
-    expect(await tally.applyRetention(at("2026-09-20T12:00:00Z"))).toBe(5 * 3);
-    for (const table of ["hits", "event_props"]) {
-      const left = await stored.sql<{ time: number | string }>(`select time from ${table} order by time`);
-      expect(left.map((row) => new Date(Number(row.time) * 1000).toISOString().slice(0, 10)), table).toEqual(Array(5).fill("2026-09-15"));
-    }
-  });
+      await tally.websites.create(accountId, { domain: "parts.example", timezone: "UTC", retention_days: 7 });
+      for (const [day, count] of [
+        ["2026-08-10", 5],
+        ["2026-09-15", 5],
+      ] as const) {
+        for (let i = 0; i < count; i++) {
+          await tally.collect({
+            url: `https://parts.example/${day}`,
+            ip: `10.4.${i}.1`,
+            userAgent: CHROME,
+            timestamp: at(`${day}T12:00:00Z`) + i,
+            event: "E",
+            props: { k: "v" },
+          });
+        }
+      }
+      await tally.flush();
+      // Each partition's first rows share their ctids: a delete by ctid alone would take September's too.
+      expect(await tally.applyRetention(at("2026-09-20T12:00:00Z"))).toBe(5 * 3);
+      for (const table of ["hits", "event_props"]) {
+        const left = await stored.sql<{ time: number | string }>(`select time from ${table} order by time`);
+        expect(
+          left.map((row) => new Date(Number(row.time) * 1000).toISOString().slice(0, 10)),
+          table,
+        ).toEqual(Array(5).fill("2026-09-15"));
+      }
+    },
+  );
 });

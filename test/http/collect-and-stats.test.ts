@@ -11,13 +11,8 @@ const ACCEPTED = { message: "Accepted.", status: 202 };
 const DAY_MS = 86_400_000;
 const day = (offset = 0) => new Date(Date.now() + offset * DAY_MS).toISOString().slice(0, 10);
 
-
 /** Sends one hit the way the tracker does: a text/plain POST, no credentials. */
-async function sendHit(
-  served: Served,
-  body: string | Uint8Array | object,
-  headers: Record<string, string> = {},
-): Promise<ApiResponse> {
+async function sendHit(served: Served, body: string | Uint8Array | object, headers: Record<string, string> = {}): Promise<ApiResponse> {
   const payload = typeof body === "string" || body instanceof Uint8Array ? body : JSON.stringify(body);
   const response = await served.fetch("/collect", {
     method: "POST",
@@ -88,7 +83,12 @@ describe.each(apiMatrix)("collect, script and stats over $name", ({ transport, d
 
   describe("POST /collect", () => {
     it("202 for a text/plain hit, and it is counted", async () => {
-      const response = await sendHit(served, { u: "https://collect.example/plain", r: "https://news.example/", s: "1920x1080", l: "en-US" });
+      const response = await sendHit(served, {
+        u: "https://collect.example/plain",
+        r: "https://news.example/",
+        s: "1920x1080",
+        l: "en-US",
+      });
       expectAccepted(response);
       expect(await pageCount(alice, siteId, "/plain")).toBe(1);
     });
@@ -100,7 +100,9 @@ describe.each(apiMatrix)("collect, script and stats over $name", ({ transport, d
     });
 
     it("counts an event with properties as an event, not a pageview", async () => {
-      expectAccepted(await sendHit(served, { u: "https://collect.example/pricing", n: "signup", p: { plan: "pro", seats: 3, trial: true } }));
+      expectAccepted(
+        await sendHit(served, { u: "https://collect.example/pricing", n: "signup", p: { plan: "pro", seats: 3, trial: true } }),
+      );
       const events = await alice.get(`/api/v1/stats/${siteId}?name=event&from=${day(-1)}&to=${day(1)}`);
       expect(events.body.data).toEqual([{ value: "signup", count: 1 }]);
       expect(await pageCount(alice, siteId, "/pricing")).toBe(0);
@@ -117,7 +119,11 @@ describe.each(apiMatrix)("collect, script and stats over $name", ({ transport, d
     it("OPTIONS is a 204 preflight answer with the CORS headers", async () => {
       const response = await served.fetch("/collect", {
         method: "OPTIONS",
-        headers: { origin: "https://collect.example", "access-control-request-method": "POST", "access-control-request-headers": "content-type" },
+        headers: {
+          origin: "https://collect.example",
+          "access-control-request-method": "POST",
+          "access-control-request-headers": "content-type",
+        },
       });
       expect(response.status).toBe(204);
       expect(await response.text()).toBe("");
@@ -171,7 +177,10 @@ describe.each(apiMatrix)("collect, script and stats over $name", ({ transport, d
     it("never trusts a client timestamp: a `t` key is ignored, the server clock is used", async () => {
       expectAccepted(await sendHit(served, { u: "https://collect.example/clock", t: 0, timestamp: "2001-01-01T00:00:00Z" }));
       expect(await pageCount(alice, siteId, "/clock")).toBe(1);
-      for (const [from, to] of [["1970-01-01", "1970-01-02"], ["2001-01-01", "2001-01-01"]]) {
+      for (const [from, to] of [
+        ["1970-01-01", "1970-01-02"],
+        ["2001-01-01", "2001-01-01"],
+      ]) {
         const past = await alice.get(`/api/v1/stats/${siteId}?name=page&from=${from}&to=${to}`);
         expect(past.body.data).toEqual([]);
       }
@@ -197,8 +206,16 @@ describe.each(apiMatrix)("collect, script and stats over $name", ({ transport, d
         ["p an array", JSON.stringify({ u: url, n: "e", p: ["pro"] }), /^Invalid hit: p: /],
         ["p with a nested object", JSON.stringify({ u: url, n: "e", p: { plan: { name: "pro" } } }), /^Invalid hit: p\.plan: /],
         ["p with null", JSON.stringify({ u: url, n: "e", p: { plan: null } }), /^Invalid hit: p\.plan: /],
-        ["p with too many keys", JSON.stringify({ u: url, n: "e", p: Object.fromEntries(Array.from({ length: 31 }, (_, i) => [`k${i}`, i])) }), "Invalid hit: At most 30 event properties are allowed."],
-        ["a p value too long", JSON.stringify({ u: url, n: "e", p: { plan: "x".repeat(501) } }), /^Invalid hit: The event property "plan" must be/],
+        [
+          "p with too many keys",
+          JSON.stringify({ u: url, n: "e", p: Object.fromEntries(Array.from({ length: 31 }, (_, i) => [`k${i}`, i])) }),
+          "Invalid hit: At most 30 event properties are allowed.",
+        ],
+        [
+          "a p value too long",
+          JSON.stringify({ u: url, n: "e", p: { plan: "x".repeat(501) } }),
+          /^Invalid hit: The event property "plan" must be/,
+        ],
         ["invalid UTF-8 bytes", invalidUtf8, "The request body is not valid UTF-8."],
         ["n too long", JSON.stringify({ u: url, n: "x".repeat(201) }), "Invalid hit: The event name must be 1 to 200 characters."],
         ["n blank", JSON.stringify({ u: url, n: "   " }), "Invalid hit: The event name must be 1 to 200 characters."],
@@ -316,10 +333,21 @@ describe.each(apiMatrix)("collect, script and stats over $name", ({ transport, d
     beforeAll(async () => {
       statsId = (await tally.websites.create(aliceId, { domain: "stats.example" })).id;
       const hits = [
-        { url: "https://stats.example/a", ip: "203.0.113.1", userAgent: CHROME, timestamp: at("2026-01-10T10:15:00Z"), referrer: "https://www.news.example/story" },
+        {
+          url: "https://stats.example/a",
+          ip: "203.0.113.1",
+          userAgent: CHROME,
+          timestamp: at("2026-01-10T10:15:00Z"),
+          referrer: "https://www.news.example/story",
+        },
         { url: "https://stats.example/b", ip: "203.0.113.1", userAgent: CHROME, timestamp: at("2026-01-10T10:20:00Z") },
         { url: "https://stats.example/a", ip: "203.0.113.2", userAgent: FIREFOX, timestamp: at("2026-01-10T14:00:00Z") },
-        { url: "https://stats.example/a?utm_campaign=launch&ref=mail&fbclid=x1", ip: "203.0.113.1", userAgent: CHROME, timestamp: at("2026-01-11T09:00:00Z") },
+        {
+          url: "https://stats.example/a?utm_campaign=launch&ref=mail&fbclid=x1",
+          ip: "203.0.113.1",
+          userAgent: CHROME,
+          timestamp: at("2026-01-11T09:00:00Z"),
+        },
         { url: "https://stats.example/b", ip: "203.0.113.1", userAgent: CHROME, timestamp: at("2026-01-11T09:05:00Z"), event: "signup" },
         { url: "https://stats.example/c", ip: "203.0.113.3", userAgent: CHROME, timestamp: at("2026-02-01T23:59:00Z") },
       ];
@@ -443,7 +471,10 @@ describe.each(apiMatrix)("collect, script and stats over $name", ({ transport, d
       ["name=page&from=2026-01-01&to=2026-01-31&per_page=20", { per_page: ["The selected per page is invalid."] }],
       ["name=page&from=2026-01-01&to=2026-01-31&page=0", { page: ["The page must be an integer greater than 0."] }],
       ["name=page&from=2026-01-01&to=2026-01-31&page=x", { page: ["The page must be an integer greater than 0."] }],
-      [`name=page&from=2026-01-01&to=2026-01-31&search=${"a".repeat(256)}`, { search: ["The search may not be longer than 255 characters."] }],
+      [
+        `name=page&from=2026-01-01&to=2026-01-31&search=${"a".repeat(256)}`,
+        { search: ["The search may not be longer than 255 characters."] },
+      ],
     ])("422 for ?%s", async (query, errors) => {
       expectInvalid(await alice.get(path(query)), errors);
     });

@@ -20,7 +20,9 @@ import { createTempTally } from "../support/tally-fixture.js";
 import { listen, type Served } from "../support/transports.js";
 
 /** The tracker's size as `pnpm bench` measured it (bench/results.json). */
-const BENCH = JSON.parse(readFileSync(new URL("../../bench/results.json", import.meta.url), "utf8")) as { figures: { id: string; value: number }[] };
+const BENCH = JSON.parse(readFileSync(new URL("../../bench/results.json", import.meta.url), "utf8")) as {
+  figures: { id: string; value: number }[];
+};
 const benchFigure = (id: string) => BENCH.figures.find((figure) => figure.id === id)!.value;
 
 interface Raw {

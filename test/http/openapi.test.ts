@@ -11,7 +11,9 @@ import { transports, type Served } from "../support/transports.js";
 type Json = Record<string, unknown>;
 
 describe("the OpenAPI document", () => {
-  const document = createOpenApiDocument(routes, "https://example.com/analytics") as unknown as Json & { paths: Record<string, Record<string, Json>> };
+  const document = createOpenApiDocument(routes, "https://example.com/analytics") as unknown as Json & {
+    paths: Record<string, Record<string, Json>>;
+  };
 
   it("validates as OpenAPI 3.1 (@readme/openapi-parser), without warnings", async () => {
     const result = await validate(structuredClone(document) as never);
@@ -36,7 +38,10 @@ describe("the OpenAPI document", () => {
 
   it("describes auth, bodies, the filter syntax and the error shapes", () => {
     const components = document.components as { securitySchemes: Json; schemas: Record<string, Json>; responses: Json };
-    expect(components.securitySchemes).toMatchObject({ apiKey: { type: "http", scheme: "bearer" }, shareCookie: { type: "apiKey", in: "cookie", name: "tally_share" } });
+    expect(components.securitySchemes).toMatchObject({
+      apiKey: { type: "http", scheme: "bearer" },
+      shareCookie: { type: "apiKey", in: "cookie", name: "tally_share" },
+    });
     const create = document.paths["/api/v1/websites"]!.post as { requestBody: { content: Json }; security: Json[] };
     expect(Object.keys(create.requestBody.content).sort()).toEqual(["application/json", "application/x-www-form-urlencoded"]);
     expect(create.security).toEqual([{ apiKey: [] }]);
@@ -45,13 +50,32 @@ describe("the OpenAPI document", () => {
     const filter = stats.parameters.find((parameter) => parameter.name === "filter");
     expect(filter?.description).toContain("<dimension>:<operator>:<value>");
     expect(filter?.description).toContain("`utm_source`");
-    expect(stats.parameters.filter((parameter) => parameter.required).map((parameter) => parameter.name).sort()).toEqual(["from", "id", "name", "to"]);
-    expect(Object.keys(components.responses).sort()).toEqual(
-      ["BadRequest", "Forbidden", "MethodNotAllowed", "NotFound", "PayloadTooLarge", "ServerError", "TooManyRequests", "Unauthorized", "Unavailable", "UnsupportedMediaType", "ValidationFailed"],
-    );
+    expect(
+      stats.parameters
+        .filter((parameter) => parameter.required)
+        .map((parameter) => parameter.name)
+        .sort(),
+    ).toEqual(["from", "id", "name", "to"]);
+    expect(Object.keys(components.responses).sort()).toEqual([
+      "BadRequest",
+      "Forbidden",
+      "MethodNotAllowed",
+      "NotFound",
+      "PayloadTooLarge",
+      "ServerError",
+      "TooManyRequests",
+      "Unauthorized",
+      "Unavailable",
+      "UnsupportedMediaType",
+      "ValidationFailed",
+    ]);
     expect(components.schemas.ValidationError).toMatchObject({ required: ["message", "errors", "status"] });
     expect((document.paths["/collect"]!.post as { security: Json[] }).security).toEqual([]);
-    expect((document.paths["/share/{domain}/api/stats"]!.get as { security: Json[] }).security).toEqual([{}, { apiKey: [] }, { shareCookie: [] }]);
+    expect((document.paths["/share/{domain}/api/stats"]!.get as { security: Json[] }).security).toEqual([
+      {},
+      { apiKey: [] },
+      { shareCookie: [] },
+    ]);
   });
 });
 
@@ -70,11 +94,27 @@ describe("the checker of the HTTP matrix", () => {
   it("refuses an undeclared status, an undeclared field, a wrong type, a missing header or a wrong Allow", async () => {
     const refused = (promise: Promise<void>) => expect(promise).rejects.toBeInstanceOf(UndocumentedAnswer);
     await refused(checkAgainstDocument(base, at("/api/v1/account"), "GET", answer(404, { message: "Resource not found.", status: 404 })));
-    await refused(checkAgainstDocument(base, at("/api/v1/account"), "GET", answer(200, { data: { ...account, key_count: 2 }, status: 200 })));
+    await refused(
+      checkAgainstDocument(base, at("/api/v1/account"), "GET", answer(200, { data: { ...account, key_count: 2 }, status: 200 })),
+    );
     await refused(checkAgainstDocument(base, at("/api/v1/account"), "GET", answer(200, { data: { ...account, id: "1" }, status: 200 })));
     await refused(checkAgainstDocument(base, at("/api/v1/account"), "GET", answer(429, { message: "Too Many Attempts.", status: 429 })));
-    await refused(checkAgainstDocument(base, at("/api/v1/websites"), "PATCH", answer(405, { message: "Method not allowed.", status: 405 }, { allow: "GET, HEAD" })));
-    await refused(checkAgainstDocument(base, at("/api/v1/websites"), "GET", new Response("<p>hi</p>", { status: 200, headers: { "content-type": "text/html" } })));
+    await refused(
+      checkAgainstDocument(
+        base,
+        at("/api/v1/websites"),
+        "PATCH",
+        answer(405, { message: "Method not allowed.", status: 405 }, { allow: "GET, HEAD" }),
+      ),
+    );
+    await refused(
+      checkAgainstDocument(
+        base,
+        at("/api/v1/websites"),
+        "GET",
+        new Response("<p>hi</p>", { status: 200, headers: { "content-type": "text/html" } }),
+      ),
+    );
   });
 });
 
@@ -114,7 +154,10 @@ describe.each(transports)("the document and the reference page through $name", (
     const html = await response.text();
     // Nothing loaded from anywhere: no script, no stylesheet, no image or frame source.
     expect(html).not.toMatch(/<script|<link rel="stylesheet"|<(img|iframe|object|embed)\b/);
-    for (const route of routes) expect(html).toContain(`<span class="method ${route.method.toLowerCase()}">${route.method.toLowerCase()}</span><code>${route.path}</code>`);
+    for (const route of routes)
+      expect(html).toContain(
+        `<span class="method ${route.method.toLowerCase()}">${route.method.toLowerCase()}</span><code>${route.path}</code>`,
+      );
     expect(html).toContain("prefers-color-scheme: dark");
     expect(html).toContain('href="v1/openapi.json"');
   });

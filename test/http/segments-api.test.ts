@@ -32,9 +32,23 @@ describe.each(apiMatrix)("segments over $name", ({ transport, dialect }) => {
         const ip = `198.51.100.${person}`;
         const at = Date.parse(`2026-03-0${day}T10:00:00Z`) + person * 60_000;
         const source = person % 4 === 0 ? "?utm_source=newsletter&utm_medium=email" : "";
-        await tally.collect({ url: `https://seg.example/landing${source}`, ip, userAgent, timestamp: at, referrer: person % 3 === 0 ? "https://news.example/" : "" });
+        await tally.collect({
+          url: `https://seg.example/landing${source}`,
+          ip,
+          userAgent,
+          timestamp: at,
+          referrer: person % 3 === 0 ? "https://news.example/" : "",
+        });
         if (person % 2 === 1) await tally.collect({ url: "https://seg.example/pricing", ip, userAgent, timestamp: at + 30_000 });
-        if (person === 1 || person === 4) await tally.collect({ url: "https://seg.example/pricing", ip, userAgent, timestamp: at + 60_000, event: "Signup", props: { plan: person === 1 ? "pro" : "free" } });
+        if (person === 1 || person === 4)
+          await tally.collect({
+            url: "https://seg.example/pricing",
+            ip,
+            userAgent,
+            timestamp: at + 60_000,
+            event: "Signup",
+            props: { plan: person === 1 ? "pro" : "free" },
+          });
       }
     }
     await tally.flush();
@@ -48,7 +62,8 @@ describe.each(apiMatrix)("segments over $name", ({ transport, dialect }) => {
     await stored.dispose();
   });
 
-  const direct = (query: Record<string, unknown>) => tally.stats.queryWebsite(id, { ...query, ...Object.fromEntries(new URLSearchParams(RANGE)) });
+  const direct = (query: Record<string, unknown>) =>
+    tally.stats.queryWebsite(id, { ...query, ...Object.fromEntries(new URLSearchParams(RANGE)) });
 
   it("repeated filter parameters all apply, on the API and the share page alike", async () => {
     const path = `name=page&${RANGE}&filter=browser:is:Firefox&filter=page:is:/pricing`;
@@ -84,12 +99,26 @@ describe.each(apiMatrix)("segments over $name", ({ transport, dialect }) => {
 
   it("totals for a range and filter set in one request, with comparison, on the API and the share page", async () => {
     const query = `${RANGE}&filter=utm_source:is:newsletter&compare=year`;
-    const expected = await tally.stats.totalsWebsite(id, { ...Object.fromEntries(new URLSearchParams(RANGE)), filter: "utm_source:is:newsletter", compare: "year" });
+    const expected = await tally.stats.totalsWebsite(id, {
+      ...Object.fromEntries(new URLSearchParams(RANGE)),
+      filter: "utm_source:is:newsletter",
+      compare: "year",
+    });
     expect(expected.data).toEqual({ visitors: 12, visits: 12, pageviews: 12, views_per_visit: 1, bounce_rate: 50, visit_duration: 30 });
-    for (const response of [await owner.get(`/api/v1/stats/${id}/totals?${query}`), await anonymous.get(`/share/seg.example/api/totals?${query}`)]) {
+    for (const response of [
+      await owner.get(`/api/v1/stats/${id}/totals?${query}`),
+      await anonymous.get(`/share/seg.example/api/totals?${query}`),
+    ]) {
       expectJson(response, 200);
       expect(response.body.data).toEqual(expected.data);
-      expect(response.body.previous).toEqual({ visitors: 0, visits: 0, pageviews: 0, views_per_visit: 0, bounce_rate: 0, visit_duration: 0 });
+      expect(response.body.previous).toEqual({
+        visitors: 0,
+        visits: 0,
+        pageviews: 0,
+        views_per_visit: 0,
+        bounce_rate: 0,
+        visit_duration: 0,
+      });
       expect(response.body.comparison).toEqual({ from: "2025-03-01", to: "2025-03-31" });
     }
   });
@@ -116,7 +145,10 @@ describe.each(apiMatrix)("segments over $name", ({ transport, dialect }) => {
       { value: "Visit /pricing", count: 24, events: 24, conversion_rate: 50 },
       { value: "Signup", count: 12, events: 12, conversion_rate: 25 },
     ];
-    for (const response of [await owner.get(`/api/v1/stats/${id}?${query}`), await anonymous.get(`/share/seg.example/api/stats?${query}`)]) {
+    for (const response of [
+      await owner.get(`/api/v1/stats/${id}?${query}`),
+      await anonymous.get(`/share/seg.example/api/stats?${query}`),
+    ]) {
       expectJson(response, 200);
       expect(response.body.data).toEqual(expected);
     }
@@ -126,18 +158,28 @@ describe.each(apiMatrix)("segments over $name", ({ transport, dialect }) => {
       { value: "Visit /pricing", count: 24, events: 24, conversion_rate: 100 },
       { value: "Signup", count: 6, events: 6, conversion_rate: 25 },
     ]);
-    expectInvalid(await owner.get(`/api/v1/stats/${id}?name=page&${RANGE}&goal_page=/x`), { goal_page: ["The goal page field is only allowed with name=goals."] });
+    expectInvalid(await owner.get(`/api/v1/stats/${id}?name=page&${RANGE}&goal_page=/x`), {
+      goal_page: ["The goal page field is only allowed with name=goals."],
+    });
     const eleven = Array.from({ length: 11 }, (_, i) => `goal_page=/p${i}`).join("&");
-    expectInvalid(await owner.get(`/api/v1/stats/${id}?name=goals&${RANGE}&${eleven}`), { goal_page: ["At most 10 goal pages are allowed."] });
-    expectInvalid(await owner.get(`/api/v1/stats/${id}?name=goals&${RANGE}&goal_page=/${"x".repeat(200)}`), { "goal_page.0": ["A goal page must be 1 to 200 characters."] });
+    expectInvalid(await owner.get(`/api/v1/stats/${id}?name=goals&${RANGE}&${eleven}`), {
+      goal_page: ["At most 10 goal pages are allowed."],
+    });
+    expectInvalid(await owner.get(`/api/v1/stats/${id}?name=goals&${RANGE}&goal_page=/${"x".repeat(200)}`), {
+      "goal_page.0": ["A goal page must be 1 to 200 characters."],
+    });
   });
 
   it("a bad filter is a 422 naming it; event_property needs its event and property", async () => {
     expectInvalid(await owner.get(`/api/v1/stats/${id}?name=page&${RANGE}&filter=page:is:/a&filter=browser:equals:x`), {
       "filter.1": ['The filter "browser:equals:x" is not of the form dimension:operator:value (operators: is, is_not, contains).'],
     });
-    expectInvalid(await owner.get(`/api/v1/stats/${id}?name=page&${RANGE}&filter=planet:is:mars`), { "filter.0": ['The filter dimension "planet" is unknown.'] });
-    expectInvalid(await anonymous.get(`/share/seg.example/api/totals?${RANGE}&compare=last_week`), { compare: ["The selected compare is invalid."] });
+    expectInvalid(await owner.get(`/api/v1/stats/${id}?name=page&${RANGE}&filter=planet:is:mars`), {
+      "filter.0": ['The filter dimension "planet" is unknown.'],
+    });
+    expectInvalid(await anonymous.get(`/share/seg.example/api/totals?${RANGE}&compare=last_week`), {
+      compare: ["The selected compare is invalid."],
+    });
     expectInvalid(await owner.get(`/api/v1/stats/${id}?name=event_property&${RANGE}`), {
       event: ["The event field is required for event_property."],
       property: ["The property field is required for event_property."],

@@ -7,7 +7,6 @@ import type { Served } from "../support/transports.js";
 
 const ISO = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;
 
-
 describe.each(apiMatrix)("websites API over $name", ({ transport, dialect }) => {
   let tally: Tally;
   let dispose: () => Promise<void>;
@@ -208,14 +207,11 @@ describe.each(apiMatrix)("websites API over $name", ({ transport, dialect }) => 
     });
 
     it("names every broken choice at once", async () => {
-      expectInvalid(
-        await alice.post("/api/v1/websites", form({ domain: "choices.example", privacy: 3, email: 2, exclude_bots: "yes" })),
-        {
-          privacy: ["The selected privacy is invalid."],
-          email: ["The selected email is invalid."],
-          exclude_bots: ["The selected exclude bots is invalid."],
-        },
-      );
+      expectInvalid(await alice.post("/api/v1/websites", form({ domain: "choices.example", privacy: 3, email: 2, exclude_bots: "yes" })), {
+        privacy: ["The selected privacy is invalid."],
+        email: ["The selected email is invalid."],
+        exclude_bots: ["The selected exclude bots is invalid."],
+      });
     });
 
     it("requires a password for privacy 2, stores it, and only ever says whether one is set", async () => {
@@ -280,7 +276,14 @@ describe.each(apiMatrix)("websites API over $name", ({ transport, dialect }) => 
         jsonBody({ domain: "json.example", privacy: 0, email: 1, exclude_bots: 0, exclude_ips: "1.2.3.4", timezone: "Asia/Tokyo" }),
       );
       expectJson(response, 201);
-      expect(website(response)).toMatchObject({ domain: "json.example", privacy: 0, email: 1, exclude_bots: 0, exclude_ips: "1.2.3.4", timezone: "Asia/Tokyo" });
+      expect(website(response)).toMatchObject({
+        domain: "json.example",
+        privacy: 0,
+        email: 1,
+        exclude_bots: 0,
+        exclude_ips: "1.2.3.4",
+        timezone: "Asia/Tokyo",
+      });
       expectInvalid(await alice.post("/api/v1/websites", jsonBody({ domain: "json-bad.example", privacy: true })), {
         privacy: ["The privacy field must be a string."],
       });
@@ -308,7 +311,15 @@ describe.each(apiMatrix)("websites API over $name", ({ transport, dialect }) => 
     });
 
     it("takes the last value of a repeated form field", async () => {
-      const response = await alice.post("/api/v1/websites", form([["domain", "first.example"], ["domain", "last.example"], ["privacy", "2"], ["privacy", "0"]]));
+      const response = await alice.post(
+        "/api/v1/websites",
+        form([
+          ["domain", "first.example"],
+          ["domain", "last.example"],
+          ["privacy", "2"],
+          ["privacy", "0"],
+        ]),
+      );
       expectJson(response, 201);
       expect(website(response)).toMatchObject({ domain: "last.example", privacy: 0 });
     });
@@ -337,9 +348,20 @@ describe.each(apiMatrix)("websites API over $name", ({ transport, dialect }) => 
       expect(website(response)).toEqual({ ...before, privacy: 0, updated_at: expect.stringMatching(ISO) });
       expect(website(response).updated_at >= before.updated_at).toBe(true);
 
-      const json = await alice.put(`/api/v1/websites/${id}`, jsonBody({ email: 1, exclude_bots: 0, exclude_ips: "", exclude_params: "&", timezone: "UTC" }));
+      const json = await alice.put(
+        `/api/v1/websites/${id}`,
+        jsonBody({ email: 1, exclude_bots: 0, exclude_ips: "", exclude_params: "&", timezone: "UTC" }),
+      );
       expectJson(json, 200);
-      expect(website(json)).toMatchObject({ domain: "crud.example", privacy: 0, email: 1, exclude_bots: 0, exclude_ips: "", exclude_params: "&", timezone: "UTC" });
+      expect(website(json)).toMatchObject({
+        domain: "crud.example",
+        privacy: 0,
+        email: 1,
+        exclude_bots: 0,
+        exclude_ips: "",
+        exclude_params: "&",
+        timezone: "UTC",
+      });
     });
 
     it("validates updates field by field", async () => {
@@ -467,11 +489,14 @@ describe.each(apiMatrix)("websites API over $name", ({ transport, dialect }) => 
       ["sort_by=name", { sort_by: ["The selected sort by is invalid."] }],
       ["sort=up", { sort: ["The selected sort is invalid."] }],
       ["search_by=url", { search_by: ["The selected search by is invalid."] }],
-      ["per_page=7&page=x&sort=no", {
-        per_page: ["The selected per page is invalid."],
-        page: ["The page must be an integer greater than 0."],
-        sort: ["The selected sort is invalid."],
-      }],
+      [
+        "per_page=7&page=x&sort=no",
+        {
+          per_page: ["The selected per page is invalid."],
+          page: ["The page must be an integer greater than 0."],
+          sort: ["The selected sort is invalid."],
+        },
+      ],
     ])("rejects %s", async (query, errors) => {
       expectInvalid(await lister.get(`/api/v1/websites?${query}`), errors);
     });

@@ -36,7 +36,11 @@ describe("tally import, export and copy", () => {
     const { accountId } = await app.accounts.create({ name: "cli" });
     await app.websites.create(accountId, { domain: "cli.example" });
     await app.close();
-    const rows = Array.from({ length: 30 }, (_, i) => `/page-${i % 4},T,false,,Chrome 120,Windows 10,s${i % 7},0,,,"1920,1080,1",NL,true,2024-05-0${1 + (i % 3)}T1${i % 10}:00:00Z`);
+    const rows = Array.from(
+      { length: 30 },
+      (_, i) =>
+        `/page-${i % 4},T,false,,Chrome 120,Windows 10,s${i % 7},0,,,"1920,1080,1",NL,true,2024-05-0${1 + (i % 3)}T1${i % 10}:00:00Z`,
+    );
     gc = files.gzip("goatcounter-export-cli.csv.gz", [HEADER, ...rows.sort((a, b) => (a.slice(-20) < b.slice(-20) ? -1 : 1))].join("\n"));
   });
   afterAll(() => files.dispose());
@@ -44,7 +48,9 @@ describe("tally import, export and copy", () => {
   it("import: a dry run, the import, then the same file refused; progress on stderr, the summary on stdout", async () => {
     const dry = await tally(["import", gc, "--website", "1", "--dry-run"], cwd);
     expect(dry.code).toBe(0);
-    expect(dry.stdout.toString()).toMatch(/^Would import .*goatcounter-export-cli\.csv\.gz \(GoatCounter CSV export\) into website 1: 30 rows read, 30 imported, 0 skipped\.\n/);
+    expect(dry.stdout.toString()).toMatch(
+      /^Would import .*goatcounter-export-cli\.csv\.gz \(GoatCounter CSV export\) into website 1: 30 rows read, 30 imported, 0 skipped\.\n/,
+    );
     expect(dry.stderr).toMatch(/^checking: \d+%, \d+ rows, [\d,]+ rows\/s$/m);
     const real = await tally(["import", gc, "--website", "1"], cwd);
     expect(real.code).toBe(0);
@@ -81,7 +87,9 @@ describe("tally import, export and copy", () => {
     const to = `file:${join(cwd, "copy.sqlite")}`;
     const copied = await tally(["copy", "--from", from, "--to", to], cwd);
     expect(copied.code).toBe(0);
-    expect(copied.stdout.toString()).toMatch(new RegExp(`^Copied \\d+ rows of ${COPIED_TABLES.length} tables; every table has as many rows in the target:\n {2}accounts +1\n`));
+    expect(copied.stdout.toString()).toMatch(
+      new RegExp(`^Copied \\d+ rows of ${COPIED_TABLES.length} tables; every table has as many rows in the target:\n {2}accounts +1\n`),
+    );
     expect(copied.stderr).toMatch(/^copying: done, \d+ rows/m);
     const refused = await tally(["copy", "--from", from, "--to", to], cwd);
     expect(refused.code).toBe(1);

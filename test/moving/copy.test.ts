@@ -17,9 +17,15 @@ const MIGRATION_TABLES = new Set(["tally_migrations", "tally_migrations_lock", "
 function sqliteTables(file: string): Record<string, unknown[]> {
   const db = new Database(file, { readonly: true });
   try {
-    const names = (db.prepare("select name from sqlite_master where type = 'table' and name not like 'sqlite_%' order by name").all() as { name: string }[]).map((row) => row.name);
+    const names = (
+      db.prepare("select name from sqlite_master where type = 'table' and name not like 'sqlite_%' order by name").all() as {
+        name: string;
+      }[]
+    ).map((row) => row.name);
     const ordered = (name: string) => {
-      const columns = (db.prepare(`select name from pragma_table_info('${name}')`).all() as { name: string }[]).map((column) => column.name);
+      const columns = (db.prepare(`select name from pragma_table_info('${name}')`).all() as { name: string }[]).map(
+        (column) => column.name,
+      );
       return db.prepare(`select * from ${name} order by ${columns.join(", ")}`).all();
     };
     return Object.fromEntries(names.filter((name) => !MIGRATION_TABLES.has(name)).map((name) => [name, ordered(name)]));
@@ -32,7 +38,9 @@ async function postgresCounts(url: string): Promise<Record<string, number>> {
   const client = new pg.Client({ connectionString: url });
   await client.connect();
   try {
-    const { rows } = await client.query("select table_name from information_schema.tables where table_schema = current_schema() and table_type = 'BASE TABLE' order by 1");
+    const { rows } = await client.query(
+      "select table_name from information_schema.tables where table_schema = current_schema() and table_type = 'BASE TABLE' order by 1",
+    );
     const counts: Record<string, number> = {};
     for (const { table_name: name } of rows as { table_name: string }[]) {
       if (!MIGRATION_TABLES.has(name)) counts[name] = Number((await client.query(`select count(*) as n from ${name}`)).rows[0].n);
@@ -84,13 +92,23 @@ describe.runIf(DIALECTS.includes("postgres"))("tally copy: SQLite → PostgreSQL
     key = alice.key;
     await tally.accounts.createKey(alice.accountId, { name: "second" });
     await tally.accounts.create({ name: "bob" });
-    const shop = await tally.websites.create(alice.accountId, { domain: "shop.example", timezone: "America/New_York", privacy: 2, password: "s3cret", exclude_ips: "10.0.0.0/8", exclude_params: "fbclid" });
+    const shop = await tally.websites.create(alice.accountId, {
+      domain: "shop.example",
+      timezone: "America/New_York",
+      privacy: 2,
+      password: "s3cret",
+      exclude_ips: "10.0.0.0/8",
+      exclude_params: "fbclid",
+    });
     const blog = await tally.websites.create(alice.accountId, { domain: "blog.example", timezone: "Asia/Kolkata", retention_days: 3000 });
     websiteIds = [shop.id, blog.id];
     const now = Date.now();
     await generateTraffic(tally, { domain: "shop.example", days: 40, sessionsPerDay: 10, now, seed: 3 });
     await generateTraffic(tally, { domain: "blog.example", days: 20, sessionsPerDay: 6, now, seed: 4 });
-    const gc = files.write("gc.csv", "2Path,Title,Event,UserAgent,Browser,System,Session,Bot,Referrer,Referrer scheme,Screen size,Location,FirstVisit,Date\n/old,Old,false,,Firefox 100,Linux,s,0,,,,NL,true,2024-06-01T10:00:00Z\n");
+    const gc = files.write(
+      "gc.csv",
+      "2Path,Title,Event,UserAgent,Browser,System,Session,Bot,Referrer,Referrer scheme,Screen size,Location,FirstVisit,Date\n/old,Old,false,,Firefox 100,Linux,s,0,,,,NL,true,2024-06-01T10:00:00Z\n",
+    );
     await tally.import(gc, { websiteId: blog.id });
     expect(await tally.buildDayBlocks()).toBeGreaterThan(40);
     await tally.close();
@@ -108,10 +126,26 @@ describe.runIf(DIALECTS.includes("postgres"))("tally copy: SQLite → PostgreSQL
     const original = sqliteTables(source.slice(5));
     // Every table the schema has is copied: a table the copy does not know would be missing here.
     expect(Object.keys(original).sort()).toEqual([...COPIED_TABLES].sort());
-    for (const table of ["accounts", "api_keys", "websites", "imports", "salts", "visitors", "dimensions", "visits", "hits", "event_props", "rollups", "day_versions", "day_blocks"]) {
+    for (const table of [
+      "accounts",
+      "api_keys",
+      "websites",
+      "imports",
+      "salts",
+      "visitors",
+      "dimensions",
+      "visits",
+      "hits",
+      "event_props",
+      "rollups",
+      "day_versions",
+      "day_blocks",
+    ]) {
       expect({ table, empty: original[table]!.length === 0 }).toEqual({ table, empty: false });
     }
-    expect(await postgresCounts(postgres.url)).toEqual(Object.fromEntries(Object.entries(original).map(([table, rows]) => [table, rows.length])));
+    expect(await postgresCounts(postgres.url)).toEqual(
+      Object.fromEntries(Object.entries(original).map(([table, rows]) => [table, rows.length])),
+    );
     await copyDatabase({ from: postgres.url, to: back });
     expect(sqliteTables(back.slice(5))).toEqual(original);
   });

@@ -15,13 +15,21 @@ describe.each(apiMatrix)("GET /api/v1/websites/{id}/export, $name", ({ transport
     key = (await fixture.tally.accounts.createKey(fixture.aliceId)).key;
     const hit = { ip: "198.51.100.4", userAgent: "Mozilla/5.0 (X11; Linux x86_64; rv:127.0) Gecko/20100101 Firefox/127.0" };
     await fixture.tally.collect({ ...hit, url: "https://export.example/", timestamp: Date.UTC(2025, 0, 5, 10) });
-    await fixture.tally.collect({ ...hit, url: "https://export.example/a,\"b\"", timestamp: Date.UTC(2025, 0, 5, 10, 1) });
-    await fixture.tally.collect({ ...hit, url: "https://export.example/", event: "Signup", props: { plan: "pro" }, timestamp: Date.UTC(2025, 0, 6, 9) });
+    await fixture.tally.collect({ ...hit, url: 'https://export.example/a,"b"', timestamp: Date.UTC(2025, 0, 5, 10, 1) });
+    await fixture.tally.collect({
+      ...hit,
+      url: "https://export.example/",
+      event: "Signup",
+      props: { plan: "pro" },
+      timestamp: Date.UTC(2025, 0, 6, 9),
+    });
   });
   afterAll(() => fixture.dispose());
 
   async function download(query: string) {
-    const response = await fixture.served.fetch(`/api/v1/websites/${websiteId}/export${query}`, { headers: { authorization: `Bearer ${key}` } });
+    const response = await fixture.served.fetch(`/api/v1/websites/${websiteId}/export${query}`, {
+      headers: { authorization: `Bearer ${key}` },
+    });
     return { response, files: response.status === 200 ? unzipSync(new Uint8Array(await response.arrayBuffer())) : {} };
   }
 
@@ -36,19 +44,29 @@ describe.each(apiMatrix)("GET /api/v1/websites/{id}/export, $name", ({ transport
     expect(strFromU8(files["visits.csv"]!)).toBe(
       '"date","visits","bounces","total_duration","visit_pageviews","bounce_rate","visit_duration","views_per_visit"\n"2025-01-05",1,0,60,2,0,60,2\n"2025-01-06",1,0,0,0,0,0,0\n',
     );
-    expect(strFromU8(files["event_property.csv"]!)).toBe('"date","event","property","value","count"\n"2025-01-06","Signup","plan","pro",1\n');
+    expect(strFromU8(files["event_property.csv"]!)).toBe(
+      '"date","event","property","value","count"\n"2025-01-06","Signup","plan","pro",1\n',
+    );
   });
 
   it("Plausible's layout, limited to a range", async () => {
     const { response, files } = await download("?format=plausible&from=2025-01-06&to=2025-01-06");
     expect(response.headers.get("content-disposition")).toBe('attachment; filename="export_example_20250106_20250106.zip"');
-    expect(strFromU8(files["imported_visitors_20250106_20250106.csv"]!)).toBe('"date","visitors","pageviews","bounces","visits","visit_duration"\n"2025-01-06",1,0,0,1,0\n');
-    expect(strFromU8(files["imported_custom_events_20250106_20250106.csv"]!)).toBe('"date","name","link_url","path","visitors","events"\n"2025-01-06","Signup","","",1,1\n');
+    expect(strFromU8(files["imported_visitors_20250106_20250106.csv"]!)).toBe(
+      '"date","visitors","pageviews","bounces","visits","visit_duration"\n"2025-01-06",1,0,0,1,0\n',
+    );
+    expect(strFromU8(files["imported_custom_events_20250106_20250106.csv"]!)).toBe(
+      '"date","name","link_url","path","visitors","events"\n"2025-01-06","Signup","","",1,1\n',
+    );
   });
 
   it("refuses bad parameters with 422, another account's website with 404", async () => {
-    expectInvalid(await fixture.alice.get(`/api/v1/websites/${websiteId}/export?format=xml`), { format: ["The format must be csv or plausible."] });
-    expectInvalid(await fixture.alice.get(`/api/v1/websites/${websiteId}/export?from=2025-02-30`), { from: ["The from day must be a date such as 2024-01-31."] });
+    expectInvalid(await fixture.alice.get(`/api/v1/websites/${websiteId}/export?format=xml`), {
+      format: ["The format must be csv or plausible."],
+    });
+    expectInvalid(await fixture.alice.get(`/api/v1/websites/${websiteId}/export?from=2025-02-30`), {
+      from: ["The from day must be a date such as 2024-01-31."],
+    });
     expectJson(await fixture.bob.get(`/api/v1/websites/${websiteId}/export`), 404);
     expectJson(await fixture.anonymous.get(`/api/v1/websites/${websiteId}/export`), 401);
   });

@@ -62,12 +62,27 @@ describe.each(DIALECTS)("GoatCounter CSV export v2 on %s", (dialect) => {
     const website = await fixture.stored.tally.websites.create(fixture.accountId, { domain: "goat.example" });
     const file = fixture.files.gzip("goatcounter-export-goat.csv.gz", `\uFEFF${crlf([HEADER, ...ROWS])}`);
     const summary = await fixture.stored.tally.import(file, { websiteId: website.id });
-    expect(summary).toMatchObject({ format: "goatcounter", rowsRead: 8, imported: 7, skipped: { "bot (GoatCounter's Bot column)": 1 }, firstDay: "2024-03-01", lastDay: "2024-03-02", sorted: false });
+    expect(summary).toMatchObject({
+      format: "goatcounter",
+      rowsRead: 8,
+      imported: 7,
+      skipped: { "bot (GoatCounter's Bot column)": 1 },
+      firstDay: "2024-03-01",
+      lastDay: "2024-03-02",
+      sorted: false,
+    });
     const { stats, totals } = await allStatistics(fixture.stored.tally, fixture.accountId, website.id, "2024-03-01", "2024-03-02");
     expect(stats).toEqual(EXPECTED);
     expect(totals).toEqual({ visitors: 4, visits: 4, pageviews: 6, views_per_visit: 1.5, bounce_rate: 50, visit_duration: 390 });
     // Filters read the visits and hits the replay fixture.stored.
-    const filtered = await allStatistics(fixture.stored.tally, fixture.accountId, website.id, "2024-03-01", "2024-03-02", "referrer:is:google.com");
+    const filtered = await allStatistics(
+      fixture.stored.tally,
+      fixture.accountId,
+      website.id,
+      "2024-03-01",
+      "2024-03-02",
+      "referrer:is:google.com",
+    );
     expect(filtered.totals).toMatchObject({ visits: 1, pageviews: 2 });
     // Nothing of the replay's visitor rows is left behind.
     expect(await fixture.stored.sql("select hash from visitors where hash like '~%'")).toEqual([]);
@@ -85,27 +100,46 @@ describe.each(DIALECTS)("GoatCounter CSV export v2 on %s", (dialect) => {
       new ImportFileError("bad-event.csv", 5, "3 (Event)", 'expected true/false or 1/0, got "maybe"'),
     );
     const badQuote = fixture.files.gzip("bad-quote.csv.gz", crlf([HEADER, ROWS[0]!, ROWS[1]!.replace('"1920,1080,1"', '"1920,1080,1"x')]));
-    await expect(fixture.stored.tally.import(badQuote, { websiteId: website.id })).rejects.toThrow(/^bad-quote\.csv, line 3, column 11: Invalid Closing Quote/);
+    await expect(fixture.stored.tally.import(badQuote, { websiteId: website.id })).rejects.toThrow(
+      /^bad-quote\.csv, line 3, column 11: Invalid Closing Quote/,
+    );
     const badDate = fixture.files.gzip("bad-date.csv.gz", crlf([HEADER, ROWS[0]!.replace("2024-03-01T10:00:00Z", "2024-02-30T10:00:00Z")]));
-    await expect(fixture.stored.tally.import(badDate, { websiteId: website.id })).rejects.toThrow('bad-date.csv, line 2, column 14 (Date): expected an RFC 3339 time, got "2024-02-30T10:00:00Z"');
+    await expect(fixture.stored.tally.import(badDate, { websiteId: website.id })).rejects.toThrow(
+      'bad-date.csv, line 2, column 14 (Date): expected an RFC 3339 time, got "2024-02-30T10:00:00Z"',
+    );
     expect(await emptyStats(website.id)).toBe(true);
     expect(await fixture.stored.sql(`select id from imports where website_id = ${website.id}`)).toEqual([]);
   });
 
   it("a version 1 GoatCounter export, or a file of no known format, is refused with what was expected", async () => {
     const website = await fixture.stored.tally.websites.create(fixture.accountId, { domain: "v1.goat.example" });
-    const v1 = fixture.files.gzip("v1.csv.gz", "1Path,Title,Event,Bot,Session,FirstVisit,Referrer,Referrer scheme,Browser,Screen size,Location,Date\n");
-    await expect(fixture.stored.tally.import(v1, { websiteId: website.id })).rejects.toThrow(/a GoatCounter CSV export of version 1; only version 2 can be read/);
+    const v1 = fixture.files.gzip(
+      "v1.csv.gz",
+      "1Path,Title,Event,Bot,Session,FirstVisit,Referrer,Referrer scheme,Browser,Screen size,Location,Date\n",
+    );
+    await expect(fixture.stored.tally.import(v1, { websiteId: website.id })).rejects.toThrow(
+      /a GoatCounter CSV export of version 1; only version 2 can be read/,
+    );
     const other = fixture.files.write("other.csv", "a,b,c\n1,2,3\n");
-    await expect(fixture.stored.tally.import(other, { websiteId: website.id })).rejects.toThrow(/other\.csv: cannot tell its format; expected a Plausible export/);
-    await expect(fixture.stored.tally.import(`${fixture.files.directory}/missing.csv.gz`, { websiteId: website.id })).rejects.toThrow(/no such file or directory/);
+    await expect(fixture.stored.tally.import(other, { websiteId: website.id })).rejects.toThrow(
+      /other\.csv: cannot tell its format; expected a Plausible export/,
+    );
+    await expect(fixture.stored.tally.import(`${fixture.files.directory}/missing.csv.gz`, { websiteId: website.id })).rejects.toThrow(
+      /no such file or directory/,
+    );
   });
 
   it("--dry-run reads and counts everything and writes nothing", async () => {
     const website = await fixture.stored.tally.websites.create(fixture.accountId, { domain: "dry.goat.example" });
     const file = fixture.files.gzip("dry.csv.gz", crlf([HEADER, ...ROWS]));
     const summary = await fixture.stored.tally.import(file, { websiteId: website.id, dryRun: true });
-    expect(summary).toMatchObject({ dryRun: true, importId: null, rowsRead: 8, imported: 7, skipped: { "bot (GoatCounter's Bot column)": 1 } });
+    expect(summary).toMatchObject({
+      dryRun: true,
+      importId: null,
+      rowsRead: 8,
+      imported: 7,
+      skipped: { "bot (GoatCounter's Bot column)": 1 },
+    });
     expect(await emptyStats(website.id)).toBe(true);
     expect(await fixture.stored.sql(`select id from imports where website_id = ${website.id}`)).toEqual([]);
   });
@@ -114,17 +148,24 @@ describe.each(DIALECTS)("GoatCounter CSV export v2 on %s", (dialect) => {
     const website = await fixture.stored.tally.websites.create(fixture.accountId, { domain: "twice.goat.example" });
     const firstDay = fixture.files.gzip("first-day.csv.gz", crlf([HEADER, ...ROWS.slice(0, 6)]));
     expect(await fixture.stored.tally.import(firstDay, { websiteId: website.id })).toMatchObject({ imported: 5, lastDay: "2024-03-01" });
-    await expect(fixture.stored.tally.import(firstDay, { websiteId: website.id })).rejects.toThrow(/was imported into website \d+ already \(import #\d+/);
+    await expect(fixture.stored.tally.import(firstDay, { websiteId: website.id })).rejects.toThrow(
+      /was imported into website \d+ already \(import #\d+/,
+    );
     const everything = fixture.files.gzip("everything.csv.gz", crlf([HEADER, ...ROWS]));
     const second = await fixture.stored.tally.import(everything, { websiteId: website.id });
     expect(second.imported).toBe(2);
-    expect(Object.entries(second.skipped)).toEqual([[expect.stringMatching(/^day already imported \(import #\d+\)$/), 5], ["bot (GoatCounter's Bot column)", 1]]);
+    expect(Object.entries(second.skipped)).toEqual([
+      [expect.stringMatching(/^day already imported \(import #\d+\)$/), 5],
+      ["bot (GoatCounter's Bot column)", 1],
+    ]);
     // b2's hit after midnight starts a visit of its own here (its visit of the day before is not replayed again).
     const { stats } = await allStatistics(fixture.stored.tally, fixture.accountId, website.id, "2024-03-01", "2024-03-02");
     expect(stats.pageviews).toEqual(EXPECTED.pageviews);
     expect(stats.visitors).toEqual(EXPECTED.visitors);
     expect(stats.visits).toEqual({ "2024-03-01": 3, "2024-03-02": 2 });
-    const rows = await fixture.stored.sql<{ status: string; first_day: string; last_day: string }>(`select status, first_day, last_day from imports where website_id = ${website.id} order by id`);
+    const rows = await fixture.stored.sql<{ status: string; first_day: string; last_day: string }>(
+      `select status, first_day, last_day from imports where website_id = ${website.id} order by id`,
+    );
     expect(rows).toEqual([
       { status: "complete", first_day: "2024-03-01", last_day: "2024-03-01" },
       { status: "complete", first_day: "2024-03-02", last_day: "2024-03-02" },
@@ -158,4 +199,3 @@ describe.each(DIALECTS)("GoatCounter CSV export v2 on %s", (dialect) => {
     expect(stats.browser).toEqual({ Chrome: 1, Firefox: 1 }); // curl: no browser
   });
 });
-

@@ -23,7 +23,12 @@ const FILES: Record<string, string> = {
     `"2024-01-02","/",5,6,60,5,8`,
   ].join("\n"),
   // The older layout: no visit_duration, bounces or pageviews.
-  "imported_exit_pages_20240101_20240102.csv": [`"date","visitors","exits","exit_page"`, `"2024-01-01",7,8,"/pricing"`, `"2024-01-01",4,4,"/"`, `"2024-01-02",5,6,"/"`].join("\n"),
+  "imported_exit_pages_20240101_20240102.csv": [
+    `"date","visitors","exits","exit_page"`,
+    `"2024-01-01",7,8,"/pricing"`,
+    `"2024-01-01",4,4,"/"`,
+    `"2024-01-02",5,6,"/"`,
+  ].join("\n"),
   "imported_sources_20240101_20240102.csv": [
     `"date","source","referrer","utm_source","utm_medium","utm_campaign","utm_content","utm_term","pageviews","visitors","visits","visit_duration","bounces"`,
     `"2024-01-01","","","","","","","",10,5,6,100,2`,
@@ -44,7 +49,12 @@ const FILES: Record<string, string> = {
     `"2024-01-01","DE","",0,4,5,600,2,16`,
     `"2024-01-02","FR","FR-IDF",2988507,5,6,60,5,8`,
   ].join("\n"),
-  "imported_devices_20240101_20240102.csv": [`"date","device","visitors","visits","visit_duration","bounces","pageviews"`, `"2024-01-01","Desktop",6,7,1000,2,20`, `"2024-01-01","Mobile",4,5,200,2,10`, `"2024-01-02","Mobile",5,6,60,5,8`].join("\n"),
+  "imported_devices_20240101_20240102.csv": [
+    `"date","device","visitors","visits","visit_duration","bounces","pageviews"`,
+    `"2024-01-01","Desktop",6,7,1000,2,20`,
+    `"2024-01-01","Mobile",4,5,200,2,10`,
+    `"2024-01-02","Mobile",5,6,60,5,8`,
+  ].join("\n"),
   "imported_browsers_20240101_20240102.csv": [
     `"date","browser","browser_version","visitors","visits","visit_duration","bounces","pageviews"`,
     `"2024-01-01","Chrome","120.0",3,3,300,1,9`,
@@ -96,31 +106,77 @@ describe.each(DIALECTS)("Plausible CSV export on %s", (dialect) => {
 
   it("adds the daily aggregates to the rollups: every statistic as the files say", async () => {
     const site = await fixture.stored.tally.websites.create(fixture.accountId, { domain: "site.example" });
-    const summary = await fixture.stored.tally.import(fixture.files.zip("site_example_20240103.zip", { ...FILES, "README.txt": "not a table" }), { websiteId: site.id });
-    expect(summary).toMatchObject({ format: "plausible", rowsRead: 32, imported: 32, skipped: {}, ignoredFiles: ["README.txt"], firstDay: "2024-01-01", lastDay: "2024-01-02" });
+    const summary = await fixture.stored.tally.import(
+      fixture.files.zip("site_example_20240103.zip", { ...FILES, "README.txt": "not a table" }),
+      { websiteId: site.id },
+    );
+    expect(summary).toMatchObject({
+      format: "plausible",
+      rowsRead: 32,
+      imported: 32,
+      skipped: {},
+      ignoredFiles: ["README.txt"],
+      firstDay: "2024-01-01",
+      lastDay: "2024-01-02",
+    });
     const { stats, totals } = await allStatistics(fixture.stored.tally, fixture.accountId, site.id, "2024-01-01", "2024-01-02");
     expect(stats).toEqual(EXPECTED);
     expect(totals).toEqual({ visitors: 15, visits: 18, pageviews: 38, views_per_visit: 2.11, bounce_rate: 50, visit_duration: 70 });
     // Values are in the dictionary: searching finds them.
-    const searched = await fixture.stored.tally.stats.query(fixture.accountId, site.id, { name: "page", from: "2024-01-01", to: "2024-01-02", search: "PRIC" });
+    const searched = await fixture.stored.tally.stats.query(fixture.accountId, site.id, {
+      name: "page",
+      from: "2024-01-01",
+      to: "2024-01-02",
+      search: "PRIC",
+    });
     expect(searched.data).toEqual([{ value: "/pricing", count: 10 }]);
     // Aggregates have no visits: filtered statistics do not see them.
-    expect((await fixture.stored.tally.stats.totals(fixture.accountId, site.id, { from: "2024-01-01", to: "2024-01-02", filter: "page:contains:/" })).data.visits).toBe(0);
+    expect(
+      (
+        await fixture.stored.tally.stats.totals(fixture.accountId, site.id, {
+          from: "2024-01-01",
+          to: "2024-01-02",
+          filter: "page:contains:/",
+        })
+      ).data.visits,
+    ).toBe(0);
   });
 
   it("cleans page values of tracking parameters, as for live hits", async () => {
     const site = await fixture.stored.tally.websites.create(fixture.accountId, { domain: "tracked.site.example" });
-    const pages = [`"date","page","pageviews"`, `"2024-01-01","/sale",7`, `"2024-01-01","/sale?fbclid=IwAR1",2`, `"2024-01-01","/sale?utm_source=news&q=red",3`, `"2024-01-01","/sale?q=red",1`].join("\n");
+    const pages = [
+      `"date","page","pageviews"`,
+      `"2024-01-01","/sale",7`,
+      `"2024-01-01","/sale?fbclid=IwAR1",2`,
+      `"2024-01-01","/sale?utm_source=news&q=red",3`,
+      `"2024-01-01","/sale?q=red",1`,
+    ].join("\n");
     const entries = [`"date","entry_page","entrances"`, `"2024-01-01","/sale?gclid=1",2`, `"2024-01-01","/sale",1`].join("\n");
-    await fixture.stored.tally.import(fixture.files.zip("tracked.zip", { "imported_pages_20240101_20240101.csv": pages, "imported_entry_pages_20240101_20240101.csv": entries }), { websiteId: site.id });
-    const rows = async (name: "page" | "landing_page") => (await fixture.stored.tally.stats.query(fixture.accountId, site.id, { name, from: "2024-01-01", to: "2024-01-01" })).data;
-    expect(await rows("page")).toEqual([{ value: "/sale", count: 9 }, { value: "/sale?q=red", count: 4 }]);
+    await fixture.stored.tally.import(
+      fixture.files.zip("tracked.zip", {
+        "imported_pages_20240101_20240101.csv": pages,
+        "imported_entry_pages_20240101_20240101.csv": entries,
+      }),
+      { websiteId: site.id },
+    );
+    const rows = async (name: "page" | "landing_page") =>
+      (await fixture.stored.tally.stats.query(fixture.accountId, site.id, { name, from: "2024-01-01", to: "2024-01-01" })).data;
+    expect(await rows("page")).toEqual([
+      { value: "/sale", count: 9 },
+      { value: "/sale?q=red", count: 4 },
+    ]);
     expect(await rows("landing_page")).toEqual([{ value: "/sale", count: 3 }]);
   });
 
   it("a bad number names file, line and column; nothing of any file is imported", async () => {
     const site = await fixture.stored.tally.websites.create(fixture.accountId, { domain: "bad.site.example" });
-    const broken = { ...FILES, "imported_devices_20240101_20240102.csv": FILES["imported_devices_20240101_20240102.csv"]!.replace('"Mobile",5,6,60,5,8', '"Mobile",five,6,60,5,8') };
+    const broken = {
+      ...FILES,
+      "imported_devices_20240101_20240102.csv": FILES["imported_devices_20240101_20240102.csv"]!.replace(
+        '"Mobile",5,6,60,5,8',
+        '"Mobile",five,6,60,5,8',
+      ),
+    };
     await expect(fixture.stored.tally.import(fixture.files.zip("broken.zip", broken), { websiteId: site.id })).rejects.toThrow(
       'imported_devices_20240101_20240102.csv, line 4, column 3 (visitors): expected a whole number, got "five"',
     );

@@ -12,8 +12,27 @@ const TO = "2025-06-30";
 
 /** What Plausible's layout carries of Tally's statistics (docs in the README, "Leaving Tally"). */
 const PLAUSIBLE_CARRIES = [
-  "visitors", "pageviews", "visits", "bounce_rate", "visit_duration", "page", "landing_page", "exit_page", "referrer", "campaign",
-  "utm_source", "utm_medium", "utm_content", "utm_term", "browser", "os", "device", "country", "continent", "event", "goals",
+  "visitors",
+  "pageviews",
+  "visits",
+  "bounce_rate",
+  "visit_duration",
+  "page",
+  "landing_page",
+  "exit_page",
+  "referrer",
+  "campaign",
+  "utm_source",
+  "utm_medium",
+  "utm_content",
+  "utm_term",
+  "browser",
+  "os",
+  "device",
+  "country",
+  "continent",
+  "event",
+  "goals",
 ];
 
 describe.each(DIALECTS)("export, then import into an empty website, on %s", (dialect) => {
@@ -66,18 +85,36 @@ describe.each(DIALECTS)("export, then import into an empty website, on %s", (dia
     expect(summary).toMatchObject({ format: "plausible", skipped: {}, ignoredFiles: [] });
     const copy = await allStatistics(stored.tally, accountId, target.id, FROM, TO);
     for (const name of PLAUSIBLE_CARRIES) expect({ name, rows: copy.stats[name] }).toEqual({ name, rows: original.stats[name] });
-    expect(copy.totals).toMatchObject({ visitors: original.totals.visitors, visits: original.totals.visits, pageviews: original.totals.pageviews, bounce_rate: original.totals.bounce_rate, visit_duration: original.totals.visit_duration });
+    expect(copy.totals).toMatchObject({
+      visitors: original.totals.visitors,
+      visits: original.totals.visits,
+      pageviews: original.totals.pageviews,
+      bounce_rate: original.totals.bounce_rate,
+      visit_duration: original.totals.visit_duration,
+    });
 
     // The figures Tally's rollups have no breakdown of come from the visits store: the entry pages' durations,
     // bounces and pageviews add up to the site's, and a page's visitors are people, not its pageviews.
     const tables = unzipSync(new Uint8Array(await readFile(file)));
     const rowsOf = (table: string) => {
-      const [header, ...lines] = strFromU8(Object.entries(tables).find(([name]) => name.startsWith(`imported_${table}_`))![1]).trim().split("\n");
+      const [header, ...lines] = strFromU8(Object.entries(tables).find(([name]) => name.startsWith(`imported_${table}_`))![1])
+        .trim()
+        .split("\n");
       const columns = header!.replace(/"/g, "").split(",");
-      return lines.map((line) => Object.fromEntries(line.replace(/"/g, "").split(",").map((value, i) => [columns[i], value])));
+      return lines.map((line) =>
+        Object.fromEntries(
+          line
+            .replace(/"/g, "")
+            .split(",")
+            .map((value, i) => [columns[i], value]),
+        ),
+      );
     };
     const sum = (rows: Record<string, string>[], column: string) => rows.reduce((total, row) => total + Number(row[column]), 0);
-    const rollupSum = async (name: string) => Number((await stored.sql<{ n: number }>(`select sum(count) as n from rollups where website_id = ${sourceId} and name = '${name}'`))[0]!.n);
+    const rollupSum = async (name: string) =>
+      Number(
+        (await stored.sql<{ n: number }>(`select sum(count) as n from rollups where website_id = ${sourceId} and name = '${name}'`))[0]!.n,
+      );
     const entries = rowsOf("entry_pages");
     expect(sum(entries, "visit_duration")).toBe(await rollupSum("visit_duration"));
     expect(sum(entries, "bounces")).toBe(await rollupSum("bounces"));

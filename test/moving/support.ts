@@ -14,7 +14,15 @@ export async function allStatistics(tally: Tally, accountId: number, websiteId: 
   const query = async (name: string, extra: Record<string, string> = {}) => {
     const rows: Record<string, number> = {};
     for (let page = 1; ; page++) {
-      const answer = await tally.stats.query(accountId, websiteId, { name, from, to, per_page: "100", page: String(page), ...extra, ...(filter ? { filter } : {}) });
+      const answer = await tally.stats.query(accountId, websiteId, {
+        name,
+        from,
+        to,
+        per_page: "100",
+        page: String(page),
+        ...extra,
+        ...(filter ? { filter } : {}),
+      });
       for (const row of answer.data) rows[row.value] = row.count;
       if (page * 100 >= answer.total) return rows;
     }

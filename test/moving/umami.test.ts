@@ -5,7 +5,16 @@ import { allStatistics, importFixture } from "./support.js";
 
 /** Umami's tables (prisma/schema.prisma, db/clickhouse/schema.sql), the same visits written in both of its layouts. */
 const SESSIONS = {
-  s1: { browser: "chrome", os: "Windows 10", device: "laptop", screen: "1920x1080", language: "en-US", country: "US", region: "US-CA", city: "San Francisco" },
+  s1: {
+    browser: "chrome",
+    os: "Windows 10",
+    device: "laptop",
+    screen: "1920x1080",
+    language: "en-US",
+    country: "US",
+    region: "US-CA",
+    city: "San Francisco",
+  },
   s2: { browser: "ios", os: "iOS", device: "mobile", screen: "390x844", language: "fr-FR", country: "FR", region: "FR-IDF", city: "Paris" },
   s3: { browser: "searchbot", os: "Linux", device: "desktop", screen: "", language: "", country: "", region: "", city: "" },
 } as const;
@@ -35,36 +44,241 @@ const EVENTS: Event[] = [
 ];
 
 const q = (value: string) => (/[",\n]/.test(value) ? `"${value.replace(/"/g, '""')}"` : value);
-const csv = (header: readonly string[], rows: readonly (readonly string[])[]) => [header, ...rows].map((row) => row.map(q).join(",")).join("\n") + "\n";
+const csv = (header: readonly string[], rows: readonly (readonly string[])[]) =>
+  [header, ...rows].map((row) => row.map(q).join(",")).join("\n") + "\n";
 
-const EVENT_HEADER = ["event_id", "website_id", "session_id", "visit_id", "created_at", "url_path", "url_query", "utm_source", "utm_medium", "utm_campaign", "utm_content", "utm_term", "referrer_path", "referrer_query", "referrer_domain", "page_title", "gclid", "fbclid", "msclkid", "ttclid", "li_fat_id", "twclid", "event_type", "event_name", "tag", "hostname"];
-const SESSION_HEADER = ["session_id", "website_id", "browser", "os", "device", "screen", "language", "country", "region", "city", "distinct_id", "created_at"];
-const DATA_HEADER = ["event_data_id", "website_id", "website_event_id", "data_key", "string_value", "number_value", "date_value", "data_type", "created_at"];
+const EVENT_HEADER = [
+  "event_id",
+  "website_id",
+  "session_id",
+  "visit_id",
+  "created_at",
+  "url_path",
+  "url_query",
+  "utm_source",
+  "utm_medium",
+  "utm_campaign",
+  "utm_content",
+  "utm_term",
+  "referrer_path",
+  "referrer_query",
+  "referrer_domain",
+  "page_title",
+  "gclid",
+  "fbclid",
+  "msclkid",
+  "ttclid",
+  "li_fat_id",
+  "twclid",
+  "event_type",
+  "event_name",
+  "tag",
+  "hostname",
+];
+const SESSION_HEADER = [
+  "session_id",
+  "website_id",
+  "browser",
+  "os",
+  "device",
+  "screen",
+  "language",
+  "country",
+  "region",
+  "city",
+  "distinct_id",
+  "created_at",
+];
+const DATA_HEADER = [
+  "event_data_id",
+  "website_id",
+  "website_event_id",
+  "data_key",
+  "string_value",
+  "number_value",
+  "date_value",
+  "data_type",
+  "created_at",
+];
 const W = "5f3a0a4e-0000-4000-8000-000000000001";
 
 /** As `\copy … to csv header` writes PostgreSQL's tables: timestamptz with `+00`, NULL as an empty field, numbers as decimals. */
 function postgresLayout() {
-  const events = EVENTS.map((e) => [e.id, W, e.session, `v-${e.session}`, `${e.at}.123+00`, e.path, e.query ?? "", "", "", "", "", "", e.referrer?.[1] ?? "", "", e.referrer?.[0] ?? "", "Title", "", "", "", "", "", "", String(e.type), e.name ?? "", "", "example.com"]);
-  const sessions = Object.entries(SESSIONS).map(([id, s]) => [id, W, s.browser, s.os, s.device, s.screen, s.language, s.country, s.region, s.city, "", "2024-03-15 09:00:00+00"]);
+  const events = EVENTS.map((e) => [
+    e.id,
+    W,
+    e.session,
+    `v-${e.session}`,
+    `${e.at}.123+00`,
+    e.path,
+    e.query ?? "",
+    "",
+    "",
+    "",
+    "",
+    "",
+    e.referrer?.[1] ?? "",
+    "",
+    e.referrer?.[0] ?? "",
+    "Title",
+    "",
+    "",
+    "",
+    "",
+    "",
+    "",
+    String(e.type),
+    e.name ?? "",
+    "",
+    "example.com",
+  ]);
+  const sessions = Object.entries(SESSIONS).map(([id, s]) => [
+    id,
+    W,
+    s.browser,
+    s.os,
+    s.device,
+    s.screen,
+    s.language,
+    s.country,
+    s.region,
+    s.city,
+    "",
+    "2024-03-15 09:00:00+00",
+  ]);
   const data = EVENTS.flatMap((e) =>
-    Object.entries(e.data ?? {}).map(([key, value], i) => [`d-${e.id}-${i}`, W, e.id, key, typeof value === "string" ? value : "", typeof value === "number" ? value.toFixed(4) : "", "", typeof value === "number" ? "2" : "1", e.at]),
+    Object.entries(e.data ?? {}).map(([key, value], i) => [
+      `d-${e.id}-${i}`,
+      W,
+      e.id,
+      key,
+      typeof value === "string" ? value : "",
+      typeof value === "number" ? value.toFixed(4) : "",
+      "",
+      typeof value === "number" ? "2" : "1",
+      e.at,
+    ]),
   );
-  return { "website_event.csv": csv(EVENT_HEADER, events), "session.csv": csv(SESSION_HEADER, sessions), "event_data.csv": csv(DATA_HEADER, data) };
+  return {
+    "website_event.csv": csv(EVENT_HEADER, events),
+    "session.csv": csv(SESSION_HEADER, sessions),
+    "event_data.csv": csv(DATA_HEADER, data),
+  };
 }
 
-const CH_HEADER = ["website_id", "session_id", "visit_id", "event_id", "hostname", "browser", "os", "device", "screen", "language", "country", "region", "city", "url_path", "url_query", "utm_source", "utm_medium", "utm_campaign", "utm_content", "utm_term", "referrer_path", "referrer_query", "referrer_domain", "page_title", "gclid", "fbclid", "msclkid", "ttclid", "li_fat_id", "twclid", "event_type", "event_name", "tag", "distinct_id", "created_at", "job_id"];
+const CH_HEADER = [
+  "website_id",
+  "session_id",
+  "visit_id",
+  "event_id",
+  "hostname",
+  "browser",
+  "os",
+  "device",
+  "screen",
+  "language",
+  "country",
+  "region",
+  "city",
+  "url_path",
+  "url_query",
+  "utm_source",
+  "utm_medium",
+  "utm_campaign",
+  "utm_content",
+  "utm_term",
+  "referrer_path",
+  "referrer_query",
+  "referrer_domain",
+  "page_title",
+  "gclid",
+  "fbclid",
+  "msclkid",
+  "ttclid",
+  "li_fat_id",
+  "twclid",
+  "event_type",
+  "event_name",
+  "tag",
+  "distinct_id",
+  "created_at",
+  "job_id",
+];
 
 /** ClickHouse's (Umami Cloud's) website_event: the session's columns on every row, rows by hour and session rather than by time. */
 function clickhouseLayout() {
   const ordered = [...EVENTS].sort((a, b) => (a.at.slice(0, 13) + a.session + a.at < b.at.slice(0, 13) + b.session + b.at ? -1 : 1));
   const events = ordered.map((e) => {
     const s = SESSIONS[e.session];
-    return [W, e.session, `v-${e.session}`, e.id, "example.com", s.browser, s.os, s.device, s.screen, s.language, s.country, s.region, s.city, e.path, e.query ?? "", "", "", "", "", "", e.referrer?.[1] ?? "", "", e.referrer?.[0] ?? "", "Title", "", "", "", "", "", "", String(e.type), e.name ?? "", "", "", e.at, "\\N"];
+    return [
+      W,
+      e.session,
+      `v-${e.session}`,
+      e.id,
+      "example.com",
+      s.browser,
+      s.os,
+      s.device,
+      s.screen,
+      s.language,
+      s.country,
+      s.region,
+      s.city,
+      e.path,
+      e.query ?? "",
+      "",
+      "",
+      "",
+      "",
+      "",
+      e.referrer?.[1] ?? "",
+      "",
+      e.referrer?.[0] ?? "",
+      "Title",
+      "",
+      "",
+      "",
+      "",
+      "",
+      "",
+      String(e.type),
+      e.name ?? "",
+      "",
+      "",
+      e.at,
+      "\\N",
+    ];
   });
   const data = EVENTS.flatMap((e) =>
-    Object.entries(e.data ?? {}).map(([key, value]) => [W, e.session, e.id, e.path, e.name ?? "", key, typeof value === "string" ? value : "\\N", typeof value === "number" ? value.toFixed(4) : "\\N", "\\N", typeof value === "number" ? "2" : "1", e.at, "\\N"]),
+    Object.entries(e.data ?? {}).map(([key, value]) => [
+      W,
+      e.session,
+      e.id,
+      e.path,
+      e.name ?? "",
+      key,
+      typeof value === "string" ? value : "\\N",
+      typeof value === "number" ? value.toFixed(4) : "\\N",
+      "\\N",
+      typeof value === "number" ? "2" : "1",
+      e.at,
+      "\\N",
+    ]),
   );
-  const dataHeader = ["website_id", "session_id", "event_id", "url_path", "event_name", "data_key", "string_value", "number_value", "date_value", "data_type", "created_at", "job_id"];
+  const dataHeader = [
+    "website_id",
+    "session_id",
+    "event_id",
+    "url_path",
+    "event_name",
+    "data_key",
+    "string_value",
+    "number_value",
+    "date_value",
+    "data_type",
+    "created_at",
+    "job_id",
+  ];
   return { "website_event.csv": csv(CH_HEADER, events), "event_data.csv": csv(dataHeader, data) };
 }
 
@@ -104,7 +318,12 @@ const EXPECTED: Record<string, Record<string, number>> = {
 describe.each(DIALECTS)("Umami data export on %s", (dialect) => {
   const fixture = importFixture(dialect);
 
-  const website = (domain: string) => fixture.stored.tally.websites.create(fixture.accountId, { domain, timezone: "Europe/Paris", exclude_params: "utm_campaign\nutm_source" });
+  const website = (domain: string) =>
+    fixture.stored.tally.websites.create(fixture.accountId, {
+      domain,
+      timezone: "Europe/Paris",
+      exclude_params: "utm_campaign\nutm_source",
+    });
 
   it("PostgreSQL tables in a zip: sessions give the visitor, event_data the properties; every statistic as counted by hand", async () => {
     const site = await website("pg.umami.example");
@@ -146,9 +365,9 @@ describe.each(DIALECTS)("Umami data export on %s", (dialect) => {
     const site = await website("bad.umami.example");
     const layout = postgresLayout();
     const broken = layout["website_event.csv"].replace(/,2,Signup,,example\.com\n$/, ",9,Signup,,example.com\n");
-    await expect(fixture.stored.tally.import(fixture.files.zip("umami-bad.zip", { ...layout, "website_event.csv": broken }), { websiteId: site.id })).rejects.toThrow(
-      'website_event.csv, line 9, column 23 (event_type): expected 1 to 5, got "9"',
-    );
+    await expect(
+      fixture.stored.tally.import(fixture.files.zip("umami-bad.zip", { ...layout, "website_event.csv": broken }), { websiteId: site.id }),
+    ).rejects.toThrow('website_event.csv, line 9, column 23 (event_type): expected 1 to 5, got "9"');
     const { stats } = await allStatistics(fixture.stored.tally, fixture.accountId, site.id, "2024-03-15", "2024-03-16");
     expect(stats.pageviews).toEqual({});
   });

@@ -87,7 +87,13 @@ const USER_AGENTS = [
   "Mozilla/5.0 (iPad; CPU OS 17_4 like Mac OS X) AppleWebKit/605.1.15 (KHTML, like Gecko) Version/17.4 Mobile/15E148 Safari/604.1",
 ];
 const PAGES = ["/", "/products", "/products/42", "/products/7?color=red", "/cart", "/checkout", "/blog/hello-world", "/about", "/Über"];
-const REFERRERS = ["https://www.google.com/search?q=shop", "https://news.ycombinator.com/item?id=1", "https://t.co/abc", "https://duckduckgo.com/", "https://www.reddit.com/r/shops/"];
+const REFERRERS = [
+  "https://www.google.com/search?q=shop",
+  "https://news.ycombinator.com/item?id=1",
+  "https://t.co/abc",
+  "https://duckduckgo.com/",
+  "https://www.reddit.com/r/shops/",
+];
 const CAMPAIGNS = ["spring_sale", "newsletter", "launch"];
 const SCREENS = ["1920x1080", "1440x900", "390x844", "412x915", "820x1180", "2560x1440"];
 const LANGUAGES = ["en-US", "de-DE", "fr", "es-ES", "ja", "pt-BR"];
@@ -116,7 +122,10 @@ export function generateVisitors(seed: number, count: number): GeneratedVisitor[
   const visitors: GeneratedVisitor[] = [];
   for (let v = 0; v < count; v++) {
     // Distinct addresses: IPv4 for most, IPv6 for every seventh.
-    const ip = v % 7 === 6 ? `2001:db8:${(v >> 8).toString(16)}::${(v & 0xff).toString(16)}` : `10.${(v >> 16) & 0xff}.${(v >> 8) & 0xff}.${v & 0xff}`;
+    const ip =
+      v % 7 === 6
+        ? `2001:db8:${(v >> 8).toString(16)}::${(v & 0xff).toString(16)}`
+        : `10.${(v >> 16) & 0xff}.${(v >> 8) & 0xff}.${v & 0xff}`;
     const screen = pick(SCREENS);
     const language = pick(LANGUAGES);
     const hits: GeneratedHit[] = [];

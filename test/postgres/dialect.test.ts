@@ -69,12 +69,18 @@ describe.skipIf(!DIALECTS.includes("postgres"))("PostgreSQL dialect", () => {
   });
 
   it("accepts a Kysely with PostgresDialect and leaves it open after close()", async () => {
-    const db = new Kysely<Record<string, never>>({ dialect: new PostgresDialect({ pool: new pg.Pool({ connectionString: database.url }) }) });
+    const db = new Kysely<Record<string, never>>({
+      dialect: new PostgresDialect({ pool: new pg.Pool({ connectionString: database.url }) }),
+    });
     try {
       const tally = createTally({ database: db });
       await roundTrip(tally, "kysely.example");
       await tally.close();
-      const row = await db.selectFrom("websites").select(sql<string>`count(*)`.as("n")).where("domain", "=", "kysely.example").executeTakeFirstOrThrow();
+      const row = await db
+        .selectFrom("websites")
+        .select(sql<string>`count(*)`.as("n"))
+        .where("domain", "=", "kysely.example")
+        .executeTakeFirstOrThrow();
       expect(Number(row.n)).toBe(1);
     } finally {
       await db.destroy();
@@ -93,7 +99,8 @@ describe.skipIf(!DIALECTS.includes("postgres"))("PostgreSQL dialect", () => {
       const first = await open(fresh.url);
       const account = await first.accounts.ensureKey(KEY);
       await first.close();
-      const migrations = async () => (await pool.query<{ name: string }>("select name from tally_migrations order by name")).rows.map((r) => r.name);
+      const migrations = async () =>
+        (await pool.query<{ name: string }>("select name from tally_migrations order by name")).rows.map((r) => r.name);
       const applied = await migrations();
       expect(applied.length).toBeGreaterThan(0);
       for (const option of [fresh.url, pool]) {
@@ -118,10 +125,13 @@ describe.skipIf(!DIALECTS.includes("postgres"))("PostgreSQL dialect", () => {
       await tally.collect({ ...hit, url: "https://umlaut.example/Über" });
       await tally.collect({ ...hit, url: "https://umlaut.example/über-uns" });
       await tally.collect({ ...hit, url: "https://umlaut.example/contact" });
-      for (const event of ["Über uns geöffnet", "ÉTÉ Ω Σύνδεση", "plain"]) await tally.collect({ ...hit, url: "https://umlaut.example/", event });
+      for (const event of ["Über uns geöffnet", "ÉTÉ Ω Σύνδεση", "plain"])
+        await tally.collect({ ...hit, url: "https://umlaut.example/", event });
       const today = day();
       const search = async (name: "event" | "page", text: string) =>
-        (await tally.stats.query(account.id, website.id, { name, from: today, to: today, search: text, sort_by: "value", sort: "asc" })).data.map((r) => r.value);
+        (
+          await tally.stats.query(account.id, website.id, { name, from: today, to: today, search: text, sort_by: "value", sort: "asc" })
+        ).data.map((r) => r.value);
 
       // Event names are stored as sent: lower() must fold Ü, É, Σ like JavaScript does.
       expect(await search("event", "über")).toEqual(["Über uns geöffnet"]);

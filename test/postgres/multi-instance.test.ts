@@ -50,8 +50,18 @@ const FREE = "shop.example";
 const RELAY = "relay.example";
 /** Statistics that depend on which hit of a visitor was written first: where visits start and end. */
 const ORDER_DEPENDENT: ReadonlySet<StatName> = new Set([
-  "landing_page", "referrer", "campaign", "utm_source", "utm_medium", "utm_content", "utm_term",
-  "visits", "bounce_rate", "visit_duration", "views_per_visit", "exit_page",
+  "landing_page",
+  "referrer",
+  "campaign",
+  "utm_source",
+  "utm_medium",
+  "utm_content",
+  "utm_term",
+  "visits",
+  "bounce_rate",
+  "visit_duration",
+  "views_per_visit",
+  "exit_page",
 ]);
 const HOUR_SERIES: ReadonlySet<StatName> = new Set(["pageviews_hours", "visitors_hours"]);
 /**
@@ -122,7 +132,11 @@ describe.skipIf(!DIALECTS.includes("postgres"))("PostgreSQL: several instances o
         const website = await a.websites.create(accountA.id, { domain: "race.example" });
         // The first hit of the day on both at once: both create today's salt, and both
         // claim the same new visitor in concurrent flushes. One visitor, two pageviews.
-        const hit = { url: "https://race.example/", ip: "203.0.113.9", userAgent: "Mozilla/5.0 (X11; Linux x86_64; rv:125.0) Gecko/20100101 Firefox/125.0" };
+        const hit = {
+          url: "https://race.example/",
+          ip: "203.0.113.9",
+          userAgent: "Mozilla/5.0 (X11; Linux x86_64; rv:125.0) Gecko/20100101 Firefox/125.0",
+        };
         await Promise.all([a.collect(hit), b.collect({ ...hit, url: "https://race.example/b" })]);
         await Promise.all([a.flush(), b.flush()]);
         const day = todayUtc();
@@ -151,7 +165,10 @@ describe.skipIf(!DIALECTS.includes("postgres"))("PostgreSQL: several instances o
     const single = await serve(baseDb);
 
     const siteIds = new Map<string, number>();
-    for (const [instance, label] of [[a, "multi"], [single, "single"]] as const) {
+    for (const [instance, label] of [
+      [a, "multi"],
+      [single, "single"],
+    ] as const) {
       for (const domain of [FREE, RELAY]) {
         const response = await fetch(`${instance.base}/api/v1/websites`, {
           method: "POST",
@@ -210,12 +227,7 @@ describe.skipIf(!DIALECTS.includes("postgres"))("PostgreSQL: several instances o
       await Promise.all(Array.from({ length: IN_FLIGHT }, worker));
     };
 
-    await Promise.all([
-      workers(sendFree),
-      workers(sendRelay),
-      workers((v) => sendSingle(v, FREE)),
-      workers((v) => sendSingle(v, RELAY)),
-    ]);
+    await Promise.all([workers(sendFree), workers(sendRelay), workers((v) => sendSingle(v, FREE)), workers((v) => sendSingle(v, RELAY))]);
     const sentMs = performance.now() - started;
 
     // SIGTERM: each stops accepting, flushes what it buffered, closes and exits 0.
@@ -255,7 +267,10 @@ describe.skipIf(!DIALECTS.includes("postgres"))("PostgreSQL: several instances o
     for (const name of Object.keys(relaySingle) as StatName[]) {
       if (ARRIVAL_DEPENDENT.has(name)) {
         // The same days have a figure; its size follows the arrival times.
-        expect(relayMulti[name].rows.map((row) => row.value), `relay.example ${name} days`).toEqual(relaySingle[name].rows.map((row) => row.value));
+        expect(
+          relayMulti[name].rows.map((row) => row.value),
+          `relay.example ${name} days`,
+        ).toEqual(relaySingle[name].rows.map((row) => row.value));
         continue;
       }
       expect(comparable(relayMulti, name), `relay.example ${name}`).toEqual(comparable(relaySingle, name));
@@ -264,7 +279,8 @@ describe.skipIf(!DIALECTS.includes("postgres"))("PostgreSQL: several instances o
 
     const orderDependent = [...ORDER_DEPENDENT]
       .map((name) => {
-        const differing = new Set([...freeMulti[name].rows, ...freeSingle[name].rows].map((r) => r.value)).size -
+        const differing =
+          new Set([...freeMulti[name].rows, ...freeSingle[name].rows].map((r) => r.value)).size -
           freeMulti[name].rows.filter((r) => freeSingle[name].rows.some((s) => s.value === r.value && s.count === r.count)).length;
         return `${name} ${freeMulti[name].sum} vs ${freeSingle[name].sum} (${differing} rows differ)`;
       })

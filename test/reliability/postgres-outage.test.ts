@@ -48,7 +48,13 @@ describe.skipIf(unavailable !== null)("PostgreSQL outages under load", () => {
 
   beforeAll(async () => {
     postgres = await startPrivatePostgres();
-    server = await spawnServe({ DATABASE_URL: postgres.url, TALLY_API_KEY: API_KEY, TRUST_PROXY: "true", RATE_LIMIT: "0", FLUSH_INTERVAL_MS: "500" });
+    server = await spawnServe({
+      DATABASE_URL: postgres.url,
+      TALLY_API_KEY: API_KEY,
+      TRUST_PROXY: "true",
+      RATE_LIMIT: "0",
+      FLUSH_INTERVAL_MS: "500",
+    });
     const created = await fetch(`${server.base}/api/v1/websites`, {
       method: "POST",
       headers: { ...auth, "content-type": "application/json" },
@@ -65,7 +71,11 @@ describe.skipIf(unavailable !== null)("PostgreSQL outages under load", () => {
   it("a restart right after one hit (its connection idle in the pool) does not end the process", { timeout: 60_000 }, async () => {
     const hit = await fetch(`${server.base}/collect`, {
       method: "POST",
-      headers: { "content-type": "text/plain", "user-agent": "Mozilla/5.0 (X11; Linux x86_64) Chrome/131.0.0.0 Safari/537.36", "x-forwarded-for": "203.0.113.9" },
+      headers: {
+        "content-type": "text/plain",
+        "user-agent": "Mozilla/5.0 (X11; Linux x86_64) Chrome/131.0.0.0 Safari/537.36",
+        "x-forwarded-for": "203.0.113.9",
+      },
       body: JSON.stringify({ u: `https://${DOMAIN}/first` }),
     });
     expect(hit.status).toBe(202);
@@ -77,32 +87,36 @@ describe.skipIf(unavailable !== null)("PostgreSQL outages under load", () => {
     await expectEveryAcceptedCounted(server, counted);
   });
 
-  it("stopped for 20 s under load: the process stays up, /collect answers 202 throughout, /health says why, every hit is counted once", { timeout: 120_000 }, async () => {
-    const load = steadyLoad(server.base, DOMAIN, RATE);
-    await sleep(2000);
-    await postgres.stop();
-    await sleep(3000);
-    const during = await health(server);
-    expect(during.code).toBe(503);
-    expect(during.body).toMatchObject({ status: "unavailable" });
-    expect(during.body.reason).toMatch(/the database is unreachable/);
-    expect(during.body.buffered).toBeGreaterThan(0);
-    // Statistics cannot be read either: a 503 to retry, not a 500.
-    const read = await fetch(`${server.base}/api/v1/stats/1/totals?from=${dayFrom(0)}&to=${dayFrom(0)}`, { headers: auth });
-    expect(read.status).toBe(503);
-    expect(read.headers.get("retry-after")).toBe("5");
-    await sleep(17_000);
-    await postgres.start();
-    await sleep(3000);
-    await load.stop();
+  it(
+    "stopped for 20 s under load: the process stays up, /collect answers 202 throughout, /health says why, every hit is counted once",
+    { timeout: 120_000 },
+    async () => {
+      const load = steadyLoad(server.base, DOMAIN, RATE);
+      await sleep(2000);
+      await postgres.stop();
+      await sleep(3000);
+      const during = await health(server);
+      expect(during.code).toBe(503);
+      expect(during.body).toMatchObject({ status: "unavailable" });
+      expect(during.body.reason).toMatch(/the database is unreachable/);
+      expect(during.body.buffered).toBeGreaterThan(0);
+      // Statistics cannot be read either: a 503 to retry, not a 500.
+      const read = await fetch(`${server.base}/api/v1/stats/1/totals?from=${dayFrom(0)}&to=${dayFrom(0)}`, { headers: auth });
+      expect(read.status).toBe(503);
+      expect(read.headers.get("retry-after")).toBe("5");
+      await sleep(17_000);
+      await postgres.start();
+      await sleep(3000);
+      await load.stop();
 
-    expect(server.child.exitCode).toBeNull();
-    expect(load.transportErrors).toBe(0);
-    expect([...load.statuses.keys()]).toEqual([202]);
-    expect(load.accepted()).toBeGreaterThan(RATE * 20);
-    counted += load.accepted();
-    await expectEveryAcceptedCounted(server, counted);
-  });
+      expect(server.child.exitCode).toBeNull();
+      expect(load.transportErrors).toBe(0);
+      expect([...load.statuses.keys()]).toEqual([202]);
+      expect(load.accepted()).toBeGreaterThan(RATE * 20);
+      counted += load.accepted();
+      await expectEveryAcceptedCounted(server, counted);
+    },
+  );
 
   it("a fast restart under load: nothing lost, nothing counted twice", { timeout: 90_000 }, async () => {
     const load = steadyLoad(server.base, DOMAIN, RATE);

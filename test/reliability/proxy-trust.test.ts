@@ -14,7 +14,8 @@ import { createTempTally } from "../support/tally-fixture.js";
 import { transports } from "../support/transports.js";
 import { CHROME, dayFrom, killAllChildren, spawnServe, tempDirectory } from "./support.js";
 
-const ip = (trust: TrustProxy, socket: string, headers: Record<string, string>) => proxyTrust(trust).clientIp(socket, (name) => headers[name]);
+const ip = (trust: TrustProxy, socket: string, headers: Record<string, string>) =>
+  proxyTrust(trust).clientIp(socket, (name) => headers[name]);
 
 describe("proxy trust", () => {
   it("true is one hop: a client that sends its own X-Forwarded-For through the proxy gets the address the proxy saw", () => {
@@ -60,7 +61,9 @@ describe("proxy trust", () => {
       ["10.0.0.0/8", /trustProxy must be/],
     ];
     for (const [trustProxy, message] of refused) {
-      expect(() => createTally({ database: ":memory:", trustProxy: trustProxy as TrustProxy }), JSON.stringify(trustProxy)).toThrow(message);
+      expect(() => createTally({ database: ":memory:", trustProxy: trustProxy as TrustProxy }), JSON.stringify(trustProxy)).toThrow(
+        message,
+      );
     }
     for (const trustProxy of [true, false, 0, 2, [], ["10.0.0.0/8", " 192.168.0.1 ", "fd00::/8", "::1"]] as TrustProxy[]) {
       const tally = createTally({ database: ":memory:", trustProxy });
@@ -69,35 +72,44 @@ describe("proxy trust", () => {
   });
 });
 
-describe.each(transports.filter((t) => ["fetch handler", "node:http", "fastify"].includes(t.name)))("a spoofed X-Forwarded-For through $name", (transport) => {
-  const fixture = createTempTally({ trustProxy: true });
-  let served: Awaited<ReturnType<typeof transport.serve>>;
-  let accountId = 0;
-  let siteId = 0;
+describe.each(transports.filter((t) => ["fetch handler", "node:http", "fastify"].includes(t.name)))(
+  "a spoofed X-Forwarded-For through $name",
+  (transport) => {
+    const fixture = createTempTally({ trustProxy: true });
+    let served: Awaited<ReturnType<typeof transport.serve>>;
+    let accountId = 0;
+    let siteId = 0;
 
-  beforeAll(async () => {
-    served = await transport.serve(fixture.tally);
-    accountId = (await fixture.tally.accounts.create()).accountId;
-    siteId = (await fixture.tally.websites.create(accountId, { domain: "spoof.example", exclude_bots: 0, exclude_ips: "198.51.100.0/24" })).id;
-  });
-  afterAll(async () => {
-    await served.close();
-    await fixture.dispose();
-  });
+    beforeAll(async () => {
+      served = await transport.serve(fixture.tally);
+      accountId = (await fixture.tally.accounts.create()).accountId;
+      siteId = (
+        await fixture.tally.websites.create(accountId, { domain: "spoof.example", exclude_bots: 0, exclude_ips: "198.51.100.0/24" })
+      ).id;
+    });
+    afterAll(async () => {
+      await served.close();
+      await fixture.dispose();
+    });
 
-  it("cannot dodge exclude_ips: the address the proxy appended is the one checked", async () => {
-    const hit = (xff: string) =>
-      served.fetch("/collect", { method: "POST", headers: { "content-type": "text/plain", "user-agent": CHROME, "x-forwarded-for": xff }, body: JSON.stringify({ u: "https://spoof.example/" }) });
-    const spoofed = await hit("203.0.113.50, 198.51.100.8");
-    expect(spoofed.status).toBe(202);
-    expect(spoofed.headers.get("x-tally-dropped")).toBe("excluded-ip");
-    const honest = await hit("203.0.113.50");
-    expect(honest.headers.get("x-tally-dropped")).toBeNull();
-    await fixture.tally.flush();
-    const visitors = await fixture.tally.stats.query(accountId, siteId, { name: "visitors", from: dayFrom(-1), to: dayFrom(1) });
-    expect(visitors.data.reduce((total, row) => total + row.count, 0)).toBe(1);
-  });
-});
+    it("cannot dodge exclude_ips: the address the proxy appended is the one checked", async () => {
+      const hit = (xff: string) =>
+        served.fetch("/collect", {
+          method: "POST",
+          headers: { "content-type": "text/plain", "user-agent": CHROME, "x-forwarded-for": xff },
+          body: JSON.stringify({ u: "https://spoof.example/" }),
+        });
+      const spoofed = await hit("203.0.113.50, 198.51.100.8");
+      expect(spoofed.status).toBe(202);
+      expect(spoofed.headers.get("x-tally-dropped")).toBe("excluded-ip");
+      const honest = await hit("203.0.113.50");
+      expect(honest.headers.get("x-tally-dropped")).toBeNull();
+      await fixture.tally.flush();
+      const visitors = await fixture.tally.stats.query(accountId, siteId, { name: "visitors", from: dayFrom(-1), to: dayFrom(1) });
+      expect(visitors.data.reduce((total, row) => total + row.count, 0)).toBe(1);
+    });
+  },
+);
 
 describe("TRUST_PROXY=true in tally serve", () => {
   afterAll(() => killAllChildren());

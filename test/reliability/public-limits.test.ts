@@ -51,8 +51,10 @@ describe("limits on public routes and failed credentials", () => {
       const headers = { "x-forwarded-for": client };
       return {
         get: (path: string) => api.get(path, headers),
-        post: (path: string, init: RequestInit) => api.call("POST", path, { ...init, headers: { ...(init.headers as Record<string, string>), ...headers } }),
-        raw: (path: string, init: RequestInit = {}) => one.fetch(path, { ...init, headers: { ...(init.headers as Record<string, string>), ...headers } }),
+        post: (path: string, init: RequestInit) =>
+          api.call("POST", path, { ...init, headers: { ...(init.headers as Record<string, string>), ...headers } }),
+        raw: (path: string, init: RequestInit = {}) =>
+          one.fetch(path, { ...init, headers: { ...(init.headers as Record<string, string>), ...headers } }),
       };
     };
   }
@@ -86,7 +88,11 @@ describe("limits on public routes and failed credentials", () => {
 
     // The tracker's routes stay open to the same client.
     for (let i = 0; i < 20; i++) {
-      const hit = await client.raw("/collect", { method: "POST", headers: { "content-type": "text/plain", "user-agent": CHROME }, body: JSON.stringify({ u: "https://public.example/" }) });
+      const hit = await client.raw("/collect", {
+        method: "POST",
+        headers: { "content-type": "text/plain", "user-agent": CHROME },
+        body: JSON.stringify({ u: "https://public.example/" }),
+      });
       expect(hit.status).toBe(202);
       expect(hit.headers.get("x-ratelimit-limit")).toBeNull();
       expect((await client.raw("/script.js")).status).toBe(200);
@@ -152,7 +158,10 @@ describe("limits on public routes and failed credentials", () => {
 
     // Share passwords: 10 per website and 15 minutes, per /64 likewise.
     for (let i = 0; i < 10; i++) {
-      expectJson(await as(`2001:db8:9:9::${(i + 1).toString(16)}`).post("/share/secret.example/api/auth", form({ password: `guess ${i}` })), 422);
+      expectJson(
+        await as(`2001:db8:9:9::${(i + 1).toString(16)}`).post("/share/secret.example/api/auth", form({ password: `guess ${i}` })),
+        422,
+      );
     }
     const locked = await as("2001:db8:9:9:1:2:3:4").post("/share/secret.example/api/auth", form({ password: "open sesame" }));
     expectJson(locked, 429);

@@ -169,90 +169,102 @@ describe.each(storages)("bounded reads on $name", ({ name, open }) => {
     return { storage, site, accountId };
   }
 
-  it(`GET /script.js is answered while 20 parallel anonymous share reads of ${PAGES.toLocaleString("en")} distinct pages run`, { timeout: 180_000 }, async () => {
-    const { storage } = await publicSite("many.example", PAGES);
-    const served = await listen(storage.tally);
-    const agent = keepAliveAgent(32);
-    try {
-      const script = async () => {
-        const began = performance.now();
-        const reply = await send(agent, `${served.base}/script.js`);
-        expect(reply.status).toBe(200);
-        return performance.now() - began;
-      };
-      // The read works, and warms the reader up.
-      const first = await send(agent, `${served.base}/share/many.example/api/stats?${HEAVY}&per_page=10`);
-      expect(first.status).toBe(200);
-      expect(JSON.parse(first.text).meta.total).toBe(PAGES);
-      const unloaded: number[] = [];
-      for (let i = 0; i < 20; i++) unloaded.push(await script());
-
-      const began = performance.now();
-      let readsDone = Number.POSITIVE_INFINITY;
-      const reads = Promise.all(
-        Array.from({ length: 20 }, (_, i) => send(agent, `${served.base}/share/many.example/api/stats?${HEAVY}&page=${i + 1}`)),
-      ).then((replies) => {
-        readsDone = performance.now();
-        return replies;
-      });
-      const during: { latency: number; answeredAt: number }[] = [];
-      while (readsDone === Number.POSITIVE_INFINITY) {
-        const latency = await script();
-        if (readsDone === Number.POSITIVE_INFINITY) during.push({ latency, answeredAt: performance.now() });
-        await new Promise((resolve) => setTimeout(resolve, 10));
-      }
-      const replies = await reads;
-      expect(replies.map((reply) => reply.status)).toEqual(Array(20).fill(200));
-      const readsMs = readsDone - began;
-      console.log(
-        `[bounds] ${name}: 20 reads took ${Math.round(readsMs)} ms; /script.js unloaded p50 ${median(unloaded).toFixed(1)} ms, ` +
-          `during the reads ${during.length} answers, p50 ${during.length ? median(during.map((d) => d.latency)).toFixed(1) : "-"} ms`,
-      );
-      // Answered again and again before the reads were done, each in a small part of their time.
-      expect(during.length).toBeGreaterThanOrEqual(5);
-      expect(median(during.map((d) => d.latency))).toBeLessThan(readsMs / 10);
-    } finally {
-      agent.destroy();
-      await served.close();
-    }
-  });
-
-  if (name === "an in-memory SQLite database") {
-    it(`a statement that would read more than ${HOST_THREAD_ROW_BUDGET.toLocaleString("en")} rows answers 503 before it runs; the next query works`, { timeout: 120_000 }, async () => {
-      const { storage, site } = await publicSite("huge.example", HOST_THREAD_ROW_BUDGET + 1000);
+  it(
+    `GET /script.js is answered while 20 parallel anonymous share reads of ${PAGES.toLocaleString("en")} distinct pages run`,
+    { timeout: 180_000 },
+    async () => {
+      const { storage } = await publicSite("many.example", PAGES);
       const served = await listen(storage.tally);
+      const agent = keepAliveAgent(32);
       try {
-        const refused = await fetch(`${served.base}/share/huge.example/api/stats?${HEAVY}`);
-        expect(refused.status).toBe(503);
-        expect(refused.headers.get("retry-after")).toBe("1");
-        expect(await refused.json()).toEqual({ message: expect.stringMatching(/would take too long/), status: 503 });
-        const next = await fetch(`${served.base}/share/huge.example/api/stats?${CHEAP}`);
-        expect(next.status).toBe(200);
-        // Under the budget the same statistic is counted.
-        await storage.exec(`delete from rollups where website_id = ${site.id} and value >= '/p/9'`);
-        const counted = await fetch(`${served.base}/share/huge.example/api/stats?${HEAVY}&per_page=10`);
-        expect(counted.status).toBe(200);
+        const script = async () => {
+          const began = performance.now();
+          const reply = await send(agent, `${served.base}/script.js`);
+          expect(reply.status).toBe(200);
+          return performance.now() - began;
+        };
+        // The read works, and warms the reader up.
+        const first = await send(agent, `${served.base}/share/many.example/api/stats?${HEAVY}&per_page=10`);
+        expect(first.status).toBe(200);
+        expect(JSON.parse(first.text).meta.total).toBe(PAGES);
+        const unloaded: number[] = [];
+        for (let i = 0; i < 20; i++) unloaded.push(await script());
+
+        const began = performance.now();
+        let readsDone = Number.POSITIVE_INFINITY;
+        const reads = Promise.all(
+          Array.from({ length: 20 }, (_, i) => send(agent, `${served.base}/share/many.example/api/stats?${HEAVY}&page=${i + 1}`)),
+        ).then((replies) => {
+          readsDone = performance.now();
+          return replies;
+        });
+        const during: { latency: number; answeredAt: number }[] = [];
+        while (readsDone === Number.POSITIVE_INFINITY) {
+          const latency = await script();
+          if (readsDone === Number.POSITIVE_INFINITY) during.push({ latency, answeredAt: performance.now() });
+          await new Promise((resolve) => setTimeout(resolve, 10));
+        }
+        const replies = await reads;
+        expect(replies.map((reply) => reply.status)).toEqual(Array(20).fill(200));
+        const readsMs = readsDone - began;
+        console.log(
+          `[bounds] ${name}: 20 reads took ${Math.round(readsMs)} ms; /script.js unloaded p50 ${median(unloaded).toFixed(1)} ms, ` +
+            `during the reads ${during.length} answers, p50 ${during.length ? median(during.map((d) => d.latency)).toFixed(1) : "-"} ms`,
+        );
+        // Answered again and again before the reads were done, each in a small part of their time.
+        expect(during.length).toBeGreaterThanOrEqual(5);
+        expect(median(during.map((d) => d.latency))).toBeLessThan(readsMs / 10);
       } finally {
+        agent.destroy();
         await served.close();
       }
-    });
+    },
+  );
 
-    it("calls run one at a time: one that waited its turn longer than queryTimeoutMs answers 503; the next query works", { timeout: 120_000 }, async () => {
-      const sqlite = new Database(":memory:");
-      const tally = createTally({ database: sqlite, retentionIntervalMs: 0, queryTimeoutMs: 5 });
-      try {
-        const { accountId } = await tally.accounts.create();
-        const site = await tally.websites.create(accountId, { domain: "queued.example", privacy: 0 });
-        sqlite.exec(sqliteSeed(site.id, PAGES));
-        const results = await Promise.allSettled([0, 1, 2].map(() => tally.stats.queryWebsite(site.id, { name: "page", ...YEAR })));
-        expect(results[0]).toMatchObject({ status: "fulfilled", value: { total: PAGES } });
-        for (const waited of results.slice(1)) expect(waited).toMatchObject({ status: "rejected", reason: { name: "UnavailableError" } });
-        expect((await tally.stats.queryWebsite(site.id, { name: "pageviews", ...YEAR })).data).toEqual([]);
-      } finally {
-        await tally.close();
-        sqlite.close();
-      }
-    });
+  if (name === "an in-memory SQLite database") {
+    it(
+      `a statement that would read more than ${HOST_THREAD_ROW_BUDGET.toLocaleString("en")} rows answers 503 before it runs; the next query works`,
+      { timeout: 120_000 },
+      async () => {
+        const { storage, site } = await publicSite("huge.example", HOST_THREAD_ROW_BUDGET + 1000);
+        const served = await listen(storage.tally);
+        try {
+          const refused = await fetch(`${served.base}/share/huge.example/api/stats?${HEAVY}`);
+          expect(refused.status).toBe(503);
+          expect(refused.headers.get("retry-after")).toBe("1");
+          expect(await refused.json()).toEqual({ message: expect.stringMatching(/would take too long/), status: 503 });
+          const next = await fetch(`${served.base}/share/huge.example/api/stats?${CHEAP}`);
+          expect(next.status).toBe(200);
+          // Under the budget the same statistic is counted.
+          await storage.exec(`delete from rollups where website_id = ${site.id} and value >= '/p/9'`);
+          const counted = await fetch(`${served.base}/share/huge.example/api/stats?${HEAVY}&per_page=10`);
+          expect(counted.status).toBe(200);
+        } finally {
+          await served.close();
+        }
+      },
+    );
+
+    it(
+      "calls run one at a time: one that waited its turn longer than queryTimeoutMs answers 503; the next query works",
+      { timeout: 120_000 },
+      async () => {
+        const sqlite = new Database(":memory:");
+        const tally = createTally({ database: sqlite, retentionIntervalMs: 0, queryTimeoutMs: 5 });
+        try {
+          const { accountId } = await tally.accounts.create();
+          const site = await tally.websites.create(accountId, { domain: "queued.example", privacy: 0 });
+          sqlite.exec(sqliteSeed(site.id, PAGES));
+          const results = await Promise.allSettled([0, 1, 2].map(() => tally.stats.queryWebsite(site.id, { name: "page", ...YEAR })));
+          expect(results[0]).toMatchObject({ status: "fulfilled", value: { total: PAGES } });
+          for (const waited of results.slice(1)) expect(waited).toMatchObject({ status: "rejected", reason: { name: "UnavailableError" } });
+          expect((await tally.stats.queryWebsite(site.id, { name: "pageviews", ...YEAR })).data).toEqual([]);
+        } finally {
+          await tally.close();
+          sqlite.close();
+        }
+      },
+    );
   } else {
     it("a query past queryTimeoutMs answers 503 with Retry-After; the next query works", { timeout: 120_000 }, async () => {
       const { storage } = await publicSite("slow.example", PAGES);
@@ -260,7 +272,10 @@ describe.each(storages)("bounded reads on $name", ({ name, open }) => {
       const timed: number[] = [];
       for (let i = 0; i < 2; i++) {
         const began = performance.now();
-        await storage.tally.stats.queryWebsite((await tallyInternals(storage.tally).websites.findByDomain("slow.example"))!.id, { name: "page", ...YEAR });
+        await storage.tally.stats.queryWebsite((await tallyInternals(storage.tally).websites.findByDomain("slow.example"))!.id, {
+          name: "page",
+          ...YEAR,
+        });
         timed.push(performance.now() - began);
       }
       const queryTimeoutMs = Math.max(1, Math.floor(Math.min(...timed) / 5));
@@ -272,7 +287,9 @@ describe.each(storages)("bounded reads on $name", ({ name, open }) => {
         const began = performance.now();
         const stopped = await fetch(`${served.base}/share/slow.example/api/stats?${HEAVY}`);
         const stoppedAfter = performance.now() - began;
-        console.log(`[bounds] ${name}: heavy read ${Math.round(Math.min(...timed))} ms, queryTimeoutMs ${queryTimeoutMs}: 503 after ${Math.round(stoppedAfter)} ms`);
+        console.log(
+          `[bounds] ${name}: heavy read ${Math.round(Math.min(...timed))} ms, queryTimeoutMs ${queryTimeoutMs}: 503 after ${Math.round(stoppedAfter)} ms`,
+        );
         expect(stopped.status).toBe(503);
         expect(stopped.headers.get("retry-after")).toBe("1");
         expect(await stopped.json()).toEqual({ message: expect.stringMatching(/took too long and was stopped/), status: 503 });

@@ -41,7 +41,10 @@ describe.each(transports)("response headers through $name", (transport) => {
     const injected = await unlock("/share/x;Domain=evil.test;SameSite=None;Secure;@victim.example/api/auth");
     expect(injected.status).toBe(200);
     const header = injected.headers.get("set-cookie") ?? "";
-    const attributes = header.split(";").slice(1).map((part) => part.trim());
+    const attributes = header
+      .split(";")
+      .slice(1)
+      .map((part) => part.trim());
     expect(attributes).toEqual([`Path=${mount}/share/victim.example`, `Max-Age=${30 * 86_400}`, "HttpOnly", "SameSite=Lax"]);
     expect(header).not.toMatch(/domain=|samesite=none|secure/i);
     // The domain as a user types it gets the same cookie path.

@@ -65,96 +65,113 @@ afterAll(() => {
 });
 
 describe.skipIf(unavailable !== null)("SQLite on a small disk", () => {
-  it("disk full: 202 throughout, reads with a Warning, freed space used at once; SIGTERM keeps the rest in a file that the next start writes exactly once", { timeout: 120_000 }, async () => {
-    const disk = mountSmallDisk(24);
-    disks.push(disk);
-    const temp = tempDirectory("tally-faults-tmp-");
-    dirs.push(temp);
-    // The spill folder beside the file is on the full disk: the OS temp folder (TMPDIR) takes the file instead.
-    const env = {
-      DATABASE_URL: `file:${join(disk.path, "tally.sqlite")}`,
-      TALLY_API_KEY: API_KEY,
-      TRUST_PROXY: "true",
-      RATE_LIMIT: "0",
-      FLUSH_INTERVAL_MS: "300",
-      CLOSE_TIMEOUT_MS: "1500",
-      TMPDIR: temp.path,
-    };
-    let server = await spawnServe(env);
-    await createWebsite(server);
-    expect((await health(server)).body).toMatchObject({ status: "ok", buffered: 0 });
-    let accepted = 0;
+  it(
+    "disk full: 202 throughout, reads with a Warning, freed space used at once; SIGTERM keeps the rest in a file that the next start writes exactly once",
+    { timeout: 120_000 },
+    async () => {
+      const disk = mountSmallDisk(24);
+      disks.push(disk);
+      const temp = tempDirectory("tally-faults-tmp-");
+      dirs.push(temp);
+      // The spill folder beside the file is on the full disk: the OS temp folder (TMPDIR) takes the file instead.
+      const env = {
+        DATABASE_URL: `file:${join(disk.path, "tally.sqlite")}`,
+        TALLY_API_KEY: API_KEY,
+        TRUST_PROXY: "true",
+        RATE_LIMIT: "0",
+        FLUSH_INTERVAL_MS: "300",
+        CLOSE_TIMEOUT_MS: "1500",
+        TMPDIR: temp.path,
+      };
+      let server = await spawnServe(env);
+      await createWebsite(server);
+      expect((await health(server)).body).toMatchObject({ status: "ok", buffered: 0 });
+      let accepted = 0;
 
-    // Full: the writes fail, the hits wait in memory, and everything else keeps working.
-    disk.fill(32 * 1024);
-    let load = steadyLoad(server.base, DOMAIN, RATE);
-    await eventually("/health to report the full disk", async () => (await health(server)).code === 503);
-    await sleep(1000);
-    const full = await health(server);
-    expect(full.body.status).toBe("unavailable");
-    expect(full.body.reason).toMatch(/^the disk is full \(SQLITE_FULL/);
-    const stale = await pageviewsAnswer(server);
-    expect(stale.warning).toMatch(/^199 tally "\d+ recent hits are not counted yet: the disk is full/);
-    await load.stop();
-    expect([...load.statuses.keys()]).toEqual([202]);
-    accepted += load.accepted();
+      // Full: the writes fail, the hits wait in memory, and everything else keeps working.
+      disk.fill(32 * 1024);
+      let load = steadyLoad(server.base, DOMAIN, RATE);
+      await eventually("/health to report the full disk", async () => (await health(server)).code === 503);
+      await sleep(1000);
+      const full = await health(server);
+      expect(full.body.status).toBe("unavailable");
+      expect(full.body.reason).toMatch(/^the disk is full \(SQLITE_FULL/);
+      const stale = await pageviewsAnswer(server);
+      expect(stale.warning).toMatch(/^199 tally "\d+ recent hits are not counted yet: the disk is full/);
+      await load.stop();
+      expect([...load.statuses.keys()]).toEqual([202]);
+      accepted += load.accepted();
 
-    // Freed: the next flush writes them all (the WAL gave its space back after the failed write).
-    disk.free();
-    await eventually("the kept hits to be written once space is free", () => written(server));
-    const after = await pageviewsAnswer(server);
-    expect(after).toEqual({ count: accepted, warning: null });
+      // Freed: the next flush writes them all (the WAL gave its space back after the failed write).
+      disk.free();
+      await eventually("the kept hits to be written once space is free", () => written(server));
+      const after = await pageviewsAnswer(server);
+      expect(after).toEqual({ count: accepted, warning: null });
 
-    // Full again, then a stop: what cannot be written is kept in a file.
-    disk.fill(32 * 1024);
-    load = steadyLoad(server.base, DOMAIN, RATE);
-    await eventually("/health to report the full disk again", async () => (await health(server)).code === 503);
-    await sleep(1000);
-    await load.stop();
-    expect([...load.statuses.keys()]).toEqual([202]);
-    accepted += load.accepted();
-    const exit = await server.stop("SIGTERM");
-    expect(exit.code).toBe(0);
-    const keptLine = /tally: (\d+) hits could not be written \([^)]*disk is full[^\n]*; kept in (\S+\.ndjson), to be written at the next start/.exec(server.output.stderr);
-    expect(keptLine, server.output.stderr).not.toBeNull();
-    const keptFile = keptLine![2]!;
-    expect(keptFile.startsWith(join(temp.path, "tally-spill"))).toBe(true);
-    expect(existsSync(keptFile)).toBe(true);
+      // Full again, then a stop: what cannot be written is kept in a file.
+      disk.fill(32 * 1024);
+      load = steadyLoad(server.base, DOMAIN, RATE);
+      await eventually("/health to report the full disk again", async () => (await health(server)).code === 503);
+      await sleep(1000);
+      await load.stop();
+      expect([...load.statuses.keys()]).toEqual([202]);
+      accepted += load.accepted();
+      const exit = await server.stop("SIGTERM");
+      expect(exit.code).toBe(0);
+      const keptLine =
+        /tally: (\d+) hits could not be written \([^)]*disk is full[^\n]*; kept in (\S+\.ndjson), to be written at the next start/.exec(
+          server.output.stderr,
+        );
+      expect(keptLine, server.output.stderr).not.toBeNull();
+      const keptFile = keptLine![2]!;
+      expect(keptFile.startsWith(join(temp.path, "tally-spill"))).toBe(true);
+      expect(existsSync(keptFile)).toBe(true);
 
-    // The next start (with room again) writes the file, and deletes it.
-    disk.free();
-    server = await spawnServe(env);
-    expect(server.output.stderr).toMatch(new RegExp(`tally: wrote ${keptLine![1]} hits kept at an earlier shutdown`));
-    expect(existsSync(keptFile)).toBe(false);
-    expect((await pageviewsAnswer(server)).count).toBe(accepted);
-    await server.stop("SIGTERM");
+      // The next start (with room again) writes the file, and deletes it.
+      disk.free();
+      server = await spawnServe(env);
+      expect(server.output.stderr).toMatch(new RegExp(`tally: wrote ${keptLine![1]} hits kept at an earlier shutdown`));
+      expect(existsSync(keptFile)).toBe(false);
+      expect((await pageviewsAnswer(server)).count).toBe(accepted);
+      await server.stop("SIGTERM");
 
-    // And never again.
-    server = await spawnServe(env);
-    expect(server.output.stderr).not.toMatch(/kept at an earlier shutdown/);
-    expect((await pageviewsAnswer(server)).count).toBe(accepted);
-    await server.stop("SIGTERM");
-  });
+      // And never again.
+      server = await spawnServe(env);
+      expect(server.output.stderr).not.toMatch(/kept at an earlier shutdown/);
+      expect((await pageviewsAnswer(server)).count).toBe(accepted);
+      await server.stop("SIGTERM");
+    },
+  );
 
-  it("the WAL fills the disk: freeing a little space (far less than the WAL held) is enough, its space is given back and every hit is written", { timeout: 120_000 }, async () => {
-    const disk = mountSmallDisk(24);
-    disks.push(disk);
-    const file = join(disk.path, "tally.sqlite");
-    const server = await spawnServe({ DATABASE_URL: `file:${file}`, TALLY_API_KEY: API_KEY, TRUST_PROXY: "true", RATE_LIMIT: "0", FLUSH_INTERVAL_MS: "200" });
-    await createWebsite(server);
-    // Less room than the WAL grows to between two checkpoints (about 4 MB).
-    disk.fill(1536 * 1024);
-    const load = steadyLoad(server.base, DOMAIN, RATE);
-    await eventually("the disk to fill up", () => /the disk is full/.test(server.output.stderr), 60_000);
-    await sleep(2000);
-    await load.stop();
-    expect([...load.statuses.keys()]).toEqual([202]);
-    disk.shrink(256 * 1024);
-    await eventually("every hit to be written once 256 KB are freed", () => written(server));
-    expect((await pageviewsAnswer(server)).count).toBe(load.accepted());
-    expect(statSync(`${file}-wal`).size).toBeLessThan(1536 * 1024);
-    expect((await server.stop("SIGTERM")).code).toBe(0);
-  });
+  it(
+    "the WAL fills the disk: freeing a little space (far less than the WAL held) is enough, its space is given back and every hit is written",
+    { timeout: 120_000 },
+    async () => {
+      const disk = mountSmallDisk(24);
+      disks.push(disk);
+      const file = join(disk.path, "tally.sqlite");
+      const server = await spawnServe({
+        DATABASE_URL: `file:${file}`,
+        TALLY_API_KEY: API_KEY,
+        TRUST_PROXY: "true",
+        RATE_LIMIT: "0",
+        FLUSH_INTERVAL_MS: "200",
+      });
+      await createWebsite(server);
+      // Less room than the WAL grows to between two checkpoints (about 4 MB).
+      disk.fill(1536 * 1024);
+      const load = steadyLoad(server.base, DOMAIN, RATE);
+      await eventually("the disk to fill up", () => /the disk is full/.test(server.output.stderr), 60_000);
+      await sleep(2000);
+      await load.stop();
+      expect([...load.statuses.keys()]).toEqual([202]);
+      disk.shrink(256 * 1024);
+      await eventually("every hit to be written once 256 KB are freed", () => written(server));
+      expect((await pageviewsAnswer(server)).count).toBe(load.accepted());
+      expect(statSync(`${file}-wal`).size).toBeLessThan(1536 * 1024);
+      expect((await server.stop("SIGTERM")).code).toBe(0);
+    },
+  );
 
   it("a read-only database at start: one line, exit 1, never listening", { timeout: 60_000 }, async () => {
     const disk = mountSmallDisk(8);
@@ -172,7 +189,9 @@ describe.skipIf(unavailable !== null)("SQLite on a small disk", () => {
     expect(refused).toMatch(/exited \(1\) before listening/);
     const lines = refused!.split("\n").filter((line) => line.startsWith("tally:"));
     expect(lines).toHaveLength(1);
-    expect(lines[0]).toMatch(/^tally: Cannot open the database file:\S+: it cannot be written: \S+ is on a read-only file system \(EROFS\)$/);
+    expect(lines[0]).toMatch(
+      /^tally: Cannot open the database file:\S+: it cannot be written: \S+ is on a read-only file system \(EROFS\)$/,
+    );
     expect(refused).not.toContain("Tally is listening");
   });
 });
@@ -183,7 +202,13 @@ describe("a database file deleted or replaced under the server", () => {
       const dir = tempDirectory("tally-ghost-");
       dirs.push(dir);
       const file = join(dir.path, "tally.sqlite");
-      const server = await spawnServe({ DATABASE_URL: `file:${file}`, TALLY_API_KEY: API_KEY, TRUST_PROXY: "true", RATE_LIMIT: "0", FLUSH_INTERVAL_MS: "200" });
+      const server = await spawnServe({
+        DATABASE_URL: `file:${file}`,
+        TALLY_API_KEY: API_KEY,
+        TRUST_PROXY: "true",
+        RATE_LIMIT: "0",
+        FLUSH_INTERVAL_MS: "200",
+      });
       await createWebsite(server);
       const hit = () =>
         fetch(`${server.base}/collect`, {
@@ -202,7 +227,11 @@ describe("a database file deleted or replaced under the server", () => {
         renameSync(join(dir.path, "other", "tally.sqlite"), file);
       }
       await eventually("/health to notice", async () => (await health(server)).code === 503, 10_000);
-      expect((await health(server)).body.reason).toMatch(new RegExp(`^the database file was deleted or replaced \\(${file.replace(/[.*+?^${}()|[\]\\/]/g, "\\$&")} is (gone|another file now)\\)$`));
+      expect((await health(server)).body.reason).toMatch(
+        new RegExp(
+          `^the database file was deleted or replaced \\(${file.replace(/[.*+?^${}()|[\]\\/]/g, "\\$&")} is (gone|another file now)\\)$`,
+        ),
+      );
       for (let i = 0; i < 3; i++) {
         const refused = await hit();
         expect(refused.status).toBe(503);

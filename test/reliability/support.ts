@@ -63,7 +63,18 @@ export function killAllChildren(): void {
 export function spawnServe(env: Record<string, string>, timeoutMs = 20_000): Promise<Child> {
   if (!existsSync(CLI_BIN)) throw new Error(`${CLI_BIN} is missing: run \`pnpm build\` first.`);
   const inherited: NodeJS.ProcessEnv = { ...process.env };
-  for (const name of ["DATABASE_URL", "TALLY_API_KEY", "TRUST_PROXY", "GEOIP_DB", "RATE_LIMIT", "HOST", "PORT", "FLUSH_INTERVAL_MS", "CLOSE_TIMEOUT_MS", "TALLY_SPILL_DIR"]) {
+  for (const name of [
+    "DATABASE_URL",
+    "TALLY_API_KEY",
+    "TRUST_PROXY",
+    "GEOIP_DB",
+    "RATE_LIMIT",
+    "HOST",
+    "PORT",
+    "FLUSH_INTERVAL_MS",
+    "CLOSE_TIMEOUT_MS",
+    "TALLY_SPILL_DIR",
+  ]) {
     delete inherited[name];
   }
   const child = spawn(process.execPath, [CLI_BIN, "serve"], {
@@ -158,9 +169,9 @@ export async function pool(count: number, limit: number, task: (index: number) =
 export function snapshotTables(file: string): Record<string, string> {
   const db = new Database(file, { readonly: true, fileMustExist: true });
   try {
-    const tables = db
-      .prepare("select name from sqlite_master where type = 'table' and name not like 'sqlite_%' order by name")
-      .all() as { name: string }[];
+    const tables = db.prepare("select name from sqlite_master where type = 'table' and name not like 'sqlite_%' order by name").all() as {
+      name: string;
+    }[];
     const snapshot: Record<string, string> = {};
     for (const { name } of tables) {
       const rows = db.prepare(`select * from "${name}"`).all() as Record<string, unknown>[];

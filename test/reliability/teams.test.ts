@@ -51,7 +51,14 @@ describe("roles, scopes and cookies on every route", () => {
 
   it("covers the write routes the table has", () => {
     expect(writeRoutes.map((route) => `${route.method} ${route.path}`)).toEqual(
-      expect.arrayContaining(["POST /api/v1/websites", "PUT /api/v1/websites/{id}", "DELETE /api/v1/websites/{id}", "PUT /api/v1/account", "POST /api/v1/users/invitations", "DELETE /api/v1/users/{id}"]),
+      expect.arrayContaining([
+        "POST /api/v1/websites",
+        "PUT /api/v1/websites/{id}",
+        "DELETE /api/v1/websites/{id}",
+        "PUT /api/v1/account",
+        "POST /api/v1/users/invitations",
+        "DELETE /api/v1/users/{id}",
+      ]),
     );
   });
 
@@ -61,8 +68,17 @@ describe("roles, scopes and cookies on every route", () => {
   ])("refuses %s on every write route with 403 and a clear message, changing nothing", async (_name, which) => {
     const before = snapshotTables(fixture.file);
     for (const route of writeRoutes) {
-      const answer = await withKey(served, keys[which]!, route.method, pathOf(route.path), { domain: "x.test", role: "viewer", email: "x@acme.test", privacy: 0, required: true });
-      expect({ route: `${route.method} ${route.path}`, status: answer.status }).toEqual({ route: `${route.method} ${route.path}`, status: 403 });
+      const answer = await withKey(served, keys[which]!, route.method, pathOf(route.path), {
+        domain: "x.test",
+        role: "viewer",
+        email: "x@acme.test",
+        privacy: 0,
+        required: true,
+      });
+      expect({ route: `${route.method} ${route.path}`, status: answer.status }).toEqual({
+        route: `${route.method} ${route.path}`,
+        status: 403,
+      });
       expect(answer.body.message).toMatch(/can only read|Only an owner/);
     }
     expect(snapshotTables(fixture.file)).toEqual(before);
@@ -79,21 +95,39 @@ describe("roles, scopes and cookies on every route", () => {
         headers: { cookie: `tally_session=${ownerSession}`, "sec-fetch-site": "cross-site", "content-type": "application/json" },
         body: JSON.stringify({ domain: "evil.test", email: "evil@evil.test" }),
       });
-      expect({ route: `${route.method} ${route.path}`, status: crossSite.status }).toEqual({ route: `${route.method} ${route.path}`, status: 403 });
+      expect({ route: `${route.method} ${route.path}`, status: crossSite.status }).toEqual({
+        route: `${route.method} ${route.path}`,
+        status: 403,
+      });
       // A browser without Fetch Metadata: its Origin says where the form was.
-      const otherOrigin = await served.fetch(path, { method: route.method, headers: { cookie: `tally_session=${ownerSession}`, origin: "https://evil.example", "content-type": "application/json" }, body: "{}" });
+      const otherOrigin = await served.fetch(path, {
+        method: route.method,
+        headers: { cookie: `tally_session=${ownerSession}`, origin: "https://evil.example", "content-type": "application/json" },
+        body: "{}",
+      });
       expect(otherOrigin.status).toBe(403);
       const formBody = await served.fetch(path, {
         method: route.method,
-        headers: { cookie: `tally_session=${ownerSession}`, "sec-fetch-site": "same-origin", "content-type": "application/x-www-form-urlencoded" },
+        headers: {
+          cookie: `tally_session=${ownerSession}`,
+          "sec-fetch-site": "same-origin",
+          "content-type": "application/x-www-form-urlencoded",
+        },
         body: "domain=evil.test&email=evil%40evil.test",
       });
-      expect({ route: `${route.method} ${route.path}`, status: formBody.status }).toEqual({ route: `${route.method} ${route.path}`, status: 415 });
+      expect({ route: `${route.method} ${route.path}`, status: formBody.status }).toEqual({
+        route: `${route.method} ${route.path}`,
+        status: 415,
+      });
     }
     for (const path of ["/login", "/login-code", "/logout", "/signup", "/forgot-password", "/reset-password", "/invite"]) {
       const response = await served.fetch(path, {
         method: "POST",
-        headers: { cookie: `tally_session=${ownerSession}`, origin: "https://evil.example", "content-type": "application/x-www-form-urlencoded" },
+        headers: {
+          cookie: `tally_session=${ownerSession}`,
+          origin: "https://evil.example",
+          "content-type": "application/x-www-form-urlencoded",
+        },
         body: "email=owner%40acme.test&password=x",
         redirect: "manual",
       });
@@ -149,7 +183,11 @@ describe("no user enumeration", () => {
     const work: (typeof derivations)[] = [];
     for (const email of ["real@acme.test", "sso-only@acme.test", "nobody@acme.test", "NOBODY-ELSE@acme.test"]) {
       // The decoy is made once, lazily: let the first unknown address make it, then count.
-      await served.fetch("/login", { method: "POST", body: new URLSearchParams({ email: `warm-${email}`, password: "x" }), headers: { "content-type": "application/x-www-form-urlencoded", origin: new URL(served.base).origin } });
+      await served.fetch("/login", {
+        method: "POST",
+        body: new URLSearchParams({ email: `warm-${email}`, password: "x" }),
+        headers: { "content-type": "application/x-www-form-urlencoded", origin: new URL(served.base).origin },
+      });
       derivations.length = 0;
       const response = await served.fetch("/login", {
         method: "POST",
@@ -193,7 +231,9 @@ describe("single use, even at once", () => {
   it("a reset link used twice at once sets one password", async () => {
     const token = await tally.team.tokens.reset(userId);
     const passwords = ["first new password!", "second new password"];
-    const answers = await Promise.all(passwords.map((password) => postForm(served, "/reset-password", { token, password, password_confirmation: password })));
+    const answers = await Promise.all(
+      passwords.map((password) => postForm(served, "/reset-password", { token, password, password_confirmation: password })),
+    );
     expect(answers.map((answer) => answer.status).sort()).toEqual([200, 410]);
     const winner = passwords[answers.findIndex((answer) => answer.status === 200)]!;
     const loser = passwords.find((password) => password !== winner)!;
@@ -205,7 +245,9 @@ describe("single use, even at once", () => {
   it("a two-factor code sent twice at once (two pending sign-ins) signs in once: replay within its window is refused", async () => {
     const { secret } = await tally.team.twoFactor.begin(userId);
     await tally.team.twoFactor.confirm(userId, totpCode(secret, -1));
-    const pending = await Promise.all([0, 1].map(async () => sessionFrom(await postForm(served, "/login", { email: "racer@acme.test", password: PASSWORD }))!));
+    const pending = await Promise.all(
+      [0, 1].map(async () => sessionFrom(await postForm(served, "/login", { email: "racer@acme.test", password: PASSWORD }))!),
+    );
     const code = totpCode(secret);
     const answers = await Promise.all(pending.map((token) => postForm(served, "/login-code", { code }, token)));
     expect(answers.map((answer) => answer.status).sort()).toEqual([303, 401]);

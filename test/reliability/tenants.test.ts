@@ -39,7 +39,10 @@ describe.each(transports.filter((t) => t.name === "fetch handler" || t.name === 
     asB = apiClient(served, keyB);
     idsA = [];
     idsB = [];
-    for (const [client, ids, prefix] of [[asA, idsA, "ant"], [asB, idsB, "bee"]] as const) {
+    for (const [client, ids, prefix] of [
+      [asA, idsA, "ant"],
+      [asB, idsB, "bee"],
+    ] as const) {
       for (const n of [1, 2, 3]) {
         const created = await client.post("/api/v1/websites", form({ domain: `${prefix}-${n}.example`, exclude_bots: 0 }));
         expect(created.status).toBe(201);
@@ -49,7 +52,13 @@ describe.each(transports.filter((t) => t.name === "fetch handler" || t.name === 
     const now = Date.UTC(2026, 5, 15, 12);
     for (let i = 0; i < 40; i++) {
       for (const prefix of ["ant", "bee"]) {
-        await tally.collect({ url: `https://${prefix}-${1 + (i % 3)}.example/${prefix}-page-${i % 4}`, ip: `10.0.${i % 7}.1`, userAgent: CHROME, event: i % 5 === 0 ? `${prefix}-event` : null, timestamp: now + i * 1000 });
+        await tally.collect({
+          url: `https://${prefix}-${1 + (i % 3)}.example/${prefix}-page-${i % 4}`,
+          ip: `10.0.${i % 7}.1`,
+          userAgent: CHROME,
+          event: i % 5 === 0 ? `${prefix}-event` : null,
+          timestamp: now + i * 1000,
+        });
       }
     }
     await tally.flush();
@@ -59,11 +68,14 @@ describe.each(transports.filter((t) => t.name === "fetch handler" || t.name === 
     await fixture.dispose();
   });
 
-  it("Tenants: every account route and verb with the other account's ids → 404 \"Resource not found.\", and nothing changes", async () => {
+  it('Tenants: every account route and verb with the other account\'s ids → 404 "Resource not found.", and nothing changes', async () => {
     const before = snapshotTables(fixture.file);
     const calls: [string, (id: number) => Promise<{ status: number; body: unknown }>][] = [
       ["GET websites/{id}", (id) => asA.get(`/api/v1/websites/${id}`)],
-      ["PUT websites/{id} (form)", (id) => asA.put(`/api/v1/websites/${id}`, form({ privacy: 0, exclude_ips: "10.0.0.0/8", timezone: "Asia/Tokyo" }))],
+      [
+        "PUT websites/{id} (form)",
+        (id) => asA.put(`/api/v1/websites/${id}`, form({ privacy: 0, exclude_ips: "10.0.0.0/8", timezone: "Asia/Tokyo" })),
+      ],
       ["PUT websites/{id} (json)", (id) => asA.put(`/api/v1/websites/${id}`, jsonBody({ privacy: 2, password: "taken-over" }))],
       ["PUT websites/{id} (empty)", (id) => asA.put(`/api/v1/websites/${id}`)],
       ["DELETE websites/{id}", (id) => asA.delete(`/api/v1/websites/${id}`)],
@@ -90,8 +102,19 @@ describe.each(transports.filter((t) => t.name === "fetch handler" || t.name === 
   });
 
   it("Tenants: lists, searches and counts never include the other account's websites; in-process calls are scoped the same", async () => {
-    for (const [client, own, other] of [[asA, idsA, idsB], [asB, idsB, idsA]] as const) {
-      for (const query of ["", "?per_page=100", "?search=example&per_page=100", "?search=bee", "?search=ant", "?sort_by=domain&sort=asc", "?page=2"]) {
+    for (const [client, own, other] of [
+      [asA, idsA, idsB],
+      [asB, idsB, idsA],
+    ] as const) {
+      for (const query of [
+        "",
+        "?per_page=100",
+        "?search=example&per_page=100",
+        "?search=bee",
+        "?search=ant",
+        "?sort_by=domain&sort=asc",
+        "?page=2",
+      ]) {
         const response = await client.get(`/api/v1/websites${query}`);
         expect(response.status).toBe(200);
         const ids = websiteList(response).map((w) => w.id);
@@ -109,7 +132,9 @@ describe.each(transports.filter((t) => t.name === "fetch handler" || t.name === 
     // In-process, the account is checked the same way.
     const accountA = (await tally.accounts.authenticate(keyA)).id;
     await expect(tally.websites.get(accountA, idsB[0]!)).rejects.toMatchObject({ name: "NotFoundError" });
-    await expect(tally.stats.query(accountA, idsB[0]!, { name: "pageviews", from: "2026-01-01", to: "2026-12-31" })).rejects.toMatchObject({ name: "NotFoundError" });
+    await expect(tally.stats.query(accountA, idsB[0]!, { name: "pageviews", from: "2026-01-01", to: "2026-12-31" })).rejects.toMatchObject({
+      name: "NotFoundError",
+    });
     await expect(tally.websites.update(accountA, idsB[0]!, { privacy: 0 })).rejects.toMatchObject({ name: "NotFoundError" });
     await expect(tally.websites.delete(accountA, idsB[0]!)).rejects.toMatchObject({ name: "NotFoundError" });
   });

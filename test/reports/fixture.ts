@@ -29,7 +29,10 @@ export interface ReportsFixture {
   /** Runs one statement on a connection of its own (what another process would see or do); answers its rows. */
   sql<Row = Record<string, unknown>>(text: string): Promise<Row[]>;
   /** An account with a key, an address and a first website with reports on. */
-  account(name: string, options?: { email?: string; period?: "week" | "month"; timezone?: string }): Promise<{ id: number; key: string; api: ApiClient; websiteId: number; domain: string }>;
+  account(
+    name: string,
+    options?: { email?: string; period?: "week" | "month"; timezone?: string },
+  ): Promise<{ id: number; key: string; api: ApiClient; websiteId: number; domain: string }>;
   dispose(): Promise<void>;
 }
 
@@ -43,7 +46,14 @@ export async function reportsFixture(dialect: DialectName, options: Omit<TallyOp
   const base = `http://127.0.0.1:${(server.address() as AddressInfo).port}/analytics`;
   const opened: Tally[] = [];
   const open = (extra: Omit<TallyOptions, "database"> = {}) => {
-    const tally = createTally({ mail: { url: smtp.url, from: MAIL_FROM }, publicUrl: base, reportIntervalMs: 0, ...options, ...extra, database: database.url });
+    const tally = createTally({
+      mail: { url: smtp.url, from: MAIL_FROM },
+      publicUrl: base,
+      reportIntervalMs: 0,
+      ...options,
+      ...extra,
+      database: database.url,
+    });
     opened.push(tally);
     return tally;
   };

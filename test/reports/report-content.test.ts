@@ -19,7 +19,13 @@ interface Row {
 }
 
 const LAST_MONTH = { from: "2026-10-01", to: "2026-10-31" };
-const METRIC_LABELS = { visitors: "Visitors", pageviews: "Pageviews", visits: "Visits", bounce_rate: "Bounce rate", visit_duration: "Visit duration" } as const;
+const METRIC_LABELS = {
+  visitors: "Visitors",
+  pageviews: "Pageviews",
+  visits: "Visits",
+  bounce_rate: "Bounce rate",
+  visit_duration: "Visit duration",
+} as const;
 
 // Reference formatting, written from the README's description, not taken from the implementation.
 const number = (n: number) => n.toLocaleString("en");
@@ -119,9 +125,13 @@ describe.each(DIALECTS)("e-mail report content on %s", (dialect) => {
     const shown = await alice.api.get("/api/v1/account");
     expect(shown.body.data).toMatchObject({ id: alice.id, name: "alice", email: "alice@mail.test", report_period: "week" });
     for (const bad of ["not-an-address", "two@@mail.test", "alice@mail.test\r\nBcc: eve@mail.test", "Alice <alice@mail.test>"]) {
-      expectInvalid(await alice.api.put("/api/v1/account", jsonBody({ email: bad })), { email: ["The email must be a valid email address."] });
+      expectInvalid(await alice.api.put("/api/v1/account", jsonBody({ email: bad })), {
+        email: ["The email must be a valid email address."],
+      });
     }
-    expectInvalid(await alice.api.put("/api/v1/account", form({ email: "a@b.test", report_period: "daily" })), { report_period: ["The selected report period is invalid."] });
+    expectInvalid(await alice.api.put("/api/v1/account", form({ email: "a@b.test", report_period: "daily" })), {
+      report_period: ["The selected report period is invalid."],
+    });
     expectInvalid(await alice.api.put("/api/v1/account", jsonBody({ email: 42 })), { email: ["The email must be a valid email address."] });
     // Nothing changed by the refused requests.
     expect((await alice.api.get("/api/v1/account")).body.data).toMatchObject({ email: "alice@mail.test", report_period: "week" });
@@ -135,7 +145,9 @@ describe.each(DIALECTS)("e-mail report content on %s", (dialect) => {
     expect(bobMail.subject).toBe("Monthly Tally report for bob.example · October 2026");
     // The raw header lines, as the SMTP server received them.
     const header = (name: string) => aliceMail.headerLines.find((line) => line.key === name)?.line.replace(/^[^:]+:\s*/, "");
-    expect(header("list-unsubscribe")).toMatch(new RegExp(`^<${fixture.served.base}/unsubscribe/${alice.id}\\.\\d+-\\d+\\.[A-Za-z0-9_-]{43}>$`));
+    expect(header("list-unsubscribe")).toMatch(
+      new RegExp(`^<${fixture.served.base}/unsubscribe/${alice.id}\\.\\d+-\\d+\\.[A-Za-z0-9_-]{43}>$`),
+    );
     expect(header("list-unsubscribe-post")).toBe("List-Unsubscribe=One-Click");
     expect(header("auto-submitted")).toBe("auto-generated");
     expect(aliceMail.messageId).toBe(`<report.${alice.id}.week.2026-11-09@127.0.0.1>`);
@@ -164,7 +176,9 @@ describe.each(DIALECTS)("e-mail report content on %s", (dialect) => {
       const lines = section(mail.text ?? "", domain);
       const totals = await apiTotals(api, id, range);
       expect(totals.data.pageviews, `${domain} has traffic in the range`).toBeGreaterThan(20);
-      const expected = (Object.keys(METRIC_LABELS) as (keyof typeof METRIC_LABELS)[]).map((name) => expectedLine(name, totals.data[name]!, totals.previous[name]!));
+      const expected = (Object.keys(METRIC_LABELS) as (keyof typeof METRIC_LABELS)[]).map((name) =>
+        expectedLine(name, totals.data[name]!, totals.previous[name]!),
+      );
       const shown = lines.filter((line) => Object.values(METRIC_LABELS).some((label) => line.startsWith(`${label} `))).map(squeeze);
       expect(shown).toEqual(expected);
       const html = htmlWords(mail.html || "");
@@ -178,7 +192,9 @@ describe.each(DIALECTS)("e-mail report content on %s", (dialect) => {
         const rows = await apiTop(api, id, name, range);
         expect(rows.length, `${domain} ${name}`).toBeGreaterThan(0);
         expect(topList(lines, title)).toEqual(rows);
-        expect(html).toContain(`${title} ${title === "Top pages" ? "pageviews" : title === "Top referrers" ? "visits" : "events"} ${rows.map((row) => `${row.value} ${number(row.count)}`).join(" ")}`);
+        expect(html).toContain(
+          `${title} ${title === "Top pages" ? "pageviews" : title === "Top referrers" ? "visits" : "events"} ${rows.map((row) => `${row.value} ${number(row.count)}`).join(" ")}`,
+        );
       }
     }
   });
@@ -221,7 +237,13 @@ describe.each(DIALECTS)("e-mail report content on %s", (dialect) => {
         expect(await response.text()).toContain("This link is not valid");
       }
     }
-    const emails = async () => Object.fromEntries((await Promise.all([alice.websiteId, blogId].map((id) => tally.websites.get(alice.id, id)))).map((site) => [site.domain, site.email]));
+    const emails = async () =>
+      Object.fromEntries(
+        (await Promise.all([alice.websiteId, blogId].map((id) => tally.websites.get(alice.id, id)))).map((site) => [
+          site.domain,
+          site.email,
+        ]),
+      );
     expect(await emails()).toEqual({ "alice.example": 1, "blog.alice.example": 1 });
 
     const asked = await fetch(siteLink);
@@ -237,7 +259,11 @@ describe.each(DIALECTS)("e-mail report content on %s", (dialect) => {
     expect(await emails()).toEqual({ "alice.example": 0, "blog.alice.example": 1 });
 
     // RFC 8058 one-click, as a mail provider sends it, on the List-Unsubscribe URL: every website of the e-mail.
-    const oneClick = await fetch(allLink, { method: "POST", headers: { "content-type": "application/x-www-form-urlencoded" }, body: "List-Unsubscribe=One-Click" });
+    const oneClick = await fetch(allLink, {
+      method: "POST",
+      headers: { "content-type": "application/x-www-form-urlencoded" },
+      body: "List-Unsubscribe=One-Click",
+    });
     expect(oneClick.status).toBe(200);
     expect(await emails()).toEqual({ "alice.example": 0, "blog.alice.example": 0 });
     expect(await (await fetch(allLink)).text()).toContain("already off");

@@ -27,10 +27,18 @@ describe.each(DIALECTS)("e-mail report delivery on %s", (dialect) => {
   });
 
   async function runs(f: ReportsFixture): Promise<RunRow[]> {
-    const rows = await f.sql<RunRow>("select account_id, period, status, attempts, next_attempt_at, last_error from report_runs order by account_id, period");
-    return rows.map((row) => ({ ...row, account_id: Number(row.account_id), attempts: Number(row.attempts), next_attempt_at: Number(row.next_attempt_at) }));
+    const rows = await f.sql<RunRow>(
+      "select account_id, period, status, attempts, next_attempt_at, last_error from report_runs order by account_id, period",
+    );
+    return rows.map((row) => ({
+      ...row,
+      account_id: Number(row.account_id),
+      attempts: Number(row.attempts),
+      next_attempt_at: Number(row.next_attempt_at),
+    }));
   }
-  const recipients = (f: ReportsFixture) => f.smtp.messages.map((mail) => `${(Array.isArray(mail.to) ? mail.to[0] : mail.to)?.text} | ${mail.subject}`).sort();
+  const recipients = (f: ReportsFixture) =>
+    f.smtp.messages.map((mail) => `${(Array.isArray(mail.to) ? mail.to[0] : mail.to)?.text} | ${mail.subject}`).sort();
 
   it("sends a report once: not again on the next run, nor after a restart; the next week's goes out in its turn", async () => {
     fixture = await reportsFixture(dialect);
@@ -59,7 +67,10 @@ describe.each(DIALECTS)("e-mail report delivery on %s", (dialect) => {
     for (const [index, timezone] of zones.entries()) await fixture.account(`user${index}`, { timezone });
     for (let week = 0; week < 3; week++) {
       const results = await Promise.all(instances.map((tally) => tally.reports.runDue(SEND_TIME + week * WEEK_MS)));
-      expect(results.reduce((sum, result) => sum + result.sent, 0), `week ${week}`).toBe(zones.length);
+      expect(
+        results.reduce((sum, result) => sum + result.sent, 0),
+        `week ${week}`,
+      ).toBe(zones.length);
       expect(results.every((result) => result.failed === 0 && result.skipped === 0)).toBe(true);
     }
     const received = recipients(fixture);
@@ -121,7 +132,11 @@ describe.each(DIALECTS)("e-mail report delivery on %s", (dialect) => {
     const alice = await fixture.account("alice");
     const run = slow.reports.runDue(SEND_TIME);
     await started;
-    const hit = { url: "https://alice.example/during", ip: "203.0.113.9", userAgent: "Mozilla/5.0 (X11; Linux x86_64; rv:127.0) Gecko/20100101 Firefox/127.0" };
+    const hit = {
+      url: "https://alice.example/during",
+      ip: "203.0.113.9",
+      userAgent: "Mozilla/5.0 (X11; Linux x86_64; rv:127.0) Gecko/20100101 Firefox/127.0",
+    };
     for (let i = 0; i < 50; i++) expect(await slow.collect({ ...hit, timestamp: SEND_TIME + i * 1000 })).toEqual({ status: "accepted" });
     // Written and counted while the send still waits: the run holds no lock across it.
     const page = await slow.stats.query(alice.id, alice.websiteId, { name: "page", from: "2026-11-16", to: "2026-11-16" });

@@ -11,7 +11,10 @@ import { reportsFixture, SEND_TIME, type ReportsFixture } from "./fixture.js";
 warnIfSkipped("report-email-browser");
 
 // Every run saves it under test-results/; UPDATE_SCREENSHOTS=1 refreshes the copy the README shows.
-const SCREENSHOTS = new URL(process.env.UPDATE_SCREENSHOTS === "1" ? "../../docs/screenshots/" : "../../test-results/screenshots/", import.meta.url);
+const SCREENSHOTS = new URL(
+  process.env.UPDATE_SCREENSHOTS === "1" ? "../../docs/screenshots/" : "../../test-results/screenshots/",
+  import.meta.url,
+);
 
 describe.skipIf(skip)("the HTML e-mail in Chromium", () => {
   let fixture: ReportsFixture;
@@ -50,7 +53,20 @@ describe.skipIf(skip)("the HTML e-mail in Chromium", () => {
     const { context, page, requested } = await render(720);
     expect(requested).toEqual([]);
     const text = await page.evaluate(() => document.body.innerText);
-    for (const expected of ["WEEKLY REPORT", "Nov 9 – 15, 2026", "demo.example", "docs.demo.example", "Visitors", "Bounce rate", "Visit duration", "Top pages", "Top referrers", "Top events", "Open the dashboard", "Unsubscribe from all of them"]) {
+    for (const expected of [
+      "WEEKLY REPORT",
+      "Nov 9 – 15, 2026",
+      "demo.example",
+      "docs.demo.example",
+      "Visitors",
+      "Bounce rate",
+      "Visit duration",
+      "Top pages",
+      "Top referrers",
+      "Top events",
+      "Open the dashboard",
+      "Unsubscribe from all of them",
+    ]) {
       expect(text).toContain(expected);
     }
     await page.screenshot({ path: new URL("email-report.png", SCREENSHOTS).pathname, fullPage: true });
@@ -59,7 +75,10 @@ describe.skipIf(skip)("the HTML e-mail in Chromium", () => {
 
   it("fits a phone screen without scrolling sideways", async () => {
     const { context, page } = await render(375);
-    const widths = await page.evaluate(() => ({ scroll: document.documentElement.scrollWidth, client: document.documentElement.clientWidth }));
+    const widths = await page.evaluate(() => ({
+      scroll: document.documentElement.scrollWidth,
+      client: document.documentElement.clientWidth,
+    }));
     expect(widths.scroll).toBeLessThanOrEqual(widths.client);
     await page.screenshot({ path: new URL("email-report-phone.png", SCREENSHOTS).pathname, fullPage: true });
     await context.close();

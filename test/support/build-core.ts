@@ -10,7 +10,8 @@ import { staleBuilds } from "./core-build.js";
 
 const root = fileURLToPath(new URL("../..", import.meta.url));
 const tsc = fileURLToPath(new URL("../../node_modules/typescript/bin/tsc", import.meta.url));
-const build = (...flags: string[]) => execFileSync(process.execPath, [tsc, "-b", "packages/core", ...flags], { cwd: root, stdio: "inherit" });
+const build = (...flags: string[]) =>
+  execFileSync(process.execPath, [tsc, "-b", "packages/core", ...flags], { cwd: root, stdio: "inherit" });
 
 export default function setup(): void {
   build();

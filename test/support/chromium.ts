@@ -12,8 +12,7 @@ export const skipWithoutChromium = !existsSync(CHROMIUM) && process.env.CI !== "
 export function warnIfSkipped(suite: string): void {
   if (!skipWithoutChromium) return;
   console.warn(
-    `${suite} tests skipped: ${CHROMIUM} not found (install: apt-get install -y chromium). ` +
-      "With CI=true they run and fail instead.",
+    `${suite} tests skipped: ${CHROMIUM} not found (install: apt-get install -y chromium). ` + "With CI=true they run and fail instead.",
   );
 }
 

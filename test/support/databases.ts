@@ -34,8 +34,11 @@ async function postgresReachable(): Promise<boolean> {
 
 const reachable = requested.includes("postgres") ? await postgresReachable() : false;
 if (requested.includes("postgres") && !reachable) {
-  if (process.env.CI === "true") throw new Error(`PostgreSQL is not reachable at ${POSTGRES_ADMIN_URL}, and CI must run the postgres tests.`);
-  console.warn(`[tally tests] PostgreSQL is not reachable at ${POSTGRES_ADMIN_URL}: postgres runs are skipped (set POSTGRES_URL, or DIALECTS=sqlite).`);
+  if (process.env.CI === "true")
+    throw new Error(`PostgreSQL is not reachable at ${POSTGRES_ADMIN_URL}, and CI must run the postgres tests.`);
+  console.warn(
+    `[tally tests] PostgreSQL is not reachable at ${POSTGRES_ADMIN_URL}: postgres runs are skipped (set POSTGRES_URL, or DIALECTS=sqlite).`,
+  );
 }
 
 /** The dialects this run covers, for `describe.each`. */
@@ -99,7 +102,12 @@ export async function createTestDatabase(dialect: DialectName): Promise<TestData
  * Runs one statement on a connection of its own to a test database (what is really
  * stored, or what another process would do): read-only unless `write`; answers its rows.
  */
-export async function runSql<Row = Record<string, unknown>>(dialect: DialectName, url: string, text: string, options: { write?: boolean } = {}): Promise<Row[]> {
+export async function runSql<Row = Record<string, unknown>>(
+  dialect: DialectName,
+  url: string,
+  text: string,
+  options: { write?: boolean } = {},
+): Promise<Row[]> {
   if (dialect === "sqlite") {
     const connection = new Database(url.replace(/^file:/, ""), { readonly: !options.write, fileMustExist: true });
     try {

@@ -74,7 +74,14 @@ export class UndocumentedAnswer extends Error {
   override name = "UndocumentedAnswer";
 }
 
-function checkAnswer(doc: CompiledDocument, where: string, declared: ResponseObject, response: Response, text: string, method: string): void {
+function checkAnswer(
+  doc: CompiledDocument,
+  where: string,
+  declared: ResponseObject,
+  response: Response,
+  text: string,
+  method: string,
+): void {
   const fail = (message: string) => {
     throw new UndocumentedAnswer(`${where} answered ${response.status}: ${message}\n${text.slice(0, 500)}`);
   };
@@ -87,7 +94,8 @@ function checkAnswer(doc: CompiledDocument, where: string, declared: ResponseObj
     return;
   }
   const media = declared.content?.[type];
-  if (!media) fail(`its ${type || "untyped"} body is not declared (declared: ${Object.keys(declared.content ?? {}).join(", ") || "no body"})`);
+  if (!media)
+    fail(`its ${type || "untyped"} body is not declared (declared: ${Object.keys(declared.content ?? {}).join(", ") || "no body"})`);
   if (type !== "application/json" || !media?.schema) return;
   let body: unknown;
   try {
@@ -112,13 +120,15 @@ export async function checkAgainstDocument(base: string, url: URL, method: strin
     const component = matching.length === 0 ? "NotFound" : "MethodNotAllowed";
     const where = `${method} ${path} (${matching.length === 0 ? "no such path" : "not a method of this path"})`;
     const expected = component === "NotFound" ? 404 : 405;
-    if (response.status !== expected) throw new UndocumentedAnswer(`${where} answered ${response.status}, not ${expected} (${component})\n${text.slice(0, 500)}`);
+    if (response.status !== expected)
+      throw new UndocumentedAnswer(`${where} answered ${response.status}, not ${expected} (${component})\n${text.slice(0, 500)}`);
     checkAnswer(doc, where, doc.components[component]!, response, text, method);
     if (expected === 405) {
       const methods = new Set(matching.flatMap(({ item }) => METHODS.filter((name) => item[name]).map((name) => name.toUpperCase())));
       if (methods.has("GET")) methods.add("HEAD");
       const allow = new Set((response.headers.get("allow") ?? "").split(",").map((name) => name.trim()));
-      if ([...methods].sort().join() !== [...allow].sort().join()) throw new UndocumentedAnswer(`${where}: Allow is ${[...allow]}, the document says ${[...methods]}`);
+      if ([...methods].sort().join() !== [...allow].sort().join())
+        throw new UndocumentedAnswer(`${where}: Allow is ${[...allow]}, the document says ${[...methods]}`);
     }
     return;
   }
@@ -126,7 +136,9 @@ export async function checkAgainstDocument(base: string, url: URL, method: strin
   const where = `${method} ${found.template}`;
   const declared = operation.responses[String(response.status)];
   if (!declared) {
-    throw new UndocumentedAnswer(`${where} answered ${response.status}, which the document does not declare (it declares ${Object.keys(operation.responses).join(", ")})\n${text.slice(0, 500)}`);
+    throw new UndocumentedAnswer(
+      `${where} answered ${response.status}, which the document does not declare (it declares ${Object.keys(operation.responses).join(", ")})\n${text.slice(0, 500)}`,
+    );
   }
   checkAnswer(doc, where, declared, response, text, method);
 }

@@ -64,7 +64,8 @@ export async function startPrivatePostgres(): Promise<PrivatePostgres> {
   const { stdout } = await run("id", ["-u", "postgres"]);
   const uid = Number(stdout.trim());
   chownSync(folder, uid, uid);
-  const asPostgres = (program: string, args: readonly string[]) => run("runuser", ["-u", "postgres", "--", join(bin, program), ...args], { cwd: folder });
+  const asPostgres = (program: string, args: readonly string[]) =>
+    run("runuser", ["-u", "postgres", "--", join(bin, program), ...args], { cwd: folder });
   await asPostgres("initdb", ["-D", data, "-A", "trust", "-U", "postgres", "--no-sync", "-E", "UTF8"]);
   const port = await freePort();
   const options = `-p ${port} -k ${folder} -c listen_addresses=127.0.0.1 -c fsync=off -c full_page_writes=off`;

@@ -22,7 +22,13 @@ export function codeBlocks(text: string): { lang: string; body: string }[] {
   const fence = /^( *)```(\w*)\n([\s\S]*?)^\1```$/gm;
   for (const match of text.matchAll(fence)) {
     const indent = match[1]!.length;
-    blocks.push({ lang: match[2]!, body: match[3]!.split("\n").map((line) => line.slice(indent)).join("\n") });
+    blocks.push({
+      lang: match[2]!,
+      body: match[3]!
+        .split("\n")
+        .map((line) => line.slice(indent))
+        .join("\n"),
+    });
   }
   return blocks;
 }
@@ -61,6 +67,9 @@ export function shellSteps(body: string): ShellStep[] {
 
 /** Whether an output is what the README shows, `…` standing for any text. */
 export function matchesShown(actual: string, shown: string): boolean {
-  const pattern = shown.split("…").map((part) => part.replace(/[.*+?^${}()|[\]\\]/g, "\\$&")).join("[\\s\\S]*?");
+  const pattern = shown
+    .split("…")
+    .map((part) => part.replace(/[.*+?^${}()|[\]\\]/g, "\\$&"))
+    .join("[\\s\\S]*?");
   return new RegExp(`^${pattern}$`).test(actual.trim());
 }

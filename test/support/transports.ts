@@ -99,7 +99,9 @@ const unchecked: Transport[] = [
     rejectsMalformedPaths: true,
     async serve(tally, options = {}) {
       // Fastify refuses a malformed URL itself, before Tally sees it.
-      const app = Fastify({ frameworkErrors: (error, _request, reply) => void reply.code(400).header(HOST_ANSWER, "host").send({ message: error.message }) });
+      const app = Fastify({
+        frameworkErrors: (error, _request, reply) => void reply.code(400).header(HOST_ANSWER, "host").send({ message: error.message }),
+      });
       await app.register(tallyPlugin, { ...options, tally, prefix: "/analytics" });
       await app.listen({ port: 0, host: "127.0.0.1" });
       const base = `http://127.0.0.1:${(app.server.address() as AddressInfo).port}/analytics`;

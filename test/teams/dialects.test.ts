@@ -28,7 +28,12 @@ describe.each(DIALECTS)("a team on %s", (dialect) => {
 
   it("signs up the owner, invites a viewer once, enforces the role, two-factor once, and removal", async () => {
     expect((await withKey(served, key, "GET", "/api/v1/me")).body.data).toMatchObject({ role: "owner", scope: "write" });
-    const signup = await postForm(served, "/signup", { key, email: "owner@acme.test", password: PASSWORD, password_confirmation: PASSWORD });
+    const signup = await postForm(served, "/signup", {
+      key,
+      email: "owner@acme.test",
+      password: PASSWORD,
+      password_confirmation: PASSWORD,
+    });
     const owner = sessionFrom(signup)!;
     const invited = await withSession(served, owner, "POST", "/api/v1/users/invitations", { email: "viewer@acme.test", role: "viewer" });
     const token = new URL((invited.body.data as { link: string }).link).searchParams.get("token")!;

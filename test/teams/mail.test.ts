@@ -66,16 +66,23 @@ describe("invitations and password resets by e-mail", () => {
     expect((await served.fetch(link.local)).status).toBe(200);
     const accepted = await postForm(served, "/invite", { token: link.token, password: PASSWORD, password_confirmation: PASSWORD });
     expect(accepted.status).toBe(303);
-    expect((await withSession(served, sessionFrom(accepted)!, "GET", "/api/v1/me")).body.data).toMatchObject({ role: "viewer", user: { email: "new@acme.test" } });
+    expect((await withSession(served, sessionFrom(accepted)!, "GET", "/api/v1/me")).body.data).toMatchObject({
+      role: "viewer",
+      user: { email: "new@acme.test" },
+    });
     expect((await served.fetch(link.local)).status).toBe(410);
-    expect((await postForm(served, "/invite", { token: link.token, password: PASSWORD, password_confirmation: PASSWORD })).status).toBe(410);
+    expect((await postForm(served, "/invite", { token: link.token, password: PASSWORD, password_confirmation: PASSWORD })).status).toBe(
+      410,
+    );
   });
 
   it("refuses an invitation after 7 days", async () => {
     await withKey(served, ownerKey, "POST", "/api/v1/users/invitations", { email: "late@acme.test" });
     const link = linkIn((await smtp.waitFor(2))[1]!.text ?? "");
     expireTokens();
-    expect((await postForm(served, "/invite", { token: link.token, password: PASSWORD, password_confirmation: PASSWORD })).status).toBe(410);
+    expect((await postForm(served, "/invite", { token: link.token, password: PASSWORD, password_confirmation: PASSWORD })).status).toBe(
+      410,
+    );
     expect(await tally.team.users.findByEmail("late@acme.test")).toBeNull();
   });
 
@@ -87,7 +94,11 @@ describe("invitations and password resets by e-mail", () => {
     const known = await served.fetch("/forgot-password", {
       method: "POST",
       body: new URLSearchParams({ email: "owner@acme.test" }),
-      headers: { "content-type": "application/x-www-form-urlencoded", origin: new URL(served.base).origin, "x-forwarded-host": "evil.example" },
+      headers: {
+        "content-type": "application/x-www-form-urlencoded",
+        origin: new URL(served.base).origin,
+        "x-forwarded-host": "evil.example",
+      },
     });
     expect(known.status).toBe(unknown.status);
     expect(await known.text()).toBe(await unknown.text());
@@ -105,7 +116,9 @@ describe("invitations and password resets by e-mail", () => {
     expect(done.status).toBe(200);
     expect((await withSession(served, session, "GET", "/api/v1/me")).status).toBe(401);
     // Reuse of the link: refused, the password stays the new one.
-    expect((await postForm(served, "/reset-password", { token: link.token, password: PASSWORD, password_confirmation: PASSWORD })).status).toBe(410);
+    expect(
+      (await postForm(served, "/reset-password", { token: link.token, password: PASSWORD, password_confirmation: PASSWORD })).status,
+    ).toBe(410);
     expect((await postForm(served, "/login", { email: "owner@acme.test", password: PASSWORD })).status).toBe(401);
     await signIn(served, "owner@acme.test", NEW);
   });
@@ -116,6 +129,14 @@ describe("invitations and password resets by e-mail", () => {
     const link = linkIn((await smtp.waitFor(before + 1))[before]!.text ?? "");
     expireTokens();
     expect((await served.fetch(link.local)).status).toBe(410);
-    expect((await postForm(served, "/reset-password", { token: link.token, password: "whatever long enough", password_confirmation: "whatever long enough" })).status).toBe(410);
+    expect(
+      (
+        await postForm(served, "/reset-password", {
+          token: link.token,
+          password: "whatever long enough",
+          password_confirmation: "whatever long enough",
+        })
+      ).status,
+    ).toBe(410);
   });
 });

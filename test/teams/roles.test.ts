@@ -31,7 +31,11 @@ describe("roles and website limits", () => {
   });
 
   it("invites a client limited to one website (the link comes back without mail), who then sees only it", async () => {
-    const invited = await withKey(served, ownerKey, "POST", "/api/v1/users/invitations", { email: "client@one.test", role: "viewer", websites: [sites[0]] });
+    const invited = await withKey(served, ownerKey, "POST", "/api/v1/users/invitations", {
+      email: "client@one.test",
+      role: "viewer",
+      websites: [sites[0]],
+    });
     expect(invited.status).toBe(201);
     const { link, sent } = invited.body.data as { link: string; sent: boolean };
     expect(sent).toBe(false);

@@ -38,9 +38,19 @@ describe("sign-in with users and sessions", () => {
   });
 
   it("sets up the first owner with the account's key, then signs in with a cookie that is HttpOnly, SameSite=Lax and scoped to the mount", async () => {
-    const refused = await postForm(served, "/signup", { key: "tly_not-a-key-at-all-really", email: "owner@acme.test", password: PASSWORD, password_confirmation: PASSWORD });
+    const refused = await postForm(served, "/signup", {
+      key: "tly_not-a-key-at-all-really",
+      email: "owner@acme.test",
+      password: PASSWORD,
+      password_confirmation: PASSWORD,
+    });
     expect(refused.status).toBe(401);
-    const response = await postForm(served, "/signup", { key: accountKey, email: "Owner@Acme.test", password: PASSWORD, password_confirmation: PASSWORD });
+    const response = await postForm(served, "/signup", {
+      key: accountKey,
+      email: "Owner@Acme.test",
+      password: PASSWORD,
+      password_confirmation: PASSWORD,
+    });
     expect(response.status).toBe(303);
     expect(response.headers.get("location")).toBe("./");
     const cookie = response.headers.getSetCookie().find((line) => line.startsWith("tally_session="))!;

@@ -80,7 +80,15 @@ describe.skipIf(skip)("single sign-on with OpenID Connect, in Chromium", () => {
     provider = await serverOnPort();
     tallyServer = await serverOnPort();
     const oidc = new Provider(provider.origin, {
-      clients: [{ client_id: "tally", client_secret: "a-long-client-secret-for-tally", redirect_uris: [`${tallyServer.origin}/sso/callback`], grant_types: ["authorization_code"], response_types: ["code"] }],
+      clients: [
+        {
+          client_id: "tally",
+          client_secret: "a-long-client-secret-for-tally",
+          redirect_uris: [`${tallyServer.origin}/sso/callback`],
+          grant_types: ["authorization_code"],
+          response_types: ["code"],
+        },
+      ],
       claims: { openid: ["sub"], email: ["email", "email_verified"] },
       cookies: { keys: ["a-test-cookie-key-of-the-provider"] },
       async findAccount(_context, id) {
@@ -118,7 +126,12 @@ describe.skipIf(skip)("single sign-on with OpenID Connect, in Chromium", () => {
   it("refuses someone new unless a role for newcomers is configured", async () => {
     const refused = await signInAs("newcomer");
     expect(await refused.textContent("main")).toContain("No Tally user has the address newcomer@acme.test");
-    serveTally({ issuer: provider.origin, clientId: "tally", clientSecret: "a-long-client-secret-for-tally", newUsers: { accountId, role: "viewer" } });
+    serveTally({
+      issuer: provider.origin,
+      clientId: "tally",
+      clientSecret: "a-long-client-secret-for-tally",
+      newUsers: { accountId, role: "viewer" },
+    });
     const joined = await signInAs("newcomer");
     await joined.waitForSelector(".website-link");
     expect((await tally.team.users.findByEmail("newcomer@acme.test"))?.role).toBe("viewer");

@@ -19,14 +19,30 @@ export function postForm(served: Served, path: string, fields: Record<string, st
 }
 
 /** A JSON call of the API with a session cookie, as the dashboard makes it (same origin). */
-export async function withSession(served: Served, cookie: string, method: string, path: string, body?: unknown): Promise<{ status: number; body: Record<string, unknown> }> {
-  const headers: Record<string, string> = { cookie: `tally_session=${cookie}`, "sec-fetch-site": "same-origin", accept: "application/json" };
+export async function withSession(
+  served: Served,
+  cookie: string,
+  method: string,
+  path: string,
+  body?: unknown,
+): Promise<{ status: number; body: Record<string, unknown> }> {
+  const headers: Record<string, string> = {
+    cookie: `tally_session=${cookie}`,
+    "sec-fetch-site": "same-origin",
+    accept: "application/json",
+  };
   if (body !== undefined) headers["content-type"] = "application/json";
   const response = await served.fetch(path, { method, headers, ...(body === undefined ? {} : { body: JSON.stringify(body) }) });
   return { status: response.status, body: (await response.json()) as Record<string, unknown> };
 }
 
-export async function withKey(served: Served, key: string, method: string, path: string, body?: unknown): Promise<{ status: number; body: Record<string, unknown> }> {
+export async function withKey(
+  served: Served,
+  key: string,
+  method: string,
+  path: string,
+  body?: unknown,
+): Promise<{ status: number; body: Record<string, unknown> }> {
   const headers: Record<string, string> = { authorization: `Bearer ${key}`, accept: "application/json" };
   if (body !== undefined) headers["content-type"] = "application/json";
   const response = await served.fetch(path, { method, headers, ...(body === undefined ? {} : { body: JSON.stringify(body) }) });
@@ -43,6 +59,7 @@ export async function signIn(served: Served, email: string, password: string): P
 }
 
 /** The current code of a base32 secret, or the one `offsetSteps` 30-second steps away. */
-export const totpCode = (secret: string, offsetSteps = 0) => OTPAuth.TOTP.generate({ secret: OTPAuth.Secret.fromBase32(secret), timestamp: Date.now() + offsetSteps * 30_000 });
+export const totpCode = (secret: string, offsetSteps = 0) =>
+  OTPAuth.TOTP.generate({ secret: OTPAuth.Secret.fromBase32(secret), timestamp: Date.now() + offsetSteps * 30_000 });
 
 export const PASSWORD = "correct horse battery staple";

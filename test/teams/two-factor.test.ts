@@ -92,7 +92,8 @@ describe("two-factor sign-in", () => {
     await tally.team.twoFactor.confirm(guarded.id, totpCode(guardedSecret, -1));
     const first = await postForm(served, "/login", { email: "guarded@acme.test", password: PASSWORD });
     const pending = sessionFrom(first)!;
-    for (let guess = 0; guess < 5; guess++) expect((await postForm(served, "/login-code", { code: String(100000 + guess) }, pending)).status).toBe(401);
+    for (let guess = 0; guess < 5; guess++)
+      expect((await postForm(served, "/login-code", { code: String(100000 + guess) }, pending)).status).toBe(401);
     // Even the right code now: the pending sign-in is over.
     const limited = await postForm(served, "/login-code", { code: totpCode(guardedSecret) }, pending);
     expect(limited.status).toBe(429);
@@ -103,8 +104,10 @@ describe("two-factor sign-in", () => {
   });
 
   it("lets an owner require it: others may only set it up until they have", async () => {
-    const owner = (await tally.team.sessions.start((await tally.team.users.findByEmail("owner@acme.test"))!.id, "full"));
-    expect((await withSession(served, owner, "PUT", "/api/v1/account/two-factor", { required: true })).body.data).toEqual({ required: true });
+    const owner = await tally.team.sessions.start((await tally.team.users.findByEmail("owner@acme.test"))!.id, "full");
+    expect((await withSession(served, owner, "PUT", "/api/v1/account/two-factor", { required: true })).body.data).toEqual({
+      required: true,
+    });
     const viewer = await signIn(served, "viewer@acme.test", PASSWORD);
     const me = await withSession(served, viewer, "GET", "/api/v1/me");
     expect(me.body.data).toMatchObject({ must_set_up_two_factor: true });
@@ -115,7 +118,9 @@ describe("two-factor sign-in", () => {
     expect((await withSession(served, viewer, "POST", "/api/v1/me/two-factor/confirm", { code: totpCode(viewerSecret) })).status).toBe(200);
     expect((await withSession(served, viewer, "GET", "/api/v1/websites")).status).toBe(200);
     // Required: it cannot be turned off.
-    expect((await withSession(served, viewer, "POST", "/api/v1/me/two-factor/disable", { code: totpCode(viewerSecret, 1) })).status).toBe(422);
+    expect((await withSession(served, viewer, "POST", "/api/v1/me/two-factor/disable", { code: totpCode(viewerSecret, 1) })).status).toBe(
+      422,
+    );
   });
 
   it("is turned off by reset-2fa, which signs the person out everywhere", async () => {

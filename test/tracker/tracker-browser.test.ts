@@ -32,8 +32,7 @@ interface Received {
   hit: Hit;
 }
 
-const SNIPPET =
-  "<script>window.tally=window.tally||{q:[],track:function(){tally.q.push(arguments)}}</script>";
+const SNIPPET = "<script>window.tally=window.tally||{q:[],track:function(){tally.q.push(arguments)}}</script>";
 const COLLECT_PATHS = new Set(["/analytics/collect", "/custom/hit"]);
 
 // Per-test server state.
@@ -54,7 +53,12 @@ const server = createServer((req, res) => {
     req.on("end", () => {
       if (req.method === "POST") {
         const hit = JSON.parse(body) as Hit;
-        (hit.e === undefined ? received : engagements).push({ path, host: req.headers.host, contentType: req.headers["content-type"], hit });
+        (hit.e === undefined ? received : engagements).push({
+          path,
+          host: req.headers.host,
+          contentType: req.headers["content-type"],
+          hit,
+        });
       }
       res.writeHead(req.method === "POST" ? collectStatus : 204, {
         "access-control-allow-origin": "*",
@@ -151,9 +155,7 @@ describe.skipIf(skip)("tracker in Chromium", () => {
     expect(pageErrors, "page errors").toEqual([]);
     // Chromium's own network log ("Failed to load resource: …") is reported as a console
     // error for any failed request, whatever the transport; it does not come from our code.
-    const ours = consoleErrors.filter(
-      (text) => !(allowNetworkErrors && text.startsWith("Failed to load resource")),
-    );
+    const ours = consoleErrors.filter((text) => !(allowNetworkErrors && text.startsWith("Failed to load resource")));
     expect(ours, "console errors").toEqual([]);
   });
 
@@ -301,10 +303,8 @@ describe.skipIf(skip)("tracker in Chromium", () => {
   });
 
   const signals = {
-    "Do Not Track": () =>
-      Object.defineProperty(Navigator.prototype, "doNotTrack", { get: () => "1" }),
-    "Global Privacy Control": () =>
-      Object.defineProperty(Navigator.prototype, "globalPrivacyControl", { get: () => true }),
+    "Do Not Track": () => Object.defineProperty(Navigator.prototype, "doNotTrack", { get: () => "1" }),
+    "Global Privacy Control": () => Object.defineProperty(Navigator.prototype, "globalPrivacyControl", { get: () => true }),
   };
   for (const [name, init] of Object.entries(signals)) {
     it(`honours ${name} with data-dnt="true", and only then`, async () => {

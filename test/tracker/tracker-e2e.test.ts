@@ -28,8 +28,7 @@ declare global {
   }
 }
 
-const SNIPPET =
-  "<script>window.tally=window.tally||{q:[],track:function(){tally.q.push(arguments)}}</script>";
+const SNIPPET = "<script>window.tally=window.tally||{q:[],track:function(){tally.q.push(arguments)}}</script>";
 
 /** A page with the tracker tag (plus extra attributes, head and body). */
 function trackedPage({ attrs = "", head = "", body = "" } = {}): string {
@@ -315,8 +314,7 @@ describe.skipIf(skip)("tracker → embedded Tally → /api/v1/stats, in Chromium
 
   const signals = {
     "Do Not Track": () => Object.defineProperty(Navigator.prototype, "doNotTrack", { get: () => "1" }),
-    "Global Privacy Control": () =>
-      Object.defineProperty(Navigator.prototype, "globalPrivacyControl", { get: () => true }),
+    "Global Privacy Control": () => Object.defineProperty(Navigator.prototype, "globalPrivacyControl", { get: () => true }),
   };
   for (const [name, init] of Object.entries(signals)) {
     it(`counts nothing under ${name} with data-dnt="true", and counts the same browser without it`, async () => {
@@ -418,7 +416,11 @@ describe.skipIf(skip)("tracker → embedded Tally → /api/v1/stats, in Chromium
     // The visit row holds the engaged seconds (what the tracker measured).
     const database = new Database(join(site.directory, "tally.sqlite"), { readonly: true });
     try {
-      const visits = database.prepare("select engaged, duration, pageviews from visits").all() as { engaged: number; duration: number; pageviews: number }[];
+      const visits = database.prepare("select engaged, duration, pageviews from visits").all() as {
+        engaged: number;
+        duration: number;
+        pageviews: number;
+      }[];
       expect(visits).toHaveLength(1);
       expect(visits[0]!.engaged).toBeGreaterThanOrEqual(3);
       expect(visits[0]!.engaged).toBeLessThanOrEqual(visits[0]!.duration);

@@ -1,7 +1,17 @@
 import { readFileSync } from "node:fs";
 import { parseArgs } from "node:util";
 import { createTally, NotFoundError, TallyError, ValidationError, type Tally } from "@tally-analytics/core";
-import { CommandError, ConfigError, UsageError, whenReady, type Command, type Env, type OptionSpecs, type OptionValues, type Print } from "./command.js";
+import {
+  CommandError,
+  ConfigError,
+  UsageError,
+  whenReady,
+  type Command,
+  type Env,
+  type OptionSpecs,
+  type OptionValues,
+  type Print,
+} from "./command.js";
 import { COMMANDS } from "./commands/index.js";
 import { tallyOptionsFor } from "./config.js";
 import { commandHelp, overviewHelp } from "./help.js";
@@ -43,12 +53,16 @@ function optionProblem(error: unknown, command: Command): string {
     const hint = command.environment?.includes(variable) ? `; set ${variable} in the environment instead` : "";
     return `unknown option ${name}${hint}`;
   }
-  if (code === "ERR_PARSE_ARGS_INVALID_OPTION_VALUE" && spec) return spec.type === "boolean" ? `${name} takes no value` : `${name} needs a value`;
+  if (code === "ERR_PARSE_ARGS_INVALID_OPTION_VALUE" && spec)
+    return spec.type === "boolean" ? `${name} takes no value` : `${name} needs a value`;
   return message;
 }
 
 /** Options and positional arguments, strictly: an unknown option, a missing value or argument is a UsageError. */
-function parseCommandLine(command: Command, rest: readonly string[]): { values: Record<string, string | boolean | undefined>; args: string[] } {
+function parseCommandLine(
+  command: Command,
+  rest: readonly string[],
+): { values: Record<string, string | boolean | undefined>; args: string[] } {
   const options: Record<string, { type: "string" | "boolean" }> = {};
   for (const [name, spec] of Object.entries(command.options as OptionSpecs)) options[name] = { type: spec.type };
   let parsed: { values: Record<string, string | boolean | undefined>; positionals: string[] };
@@ -71,7 +85,12 @@ async function execute(command: Command, rest: readonly string[], env: Env, prin
   const tally = async () => {
     if (!opened) {
       // A short-lived command: no schedules (retention, reports), nothing collected to flush.
-      opened = createTally({ ...tallyOptionsFor(env, command.environment ?? []), flushIntervalMs: 60_000, retentionIntervalMs: 0, reportIntervalMs: 0 });
+      opened = createTally({
+        ...tallyOptionsFor(env, command.environment ?? []),
+        flushIntervalMs: 60_000,
+        retentionIntervalMs: 0,
+        reportIntervalMs: 0,
+      });
     }
     return whenReady(opened);
   };
@@ -114,7 +133,12 @@ function report(error: unknown, label: string, env: Env, printError: Print): num
  * 1 failed, 2 a command line or environment that cannot work. `--help` anywhere before
  * `--` prints help and never runs the command.
  */
-export async function run(argv: readonly string[], env: Env = process.env, print: Print = console.log, printError: Print = console.error): Promise<number> {
+export async function run(
+  argv: readonly string[],
+  env: Env = process.env,
+  print: Print = console.log,
+  printError: Print = console.error,
+): Promise<number> {
   let label = "tally";
   try {
     const first = argv[0];

@@ -36,7 +36,8 @@ export const SERVE_ENVIRONMENT: Readonly<Record<string, string>> = {
   RATE_LIMIT: "API requests per key per minute (default 600; 0 turns it off)",
   FLUSH_INTERVAL_MS: "how often buffered hits are written (default 1000)",
   CLOSE_TIMEOUT_MS: "how long a stop keeps retrying hits the database refuses before it keeps them in a file (default 30000)",
-  TALLY_SPILL_DIR: "where hits that could not be written at a stop are kept, and read back at the next start (default: tally-spill beside the SQLite file, else the OS temp folder's)",
+  TALLY_SPILL_DIR:
+    "where hits that could not be written at a stop are kept, and read back at the next start (default: tally-spill beside the SQLite file, else the OS temp folder's)",
   SMTP_URL: "smtp:// or smtps:// server for e-mail reports (with MAIL_FROM)",
   MAIL_FROM: 'From address of the reports ("Tally <tally@example.com>")',
   PUBLIC_URL: "where Tally is reached from outside, for links in the reports, invitations and password resets (resets need it)",
@@ -88,7 +89,10 @@ const trustProxySchema = variable.transform((text, context): TrustProxy => {
   if (text === undefined || text === "false") return false;
   if (text === "true") return true;
   if (/^\d+$/.test(text)) return Number(text);
-  const entries = text.split(",").map((entry) => entry.trim()).filter(Boolean);
+  const entries = text
+    .split(",")
+    .map((entry) => entry.trim())
+    .filter(Boolean);
   const bad = entries.find((entry) => !isAddressOrCidr(entry));
   if (bad === undefined) return entries;
   const what = bad === text ? "" : ` ("${bad}" is not an IP address or CIDR)`;
@@ -101,7 +105,11 @@ const trustProxySchema = variable.transform((text, context): TrustProxy => {
 
 /** GEOIP_DB: comma-separated paths, each an existing file (opened, and checked, at start). */
 const geoipPaths = variable.transform((text, context) => {
-  const paths = text?.split(",").map((path) => path.trim()).filter(Boolean) ?? [];
+  const paths =
+    text
+      ?.split(",")
+      .map((path) => path.trim())
+      .filter(Boolean) ?? [];
   for (const path of paths) {
     let isFile = false;
     try {
@@ -127,7 +135,10 @@ function urlVariable(name: string, schemes: readonly string[]) {
   return variable.transform((text, context) => {
     if (text === undefined) return undefined;
     if (schemes.some((scheme) => text.toLowerCase().startsWith(`${scheme}://`)) && URL.canParse(text)) return text;
-    context.addIssue({ code: "custom", message: `${name} must be an ${schemes.map((scheme) => `${scheme}://`).join(" or ")} URL, got "${text}".` });
+    context.addIssue({
+      code: "custom",
+      message: `${name} must be an ${schemes.map((scheme) => `${scheme}://`).join(" or ")} URL, got "${text}".`,
+    });
     return z.NEVER;
   });
 }
@@ -169,7 +180,8 @@ function parseEnv<T>(schema: z.ZodType<T>, env: Env): T {
 /** SMTP_URL and MAIL_FROM: both or neither; PUBLIC_URL: where links in the e-mails point. */
 function mailOptions(vars: Partial<Variables>): Pick<TallyOptions, "mail" | "publicUrl"> {
   const { SMTP_URL: url, MAIL_FROM: from, PUBLIC_URL: publicUrl } = vars;
-  if (url !== undefined && from === undefined) throw new ConfigError('MAIL_FROM is needed with SMTP_URL (e.g. "Tally <tally@example.com>").');
+  if (url !== undefined && from === undefined)
+    throw new ConfigError('MAIL_FROM is needed with SMTP_URL (e.g. "Tally <tally@example.com>").');
   return {
     ...(url !== undefined && from !== undefined ? { mail: { url, from } } : {}),
     ...(publicUrl === undefined ? {} : { publicUrl }),
@@ -191,7 +203,8 @@ export function tallyOptionsFor(env: Env, variables: readonly string[]): TallyOp
 function ssoConfig(vars: Variables): SsoConfig | undefined {
   const { OIDC_ISSUER: issuer, OIDC_CLIENT_ID: clientId, OIDC_CLIENT_SECRET: clientSecret } = vars;
   if (issuer === undefined && clientId === undefined && clientSecret === undefined) return undefined;
-  if (issuer === undefined || clientId === undefined || clientSecret === undefined) throw new ConfigError("Single sign-on needs OIDC_ISSUER, OIDC_CLIENT_ID and OIDC_CLIENT_SECRET together.");
+  if (issuer === undefined || clientId === undefined || clientSecret === undefined)
+    throw new ConfigError("Single sign-on needs OIDC_ISSUER, OIDC_CLIENT_ID and OIDC_CLIENT_SECRET together.");
   return { issuer, clientId, clientSecret, defaultRole: vars.OIDC_DEFAULT_ROLE, account: vars.OIDC_ACCOUNT };
 }
 

@@ -36,7 +36,9 @@ export function commandHelp(command: Command): string {
 /** `tally --help`, or the commands of one group (`tally keys --help`). */
 export function overviewHelp(commands: readonly Command[], group?: string): string {
   const shown = group === undefined ? commands : commands.filter((command) => command.name.startsWith(`${group} `));
-  const rows = shown.map((command) => [`${command.name}${(command.arguments ?? []).map((name) => ` ${name}`).join("")}`, command.summary] as const);
+  const rows = shown.map(
+    (command) => [`${command.name}${(command.arguments ?? []).map((name) => ` ${name}`).join("")}`, command.summary] as const,
+  );
   return [
     `usage: tally ${group === undefined ? "<command>" : `${group} <command>`} [options]`,
     "",

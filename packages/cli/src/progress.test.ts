@@ -47,8 +47,18 @@ describe("progress on stderr", () => {
     progress.stop();
     const lines = text().trim().split("\n");
     expect(lines.filter((line) => line.startsWith("checking: ")).map((line) => line.split(",")[0])).toEqual([
-      "checking: 0%", "checking: 10%", "checking: 20%", "checking: 30%", "checking: 40%", "checking: 50%",
-      "checking: 60%", "checking: 70%", "checking: 80%", "checking: 90%", "checking: 100%", "checking: done",
+      "checking: 0%",
+      "checking: 10%",
+      "checking: 20%",
+      "checking: 30%",
+      "checking: 40%",
+      "checking: 50%",
+      "checking: 60%",
+      "checking: 70%",
+      "checking: 80%",
+      "checking: 90%",
+      "checking: 100%",
+      "checking: done",
     ]);
     expect(lines.slice(-2).map((line) => line.split(",")[0])).toEqual(["importing: 100%", "importing: done"]);
     expect(text()).not.toMatch(/\u001b\[/);

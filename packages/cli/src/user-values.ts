@@ -12,7 +12,8 @@ export function websitesFrom(text: string | undefined): number[] | null | undefi
   if (text === undefined) return undefined;
   if (text === "all" || text === "") return null;
   const ids = text.split(",").map((part) => part.trim());
-  if (!ids.every((id) => /^\d+$/.test(id) && Number(id) > 0)) throw new UsageError(`--websites must be website ids separated by commas, or all; got "${text}"`);
+  if (!ids.every((id) => /^\d+$/.test(id) && Number(id) > 0))
+    throw new UsageError(`--websites must be website ids separated by commas, or all; got "${text}"`);
   return ids.map(Number);
 }
 

@@ -4,7 +4,8 @@ import { UsageError } from "./command.js";
 /** A positive whole number (an id) given as `label`: `--account`, `ID`. */
 export function idFrom(label: string, text: string): number {
   const id = Number(text);
-  if (!/^\d+$/.test(text) || !Number.isSafeInteger(id) || id < 1) throw new UsageError(`${label} must be a positive whole number (an id), got "${text}"`);
+  if (!/^\d+$/.test(text) || !Number.isSafeInteger(id) || id < 1)
+    throw new UsageError(`${label} must be a positive whole number (an id), got "${text}"`);
   return id;
 }
 
@@ -48,5 +49,11 @@ export async function findWebsite(tally: Tally, id: number): Promise<{ accountId
 /** Rows under a header, each column as wide as its widest cell, two spaces apart. */
 export function printTable(print: (line: string) => void, table: readonly (readonly string[])[]): void {
   const widths = table[0]!.map((_, i) => Math.max(...table.map((row) => row[i]!.length)));
-  for (const row of table) print(row.map((cell, i) => cell.padEnd(widths[i]!)).join("  ").trimEnd());
+  for (const row of table)
+    print(
+      row
+        .map((cell, i) => cell.padEnd(widths[i]!))
+        .join("  ")
+        .trimEnd(),
+    );
 }

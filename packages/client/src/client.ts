@@ -173,7 +173,9 @@ export function createClient({ baseUrl, apiKey, fetch = globalThis.fetch }: Tall
     },
     twoFactor: {
       begin: () => data(call("POST", "/api/v1/me/two-factor")),
-      confirm: async (code) => (await data(call<{ data: { recovery_codes: string[] } }>("POST", "/api/v1/me/two-factor/confirm", { body: { code } }))).recovery_codes,
+      confirm: async (code) =>
+        (await data(call<{ data: { recovery_codes: string[] } }>("POST", "/api/v1/me/two-factor/confirm", { body: { code } })))
+          .recovery_codes,
       disable: async (code) => void (await call("POST", "/api/v1/me/two-factor/disable", { body: { code } })),
       require: async (required) => void (await call("PUT", "/api/v1/account/two-factor", { body: { required } })),
     },

@@ -11,7 +11,17 @@ export type { Team, SessionAccess, InvitationSent } from "./accounts/team.js";
 export type { User, Users, KeyListing, UserKey } from "./accounts/users.js";
 export type { SessionStage } from "./accounts/sessions.js";
 export type { TwoFactorSetup } from "./accounts/two-factor.js";
-export { ROLES, KEY_SCOPES, canWrite, canManageAccount, canSeeWebsite, isRole, type Access, type Role, type KeyScope } from "./accounts/access.js";
+export {
+  ROLES,
+  KEY_SCOPES,
+  canWrite,
+  canManageAccount,
+  canSeeWebsite,
+  isRole,
+  type Access,
+  type Role,
+  type KeyScope,
+} from "./accounts/access.js";
 export type { Website, Websites, ListWebsitesOptions, Page } from "./websites/websites.js";
 export type { WebsiteInput } from "./websites/website-input.js";
 export type { HitInput } from "./model/hit-input.js";
@@ -19,13 +29,7 @@ export type { CollectResult } from "./ingest/collector.js";
 export type { Stats, StatsPage, Totals, TotalFigures } from "./stats/stats.js";
 export type { DayRange } from "./stats/count-reader.js";
 export type { Realtime } from "./stats/realtime.js";
-export type {
-  StatRow,
-  StatsQuery,
-  StatsQueryInput,
-  TotalsQuery,
-  TotalsQueryInput,
-} from "./stats/stats-query.js";
+export type { StatRow, StatsQuery, StatsQueryInput, TotalsQuery, TotalsQueryInput } from "./stats/stats-query.js";
 export { STAT_NAMES, type StatName } from "./model/stat-names.js";
 export { TallyError, NotFoundError, ValidationError, UnauthorizedError, UnavailableError } from "./shared/errors.js";
 export type { AccountInput, ReportPeriod } from "./accounts/account-input.js";

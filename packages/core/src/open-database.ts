@@ -24,13 +24,9 @@ export type DatabaseOption =
 // eslint-disable-next-line @typescript-eslint/no-explicit-any -- see DatabaseOption
 type AnyKysely = Kysely<any>;
 
-
-const isKysely = (value: object): value is AnyKysely =>
-  value instanceof Kysely || ("selectFrom" in value && "schema" in value);
-const isSqlite = (value: object): value is SqliteDatabaseLike =>
-  "prepare" in value && "pragma" in value;
-const isPool = (value: object): value is PostgresPoolLike =>
-  "connect" in value && "query" in value && "end" in value;
+const isKysely = (value: object): value is AnyKysely => value instanceof Kysely || ("selectFrom" in value && "schema" in value);
+const isSqlite = (value: object): value is SqliteDatabaseLike => "prepare" in value && "pragma" in value;
+const isPool = (value: object): value is PostgresPoolLike => "connect" in value && "query" in value && "end" in value;
 
 export interface OpenOptions {
   /**

@@ -223,7 +223,8 @@ function scheduleEvery(run: () => Promise<unknown>, intervalMs: number, firstRun
 /** `https://host/mount/` → `https://host/mount`; anything but an http(s) URL is a configuration error. */
 function publicBase(url: string | undefined): string | null {
   if (url === undefined || url === "") return null;
-  if (!/^https?:\/\/[^/]/i.test(url) || !URL.canParse(url)) throw new TypeError(`publicUrl must be an http:// or https:// URL, got "${url}"`);
+  if (!/^https?:\/\/[^/]/i.test(url) || !URL.canParse(url))
+    throw new TypeError(`publicUrl must be an http:// or https:// URL, got "${url}"`);
   const parsed = new URL(url);
   return `${parsed.origin}${parsed.pathname.replace(/\/+$/, "")}`;
 }
@@ -338,9 +339,12 @@ async function openServices(options: TallyOptions): Promise<Services> {
   const stopDayBlocks = scheduleEvery(() => dayBlocks.run(), options.dayBlocksIntervalMs ?? 600_000, DAY_BLOCKS_FIRST_RUN_MS, onError);
   const accounts = createAccounts(store.db);
   const stats = createStats(websites, reads, () => flushed.settleForRead(), createRealtimeReader(store.db));
-  const reportError = options.onError ?? ((error: unknown) => console.error(`tally: e-mail ${error instanceof Error ? error.message : String(error)}`));
+  const reportError =
+    options.onError ?? ((error: unknown) => console.error(`tally: e-mail ${error instanceof Error ? error.message : String(error)}`));
   const reports = createReports({ db: store.db, accounts, websites, stats, mailer, publicUrl, onError: reportError });
-  const stopReports = mailer ? scheduleEvery(() => reports.runDue(), options.reportIntervalMs ?? 300_000, REPORTS_FIRST_RUN_MS, reportError) : () => {};
+  const stopReports = mailer
+    ? scheduleEvery(() => reports.runDue(), options.reportIntervalMs ?? 300_000, REPORTS_FIRST_RUN_MS, reportError)
+    : () => {};
   return {
     accounts,
     team: createTeam(store.db, mailer),
@@ -354,7 +358,12 @@ async function openServices(options: TallyOptions): Promise<Services> {
     importContext,
     async health(probe) {
       const health = await flushed.health(probe);
-      return { status: health.status, buffered: health.buffered, lastWrite: health.lastWrite === null ? null : new Date(health.lastWrite), reason: health.fault?.reason ?? null };
+      return {
+        status: health.status,
+        buffered: health.buffered,
+        lastWrite: health.lastWrite === null ? null : new Date(health.lastWrite),
+        reason: health.fault?.reason ?? null,
+      };
     },
     guard: () => flushed.refuseIfReplaced(),
     async exportWebsite(websiteId, exportOptions) {

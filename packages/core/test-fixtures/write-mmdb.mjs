@@ -120,8 +120,7 @@ export function buildMmdb({ databaseType, ipVersion, languages = ["en"], buildEp
   const ids = new Map(nodes.map((node, id) => [node, id]));
   const nodeCount = nodes.length;
   if (nodeCount + 16 + dataLength >= 2 ** RECORD_SIZE) throw new Error("too large for 24-bit records");
-  const recordValue = (child) =>
-    child === null ? nodeCount : Array.isArray(child) ? ids.get(child) : nodeCount + 16 + child.data;
+  const recordValue = (child) => (child === null ? nodeCount : Array.isArray(child) ? ids.get(child) : nodeCount + 16 + child.data);
 
   const tree = Buffer.alloc(nodeCount * 6);
   nodes.forEach((node, id) => {
@@ -201,8 +200,20 @@ const BUILD_EPOCH = 1_767_225_600; // 2026-01-01, fixed so the output is reprodu
 
 export function buildFixtures() {
   return {
-    "GeoLite2-City-Test.mmdb": buildMmdb({ databaseType: "GeoLite2-City", ipVersion: 6, buildEpoch: BUILD_EPOCH, networks: CITY_NETWORKS, languages: ["de", "en"] }),
-    "GeoLite2-Country-Test.mmdb": buildMmdb({ databaseType: "GeoLite2-Country", ipVersion: 6, buildEpoch: BUILD_EPOCH, networks: COUNTRY_NETWORKS, languages: ["de", "en"] }),
+    "GeoLite2-City-Test.mmdb": buildMmdb({
+      databaseType: "GeoLite2-City",
+      ipVersion: 6,
+      buildEpoch: BUILD_EPOCH,
+      networks: CITY_NETWORKS,
+      languages: ["de", "en"],
+    }),
+    "GeoLite2-Country-Test.mmdb": buildMmdb({
+      databaseType: "GeoLite2-Country",
+      ipVersion: 6,
+      buildEpoch: BUILD_EPOCH,
+      networks: COUNTRY_NETWORKS,
+      languages: ["de", "en"],
+    }),
   };
 }
 

@@ -5,7 +5,13 @@ import { apiForm, field } from "./form.js";
 import { t } from "./i18n.js";
 
 export function accountPage(client: Client, account: Account): HTMLElement {
-  const email = h("input", { type: "email", name: "email", value: account.email ?? "", autocomplete: "email", placeholder: "you@example.com" });
+  const email = h("input", {
+    type: "email",
+    name: "email",
+    value: account.email ?? "",
+    autocomplete: "email",
+    placeholder: "you@example.com",
+  });
   const period = h(
     "select",
     { name: "report_period" },
@@ -22,9 +28,19 @@ export function accountPage(client: Client, account: Account): HTMLElement {
     ],
     t("account.save"),
     async () => {
-      const saved = await client.updateAccount({ email: email.value.trim() || null, report_period: period.value as Account["report_period"] });
-      return saved.email ? t(saved.report_period === "month" ? "account.savedMonthly" : "account.savedWeekly", { email: saved.email }) : t("account.savedNone");
+      const saved = await client.updateAccount({
+        email: email.value.trim() || null,
+        report_period: period.value as Account["report_period"],
+      });
+      return saved.email
+        ? t(saved.report_period === "month" ? "account.savedMonthly" : "account.savedWeekly", { email: saved.email })
+        : t("account.savedNone");
     },
   );
-  return h("main", { class: "narrow wide" }, h("div", { class: "toolbar" }, h("h1", { tabindex: "-1" }, t("account.title", { name: account.name }))), form);
+  return h(
+    "main",
+    { class: "narrow wide" },
+    h("div", { class: "toolbar" }, h("h1", { tabindex: "-1" }, t("account.title", { name: account.name }))),
+    form,
+  );
 }

@@ -59,7 +59,8 @@ export interface BreakdownOptions {
 const PER_PAGE = 10;
 const SKELETON_ROWS = 5;
 
-const skeletonRows = () => Array.from({ length: SKELETON_ROWS }, () => h("li", { class: "skeleton-row", "aria-hidden": "true" }, h("span", { class: "skeleton" })));
+const skeletonRows = () =>
+  Array.from({ length: SKELETON_ROWS }, () => h("li", { class: "skeleton-row", "aria-hidden": "true" }, h("span", { class: "skeleton" })));
 
 function defaultFilter(name: StatName, row: StatRow): Filter | null {
   const dimension = filterOf(name);
@@ -72,25 +73,42 @@ export function breakdownCard({ title, tabs, source, onFilter, explained = () =>
   let page = 1;
   let request = 0;
 
-  const search = h("input", { type: "search", placeholder: t("card.search"), "aria-label": t("card.searchIn", { card: t(title) }), class: "search" });
+  const search = h("input", {
+    type: "search",
+    placeholder: t("card.search"),
+    "aria-label": t("card.searchIn", { card: t(title) }),
+    class: "search",
+  });
   const list = h("ol", { class: "rows" }, ...skeletonRows());
   const status = h("span", { class: "paging-status" });
   const previous = h("button", { type: "button", class: "ghost", "aria-label": t("card.previous"), onclick: () => go(page - 1) }, "‹");
   const next = h("button", { type: "button", class: "ghost", "aria-label": t("card.next"), onclick: () => go(page + 1) }, "›");
   const unit = h("span", { class: "unit" }, t(tab.unit));
   const tabButtons = tabs.map((item) =>
-    h("button", { type: "button", role: "tab", "aria-selected": String(item === tab), "data-name": item.name, onclick: () => select(item) }, t(item.label)),
+    h(
+      "button",
+      { type: "button", role: "tab", "aria-selected": String(item === tab), "data-name": item.name, onclick: () => select(item) },
+      t(item.label),
+    ),
   );
   const element = h(
     "section",
     { class: "card breakdown", "data-card": tabs.map((item) => item.name).join(" "), "aria-label": t(title), "aria-busy": "true" },
-    h("header", {}, h("h2", {}, t(title)), tabs.length > 1 ? h("div", { class: "tabs", role: "tablist", "aria-label": t(title) }, ...tabButtons) : null),
+    h(
+      "header",
+      {},
+      h("h2", {}, t(title)),
+      tabs.length > 1 ? h("div", { class: "tabs", role: "tablist", "aria-label": t(title) }, ...tabButtons) : null,
+    ),
     h("div", { class: "card-tools" }, search, unit),
     list,
     h("footer", { class: "paging" }, status, h("span", {}, previous, next)),
     footer,
   );
-  search.addEventListener("input", debounce(() => go(1), 250));
+  search.addEventListener(
+    "input",
+    debounce(() => go(1), 250),
+  );
 
   function select(chosen: BreakdownTab): void {
     tab = chosen;
@@ -117,7 +135,11 @@ export function breakdownCard({ title, tabs, source, onFilter, explained = () =>
       item.count,
       max,
       filter
-        ? h("button", { type: "button", class: "row-label", title: t("filter.add", { filter: filterText(filter) }), onclick: () => onFilter(filter) }, ...text)
+        ? h(
+            "button",
+            { type: "button", class: "row-label", title: t("filter.add", { filter: filterText(filter) }), onclick: () => onFilter(filter) },
+            ...text,
+          )
         : h("span", { class: "row-label", title: item.value }, ...text),
       current.extra ? h("span", { class: "row-extra" }, current.extra(item)) : null,
       current.actions?.(item, detail),
@@ -152,7 +174,14 @@ export function breakdownCard({ title, tabs, source, onFilter, explained = () =>
     const mine = ++request;
     element.setAttribute("aria-busy", "true");
     try {
-      const result = await source.stats({ ...tab.params?.(), ...shown, name: tab.name, search: search.value.trim(), page, per_page: PER_PAGE });
+      const result = await source.stats({
+        ...tab.params?.(),
+        ...shown,
+        name: tab.name,
+        search: search.value.trim(),
+        page,
+        per_page: PER_PAGE,
+      });
       const rows = await render(result, shown);
       if (mine !== request) return;
       mount(list, ...rows);

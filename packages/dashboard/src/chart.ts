@@ -50,7 +50,8 @@ function lineShapes(points: readonly Point[], index: number, className: string, 
   const width = points.length * SLOT;
   const shapes: SVGElement[] = [svg("path", { d: line, class: `line ${className}`, "vector-effect": "non-scaling-stroke" })];
   const unbroken = points.every((point) => (point.values[index] ?? null) !== null);
-  if (index === 0 && unbroken && line !== "") shapes.unshift(svg("path", { d: `${line}L${width - SLOT / 2},${HEIGHT}L${SLOT / 2},${HEIGHT}Z`, class: `area ${className}` }));
+  if (index === 0 && unbroken && line !== "")
+    shapes.unshift(svg("path", { d: `${line}L${width - SLOT / 2},${HEIGHT}L${SLOT / 2},${HEIGHT}Z`, class: `area ${className}` }));
   return shapes;
 }
 
@@ -70,7 +71,9 @@ function dataTable(points: readonly Point[], options: ChartOptions): HTMLTableEl
     { class: "visually-hidden" },
     h("caption", {}, options.caption),
     h("tr", {}, h("th", {}, ""), ...options.series.map((s) => h("th", { scope: "col" }, s.label))),
-    ...points.map((point) => h("tr", {}, h("th", { scope: "row" }, options.label(point.key)), ...point.values.map((v) => h("td", {}, v ?? "—")))),
+    ...points.map((point) =>
+      h("tr", {}, h("th", { scope: "row" }, options.label(point.key)), ...point.values.map((v) => h("td", {}, v ?? "—"))),
+    ),
   );
 }
 
@@ -79,11 +82,28 @@ export function chart(points: readonly Point[], options: ChartOptions): HTMLElem
   const count = Math.max(points.length, 1);
   const top = niceMax(Math.max(0, ...points.flatMap((point) => point.values.map((value) => value ?? 0))), GRID_LINES);
   const highlight = svg("rect", { class: "highlight", x: 0, y: 0, width: SLOT, height: HEIGHT, visibility: "hidden" });
-  const grid = Array.from({ length: GRID_LINES + 1 }, (_, k) => svg("line", { x1: 0, x2: count * SLOT, y1: HEIGHT - (k / GRID_LINES) * HEIGHT, y2: HEIGHT - (k / GRID_LINES) * HEIGHT, class: "grid", "vector-effect": "non-scaling-stroke" }));
-  const shapes = options.series.flatMap((series, index) =>
-    options.kind === "line" ? lineShapes(points, index, series.className, top) : barShapes(points, index, options.series.length, series.className, top),
+  const grid = Array.from({ length: GRID_LINES + 1 }, (_, k) =>
+    svg("line", {
+      x1: 0,
+      x2: count * SLOT,
+      y1: HEIGHT - (k / GRID_LINES) * HEIGHT,
+      y2: HEIGHT - (k / GRID_LINES) * HEIGHT,
+      class: "grid",
+      "vector-effect": "non-scaling-stroke",
+    }),
   );
-  const plotSvg = svg("svg", { viewBox: `0 0 ${count * SLOT} ${HEIGHT}`, preserveAspectRatio: "none", "aria-hidden": "true" }, ...grid, highlight, ...shapes);
+  const shapes = options.series.flatMap((series, index) =>
+    options.kind === "line"
+      ? lineShapes(points, index, series.className, top)
+      : barShapes(points, index, options.series.length, series.className, top),
+  );
+  const plotSvg = svg(
+    "svg",
+    { viewBox: `0 0 ${count * SLOT} ${HEIGHT}`, preserveAspectRatio: "none", "aria-hidden": "true" },
+    ...grid,
+    highlight,
+    ...shapes,
+  );
   const tip = h("div", { class: "chart-tip", hidden: true });
   const plot = h("div", { class: "chart-plot" }, plotSvg, tip);
 
@@ -116,7 +136,9 @@ export function chart(points: readonly Point[], options: ChartOptions): HTMLElem
   const xLabels = points
     .map((point, i) => (i % labelEvery === 0 ? positioned(h("span", {}, options.label(point.key)), "left", (i + 0.5) / count) : null))
     .filter((label) => label !== null);
-  const yLabels = Array.from({ length: GRID_LINES + 1 }, (_, k) => positioned(h("span", {}, format((top * k) / GRID_LINES)), "bottom", k / GRID_LINES));
+  const yLabels = Array.from({ length: GRID_LINES + 1 }, (_, k) =>
+    positioned(h("span", {}, format((top * k) / GRID_LINES)), "bottom", k / GRID_LINES),
+  );
 
   return h(
     "figure",
@@ -124,7 +146,9 @@ export function chart(points: readonly Point[], options: ChartOptions): HTMLElem
     h("div", { class: "chart-y", "aria-hidden": "true" }, ...yLabels),
     plot,
     h("div", { class: "chart-x", "aria-hidden": "true" }, ...xLabels),
-    options.legend === false ? null : h("div", { class: "legend" }, ...options.series.map((s) => h("span", { class: s.className }, s.label))),
+    options.legend === false
+      ? null
+      : h("div", { class: "legend" }, ...options.series.map((s) => h("span", { class: s.className }, s.label))),
     dataTable(points, options),
   );
 }

@@ -21,7 +21,12 @@ export function copyField(text: string, label: string): HTMLElement {
   return h(
     "div",
     { class: "copy-field" },
-    h("div", { class: "code-line" }, h("pre", { "aria-label": label }, code), h("button", { type: "button", "aria-describedby": id, onclick: () => void copy() }, t("copy.button"))),
+    h(
+      "div",
+      { class: "code-line" },
+      h("pre", { "aria-label": label }, code),
+      h("button", { type: "button", "aria-describedby": id, onclick: () => void copy() }, t("copy.button")),
+    ),
     said,
   );
 }

@@ -9,7 +9,6 @@ export interface Range {
   to: string;
 }
 
-
 const DAY = /^\d{4}-\d{2}-\d{2}$/;
 
 /** The days the API answers for (its date domain): anything else is not a range to ask about. */
@@ -87,7 +86,10 @@ function dateFormat(kind: "day" | "longDay" | "month"): Intl.DateTimeFormat {
   const key = `${locale()}|${kind}`;
   let format = formats.get(key);
   if (!format) {
-    const options: Intl.DateTimeFormatOptions = kind === "month" ? { month: "short", year: "numeric" } : { month: "short", day: "numeric", ...(kind === "longDay" ? { year: "numeric" } : {}) };
+    const options: Intl.DateTimeFormatOptions =
+      kind === "month"
+        ? { month: "short", year: "numeric" }
+        : { month: "short", day: "numeric", ...(kind === "longDay" ? { year: "numeric" } : {}) };
     formats.set(key, (format = new Intl.DateTimeFormat(locale(), { ...options, timeZone: "UTC" })));
   }
   return format;
@@ -100,7 +102,10 @@ export function formatDay(key: string): string {
 
 /** `Mar 5 – Mar 30`, with years when the range is not all in `today`'s year. */
 export function formatRange(from: string, to: string, today: string): string {
-  const format = (day: string) => (from.slice(0, 4) === today.slice(0, 4) && to.slice(0, 4) === today.slice(0, 4) ? formatDay(day) : dateFormat("longDay").format(toDate(day)));
+  const format = (day: string) =>
+    from.slice(0, 4) === today.slice(0, 4) && to.slice(0, 4) === today.slice(0, 4)
+      ? formatDay(day)
+      : dateFormat("longDay").format(toDate(day));
   return from === to ? format(from) : `${format(from)} – ${format(to)}`;
 }
 

@@ -42,7 +42,14 @@ export function exportMenu(client: Client, websiteId: number, domain: string, ra
     "details",
     { class: "menu export" },
     summary,
-    h("div", { class: "menu-items" }, ...FORMATS.map(([format, label]) => h("button", { type: "button", "data-export": format, onclick: () => void download(format) }, t(label))), status),
+    h(
+      "div",
+      { class: "menu-items" },
+      ...FORMATS.map(([format, label]) =>
+        h("button", { type: "button", "data-export": format, onclick: () => void download(format) }, t(label)),
+      ),
+      status,
+    ),
   );
   dismissable({ root: menu, opener: summary, isOpen: () => menu.open, close: () => (menu.open = false) });
   return menu;

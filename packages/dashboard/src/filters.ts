@@ -33,7 +33,11 @@ const RENAMED: Partial<Record<StatName, string>> = { landing_page: "entry_page",
 /** The filter dimension a card's row stands for, if any. */
 export const filterOf = (name: StatName): string | undefined => RENAMED[name] ?? (Object.hasOwn(LABELS, name) ? name : undefined);
 
-const OPERATORS: Readonly<Record<Filter["operator"], MessageKey>> = { is: "operator.is", is_not: "operator.isNot", contains: "operator.contains" };
+const OPERATORS: Readonly<Record<Filter["operator"], MessageKey>> = {
+  is: "operator.is",
+  is_not: "operator.isNot",
+  contains: "operator.contains",
+};
 
 /** `Country is United States`, `Property plan is pro`. */
 export function filterText(filter: Filter): string {
@@ -52,7 +56,18 @@ export function filterBar(filters: readonly Filter[], onChange: (filters: Filter
     return h(
       "li",
       {},
-      h("button", { type: "button", class: "chip", title: t("filter.removeTitle", { filter: text }), "aria-label": t("filter.remove", { filter: text }), onclick: () => onChange(filters.filter((f) => f !== filter)) }, text, h("span", { "aria-hidden": "true" }, " ×")),
+      h(
+        "button",
+        {
+          type: "button",
+          class: "chip",
+          title: t("filter.removeTitle", { filter: text }),
+          "aria-label": t("filter.remove", { filter: text }),
+          onclick: () => onChange(filters.filter((f) => f !== filter)),
+        },
+        text,
+        h("span", { "aria-hidden": "true" }, " ×"),
+      ),
     );
   });
   return h(

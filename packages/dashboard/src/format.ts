@@ -20,7 +20,8 @@ export function formatDuration(seconds: number): string {
 export const formatPercent = (value: number): string => `${formatNumber(value)}%`;
 
 /** Two decimals, as the language writes them (`1.78`, `1,78`). */
-export const formatDecimal = (value: number): string => new Intl.NumberFormat(locale(), { minimumFractionDigits: 2, maximumFractionDigits: 2 }).format(value);
+export const formatDecimal = (value: number): string =>
+  new Intl.NumberFormat(locale(), { minimumFractionDigits: 2, maximumFractionDigits: 2 }).format(value);
 
 export interface ValueLabel {
   /** A country code shown as a small badge (emoji flags are missing on many desktops). */

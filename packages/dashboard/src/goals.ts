@@ -53,7 +53,15 @@ let lists = 0;
 function propertiesPanel(goal: string, options: GoalsOptions, query: () => CardQuery): HTMLElement {
   const suggestions = [...new Set([KNOWN_PROPERTIES[goal], ...rememberedNames.get(goal)].filter((name): name is string => Boolean(name)))];
   const listId = `property-names-${++lists}`;
-  const input = h("input", { name: "property", required: true, value: suggestions[0] ?? "", placeholder: t("goals.propertyPlaceholder"), list: listId, autocomplete: "off", "aria-label": t("goals.propertyOf", { goal }) });
+  const input = h("input", {
+    name: "property",
+    required: true,
+    value: suggestions[0] ?? "",
+    placeholder: t("goals.propertyPlaceholder"),
+    list: listId,
+    autocomplete: "off",
+    "aria-label": t("goals.propertyOf", { goal }),
+  });
   const rows = h("ol", { class: "property-rows" });
   async function show(event?: Event): Promise<void> {
     event?.preventDefault();
@@ -68,11 +76,20 @@ function propertiesPanel(goal: string, options: GoalsOptions, query: () => CardQ
         const bar = h("span", { class: "row-bar" });
         bar.style.setProperty("width", `${(row.count / max) * 100}%`);
         const filter: Filter = { dimension: `prop:${property}`, operator: "is", values: [row.value] };
-        return h("li", { "data-value": row.value, "data-count": row.count }, bar, h("button", { type: "button", class: "row-label", onclick: () => options.onFilter(filter) }, row.value), h("span", { class: "row-count" }, formatNumber(row.count)));
+        return h(
+          "li",
+          { "data-value": row.value, "data-count": row.count },
+          bar,
+          h("button", { type: "button", class: "row-label", onclick: () => options.onFilter(filter) }, row.value),
+          h("span", { class: "row-count" }, formatNumber(row.count)),
+        );
       });
       mount(rows, ...(items.length > 0 ? items : [h("li", { class: "empty" }, t("goals.noProperty", { property, goal }))]));
     } catch (error) {
-      mount(rows, h("li", { class: "empty error" }, options.explained(error) ? "—" : error instanceof Error ? error.message : t("error.load")));
+      mount(
+        rows,
+        h("li", { class: "empty error" }, options.explained(error) ? "—" : error instanceof Error ? error.message : t("error.load")),
+      );
     } finally {
       rows.removeAttribute("aria-busy");
     }
@@ -80,7 +97,13 @@ function propertiesPanel(goal: string, options: GoalsOptions, query: () => CardQ
   const panel = h(
     "div",
     { class: "properties", "data-goal": goal },
-    h("form", { class: "property-form", onsubmit: (event: Event) => void show(event) }, input, h("datalist", { id: listId }, ...suggestions.map((name) => h("option", { value: name }))), h("button", { type: "submit" }, t("goals.show"))),
+    h(
+      "form",
+      { class: "property-form", onsubmit: (event: Event) => void show(event) },
+      input,
+      h("datalist", { id: listId }, ...suggestions.map((name) => h("option", { value: name }))),
+      h("button", { type: "submit" }, t("goals.show")),
+    ),
     rows,
   );
   if (input.value) void show();
@@ -88,14 +111,36 @@ function propertiesPanel(goal: string, options: GoalsOptions, query: () => CardQ
   return panel;
 }
 
-
 /** The page goal form at the foot of the goals card, and the page goals as removable chips. */
 function pageGoalForm(options: GoalsOptions): HTMLElement {
-  const input = h("input", { name: "goal_page", placeholder: "/blog/*", autocomplete: "off", spellcheck: "false", "aria-label": t("goals.pagePattern"), maxlength: 200 });
+  const input = h("input", {
+    name: "goal_page",
+    placeholder: "/blog/*",
+    autocomplete: "off",
+    spellcheck: "false",
+    "aria-label": t("goals.pagePattern"),
+    maxlength: 200,
+  });
   const error = h("p", { class: "field-error error", role: "alert" });
-  const chips = options.goals().map((goal) =>
-    h("li", {}, h("button", { type: "button", class: "chip", "aria-label": t("goals.removePage", { goal }), onclick: () => options.onGoals(options.goals().filter((other) => other !== goal)) }, goal, h("span", { "aria-hidden": "true" }, " ×"))),
-  );
+  const chips = options
+    .goals()
+    .map((goal) =>
+      h(
+        "li",
+        {},
+        h(
+          "button",
+          {
+            type: "button",
+            class: "chip",
+            "aria-label": t("goals.removePage", { goal }),
+            onclick: () => options.onGoals(options.goals().filter((other) => other !== goal)),
+          },
+          goal,
+          h("span", { "aria-hidden": "true" }, " ×"),
+        ),
+      ),
+    );
   function add(event: Event): void {
     event.preventDefault();
     const pattern = input.value.trim();
@@ -138,14 +183,25 @@ export function goalCards(options: GoalsOptions): { elements: HTMLElement[]; loa
         params: () => (options.goals().length > 0 ? { goal_page: [...options.goals()] } : {}),
         extra: (row: StatRow) => formatPercent(row.conversion_rate ?? 0),
         filter(row) {
-          if (!row.value.startsWith(PAGE_GOAL_PREFIX) || !options.goals().includes(row.value.slice(PAGE_GOAL_PREFIX.length))) return { dimension: "event", operator: "is", values: [row.value] };
+          if (!row.value.startsWith(PAGE_GOAL_PREFIX) || !options.goals().includes(row.value.slice(PAGE_GOAL_PREFIX.length)))
+            return { dimension: "event", operator: "is", values: [row.value] };
           // A page goal filters on its page when it names one; a pattern has no filter of its own.
           const pattern = row.value.slice(PAGE_GOAL_PREFIX.length);
           return pattern.includes("*") ? null : { dimension: "page", operator: "is", values: [pattern] };
         },
         actions(row, detail) {
           if (row.value.startsWith(PAGE_GOAL_PREFIX) && options.goals().includes(row.value.slice(PAGE_GOAL_PREFIX.length))) return null;
-          const button = h("button", { type: "button", class: "ghost row-action", "aria-expanded": "false", "aria-label": t("goals.propertiesOf", { goal: row.value }), title: t("goals.properties") }, "▸");
+          const button = h(
+            "button",
+            {
+              type: "button",
+              class: "ghost row-action",
+              "aria-expanded": "false",
+              "aria-label": t("goals.propertiesOf", { goal: row.value }),
+              title: t("goals.properties"),
+            },
+            "▸",
+          );
           button.addEventListener("click", () => {
             const open = detail.hidden;
             detail.hidden = !open;

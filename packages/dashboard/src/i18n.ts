@@ -27,7 +27,7 @@ export function pickLocale(choice: string | null, browser: readonly string[]): L
   return "en";
 }
 
-const browserLanguages = (): readonly string[] => (typeof navigator === "undefined" ? [] : navigator.languages ?? [navigator.language]);
+const browserLanguages = (): readonly string[] => (typeof navigator === "undefined" ? [] : (navigator.languages ?? [navigator.language]));
 
 let current: Locale = pickLocale(stored(), browserLanguages());
 let table: Messages = en;
@@ -63,4 +63,5 @@ export function t(key: MessageKey, params: Readonly<Record<string, string | numb
 }
 
 /** Singular or plural text by count (`{n}` is the formatted count). */
-export const plural = (count: number, one: MessageKey, other: MessageKey, n: string = String(count)): string => t(count === 1 ? one : other, { n });
+export const plural = (count: number, one: MessageKey, other: MessageKey, n: string = String(count)): string =>
+  t(count === 1 ? one : other, { n });

@@ -47,7 +47,14 @@ function hashRoute(): { path: string; query: URLSearchParams } {
 }
 
 /** Grey blocks where the page will be: first load looks like loading, not like an error. */
-const skeletonPage = () => h("main", { class: "loading", "aria-busy": "true", "aria-label": t("page.loading") }, h("div", { class: "skeleton skeleton-title" }), h("div", { class: "card skeleton skeleton-card" }), h("div", { class: "card skeleton skeleton-card" }));
+const skeletonPage = () =>
+  h(
+    "main",
+    { class: "loading", "aria-busy": "true", "aria-label": t("page.loading") },
+    h("div", { class: "skeleton skeleton-title" }),
+    h("div", { class: "card skeleton skeleton-card" }),
+    h("div", { class: "card skeleton skeleton-card" }),
+  );
 
 function startDashboard(app: HTMLElement, client: Client): void {
   const content = h("div", { class: "content" });
@@ -91,12 +98,19 @@ function startDashboard(app: HTMLElement, client: Client): void {
       { class: "title" },
       h("a", { href: "#/", class: "back" }, `‹ ${t("site.all")}`),
       h("h1", { tabindex: "-1", title: site.domain }, site.domain),
-      h("span", { class: "links" }, site.privacy === 1 ? null : h("a", { class: "share-link", href: shareLink(site.domain) }, t("site.sharePage")), h("a", { class: "settings-link", href: `#/websites/${site.id}/settings` }, t("site.settings"))),
+      h(
+        "span",
+        { class: "links" },
+        site.privacy === 1 ? null : h("a", { class: "share-link", href: shareLink(site.domain) }, t("site.sharePage")),
+        h("a", { class: "settings-link", href: `#/websites/${site.id}/settings` }, t("site.settings")),
+      ),
     );
 
   /** A website without any pageview yet: its tracking code and the live wait, not a page of zeros. */
   async function hasData(site: Website): Promise<boolean> {
-    const { pageviews } = (await client.stats.totals(site.id, { from: addDays(site.created_at.slice(0, 10), -1), to: todayIn(site.timezone) })).data;
+    const { pageviews } = (
+      await client.stats.totals(site.id, { from: addDays(site.created_at.slice(0, 10), -1), to: todayIn(site.timezone) })
+    ).data;
     return pageviews > 0;
   }
 
@@ -108,7 +122,12 @@ function startDashboard(app: HTMLElement, client: Client): void {
         "main",
         { class: "narrow wide waiting-page" },
         h("div", { class: "toolbar" }, heading(site)),
-        h("section", { class: "card intro" }, h("h2", {}, t("empty.title")), h("p", { class: "muted" }, t("empty.text", { domain: site.domain }))),
+        h(
+          "section",
+          { class: "card intro" },
+          h("h2", {}, t("empty.title")),
+          h("p", { class: "muted" }, t("empty.text", { domain: site.domain })),
+        ),
         snippet.element,
       ),
       snippet.destroy,
@@ -174,7 +193,14 @@ function startDashboard(app: HTMLElement, client: Client): void {
     if (path === "/account") {
       document.title = `${t("nav.account")} · Tally`;
       const reload = () => void start();
-      return open(h("div", {}, account && me.role === "owner" && me.scope !== "read" ? accountPage(client, account) : null, h("main", { class: "narrow wide" }, ownSignIn(client, me, reload))));
+      return open(
+        h(
+          "div",
+          {},
+          account && me.role === "owner" && me.scope !== "read" ? accountPage(client, account) : null,
+          h("main", { class: "narrow wide" }, ownSignIn(client, me, reload)),
+        ),
+      );
     }
     document.title = "Tally";
     open(websiteList(client));
@@ -182,7 +208,11 @@ function startDashboard(app: HTMLElement, client: Client): void {
 
   async function start(): Promise<void> {
     // Without a key and unknown to the host's login, ask for a key straight away (no 401 to log).
-    if (!apiKey.get() && document.body.dataset.signedIn !== "true") return mount(app, signInForm(client.base, () => void start()));
+    if (!apiKey.get() && document.body.dataset.signedIn !== "true")
+      return mount(
+        app,
+        signInForm(client.base, () => void start()),
+      );
     mount(app, skeletonPage());
     try {
       me = await client.me();
@@ -191,7 +221,10 @@ function startDashboard(app: HTMLElement, client: Client): void {
     } catch (error) {
       if (!isApiError(error) || error.status !== 401) throw error;
       apiKey.clear();
-      return mount(app, signInForm(client.base, () => void start()));
+      return mount(
+        app,
+        signInForm(client.base, () => void start()),
+      );
     }
     const signOut = () => {
       apiKey.clear();
@@ -208,18 +241,31 @@ function startDashboard(app: HTMLElement, client: Client): void {
         { class: "topbar", "aria-label": "Tally" },
         h("a", { class: "brand", href: "#/" }, "Tally"),
         languageSwitch(),
-        me.role === "owner" && me.scope !== "read" && !me.must_set_up_two_factor ? h("a", { class: "team", href: "#/team" }, t("nav.team")) : null,
+        me.role === "owner" && me.scope !== "read" && !me.must_set_up_two_factor
+          ? h("a", { class: "team", href: "#/team" }, t("nav.team"))
+          : null,
         h("a", { class: "account", href: "#/account", title: t("nav.accountTitle") }, me.user?.email ?? account?.name ?? ""),
         // A session ends on the server: a real form POST, so it works even if this script stops.
         me.via === "session"
-          ? h("form", { method: "post", action: "./logout", class: "sign-out" }, h("button", { type: "submit", class: "ghost" }, t("nav.signOut")))
+          ? h(
+              "form",
+              { method: "post", action: "./logout", class: "sign-out" },
+              h("button", { type: "submit", class: "ghost" }, t("nav.signOut")),
+            )
           : apiKey.get()
             ? h("button", { type: "button", class: "ghost", onclick: signOut }, t("nav.signOut"))
             : null,
       ),
       content,
     );
-    if (me.must_set_up_two_factor) return open(h("main", { class: "narrow wide" }, ownSignIn(client, me, () => void start())));
+    if (me.must_set_up_two_factor)
+      return open(
+        h(
+          "main",
+          { class: "narrow wide" },
+          ownSignIn(client, me, () => void start()),
+        ),
+      );
     route();
   }
 

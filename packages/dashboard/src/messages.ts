@@ -49,7 +49,8 @@ export const en = {
   "site.sharePage": "Share page",
 
   "empty.title": "No pageviews yet",
-  "empty.text": "Statistics appear here once {domain} sends its first pageview. Add the tracking code below to its pages; this page follows as soon as one arrives.",
+  "empty.text":
+    "Statistics appear here once {domain} sends its first pageview. Add the tracking code below to its pages; this page follows as soon as one arrives.",
   "snippet.title": "Tracking code",
   "snippet.where": "Add this line to the <head> of every page of {domain}:",
   "snippet.waiting": "Waiting for the first pageview…",
@@ -143,7 +144,8 @@ export const en = {
   "unit.visitors": "Visitors",
   "unit.conversionVisitors": "Conversion · Visitors",
   "sources.direct": "Direct / None",
-  "sources.directTitle": "Visits without a referrer from another site (typed, bookmarked, from an app): all visits minus those of the listed referrers",
+  "sources.directTitle":
+    "Visits without a referrer from another site (typed, bookmarked, from an app): all visits minus those of the listed referrers",
   "locations.noGeo": "No locations known: Tally needs a GeoIP database to place visitors (set",
   "locations.noCity": "No cities known: they need a city database (GeoLite2 City or DB-IP City; set",
 
@@ -214,7 +216,8 @@ export const en = {
   "form.excludeIps": "Excluded IP addresses",
   "form.excludeIpsHint": "One address or CIDR range a line; their hits are dropped.",
   "form.excludeParams": "Excluded query parameters",
-  "form.excludeParamsHint": "One name a line, removed from pages before counting; a line & removes every parameter. utm_* and ad click ids (fbclid, gclid…) are always removed.",
+  "form.excludeParamsHint":
+    "One name a line, removed from pages before counting; a line & removes every parameter. utm_* and ad click ids (fbclid, gclid…) are always removed.",
   "form.retention": "Keep visits for (days)",
   "form.retentionHint": "How long filtered statistics can look back (7 to 3,660 days). Unfiltered figures are kept forever.",
   "form.save": "Save settings",
@@ -237,7 +240,8 @@ export const en = {
 
   "account.title": "Account: {name}",
   "account.reports": "E-mail reports",
-  "account.reportsHint": "One e-mail per period with the figures of every website whose E-mail reports setting is on. The server needs SMTP_URL and MAIL_FROM to send them.",
+  "account.reportsHint":
+    "One e-mail per period with the figures of every website whose E-mail reports setting is on. The server needs SMTP_URL and MAIL_FROM to send them.",
   "account.sendTo": "Send reports to",
   "account.sendToHint": "Leave empty to stop them.",
   "account.period": "Period",
@@ -263,7 +267,8 @@ export const en = {
   "nav.team": "Team",
   "signIn.withEmail": "Sign in with e-mail and password",
   "me.title": "Your sign-in",
-  "me.noUser": "This API key belongs to the whole account, not to a person: sign in with your e-mail to set up two-factor sign-in and keys of your own.",
+  "me.noUser":
+    "This API key belongs to the whole account, not to a person: sign in with your e-mail to set up two-factor sign-in and keys of your own.",
   "me.twoFactor": "Two-factor sign-in",
   "me.twoFactorOn": "On: signing in asks for a code from your authenticator app.",
   "me.twoFactorOff": "Off: a password alone signs you in.",
@@ -344,7 +349,8 @@ const de: Messages = {
   "site.statistics": "Statistiken",
   "site.sharePage": "Freigabeseite",
   "empty.title": "Noch keine Seitenaufrufe",
-  "empty.text": "Die Statistiken erscheinen hier, sobald {domain} den ersten Seitenaufruf sendet. Füge den Tracking-Code unten in die Seiten ein; diese Seite folgt, sobald einer ankommt.",
+  "empty.text":
+    "Die Statistiken erscheinen hier, sobald {domain} den ersten Seitenaufruf sendet. Füge den Tracking-Code unten in die Seiten ein; diese Seite folgt, sobald einer ankommt.",
   "snippet.title": "Tracking-Code",
   "snippet.where": "Füge diese Zeile in den <head> jeder Seite von {domain} ein:",
   "snippet.waiting": "Warte auf den ersten Seitenaufruf…",
@@ -435,7 +441,8 @@ const de: Messages = {
   "unit.visitors": "Besucher",
   "unit.conversionVisitors": "Konversion · Besucher",
   "sources.direct": "Direkt / Keine",
-  "sources.directTitle": "Besuche ohne Verweis einer anderen Website (getippt, Lesezeichen, aus einer App): alle Besuche minus die der gelisteten Verweise",
+  "sources.directTitle":
+    "Besuche ohne Verweis einer anderen Website (getippt, Lesezeichen, aus einer App): alle Besuche minus die der gelisteten Verweise",
   "locations.noGeo": "Keine Orte bekannt: Tally braucht eine GeoIP-Datenbank, um Besucher zuzuordnen (setze",
   "locations.noCity": "Keine Städte bekannt: dafür braucht es eine Städte-Datenbank (GeoLite2 City oder DB-IP City; setze",
   "goals.none": "Noch keine Ziele. Sende ein Ereignis aus deinen Seiten:",
@@ -503,7 +510,8 @@ const de: Messages = {
   "form.excludeIps": "Ausgeschlossene IP-Adressen",
   "form.excludeIpsHint": "Eine Adresse oder ein CIDR-Bereich pro Zeile; deren Aufrufe werden verworfen.",
   "form.excludeParams": "Ausgeschlossene Query-Parameter",
-  "form.excludeParamsHint": "Ein Name pro Zeile, vor dem Zählen aus den Seiten entfernt; eine Zeile & entfernt alle. utm_* und Klick-IDs (fbclid, gclid…) werden immer entfernt.",
+  "form.excludeParamsHint":
+    "Ein Name pro Zeile, vor dem Zählen aus den Seiten entfernt; eine Zeile & entfernt alle. utm_* und Klick-IDs (fbclid, gclid…) werden immer entfernt.",
   "form.retention": "Besuche behalten (Tage)",
   "form.retentionHint": "Wie weit gefilterte Statistiken zurückreichen (7 bis 3.660 Tage). Ungefilterte Zahlen bleiben für immer.",
   "form.save": "Einstellungen speichern",
@@ -525,7 +533,8 @@ const de: Messages = {
   "delete.mismatch": "Das ist nicht {domain}.",
   "account.title": "Konto: {name}",
   "account.reports": "E-Mail-Berichte",
-  "account.reportsHint": "Eine E-Mail pro Zeitraum mit den Zahlen jeder Website, deren E-Mail-Berichte eingeschaltet sind. Der Server braucht SMTP_URL und MAIL_FROM zum Senden.",
+  "account.reportsHint":
+    "Eine E-Mail pro Zeitraum mit den Zahlen jeder Website, deren E-Mail-Berichte eingeschaltet sind. Der Server braucht SMTP_URL und MAIL_FROM zum Senden.",
   "account.sendTo": "Berichte senden an",
   "account.sendToHint": "Leer lassen, um sie zu beenden.",
   "account.period": "Zeitraum",
@@ -550,13 +559,15 @@ const de: Messages = {
   "nav.team": "Team",
   "signIn.withEmail": "Mit E-Mail und Passwort anmelden",
   "me.title": "Deine Anmeldung",
-  "me.noUser": "Dieser API-Schlüssel gehört dem ganzen Konto, keiner Person: Melde dich mit deiner E-Mail an, um Zwei-Faktor-Anmeldung und eigene Schlüssel einzurichten.",
+  "me.noUser":
+    "Dieser API-Schlüssel gehört dem ganzen Konto, keiner Person: Melde dich mit deiner E-Mail an, um Zwei-Faktor-Anmeldung und eigene Schlüssel einzurichten.",
   "me.twoFactor": "Zwei-Faktor-Anmeldung",
   "me.twoFactorOn": "An: Die Anmeldung fragt nach einem Code deiner Authenticator-App.",
   "me.twoFactorOff": "Aus: Das Passwort allein meldet dich an.",
   "me.twoFactorRequired": "Dieses Konto verlangt Zwei-Faktor-Anmeldung: Richte sie ein, um fortzufahren.",
   "me.setUp": "Einrichten",
-  "me.secretHint": "Füge diesen Schlüssel deiner Authenticator-App hinzu (oder öffne den Link auf dem Handy) und gib den angezeigten Code ein.",
+  "me.secretHint":
+    "Füge diesen Schlüssel deiner Authenticator-App hinzu (oder öffne den Link auf dem Handy) und gib den angezeigten Code ein.",
   "me.secret": "Schlüssel für die Authenticator-App",
   "me.code": "Code",
   "me.confirm": "Einschalten",
@@ -628,7 +639,8 @@ const fr: Messages = {
   "site.statistics": "Statistiques",
   "site.sharePage": "Page de partage",
   "empty.title": "Pas encore de pages vues",
-  "empty.text": "Les statistiques apparaîtront ici dès que {domain} enverra sa première page vue. Ajoutez le code de suivi ci-dessous à ses pages ; cette page suivra dès qu’elle arrivera.",
+  "empty.text":
+    "Les statistiques apparaîtront ici dès que {domain} enverra sa première page vue. Ajoutez le code de suivi ci-dessous à ses pages ; cette page suivra dès qu’elle arrivera.",
   "snippet.title": "Code de suivi",
   "snippet.where": "Ajoutez cette ligne au <head> de chaque page de {domain} :",
   "snippet.waiting": "En attente de la première page vue…",
@@ -683,7 +695,8 @@ const fr: Messages = {
   "chart.with": "avec : {other}",
   "hours.label": "Par heure de la journée",
   "hours.title": "{metric} par heure de la journée",
-  "hours.onlyCounts": "Les heures sont comptées pour les visiteurs et les pages vues, pas pour {metric} : ce graphique montre les visiteurs.",
+  "hours.onlyCounts":
+    "Les heures sont comptées pour les visiteurs et les pages vues, pas pour {metric} : ce graphique montre les visiteurs.",
   "card.pages": "Pages",
   "card.sources": "Sources",
   "card.locations": "Lieux",
@@ -719,11 +732,13 @@ const fr: Messages = {
   "unit.visitors": "Visiteurs",
   "unit.conversionVisitors": "Conversion · Visiteurs",
   "sources.direct": "Direct / Aucun",
-  "sources.directTitle": "Visites sans référent d’un autre site (adresse tapée, favori, application) : toutes les visites moins celles des référents listés",
+  "sources.directTitle":
+    "Visites sans référent d’un autre site (adresse tapée, favori, application) : toutes les visites moins celles des référents listés",
   "locations.noGeo": "Aucun lieu connu : Tally a besoin d’une base GeoIP pour situer les visiteurs (définissez",
   "locations.noCity": "Aucune ville connue : il faut une base des villes (GeoLite2 City ou DB-IP City ; définissez",
   "goals.none": "Pas encore d’objectifs. Envoyez un événement depuis vos pages :",
-  "goals.noneHint": "Les événements apparaissent ici avec leurs visiteurs et leur taux de conversion ; les objectifs de page s’ajoutent ci-dessous.",
+  "goals.noneHint":
+    "Les événements apparaissent ici avec leurs visiteurs et leur taux de conversion ; les objectifs de page s’ajoutent ci-dessous.",
   "goals.properties": "Propriétés",
   "goals.propertiesOf": "Propriétés de {goal}",
   "goals.propertyOf": "Propriété de {goal}",
@@ -787,9 +802,11 @@ const fr: Messages = {
   "form.excludeIps": "Adresses IP exclues",
   "form.excludeIpsHint": "Une adresse ou une plage CIDR par ligne ; leurs visites sont ignorées.",
   "form.excludeParams": "Paramètres de requête exclus",
-  "form.excludeParamsHint": "Un nom par ligne, retiré des pages avant le comptage ; une ligne & les retire tous. utm_* et les identifiants de clic (fbclid, gclid…) sont toujours retirés.",
+  "form.excludeParamsHint":
+    "Un nom par ligne, retiré des pages avant le comptage ; une ligne & les retire tous. utm_* et les identifiants de clic (fbclid, gclid…) sont toujours retirés.",
   "form.retention": "Garder les visites (jours)",
-  "form.retentionHint": "Jusqu’où remontent les statistiques filtrées (7 à 3 660 jours). Les chiffres non filtrés sont gardés pour toujours.",
+  "form.retentionHint":
+    "Jusqu’où remontent les statistiques filtrées (7 à 3 660 jours). Les chiffres non filtrés sont gardés pour toujours.",
   "form.save": "Enregistrer les réglages",
   "form.saved": "Enregistré.",
   "privacy.private": "Privé",
@@ -809,7 +826,8 @@ const fr: Messages = {
   "delete.mismatch": "Ce n’est pas {domain}.",
   "account.title": "Compte : {name}",
   "account.reports": "Rapports par e-mail",
-  "account.reportsHint": "Un e-mail par période avec les chiffres de chaque site dont les rapports par e-mail sont activés. Le serveur a besoin de SMTP_URL et MAIL_FROM pour les envoyer.",
+  "account.reportsHint":
+    "Un e-mail par période avec les chiffres de chaque site dont les rapports par e-mail sont activés. Le serveur a besoin de SMTP_URL et MAIL_FROM pour les envoyer.",
   "account.sendTo": "Envoyer les rapports à",
   "account.sendToHint": "Laissez vide pour les arrêter.",
   "account.period": "Fréquence",
@@ -834,13 +852,15 @@ const fr: Messages = {
   "nav.team": "Équipe",
   "signIn.withEmail": "Se connecter avec e-mail et mot de passe",
   "me.title": "Votre connexion",
-  "me.noUser": "Cette clé d'API appartient au compte entier, pas à une personne : connectez-vous avec votre e-mail pour configurer la double authentification et vos propres clés.",
+  "me.noUser":
+    "Cette clé d'API appartient au compte entier, pas à une personne : connectez-vous avec votre e-mail pour configurer la double authentification et vos propres clés.",
   "me.twoFactor": "Double authentification",
   "me.twoFactorOn": "Activée : la connexion demande un code de votre application d'authentification.",
   "me.twoFactorOff": "Désactivée : le mot de passe seul suffit.",
   "me.twoFactorRequired": "Ce compte exige la double authentification : configurez-la pour continuer.",
   "me.setUp": "Configurer",
-  "me.secretHint": "Ajoutez cette clé à votre application d'authentification (ou ouvrez le lien sur votre téléphone), puis saisissez le code affiché.",
+  "me.secretHint":
+    "Ajoutez cette clé à votre application d'authentification (ou ouvrez le lien sur votre téléphone), puis saisissez le code affiché.",
   "me.secret": "Clé pour l'application d'authentification",
   "me.code": "Code",
   "me.confirm": "Activer",
@@ -912,7 +932,8 @@ const es: Messages = {
   "site.statistics": "Estadísticas",
   "site.sharePage": "Página pública",
   "empty.title": "Todavía no hay páginas vistas",
-  "empty.text": "Las estadísticas aparecerán aquí en cuanto {domain} envíe su primera página vista. Añade el código de seguimiento de abajo a sus páginas; esta página seguirá en cuanto llegue una.",
+  "empty.text":
+    "Las estadísticas aparecerán aquí en cuanto {domain} envíe su primera página vista. Añade el código de seguimiento de abajo a sus páginas; esta página seguirá en cuanto llegue una.",
   "snippet.title": "Código de seguimiento",
   "snippet.where": "Añade esta línea al <head> de cada página de {domain}:",
   "snippet.waiting": "Esperando la primera página vista…",
@@ -1003,7 +1024,8 @@ const es: Messages = {
   "unit.visitors": "Visitantes",
   "unit.conversionVisitors": "Conversión · Visitantes",
   "sources.direct": "Directo / Ninguno",
-  "sources.directTitle": "Visitas sin referente de otro sitio (escritas, marcadores, desde una app): todas las visitas menos las de los referentes listados",
+  "sources.directTitle":
+    "Visitas sin referente de otro sitio (escritas, marcadores, desde una app): todas las visitas menos las de los referentes listados",
   "locations.noGeo": "No se conocen ubicaciones: Tally necesita una base de datos GeoIP para situar a los visitantes (define",
   "locations.noCity": "No se conocen ciudades: hace falta una base de datos de ciudades (GeoLite2 City o DB-IP City; define",
   "goals.none": "Todavía no hay objetivos. Envía un evento desde tus páginas:",
@@ -1071,7 +1093,8 @@ const es: Messages = {
   "form.excludeIps": "Direcciones IP excluidas",
   "form.excludeIpsHint": "Una dirección o rango CIDR por línea; sus visitas se descartan.",
   "form.excludeParams": "Parámetros de consulta excluidos",
-  "form.excludeParamsHint": "Un nombre por línea, quitado de las páginas antes de contar; una línea & los quita todos. utm_* y los identificadores de clic (fbclid, gclid…) se quitan siempre.",
+  "form.excludeParamsHint":
+    "Un nombre por línea, quitado de las páginas antes de contar; una línea & los quita todos. utm_* y los identificadores de clic (fbclid, gclid…) se quitan siempre.",
   "form.retention": "Conservar visitas (días)",
   "form.retentionHint": "Hasta dónde llegan las estadísticas filtradas (de 7 a 3660 días). Las cifras sin filtrar se conservan siempre.",
   "form.save": "Guardar ajustes",
@@ -1093,7 +1116,8 @@ const es: Messages = {
   "delete.mismatch": "Eso no es {domain}.",
   "account.title": "Cuenta: {name}",
   "account.reports": "Informes por correo",
-  "account.reportsHint": "Un correo por periodo con las cifras de cada sitio que tenga activados los informes. El servidor necesita SMTP_URL y MAIL_FROM para enviarlos.",
+  "account.reportsHint":
+    "Un correo por periodo con las cifras de cada sitio que tenga activados los informes. El servidor necesita SMTP_URL y MAIL_FROM para enviarlos.",
   "account.sendTo": "Enviar informes a",
   "account.sendToHint": "Déjalo vacío para dejar de recibirlos.",
   "account.period": "Frecuencia",
@@ -1118,7 +1142,8 @@ const es: Messages = {
   "nav.team": "Equipo",
   "signIn.withEmail": "Iniciar sesión con correo y contraseña",
   "me.title": "Tu inicio de sesión",
-  "me.noUser": "Esta clave de API pertenece a toda la cuenta, no a una persona: inicia sesión con tu correo para configurar la verificación en dos pasos y tus propias claves.",
+  "me.noUser":
+    "Esta clave de API pertenece a toda la cuenta, no a una persona: inicia sesión con tu correo para configurar la verificación en dos pasos y tus propias claves.",
   "me.twoFactor": "Verificación en dos pasos",
   "me.twoFactorOn": "Activada: al iniciar sesión se pide un código de tu aplicación de autenticación.",
   "me.twoFactorOff": "Desactivada: basta con la contraseña.",

@@ -10,15 +10,33 @@ function twoFactorCard(client: Client, me: Me, onEnabled: () => void): HTMLEleme
   const card = h("section", { class: "card form two-factor", "aria-labelledby": "two-factor-title" });
   const title = h("h2", { id: "two-factor-title" }, t("me.twoFactor"));
   const showOff = () =>
-    mount(card, title, h("p", { class: "muted" }, me.must_set_up_two_factor ? t("me.twoFactorRequired") : t("me.twoFactorOff")), h("button", { type: "button", class: "set-up-two-factor", onclick: () => void begin() }, t("me.setUp")));
+    mount(
+      card,
+      title,
+      h("p", { class: "muted" }, me.must_set_up_two_factor ? t("me.twoFactorRequired") : t("me.twoFactorOff")),
+      h("button", { type: "button", class: "set-up-two-factor", onclick: () => void begin() }, t("me.setUp")),
+    );
   async function begin(): Promise<void> {
     const setup = await client.twoFactor.begin();
     const code = h("input", { name: "code", inputmode: "numeric", autocomplete: "one-time-code", required: true });
     const form = apiForm({ class: "confirm-two-factor" }, [field(t("me.code"), code)], t("me.confirm"), async () => {
       const codes = await client.twoFactor.confirm(code.value.trim());
-      mount(card, title, h("p", {}, t("me.recovery")), h("ul", { class: "recovery-codes" }, ...codes.map((recovery) => h("li", {}, h("code", {}, recovery)))), h("button", { type: "button", onclick: onEnabled }, t("me.done")));
+      mount(
+        card,
+        title,
+        h("p", {}, t("me.recovery")),
+        h("ul", { class: "recovery-codes" }, ...codes.map((recovery) => h("li", {}, h("code", {}, recovery)))),
+        h("button", { type: "button", onclick: onEnabled }, t("me.done")),
+      );
     });
-    mount(card, title, h("p", { class: "muted" }, t("me.secretHint")), copyField(setup.secret, t("me.secret")), h("p", {}, h("a", { href: setup.uri, class: "otpauth-link" }, setup.uri.split("?")[0])), form);
+    mount(
+      card,
+      title,
+      h("p", { class: "muted" }, t("me.secretHint")),
+      copyField(setup.secret, t("me.secret")),
+      h("p", {}, h("a", { href: setup.uri, class: "otpauth-link" }, setup.uri.split("?")[0])),
+      form,
+    );
     code.focus();
   }
   if (me.user?.two_factor) {
@@ -27,10 +45,12 @@ function twoFactorCard(client: Client, me: Me, onEnabled: () => void): HTMLEleme
       card,
       title,
       h("p", { class: "muted" }, t("me.twoFactorOn")),
-      me.account_requires_two_factor ? null : apiForm({}, [field(t("me.code"), code)], t("me.turnOff"), async () => {
-        await client.twoFactor.disable(code.value.trim());
-        onEnabled();
-      }),
+      me.account_requires_two_factor
+        ? null
+        : apiForm({}, [field(t("me.code"), code)], t("me.turnOff"), async () => {
+            await client.twoFactor.disable(code.value.trim());
+            onEnabled();
+          }),
     );
   } else showOff();
   return card;
@@ -42,10 +62,26 @@ function keysCard(client: Client): HTMLElement {
   async function refresh(): Promise<void> {
     const keys = await client.keys.list();
     if (keys.length === 0) return mount(list, h("li", { class: "muted" }, t("me.noKeys")));
-    mount(list, ...keys.map((key) => h("li", {}, h("code", {}, `${key.prefix}…`), ` ${key.name} · ${key.scope} `, h("button", { type: "button", class: "danger", onclick: () => void client.keys.revoke(key.id).then(refresh) }, t("me.revoke")))));
+    mount(
+      list,
+      ...keys.map((key) =>
+        h(
+          "li",
+          {},
+          h("code", {}, `${key.prefix}…`),
+          ` ${key.name} · ${key.scope} `,
+          h("button", { type: "button", class: "danger", onclick: () => void client.keys.revoke(key.id).then(refresh) }, t("me.revoke")),
+        ),
+      ),
+    );
   }
   const name = h("input", { name: "name", value: "default", required: true });
-  const scope = h("select", { name: "scope" }, h("option", { value: "read" }, t("me.scopeRead")), h("option", { value: "write" }, t("me.scopeWrite")));
+  const scope = h(
+    "select",
+    { name: "scope" },
+    h("option", { value: "read" }, t("me.scopeRead")),
+    h("option", { value: "write" }, t("me.scopeWrite")),
+  );
   const form = apiForm({ class: "form" }, [field(t("me.keyName"), name), field(t("me.keyScope"), scope)], t("me.createKey"), async () => {
     const key = await client.keys.create({ name: name.value.trim(), scope: scope.value as "read" | "write" });
     mount(created, h("p", {}, t("me.newKey")), copyField(key.key, t("me.keys")));

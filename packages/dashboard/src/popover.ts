@@ -11,14 +11,20 @@ export interface Dismissable {
 
 export function dismissable(menu: Dismissable): void {
   const listeners: [string, (event: Event) => void][] = [
-    ["keydown", (event) => {
-      if ((event as KeyboardEvent).key !== "Escape" || !menu.isOpen()) return;
-      menu.close();
-      menu.opener.focus();
-    }],
-    ["pointerdown", (event) => {
-      if (menu.isOpen() && !menu.root.contains(event.target as Node)) menu.close();
-    }],
+    [
+      "keydown",
+      (event) => {
+        if ((event as KeyboardEvent).key !== "Escape" || !menu.isOpen()) return;
+        menu.close();
+        menu.opener.focus();
+      },
+    ],
+    [
+      "pointerdown",
+      (event) => {
+        if (menu.isOpen() && !menu.root.contains(event.target as Node)) menu.close();
+      },
+    ],
   ];
   for (const [type, listener] of listeners) {
     document.addEventListener(type, function handle(event) {

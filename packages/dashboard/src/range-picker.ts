@@ -5,7 +5,13 @@ import type { MessageKey } from "./messages.js";
 import { dismissable } from "./popover.js";
 
 const PRESETS: readonly Exclude<RangeKey, "custom">[] = ["today", "7d", "30d", "12mo"];
-const LABELS: Readonly<Record<RangeKey, MessageKey>> = { today: "range.today", "7d": "range.7d", "30d": "range.30d", "12mo": "range.12mo", custom: "range.custom" };
+const LABELS: Readonly<Record<RangeKey, MessageKey>> = {
+  today: "range.today",
+  "7d": "range.7d",
+  "30d": "range.30d",
+  "12mo": "range.12mo",
+  custom: "range.custom",
+};
 
 /**
  * Preset buttons plus a custom from/to form that opens over the page (the toolbar never

@@ -5,7 +5,10 @@ import { byMonth, daySeries, hourSeries, niceMax, total } from "./series.js";
 describe("series", () => {
   it("zero-fills every day of the range and aligns series", () => {
     const visitors = [{ value: "2026-01-02", count: 3 }];
-    const views = [{ value: "2026-01-02", count: 5 }, { value: "2026-01-03", count: 1 }];
+    const views = [
+      { value: "2026-01-02", count: 5 },
+      { value: "2026-01-03", count: 1 },
+    ];
     expect(daySeries("2026-01-01", "2026-01-03", [visitors, views])).toEqual([
       { key: "2026-01-01", values: [0, 0] },
       { key: "2026-01-02", values: [3, 5] },
@@ -21,8 +24,17 @@ describe("series", () => {
   });
 
   it("sums days by month", () => {
-    const days = daySeries("2026-01-30", "2026-02-02", [[{ value: "2026-01-31", count: 2 }, { value: "2026-02-01", count: 4 }, { value: "2026-02-02", count: 1 }]]);
-    expect(byMonth(days)).toEqual([{ key: "2026-01", values: [2] }, { key: "2026-02", values: [5] }]);
+    const days = daySeries("2026-01-30", "2026-02-02", [
+      [
+        { value: "2026-01-31", count: 2 },
+        { value: "2026-02-01", count: 4 },
+        { value: "2026-02-02", count: 1 },
+      ],
+    ]);
+    expect(byMonth(days)).toEqual([
+      { key: "2026-01", values: [2] },
+      { key: "2026-02", values: [5] },
+    ]);
   });
 
   it("rounds the axis up to a readable step", () => {

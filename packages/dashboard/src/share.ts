@@ -45,8 +45,24 @@ export function startShare(app: HTMLElement, client: Client, domain: string): vo
       website = await client.share(domain).website();
     } catch (error) {
       const status = isApiError(error) ? error.status : 0;
-      if (status === 401) return mount(app, passwordForm(client, domain, () => void open()));
-      return mount(app, h("main", { class: "narrow" }, h("section", { class: "card" }, h("h1", {}, status === 404 ? t("share.notFound") : t("share.error")), h("p", { class: "muted" }, status === 404 ? t("share.notShared") : t("share.later")))));
+      if (status === 401)
+        return mount(
+          app,
+          passwordForm(client, domain, () => void open()),
+        );
+      return mount(
+        app,
+        h(
+          "main",
+          { class: "narrow" },
+          h(
+            "section",
+            { class: "card" },
+            h("h1", {}, status === 404 ? t("share.notFound") : t("share.error")),
+            h("p", { class: "muted" }, status === 404 ? t("share.notShared") : t("share.later")),
+          ),
+        ),
+      );
     }
     timezone = website.timezone;
     document.title = `${website.domain} · Tally`;
@@ -57,7 +73,12 @@ export function startShare(app: HTMLElement, client: Client, domain: string): vo
       state: parseState(hashQuery(), todayIn(timezone)),
       onState: (state) => (location.hash = stateQuery(state)),
     });
-    mount(app, h("nav", { class: "share-bar", "aria-label": "Tally" }, h("span", { class: "brand" }, "Tally"), languageSwitch()), view.element, h("footer", { class: "powered" }, t("share.powered")));
+    mount(
+      app,
+      h("nav", { class: "share-bar", "aria-label": "Tally" }, h("span", { class: "brand" }, "Tally"), languageSwitch()),
+      view.element,
+      h("footer", { class: "powered" }, t("share.powered")),
+    );
   }
 
   window.addEventListener("hashchange", () => view?.setState(parseState(hashQuery(), todayIn(timezone))));

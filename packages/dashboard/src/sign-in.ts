@@ -20,6 +20,8 @@ export function signInForm(base: URL, onSignedIn: () => void): HTMLElement {
     onAccepted: onSignedIn,
   });
   // People of a team sign in with their e-mail; the key form is for the account's own key.
-  form.querySelector("form")?.after(h("p", { class: "sign-in-email" }, h("a", { href: new URL("login", base).href }, t("signIn.withEmail"))));
+  form
+    .querySelector("form")
+    ?.after(h("p", { class: "sign-in-email" }, h("a", { href: new URL("login", base).href }, t("signIn.withEmail"))));
   return form;
 }

@@ -41,7 +41,11 @@ export interface StatsView {
 /** Longer ranges are charted by month (counts; ratios stay daily). */
 const MAX_DAILY_POINTS = 93;
 const REALTIME_EVERY_MS = 30_000;
-const COMPARE_LABELS: Readonly<Record<Compare, MessageKey>> = { "": "compare.none", previous_period: "compare.previous", year: "compare.year" };
+const COMPARE_LABELS: Readonly<Record<Compare, MessageKey>> = {
+  "": "compare.none",
+  previous_period: "compare.previous",
+  year: "compare.year",
+};
 const COUNTS: ReadonlySet<Metric> = new Set(["visitors", "visits", "pageviews"]);
 /** Hour series the API keeps; the other figures are charted by hour through visitors. */
 const HOURLY: Partial<Record<Metric, StatName>> = { visitors: "visitors_hours", pageviews: "pageviews_hours" };
@@ -50,11 +54,48 @@ const DIRECT = "(direct)";
 
 type Tab = [StatName, MessageKey, MessageKey];
 const CARDS: ReadonlyArray<[MessageKey, readonly Tab[]]> = [
-  ["card.pages", [["page", "tab.pages", "unit.pageviews"], ["landing_page", "tab.entryPages", "unit.visits"], ["exit_page", "tab.exitPages", "unit.visits"]]],
-  ["card.sources", [["referrer", "tab.referrers", "unit.visits"], ["utm_source", "tab.utmSource", "unit.visits"], ["utm_medium", "tab.utmMedium", "unit.visits"], ["campaign", "tab.utmCampaign", "unit.visits"], ["utm_content", "tab.utmContent", "unit.visits"], ["utm_term", "tab.utmTerm", "unit.visits"]]],
-  ["card.locations", [["country", "tab.countries", "unit.visitors"], ["continent", "tab.continents", "unit.visitors"], ["city", "tab.cities", "unit.visitors"]]],
-  ["card.devices", [["browser", "tab.browsers", "unit.visitors"], ["os", "tab.os", "unit.visitors"], ["device", "tab.devices", "unit.visitors"]]],
-  ["card.screens", [["resolution", "tab.screens", "unit.visitors"], ["language", "tab.languages", "unit.visitors"]]],
+  [
+    "card.pages",
+    [
+      ["page", "tab.pages", "unit.pageviews"],
+      ["landing_page", "tab.entryPages", "unit.visits"],
+      ["exit_page", "tab.exitPages", "unit.visits"],
+    ],
+  ],
+  [
+    "card.sources",
+    [
+      ["referrer", "tab.referrers", "unit.visits"],
+      ["utm_source", "tab.utmSource", "unit.visits"],
+      ["utm_medium", "tab.utmMedium", "unit.visits"],
+      ["campaign", "tab.utmCampaign", "unit.visits"],
+      ["utm_content", "tab.utmContent", "unit.visits"],
+      ["utm_term", "tab.utmTerm", "unit.visits"],
+    ],
+  ],
+  [
+    "card.locations",
+    [
+      ["country", "tab.countries", "unit.visitors"],
+      ["continent", "tab.continents", "unit.visitors"],
+      ["city", "tab.cities", "unit.visitors"],
+    ],
+  ],
+  [
+    "card.devices",
+    [
+      ["browser", "tab.browsers", "unit.visitors"],
+      ["os", "tab.os", "unit.visitors"],
+      ["device", "tab.devices", "unit.visitors"],
+    ],
+  ],
+  [
+    "card.screens",
+    [
+      ["resolution", "tab.screens", "unit.visitors"],
+      ["language", "tab.languages", "unit.visitors"],
+    ],
+  ],
 ];
 
 /** The filters a 422 names (`filter.2`), with the API's words; empty for any other failure. */
@@ -93,11 +134,18 @@ export function statsView(options: StatsViewOptions): StatsView {
   const hoursTitle = h("h2", {}, t("hours.title", { metric: t("metric.visitors") }));
   const hoursNote = h("p", { class: "muted hint" });
   const hoursChart = h("div", { class: "chart-slot hours-chart", "aria-busy": "true" }, h("div", { class: "skeleton chart-skeleton" }));
-  const hoursCard = h("section", { class: "card hours", "aria-label": t("hours.label") }, h("header", {}, hoursTitle), hoursChart, hoursNote);
+  const hoursCard = h(
+    "section",
+    { class: "card hours", "aria-label": t("hours.label") },
+    h("header", {}, hoursTitle),
+    hoursChart,
+    hoursNote,
+  );
   /** A failure the page already explains once (a bad filter in the URL). */
   const explained = (error: unknown) => badFilters(error, state.filters).length > 0;
 
-  const tabsOf = (tabs: readonly Tab[]): BreakdownTab[] => tabs.map(([name, tabLabel, unit]) => ({ name, label: tabLabel, unit, ...TAB_EXTRAS[name] }));
+  const tabsOf = (tabs: readonly Tab[]): BreakdownTab[] =>
+    tabs.map(([name, tabLabel, unit]) => ({ name, label: tabLabel, unit, ...TAB_EXTRAS[name] }));
   const TAB_EXTRAS: Partial<Record<StatName, Partial<BreakdownTab>>> = {
     referrer: { extraRows: directRow },
     country: { empty: () => locationsHint("locations.noGeo") },
@@ -109,7 +157,12 @@ export function statsView(options: StatsViewOptions): StatsView {
   const element = h(
     "main",
     { class: "site" },
-    h("div", { class: "toolbar" }, h("div", { class: "heading" }, options.heading, h("div", { class: "subheading" }, label, realtime)), h("div", { class: "controls" }, picker, compare, options.tools)),
+    h(
+      "div",
+      { class: "toolbar" },
+      h("div", { class: "heading" }, options.heading, h("div", { class: "subheading" }, label, realtime)),
+      h("div", { class: "controls" }, picker, compare, options.tools),
+    ),
     problems,
     filters,
     h("section", { class: "card overview", "aria-label": t("overview.label") }, totals.element, mainChart),
@@ -138,7 +191,19 @@ export function statsView(options: StatsViewOptions): StatsView {
         "div",
         { class: "card problem" },
         ...bad.map(({ filter, message }) =>
-          h("p", {}, t("filter.invalid", { filter: filterText(filter) }), " ", h("span", { class: "muted" }, message), " ", h("button", { type: "button", class: "ghost", onclick: () => change({ filters: state.filters.filter((f) => f !== filter) }) }, t("filter.removeInvalid"))),
+          h(
+            "p",
+            {},
+            t("filter.invalid", { filter: filterText(filter) }),
+            " ",
+            h("span", { class: "muted" }, message),
+            " ",
+            h(
+              "button",
+              { type: "button", class: "ghost", onclick: () => change({ filters: state.filters.filter((f) => f !== filter) }) },
+              t("filter.removeInvalid"),
+            ),
+          ),
         ),
       ),
     );
@@ -164,7 +229,11 @@ export function statsView(options: StatsViewOptions): StatsView {
     totalsOnce.catch(() => {});
     // The figures show as soon as they come, before the chart's rows.
     const shown = asked.then((answer) => mine === request && totals.set(answer.data, answer.previous));
-    const [current, before] = await Promise.all([series(metric, range, hourly), previousRange ? series(metric, previousRange, hourly) : null, shown]);
+    const [current, before] = await Promise.all([
+      series(metric, range, hourly),
+      previousRange ? series(metric, previousRange, hourly) : null,
+      shown,
+    ]);
     if (mine !== request) return;
     let points = current;
     let previous = before;
@@ -178,7 +247,8 @@ export function statsView(options: StatsViewOptions): StatsView {
     const lines = [{ label: t(charted.label), className: "series-0" }];
     if (state.compare) lines.push({ label: t(COMPARE_LABELS[state.compare]), className: "series-prev" });
     const by = hourly ? ("chart.by.hour" as const) : monthly ? ("chart.by.month" as const) : ("chart.by.day" as const);
-    const caption = t(by, { metric: t(charted.label) }) + (state.compare ? `, ${t("chart.with", { other: t(COMPARE_LABELS[state.compare]) })}` : "");
+    const caption =
+      t(by, { metric: t(charted.label) }) + (state.compare ? `, ${t("chart.with", { other: t(COMPARE_LABELS[state.compare]) })}` : "");
     mount(
       mainChart,
       chart(points, {
@@ -200,7 +270,16 @@ export function statsView(options: StatsViewOptions): StatsView {
     if (mine !== request) return;
     hoursTitle.textContent = t("hours.title", { metric: t(info.label) });
     hoursNote.textContent = metric === state.metric ? "" : t("hours.onlyCounts", { metric: t(METRIC_INFO[state.metric].label) });
-    mount(hoursChart, chart(hourSeries([rows]), { kind: "bar", series: [{ label: t(info.label), className: "series-0" }], legend: false, caption: t("chart.by.hour", { metric: t(info.label) }), label: (hour) => `${hour}:00` }));
+    mount(
+      hoursChart,
+      chart(hourSeries([rows]), {
+        kind: "bar",
+        series: [{ label: t(info.label), className: "series-0" }],
+        legend: false,
+        caption: t("chart.by.hour", { metric: t(info.label) }),
+        label: (hour) => `${hour}:00`,
+      }),
+    );
   }
 
   async function loading(slot: HTMLElement, mine: number, load: (mine: number) => Promise<void>): Promise<void> {
@@ -209,7 +288,8 @@ export function statsView(options: StatsViewOptions): StatsView {
       await load(mine);
     } catch (error) {
       showProblems(error, mine);
-      if (mine === request) mount(slot, h("p", { class: "error" }, explained(error) ? "—" : error instanceof Error ? error.message : t("error.load")));
+      if (mine === request)
+        mount(slot, h("p", { class: "error" }, explained(error) ? "—" : error instanceof Error ? error.message : t("error.load")));
     } finally {
       if (mine === request) slot.removeAttribute("aria-busy");
     }
@@ -230,11 +310,17 @@ export function statsView(options: StatsViewOptions): StatsView {
     const mine = ++request;
     totalsOnce = null;
     const today = todayIn(timezone);
-    mount(picker, rangePicker(state.range, today, (range) => change({ range })));
+    mount(
+      picker,
+      rangePicker(state.range, today, (range) => change({ range })),
+    );
     mount(label, rangeLabel(state.range, today));
     compare.value = state.compare;
     totals.select(state.metric);
-    mount(filters, filterBar(state.filters, (list) => change({ filters: list })));
+    mount(
+      filters,
+      filterBar(state.filters, (list) => change({ filters: list })),
+    );
     mount(problems);
     // One day: the main chart is already by hour.
     hoursCard.hidden = state.range.from === state.range.to;

@@ -9,7 +9,8 @@ import { t } from "./i18n.js";
 const ROLES = ["viewer", "admin", "owner"] as const;
 type Role = (typeof ROLES)[number];
 
-const roleSelect = (name: string, selected: Role) => h("select", { name }, ...ROLES.map((role) => h("option", { value: role, selected: role === selected }, t(`team.role.${role}`))));
+const roleSelect = (name: string, selected: Role) =>
+  h("select", { name }, ...ROLES.map((role) => h("option", { value: role, selected: role === selected }, t(`team.role.${role}`))));
 
 function memberRow(client: Client, me: Me, user: User, refresh: () => void): HTMLElement {
   const role = roleSelect("role", user.role);
@@ -19,7 +20,8 @@ function memberRow(client: Client, me: Me, user: User, refresh: () => void): HTM
     client.users.update(user.id, { role: role.value as Role }).then(refresh, (error: Error) => (status.textContent = error.message));
   });
   const remove = () => {
-    if (confirm(t("team.removeConfirm", { email: user.email }))) client.users.remove(user.id).then(refresh, (error: Error) => (status.textContent = error.message));
+    if (confirm(t("team.removeConfirm", { email: user.email })))
+      client.users.remove(user.id).then(refresh, (error: Error) => (status.textContent = error.message));
   };
   return h(
     "tr",
@@ -28,7 +30,16 @@ function memberRow(client: Client, me: Me, user: User, refresh: () => void): HTM
     h("td", {}, role),
     h("td", {}, user.websites?.join(", ") ?? t("team.allWebsites")),
     h("td", {}, user.two_factor ? t("team.twoFactorOn") : "–"),
-    h("td", {}, h("button", { type: "button", class: "danger", onclick: remove, "aria-label": t("team.removeWho", { email: user.email }) }, t("team.remove")), status),
+    h(
+      "td",
+      {},
+      h(
+        "button",
+        { type: "button", class: "danger", onclick: remove, "aria-label": t("team.removeWho", { email: user.email }) },
+        t("team.remove"),
+      ),
+      status,
+    ),
   );
 }
 
@@ -42,12 +53,32 @@ export function teamPage(client: Client, me: Me): HTMLElement {
   const role = roleSelect("role", "viewer");
   const websites = h("input", { name: "websites", placeholder: "1, 2", inputmode: "numeric" });
   const invited = h("div", { class: "invited", role: "status" });
-  const invite = apiForm({ class: "card form", "aria-labelledby": "invite-title" }, [h("h2", { id: "invite-title" }, t("team.invite")), field(t("team.email"), email), field(t("team.role"), role), field(t("team.websites"), websites, t("team.websitesHint")), invited], t("team.send"), async () => {
-    const sent = await client.users.invite({ email: email.value.trim(), role: role.value as Role, websites: websites.value.trim() ? websites.value.split(",").map(Number) : null });
-    mount(invited, sent.link ? h("div", {}, h("p", {}, t("team.link", { email: sent.email })), copyField(sent.link, t("team.invite"))) : h("p", {}, t("team.sent", { email: sent.email })));
-    email.value = "";
-    await refresh();
-  });
+  const invite = apiForm(
+    { class: "card form", "aria-labelledby": "invite-title" },
+    [
+      h("h2", { id: "invite-title" }, t("team.invite")),
+      field(t("team.email"), email),
+      field(t("team.role"), role),
+      field(t("team.websites"), websites, t("team.websitesHint")),
+      invited,
+    ],
+    t("team.send"),
+    async () => {
+      const sent = await client.users.invite({
+        email: email.value.trim(),
+        role: role.value as Role,
+        websites: websites.value.trim() ? websites.value.split(",").map(Number) : null,
+      });
+      mount(
+        invited,
+        sent.link
+          ? h("div", {}, h("p", {}, t("team.link", { email: sent.email })), copyField(sent.link, t("team.invite")))
+          : h("p", {}, t("team.sent", { email: sent.email })),
+      );
+      email.value = "";
+      await refresh();
+    },
+  );
   const required = h("input", { type: "checkbox", name: "required", checked: me.account_requires_two_factor });
   required.addEventListener("change", () => void client.twoFactor.require(required.checked));
   void refresh();
@@ -55,7 +86,27 @@ export function teamPage(client: Client, me: Me): HTMLElement {
     "main",
     { class: "narrow wide team-page" },
     h("div", { class: "toolbar" }, h("h1", { tabindex: "-1" }, t("team.title"))),
-    h("section", { class: "card" }, h("table", { class: "members" }, h("thead", {}, h("tr", {}, ...["team.email", "team.role", "team.websites", "me.twoFactor", ""].map((key) => h("th", {}, key ? t(key as "team.email") : "")))), rows), field(t("team.require2fa"), required)),
+    h(
+      "section",
+      { class: "card" },
+      h(
+        "table",
+        { class: "members" },
+        h(
+          "thead",
+          {},
+          h(
+            "tr",
+            {},
+            ...["team.email", "team.role", "team.websites", "me.twoFactor", ""].map((key) =>
+              h("th", {}, key ? t(key as "team.email") : ""),
+            ),
+          ),
+        ),
+        rows,
+      ),
+      field(t("team.require2fa"), required),
+    ),
     invite,
   );
 }

@@ -34,14 +34,21 @@ const NOTHING_BEFORE = (): Change => ({ text: "—", label: t("change.noVisitsBe
 export function change(metric: Metric, current: number, previous: number, previousVisits = 1): Change {
   if (previousVisits === 0) return NOTHING_BEFORE();
   const points = metric === "bounce_rate";
-  const delta = points ? Math.round((current - previous) * 10) / 10 : previous === 0 ? null : Math.round(((current - previous) / previous) * 100);
-  if (delta === null) return current === 0 ? { text: "–", label: t("change.none"), good: null } : { text: t("change.new"), label: t("change.noneBefore"), good: true };
+  const delta = points
+    ? Math.round((current - previous) * 10) / 10
+    : previous === 0
+      ? null
+      : Math.round(((current - previous) / previous) * 100);
+  if (delta === null)
+    return current === 0
+      ? { text: "–", label: t("change.none"), good: null }
+      : { text: t("change.new"), label: t("change.noneBefore"), good: true };
   const unit = points ? " pp" : "%";
   const arrow = delta > 0 ? "↑" : delta < 0 ? "↓" : "";
   const text = `${arrow} ${Math.abs(delta)}${unit}`.trim();
   const amount = `${Math.abs(delta)}${points ? ` ${t("change.points")}` : "%"}`;
   const label = t(delta > 0 ? "change.up" : delta < 0 ? "change.down" : "change.same", { amount });
-  return { text, label, good: delta === 0 ? null : (delta > 0) !== points };
+  return { text, label, good: delta === 0 ? null : delta > 0 !== points };
 }
 
 export interface TotalTiles {
@@ -54,7 +61,13 @@ export function totalTiles(onSelect: (metric: Metric) => void): TotalTiles {
   const tiles = (Object.keys(METRIC_INFO) as Metric[]).map((metric) => {
     const value = h("strong", {}, h("span", { class: "skeleton" }));
     const delta = h("small", { class: "change" });
-    const button = h("button", { type: "button", class: "total", "data-total": metric, "aria-pressed": "false", onclick: () => onSelect(metric) }, h("span", {}, t(METRIC_INFO[metric].label)), value, delta);
+    const button = h(
+      "button",
+      { type: "button", class: "total", "data-total": metric, "aria-pressed": "false", onclick: () => onSelect(metric) },
+      h("span", {}, t(METRIC_INFO[metric].label)),
+      value,
+      delta,
+    );
     return { metric, button, value, delta };
   });
   return {
@@ -69,7 +82,10 @@ export function totalTiles(onSelect: (metric: Metric) => void): TotalTiles {
         if (!previous) continue;
         const moved = change(metric, data[metric], previous[metric], previous.visits);
         delta.textContent = moved.text;
-        delta.title = previous.visits === 0 ? moved.label : `${moved.label}; ${t("change.before", { value: METRIC_INFO[metric].format(previous[metric]) })}`;
+        delta.title =
+          previous.visits === 0
+            ? moved.label
+            : `${moved.label}; ${t("change.before", { value: METRIC_INFO[metric].format(previous[metric]) })}`;
         delta.dataset.previous = String(previous[metric]);
         if (moved.good !== null) delta.classList.add(moved.good ? "good" : "bad");
       }

@@ -46,8 +46,7 @@ export function parseFilter(text: string): Filter | null {
     else if (char === "|") {
       values.push(current);
       current = "";
-    }
-    else current += char;
+    } else current += char;
   }
   values.push(current);
   return { dimension: match[1] ?? "", operator: match[2] as Filter["operator"], values };
@@ -58,7 +57,10 @@ export function parseState(query: URLSearchParams, today: string): ViewState {
   const metric = query.get("metric") as Metric;
   return {
     range: parseRange(query, today),
-    filters: query.getAll("filter").map(parseFilter).filter((filter) => filter !== null),
+    filters: query
+      .getAll("filter")
+      .map(parseFilter)
+      .filter((filter) => filter !== null),
     compare: compare === "previous_period" || compare === "year" ? compare : "",
     metric: METRICS.includes(metric) ? metric : "visitors",
     goals: [...new Set(query.getAll("goal").filter((goal) => goal !== "" && goal.length <= 200))].slice(0, MAX_PAGE_GOALS),

@@ -49,20 +49,38 @@ export function websiteSettingsForm(client: Client, site: Website, onSaved: (sit
   const timezone = timeZoneInput(site.timezone);
   const radios = PRIVACY.map(([value, label, hint]) => {
     const input = h("input", { type: "radio", name: "privacy", value, checked: site.privacy === value, id: `privacy-${value}` });
-    return h("div", { class: "radio" }, input, h("label", { for: input.id }, h("strong", {}, t(label)), " ", h("span", { class: "muted" }, t(hint))));
+    return h(
+      "div",
+      { class: "radio" },
+      input,
+      h("label", { for: input.id }, h("strong", {}, t(label)), " ", h("span", { class: "muted" }, t(hint))),
+    );
   });
-  const password = h("input", { type: "password", name: "password", autocomplete: "new-password", placeholder: site.password ? t("form.unchanged") : "" });
-  const passwordField = field(t("form.sharePassword"), password, site.password ? t("form.sharePasswordKeep") : t("form.sharePasswordNeeded"));
+  const password = h("input", {
+    type: "password",
+    name: "password",
+    autocomplete: "new-password",
+    placeholder: site.password ? t("form.unchanged") : "",
+  });
+  const passwordField = field(
+    t("form.sharePassword"),
+    password,
+    site.password ? t("form.sharePasswordKeep") : t("form.sharePasswordNeeded"),
+  );
   const shareSlot = h("div", { class: "share-url" });
   /** The share page's address with Copy, while the saved privacy shares it (public or password). */
   const showShareUrl = (saved: Website) => {
     shareSlot.replaceChildren();
     if (saved.privacy === 1) return;
     const url = new URL(shareLink(saved.domain), client.base).href;
-    shareSlot.append(h("p", { class: "hint" }, t(saved.privacy === 0 ? "share.urlPublic" : "share.urlPassword")), copyField(url, t("share.url")));
+    shareSlot.append(
+      h("p", { class: "hint" }, t(saved.privacy === 0 ? "share.urlPublic" : "share.urlPassword")),
+      copyField(url, t("share.url")),
+    );
   };
   showShareUrl(site);
-  const privacyValue = () => Number(radios.map((radio) => radio.querySelector("input")).find((input) => input?.checked)?.value ?? site.privacy) as 0 | 1 | 2;
+  const privacyValue = () =>
+    Number(radios.map((radio) => radio.querySelector("input")).find((input) => input?.checked)?.value ?? site.privacy) as 0 | 1 | 2;
   const syncPassword = () => (passwordField.hidden = privacyValue() !== 2);
   for (const radio of radios) radio.addEventListener("change", syncPassword);
   syncPassword();
@@ -70,14 +88,29 @@ export function websiteSettingsForm(client: Client, site: Website, onSaved: (sit
   const bots = checkbox("exclude_bots", site.exclude_bots === 1);
   const ips = h("textarea", { name: "exclude_ips", rows: 3, spellcheck: "false", placeholder: "10.0.0.0/8" }, site.exclude_ips);
   const params = h("textarea", { name: "exclude_params", rows: 3, spellcheck: "false", placeholder: "ref" }, site.exclude_params);
-  const retention = h("input", { type: "number", name: "retention_days", min: 7, max: 3660, value: site.retention_days, inputmode: "numeric" });
+  const retention = h("input", {
+    type: "number",
+    name: "retention_days",
+    min: 7,
+    max: 3660,
+    value: site.retention_days,
+    inputmode: "numeric",
+  });
 
   return apiForm(
     { class: "card form settings", "aria-labelledby": "settings-title" },
     [
       h("h2", { id: "settings-title" }, t("site.settings")),
       field(t("form.timezone"), timezone, t("form.timezoneFromNow")),
-      h("fieldset", { class: "field" }, h("legend", {}, t("form.sharePage")), ...radios, passwordField, h("p", { class: "field-error error", "data-error-for": "privacy" }), shareSlot),
+      h(
+        "fieldset",
+        { class: "field" },
+        h("legend", {}, t("form.sharePage")),
+        ...radios,
+        passwordField,
+        h("p", { class: "field-error error", "data-error-for": "privacy" }),
+        shareSlot,
+      ),
       field(t("form.reports"), email, h("span", {}, t("form.reportsHint"), " ", h("a", { href: "#/account" }, t("form.reportsLink")))),
       field(t("form.excludeBots"), bots, t("form.excludeBotsHint")),
       field(t("form.excludeIps"), ips, t("form.excludeIpsHint")),
@@ -88,7 +121,8 @@ export function websiteSettingsForm(client: Client, site: Website, onSaved: (sit
     async () => {
       const privacy = privacyValue();
       // Said here in the page's words rather than the API's ("required when privacy is 2").
-      if (privacy === 2 && !password.value && !(site.password && site.privacy === 2)) throw fieldError("password", t("form.passwordMissing"));
+      if (privacy === 2 && !password.value && !(site.password && site.privacy === 2))
+        throw fieldError("password", t("form.passwordMissing"));
       const saved = await client.websites.update(site.id, {
         timezone: timezone.value.trim(),
         privacy,

@@ -21,7 +21,9 @@ export const shareLink = (domain: string) => `share/${encodeURIComponent(domain)
 async function lastDay(client: Client, site: Website): Promise<number[]> {
   const today = todayIn(site.timezone);
   const source = accountSource(client, site.id);
-  const [yesterdayRows, todayRows] = await Promise.all([addDays(today, -1), today].map((day) => allRows(source, { name: "visitors_hours", from: day, to: day })));
+  const [yesterdayRows, todayRows] = await Promise.all(
+    [addDays(today, -1), today].map((day) => allRows(source, { name: "visitors_hours", from: day, to: day })),
+  );
   const byHour = (rows: readonly StatRow[] | undefined) => new Map((rows ?? []).map((row) => [row.value, row.count]));
   const [yesterday, now] = [byHour(yesterdayRows), byHour(todayRows)];
   const hour = hourIn(site.timezone);
@@ -33,7 +35,11 @@ function sparkline(values: readonly number[]): SVGSVGElement {
   const top = Math.max(1, ...values);
   const step = 100 / Math.max(1, values.length - 1);
   const points = values.map((value, i) => `${(i * step).toFixed(1)},${(28 - (value / top) * 26).toFixed(1)}`).join(" ");
-  return svg("svg", { class: "sparkline", viewBox: "0 0 100 30", preserveAspectRatio: "none", "aria-hidden": "true" }, svg("polyline", { points, "vector-effect": "non-scaling-stroke" }));
+  return svg(
+    "svg",
+    { class: "sparkline", viewBox: "0 0 100 30", preserveAspectRatio: "none", "aria-hidden": "true" },
+    svg("polyline", { points, "vector-effect": "non-scaling-stroke" }),
+  );
 }
 
 function figures(client: Client, site: Website): HTMLElement {
@@ -43,7 +49,17 @@ function figures(client: Client, site: Website): HTMLElement {
       const sum = values.reduce((a, b) => a + b, 0);
       slot.dataset.visitors = String(sum);
       slot.dataset.hours = values.join(",");
-      mount(slot, sparkline(values), h("span", { class: "site-visitors", title: t("list.last24Title") }, h("strong", {}, formatNumber(sum)), " ", plural(sum, "list.visitor24", "list.visitors24", "")));
+      mount(
+        slot,
+        sparkline(values),
+        h(
+          "span",
+          { class: "site-visitors", title: t("list.last24Title") },
+          h("strong", {}, formatNumber(sum)),
+          " ",
+          plural(sum, "list.visitor24", "list.visitors24", ""),
+        ),
+      );
     })
     .catch(() => mount(slot, h("span", { class: "muted" }, "—")))
     .finally(() => slot.removeAttribute("aria-busy"));
@@ -66,14 +82,24 @@ export function websiteList(client: Client): HTMLElement {
       h("span", { class: `badge privacy-${site.privacy}` }, t(PRIVACY[site.privacy] ?? "privacy.private")),
       h("span", { class: "muted zone" }, site.timezone),
       site.privacy === 1 ? null : h("a", { class: "share-link", href: shareLink(site.domain) }, t("site.sharePage")),
-      h("a", { class: "settings-link", href: `#/websites/${site.id}/settings`, "aria-label": t("list.settingsOf", { domain: site.domain }) }, t("site.settings")),
+      h(
+        "a",
+        { class: "settings-link", href: `#/websites/${site.id}/settings`, "aria-label": t("list.settingsOf", { domain: site.domain }) },
+        t("site.settings"),
+      ),
     );
   }
 
   async function load(): Promise<void> {
     const mine = ++request;
     try {
-      const result: ListPage<Website> = await client.websites.list({ search: search.value.trim(), sort_by: "domain", sort: "asc", per_page: PER_PAGE, page });
+      const result: ListPage<Website> = await client.websites.list({
+        search: search.value.trim(),
+        sort_by: "domain",
+        sort: "asc",
+        per_page: PER_PAGE,
+        page,
+      });
       if (mine !== request) return;
       const empty = search.value ? t("list.noMatch") : h("span", {}, t("list.none"), " ", h("a", { href: "#/new" }, t("list.addOne")));
       mount(list, ...(result.data.length > 0 ? result.data.map(item) : [h("li", { class: "empty" }, empty)]));
@@ -81,9 +107,31 @@ export function websiteList(client: Client): HTMLElement {
       mount(
         paging,
         h("span", { class: "paging-status" }, t("list.page", { page: current_page, pages: last_page })),
-        h("span", {},
-          h("button", { type: "button", class: "ghost", "aria-label": t("card.previous"), disabled: current_page <= 1, onclick: () => ((page -= 1), void load()) }, "‹"),
-          h("button", { type: "button", class: "ghost", "aria-label": t("card.next"), disabled: current_page >= last_page, onclick: () => ((page += 1), void load()) }, "›"),
+        h(
+          "span",
+          {},
+          h(
+            "button",
+            {
+              type: "button",
+              class: "ghost",
+              "aria-label": t("card.previous"),
+              disabled: current_page <= 1,
+              onclick: () => ((page -= 1), void load()),
+            },
+            "‹",
+          ),
+          h(
+            "button",
+            {
+              type: "button",
+              class: "ghost",
+              "aria-label": t("card.next"),
+              disabled: current_page >= last_page,
+              onclick: () => ((page += 1), void load()),
+            },
+            "›",
+          ),
         ),
       );
     } catch (error) {
@@ -91,12 +139,20 @@ export function websiteList(client: Client): HTMLElement {
     }
   }
 
-  search.addEventListener("input", debounce(() => ((page = 1), void load()), 250));
+  search.addEventListener(
+    "input",
+    debounce(() => ((page = 1), void load()), 250),
+  );
   void load();
   return h(
     "main",
     { class: "list" },
-    h("div", { class: "toolbar" }, h("h1", { tabindex: "-1" }, t("list.title")), h("div", { class: "controls" }, search, h("a", { class: "button", href: "#/new" }, t("site.addButton")))),
+    h(
+      "div",
+      { class: "toolbar" },
+      h("h1", { tabindex: "-1" }, t("list.title")),
+      h("div", { class: "controls" }, search, h("a", { class: "button", href: "#/new" }, t("site.addButton"))),
+    ),
     h("section", { class: "card", "aria-label": t("list.title") }, list, paging),
   );
 }

@@ -20,11 +20,20 @@ function deleteSection(client: Client, site: Website, onDeleted: () => void): HT
       onDeleted();
     },
   );
-  const open = h("button", { type: "button", class: "danger", "aria-expanded": "false", onclick: () => {
-    form.hidden = !form.hidden;
-    open.setAttribute("aria-expanded", String(!form.hidden));
-    if (!form.hidden) confirm.focus();
-  } }, t("delete.open"));
+  const open = h(
+    "button",
+    {
+      type: "button",
+      class: "danger",
+      "aria-expanded": "false",
+      onclick: () => {
+        form.hidden = !form.hidden;
+        open.setAttribute("aria-expanded", String(!form.hidden));
+        if (!form.hidden) confirm.focus();
+      },
+    },
+    t("delete.open"),
+  );
   return h(
     "section",
     { class: "card danger-zone", "aria-labelledby": "delete-title" },
@@ -41,7 +50,12 @@ export function websiteSettingsPage(client: Client, site: Website): { element: H
   const element = h(
     "main",
     { class: "narrow wide settings-page" },
-    h("div", { class: "toolbar" }, h("div", { class: "title" }, h("a", { href: `#/websites/${site.id}`, class: "back" }, `‹ ${t("site.statistics")}`), title), site.privacy === 1 ? null : h("a", { class: "share-link", href: shareLink(site.domain) }, t("site.sharePage"))),
+    h(
+      "div",
+      { class: "toolbar" },
+      h("div", { class: "title" }, h("a", { href: `#/websites/${site.id}`, class: "back" }, `‹ ${t("site.statistics")}`), title),
+      site.privacy === 1 ? null : h("a", { class: "share-link", href: shareLink(site.domain) }, t("site.sharePage")),
+    ),
     snippet.element,
     websiteSettingsForm(client, site, (saved) => Object.assign(site, saved)),
     deleteSection(client, site, () => (location.hash = "#/")),

@@ -54,14 +54,28 @@ export function createHandler(tally: Tally, options: HandlerOptions = {}): Tally
     }
   }
 
-  async function prepare(route: Route, request: Request, url: URL, params: Record<string, string>, context: HandlerContext, basePath: string) {
+  async function prepare(
+    route: Route,
+    request: Request,
+    url: URL,
+    params: Record<string, string>,
+    context: HandlerContext,
+    basePath: string,
+  ) {
     const query = route.query ? validate(route.query, queryObject(url)) : queryObject(url);
     const body = route.body ? validate(route.body, await readFields(request, bodyLimit)) : undefined;
     const account = () => optionalAccount(request, context);
     return { tally, request, url, params, query, body, ip: context.ip, basePath, account, sso: options.sso };
   }
 
-  async function answerPublic(route: PublicRoute, request: Request, url: URL, params: Record<string, string>, context: HandlerContext, basePath: string) {
+  async function answerPublic(
+    route: PublicRoute,
+    request: Request,
+    url: URL,
+    params: Record<string, string>,
+    context: HandlerContext,
+    basePath: string,
+  ) {
     let response: Response;
     let limit: RateLimitResult | undefined;
     try {
@@ -105,7 +119,12 @@ export function createHandler(tally: Tally, options: HandlerOptions = {}): Tally
       if (signedIn.via === "hook") refuseCrossSite(request, options.acceptSessionForms ?? false);
       if (signedIn.via === "session") refuseCrossSite(request, false);
       checkPermission(route, signedIn);
-      response = await route.handle({ ...(await prepare(route, request, url, params, context, basePath)), accountId: access.accountId, access, via: signedIn.via });
+      response = await route.handle({
+        ...(await prepare(route, request, url, params, context, basePath)),
+        accountId: access.accountId,
+        access,
+        via: signedIn.via,
+      });
       if (route.readsStatistics && response.status === 200) await warnIfUnwritten(tally, response);
     } catch (error) {
       response = errorResponse(error, request, report);

@@ -1,4 +1,13 @@
-import { NotFoundError, statsQuerySchema, totalsQuerySchema, websiteCreateSchema, websiteUpdateSchema, accountUpdateSchema, type Access, type Account } from "@tally-analytics/core/internal";
+import {
+  NotFoundError,
+  statsQuerySchema,
+  totalsQuerySchema,
+  websiteCreateSchema,
+  websiteUpdateSchema,
+  accountUpdateSchema,
+  type Access,
+  type Account,
+} from "@tally-analytics/core/internal";
 import * as z from "zod";
 import {
   accountAnswer,
@@ -38,7 +47,10 @@ const accountResource = ({ id, name, created_at, email, report_period }: Account
 
 /** `format`, `from` and `to` of an export; core checks the days. */
 const exportQuery = z.object({
-  format: z.enum(["csv", "plausible"], { error: "The format must be csv or plausible." }).default("csv").meta({ description: "`csv` (Tally's own) or `plausible`." }),
+  format: z
+    .enum(["csv", "plausible"], { error: "The format must be csv or plausible." })
+    .default("csv")
+    .meta({ description: "`csv` (Tally's own) or `plausible`." }),
   from: z.string().optional().meta({ description: "First day, `Y-m-d` in the website's time zone.", example: "2026-01-01" }),
   to: z.string().optional().meta({ description: "Last day, `Y-m-d`.", example: "2026-12-31" }),
 });
@@ -114,7 +126,8 @@ export const routes: readonly Route[] = [
     body: websiteCreateSchema,
     summary: "Create a website",
     tag: "Websites",
-    description: "Defaults: privacy 1, email 0, exclude_bots 1, timezone UTC. The domain must be free across all accounts (hits are routed by host), else 422.",
+    description:
+      "Defaults: privacy 1, email 0, exclude_bots 1, timezone UTC. The domain must be free across all accounts (hits are routed by host), else 422.",
     responses: { 201: { description: "The website created.", schema: websiteCreatedAnswer } },
     async handle({ tally, accountId, access, body }) {
       requireAllWebsites(access);
@@ -142,7 +155,8 @@ export const routes: readonly Route[] = [
     body: websiteUpdateSchema,
     summary: "Update a website",
     tag: "Websites",
-    description: "A partial update: fields left out keep their value. `domain` cannot change and is ignored. Leaving privacy 2 forgets the password.",
+    description:
+      "A partial update: fields left out keep their value. `domain` cannot change and is ignored. Leaving privacy 2 forgets the password.",
     responses: { 200: { description: "The website, updated.", schema: websiteAnswer }, ...notFound },
     async handle(context) {
       const { tally, accountId, body } = context;
@@ -219,7 +233,11 @@ export const routes: readonly Route[] = [
     query: totalsQuerySchema,
     summary: "Visitors, visits, pageviews and visit metrics of a range",
     tag: "Statistics",
-    responses: { 200: { description: "The figures (and, with `compare`, the previous ones).", schema: totalsAnswer }, ...notFound, 503: "error" },
+    responses: {
+      200: { description: "The figures (and, with `compare`, the previous ones).", schema: totalsAnswer },
+      ...notFound,
+      503: "error",
+    },
     async handle(context) {
       const { tally, accountId, query } = context;
       return send(totalsAnswer, await tally.stats.totals(accountId, resourceId(context), query));

@@ -41,8 +41,7 @@ try {
   const endpoint = data.api || new URL("collect", script.src).href;
   // 1 (not true) because it goes into the payload as `h`.
   const hash = FEATURE_HASH && "hash" in data ? 1 : undefined;
-  let off =
-    FEATURE_DNT && data.dnt == "true" && (nav.doNotTrack == "1" || nav.globalPrivacyControl === true);
+  let off = FEATURE_DNT && data.dnt == "true" && (nav.doNotTrack == "1" || nav.globalPrivacyControl === true);
   let last: string | undefined;
 
   try {
@@ -109,11 +108,7 @@ try {
       const link = target.closest && (target.closest("a[href]") as HTMLAnchorElement | null);
       // Primary click or middle click (auxclick also fires for the right button).
       // Never preventDefault: the beacon outlives the page.
-      event.button < 2 &&
-        link &&
-        link.host &&
-        link.host != loc.host &&
-        send("Outbound Link: Click", { url: link.href });
+      event.button < 2 && link && link.host && link.host != loc.host && send("Outbound Link: Click", { url: link.href });
     };
     for (const type of ["click", "auxclick"] as const) doc.addEventListener(type, click);
   }
@@ -132,16 +127,14 @@ try {
       since = doc.hidden || !doc.hasFocus() ? 0 : now;
       // "pagehide" and "visibilitychange" sort after "o"; "focus" and "blur" before. A
       // pagehide may come before the visibilitychange: nothing runs on after a send.
-      if (engaged && event!.type > "o") send(undefined, undefined, engaged), (engaged = since = 0);
+      if (engaged && event!.type > "o") (send(undefined, undefined, engaged), (engaged = since = 0));
     };
     measure();
     for (const type of ["focus", "blur", "pagehide", "visibilitychange"]) addEventListener(type, measure);
   }
 
   // A prerendered page counts when (if) the visitor actually sees it.
-  (doc as Document & { prerendering?: boolean }).prerendering
-    ? doc.addEventListener("prerenderingchange", page)
-    : page();
+  (doc as Document & { prerendering?: boolean }).prerendering ? doc.addEventListener("prerenderingchange", page) : page();
 
   const queue = FEATURE_QUEUE && (win.tally || ({} as Global)).q;
   win.tally = { track };

@@ -10,8 +10,12 @@ export async function typeTests(): Promise<void> {
   // What is right compiles, and answers are typed from the OpenAPI document.
   expectTypeOf(await client.websites.get(1)).toEqualTypeOf<Website>();
   expectTypeOf((await client.websites.get(1)).privacy).toEqualTypeOf<0 | 1 | 2>();
-  expectTypeOf(await client.stats.query(1, { name: "page", from: "2026-11-01", to: "2026-11-30", per_page: 25, page: 2, filter: ["country:is:DE"] })).toEqualTypeOf<StatsPage>();
-  expectTypeOf((await client.stats.totals(1, { from: "2026-11-01", to: "2026-11-30", compare: "year" })).data.bounce_rate).toEqualTypeOf<number>();
+  expectTypeOf(
+    await client.stats.query(1, { name: "page", from: "2026-11-01", to: "2026-11-30", per_page: 25, page: 2, filter: ["country:is:DE"] }),
+  ).toEqualTypeOf<StatsPage>();
+  expectTypeOf(
+    (await client.stats.totals(1, { from: "2026-11-01", to: "2026-11-30", compare: "year" })).data.bounce_rate,
+  ).toEqualTypeOf<number>();
   expectTypeOf((await client.account()).name).toEqualTypeOf<string>();
   expectTypeOf((await client.realtime(1)).visitors).toEqualTypeOf<number>();
   await client.websites.create({ domain: "example.com", privacy: 2, password: "secret", timezone: "Europe/Paris" });

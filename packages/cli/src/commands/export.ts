@@ -39,7 +39,10 @@ export const exportCommand = defineCommand({
       const target = output === "-" ? process.stdout : createWriteStream(output);
       await pipeline(Readable.fromWeb(exported.body as WebReadableStream<Uint8Array>), target, { end: output !== "-" });
       progress.stop();
-      if (output !== "-") print(`Wrote ${output} (${rows.toLocaleString("en-US")} rows, ${format === "csv" ? "Tally's CSV files" : "Plausible's import layout"}).`);
+      if (output !== "-")
+        print(
+          `Wrote ${output} (${rows.toLocaleString("en-US")} rows, ${format === "csv" ? "Tally's CSV files" : "Plausible's import layout"}).`,
+        );
     } finally {
       progress.stop();
     }

@@ -3,7 +3,12 @@ import { defineCommand } from "../command.js";
 import { createProgress } from "../progress.js";
 import { dayRange, websiteFrom } from "../moving-values.js";
 
-const FORMATS = { plausible: "Plausible CSV export", goatcounter: "GoatCounter CSV export", umami: "Umami data export", tally: "Tally export" } as const;
+const FORMATS = {
+  plausible: "Plausible CSV export",
+  goatcounter: "GoatCounter CSV export",
+  umami: "Umami data export",
+  tally: "Tally export",
+} as const;
 const PHASES = { check: "checking", import: "importing", replay: "replaying" } as const;
 const number = (n: number) => n.toLocaleString("en-US");
 
@@ -14,7 +19,8 @@ function describe(summary: ImportSummary, websiteId: number): string[] {
     `${verb} ${summary.file} (${FORMATS[summary.format]}) into website ${websiteId}: ${number(summary.rowsRead)} rows read, ${number(summary.imported)} imported, ${number(skipped)} skipped.`,
   ];
   for (const [reason, count] of Object.entries(summary.skipped)) lines.push(`  skipped ${number(count)}: ${reason}`);
-  if (summary.firstDay) lines.push(`  days ${summary.firstDay} to ${summary.lastDay}${summary.importId === null ? "" : ` (import #${summary.importId})`}`);
+  if (summary.firstDay)
+    lines.push(`  days ${summary.firstDay} to ${summary.lastDay}${summary.importId === null ? "" : ` (import #${summary.importId})`}`);
   if (summary.sorted) lines.push(`  rows are not in time order: ${summary.dryRun ? "they would be" : "they were"} replayed sorted by time`);
   if (summary.ignoredFiles.length > 0) lines.push(`  files not read: ${summary.ignoredFiles.join(", ")}`);
   if (summary.dryRun) lines.push("  dry run: nothing was written");

@@ -21,7 +21,9 @@ export const keysCreate = defineCommand({
       accountId === undefined
         ? await opened.accounts.create(options)
         : await opened.accounts.createKey((await findAccount(opened, accountId)).id, options);
-    print(`${accountId === undefined ? "Created account" : "New key for account"} ${created.accountId}. Store this key now, it is not shown again:`);
+    print(
+      `${accountId === undefined ? "Created account" : "New key for account"} ${created.accountId}. Store this key now, it is not shown again:`,
+    );
     print(created.key);
   },
 });

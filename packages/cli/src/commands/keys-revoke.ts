@@ -16,7 +16,9 @@ export const keysRevoke = defineCommand({
   async run({ args, tally, print }) {
     const prefix = args[0]!;
     if (prefix.length < PREFIX_LENGTH) {
-      throw new UsageError(`KEY_PREFIX must be at least the first ${PREFIX_LENGTH} characters of the key (tly_ and 8 more), got ${prefix.length}`);
+      throw new UsageError(
+        `KEY_PREFIX must be at least the first ${PREFIX_LENGTH} characters of the key (tly_ and 8 more), got ${prefix.length}`,
+      );
     }
     const revoked = await (await tally()).accounts.revokeKey(prefix);
     if (revoked === 0) throw new CommandError(`No active key starts with ${prefix}.`);

@@ -21,7 +21,9 @@ async function ensureAccount(tally: Tally, config: ServeConfig, print: Print): P
 /** The handler's single sign-on settings; without OIDC_ACCOUNT, newcomers join the only account there is. */
 function ssoOptions({ sso }: ServeConfig): Pick<HandlerOptions, "sso"> {
   if (!sso) return {};
-  const newUsers = sso.defaultRole ? { newUsers: { role: sso.defaultRole, ...(sso.account === undefined ? {} : { accountId: sso.account }) } } : {};
+  const newUsers = sso.defaultRole
+    ? { newUsers: { role: sso.defaultRole, ...(sso.account === undefined ? {} : { accountId: sso.account }) } }
+    : {};
   return { sso: { issuer: sso.issuer, clientId: sso.clientId, clientSecret: sso.clientSecret, ...newUsers } };
 }
 
@@ -85,7 +87,14 @@ async function listenAndWait(tally: Tally, config: ServeConfig, print: Print): P
   const server = createServer({ requireHostHeader: false }, (req, res) => {
     if (req.headers.host === undefined && req.httpVersion === "1.1") {
       const body = JSON.stringify({ message: "Bad request.", status: 400 });
-      res.writeHead(400, { "content-type": "application/json; charset=utf-8", "x-content-type-options": "nosniff", "content-length": Buffer.byteLength(body), connection: "close" }).end(body);
+      res
+        .writeHead(400, {
+          "content-type": "application/json; charset=utf-8",
+          "x-content-type-options": "nosniff",
+          "content-length": Buffer.byteLength(body),
+          connection: "close",
+        })
+        .end(body);
       return;
     }
     handler(req, res);
@@ -119,7 +128,9 @@ async function listenAndWait(tally: Tally, config: ServeConfig, print: Print): P
     process.on("SIGTERM", onTerm).on("SIGINT", onInt);
   });
   if (config.tally.mail) {
-    const links = config.tally.publicUrl ? `links to ${config.tally.publicUrl}` : "no links: set PUBLIC_URL for dashboard and unsubscribe links";
+    const links = config.tally.publicUrl
+      ? `links to ${config.tally.publicUrl}`
+      : "no links: set PUBLIC_URL for dashboard and unsubscribe links";
     print(`E-mail reports are on (${links}).`);
   }
   print(`Tally is listening on http://${shownHost}:${port} (database ${redactDatabaseUrl(String(config.tally.database))})`);

@@ -5,7 +5,8 @@ import { findUser } from "../user-values.js";
 export const usersResetTwoFactor = defineCommand({
   name: "users reset-2fa",
   summary: "turn off a person's two-factor sign-in (lost phone) and sign them out everywhere",
-  description: "Their recovery codes stop working too. If the account requires two-factor sign-in, they set it up again at their next sign-in.",
+  description:
+    "Their recovery codes stop working too. If the account requires two-factor sign-in, they set it up again at their next sign-in.",
   arguments: ["EMAIL"],
   options: {},
   environment: ["DATABASE_URL"],

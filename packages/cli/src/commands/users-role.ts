@@ -16,7 +16,10 @@ export const usersRole = defineCommand({
     const websites = websitesFrom(values.websites);
     const opened = await tally();
     const user = await findUser(opened, args[0]!);
-    const changed = await opened.team.users.update(Number(user.account_id), Number(user.id), { role, ...(websites === undefined ? {} : { websites }) });
+    const changed = await opened.team.users.update(Number(user.account_id), Number(user.id), {
+      role,
+      ...(websites === undefined ? {} : { websites }),
+    });
     print(`${changed.email} is now ${changed.role} of account ${changed.account_id} (websites: ${changed.websites?.join(",") ?? "all"}).`);
   },
 });

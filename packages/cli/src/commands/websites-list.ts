@@ -22,7 +22,8 @@ export const websitesList = defineCommand({
   environment: ["DATABASE_URL"],
   async run({ values, tally, print }) {
     const opened = await tally();
-    const accounts = values.account === undefined ? await opened.accounts.list() : [await findAccount(opened, idFrom("--account", values.account))];
+    const accounts =
+      values.account === undefined ? await opened.accounts.list() : [await findAccount(opened, idFrom("--account", values.account))];
     const rows: (Website & { account_id: number })[] = [];
     for (const account of accounts) {
       for (const website of await allWebsites(opened, account.id)) rows.push({ ...website, account_id: account.id });

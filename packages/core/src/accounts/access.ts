@@ -32,5 +32,12 @@ export const canSeeWebsite = (access: Access, websiteId: number): boolean => acc
 
 /** `"1,4"` ⇄ `[1, 4]`; null stands for every website of the account. */
 export const parseWebsiteList = (text: string | null): number[] | null =>
-  text === null ? null : text.split(",").filter(Boolean).map(Number).filter((id) => Number.isSafeInteger(id) && id > 0);
-export const formatWebsiteList = (ids: readonly number[] | null | undefined): string | null => (ids == null ? null : [...new Set(ids)].sort((a, b) => a - b).join(","));
+  text === null
+    ? null
+    : text
+        .split(",")
+        .filter(Boolean)
+        .map(Number)
+        .filter((id) => Number.isSafeInteger(id) && id > 0);
+export const formatWebsiteList = (ids: readonly number[] | null | undefined): string | null =>
+  ids == null ? null : [...new Set(ids)].sort((a, b) => a - b).join(",");

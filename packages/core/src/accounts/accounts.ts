@@ -57,7 +57,14 @@ export function createAccounts(db: Kysely<Database>): Accounts {
   async function insertKey(executor: Kysely<Database>, accountId: number, key: string, name: string): Promise<boolean> {
     const inserted = await executor
       .insertInto("api_keys")
-      .values({ account_id: accountId, name, prefix: key.slice(0, VISIBLE_PREFIX_LENGTH), hash: hashApiKey(key), created_at: now(), revoked_at: null })
+      .values({
+        account_id: accountId,
+        name,
+        prefix: key.slice(0, VISIBLE_PREFIX_LENGTH),
+        hash: hashApiKey(key),
+        created_at: now(),
+        revoked_at: null,
+      })
       .onConflict((oc) => oc.column("hash").doNothing())
       .returning("id")
       .executeTakeFirst();
@@ -149,11 +156,7 @@ export function createAccounts(db: Kysely<Database>): Accounts {
     },
 
     async get(accountId) {
-      const row = await db
-        .selectFrom("accounts")
-        .selectAll()
-        .where("id", "=", accountId)
-        .executeTakeFirst();
+      const row = await db.selectFrom("accounts").selectAll().where("id", "=", accountId).executeTakeFirst();
       if (!row) throw new NotFoundError();
       return toAccount(row);
     },

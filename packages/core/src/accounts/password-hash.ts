@@ -15,7 +15,9 @@ const SALT_LENGTH = 16;
 function derive(password: string, salt: Buffer, { logN, r, p }: { logN: number; r: number; p: number }): Promise<Buffer> {
   const N = 2 ** logN;
   const options: ScryptOptions = { N, r, p, maxmem: 256 * N * r };
-  return new Promise((resolve, reject) => scrypt(password.normalize("NFKC"), salt, KEY_LENGTH, options, (error, key) => (error ? reject(error) : resolve(key))));
+  return new Promise((resolve, reject) =>
+    scrypt(password.normalize("NFKC"), salt, KEY_LENGTH, options, (error, key) => (error ? reject(error) : resolve(key))),
+  );
 }
 
 /** `scrypt$15$8$3$<salt>$<key>` (base64url): the parameters travel with the hash. */

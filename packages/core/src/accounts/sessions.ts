@@ -29,14 +29,21 @@ export function createSessions(db: Kysely<Database>): Sessions {
     async start(userId, stage) {
       const token = newSecretToken();
       const lifetime = stage === "full" ? SESSION_LIFETIME_MS : SECOND_FACTOR_LIFETIME_MS;
-      await db.insertInto("sessions").values({ id: tokenId(token), user_id: userId, stage, created_at: new Date().toISOString(), expires_at: Date.now() + lifetime }).execute();
+      await db
+        .insertInto("sessions")
+        .values({ id: tokenId(token), user_id: userId, stage, created_at: new Date().toISOString(), expires_at: Date.now() + lifetime })
+        .execute();
       // Expired rows of anyone go on the way: no timer needed.
       await db.deleteFrom("sessions").where("expires_at", "<", Date.now()).execute();
       return token;
     },
     async find(token) {
       if (token.length < 32 || token.length > 64) return null;
-      const row = await db.selectFrom("sessions").select(["user_id", "stage", "expires_at"]).where("id", "=", tokenId(token)).executeTakeFirst();
+      const row = await db
+        .selectFrom("sessions")
+        .select(["user_id", "stage", "expires_at"])
+        .where("id", "=", tokenId(token))
+        .executeTakeFirst();
       if (!row || Number(row.expires_at) <= Date.now()) return null;
       return { userId: Number(row.user_id), stage: row.stage === "full" ? "full" : "second_factor" };
     },

@@ -13,7 +13,11 @@ interface LinkMail {
 /** A short message with one link, as text and HTML; `Auto-Submitted` so no one's vacation reply answers it. */
 function linkMail({ to, subject, lines, link, action }: LinkMail): MailMessage {
   const text = [...lines, "", `${action}: ${link}`, "", "If you did not expect this message, you can ignore it."].join("\n");
-  const body = [...lines.map((line) => `<p>${escapeHtml(line)}</p>`), `<p><a href="${escapeHtml(link)}">${escapeHtml(action)}</a></p>`, "<p>If you did not expect this message, you can ignore it.</p>"].join("\n");
+  const body = [
+    ...lines.map((line) => `<p>${escapeHtml(line)}</p>`),
+    `<p><a href="${escapeHtml(link)}">${escapeHtml(action)}</a></p>`,
+    "<p>If you did not expect this message, you can ignore it.</p>",
+  ].join("\n");
   return { to, subject, text, html: htmlDocument({ title: subject, body }), headers: { "Auto-Submitted": "auto-generated" } };
 }
 
@@ -21,7 +25,10 @@ export const invitationMail = (to: string, link: string, accountName: string): M
   linkMail({
     to,
     subject: "You are invited to Tally",
-    lines: [`You have been invited to the Tally account "${accountName}".`, "Choose a password to accept; the link works once, within 7 days."],
+    lines: [
+      `You have been invited to the Tally account "${accountName}".`,
+      "Choose a password to accept; the link works once, within 7 days.",
+    ],
     link,
     action: "Accept the invitation",
   });

@@ -37,7 +37,12 @@ describe("users of an account", () => {
     await expect(tally.team.users.remove(accountId, owner.id)).rejects.toBeInstanceOf(ValidationError);
     await expect(tally.team.users.add(accountId, { email: "V@example.com" })).rejects.toBeInstanceOf(ValidationError);
     const key = await tally.team.users.createKey(viewer.id, { name: "ci", scope: "write" });
-    expect(await tally.team.users.keyAccess(key.key)).toMatchObject({ role: "viewer", websites: [1, 3], scope: "write", userId: viewer.id });
+    expect(await tally.team.users.keyAccess(key.key)).toMatchObject({
+      role: "viewer",
+      websites: [1, 3],
+      scope: "write",
+      userId: viewer.id,
+    });
     await tally.team.users.remove(accountId, viewer.id);
     await expect(tally.team.users.keyAccess(key.key)).rejects.toBeInstanceOf(UnauthorizedError);
   });

@@ -57,7 +57,12 @@ export type TeamFlows = Omit<Team, "users" | "sessions" | "tokens" | "twoFactor"
  * object set as the prototype, so `team.signIn` and `team.users.add` both wait.
  */
 export function deferTeam(defer: <T extends object>(pick: (team: Team) => T) => T): Team {
-  const services = { users: defer((t) => t.users), sessions: defer((t) => t.sessions), tokens: defer((t) => t.tokens), twoFactor: defer((t) => t.twoFactor) };
+  const services = {
+    users: defer((t) => t.users),
+    sessions: defer((t) => t.sessions),
+    tokens: defer((t) => t.tokens),
+    twoFactor: defer((t) => t.twoFactor),
+  };
   return Object.assign(Object.create(defer((t): TeamFlows => t)) as TeamFlows, services);
 }
 
@@ -133,7 +138,11 @@ export function createTeam(db: Kysely<Database>, mailer: Mailer | null): Team {
     requiresTwoFactor,
 
     async setRequireTwoFactor(accountId, required) {
-      await db.updateTable("accounts").set({ require_two_factor: required ? 1 : 0 }).where("id", "=", accountId).execute();
+      await db
+        .updateTable("accounts")
+        .set({ require_two_factor: required ? 1 : 0 })
+        .where("id", "=", accountId)
+        .execute();
     },
 
     async resetTwoFactor(email) {

@@ -31,7 +31,8 @@ export interface TwoFactor {
   disable(userId: number): Promise<void>;
 }
 
-const totpOf = (secret: string, label: string) => new OTPAuth.TOTP({ issuer: "Tally", label, algorithm: "SHA1", digits: 6, period: PERIOD_S, secret: OTPAuth.Secret.fromBase32(secret) });
+const totpOf = (secret: string, label: string) =>
+  new OTPAuth.TOTP({ issuer: "Tally", label, algorithm: "SHA1", digits: 6, period: PERIOD_S, secret: OTPAuth.Secret.fromBase32(secret) });
 
 /** `abcd-efgh-jkmn`: 60 bits from an alphabet without look-alikes. */
 function recoveryCode(): string {
@@ -39,11 +40,19 @@ function recoveryCode(): string {
   const chars = [...randomBytes(12)].map((byte) => alphabet[byte % alphabet.length]).join("");
   return `${chars.slice(0, 4)}-${chars.slice(4, 8)}-${chars.slice(8, 12)}`;
 }
-const normalizeRecovery = (code: string) => code.trim().toLowerCase().replace(/[^a-z0-9]/g, "");
+const normalizeRecovery = (code: string) =>
+  code
+    .trim()
+    .toLowerCase()
+    .replace(/[^a-z0-9]/g, "");
 
 export function createTwoFactor(db: Kysely<Database>): TwoFactor {
   async function user(userId: number) {
-    const row = await db.selectFrom("users").select(["email", "totp_secret", "totp_pending", "totp_last_step"]).where("id", "=", userId).executeTakeFirst();
+    const row = await db
+      .selectFrom("users")
+      .select(["email", "totp_secret", "totp_pending", "totp_last_step"])
+      .where("id", "=", userId)
+      .executeTakeFirst();
     if (!row) throw new NotFoundError();
     return row;
   }
@@ -63,7 +72,12 @@ export function createTwoFactor(db: Kysely<Database>): TwoFactor {
    * racing with one code only one wins.
    */
   async function claimStep(userId: number, step: number): Promise<boolean> {
-    const result = await db.updateTable("users").set({ totp_last_step: step }).where("id", "=", userId).where("totp_last_step", "<", step).executeTakeFirst();
+    const result = await db
+      .updateTable("users")
+      .set({ totp_last_step: step })
+      .where("id", "=", userId)
+      .where("totp_last_step", "<", step)
+      .executeTakeFirst();
     return Number(result.numUpdatedRows) === 1;
   }
 
@@ -95,9 +109,16 @@ export function createTwoFactor(db: Kysely<Database>): TwoFactor {
       if (step === null) throw ValidationError.field("code", INVALID_CODE);
       const codes = Array.from({ length: RECOVERY_CODES }, recoveryCode);
       await db.transaction().execute(async (trx) => {
-        await trx.updateTable("users").set({ totp_secret: pending, totp_pending: null, totp_last_step: step }).where("id", "=", userId).execute();
+        await trx
+          .updateTable("users")
+          .set({ totp_secret: pending, totp_pending: null, totp_last_step: step })
+          .where("id", "=", userId)
+          .execute();
         await trx.deleteFrom("recovery_codes").where("user_id", "=", userId).execute();
-        await trx.insertInto("recovery_codes").values(codes.map((code) => ({ user_id: userId, hash: tokenId(normalizeRecovery(code)), used_at: null }))).execute();
+        await trx
+          .insertInto("recovery_codes")
+          .values(codes.map((code) => ({ user_id: userId, hash: tokenId(normalizeRecovery(code)), used_at: null })))
+          .execute();
       });
       return codes;
     },

@@ -26,23 +26,42 @@ const websitesField = z
       return value;
     },
     z
-      .array(z.coerce.number({ error: "The websites must be website ids." }).int("The websites must be website ids.").positive("The websites must be website ids."), { error: "The websites must be a list of website ids." })
+      .array(
+        z.coerce
+          .number({ error: "The websites must be website ids." })
+          .int("The websites must be website ids.")
+          .positive("The websites must be website ids."),
+        { error: "The websites must be a list of website ids." },
+      )
       .max(1000)
       .nullable(),
   )
   .meta({ description: "Website ids the user is limited to; null or empty for all of the account's.", example: [1, 2] });
 
-export const roleField = choice("role", ROLES).meta({ description: "`owner` (members and account settings, and all an admin does), `admin` (websites and settings), `viewer` (reads statistics)." });
+export const roleField = choice("role", ROLES).meta({
+  description:
+    "`owner` (members and account settings, and all an admin does), `admin` (websites and settings), `viewer` (reads statistics).",
+});
 
 export const userCreateSchema = z
   .object({ email: emailField, password: passwordField.optional(), role: roleField.default("viewer"), websites: websitesField.optional() })
   .meta({ id: "UserCreate" });
 export const userUpdateSchema = z.object({ role: roleField.optional(), websites: websitesField.optional() }).meta({ id: "UserUpdate" });
-export const invitationSchema = z.object({ email: emailField, role: roleField.default("viewer"), websites: websitesField.optional() }).meta({ id: "Invitation" });
+export const invitationSchema = z
+  .object({ email: emailField, role: roleField.default("viewer"), websites: websitesField.optional() })
+  .meta({ id: "Invitation" });
 export const keyCreateSchema = z
   .object({
-    name: z.string().trim().min(1).max(100, "The name may not be longer than 100 characters.").default("default").meta({ description: "A name to recognise the key by." }),
-    scope: choice("scope", KEY_SCOPES).default("read").meta({ description: "`read` (changes nothing) or `write` (what the user's role allows)." }),
+    name: z
+      .string()
+      .trim()
+      .min(1)
+      .max(100, "The name may not be longer than 100 characters.")
+      .default("default")
+      .meta({ description: "A name to recognise the key by." }),
+    scope: choice("scope", KEY_SCOPES)
+      .default("read")
+      .meta({ description: "`read` (changes nothing) or `write` (what the user's role allows)." }),
   })
   .meta({ id: "KeyCreate" });
 

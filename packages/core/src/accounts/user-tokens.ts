@@ -40,7 +40,13 @@ export function createUserTokens(db: Kysely<Database>): UserTokens {
 
   async function usable(token: string, kind: string): Promise<Selectable<UserTokensTable> | null> {
     if (token.length < 32 || token.length > 64) return null;
-    const row = await db.selectFrom("user_tokens").selectAll().where("id", "=", tokenId(token)).where("kind", "=", kind).where("used_at", "is", null).executeTakeFirst();
+    const row = await db
+      .selectFrom("user_tokens")
+      .selectAll()
+      .where("id", "=", tokenId(token))
+      .where("kind", "=", kind)
+      .where("used_at", "is", null)
+      .executeTakeFirst();
     return row && Number(row.expires_at) > Date.now() ? row : null;
   }
 
@@ -48,14 +54,22 @@ export function createUserTokens(db: Kysely<Database>): UserTokens {
   async function consume(token: string, kind: string): Promise<Selectable<UserTokensTable>> {
     const row = await usable(token, kind);
     if (!row) throw ValidationError.field("token", INVALID_LINK);
-    const result = await db.updateTable("user_tokens").set({ used_at: now() }).where("id", "=", row.id).where("used_at", "is", null).executeTakeFirst();
+    const result = await db
+      .updateTable("user_tokens")
+      .set({ used_at: now() })
+      .where("id", "=", row.id)
+      .where("used_at", "is", null)
+      .executeTakeFirst();
     if (Number(result.numUpdatedRows) !== 1) throw ValidationError.field("token", INVALID_LINK);
     return row;
   }
 
   async function issue(values: Omit<UserTokensTable, "id" | "created_at" | "expires_at" | "used_at">, lifetime: number): Promise<string> {
     const token = newSecretToken();
-    await db.insertInto("user_tokens").values({ ...values, id: tokenId(token), created_at: now(), expires_at: Date.now() + lifetime, used_at: null }).execute();
+    await db
+      .insertInto("user_tokens")
+      .values({ ...values, id: tokenId(token), created_at: now(), expires_at: Date.now() + lifetime, used_at: null })
+      .execute();
     return token;
   }
 
@@ -63,14 +77,27 @@ export function createUserTokens(db: Kysely<Database>): UserTokens {
     async invite(accountId, { email, role, websites }) {
       const taken = await db.selectFrom("users").select("id").where("email", "=", email).executeTakeFirst();
       if (taken) throw ValidationError.field("email", "This address already belongs to a user.");
-      await db.deleteFrom("user_tokens").where("kind", "=", "invite").where("email", "=", email).where("account_id", "=", accountId).execute();
-      return issue({ kind: "invite", account_id: accountId, user_id: null, email, role, websites: formatWebsiteList(websites) }, INVITATION_LIFETIME_MS);
+      await db
+        .deleteFrom("user_tokens")
+        .where("kind", "=", "invite")
+        .where("email", "=", email)
+        .where("account_id", "=", accountId)
+        .execute();
+      return issue(
+        { kind: "invite", account_id: accountId, user_id: null, email, role, websites: formatWebsiteList(websites) },
+        INVITATION_LIFETIME_MS,
+      );
     },
 
     async invitation(token) {
       const row = await usable(token, "invite");
       if (!row) return null;
-      return { email: row.email, accountId: Number(row.account_id), role: isRole(row.role) ? row.role : "viewer", websites: parseWebsiteList(row.websites) };
+      return {
+        email: row.email,
+        accountId: Number(row.account_id),
+        role: isRole(row.role) ? row.role : "viewer",
+        websites: parseWebsiteList(row.websites),
+      };
     },
 
     async accept(token, password) {
@@ -78,7 +105,16 @@ export function createUserTokens(db: Kysely<Database>): UserTokens {
       const row = await consume(token, "invite");
       const inserted = await db
         .insertInto("users")
-        .values({ account_id: Number(row.account_id), email: row.email, password_hash: await hashPassword(checked), role: row.role, websites: row.websites, totp_secret: null, totp_pending: null, created_at: now() })
+        .values({
+          account_id: Number(row.account_id),
+          email: row.email,
+          password_hash: await hashPassword(checked),
+          role: row.role,
+          websites: row.websites,
+          totp_secret: null,
+          totp_pending: null,
+          created_at: now(),
+        })
         .returning("id")
         .executeTakeFirst()
         .catch(() => undefined);
@@ -90,7 +126,10 @@ export function createUserTokens(db: Kysely<Database>): UserTokens {
     async reset(userId) {
       const user = await db.selectFrom("users").select(["account_id", "email", "role"]).where("id", "=", userId).executeTakeFirstOrThrow();
       await db.deleteFrom("user_tokens").where("kind", "=", "reset").where("user_id", "=", userId).execute();
-      return issue({ kind: "reset", account_id: Number(user.account_id), user_id: userId, email: user.email, role: user.role, websites: null }, RESET_LIFETIME_MS);
+      return issue(
+        { kind: "reset", account_id: Number(user.account_id), user_id: userId, email: user.email, role: user.role, websites: null },
+        RESET_LIFETIME_MS,
+      );
     },
 
     resetUsable: async (token) => (await usable(token, "reset")) !== null,

@@ -94,7 +94,8 @@ export function createUsers(db: Kysely<Database>): Users {
   /** Refuses a change that would leave the account without an owner. */
   async function keepAnOwner(accountId: number, userId: number): Promise<void> {
     const owners = await db.selectFrom("users").select("id").where("account_id", "=", accountId).where("role", "=", "owner").execute();
-    if (owners.length === 1 && Number(owners[0]?.id) === userId) throw ValidationError.field("role", "An account needs at least one owner.");
+    if (owners.length === 1 && Number(owners[0]?.id) === userId)
+      throw ValidationError.field("role", "An account needs at least one owner.");
   }
 
   const users: Users = {
@@ -183,7 +184,16 @@ export function createUsers(db: Kysely<Database>): Users {
       const key = generateApiKey();
       const inserted = await db
         .insertInto("api_keys")
-        .values({ account_id: Number(user.account_id), user_id: userId, scope, name, prefix: key.slice(0, VISIBLE_PREFIX_LENGTH), hash: hashApiKey(key), created_at: now(), revoked_at: null })
+        .values({
+          account_id: Number(user.account_id),
+          user_id: userId,
+          scope,
+          name,
+          prefix: key.slice(0, VISIBLE_PREFIX_LENGTH),
+          hash: hashApiKey(key),
+          created_at: now(),
+          revoked_at: null,
+        })
         .returning("id")
         .executeTakeFirstOrThrow();
       return { key, prefix: key.slice(0, VISIBLE_PREFIX_LENGTH), id: Number(inserted.id) };
@@ -197,11 +207,23 @@ export function createUsers(db: Kysely<Database>): Users {
         .where("revoked_at", "is", null)
         .orderBy("id")
         .execute();
-      return rows.map((key) => ({ id: Number(key.id), name: key.name, prefix: key.prefix, scope: key.scope === "read" ? "read" : "write", created_at: key.created_at }));
+      return rows.map((key) => ({
+        id: Number(key.id),
+        name: key.name,
+        prefix: key.prefix,
+        scope: key.scope === "read" ? "read" : "write",
+        created_at: key.created_at,
+      }));
     },
 
     async revokeKey(userId, keyId) {
-      const result = await db.updateTable("api_keys").set({ revoked_at: now() }).where("id", "=", keyId).where("user_id", "=", userId).where("revoked_at", "is", null).executeTakeFirst();
+      const result = await db
+        .updateTable("api_keys")
+        .set({ revoked_at: now() })
+        .where("id", "=", keyId)
+        .where("user_id", "=", userId)
+        .where("revoked_at", "is", null)
+        .executeTakeFirst();
       if (Number(result.numUpdatedRows) === 0) throw new NotFoundError();
     },
 

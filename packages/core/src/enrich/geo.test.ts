@@ -109,7 +109,11 @@ describe("openGeoLookup with GeoLite2-layout databases (generated fixtures)", ()
     // Only registered_country in the record.
     ["5.5.5.5", { country: "FR:France", continent: "EU:Europe", city: "" }, null],
     // No continent in the record: derived from the country.
-    ["2001:218::1", { country: "JP:Japan", continent: "AS:Asia", city: "JP:Tokyo" }, { country: "JP:Japan", continent: "AS:Asia", city: "" }],
+    [
+      "2001:218::1",
+      { country: "JP:Japan", continent: "AS:Asia", city: "JP:Tokyo" },
+      { country: "JP:Japan", continent: "AS:Asia", city: "" },
+    ],
     // A city without an English name is no city.
     ["2a01:4f8:1:2::3", { ...DE, city: "" }, { ...DE, city: "" }],
   ])("locates %s", (ip, inCity, inCountry) => {

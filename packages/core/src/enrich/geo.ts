@@ -49,10 +49,7 @@ const regionNames = new Intl.DisplayNames(["en"], { type: "region", fallback: "n
  * wins, and IPv4-only files are never asked about IPv6 addresses (they would answer
  * from the address's first 32 bits).
  */
-export async function openGeoLookup(
-  path: string | readonly string[],
-  { cacheSize = 10_000 }: GeoLookupOptions = {},
-): Promise<GeoLookup> {
+export async function openGeoLookup(path: string | readonly string[], { cacheSize = 10_000 }: GeoLookupOptions = {}): Promise<GeoLookup> {
   const paths = typeof path === "string" ? [path] : path;
   if (paths.length === 0) throw new TypeError("openGeoLookup needs at least one database path");
   let readers: Reader<Response>[] = await Promise.all(paths.map((p) => openReader(p)));
@@ -127,9 +124,7 @@ function normalizeIp(ip: string): { address: string; family: 4 | 6 } | null {
 function toLocation(record: unknown): GeoLocation | null {
   if (!isObject(record)) return null;
   const countryCode = validCountryCode(
-    stringAt(record, "country", "iso_code") ||
-      stringAt(record, "registered_country", "iso_code") ||
-      stringAt(record, "country_code"),
+    stringAt(record, "country", "iso_code") || stringAt(record, "registered_country", "iso_code") || stringAt(record, "country_code"),
   );
   const continentCode =
     stringAt(record, "continent", "code") ||

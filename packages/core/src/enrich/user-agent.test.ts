@@ -2,54 +2,65 @@ import { describe, expect, it } from "vitest";
 import { createLruCache } from "./lru-cache.js";
 import { createUserAgentParser } from "./user-agent.js";
 
-const HEADLESS_CHROME =
-  "Mozilla/5.0 (X11; Linux x86_64) AppleWebKit/537.36 (KHTML, like Gecko) HeadlessChrome/156.0.0.0 Safari/537.36";
+const HEADLESS_CHROME = "Mozilla/5.0 (X11; Linux x86_64) AppleWebKit/537.36 (KHTML, like Gecko) HeadlessChrome/156.0.0.0 Safari/537.36";
 
 const browsers: [label: string, ua: string, browser: string, os: string, device: string][] = [
   [
     "Chrome on Windows",
     "Mozilla/5.0 (Windows NT 10.0; Win64; x64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/124.0.0.0 Safari/537.36",
-    "Chrome", "Windows", "desktop",
+    "Chrome",
+    "Windows",
+    "desktop",
   ],
   [
     "Safari on iPhone",
     "Mozilla/5.0 (iPhone; CPU iPhone OS 17_4 like Mac OS X) AppleWebKit/605.1.15 (KHTML, like Gecko) Version/17.4 Mobile/15E148 Safari/604.1",
-    "Mobile Safari", "iOS", "mobile",
+    "Mobile Safari",
+    "iOS",
+    "mobile",
   ],
   [
     "Safari on iPad",
     "Mozilla/5.0 (iPad; CPU OS 16_6 like Mac OS X) AppleWebKit/605.1.15 (KHTML, like Gecko) Version/16.6 Mobile/15E148 Safari/604.1",
-    "Mobile Safari", "iOS", "tablet",
+    "Mobile Safari",
+    "iOS",
+    "tablet",
   ],
   [
     "Safari on macOS",
     "Mozilla/5.0 (Macintosh; Intel Mac OS X 10_15_7) AppleWebKit/605.1.15 (KHTML, like Gecko) Version/17.4 Safari/605.1.15",
-    "Safari", "Mac OS", "desktop",
+    "Safari",
+    "Mac OS",
+    "desktop",
   ],
-  [
-    "Firefox on Linux",
-    "Mozilla/5.0 (X11; Linux x86_64; rv:125.0) Gecko/20100101 Firefox/125.0",
-    "Firefox", "Linux", "desktop",
-  ],
+  ["Firefox on Linux", "Mozilla/5.0 (X11; Linux x86_64; rv:125.0) Gecko/20100101 Firefox/125.0", "Firefox", "Linux", "desktop"],
   [
     "Edge on Windows",
     "Mozilla/5.0 (Windows NT 10.0; Win64; x64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/124.0.0.0 Safari/537.36 Edg/124.0.2478.51",
-    "Edge", "Windows", "desktop",
+    "Edge",
+    "Windows",
+    "desktop",
   ],
   [
     "Chrome on Android",
     "Mozilla/5.0 (Linux; Android 10; K) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/124.0.0.0 Mobile Safari/537.36",
-    "Chrome", "Android", "mobile",
+    "Chrome",
+    "Android",
+    "mobile",
   ],
   [
     "Samsung smart TV",
     "Mozilla/5.0 (SMART-TV; LINUX; Tizen 6.0) AppleWebKit/537.36 (KHTML, like Gecko) 76.0.3809.146/6.0 TV Safari/537.36",
-    "Safari", "Tizen", "smarttv",
+    "Safari",
+    "Tizen",
+    "smarttv",
   ],
   [
     "Xbox One",
     "Mozilla/5.0 (Windows NT 10.0; Win64; x64; Xbox; Xbox One) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/90.0.4430.93 Safari/537.36 Edg/90.0.818.49",
-    "Edge", "Xbox", "console",
+    "Edge",
+    "Xbox",
+    "console",
   ],
   // ua-parser-js says "Chrome Headless"; the parser reports Chrome (see BROWSER_ALIASES).
   ["headless Chromium (Debian)", HEADLESS_CHROME, "Chrome", "Linux", "desktop"],

@@ -44,10 +44,7 @@ const BROWSER_ALIASES: Readonly<Record<string, string>> = { "Chrome Headless": "
 
 const UNKNOWN: UserAgentInfo = Object.freeze({ browser: "", os: "", device: "" });
 
-export function createUserAgentParser({
-  cacheSize = 2000,
-  allowHeadless = false,
-}: UserAgentParserOptions = {}): UserAgentParser {
+export function createUserAgentParser({ cacheSize = 2000, allowHeadless = false }: UserAgentParserOptions = {}): UserAgentParser {
   const parsed = createLruCache<string, UserAgentInfo>(cacheSize);
   const verdicts = createLruCache<string, boolean>(cacheSize);
   const parser = new UAParser();

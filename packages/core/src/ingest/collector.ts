@@ -105,7 +105,10 @@ export function createCollector(options: CollectorOptions) {
   /** The visitor hash of the same person on another local day (that day's salt); an import's visitor key stands for (ip, user agent). */
   async function hashOn(day: string, rules: WebsiteRules, hit: CheckedHit): Promise<string> {
     const salt = await saltFor(day);
-    return prefix + (hit.visitorKey === null ? visitorHash(salt, rules.id, hit.ip, hit.userAgent) : visitorHash(salt, rules.id, "", hit.visitorKey));
+    return (
+      prefix +
+      (hit.visitorKey === null ? visitorHash(salt, rules.id, hit.ip, hit.userAgent) : visitorHash(salt, rules.id, "", hit.visitorKey))
+    );
   }
 
   /** Where the hit comes from: what an import knew, else the geo database's answer for the address. */
@@ -122,7 +125,9 @@ export function createCollector(options: CollectorOptions) {
     const dayBefore = engagement ? addDays(day, -1) : localTime(rules.timezone, hit.timestamp - VISIT_TIMEOUT_MS).day;
     const dayAfter = localTime(rules.timezone, hit.timestamp + VISIT_TIMEOUT_MS).day;
     const parsed = userAgents.parse(hit.userAgent);
-    const agent = hit.known ? { browser: hit.known.browser || parsed.browser, os: hit.known.os || parsed.os, device: hit.known.device || parsed.device } : parsed;
+    const agent = hit.known
+      ? { browser: hit.known.browser || parsed.browser, os: hit.known.os || parsed.os, device: hit.known.device || parsed.device }
+      : parsed;
     const place = placeOf(hit);
     return {
       kind: engagement ? "engagement" : hit.event === null ? "pageview" : "event",

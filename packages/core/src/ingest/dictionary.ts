@@ -156,7 +156,12 @@ export function createDictionary(maxCached = 200_000): Dictionary {
           const rows = yield* allowed(io, websiteId, KIND_BY_CODE.get(kind)!, missing);
           if (rows.length === 0) continue;
           yield* io.insertDimensions(rows);
-          yield* find(io, websiteId, kind, rows.map((row) => row.value));
+          yield* find(
+            io,
+            websiteId,
+            kind,
+            rows.map((row) => row.value),
+          );
         }
       }
       rewriteOverflow(hits);

@@ -61,7 +61,8 @@ export interface FlushIo extends DimensionIo {
   touchDays(rows: readonly TouchedDay[]): Steps<void>;
 }
 
-const list = (count: number, width: number) => Array.from({ length: count }, () => `(${Array.from({ length: width }, () => "?").join(", ")})`).join(", ");
+const list = (count: number, width: number) =>
+  Array.from({ length: count }, () => `(${Array.from({ length: width }, () => "?").join(", ")})`).join(", ");
 
 /** A text per number of rows (or values), built once: a flush repeats the same few. */
 function textsByCount(build: (count: number) => string): (count: number) => string {
@@ -110,8 +111,20 @@ function compareCounterRows(a: CounterRow, b: CounterRow): number {
 }
 
 const VISITOR_COLUMNS = [
-  "hash", "website_id", "day", "last_seen", "visit_referrer", "visit_campaign", "seen", "visitor", "visit",
-  "visit_start", "visit_day", "visit_pageviews", "visit_events", "visit_exit",
+  "hash",
+  "website_id",
+  "day",
+  "last_seen",
+  "visit_referrer",
+  "visit_campaign",
+  "seen",
+  "visitor",
+  "visit",
+  "visit_start",
+  "visit_day",
+  "visit_pageviews",
+  "visit_events",
+  "visit_exit",
 ] as const satisfies readonly (keyof VisitorsTable)[];
 
 /** A visit row's columns: its counts, then a dimension value's id per visit column of the registry. */
@@ -121,16 +134,31 @@ const VISIT_ROW_COLUMNS = [
 ];
 
 /** A changed visit: id, then what to add or grow to. */
-const VISIT_UPDATE_COLUMNS = ["id", "pageviews", "events", "duration", "exit_page", "engaged"] as const satisfies readonly (keyof VisitUpdateRow)[];
+const VISIT_UPDATE_COLUMNS = [
+  "id",
+  "pageviews",
+  "events",
+  "duration",
+  "exit_page",
+  "engaged",
+] as const satisfies readonly (keyof VisitUpdateRow)[];
 
 /** The texts of a dialect's flush statements, built once. */
 function flushStatements(dialect: SqlDialect) {
   const greatest = (a: string, b: string) => `${dialect.greatestFunction}(${a}, ${b})`;
   const cell = "cast(? as integer)"; // PostgreSQL types bare VALUES parameters as text
-  const changes = textsByCount((count) => Array.from({ length: count }, () => `(${VISIT_UPDATE_COLUMNS.map(() => cell).join(", ")})`).join(", "));
+  const changes = textsByCount((count) =>
+    Array.from({ length: count }, () => `(${VISIT_UPDATE_COLUMNS.map(() => cell).join(", ")})`).join(", "),
+  );
   return {
-    dimensions: selecter<{ id: number; value: string }>((values) => `select id, value from dimensions where website_id = ? and kind = ? and value ${values}`),
-    insertDimensions: inserter<NewDimension>("dimensions", ["website_id", "kind", "value", "search", "created_day"], "on conflict (website_id, kind, value) do nothing"),
+    dimensions: selecter<{ id: number; value: string }>(
+      (values) => `select id, value from dimensions where website_id = ? and kind = ? and value ${values}`,
+    ),
+    insertDimensions: inserter<NewDimension>(
+      "dimensions",
+      ["website_id", "kind", "value", "search", "created_day"],
+      "on conflict (website_id, kind, value) do nothing",
+    ),
     claimVisitors: inserter<VisitorsTable>("visitors", VISITOR_COLUMNS, "on conflict (hash) do nothing"),
     visitors: selecter<VisitorsTable>((hashes) => `select * from visitors where hash ${hashes}${dialect.lockRows ? " for update" : ""}`),
     insertVisitsWithIds: inserter<VisitRow & { id: number }>("visits", ["id", ...VISIT_ROW_COLUMNS]),
@@ -145,8 +173,18 @@ function flushStatements(dialect: SqlDialect) {
     ),
     insertHits: inserter<HitsTable>("hits", ["website_id", "visit_id", "time", "page", "event", "seq"]),
     insertProps: inserter<EventPropsTable>("event_props", ["website_id", "visit_id", "time", "event", "seq", "name", "value"]),
-    saveVisitors: inserter<VisitorsTable>("visitors", VISITOR_COLUMNS, `on conflict (hash) do update set ${VISITOR_COLUMNS.slice(3).map((column) => `${column} = excluded.${column}`).join(", ")}`),
-    addCounts: inserter<RollupRow>("rollups", ["website_id", "name", "period", "value", "count"], "on conflict (website_id, name, period, value) do update set count = rollups.count + excluded.count"),
+    saveVisitors: inserter<VisitorsTable>(
+      "visitors",
+      VISITOR_COLUMNS,
+      `on conflict (hash) do update set ${VISITOR_COLUMNS.slice(3)
+        .map((column) => `${column} = excluded.${column}`)
+        .join(", ")}`,
+    ),
+    addCounts: inserter<RollupRow>(
+      "rollups",
+      ["website_id", "name", "period", "value", "count"],
+      "on conflict (website_id, name, period, value) do update set count = rollups.count + excluded.count",
+    ),
     touchDays: inserter<TouchedDay & { version: number }>(
       "day_versions",
       ["website_id", "day", "version", "last_hit"],
@@ -172,14 +210,20 @@ export function createFlushIo(runner: SqlRunner, dialect: SqlDialect): FlushIo {
   const s = statements;
   const io: FlushIo = {
     *claimBatch(id, now) {
-      return (yield* runStatement(runner, "insert into written_batches (id, written_at) values (?, ?) on conflict do nothing", [id, now])) === 1;
+      return (
+        (yield* runStatement(runner, "insert into written_batches (id, written_at) values (?, ?) on conflict do nothing", [id, now])) === 1
+      );
     },
     *findDimensions(websiteId, kind, values) {
       const rows = yield* s.dimensions(runner, [websiteId, kind], values);
       return rows.map((row) => ({ value: row.value, id: Number(row.id) }));
     },
     *countNewDimensions(websiteId, kind, day) {
-      const [row] = yield* allRows<{ n: number }>(runner, "select count(*) as n from dimensions where website_id = ? and kind = ? and created_day = ?", [websiteId, kind, day]);
+      const [row] = yield* allRows<{ n: number }>(
+        runner,
+        "select count(*) as n from dimensions where website_id = ? and kind = ? and created_day = ?",
+        [websiteId, kind, day],
+      );
       return Number(row?.n ?? 0);
     },
     *insertDimensions(rows) {
@@ -196,7 +240,10 @@ export function createFlushIo(runner: SqlRunner, dialect: SqlDialect): FlushIo {
       yield* s.insertVisitsWithIds(runner, rows);
     },
     *insertVisit(row) {
-      const { insertId } = (yield runner.run(s.insertVisit, VISIT_ROW_COLUMNS.map((column) => row[column] ?? 0))) as RunResult;
+      const { insertId } = (yield runner.run(
+        s.insertVisit,
+        VISIT_ROW_COLUMNS.map((column) => row[column] ?? 0),
+      )) as RunResult;
       if (insertId === null) throw new Error("the database did not tell the new visit's id");
       return insertId;
     },
@@ -204,7 +251,11 @@ export function createFlushIo(runner: SqlRunner, dialect: SqlDialect): FlushIo {
       const size = Math.min(100, runner.rowsPerStatement);
       for (let start = 0; start < rows.length; start += size) {
         const part = rows.slice(start, start + size);
-        yield* runStatement(runner, s.updateVisits(part.length), part.flatMap((row) => VISIT_UPDATE_COLUMNS.map((column) => row[column])));
+        yield* runStatement(
+          runner,
+          s.updateVisits(part.length),
+          part.flatMap((row) => VISIT_UPDATE_COLUMNS.map((column) => row[column])),
+        );
       }
     },
     *insertHits(rows) {
@@ -218,11 +269,17 @@ export function createFlushIo(runner: SqlRunner, dialect: SqlDialect): FlushIo {
     },
     *addCounts(rows) {
       const sorted = dialect.lockRows ? [...rows].sort(compareCounterRows) : rows;
-      yield* s.addCounts(runner, sorted.map((r) => ({ website_id: r.websiteId, name: r.name, period: r.period, value: r.value, count: r.count })));
+      yield* s.addCounts(
+        runner,
+        sorted.map((r) => ({ website_id: r.websiteId, name: r.name, period: r.period, value: r.value, count: r.count })),
+      );
     },
     *touchDays(rows) {
       // One order for every process, as for the rollups.
-      yield* s.touchDays(runner, [...rows].sort((a, b) => a.website_id - b.website_id || a.day - b.day).map((row) => ({ ...row, version: 1 })));
+      yield* s.touchDays(
+        runner,
+        [...rows].sort((a, b) => a.website_id - b.website_id || a.day - b.day).map((row) => ({ ...row, version: 1 })),
+      );
     },
   };
   const { reserveIdsSql } = dialect;

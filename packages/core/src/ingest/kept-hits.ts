@@ -14,7 +14,11 @@ import { storeFaultOf } from "../storage/store-faults.js";
 export async function markStarted(db: Kysely<Database>): Promise<string> {
   const value = new Date().toISOString();
   try {
-    await db.insertInto("tally_meta").values({ key: "started_at", value }).onConflict((oc) => oc.column("key").doUpdateSet({ value })).execute();
+    await db
+      .insertInto("tally_meta")
+      .values({ key: "started_at", value })
+      .onConflict((oc) => oc.column("key").doUpdateSet({ value }))
+      .execute();
   } catch (error) {
     if (storeFaultOf(error)?.kind !== "locked") throw error;
   }
@@ -31,7 +35,13 @@ export function spillFoldersOf(store: OpenDatabase, spillDir: string | undefined
 }
 
 /** Writes the hits an earlier shutdown kept, before anything else is accepted, and says so in one line. */
-export async function replayKeptHits(folders: SpillFolders, databaseId: string, store: Pick<EngineStore, "write">, onError: (error: unknown) => void): Promise<void> {
+export async function replayKeptHits(
+  folders: SpillFolders,
+  databaseId: string,
+  store: Pick<EngineStore, "write">,
+  onError: (error: unknown) => void,
+): Promise<void> {
   const replayed = await replaySpills(folders, databaseId, (hits, batchId) => store.write(hits, batchId), onError);
-  if (replayed.files.length > 0) console.warn(`tally: wrote ${replayed.hits} hits kept at an earlier shutdown (${replayed.files.join(", ")})`);
+  if (replayed.files.length > 0)
+    console.warn(`tally: wrote ${replayed.hits} hits kept at an earlier shutdown (${replayed.files.join(", ")})`);
 }

@@ -42,9 +42,14 @@ export function createOutageLog(options: OutageLogOptions): OutageReport {
       if (last !== undefined && (kind === "replaced" || now - last < intervalMs)) return;
       lastLine.set(kind, now);
       const waiting = `${options.waiting()} hits wait to be written`;
-      if (fault?.kind === "replaced") log(`tally: ${fault.reason}: writes stop and requests answer 503 until Tally is restarted; ${waiting} (kept in a file at shutdown)`);
+      if (fault?.kind === "replaced")
+        log(
+          `tally: ${fault.reason}: writes stop and requests answer 503 until Tally is restarted; ${waiting} (kept in a file at shutdown)`,
+        );
       else {
-        const reason = fault ? fault.reason : `${error instanceof Error ? `${error.name}: ${error.message.split("\n", 1)[0]}` : String(error)}`;
+        const reason = fault
+          ? fault.reason
+          : `${error instanceof Error ? `${error.name}: ${error.message.split("\n", 1)[0]}` : String(error)}`;
         log(`tally: ${waiting}, retrying: ${reason} (this line repeats at most once every ${Math.round(intervalMs / 1000)} s)`);
       }
       if (withStacks && error instanceof Error && error.stack) log(error.stack);

@@ -66,9 +66,11 @@ export function externalReferrer(referrer: string, ownDomain: string): string {
   return host === ownDomain ? "" : host;
 }
 
-
 /** A `utm_*` parameter as stored: trimmed, no control characters, at most 200 characters. */
-const utmValue = (params: URLSearchParams, name: string) => withoutControlCharacters(params.get(name) ?? "").trim().slice(0, 200);
+const utmValue = (params: URLSearchParams, name: string) =>
+  withoutControlCharacters(params.get(name) ?? "")
+    .trim()
+    .slice(0, 200);
 
 /** The UTM parameters a visit carries, by the dimension that keeps each. */
 export type Utm = Pick<DimensionValues, "utm_source" | "utm_medium" | "utm_campaign" | "utm_content" | "utm_term">;

@@ -23,7 +23,11 @@ const pause = () => new Promise((resolve) => setTimeout(resolve, 0));
  * `retention_days` (the last `retention_days` local days, today included, are kept),
  * in bounded batches. Rollups are never touched: unfiltered statistics keep all history.
  */
-export function createRetention(store: Pick<EngineStore, "deleteOlderThan">, websites: () => Promise<readonly RetainedWebsite[]>, options: RetentionOptions = {}) {
+export function createRetention(
+  store: Pick<EngineStore, "deleteOlderThan">,
+  websites: () => Promise<readonly RetainedWebsite[]>,
+  options: RetentionOptions = {},
+) {
   const batchSize = options.batchSize ?? 5000;
   const localTime = createLocalClock();
 

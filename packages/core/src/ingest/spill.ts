@@ -100,15 +100,46 @@ interface FirstFormatHit extends Omit<Hit, "values" | "visitorHash" | "previousV
 /** Files written before the registry still replay (kept hits outlive an upgrade). */
 function currentHit(hit: Hit | FirstFormatHit): Hit {
   if ("values" in hit) return hit;
-  const { visitor, previousVisitor, nextVisitor, event, page, referrer, utm, browser, os, device, country, continent, city, screen, language, ...rest } = hit;
+  const {
+    visitor,
+    previousVisitor,
+    nextVisitor,
+    event,
+    page,
+    referrer,
+    utm,
+    browser,
+    os,
+    device,
+    country,
+    continent,
+    city,
+    screen,
+    language,
+    ...rest
+  } = hit;
   return {
     ...rest,
     visitorHash: visitor,
     previousVisitorHash: previousVisitor,
     nextVisitorHash: nextVisitor,
     values: {
-      page, referrer, browser, os, device, country, continent, city, language, resolution: screen, event: event ?? "",
-      utm_source: utm.source, utm_medium: utm.medium, utm_campaign: utm.campaign, utm_content: utm.content, utm_term: utm.term,
+      page,
+      referrer,
+      browser,
+      os,
+      device,
+      country,
+      continent,
+      city,
+      language,
+      resolution: screen,
+      event: event ?? "",
+      utm_source: utm.source,
+      utm_medium: utm.medium,
+      utm_campaign: utm.campaign,
+      utm_content: utm.content,
+      utm_term: utm.term,
     },
   };
 }

@@ -7,7 +7,8 @@ const page = (url: string, excluded = "") => pageOf(new URL(url), compileParamFi
 describe("tracking parameters", () => {
   it("are utm_* and the documented click ids, compared as spelled", () => {
     for (const name of [...CLICK_ID_PARAMS, "utm_source", "utm_id", "utm_source_platform"]) expect(isTrackingParam(name), name).toBe(true);
-    for (const name of ["utm", "UTM_SOURCE", "GCLID", "q", "page", "ref", "gclid2", "x_utm_source"]) expect(isTrackingParam(name), name).toBe(false);
+    for (const name of ["utm", "UTM_SOURCE", "GCLID", "q", "page", "ref", "gclid2", "x_utm_source"])
+      expect(isTrackingParam(name), name).toBe(false);
   });
 
   it("never split a page: removed whatever exclude_params says, other parameters kept as written", () => {

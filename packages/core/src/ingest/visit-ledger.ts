@@ -53,13 +53,27 @@ export function createVisitLedger() {
   const created: NewVisit[] = [];
   const changes = new Map<number, VisitChange>();
 
-  const emptyChange = (id: number, websiteId: number, day: string): VisitChange => ({ id, websiteId, day, pageviews: 0, events: 0, duration: 0, exitPage: null, engagedMs: 0 });
+  const emptyChange = (id: number, websiteId: number, day: string): VisitChange => ({
+    id,
+    websiteId,
+    day,
+    pageviews: 0,
+    events: 0,
+    duration: 0,
+    exitPage: null,
+    engagedMs: 0,
+  });
 
   return {
     /** Starts a visit of the visitor-day whose first visit is `firstVisitId` (0: none yet, this is it). */
     start(first: Hit, firstVisitId: number): NewVisit {
       const id = -(created.length + 1);
-      const visit: NewVisit = { id, firstVisitId: firstVisitId === 0 ? id : firstVisitId, first, change: emptyChange(id, first.websiteId, first.day) };
+      const visit: NewVisit = {
+        id,
+        firstVisitId: firstVisitId === 0 ? id : firstVisitId,
+        first,
+        change: emptyChange(id, first.websiteId, first.day),
+      };
       created.push(visit);
       changes.set(id, visit.change);
       return visit;

@@ -5,7 +5,10 @@ import { createVisitLedger, type HitRow, type NewVisit, type PropRow, type Visit
 
 /** The visit columns by how their statistic is counted. */
 const COUNTED = Object.fromEntries(
-  (["visit", "visitor", "visitor-value", "exit"] as const).map((counted) => [counted, VISIT_COLUMNS.filter((column) => column.counted === counted)]),
+  (["visit", "visitor", "visitor-value", "exit"] as const).map((counted) => [
+    counted,
+    VISIT_COLUMNS.filter((column) => column.counted === counted),
+  ]),
 ) as unknown as Record<Counted, readonly VisitColumnOf[]>;
 
 /** A visit ends after this long without activity. */

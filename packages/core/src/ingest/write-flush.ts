@@ -39,7 +39,8 @@ function visitRow(visit: NewVisit, id: Dictionary["id"], firstVisitId: number): 
     events: change.events,
     engaged: Math.floor(change.engagedMs / 1000),
   } as VisitRow;
-  for (const { column, kind, counted } of VISIT_COLUMNS) row[column] = id(w, kind, counted === "exit" ? (change.exitPage ?? "") : hit.values[kind]);
+  for (const { column, kind, counted } of VISIT_COLUMNS)
+    row[column] = id(w, kind, counted === "exit" ? (change.exitPage ?? "") : hit.values[kind]);
   return row;
 }
 
@@ -66,8 +67,13 @@ export function touchedDays(changes: FlushChanges): TouchedDay[] {
  * A visit's `visitor` column is 0 when it is its visitor-day's first, else the id of that
  * first (always stored before it).
  */
-function* storeNewVisits(io: FlushIo, visits: readonly NewVisit[], rowOf: (visit: NewVisit, firstVisitId: number) => VisitRow): Steps<number[]> {
-  const firstIdOf = ({ id, firstVisitId }: NewVisit, ids: readonly number[]) => (firstVisitId === id ? 0 : firstVisitId < 0 ? ids[-firstVisitId - 1]! : firstVisitId);
+function* storeNewVisits(
+  io: FlushIo,
+  visits: readonly NewVisit[],
+  rowOf: (visit: NewVisit, firstVisitId: number) => VisitRow,
+): Steps<number[]> {
+  const firstIdOf = ({ id, firstVisitId }: NewVisit, ids: readonly number[]) =>
+    firstVisitId === id ? 0 : firstVisitId < 0 ? ids[-firstVisitId - 1]! : firstVisitId;
   if (io.reserveVisitIds) {
     const ids = visits.length === 0 ? [] : yield* io.reserveVisitIds(visits.length);
     yield* io.insertVisitsWithIds(visits.map((visit, index) => ({ id: ids[index]!, ...rowOf(visit, firstIdOf(visit, ids)) })));
@@ -129,7 +135,9 @@ export function* writeFlush(io: FlushIo, dictionary: Dictionary, hits: readonly 
       value: id(prop.websiteId, "prop_value", prop.value),
     })),
   );
-  yield* io.saveVisitors(changes.states.map((state) => rowOf({ ...state, firstVisitId: real(state.firstVisitId), visit: real(state.visit) })));
+  yield* io.saveVisitors(
+    changes.states.map((state) => rowOf({ ...state, firstVisitId: real(state.firstVisitId), visit: real(state.visit) })),
+  );
   yield* io.addCounts(changes.counts);
   yield* io.touchDays(touchedDays(changes));
 }

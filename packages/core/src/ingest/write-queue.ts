@@ -113,7 +113,8 @@ export function createWriteQueue(options: WriteQueueOptions) {
   function formChunks(): void {
     const hits = buffer;
     buffer = [];
-    for (let start = 0; start < hits.length; start += chunkSize) ready.push({ id: newChunkId(), hits: hits.slice(start, start + chunkSize) });
+    for (let start = 0; start < hits.length; start += chunkSize)
+      ready.push({ id: newChunkId(), hits: hits.slice(start, start + chunkSize) });
   }
 
   async function writeReady(): Promise<void> {

@@ -87,7 +87,9 @@ export const DIMENSION_KINDS = Object.fromEntries(KINDS.map((kind) => [kind, row
 /** Code → kind. */
 export const KIND_BY_CODE: ReadonlyMap<number, DimensionKind> = new Map(KINDS.map((kind) => [row(kind).code, kind]));
 
-export const NEW_VALUES_PER_DAY = Object.fromEntries(KINDS.map((kind) => [kind, row(kind).newPerDay])) as Readonly<Record<DimensionKind, number>>;
+export const NEW_VALUES_PER_DAY = Object.fromEntries(KINDS.map((kind) => [kind, row(kind).newPerDay])) as Readonly<
+  Record<DimensionKind, number>
+>;
 
 /** The kinds every hit carries, in code order. */
 export const HIT_DIMENSIONS = KINDS.filter((kind) => row(kind).onHit) as HitDimension[];
@@ -102,7 +104,11 @@ export interface VisitColumnOf {
 
 /** Every visit column, in code order (entry page, exit page, referrer, …). */
 export const VISIT_COLUMNS: readonly VisitColumnOf[] = KINDS.flatMap((kind) =>
-  Object.entries(row(kind).visit ?? {}).map(([column, spec]) => ({ column: column as VisitColumnName, kind: kind as HitDimension, ...spec })),
+  Object.entries(row(kind).visit ?? {}).map(([column, spec]) => ({
+    column: column as VisitColumnName,
+    kind: kind as HitDimension,
+    ...spec,
+  })),
 );
 
 /** Names of the visit columns: also the filter dimensions on visits. */

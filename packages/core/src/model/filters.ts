@@ -39,11 +39,13 @@ function parseCondition(text: string): Condition | string {
   const values = splitValues(rest);
   if (values.some((value) => value === "")) return `The filter "${text.slice(0, 100)}" has an empty value.`;
   if (values.length > FILTER_LIMITS.values) return `A filter may list at most ${FILTER_LIMITS.values} values.`;
-  if (values.some((value) => value.length > FILTER_LIMITS.valueLength)) return `A filter value may be at most ${FILTER_LIMITS.valueLength} characters.`;
+  if (values.some((value) => value.length > FILTER_LIMITS.valueLength))
+    return `A filter value may be at most ${FILTER_LIMITS.valueLength} characters.`;
   const op = operator as Operator;
   if (dimension.startsWith("prop:")) return { on: "prop", name: dimension.slice(5), operator: op, values };
   if (dimension === "page" || dimension === "event") return { on: dimension, operator: op, values };
-  if ((VISIT_DIMENSIONS as readonly string[]).includes(dimension)) return { on: "visit", dimension: dimension as VisitDimension, operator: op, values };
+  if ((VISIT_DIMENSIONS as readonly string[]).includes(dimension))
+    return { on: "visit", dimension: dimension as VisitDimension, operator: op, values };
   return `The filter dimension "${dimension.slice(0, 50)}" is unknown.`;
 }
 

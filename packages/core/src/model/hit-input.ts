@@ -157,7 +157,10 @@ function checkProps(props: unknown): Record<string, string> | null {
   for (const [key, value] of entries) {
     const ok = ["string", "number", "boolean"].includes(typeof value);
     if (!ok || key.length === 0 || key.length > LIMITS.propKey || String(value).length > LIMITS.propValue) {
-      throw invalid("p", `The event property "${key.slice(0, 50)}" must be a string, number or boolean of at most ${LIMITS.propValue} characters.`);
+      throw invalid(
+        "p",
+        `The event property "${key.slice(0, 50)}" must be a string, number or boolean of at most ${LIMITS.propValue} characters.`,
+      );
     }
     const name = withoutControlCharacters(key);
     if (name !== "") checked[name] = withoutControlCharacters(String(value));

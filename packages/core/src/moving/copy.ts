@@ -85,7 +85,10 @@ export interface CopyEnd extends OpenDatabase {
 }
 
 async function countRows(db: Kysely<Database>, table: keyof Database): Promise<number> {
-  const row = await db.selectFrom(table).select((eb) => eb.fn.countAll<number>().as("n")).executeTakeFirstOrThrow();
+  const row = await db
+    .selectFrom(table)
+    .select((eb) => eb.fn.countAll<number>().as("n"))
+    .executeTakeFirstOrThrow();
   return Number(row.n);
 }
 
@@ -94,7 +97,8 @@ export type OpenByUrl = (url: string) => Promise<CopyEnd>;
 
 async function openSide(open: OpenByUrl, url: string, role: "source" | "target"): Promise<CopyEnd> {
   const path = url.replace(/^file:(\/\/)?/, "");
-  if (role === "source" && !/^postgres(ql)?:\/\//i.test(url) && url !== ":memory:" && !existsSync(path)) throw new TallyError(`${url}: no such database file`);
+  if (role === "source" && !/^postgres(ql)?:\/\//i.test(url) && url !== ":memory:" && !existsSync(path))
+    throw new TallyError(`${url}: no such database file`);
   const side = await open(url);
   try {
     await migrateToLatest(side.db, side.dialect);
@@ -125,7 +129,8 @@ export async function copyInstallation(options: CopyOptions, open: OpenByUrl): P
     try {
       const filled = [];
       for (const table of COPIED_TABLES) if ((await countRows(target.db, table)) > 0) filled.push(table);
-      if (filled.length > 0 && !options.force) throw new TallyError(`${options.to} already holds data (${filled.join(", ")}); pass --force to replace it`);
+      if (filled.length > 0 && !options.force)
+        throw new TallyError(`${options.to} already holds data (${filled.join(", ")}); pass --force to replace it`);
       if (filled.length > 0) await emptyTarget(target);
       const tables = await source.snapshot((reader) => copyTables(reader, target, options));
       await target.continueIds();
@@ -151,7 +156,8 @@ function* byteSizedParts(batch: readonly Row[]): Generator<Row[]> {
   let bytes = 0;
   for (const row of batch) {
     let size = 0;
-    for (const value of Object.values(row)) size += value instanceof Uint8Array ? value.byteLength : typeof value === "string" ? value.length : 8;
+    for (const value of Object.values(row))
+      size += value instanceof Uint8Array ? value.byteLength : typeof value === "string" ? value.length : 8;
     if (part.length > 0 && bytes + size > PART_BYTES) {
       yield part;
       part = [];
@@ -171,7 +177,11 @@ async function copyTables(reader: SnapshotReader, target: OpenDatabase, options:
   let reported = 0;
   for (const { table } of counts) {
     for await (const batch of reader.rows(table)) {
-      for (const part of byteSizedParts(batch)) await target.db.insertInto(table).values(part as never).execute();
+      for (const part of byteSizedParts(batch))
+        await target.db
+          .insertInto(table)
+          .values(part as never)
+          .execute();
       done += batch.length;
       if (Date.now() - reported > 200) {
         reported = Date.now();

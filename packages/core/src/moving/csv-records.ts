@@ -35,7 +35,8 @@ export interface CsvFile {
 function parseError(file: string, error: CsvError): ImportFileError {
   const line = Number(error.lines ?? 0);
   const reason = error.message.replace(/ (at|on) line \d+/, "");
-  const column = typeof error.column === "number" && error.code !== "CSV_RECORD_INCONSISTENT_FIELDS_LENGTH" ? String(error.column + 1) : null;
+  const column =
+    typeof error.column === "number" && error.code !== "CSV_RECORD_INCONSISTENT_FIELDS_LENGTH" ? String(error.column + 1) : null;
   return new ImportFileError(file, line, column, reason);
 }
 

@@ -7,5 +7,6 @@ export function checkDayRange(range: { from?: string | undefined; to?: string | 
     const day = range[field];
     if (day !== undefined && !isInDomain(day)) throw ValidationError.field(field, `The ${field} day must be a date such as 2024-01-31.`);
   }
-  if (range.from !== undefined && range.to !== undefined && range.from > range.to) throw ValidationError.field("from", "The from day must not be after the to day.");
+  if (range.from !== undefined && range.to !== undefined && range.from > range.to)
+    throw ValidationError.field("from", "The from day must not be after the to day.");
 }

@@ -40,7 +40,10 @@ export async function detectFormat(input: ImportInput): Promise<ImportFormat> {
     const header = await firstLine(only);
     const version = /^"?(\d+),?Path"?,/.exec(header)?.[1];
     if (version === "2") return "goatcounter";
-    if (version !== undefined) throw new TallyError(`${input.path}: a GoatCounter CSV export of version ${version}; only version 2 can be read (export it again from GoatCounter)`);
+    if (version !== undefined)
+      throw new TallyError(
+        `${input.path}: a GoatCounter CSV export of version ${version}; only version 2 can be read (export it again from GoatCounter)`,
+      );
     const columns = header.split(",").map((column) => column.replace(/"/g, "").trim());
     if (columns.includes("url_path") && columns.includes("event_type")) return "umami";
   }

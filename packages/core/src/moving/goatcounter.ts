@@ -7,8 +7,20 @@ import { browserName, deviceOfSystem, systemName } from "./names.js";
 
 /** GoatCounter's CSV export, version 2 (tpl/help/export.md): the header starts `2Path`. */
 export const GOATCOUNTER_COLUMNS = [
-  "2Path", "Title", "Event", "UserAgent", "Browser", "System", "Session", "Bot",
-  "Referrer", "Referrer scheme", "Screen size", "Location", "FirstVisit", "Date",
+  "2Path",
+  "Title",
+  "Event",
+  "UserAgent",
+  "Browser",
+  "System",
+  "Session",
+  "Bot",
+  "Referrer",
+  "Referrer scheme",
+  "Screen size",
+  "Location",
+  "FirstVisit",
+  "Date",
 ] as const;
 
 /** Go's strconv.ParseBool, which GoatCounter's own import uses. */
@@ -33,7 +45,8 @@ function referrer(record: CsvRecord): string {
   const text = record.get("Referrer").trim();
   const scheme = record.get("Referrer scheme").trim();
   if (text === "" || scheme === "g" || scheme === "c") return "";
-  if (scheme !== "" && scheme !== "h" && scheme !== "o") return record.fail("Referrer scheme", `expected h, g, c or o, got "${scheme.slice(0, 10)}"`);
+  if (scheme !== "" && scheme !== "h" && scheme !== "o")
+    return record.fail("Referrer scheme", `expected h, g, c or o, got "${scheme.slice(0, 10)}"`);
   return /^[a-z][a-z0-9+.-]*:/i.test(text) ? text : `https://${text}`;
 }
 

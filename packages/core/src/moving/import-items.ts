@@ -64,7 +64,14 @@ export function parseTime(text: string): number {
   const match = TIME.exec(text.trim());
   if (!match) return Number.NaN;
   const [, y, mo, d, h, mi, s, fraction = "", zone = "Z"] = match;
-  const offset = zone.toUpperCase() === "Z" ? "Z" : zone.length === 3 ? `${zone}:00` : zone.includes(":") ? zone : `${zone.slice(0, 3)}:${zone.slice(3)}`;
+  const offset =
+    zone.toUpperCase() === "Z"
+      ? "Z"
+      : zone.length === 3
+        ? `${zone}:00`
+        : zone.includes(":")
+          ? zone
+          : `${zone.slice(0, 3)}:${zone.slice(3)}`;
   const time = Date.parse(`${y}-${mo}-${d}T${h}:${mi}:${s}${fraction.slice(0, 4)}${offset}`);
   // Date.parse rolls 2024-02-30 over; a real time reads back the same day.
   if (!Number.isFinite(time) || !isTimeInDomain(time)) return Number.NaN;

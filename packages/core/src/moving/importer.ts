@@ -73,11 +73,19 @@ export interface ImportContext {
 }
 
 /** checkHit names fields as the tracker sends them. */
-const HIT_FIELD_NAMES: Readonly<Record<string, string>> = { u: "page URL", n: "event name", p: "event properties", ip: "visitor", timestamp: "time" };
+const HIT_FIELD_NAMES: Readonly<Record<string, string>> = {
+  u: "page URL",
+  n: "event name",
+  p: "event properties",
+  ip: "visitor",
+  timestamp: "time",
+};
 
 /** Why Tally cannot count a hit (a URL over 2,048 characters…), as a skip reason. */
 function invalidReason(error: ValidationError): string {
-  return `not a hit Tally can count (${Object.keys(error.errors).map((field) => HIT_FIELD_NAMES[field] ?? field).join(", ")})`;
+  return `not a hit Tally can count (${Object.keys(error.errors)
+    .map((field) => HIT_FIELD_NAMES[field] ?? field)
+    .join(", ")})`;
 }
 
 /** The skip reason of a hit that breaks Tally's rules, or null. */
@@ -98,26 +106,50 @@ type Verdict = { kind: "skip"; reason: string } | { kind: "keep"; day: string };
  * which day. Hits are checked against Tally's rules in the check only: in the import,
  * collect checks them itself and its refusal gets the same reason.
  */
-function createJudge(website: TargetWebsite, options: ImportOptions, earlier: readonly ImportRow[], isBot: (userAgent: string) => boolean, checkHits: boolean) {
+function createJudge(
+  website: TargetWebsite,
+  options: ImportOptions,
+  earlier: readonly ImportRow[],
+  isBot: (userAgent: string) => boolean,
+  checkHits: boolean,
+) {
   const localTime = createLocalClock();
   const taken = earlier.filter((row) => row.first_day !== "");
   return (item: ImportItem): Verdict => {
     if (item.kind === "skip") return item;
     const day = item.kind === "counts" ? item.day : localTime(website.timezone, item.time).day;
-    if ((options.from !== undefined && day < options.from) || (options.to !== undefined && day > options.to)) return { kind: "skip", reason: "outside --from/--to" };
+    if ((options.from !== undefined && day < options.from) || (options.to !== undefined && day > options.to))
+      return { kind: "skip", reason: "outside --from/--to" };
     const before = taken.find((row) => day >= row.first_day && day <= row.last_day);
-    if (before) return { kind: "skip", reason: `day already imported (import #${before.id}${before.status === "complete" ? "" : `, ${before.status === "running" ? "interrupted" : "failed"}`})` };
+    if (before)
+      return {
+        kind: "skip",
+        reason: `day already imported (import #${before.id}${before.status === "complete" ? "" : `, ${before.status === "running" ? "interrupted" : "failed"}`})`,
+      };
     if (item.kind === "hit") {
       const invalid = checkHits ? invalidHit(item.hit) : null;
       if (invalid !== null) return { kind: "skip", reason: invalid };
-      if (website.excludeBots && item.hit.userAgent !== "" && isBot(item.hit.userAgent)) return { kind: "skip", reason: "bot (user agent)" };
+      if (website.excludeBots && item.hit.userAgent !== "" && isBot(item.hit.userAgent))
+        return { kind: "skip", reason: "bot (user agent)" };
     }
     return { kind: "keep", day };
   };
 }
 
 function createRunCounts(format: ImportFormat, file: string, dryRun: boolean, ignored: readonly string[]) {
-  const summary: ImportSummary = { file, format, dryRun, importId: null, rowsRead: 0, imported: 0, skipped: {}, ignoredFiles: [...ignored], firstDay: null, lastDay: null, sorted: false };
+  const summary: ImportSummary = {
+    file,
+    format,
+    dryRun,
+    importId: null,
+    rowsRead: 0,
+    imported: 0,
+    skipped: {},
+    ignoredFiles: [...ignored],
+    firstDay: null,
+    lastDay: null,
+    sorted: false,
+  };
   return {
     summary,
     skip(reason: string) {
@@ -156,7 +188,12 @@ export async function runImport(context: ImportContext, file: string, options: I
   checkDayRange(options);
   const row = await context.findWebsite(options.websiteId);
   if (!row) throw new NotFoundError();
-  const website: TargetWebsite = { id: Number(row.id), domain: row.domain, timezone: row.timezone, excludeBots: Number(row.exclude_bots) === 1 };
+  const website: TargetWebsite = {
+    id: Number(row.id),
+    domain: row.domain,
+    timezone: row.timezone,
+    excludeBots: Number(row.exclude_bots) === 1,
+  };
   const input = await openInput(file);
   const scratchDirectory = await mkdtemp(join(tmpdir(), "tally-import-"));
   let reader: FormatReader | null = null;
@@ -167,10 +204,22 @@ export async function runImport(context: ImportContext, file: string, options: I
     const earlier = await ledger.list(website.id);
     const hash = await input.contentHash();
     const same = earlier.find((other) => other.content_hash === hash && other.status === "complete");
-    if (same) throw new TallyError(`${basename(file)} was imported into website ${website.id} already (import #${same.id}, ${same.created_at}); nothing was imported again.`);
+    if (same)
+      throw new TallyError(
+        `${basename(file)} was imported into website ${website.id} already (import #${same.id}, ${same.created_at}); nothing was imported again.`,
+      );
     const check = await checkPass(reader, input, createJudge(website, options, earlier, context.isBot, true), format, file, options);
     if (options.dryRun) return check.summary;
-    return await writePass(context, reader, input, createJudge(website, options, earlier, context.isBot, false), { format, file, hash, website, options, inOrder: check.inOrder, planned: check.counts, scratchDirectory });
+    return await writePass(context, reader, input, createJudge(website, options, earlier, context.isBot, false), {
+      format,
+      file,
+      hash,
+      website,
+      options,
+      inOrder: check.inOrder,
+      planned: check.counts,
+      scratchDirectory,
+    });
   } finally {
     await reader?.close();
     await input.close();
@@ -178,7 +227,14 @@ export async function runImport(context: ImportContext, file: string, options: I
   }
 }
 
-async function checkPass(reader: FormatReader, input: ImportInput, judge: (item: ImportItem) => Verdict, format: ImportFormat, file: string, options: ImportOptions) {
+async function checkPass(
+  reader: FormatReader,
+  input: ImportInput,
+  judge: (item: ImportItem) => Verdict,
+  format: ImportFormat,
+  file: string,
+  options: ImportOptions,
+) {
   const tally = createRunCounts(format, file, true, reader.ignored);
   const counter: ByteCounter = { bytes: 0 };
   const report = throttled(options);
@@ -213,7 +269,13 @@ interface WritePlan {
   scratchDirectory: string;
 }
 
-async function writePass(context: ImportContext, reader: FormatReader, input: ImportInput, judge: (item: ImportItem) => Verdict, plan: WritePlan): Promise<ImportSummary> {
+async function writePass(
+  context: ImportContext,
+  reader: FormatReader,
+  input: ImportInput,
+  judge: (item: ImportItem) => Verdict,
+  plan: WritePlan,
+): Promise<ImportSummary> {
   const ledger = createImportsLedger(context.db);
   const id = await ledger.begin(plan.website.id, plan.format, basename(plan.file), plan.hash, plan.planned);
   const tally = createRunCounts(plan.format, plan.file, false, reader.ignored);
@@ -288,7 +350,10 @@ function createSpool(directory: string) {
     *sorted(): Generator<{ hit: HitInput; day: string }> {
       insert.finish();
       scratch.exec("create index spool_order on spool (time, seq)");
-      for (const row of scratch.prepare("select day, hit from spool order by time, seq").iterate() as Iterable<{ day: string; hit: string }>) {
+      for (const row of scratch.prepare("select day, hit from spool order by time, seq").iterate() as Iterable<{
+        day: string;
+        hit: string;
+      }>) {
         yield { day: row.day, hit: JSON.parse(row.hit) as HitInput };
       }
     },

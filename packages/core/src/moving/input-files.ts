@@ -71,7 +71,8 @@ async function zipEntries(zip: yauzl.ZipFile): Promise<yauzl.Entry[]> {
   const entries: yauzl.Entry[] = [];
   await new Promise<void>((resolve, reject) => {
     zip.on("entry", (entry: yauzl.Entry) => {
-      if (!entry.fileName.endsWith("/") && !basename(entry.fileName).startsWith(".") && !entry.fileName.startsWith("__MACOSX/")) entries.push(entry);
+      if (!entry.fileName.endsWith("/") && !basename(entry.fileName).startsWith(".") && !entry.fileName.startsWith("__MACOSX/"))
+        entries.push(entry);
       zip.readEntry();
     });
     zip.once("end", () => resolve());
@@ -110,7 +111,9 @@ export async function openInput(path: string): Promise<ImportInput> {
   if (info.isDirectory() || /^website_event\.csv(\.gz)?$/.test(basename(path))) {
     const directory = info.isDirectory() ? path : join(path, "..");
     const names = (await readdir(directory)).filter((name) => /\.csv(\.gz)?$/.test(name)).sort();
-    const chosen = info.isDirectory() ? names : names.filter((name) => name === basename(path) || /^(session|event_data)\.csv(\.gz)?$/.test(name));
+    const chosen = info.isDirectory()
+      ? names
+      : names.filter((name) => name === basename(path) || /^(session|event_data)\.csv(\.gz)?$/.test(name));
     const paths = chosen.map((name) => join(directory, name));
     const entries = await Promise.all(paths.map(async (file) => fileEntry(file, (await stat(file)).size)));
     return { path, entries, totalBytes: sum(entries), contentHash: () => hashFiles(paths), close: async () => {} };

@@ -52,7 +52,17 @@ const SYSTEMS: Readonly<Record<string, string>> = {
 };
 
 const MOBILE_SYSTEMS: ReadonlySet<string> = new Set(["Android", "iOS", "BlackBerry", "Windows Phone", "Windows Mobile"]);
-const DESKTOP_SYSTEMS: ReadonlySet<string> = new Set(["Windows", "Mac OS", "Linux", "Chromium OS", "Ubuntu", "Debian", "Fedora", "FreeBSD", "OpenBSD"]);
+const DESKTOP_SYSTEMS: ReadonlySet<string> = new Set([
+  "Windows",
+  "Mac OS",
+  "Linux",
+  "Chromium OS",
+  "Ubuntu",
+  "Debian",
+  "Fedora",
+  "FreeBSD",
+  "OpenBSD",
+]);
 
 const withoutVersion = (name: string) => name.trim().replace(/\s+v?[\d._]+[a-z]?$/i, "");
 
@@ -91,7 +101,10 @@ const TO_PLAUSIBLE: Readonly<Record<string, Readonly<Record<string, string>>>> =
   os: { "Mac OS": "Mac", Linux: "GNU/Linux", "Chromium OS": "Chrome OS" },
 };
 const FROM_PLAUSIBLE = Object.fromEntries(
-  Object.entries(TO_PLAUSIBLE).map(([kind, names]) => [kind, Object.fromEntries(Object.entries(names).map(([tally, plausible]) => [plausible, tally]))]),
+  Object.entries(TO_PLAUSIBLE).map(([kind, names]) => [
+    kind,
+    Object.fromEntries(Object.entries(names).map(([tally, plausible]) => [plausible, tally])),
+  ]),
 ) as Readonly<Record<string, Readonly<Record<string, string>>>>;
 
 /** Plausible writes `(not set)` for unknown values; Tally leaves them out. */

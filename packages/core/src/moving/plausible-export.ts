@@ -24,10 +24,35 @@ const SOURCES: readonly [string, VisitColumn][] = [
   ["utm_content", "utm_content"],
   ["utm_term", "utm_term"],
 ];
-const SOURCE_HEADER = ["date", "source", "referrer", "utm_source", "utm_medium", "utm_campaign", "utm_content", "utm_term", "pageviews", "visitors", "visits", "visit_duration", "bounces"];
+const SOURCE_HEADER = [
+  "date",
+  "source",
+  "referrer",
+  "utm_source",
+  "utm_medium",
+  "utm_campaign",
+  "utm_content",
+  "utm_term",
+  "pageviews",
+  "visitors",
+  "visits",
+  "visit_duration",
+  "bounces",
+];
 const SESSION_COLUMNS = ["visitors", "visits", "visit_duration", "bounces", "pageviews"];
 
-export const PLAUSIBLE_NAMES = [...VISITORS, "page", "landing_page", "exit_page", ...SOURCES.map(([name]) => name), "event", "country", "device", "browser", "os"];
+export const PLAUSIBLE_NAMES = [
+  ...VISITORS,
+  "page",
+  "landing_page",
+  "exit_page",
+  ...SOURCES.map(([name]) => name),
+  "event",
+  "country",
+  "device",
+  "browser",
+  "os",
+];
 
 type Line = readonly (string | number)[];
 type Figures = (day: string) => Promise<Map<string, VisitFigures>>;
@@ -42,18 +67,34 @@ export function plausibleFiles(db: Kysely<Database>, website: WebsiteRow, range:
   });
 
   /** A rollup's rows, each with what the store knows of its day and value. */
-  async function* completed(name: string, figuresOn: Figures, line: (row: DayRow, figures: VisitFigures | undefined) => Line): AsyncGenerator<Line> {
+  async function* completed(
+    name: string,
+    figuresOn: Figures,
+    line: (row: DayRow, figures: VisitFigures | undefined) => Line,
+  ): AsyncGenerator<Line> {
     for await (const { day, rows } of byDay(dayRows(db, id, name, range))) {
       const figures = await figuresOn(day);
       for (const row of rows) yield line(row, figures.get(row.value));
     }
   }
-  const visitsBy = (column: VisitColumn): Figures => (day) => visitFiguresOn(db, id, column, day);
+  const visitsBy =
+    (column: VisitColumn): Figures =>
+    (day) =>
+      visitFiguresOn(db, id, column, day);
 
   /** A breakdown by a visitor dimension: visitors from the rollups, the visits' figures from the store. */
   const visitorBreakdown = (table: string, name: "browser" | "os" | "device", columns: readonly string[]) =>
     file(table, ["date", ...columns, ...SESSION_COLUMNS], () =>
-      completed(name, visitsBy(name), (row, f) => [row.day, toPlausibleName(name, row.value), ...columns.slice(1).map(() => ""), row.count, f?.visits ?? row.count, f?.duration ?? 0, f?.bounces ?? 0, f?.pageviews ?? 0]),
+      completed(name, visitsBy(name), (row, f) => [
+        row.day,
+        toPlausibleName(name, row.value),
+        ...columns.slice(1).map(() => ""),
+        row.count,
+        f?.visits ?? row.count,
+        f?.duration ?? 0,
+        f?.bounces ?? 0,
+        f?.pageviews ?? 0,
+      ]),
     );
 
   return [
@@ -61,20 +102,54 @@ export function plausibleFiles(db: Kysely<Database>, website: WebsiteRow, range:
       for (const [day, counts] of await daySeries(db, id, VISITORS, range)) yield [day, ...VISITORS.map((name) => counts.get(name) ?? 0)];
     }),
     file("pages", ["date", "hostname", "page", "visits", "visitors", "pageviews", "total_scroll_depth", "total_scroll_depth_visits"], () =>
-      completed("page", (day) => pageFiguresOn(db, id, day), (row, f) => [row.day, website.domain, row.value, f?.visits ?? row.count, f?.visitors ?? row.count, row.count, 0, 0]),
+      completed(
+        "page",
+        (day) => pageFiguresOn(db, id, day),
+        (row, f) => [row.day, website.domain, row.value, f?.visits ?? row.count, f?.visitors ?? row.count, row.count, 0, 0],
+      ),
     ),
     file("entry_pages", ["date", "entry_page", "visitors", "entrances", "visit_duration", "bounces", "pageviews"], () =>
-      completed("landing_page", visitsBy("entry_page"), (row, f) => [row.day, row.value, f?.visitors ?? row.count, row.count, f?.duration ?? 0, f?.bounces ?? 0, f?.pageviews ?? 0]),
+      completed("landing_page", visitsBy("entry_page"), (row, f) => [
+        row.day,
+        row.value,
+        f?.visitors ?? row.count,
+        row.count,
+        f?.duration ?? 0,
+        f?.bounces ?? 0,
+        f?.pageviews ?? 0,
+      ]),
     ),
     file("exit_pages", ["date", "exit_page", "visitors", "visit_duration", "exits", "bounces", "pageviews"], () =>
-      completed("exit_page", visitsBy("exit_page"), (row, f) => [row.day, row.value, f?.visitors ?? row.count, f?.duration ?? 0, row.count, f?.bounces ?? 0, f?.pageviews ?? 0]),
+      completed("exit_page", visitsBy("exit_page"), (row, f) => [
+        row.day,
+        row.value,
+        f?.visitors ?? row.count,
+        f?.duration ?? 0,
+        row.count,
+        f?.bounces ?? 0,
+        f?.pageviews ?? 0,
+      ]),
     ),
     file("sources", SOURCE_HEADER, async function* () {
       // One row per value of each field, the others empty: Tally counts them apart.
       for (const [name, column] of SOURCES) {
         const at = SOURCE_HEADER.indexOf(column);
         yield* completed(name, visitsBy(column), (row, f) => {
-          const line: (string | number)[] = [row.day, name === "referrer" ? row.value : "", "", "", "", "", "", "", f?.pageviews ?? 0, f?.visitors ?? row.count, row.count, f?.duration ?? 0, f?.bounces ?? 0];
+          const line: (string | number)[] = [
+            row.day,
+            name === "referrer" ? row.value : "",
+            "",
+            "",
+            "",
+            "",
+            "",
+            "",
+            f?.pageviews ?? 0,
+            f?.visitors ?? row.count,
+            row.count,
+            f?.duration ?? 0,
+            f?.bounces ?? 0,
+          ];
           line[at] = row.value;
           return line;
         });
@@ -88,7 +163,17 @@ export function plausibleFiles(db: Kysely<Database>, website: WebsiteRow, range:
       }
     }),
     file("locations", ["date", "country", "region", "city", ...SESSION_COLUMNS], () =>
-      completed("country", visitsBy("country"), (row, f) => [row.day, row.value.split(":", 1)[0] ?? "", "", 0, row.count, f?.visits ?? row.count, f?.duration ?? 0, f?.bounces ?? 0, f?.pageviews ?? 0]),
+      completed("country", visitsBy("country"), (row, f) => [
+        row.day,
+        row.value.split(":", 1)[0] ?? "",
+        "",
+        0,
+        row.count,
+        f?.visits ?? row.count,
+        f?.duration ?? 0,
+        f?.bounces ?? 0,
+        f?.pageviews ?? 0,
+      ]),
     ),
     visitorBreakdown("devices", "device", ["device"]),
     visitorBreakdown("browsers", "browser", ["browser", "browser_version"]),

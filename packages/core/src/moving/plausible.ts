@@ -7,7 +7,8 @@ import type { CountDraft, ImportItem, OpenReader } from "./import-items.js";
 import type { ByteCounter, InputEntry } from "./input-files.js";
 import { fromPlausibleName } from "./names.js";
 
-const FILE_NAME = /^(imported_)?(visitors|sources|pages|entry_pages|exit_pages|custom_events|locations|devices|browsers|operating_systems)(_\d{8}_\d{8})?\.csv$/;
+const FILE_NAME =
+  /^(imported_)?(visitors|sources|pages|entry_pages|exit_pages|custom_events|locations|devices|browsers|operating_systems)(_\d{8}_\d{8})?\.csv$/;
 
 /** The table of a Plausible export file: `imported_pages_20240101_20241231.csv` (the prefix or the dates may be left out, not both). */
 export function plausibleTable(name: string): string | null {
@@ -74,7 +75,13 @@ const TABLES: Readonly<Record<string, PlausibleTable>> = {
       // Older layouts have no `referrer` column: the source's name is all there is.
       const referrer = has("referrer") ? referrerHost(record.get("referrer")) : record.get("source").trim();
       const drafts: CountDraft[] = [{ name: "referrer", value: referrer, count: visits }];
-      for (const [name, column] of [["utm_source", "utm_source"], ["utm_medium", "utm_medium"], ["campaign", "utm_campaign"], ["utm_content", "utm_content"], ["utm_term", "utm_term"]] as const) {
+      for (const [name, column] of [
+        ["utm_source", "utm_source"],
+        ["utm_medium", "utm_medium"],
+        ["campaign", "utm_campaign"],
+        ["utm_content", "utm_content"],
+        ["utm_term", "utm_term"],
+      ] as const) {
         if (has(column)) drafts.push({ name, value: record.get(column).trim(), count: visits });
       }
       return drafts;
@@ -90,9 +97,13 @@ const TABLES: Readonly<Record<string, PlausibleTable>> = {
         { name: "event_visitors", value: name, count: count(record, "visitors") },
       ];
       // The URL of an outbound link or file download, the path of a 404: the goal's property.
-      for (const [property, column] of [["url", "link_url"], ["path", "path"]] as const) {
+      for (const [property, column] of [
+        ["url", "link_url"],
+        ["path", "path"],
+      ] as const) {
         const value = has(column) ? record.get(column).trim() : "";
-        if (value !== "" && name !== "") drafts.push({ name: "event_property", value: [name, property, value].join(PROPERTY_SEPARATOR), count: events });
+        if (value !== "" && name !== "")
+          drafts.push({ name: "event_property", value: [name, property, value].join(PROPERTY_SEPARATOR), count: events });
       }
       return drafts;
     },
@@ -103,7 +114,12 @@ const TABLES: Readonly<Record<string, PlausibleTable>> = {
       // Cities are GeoNames ids, which Tally cannot name without GeoNames' data: left out.
       const place = locationOf(record.get("country").trim());
       const visitors = count(record, "visitors");
-      return place ? [{ name: "country", value: place.country, count: visitors }, { name: "continent", value: place.continent, count: visitors }] : [];
+      return place
+        ? [
+            { name: "country", value: place.country, count: visitors },
+            { name: "continent", value: place.continent, count: visitors },
+          ]
+        : [];
     },
   },
   devices: dimension("device", "device", "device"),

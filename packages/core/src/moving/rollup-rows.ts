@@ -41,7 +41,12 @@ export async function* dayRows(db: Kysely<Database>, websiteId: number, name: st
 }
 
 /** Several day series (their value is the day) side by side: day → name → count. Small: one row per day and name. */
-export async function daySeries(db: Kysely<Database>, websiteId: number, names: readonly string[], range: ExportRange): Promise<Map<string, Map<string, number>>> {
+export async function daySeries(
+  db: Kysely<Database>,
+  websiteId: number,
+  names: readonly string[],
+  range: ExportRange,
+): Promise<Map<string, Map<string, number>>> {
   const days = new Map<string, Map<string, number>>();
   for (const name of names) {
     for await (const row of dayRows(db, websiteId, name, range)) {

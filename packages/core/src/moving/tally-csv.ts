@@ -13,8 +13,16 @@ function integer(record: CsvRecord, column: string): number {
 function itemOf(file: TallyFile, record: CsvRecord): ImportItem {
   const day = record.get("date").trim();
   if (!isInDomain(day)) record.fail("date", `expected a date such as 2024-01-31, got "${day.slice(0, 40)}"`);
-  const value = rollupValue(file, day, file.keys.map((key) => record.get(key)));
-  return { kind: "counts", day, counts: Object.entries(file.counts).map(([column, name]) => ({ name, value, count: integer(record, column) })) };
+  const value = rollupValue(
+    file,
+    day,
+    file.keys.map((key) => record.get(key)),
+  );
+  return {
+    kind: "counts",
+    day,
+    counts: Object.entries(file.counts).map(([column, name]) => ({ name, value, count: integer(record, column) })),
+  };
 }
 
 /** Tally's own export (`tally export --format csv`), read back exactly. */

@@ -46,7 +46,10 @@ async function loadSide(scratch: Database.Database, sessions: InputEntry | undef
     if (!csv.has(eventColumn)) throw new ImportFileError(data.name, 1, null, 'the header lacks "website_event_id" (or "event_id")');
     const insert = batchedInsert(scratch, "insert into props values (?, ?, ?)");
     for await (const record of csv.records()) {
-      const value = [record.get("string_value"), numberText(record.get("number_value")), record.get("date_value")].map(nullable).find((text) => text !== "") ?? "";
+      const value =
+        [record.get("string_value"), numberText(record.get("number_value")), record.get("date_value")]
+          .map(nullable)
+          .find((text) => text !== "") ?? "";
       insert.add([record.get(eventColumn), record.get("data_key").slice(0, LIMITS.propKey), value.slice(0, LIMITS.propValue)]);
     }
     insert.finish();
@@ -78,17 +81,25 @@ function knownOf(session: Session | undefined): KnownValues {
   };
 }
 
-function eventItem(record: CsvRecord, website: TargetWebsite, session: Session | undefined, props: (id: string) => Record<string, string> | null): ImportItem {
+function eventItem(
+  record: CsvRecord,
+  website: TargetWebsite,
+  session: Session | undefined,
+  props: (id: string) => Record<string, string> | null,
+): ImportItem {
   const type = record.get("event_type").trim();
   const time = parseTime(record.get("created_at"));
-  if (Number.isNaN(time)) record.fail("created_at", `expected a time such as 2024-03-15 10:00:00, got "${record.get("created_at").slice(0, 40)}"`);
+  if (Number.isNaN(time))
+    record.fail("created_at", `expected a time such as 2024-03-15 10:00:00, got "${record.get("created_at").slice(0, 40)}"`);
   if (record.get("session_id").trim() === "") record.fail("session_id", "the session id is empty");
   if (!/^[1-5]$/.test(type)) record.fail("event_type", `expected 1 to 5, got "${type.slice(0, 10)}"`);
   const name = nullable(record.get("event_name")).trim();
   if (Number(type) === EVENT_TYPES.customEvent && name === "") record.fail("event_name", "a custom event (type 2) has no name");
   if (Number(type) === EVENT_TYPES.performance) return { kind: "skip", reason: "performance measurement (Umami event type 5)" };
-  if (Number(type) !== EVENT_TYPES.pageView && Number(type) !== EVENT_TYPES.customEvent) return { kind: "skip", reason: "link or pixel event (Umami event type 3 or 4)" };
-  if (website.excludeBots && session && UMAMI_BOT_BROWSERS.has(session.browser.toLowerCase())) return { kind: "skip", reason: "bot (Umami's browser)" };
+  if (Number(type) !== EVENT_TYPES.pageView && Number(type) !== EVENT_TYPES.customEvent)
+    return { kind: "skip", reason: "link or pixel event (Umami event type 3 or 4)" };
+  if (website.excludeBots && session && UMAMI_BOT_BROWSERS.has(session.browser.toLowerCase()))
+    return { kind: "skip", reason: "bot (Umami's browser)" };
   const event = Number(type) === EVENT_TYPES.customEvent;
   return {
     kind: "hit",
@@ -111,7 +122,8 @@ function eventItem(record: CsvRecord, website: TargetWebsite, session: Session |
 const byName = (entries: readonly InputEntry[], name: string) => entries.find((entry) => entry.name === name);
 
 export const openUmami: OpenReader = async (input, website, scratchDirectory) => {
-  const events = byName(input.entries, "website_event.csv") ?? input.entries.find((entry) => !/^(session|event_data)\.csv$/.test(entry.name));
+  const events =
+    byName(input.entries, "website_event.csv") ?? input.entries.find((entry) => !/^(session|event_data)\.csv$/.test(entry.name));
   if (!events) throw new ImportFileError(input.path, 1, null, "no website_event.csv in it");
   const sessions = byName(input.entries, "session.csv");
   const data = byName(input.entries, "event_data.csv");
@@ -130,7 +142,13 @@ export const openUmami: OpenReader = async (input, website, scratchDirectory) =>
       loaded = true;
       const csv = await openCsv(events.name, await events.open(counter), EVENT_COLUMNS);
       const inline = csv.has("browser");
-      if (!inline && !sessions) throw new ImportFileError(events.name, 1, null, "its rows carry no session columns (browser, os…) and no session.csv lies beside it");
+      if (!inline && !sessions)
+        throw new ImportFileError(
+          events.name,
+          1,
+          null,
+          "its rows carry no session columns (browser, os…) and no session.csv lies beside it",
+        );
       const session = findSession();
       const prop = findProps();
       const props = (id: string) => {
@@ -138,7 +156,9 @@ export const openUmami: OpenReader = async (input, website, scratchDirectory) =>
         return rows.length === 0 ? null : Object.fromEntries(rows.map((row) => [row.key, row.value]));
       };
       for await (const record of csv.records()) {
-        const values = inline ? sessionOf(record) : (session.get(record.get("session_id").trim()) as (Session & { id: string }) | undefined);
+        const values = inline
+          ? sessionOf(record)
+          : (session.get(record.get("session_id").trim()) as (Session & { id: string }) | undefined);
         yield eventItem(record, website, values, props);
       }
     },

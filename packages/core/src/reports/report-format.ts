@@ -23,7 +23,8 @@ export interface Change {
   good: boolean | null;
 }
 
-const signed = (value: number, unit: string): string => (value > 0 ? `+${numbers.format(value)}${unit}` : value < 0 ? `${MINUS}${numbers.format(-value)}${unit}` : `0${unit}`);
+const signed = (value: number, unit: string): string =>
+  value > 0 ? `+${numbers.format(value)}${unit}` : value < 0 ? `${MINUS}${numbers.format(-value)}${unit}` : `0${unit}`;
 
 function percentChange(current: number, previous: number): Change {
   if (previous === 0) return current === 0 ? { text: "0%", good: null } : { text: "new", good: true };

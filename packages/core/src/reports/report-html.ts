@@ -7,12 +7,22 @@ import { TOP_LISTS, type ReportContent } from "./report-text.js";
 // Mail clients drop <style> blocks, external sheets and images unpredictably: tables for
 // layout, every style inline, no image at all, explicit colours on every surface.
 const FONT = "font-family:-apple-system,BlinkMacSystemFont,'Segoe UI',Roboto,Helvetica,Arial,sans-serif;";
-const COLORS = { page: "#f3f4f6", card: "#ffffff", border: "#e5e7eb", text: "#111827", muted: "#6b7280", good: "#047857", bad: "#b91c1c", accent: "#4f46e5" };
+const COLORS = {
+  page: "#f3f4f6",
+  card: "#ffffff",
+  border: "#e5e7eb",
+  text: "#111827",
+  muted: "#6b7280",
+  good: "#047857",
+  bad: "#b91c1c",
+  accent: "#4f46e5",
+};
 
 const table = (style: string, rows: string) =>
   `<table role="presentation" width="100%" cellpadding="0" cellspacing="0" border="0" style="border-collapse:collapse;${style}">${rows}</table>`;
 
-const link = (href: string, text: string, style = `color:${COLORS.accent};`) => `<a href="${escapeHtml(href)}" style="${style}">${escapeHtml(text)}</a>`;
+const link = (href: string, text: string, style = `color:${COLORS.accent};`) =>
+  `<a href="${escapeHtml(href)}" style="${style}">${escapeHtml(text)}</a>`;
 
 function changeCell(change: Change): string {
   const color = change.good === null ? COLORS.muted : change.good ? COLORS.good : COLORS.bad;
@@ -53,7 +63,9 @@ function websiteCard(site: WebsiteReport): string {
   const button = site.dashboardUrl
     ? `<p style="margin:20px 0 0;">${link(site.dashboardUrl, "Open the dashboard", `display:inline-block;padding:9px 16px;border-radius:6px;background:${COLORS.accent};color:#ffffff;text-decoration:none;font-size:14px;font-weight:600;`)}</p>`
     : "";
-  const stop = site.unsubscribeUrl ? `<p style="margin:14px 0 0;font-size:12px;">${link(site.unsubscribeUrl, `Stop reports for ${site.domain}`, `color:${COLORS.muted};`)}</p>` : "";
+  const stop = site.unsubscribeUrl
+    ? `<p style="margin:14px 0 0;font-size:12px;">${link(site.unsubscribeUrl, `Stop reports for ${site.domain}`, `color:${COLORS.muted};`)}</p>`
+    : "";
   const inner =
     `<h2 style="margin:0;font-size:20px;color:${COLORS.text};word-break:break-all;">${escapeHtml(site.domain)}</h2>` +
     `<p style="margin:2px 0 12px;font-size:13px;color:${COLORS.muted};">Time zone ${escapeHtml(site.timezone)}</p>` +
@@ -72,7 +84,9 @@ export function renderHtml(content: ReportContent): string {
     `<tr><td style="padding:0 2px 18px;${FONT}">` +
     `<p style="margin:0;font-size:13px;font-weight:600;color:${COLORS.accent};letter-spacing:0.03em;">TALLY · ${escapeHtml(periodAdjective(range).toUpperCase())} REPORT</p>` +
     `<h1 style="margin:4px 0 0;font-size:24px;color:${COLORS.text};">${escapeHtml(rangeLabel(range))}</h1>` +
-    (comparison ? `<p style="margin:4px 0 0;font-size:13px;color:${COLORS.muted};">Changes compared with ${escapeHtml(rangeLabel(comparison))}</p>` : "") +
+    (comparison
+      ? `<p style="margin:4px 0 0;font-size:13px;color:${COLORS.muted};">Changes compared with ${escapeHtml(rangeLabel(comparison))}</p>`
+      : "") +
     `</td></tr>`;
   const footer =
     `<tr><td style="padding:4px 2px 0;${FONT}font-size:12px;line-height:1.5;color:${COLORS.muted};">` +

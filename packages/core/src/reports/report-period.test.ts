@@ -17,7 +17,8 @@ describe("report periods", () => {
   });
 
   it("a key names its range again; anything else names none", () => {
-    for (const range of [lastCompleteRange("week", "2026-11-16"), lastCompleteRange("month", "2028-03-15")]) expect(rangeOfKey(range.key)).toEqual(range);
+    for (const range of [lastCompleteRange("week", "2026-11-16"), lastCompleteRange("month", "2028-03-15")])
+      expect(rangeOfKey(range.key)).toEqual(range);
     for (const key of ["week:2026-11-10", "week:2026-02-30", "month:2026-13", "month:2026-00", "day:2026-11-16", "week:2026-11-09 ", ""]) {
       expect(rangeOfKey(key), key).toBeNull();
     }

@@ -45,7 +45,16 @@ export function createReportRuns(db: Kysely<Database>) {
       const created_at = new Date(now).toISOString();
       await db
         .insertInto("report_runs")
-        .values(missing.map((run) => ({ account_id: run.accountId, period: run.period, status: "pending", attempts: 0, next_attempt_at: now, created_at })))
+        .values(
+          missing.map((run) => ({
+            account_id: run.accountId,
+            period: run.period,
+            status: "pending",
+            attempts: 0,
+            next_attempt_at: now,
+            created_at,
+          })),
+        )
         .onConflict((oc) => oc.columns(["account_id", "period"]).doNothing())
         .execute();
     },
@@ -59,7 +68,12 @@ export function createReportRuns(db: Kysely<Database>) {
         .where("next_attempt_at", "<=", now)
         .orderBy("id")
         .execute();
-      return rows.map((row) => ({ id: Number(row.id), accountId: Number(row.account_id), period: row.period, attempts: Number(row.attempts) }));
+      return rows.map((row) => ({
+        id: Number(row.id),
+        accountId: Number(row.account_id),
+        period: row.period,
+        attempts: Number(row.attempts),
+      }));
     },
 
     /** Takes a due run for this process; null when another one got it first. */
@@ -79,7 +93,10 @@ export function createReportRuns(db: Kysely<Database>) {
     },
 
     /** Records the outcome of a claimed attempt; false when the claim had lapsed and another process took the run over. */
-    async finish(run: ClaimedRun, outcome: { status: "sent" | "skipped"; now: number } | { status: "failed"; error: string; now: number }): Promise<boolean> {
+    async finish(
+      run: ClaimedRun,
+      outcome: { status: "sent" | "skipped"; now: number } | { status: "failed"; error: string; now: number },
+    ): Promise<boolean> {
       const values =
         outcome.status === "failed"
           ? {

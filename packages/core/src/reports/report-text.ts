@@ -33,7 +33,9 @@ function websiteText(site: WebsiteReport): string[] {
     "=".repeat(site.domain.length),
     `Time zone: ${site.timezone}`,
     "",
-    ...lines.map((line) => `${line.label.padEnd(labelWidth)}  ${line.value.padStart(valueWidth)}  ${line.change.text} from ${line.previous}`),
+    ...lines.map(
+      (line) => `${line.label.padEnd(labelWidth)}  ${line.value.padStart(valueWidth)}  ${line.change.text} from ${line.previous}`,
+    ),
     ...TOP_LISTS.flatMap((list) => ["", ...topList(`${list.title} (${list.unit})`, list.rows(site))]),
     ...(site.dashboardUrl ? ["", `Dashboard: ${site.dashboardUrl}`] : []),
     ...(site.unsubscribeUrl ? [`Stop reports for ${site.domain}: ${site.unsubscribeUrl}`] : []),

@@ -119,17 +119,33 @@ export function createReports(deps: ReportsDependencies): Reports & { settle(): 
         }),
       );
     }
-    const all = await unsubscribeUrl(account.id, sites.map((site) => site.id));
+    const all = await unsubscribeUrl(
+      account.id,
+      sites.map((site) => site.id),
+    );
     const others = sites.length > 1 ? ` and ${sites.length - 1} more` : "";
     const subject = `${periodAdjective(range)} Tally report for ${sites[0]!.domain}${others} · ${rangeLabel(range)}`;
     const content = { subject, range, websites, unsubscribeUrl: all };
     const headers: Record<string, string> = { "Auto-Submitted": "auto-generated" };
     // RFC 8058: mail providers offer their own unsubscribe button, which POSTs to this URL.
     if (all) Object.assign(headers, { "List-Unsubscribe": `<${all}>`, "List-Unsubscribe-Post": "List-Unsubscribe=One-Click" });
-    return { accountId: account.id, to: account.email, range, subject, text: renderText(content), html: renderHtml(content), headers, websites, unsubscribeUrl: all };
+    return {
+      accountId: account.id,
+      to: account.email,
+      range,
+      subject,
+      text: renderText(content),
+      html: renderHtml(content),
+      headers,
+      websites,
+      unsubscribeUrl: all,
+    };
   }
 
-  async function buildFor(accountId: number, range: (sites: ReportedWebsite[], account: Account) => ReportRange | null): Promise<Report | null> {
+  async function buildFor(
+    accountId: number,
+    range: (sites: ReportedWebsite[], account: Account) => ReportRange | null,
+  ): Promise<Report | null> {
     const account = await deps.accounts.get(accountId);
     const sites = await reportedWebsites(accountId);
     const chosen = sites.length === 0 ? null : range(sites, account);
@@ -190,7 +206,9 @@ export function createReports(deps: ReportsDependencies): Reports & { settle(): 
       summary.failed++;
       const reason = error instanceof Error ? error.message : String(error);
       const retry = claimed.attempt >= MAX_ATTEMPTS ? "giving up" : `retrying in ${retryDelayMs(claimed.attempt) / 1000} s`;
-      deps.onError(new Error(`report ${run.period} of account ${run.accountId}, attempt ${claimed.attempt} (${retry}): ${reason}`, { cause: error }));
+      deps.onError(
+        new Error(`report ${run.period} of account ${run.accountId}, attempt ${claimed.attempt} (${retry}): ${reason}`, { cause: error }),
+      );
       await runs.finish(claimed, { status: "failed", error: reason, now });
       return;
     }
@@ -224,7 +242,13 @@ export function createReports(deps: ReportsDependencies): Reports & { settle(): 
 
   const reports: Reports = {
     build: (accountId, options = {}) =>
-      buildFor(accountId, (sites, account) => rangeAt(options.period ?? account.report_period, sites.map((site) => site.timezone), options.now ?? Date.now())),
+      buildFor(accountId, (sites, account) =>
+        rangeAt(
+          options.period ?? account.report_period,
+          sites.map((site) => site.timezone),
+          options.now ?? Date.now(),
+        ),
+      ),
 
     async send(accountId, options = {}) {
       const mailer = requireMailer();

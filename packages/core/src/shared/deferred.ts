@@ -8,7 +8,11 @@ type AsyncMethods<T> = {
  * the object on the target at each call (and may refuse it); `mapError` turns what a
  * call throws into what the caller sees.
  */
-export function deferMethods<S, T extends object>(target: Promise<S>, pick: (resolved: S) => T, mapError: (error: unknown) => unknown = (error) => error): AsyncMethods<T> {
+export function deferMethods<S, T extends object>(
+  target: Promise<S>,
+  pick: (resolved: S) => T,
+  mapError: (error: unknown) => unknown = (error) => error,
+): AsyncMethods<T> {
   // A store that fails to open is reported by every call (and ready()), never as an unhandled rejection.
   target.catch(() => {});
   return new Proxy({} as AsyncMethods<T>, {

@@ -30,16 +30,21 @@ const PAGE_MESSAGE = "The page must be an integer greater than 0.";
 
 /** `per_page` and `page`, shared by every list endpoint. */
 export const paginationQuery = {
-  per_page: choice("per_page", ["10", "25", "50", "100"]).default("10").transform(Number).meta({ description: "Rows per page.", default: "10" }),
-  page: z.preprocess(
-    asText,
-    z
-      .string({ error: PAGE_MESSAGE })
-      .regex(/^\+?\d+$/, PAGE_MESSAGE)
-      .transform(Number)
-      .refine((page) => Number.isSafeInteger(page) && page > 0, PAGE_MESSAGE)
-      .default(1),
-  ).meta({ description: "Page number, from 1.", default: "1" }),
+  per_page: choice("per_page", ["10", "25", "50", "100"])
+    .default("10")
+    .transform(Number)
+    .meta({ description: "Rows per page.", default: "10" }),
+  page: z
+    .preprocess(
+      asText,
+      z
+        .string({ error: PAGE_MESSAGE })
+        .regex(/^\+?\d+$/, PAGE_MESSAGE)
+        .transform(Number)
+        .refine((page) => Number.isSafeInteger(page) && page > 0, PAGE_MESSAGE)
+        .default(1),
+    )
+    .meta({ description: "Page number, from 1.", default: "1" }),
 };
 
 /** Sort direction, shared by every list endpoint. */

@@ -48,14 +48,22 @@ async function readBlock(db: Kysely<Database>, websiteId: number, day: number): 
   ).rows;
   const props = (
     await sql<{ visit_id: number; time: number; event: number; seq: number; name: number; value: number }>`
-      select p.visit_id, p.time, p.event, p.seq, p.name, p.value from visits v cross join event_props p where p.visit_id = v.id and ${ofDay}`.execute(db)
+      select p.visit_id, p.time, p.event, p.seq, p.name, p.value from visits v cross join event_props p where p.visit_id = v.id and ${ofDay}`.execute(
+      db,
+    )
   ).rows;
 
   const visitorOf = (visit: VisitRow) => (visit.visitor === 0 ? visit.id : visit.visitor);
   visits.sort((a, b) => visitorOf(a) - visitorOf(b) || a.id - b.id);
   const visitIndex = new Map(visits.map((visit, i) => [visit.id, i]));
   const sortedHits = hits
-    .map((hit) => ({ visit: visitIndex.get(Number(hit.visit_id))!, time: Number(hit.time), page: Number(hit.page), event: Number(hit.event), seq: Number(hit.seq) }))
+    .map((hit) => ({
+      visit: visitIndex.get(Number(hit.visit_id))!,
+      time: Number(hit.time),
+      page: Number(hit.page),
+      event: Number(hit.event),
+      seq: Number(hit.seq),
+    }))
     .sort((a, b) => a.visit - b.visit || a.time - b.time || a.seq - b.seq);
   const hitKey = (visit: number, time: number, event: number, seq: number) => `${visit}:${time}:${event}:${seq}`;
   const hitIndex = new Map(sortedHits.map((hit, i) => [hitKey(hit.visit, hit.time, hit.event, hit.seq), i]));
@@ -108,13 +116,24 @@ export async function buildDayBlocks(db: Kysely<Database>, options: { websiteId?
   let built = 0;
   for (const { website_id: websiteId, day, version } of stale) {
     // One snapshot (SQLite's read transactions are; PostgreSQL's repeatable read): the rows read are those of `version`.
-    const columns = await db.transaction().setIsolationLevel("repeatable read").execute((trx) => readBlock(trx, Number(websiteId), Number(day)));
+    const columns = await db
+      .transaction()
+      .setIsolationLevel("repeatable read")
+      .execute((trx) => readBlock(trx, Number(websiteId), Number(day)));
     await db.transaction().execute(async (trx) => {
-      const current = await trx.selectFrom("day_versions").select("version").where("website_id", "=", websiteId).where("day", "=", day).executeTakeFirst();
+      const current = await trx
+        .selectFrom("day_versions")
+        .select("version")
+        .where("website_id", "=", websiteId)
+        .where("day", "=", day)
+        .executeTakeFirst();
       if (Number(current?.version) !== Number(version)) return;
       await trx.deleteFrom("day_blocks").where("website_id", "=", websiteId).where("day", "=", day).execute();
       for (const [name, data] of columns) {
-        await trx.insertInto("day_blocks").values({ website_id: websiteId, day, version, name, data: Buffer.from(data.buffer, data.byteOffset, data.byteLength) }).execute();
+        await trx
+          .insertInto("day_blocks")
+          .values({ website_id: websiteId, day, version, name, data: Buffer.from(data.buffer, data.byteOffset, data.byteLength) })
+          .execute();
       }
       built++;
     });

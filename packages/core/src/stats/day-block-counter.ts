@@ -122,7 +122,13 @@ function createSlotCounter(distinctVisitors: boolean, runs: Uint32Array) {
  * same rows: visits that match every condition, and of those the hits the statistic
  * counts. Keys are day numbers, hours, dictionary ids, or 0 for a page goal.
  */
-export function countBlock(day: number, column: (name: BlockColumn) => Column, scan: BlockScan, withTime: boolean, into: Map<number, number>): void {
+export function countBlock(
+  day: number,
+  column: (name: BlockColumn) => Column,
+  scan: BlockScan,
+  withTime: boolean,
+  into: Map<number, number>,
+): void {
   const { counting } = scan;
   const runs = runsOf(column("v.run_start"));
   const visitCount = runs.length;
@@ -257,7 +263,10 @@ function countHits(
   const propValues = counting.from === "properties" ? asDictionary(column("p.value")) : null;
   // Dictionary keys counted once per row (not per visitor): straight into an array, no call per hit.
   const slotIndex = counting.key === "h.page" ? page!.index : counting.key === "h.event" ? event.index : null;
-  const direct = slotIndex && counting.count !== "visitors" ? new Float64Array(counting.key === "h.page" ? page!.values.length : event.values.length) : null;
+  const direct =
+    slotIndex && counting.count !== "visitors"
+      ? new Float64Array(counting.key === "h.page" ? page!.values.length : event.values.length)
+      : null;
   const slotOf =
     counting.key === "day"
       ? (h: number) => Math.floor(valueAt(time!, h) / 86_400)

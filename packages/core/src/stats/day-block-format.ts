@@ -67,7 +67,8 @@ export function decodeColumn(bytes: Uint8Array): Column {
   const length = header.getUint32(4, true);
   const distinct = header.getUint32(8, true);
   if (kind === RAW) return { length, values: null, index: new Int32Array(buffer, base + HEADER, length) };
-  const values = kind === INT32_DICTIONARY ? new Int32Array(buffer, base + HEADER, distinct) : new Float64Array(buffer, base + HEADER, distinct);
+  const values =
+    kind === INT32_DICTIONARY ? new Int32Array(buffer, base + HEADER, distinct) : new Float64Array(buffer, base + HEADER, distinct);
   const valuesBytes = Math.ceil((distinct * values.BYTES_PER_ELEMENT) / 8) * 8;
   return { length, values, index: indexArray(buffer, base + HEADER + valuesBytes, length, width) };
 }

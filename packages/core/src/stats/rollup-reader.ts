@@ -46,7 +46,11 @@ export function createRollupReader(db: Kysely<Database>, dialect: SqlDialect, we
 
   /** Those rows as (value, count). */
   function rowsOf(stat: Statistic, range: DayRange) {
-    return db.selectFrom(sourceOf(stat, range).select([valueOf(stat).as("value"), "count"]).as("r"));
+    return db.selectFrom(
+      sourceOf(stat, range)
+        .select([valueOf(stat).as("value"), "count"])
+        .as("r"),
+    );
   }
 
   type Rows = ReturnType<typeof rowsOf>;
@@ -117,8 +121,13 @@ export function createRollupReader(db: Kysely<Database>, dialect: SqlDialect, we
     // Each statistic has rollup rows of its own.
     source: (stat) => `rollups:${stat.name}:${stat.event ?? ""}:${stat.property ?? ""}`,
     async rowsRead(stat, range, atMost) {
-      const source = sourceOf(stat, range).select(sql<number>`1`.as("one")).limit(atMost + 1);
-      const row = await db.selectFrom(source.as("s")).select((eb) => eb.fn.countAll<number>().as("n")).executeTakeFirstOrThrow();
+      const source = sourceOf(stat, range)
+        .select(sql<number>`1`.as("one"))
+        .limit(atMost + 1);
+      const row = await db
+        .selectFrom(source.as("s"))
+        .select((eb) => eb.fn.countAll<number>().as("n"))
+        .executeTakeFirstOrThrow();
       return Number(row.n);
     },
   };

@@ -6,7 +6,16 @@ import { columnsFor, countBlock, type BlockCounting, type BlockScan, type Resolv
 import { decodeColumn, type Column } from "./day-block-format.js";
 import { VISIT_COLUMNS } from "../model/dimensions.js";
 import type { Condition, VisitDimension } from "../model/filters.js";
-import { dayValue, hourValue, localBounds, pageRows, type CountReader, type CountRequest, type DayRange, type Statistic } from "./count-reader.js";
+import {
+  dayValue,
+  hourValue,
+  localBounds,
+  pageRows,
+  type CountReader,
+  type CountRequest,
+  type DayRange,
+  type Statistic,
+} from "./count-reader.js";
 import { segmentConditions } from "./segment-conditions.js";
 import type { StatRow } from "./stats-query.js";
 
@@ -33,7 +42,13 @@ interface Counting {
 const VISITS = sql`count(*)`;
 const VISITORS = sql`count(distinct ${VISITOR})`;
 
-const byDay = (count: Sql, block: BlockCounting["count"]): Counting => ({ from: "visits", key: DAY_OF_VISIT, count, keys: "day", block: { from: "visits", key: "day", count: block } });
+const byDay = (count: Sql, block: BlockCounting["count"]): Counting => ({
+  from: "visits",
+  key: DAY_OF_VISIT,
+  count,
+  keys: "day",
+  block: { from: "visits", key: "day", count: block },
+});
 const visitColumn = (column: VisitDimension, visitors: boolean): Counting => ({
   from: "visits",
   key: sql.ref(`v.${column}`),
@@ -41,7 +56,13 @@ const visitColumn = (column: VisitDimension, visitors: boolean): Counting => ({
   keys: "dimension",
   block: { from: "visits", key: { visit: column }, count: visitors ? "visitors" : "rows" },
 });
-const ofHits = (from: "pageviews" | "events" | "properties", key: Sql, keys: Counting["keys"], visitors: boolean, blockKey: BlockCounting["key"]): Counting => ({
+const ofHits = (
+  from: "pageviews" | "events" | "properties",
+  key: Sql,
+  keys: Counting["keys"],
+  visitors: boolean,
+  blockKey: BlockCounting["key"],
+): Counting => ({
   from,
   key,
   count: visitors ? VISITORS : sql`count(*)`,
@@ -55,10 +76,21 @@ const COUNTINGS: Readonly<Record<string, Counting>> = {
   visit_duration: byDay(sql`sum(v.duration)`, "duration"),
   visit_pageviews: byDay(sql`sum(v.pageviews)`, "pageviews"),
   // Visit columns: visits per value; visitors for what is counted once per visitor-day.
-  ...Object.fromEntries(VISIT_COLUMNS.map(({ column, statistic, counted }) => [statistic, visitColumn(column, counted === "visitor" || counted === "visitor-value")])),
+  ...Object.fromEntries(
+    VISIT_COLUMNS.map(({ column, statistic, counted }) => [
+      statistic,
+      visitColumn(column, counted === "visitor" || counted === "visitor-value"),
+    ]),
+  ),
   visitors: byDay(VISITORS, "visitors"),
   // Grouped by the hour of each visitor-day's first matching visit: a query of its own (`grouped`).
-  visitors_hours: { from: "visits", key: sql`(v.start % 86400) / 3600`, count: VISITORS, keys: "hour", block: { from: "visits", key: "first-hour", count: "rows" } },
+  visitors_hours: {
+    from: "visits",
+    key: sql`(v.start % 86400) / 3600`,
+    count: VISITORS,
+    keys: "hour",
+    block: { from: "visits", key: "first-hour", count: "rows" },
+  },
   pageviews: ofHits("pageviews", sql`h.time / 86400`, "day", false, "day"),
   pageviews_hours: ofHits("pageviews", sql`(h.time % 86400) / 3600`, "hour", false, "hour"),
   page: ofHits("pageviews", sql`h.page`, "dimension", false, "h.page"),
@@ -96,7 +128,12 @@ type BlockColumns = Map<number, Map<BlockColumn, Column>>;
  * Conditions become sets of dictionary ids, so the large tables compare integers only.
  * Days with a current day block are counted from it; the others from the rows.
  */
-export function createSegmentReader(db: Kysely<Database>, dialect: SqlDialect, websiteId: number, conditions: readonly Condition[]): CountReader {
+export function createSegmentReader(
+  db: Kysely<Database>,
+  dialect: SqlDialect,
+  websiteId: number,
+  conditions: readonly Condition[],
+): CountReader {
   const where = segmentConditions(dialect, websiteId, conditions);
 
   async function run<T>(query: Sql): Promise<T[]> {
@@ -110,7 +147,7 @@ export function createSegmentReader(db: Kysely<Database>, dialect: SqlDialect, w
   /** Visits starting on one of these days: runs of consecutive days as ranges of `v.start`. */
   function startingOn(days: readonly number[]): Sql {
     const ranges: Sql[] = [];
-    for (let i = 0; i < days.length; ) {
+    for (let i = 0; i < days.length;) {
       let j = i;
       while (j + 1 < days.length && days[j + 1] === days[j]! + 1) j++;
       ranges.push(sql`(v.start >= ${days[i]! * 86_400} and v.start < ${(days[j]! + 1) * 86_400})`);
@@ -175,7 +212,11 @@ export function createSegmentReader(db: Kysely<Database>, dialect: SqlDialect, w
   }
 
   /** Pageviews by (day the visit started, day of the hit) for visits starting on `days`: one statement. */
-  async function pageviewsByVisitDay(days: readonly number[], start: number, end: number): Promise<{ visitDay: number; day: number; n: number }[]> {
+  async function pageviewsByVisitDay(
+    days: readonly number[],
+    start: number,
+    end: number,
+  ): Promise<{ visitDay: number; day: number; n: number }[]> {
     const rows = await run<{ d: number; k: number; n: number }>(sql`select ${DAY_OF_VISIT} as d, h.time / 86400 as k, count(*) as n
       from visits v cross join hits h
       where h.visit_id = v.id and v.website_id = ${websiteId} and ${startingOn(days)} and h.time >= ${start} and h.time < ${end}
@@ -192,8 +233,8 @@ export function createSegmentReader(db: Kysely<Database>, dialect: SqlDialect, w
     if (!found) {
       // A late hit joins the visit its person started next (up to a day later): for hits, the day after the range too.
       found = run<{ day: number; last_hit: number }>(sql`select day, last_hit from day_versions
-        where website_id = ${websiteId} and (day >= ${start / 86_400} or last_hit >= ${start}) and day <= ${end / 86_400} order by day`).then((rows) =>
-        rows.map((row) => ({ day: Number(row.day), lastHit: Number(row.last_hit) })),
+        where website_id = ${websiteId} and (day >= ${start / 86_400} or last_hit >= ${start}) and day <= ${end / 86_400} order by day`).then(
+        (rows) => rows.map((row) => ({ day: Number(row.day), lastHit: Number(row.last_hit) })),
       );
       versions.set(key, found);
     }
@@ -202,7 +243,11 @@ export function createSegmentReader(db: Kysely<Database>, dialect: SqlDialect, w
 
   /** The days whose visits can count: started in the range, or (for hits) before it with a hit in it. */
   const reaching = (days: readonly CandidateDay[], fromHits: boolean, start: number, end: number) =>
-    days.filter((day) => (fromHits ? (day.day >= start / 86_400 || day.lastHit >= start) && day.day <= end / 86_400 : day.day >= start / 86_400 && day.day < end / 86_400));
+    days.filter((day) =>
+      fromHits
+        ? (day.day >= start / 86_400 || day.lastHit >= start) && day.day <= end / 86_400
+        : day.day >= start / 86_400 && day.day < end / 86_400,
+    );
 
   /** Decoded block columns read so far in this request, by day; a day known to lack a column maps it to null. */
   const columnCache = new Map<number, Map<BlockColumn, Column | null>>();
@@ -237,11 +282,15 @@ export function createSegmentReader(db: Kysely<Database>, dialect: SqlDialect, w
       if (where.conditions.length === 0) return [];
       const parts = where.conditions.flatMap((condition, index) => {
         const queries = where.idQueries(condition);
-        return [sql`select ${index} as c, 0 as names, id from ${queries.ids} ids`, sql`select ${index} as c, 1 as names, id from ${queries.names} names`];
+        return [
+          sql`select ${index} as c, 0 as names, id from ${queries.ids} ids`,
+          sql`select ${index} as c, 1 as names, id from ${queries.names} names`,
+        ];
       });
       const rows = await run<{ c: number; names: number; id: number }>(sql.join(parts, sql` union all `));
       return where.conditions.map((condition, index) => {
-        const of = (names: number) => new Set(rows.filter((row) => Number(row.c) === index && Number(row.names) === names).map((row) => Number(row.id)));
+        const of = (names: number) =>
+          new Set(rows.filter((row) => Number(row.c) === index && Number(row.names) === names).map((row) => Number(row.id)));
         return { condition, ids: of(0), names: of(1) };
       });
     })();
@@ -307,16 +356,22 @@ export function createSegmentReader(db: Kysely<Database>, dialect: SqlDialect, w
     }
 
     // From rows: the day series of visits and pageviews together, everything else a statement each.
-    const visitSeries = plans.flatMap((plan, index) => (VISIT_DAY_SERIES.includes(plan.request.stat.name) && rowDays[index]!.length > 0 ? [index] : []));
-    const pageviewSeries = plans.flatMap((plan, index) => (plan.request.stat.name === "pageviews" && rowDays[index]!.length > 0 ? [index] : []));
+    const visitSeries = plans.flatMap((plan, index) =>
+      VISIT_DAY_SERIES.includes(plan.request.stat.name) && rowDays[index]!.length > 0 ? [index] : [],
+    );
+    const pageviewSeries = plans.flatMap((plan, index) =>
+      plan.request.stat.name === "pageviews" && rowDays[index]!.length > 0 ? [index] : [],
+    );
     const union = (indexes: readonly number[]) => [...new Set(indexes.flatMap((index) => rowDays[index]!))].sort((a, b) => a - b);
-    const span = (indexes: readonly number[]) => [Math.min(...indexes.map((index) => plans[index]!.start)), Math.max(...indexes.map((index) => plans[index]!.end))] as const;
+    const span = (indexes: readonly number[]) =>
+      [Math.min(...indexes.map((index) => plans[index]!.start)), Math.max(...indexes.map((index) => plans[index]!.end))] as const;
     if (visitSeries.length > 0) {
       const series = await visitDaySeries(union(visitSeries), ...span(visitSeries));
       for (const index of visitSeries) {
         const { request, start, end } = plans[index]!;
         const own = new Set(rowDays[index]);
-        for (const [day, n] of series.get(request.stat.name)!) if (own.has(day) && day >= start / 86_400 && day < end / 86_400) add(counts[index]!, day, n);
+        for (const [day, n] of series.get(request.stat.name)!)
+          if (own.has(day) && day >= start / 86_400 && day < end / 86_400) add(counts[index]!, day, n);
       }
     }
     if (pageviewSeries.length > 0) {
@@ -324,12 +379,14 @@ export function createSegmentReader(db: Kysely<Database>, dialect: SqlDialect, w
       for (const index of pageviewSeries) {
         const { start, end } = plans[index]!;
         const own = new Set(rowDays[index]);
-        for (const row of rows) if (own.has(row.visitDay) && row.day >= start / 86_400 && row.day < end / 86_400) add(counts[index]!, row.day, row.n);
+        for (const row of rows)
+          if (own.has(row.visitDay) && row.day >= start / 86_400 && row.day < end / 86_400) add(counts[index]!, row.day, row.n);
       }
     }
     for (const [index, plan] of plans.entries()) {
       if (rowDays[index]!.length === 0 || visitSeries.includes(index) || pageviewSeries.includes(index)) continue;
-      for (const row of await run<{ k: number; n: number }>(grouped(plan.request.stat, plan.request.range, rowDays[index]!))) add(counts[index]!, Number(row.k), Number(row.n));
+      for (const row of await run<{ k: number; n: number }>(grouped(plan.request.stat, plan.request.range, rowDays[index]!)))
+        add(counts[index]!, Number(row.k), Number(row.n));
     }
     return counts;
   }

@@ -3,7 +3,12 @@ import { parseStatsQuery, parseTotalsQuery, statsQuerySchema } from "./stats-que
 
 describe("a statistics query is parsed once", () => {
   it("a query the server parsed with the schema is used as it is by core (the same object, its filters not parsed again)", () => {
-    const parsed = statsQuerySchema.parse({ name: "page", from: "2026-01-01", to: "2026-01-31", filter: ["country:is:DE|AT", "page:contains:/blog"] });
+    const parsed = statsQuerySchema.parse({
+      name: "page",
+      from: "2026-01-01",
+      to: "2026-01-31",
+      filter: ["country:is:DE|AT", "page:contains:/blog"],
+    });
     expect(parsed.conditions).toHaveLength(2);
     expect(parseStatsQuery(parsed)).toBe(parsed);
     const totals = parseTotalsQuery({ from: "2026-01-01", to: "2026-01-31", filter: "browser:is:Firefox" });
@@ -11,7 +16,9 @@ describe("a statistics query is parsed once", () => {
   });
 
   it("raw input is checked: a bad filter is refused, naming it", () => {
-    expect(() => parseStatsQuery({ name: "page", from: "2026-01-01", to: "2026-01-31", filter: ["country:is:DE", "nonsense"] })).toThrow(/given data was invalid/);
+    expect(() => parseStatsQuery({ name: "page", from: "2026-01-01", to: "2026-01-31", filter: ["country:is:DE", "nonsense"] })).toThrow(
+      /given data was invalid/,
+    );
     try {
       parseStatsQuery({ name: "page", from: "2026-01-01", to: "2026-01-31", filter: ["country:is:DE", "nonsense"] });
     } catch (error) {

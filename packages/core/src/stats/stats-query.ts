@@ -70,7 +70,10 @@ const rangeFields = {
     .meta({ description: FILTER_DESCRIPTION, example: ["country:is:DE|AT", "utm_source:is:newsletter"] }),
   compare: choice("compare", ["previous_period", "year"])
     .optional()
-    .meta({ description: "Adds `previous` to every row (and `previous_total`, `comparison`): the same number of days just before, or the same days a year earlier." }),
+    .meta({
+      description:
+        "Adds `previous` to every row (and `previous_total`, `comparison`): the same number of days just before, or the same days a year earlier.",
+    }),
 };
 
 type RangeFields = { from: string; to: string; filter?: string | string[] | undefined };
@@ -110,13 +113,18 @@ const asList = (value: string | string[] | undefined): string[] => (value === un
 function checkPageGoals(query: { name: string; goal_page?: string | string[] | undefined }, context: z.RefinementCtx): void {
   const patterns = asList(query.goal_page);
   if (patterns.length === 0) return;
-  if (query.name !== "goals") context.addIssue({ code: "custom", path: ["goal_page"], message: "The goal page field is only allowed with name=goals." });
+  if (query.name !== "goals")
+    context.addIssue({ code: "custom", path: ["goal_page"], message: "The goal page field is only allowed with name=goals." });
   if (patterns.length > PAGE_GOAL_LIMITS.patterns) {
     context.addIssue({ code: "custom", path: ["goal_page"], message: `At most ${PAGE_GOAL_LIMITS.patterns} goal pages are allowed.` });
   }
   patterns.forEach((pattern, index) => {
     if (pattern === "" || pattern.length > PAGE_GOAL_LIMITS.length) {
-      context.addIssue({ code: "custom", path: ["goal_page", index], message: `A goal page must be 1 to ${PAGE_GOAL_LIMITS.length} characters.` });
+      context.addIssue({
+        code: "custom",
+        path: ["goal_page", index],
+        message: `A goal page must be 1 to ${PAGE_GOAL_LIMITS.length} characters.`,
+      });
     }
   });
 }
@@ -124,13 +132,18 @@ function checkPageGoals(query: { name: string; goal_page?: string | string[] | u
 /** Every parameter of `/stats`; `search_by` accepts `value` and `url` (the default), which mean the same. */
 export const statsQuerySchema = z
   .object({
-    name: choice("name", STAT_NAMES).meta({ description: "The statistic (README \"Statistics: what each one counts\", docs/statistics.md).", example: "page" }),
+    name: choice("name", STAT_NAMES).meta({
+      description: 'The statistic (README "Statistics: what each one counts", docs/statistics.md).',
+      example: "page",
+    }),
     search: z
       .string({ error: "The search must be a string." })
       .max(255, "The search may not be longer than 255 characters.")
       .default("")
       .meta({ description: "Only rows whose value contains this, ignoring case." }),
-    search_by: choice("search_by", ["url", "value"]).default("url").meta({ description: "`url` and `value` mean the same: the row's value." }),
+    search_by: choice("search_by", ["url", "value"])
+      .default("url")
+      .meta({ description: "`url` and `value` mean the same: the row's value." }),
     sort_by: choice("sort_by", ["count", "value"]).default("count").meta({ description: "Ties are ordered by value, ascending." }),
     sort: sortDirection,
     ...paginationQuery,
@@ -158,7 +171,8 @@ export const statsQuerySchema = z
     checkPageGoals(query, context);
     if (query.name !== "event_property") return;
     if (!query.event) context.addIssue({ code: "custom", path: ["event"], message: "The event field is required for event_property." });
-    if (!query.property) context.addIssue({ code: "custom", path: ["property"], message: "The property field is required for event_property." });
+    if (!query.property)
+      context.addIssue({ code: "custom", path: ["property"], message: "The property field is required for event_property." });
   })
   .transform((query, context) => Object.assign(withConditions(query, context), { goal_page: asList(query.goal_page) }));
 

@@ -48,7 +48,9 @@ async function ratioRows(reader: CountReader, name: RatioName, range: DayRange):
   const { numerator, denominator } = RATIO_SERIES[name];
   const [tops, bottoms] = await Promise.all([reader.all({ name: numerator }, range), reader.all({ name: denominator }, range)]);
   const topByDay = new Map(tops.map((row) => [row.value, row.count]));
-  const rows = bottoms.filter((row) => row.count > 0).map((row) => ({ value: row.value, count: ratio(name, topByDay.get(row.value) ?? 0, row.count) }));
+  const rows = bottoms
+    .filter((row) => row.count > 0)
+    .map((row) => ({ value: row.value, count: ratio(name, topByDay.get(row.value) ?? 0, row.count) }));
   return { rows, total: ratio(name, sum(tops), sum(bottoms)) };
 }
 
@@ -67,9 +69,9 @@ const FIGURES = ["visitors", "visits", "pageviews", "bounces", "visit_duration",
 async function totalFigures(reader: CountReader, ranges: readonly DayRange[]): Promise<TotalFigures[]> {
   const rows = await reader.allOf(ranges.flatMap((range) => FIGURES.map((name) => ({ stat: { name }, range }))));
   return ranges.map((_, index) => {
-    const [visitors, visits, pageviews, bounces, duration, visitPageviews] = rows.slice(index * FIGURES.length, (index + 1) * FIGURES.length).map(sum) as [
-      number, number, number, number, number, number,
-    ];
+    const [visitors, visits, pageviews, bounces, duration, visitPageviews] = rows
+      .slice(index * FIGURES.length, (index + 1) * FIGURES.length)
+      .map(sum) as [number, number, number, number, number, number];
     return {
       visitors,
       visits,
@@ -89,11 +91,19 @@ async function goalRows(reader: CountReader, range: DayRange, list: ListOptions,
   if (patterns.length === 0) {
     // Event goals alone: paged by the database.
     ({ rows, total } = await reader.page({ name: "event_visitors" }, range, list));
-    events = await reader.countsOf({ name: "event" }, range, rows.map((row) => row.value));
+    events = await reader.countsOf(
+      { name: "event" },
+      range,
+      rows.map((row) => row.value),
+    );
   } else {
     ({ rows, total } = pageRows(await goalVisitors(reader, range, patterns), list));
     const [eventCounts, views] = await Promise.all([
-      reader.countsOf({ name: "event" }, range, rows.map((row) => row.value)),
+      reader.countsOf(
+        { name: "event" },
+        range,
+        rows.map((row) => row.value),
+      ),
       Promise.all(patterns.map((pattern) => reader.all({ name: "page_goal_views", pattern }, range))),
     ]);
     events = new Map([...eventCounts, ...views.flat().map((row): [string, number] => [row.value, row.count])]);
@@ -126,7 +136,13 @@ export function createStatsRunner(readerFor: ReaderFor): StatsRunner {
     const reader = readerFor(websiteId, query);
     const range = { from: query.from, to: query.to };
     const stat: Statistic = { name: query.name, event: query.event, property: query.property };
-    const list: ListOptions = { search: query.search.toLowerCase(), sortBy: query.sort_by, sort: query.sort, perPage: query.per_page, page: query.page };
+    const list: ListOptions = {
+      search: query.search.toLowerCase(),
+      sortBy: query.sort_by,
+      sort: query.sort,
+      perPage: query.per_page,
+      page: query.page,
+    };
     let result: { rows: StatRow[]; total: number };
     let rangeTotal: number | undefined;
     if (isSeries(query.name)) {
@@ -165,7 +181,11 @@ export function createStatsRunner(readerFor: ReaderFor): StatsRunner {
       previousOf = (value) => counts.get(value) ?? 0;
     } else {
       const counted = stat.name === "goals" ? { name: "event_visitors" } : stat;
-      const counts = await reader.countsOf(counted, previousRange, page.data.map((row) => row.value));
+      const counts = await reader.countsOf(
+        counted,
+        previousRange,
+        page.data.map((row) => row.value),
+      );
       previousOf = (value) => counts.get(value) ?? 0;
     }
     page.data = page.data.map((row) => ({ ...row, previous: previousOf(row.value) }));

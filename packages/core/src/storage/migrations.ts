@@ -20,9 +20,7 @@ const migrationFactories: Record<string, MigrationFactory> = {
       await db.schema
         .createTable("api_keys")
         .addColumn("id", dialect.idColumnType, (c) => dialect.idColumn(c))
-        .addColumn("account_id", "integer", (c) =>
-          c.notNull().references("accounts.id").onDelete("cascade"),
-        )
+        .addColumn("account_id", "integer", (c) => c.notNull().references("accounts.id").onDelete("cascade"))
         .addColumn("name", "text", (c) => c.notNull())
         .addColumn("prefix", "text", (c) => c.notNull())
         .addColumn("hash", "text", (c) => c.notNull().unique())
@@ -33,9 +31,7 @@ const migrationFactories: Record<string, MigrationFactory> = {
       await db.schema
         .createTable("websites")
         .addColumn("id", dialect.idColumnType, (c) => dialect.idColumn(c))
-        .addColumn("account_id", "integer", (c) =>
-          c.notNull().references("accounts.id").onDelete("cascade"),
-        )
+        .addColumn("account_id", "integer", (c) => c.notNull().references("accounts.id").onDelete("cascade"))
         .addColumn("domain", "text", (c) => c.notNull().unique())
         .addColumn("privacy", "integer", (c) => c.notNull())
         .addColumn("password_hash", "text")
@@ -47,11 +43,7 @@ const migrationFactories: Record<string, MigrationFactory> = {
         .addColumn("created_at", "text", (c) => c.notNull())
         .addColumn("updated_at", "text", (c) => c.notNull())
         .execute();
-      await db.schema
-        .createIndex("websites_account_idx")
-        .on("websites")
-        .columns(["account_id", "id"])
-        .execute();
+      await db.schema.createIndex("websites_account_idx").on("websites").columns(["account_id", "id"]).execute();
     },
   }),
   "0002_engine": (dialect) => ({
@@ -126,7 +118,10 @@ const migrationFactories: Record<string, MigrationFactory> = {
         .execute();
       await db.schema.createIndex("event_props_range_idx").on("event_props").columns(["website_id", "event", "name", "time"]).execute();
       await db.schema.createIndex("event_props_visit_idx").on("event_props").column("visit_id").execute();
-      await db.schema.alterTable("websites").addColumn("retention_days", "integer", (c) => c.notNull().defaultTo(730)).execute();
+      await db.schema
+        .alterTable("websites")
+        .addColumn("retention_days", "integer", (c) => c.notNull().defaultTo(730))
+        .execute();
       const visitorColumns: [string, "integer" | "bigint" | "text"][] = [
         ["visitor", "integer"],
         ["visit", "integer"],
@@ -149,7 +144,10 @@ const migrationFactories: Record<string, MigrationFactory> = {
   "0004_email_reports": (dialect) => ({
     async up(db) {
       await db.schema.alterTable("accounts").addColumn("email", "text").execute();
-      await db.schema.alterTable("accounts").addColumn("report_period", "text", (c) => c.notNull().defaultTo("week")).execute();
+      await db.schema
+        .alterTable("accounts")
+        .addColumn("report_period", "text", (c) => c.notNull().defaultTo("week"))
+        .execute();
       // One row per account and report period: the unique pair is what makes a report go out once.
       await db.schema
         .createTable("report_runs")
@@ -178,8 +176,10 @@ const migrationFactories: Record<string, MigrationFactory> = {
         .createTable("imports")
         .addColumn("id", dialect.idColumnType, (c) => dialect.idColumn(c))
         .addColumn("website_id", "integer", (c) => c.notNull().references("websites.id").onDelete("cascade"));
-      for (const column of ["source", "file_name", "content_hash", "first_day", "last_day"]) imports = imports.addColumn(column, "text", (c) => c.notNull());
-      for (const column of ["rows_read", "rows_imported", "rows_skipped"]) imports = imports.addColumn(column, dialect.counterType, (c) => c.notNull());
+      for (const column of ["source", "file_name", "content_hash", "first_day", "last_day"])
+        imports = imports.addColumn(column, "text", (c) => c.notNull());
+      for (const column of ["rows_read", "rows_imported", "rows_skipped"])
+        imports = imports.addColumn(column, dialect.counterType, (c) => c.notNull());
       await imports
         .addColumn("status", "text", (c) => c.notNull())
         .addColumn("message", "text", (c) => c.notNull())
@@ -194,7 +194,10 @@ const migrationFactories: Record<string, MigrationFactory> = {
   "0006_hit_sequence": () => ({
     async up(db) {
       for (const table of ["hits", "event_props"] as const) {
-        await db.schema.alterTable(table).addColumn("seq", "integer", (c) => c.notNull().defaultTo(0)).execute();
+        await db.schema
+          .alterTable(table)
+          .addColumn("seq", "integer", (c) => c.notNull().defaultTo(0))
+          .execute();
       }
     },
   }),
@@ -296,9 +299,7 @@ async function sumRollupsInto(db: Kysely<unknown>, period: RawBuilder<unknown>, 
 }
 
 export async function migrateToLatest(db: Kysely<Database>, dialect: SqlDialect): Promise<void> {
-  const migrations = Object.fromEntries(
-    Object.entries(migrationFactories).map(([name, factory]) => [name, factory(dialect)]),
-  );
+  const migrations = Object.fromEntries(Object.entries(migrationFactories).map(([name, factory]) => [name, factory(dialect)]));
   const migrator = new Migrator({
     db,
     provider: { getMigrations: async () => migrations },

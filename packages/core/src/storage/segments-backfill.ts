@@ -22,7 +22,11 @@ export function rollupDimensions(websiteId: number, name: string, value: string,
   if (kind === undefined || value === "") return [];
   if (name !== "event_property") return [entry(websiteId, kind, value, createdDay)];
   const [event = "", property = "", propertyValue = ""] = value.split(PROPERTY_SEPARATOR);
-  return [entry(websiteId, "event", event, createdDay), entry(websiteId, "prop_name", property, createdDay), entry(websiteId, "prop_value", propertyValue, createdDay)].filter((item) => item.value !== "");
+  return [
+    entry(websiteId, "event", event, createdDay),
+    entry(websiteId, "prop_name", property, createdDay),
+    entry(websiteId, "prop_value", propertyValue, createdDay),
+  ].filter((item) => item.value !== "");
 }
 
 /**
@@ -40,7 +44,8 @@ export async function backfillDimensions(db: Kysely<any>): Promise<void> {
     .execute();
   const entries = new Map<string, Entry>();
   for (const row of rows) {
-    for (const item of rollupDimensions(Number(row.website_id), row.name, row.value, 0)) entries.set(`${item.website_id}|${item.kind}|${item.value}`, item);
+    for (const item of rollupDimensions(Number(row.website_id), row.name, row.value, 0))
+      entries.set(`${item.website_id}|${item.kind}|${item.value}`, item);
   }
   const all = [...entries.values()];
   for (let i = 0; i < all.length; i += CHUNK) {

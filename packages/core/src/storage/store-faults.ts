@@ -38,17 +38,28 @@ const WORDS: Record<StoreFaultKind, string> = {
 };
 
 /** Node's network errors that mean "the server is not there right now". */
-const NETWORK_CODES = new Set(["ECONNREFUSED", "ECONNRESET", "ETIMEDOUT", "EHOSTUNREACH", "ENETUNREACH", "EPIPE", "ENOTFOUND", "EAI_AGAIN"]);
+const NETWORK_CODES = new Set([
+  "ECONNREFUSED",
+  "ECONNRESET",
+  "ETIMEDOUT",
+  "EHOSTUNREACH",
+  "ENETUNREACH",
+  "EPIPE",
+  "ENOTFOUND",
+  "EAI_AGAIN",
+]);
 
 /** pg's own messages for a connection that broke or never came (they carry no code). */
-const CONNECTION_MESSAGE = /connection terminated|terminating connection|connection (?:timeout|ended)|timeout exceeded when trying to connect|not queryable|server closed the connection|the database system is (?:starting up|shutting down|in recovery mode)/i;
+const CONNECTION_MESSAGE =
+  /connection terminated|terminating connection|connection (?:timeout|ended)|timeout exceeded when trying to connect|not queryable|server closed the connection|the database system is (?:starting up|shutting down|in recovery mode)/i;
 
 function kindOf(code: string, message: string): StoreFaultKind | null {
   if (code === "SQLITE_FULL" || code === "53100" || code === "ENOSPC") return "disk-full";
   if (code.startsWith("SQLITE_READONLY") || code === "25006" || code === "EROFS") return "read-only";
   if (code.startsWith("SQLITE_BUSY") || code.startsWith("SQLITE_LOCKED")) return "locked";
   // SQLSTATE class 08 (connection exception), 57P01-57P03 (shut down, crashed, cannot connect now).
-  if (NETWORK_CODES.has(code) || code.startsWith("08") || /^57P0[1-3]$/.test(code) || CONNECTION_MESSAGE.test(message)) return "unreachable";
+  if (NETWORK_CODES.has(code) || code.startsWith("08") || /^57P0[1-3]$/.test(code) || CONNECTION_MESSAGE.test(message))
+    return "unreachable";
   if (code.startsWith("SQLITE_") || /^(53|58|XX)/.test(code)) return "failed";
   return null;
 }

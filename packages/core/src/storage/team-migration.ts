@@ -51,8 +51,17 @@ export const teamMigration = (dialect: SqlDialect): Migration => ({
       .addColumn("hash", "text", (c) => c.notNull())
       .addColumn("used_at", "text")
       .execute();
-    await db.schema.alterTable("api_keys").addColumn("user_id", "integer", (c) => c.references("users.id").onDelete("cascade")).execute();
-    await db.schema.alterTable("api_keys").addColumn("scope", "text", (c) => c.notNull().defaultTo("write")).execute();
-    await db.schema.alterTable("accounts").addColumn("require_two_factor", "integer", (c) => c.notNull().defaultTo(0)).execute();
+    await db.schema
+      .alterTable("api_keys")
+      .addColumn("user_id", "integer", (c) => c.references("users.id").onDelete("cascade"))
+      .execute();
+    await db.schema
+      .alterTable("api_keys")
+      .addColumn("scope", "text", (c) => c.notNull().defaultTo("write"))
+      .execute();
+    await db.schema
+      .alterTable("accounts")
+      .addColumn("require_two_factor", "integer", (c) => c.notNull().defaultTo(0))
+      .execute();
   },
 });

@@ -24,10 +24,24 @@ export const RETENTION_DAYS = { min: 7, max: 3660, default: 730 } as const;
  * `Asia/Calcutta` for `Asia/Kolkata`): the name a user gives is kept as given.
  */
 const CURRENT_ZONE_NAMES = [
-  "Asia/Kolkata", "Asia/Kathmandu", "Europe/Kyiv", "America/Argentina/Buenos_Aires", "Asia/Ho_Chi_Minh",
-  "Asia/Yangon", "Atlantic/Faroe", "America/Nuuk", "Pacific/Chuuk", "Pacific/Pohnpei", "Pacific/Kanton",
-  "America/Indiana/Indianapolis", "America/Kentucky/Louisville", "America/Argentina/Catamarca",
-  "America/Argentina/Cordoba", "America/Argentina/Jujuy", "America/Argentina/Mendoza", "America/Atikokan",
+  "Asia/Kolkata",
+  "Asia/Kathmandu",
+  "Europe/Kyiv",
+  "America/Argentina/Buenos_Aires",
+  "Asia/Ho_Chi_Minh",
+  "Asia/Yangon",
+  "Atlantic/Faroe",
+  "America/Nuuk",
+  "Pacific/Chuuk",
+  "Pacific/Pohnpei",
+  "Pacific/Kanton",
+  "America/Indiana/Indianapolis",
+  "America/Kentucky/Louisville",
+  "America/Argentina/Catamarca",
+  "America/Argentina/Cordoba",
+  "America/Argentina/Jujuy",
+  "America/Argentina/Mendoza",
+  "America/Atikokan",
   "Africa/Asmara",
 ];
 
@@ -50,7 +64,6 @@ export function timeZoneName(input: string): string | null {
   return CURRENT_ZONE_NAMES.find((zone) => zone.toLowerCase() === lower) ?? name;
 }
 
-
 const label = (field: string) => field.replace(/_/g, " ");
 const mustBeString = (field: string) => `The ${label(field)} field must be a string.`;
 const isText = (value: unknown) => typeof value === "string" || (typeof value === "number" && Number.isFinite(value));
@@ -60,7 +73,10 @@ const trimmed = (value: unknown) => (typeof value === "string" ? value.trim() : 
 
 /** Free text (a string, or a finite number taken as its text). */
 const text = (field: string) =>
-  z.preprocess(numberAsText, z.string({ error: (issue) => (issue.input === undefined ? `The ${label(field)} field is required.` : mustBeString(field)) }));
+  z.preprocess(
+    numberAsText,
+    z.string({ error: (issue) => (issue.input === undefined ? `The ${label(field)} field is required.` : mustBeString(field)) }),
+  );
 
 /** One of a few numbers, sent as a number (JSON) or its text (forms); surrounding spaces are ignored. */
 function choice<const T extends readonly [number, ...number[]]>(field: string, values: T) {
@@ -84,20 +100,43 @@ const RETENTION_MESSAGE = `The retention days must be a whole number from ${RETE
 
 /** The fields both create and update accept; each is optional (absent = unchanged, or the default). */
 const settingFields = {
-  privacy: choice("privacy", [0, 1, 2]).optional().meta({ description: "Who can see the share page: 0 public, 1 private (default), 2 password.", example: 1 }),
+  privacy: choice("privacy", [0, 1, 2])
+    .optional()
+    .meta({ description: "Who can see the share page: 0 public, 1 private (default), 2 password.", example: 1 }),
   password: text("password")
     .pipe(z.string().max(128, "The password must be between 1 and 128 characters."))
     .transform((value) => (value === "" ? undefined : value))
     .optional()
-    .meta({ description: "The share page's password (1 to 128 characters); required when privacy is 2. Stored as a hash, never returned." }),
-  email: choice("email", [0, 1]).optional().meta({ description: "E-mail reports: 1 sends this website in its account's periodic report (to the account's `email`), 0 does not (default)." }),
+    .meta({
+      description: "The share page's password (1 to 128 characters); required when privacy is 2. Stored as a hash, never returned.",
+    }),
+  email: choice("email", [0, 1])
+    .optional()
+    .meta({
+      description:
+        "E-mail reports: 1 sends this website in its account's periodic report (to the account's `email`), 0 does not (default).",
+    }),
   exclude_bots: choice("exclude_bots", [0, 1]).optional().meta({ description: "Drop hits from bots: 1 yes (default), 0 no." }),
-  exclude_params: entryList("exclude_params", isValidParamEntry, (entry) => `The exclude params entry "${entry}" is not a valid parameter name.`)
+  exclude_params: entryList(
+    "exclude_params",
+    isValidParamEntry,
+    (entry) => `The exclude params entry "${entry}" is not a valid parameter name.`,
+  )
     .optional()
-    .meta({ description: "Query parameters to strip from pages before counting, one a line (commas accepted); a line `&` strips every parameter.", example: "fbclid\ngclid" }),
-  exclude_ips: entryList("exclude_ips", (entry) => parseIpRule(entry) !== null, (entry) => `The exclude ips entry "${entry}" is not a valid IP address or CIDR.`)
+    .meta({
+      description: "Query parameters to strip from pages before counting, one a line (commas accepted); a line `&` strips every parameter.",
+      example: "fbclid\ngclid",
+    }),
+  exclude_ips: entryList(
+    "exclude_ips",
+    (entry) => parseIpRule(entry) !== null,
+    (entry) => `The exclude ips entry "${entry}" is not a valid IP address or CIDR.`,
+  )
     .optional()
-    .meta({ description: "IPv4/IPv6 addresses or CIDR ranges whose hits are dropped, one a line (commas accepted).", example: "10.0.0.0/8\n2001:db8::1" }),
+    .meta({
+      description: "IPv4/IPv6 addresses or CIDR ranges whose hits are dropped, one a line (commas accepted).",
+      example: "10.0.0.0/8\n2001:db8::1",
+    }),
   timezone: text("timezone")
     .transform((value, context) => {
       const name = timeZoneName(value);
@@ -120,30 +159,44 @@ const settingFields = {
     .transform(Number)
     .refine((days) => days >= RETENTION_DAYS.min && days <= RETENTION_DAYS.max, RETENTION_MESSAGE)
     .optional()
-    .meta({ description: `Days the visits and hits behind filtered statistics are kept (${RETENTION_DAYS.min} to ${RETENTION_DAYS.max}, default ${RETENTION_DAYS.default}).`, example: 365 }),
+    .meta({
+      description: `Days the visits and hits behind filtered statistics are kept (${RETENTION_DAYS.min} to ${RETENTION_DAYS.max}, default ${RETENTION_DAYS.default}).`,
+      example: 365,
+    }),
 };
 
 const domainField = z
   .preprocess(
     numberAsText,
     // One preprocess around the whole field: nested pipes would document `domain` as optional.
-    z.string({ error: (issue) => (issue.input === undefined ? "The domain field is required." : mustBeString("domain")) }).transform((value, context) => {
-      const domain = value.trim() === "" ? null : normalizeDomain(value);
-      if (domain === null) {
-        const message = value.trim() === "" ? "The domain field is required." : "The domain must be a valid domain name or IP address.";
-        context.addIssue({ code: "custom", message, input: value });
-      }
-      return domain ?? value;
-    }),
+    z
+      .string({ error: (issue) => (issue.input === undefined ? "The domain field is required." : mustBeString("domain")) })
+      .transform((value, context) => {
+        const domain = value.trim() === "" ? null : normalizeDomain(value);
+        if (domain === null) {
+          const message = value.trim() === "" ? "The domain field is required." : "The domain must be a valid domain name or IP address.";
+          context.addIssue({ code: "custom", message, input: value });
+        }
+        return domain ?? value;
+      }),
   )
-  .meta({ description: "The website's host name or IP address; normalised (lower case, scheme, path, port and `www.` dropped, IDN to punycode). Unique across all accounts.", example: "example.com" });
+  .meta({
+    description:
+      "The website's host name or IP address; normalised (lower case, scheme, path, port and `www.` dropped, IDN to punycode). Unique across all accounts.",
+    example: "example.com",
+  });
 
 /** A null field is an absent one. */
 const withoutNulls = (input: unknown) =>
-  input !== null && typeof input === "object" && !Array.isArray(input) ? Object.fromEntries(Object.entries(input).filter(([, value]) => value !== null)) : input;
+  input !== null && typeof input === "object" && !Array.isArray(input)
+    ? Object.fromEntries(Object.entries(input).filter(([, value]) => value !== null))
+    : input;
 
 /** POST /websites: `domain` and any setting (form fields or JSON). */
-export const websiteCreateSchema = z.preprocess(withoutNulls, z.object({ domain: domainField, ...settingFields }).meta({ id: "WebsiteCreate" }));
+export const websiteCreateSchema = z.preprocess(
+  withoutNulls,
+  z.object({ domain: domainField, ...settingFields }).meta({ id: "WebsiteCreate" }),
+);
 
 /** PUT /websites/{id}: any setting; `domain` cannot change and is ignored. */
 export const websiteUpdateSchema = z.preprocess(withoutNulls, z.object(settingFields).meta({ id: "WebsiteUpdate" }));

@@ -82,12 +82,7 @@ const PASSWORD_REQUIRED = "The password field is required when privacy is 2.";
 export function createWebsites(db: Kysely<Database>, hooks: WebsiteHooks = {}): Websites {
   async function findOwned(accountId: number, id: number): Promise<WebsiteRow> {
     if (!Number.isSafeInteger(id) || id < 1) throw new NotFoundError();
-    const row = await db
-      .selectFrom("websites")
-      .selectAll()
-      .where("id", "=", id)
-      .where("account_id", "=", accountId)
-      .executeTakeFirst();
+    const row = await db.selectFrom("websites").selectAll().where("id", "=", id).where("account_id", "=", accountId).executeTakeFirst();
     if (!row) throw new NotFoundError();
     return row;
   }

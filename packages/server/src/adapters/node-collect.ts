@@ -43,7 +43,11 @@ async function readHitText(req: NodeRequest): Promise<string> {
 export function createNodeCollect(tally: Tally) {
   const report = collectReporter();
   return async function serveCollect(req: NodeRequest, res: ServerResponse): Promise<void> {
-    const answer = await answerHit(tally, { text: () => readHitText(req), socketIp: req.socket.remoteAddress, header: headerOf(req) }, report);
+    const answer = await answerHit(
+      tally,
+      { text: () => readHitText(req), socketIp: req.socket.remoteAddress, header: headerOf(req) },
+      report,
+    );
     // A body left unread (413) closes the connection instead of being drained.
     // setHeader rather than writeHead(headers): the host's logging middleware can read them back.
     for (const [name, value] of Object.entries(answer.headers)) res.setHeader(name, value);

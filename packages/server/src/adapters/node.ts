@@ -36,7 +36,8 @@ export function toNodeHandler(tally: Tally, options: HandlerOptions = {}): NodeH
   const basePath = options.basePath ?? "";
   // Express strips its mount path from req.url (and sets baseUrl); plain node:http keeps basePath in it.
   const isCollect = (req: NodeRequest) =>
-    req.method === "POST" && (req.url ?? "").split("?", 1)[0]!.replace(/\/+$/, "") === `${req.baseUrl === undefined ? basePath : ""}/collect`;
+    req.method === "POST" &&
+    (req.url ?? "").split("?", 1)[0]!.replace(/\/+$/, "") === `${req.baseUrl === undefined ? basePath : ""}/collect`;
 
   return (req, res, next) => {
     (isCollect(req) ? serveCollect(req, res) : serve(req, res)).catch((error: unknown) => {

@@ -39,10 +39,20 @@ export function documentationRoutes(table: () => readonly Route[]): Route[] {
       summary: "This OpenAPI 3.1 document",
       tag: "Documentation",
       description: "Generated from the route table and its zod schemas. Public, like the tracker: it describes the API, no account's data.",
-      responses: { 200: { description: "The document (an OpenAPI 3.1 object, without `status`).", schema: z.record(z.string(), z.unknown()).meta({ id: "OpenApiDocument" }) } },
+      responses: {
+        200: {
+          description: "The document (an OpenAPI 3.1 object, without `status`).",
+          schema: z.record(z.string(), z.unknown()).meta({ id: "OpenApiDocument" }),
+        },
+      },
       async handle({ request, url }) {
         const { json } = forMount(url, DOCUMENT_PATH);
-        const headers = { "content-type": "application/json; charset=utf-8", "cache-control": "no-cache", "access-control-allow-origin": "*", "x-content-type-options": "nosniff" };
+        const headers = {
+          "content-type": "application/json; charset=utf-8",
+          "cache-control": "no-cache",
+          "access-control-allow-origin": "*",
+          "x-content-type-options": "nosniff",
+        };
         return new Response(request.method === "HEAD" ? null : json, { status: 200, headers });
       },
     }),

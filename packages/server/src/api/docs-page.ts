@@ -12,7 +12,6 @@ type Schema = Json;
 
 const METHODS = ["get", "post", "put", "patch", "delete", "options", "head"] as const;
 
-
 /** The little Markdown the descriptions use: `code`, **bold**, paragraphs and `- ` lists. */
 function markdown(text: string | undefined): string {
   if (!text) return "";
@@ -38,7 +37,7 @@ function markdown(text: string | undefined): string {
   return blocks.join("\n");
 }
 
-const refName = (schema: Schema) => (typeof schema.$ref === "string" ? schema.$ref.split("/").pop() ?? "" : null);
+const refName = (schema: Schema) => (typeof schema.$ref === "string" ? (schema.$ref.split("/").pop() ?? "") : null);
 const anchor = (kind: string, name: string) => `${kind}-${name.replace(/[^\w-]/g, "-")}`;
 
 function createRenderer(document: OpenApiDocument) {
@@ -108,13 +107,16 @@ function createRenderer(document: OpenApiDocument) {
     if (options?.[0]) return example(options[0], depth + 1);
     const type = Array.isArray(resolved.type) ? resolved.type[0] : resolved.type;
     if (type === "object" && resolved.properties) {
-      return Object.fromEntries(Object.entries(resolved.properties as Record<string, Schema>).map(([name, property]) => [name, example(property, depth + 1)]));
+      return Object.fromEntries(
+        Object.entries(resolved.properties as Record<string, Schema>).map(([name, property]) => [name, example(property, depth + 1)]),
+      );
     }
     if (type === "array") return [example((resolved.items as Schema | undefined) ?? {}, depth + 1)];
     return { string: "…", number: 0, integer: 1, boolean: true, object: {} }[type as string] ?? null;
   }
 
-  const exampleBlock = (schema: Schema) => `<details><summary>Example</summary><pre>${escapeHtml(JSON.stringify(example(schema), null, 2))}</pre></details>`;
+  const exampleBlock = (schema: Schema) =>
+    `<details><summary>Example</summary><pre>${escapeHtml(JSON.stringify(example(schema), null, 2))}</pre></details>`;
 
   function parameters(list: Json[]): string {
     if (list.length === 0) return "";
@@ -140,15 +142,25 @@ function createRenderer(document: OpenApiDocument) {
     const name = refName(given);
     const answer = name === null ? given : (responseComponents[name] ?? {});
     const headers = Object.entries((answer.headers ?? {}) as Record<string, Json>)
-      .map(([header, value]) => `<li><code>${escapeHtml(header)}</code>: ${markdown(String(value.description ?? "")).replace(/^<p>|<\/p>$/g, "")}</li>`)
+      .map(
+        ([header, value]) =>
+          `<li><code>${escapeHtml(header)}</code>: ${markdown(String(value.description ?? "")).replace(/^<p>|<\/p>$/g, "")}</li>`,
+      )
       .join("");
     return `<details${status.startsWith("2") ? " open" : ""}><summary><span class="status">${escapeHtml(status)}</span> ${markdown(String(answer.description ?? "")).replace(/^<p>|<\/p>$/g, "")}</summary>${headers ? `<ul class="plain">${headers}</ul>` : ""}${content(answer)}</details>`;
   }
 
   function operation(path: string, method: string, op: Json): string {
     const security = (op.security as Json[] | undefined) ?? [];
-    const auth = security.length === 0 ? "Public." : security.some((item) => Object.keys(item).length === 0) ? "Public; the owner's key or the share cookie may open more." : "Needs an API key: <code>Authorization: Bearer &lt;key&gt;</code>.";
-    const responses = Object.entries(op.responses as Record<string, Json>).map(([status, answer]) => response(status, answer)).join("");
+    const auth =
+      security.length === 0
+        ? "Public."
+        : security.some((item) => Object.keys(item).length === 0)
+          ? "Public; the owner's key or the share cookie may open more."
+          : "Needs an API key: <code>Authorization: Bearer &lt;key&gt;</code>.";
+    const responses = Object.entries(op.responses as Record<string, Json>)
+      .map(([status, answer]) => response(status, answer))
+      .join("");
     const body = op.requestBody as Json | undefined;
     return `<section class="card" id="${anchor("op", String(op.operationId))}">
 <div class="op-title"><span class="method ${method}">${method}</span><code>${escapeHtml(path)}</code></div>
@@ -170,27 +182,41 @@ function operations(document: OpenApiDocument) {
 export function renderDocsPage(document: OpenApiDocument): string {
   const render = createRenderer(document);
   const all = operations(document);
-  const tags = (document.tags ?? []).map((tag) => ({ ...tag, ops: all.filter(({ op }) => (op.tags as string[] | undefined)?.[0] === tag.name) }));
+  const tags = (document.tags ?? []).map((tag) => ({
+    ...tag,
+    ops: all.filter(({ op }) => (op.tags as string[] | undefined)?.[0] === tag.name),
+  }));
   const nav = tags
     .map(
       (tag) =>
         `<h2>${escapeHtml(tag.name)}</h2><ul>${tag.ops
-          .map(({ path, method, op }) => `<li><a href="#${anchor("op", String(op.operationId))}"><span class="method ${method}">${method}</span>${escapeHtml(path)}</a></li>`)
+          .map(
+            ({ path, method, op }) =>
+              `<li><a href="#${anchor("op", String(op.operationId))}"><span class="method ${method}">${method}</span>${escapeHtml(path)}</a></li>`,
+          )
           .join("")}</ul>`,
     )
     .join("");
   const sections = tags
-    .map((tag) => `<h2 id="${anchor("tag", tag.name)}">${escapeHtml(tag.name)}</h2>${markdown(tag.description)}${tag.ops.map(({ path, method, op }) => render.operation(path, method, op)).join("\n")}`)
+    .map(
+      (tag) =>
+        `<h2 id="${anchor("tag", tag.name)}">${escapeHtml(tag.name)}</h2>${markdown(tag.description)}${tag.ops.map(({ path, method, op }) => render.operation(path, method, op)).join("\n")}`,
+    )
     .join("\n");
   const schemas = Object.entries((document.components?.schemas ?? {}) as Record<string, Schema>)
-    .map(([name, schema]) => `<section class="card" id="${anchor("schema", name)}"><h3>${escapeHtml(name)}</h3>${markdown(schema.description as string | undefined)}${render.fields({ $ref: `#/components/schemas/${name}` })}${render.exampleBlock(schema)}</section>`)
+    .map(
+      ([name, schema]) =>
+        `<section class="card" id="${anchor("schema", name)}"><h3>${escapeHtml(name)}</h3>${markdown(schema.description as string | undefined)}${render.fields({ $ref: `#/components/schemas/${name}` })}${render.exampleBlock(schema)}</section>`,
+    )
     .join("\n");
   return htmlDocument({
     title: `${document.info.title} reference`,
     head: [...PAGE_HEAD, `<style>${DOCS_CSS}</style>`],
-    body: `<nav><a href="#top"><strong>${escapeHtml(document.info.title)}</strong></a> <span class="muted">${escapeHtml(document.info.version)}</span>${nav}<h2>Schemas</h2><ul>${Object.keys(document.components?.schemas ?? {})
-    .map((name) => `<li><a href="#${anchor("schema", name)}">${escapeHtml(name)}</a></li>`)
-    .join("")}</ul></nav>
+    body: `<nav><a href="#top"><strong>${escapeHtml(document.info.title)}</strong></a> <span class="muted">${escapeHtml(document.info.version)}</span>${nav}<h2>Schemas</h2><ul>${Object.keys(
+      document.components?.schemas ?? {},
+    )
+      .map((name) => `<li><a href="#${anchor("schema", name)}">${escapeHtml(name)}</a></li>`)
+      .join("")}</ul></nav>
 <main id="top">
 <h1>${escapeHtml(document.info.title)}</h1>
 <p class="muted">OpenAPI ${escapeHtml(document.openapi)} · <a href="v1/openapi.json">openapi.json</a> · base URL <code>${escapeHtml(document.servers?.[0]?.url ?? "")}</code></p>

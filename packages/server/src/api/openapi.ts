@@ -42,9 +42,16 @@ const INTRO = `Tally's HTTP API, generated from its route table and zod schemas 
 const TAGS: oas31.TagObject[] = [
   { name: "Account", description: "Who the key belongs to, and where its e-mail reports go." },
   { name: "Team", description: "People of the account (owners manage them), and each person's own API keys and two-factor sign-in." },
-  { name: "Sign-in", description: "The sign-in pages (HTML forms): password, two-factor code, first owner, password reset and invitation links, single sign-on." },
+  {
+    name: "Sign-in",
+    description:
+      "The sign-in pages (HTML forms): password, two-factor code, first owner, password reset and invitation links, single sign-on.",
+  },
   { name: "Websites", description: "The websites an account measures, and their settings." },
-  { name: "Statistics", description: "Counts from the rollups (and, with filters, from the visits and hits): docs/statistics.md defines each." },
+  {
+    name: "Statistics",
+    description: "Counts from the rollups (and, with filters, from the visits and hits): docs/statistics.md defines each.",
+  },
   { name: "Collection", description: "What the tracker script uses: public, no key." },
   { name: "Health", description: "Whether Tally can write its store: for load balancers and uptime checks; public, no key." },
   { name: "Share pages", description: "Read-only statistics pages and their API, as each website's `privacy` allows." },
@@ -57,7 +64,8 @@ const SECURITY_SCHEMES: Record<string, oas31.SecuritySchemeObject> = {
   apiKey: {
     type: "http",
     scheme: "bearer",
-    description: "An API key (`tly_…`): an account-wide one (owner), or a user's with scope `read` or `write`. A browser signed in at `/login` sends the `tally_session` cookie instead; apps that pass `authenticate(request)` to the handler may authenticate with their own session.",
+    description:
+      "An API key (`tly_…`): an account-wide one (owner), or a user's with scope `read` or `write`. A browser signed in at `/login` sends the `tally_session` cookie instead; apps that pass `authenticate(request)` to the handler may authenticate with their own session.",
   },
   shareCookie: {
     type: "apiKey",
@@ -74,12 +82,17 @@ const RATE_LIMIT_HEADERS: oas31.HeadersObject = {
 
 function headersOf(answer: RouteAnswer): oas31.HeadersObject {
   return Object.fromEntries(
-    Object.entries(answer.headers ?? {}).map(([name, { description, required }]) => [name, { description, required: required ?? false, schema: { type: "string" } }]),
+    Object.entries(answer.headers ?? {}).map(([name, { description, required }]) => [
+      name,
+      { description, required: required ?? false, schema: { type: "string" } },
+    ]),
   );
 }
 
 function responseObject(answer: RouteAnswer, extraHeaders: oas31.HeadersObject = {}): ZodOpenApiResponseObject {
-  const media = Object.entries(answer.media ?? {}).map(([type, description]) => [type, { schema: { type: "string", description } }] as const);
+  const media = Object.entries(answer.media ?? {}).map(
+    ([type, description]) => [type, { schema: { type: "string", description } }] as const,
+  );
   const content = answer.schema ? { "application/json": { schema: answer.schema } } : Object.fromEntries(media);
   const headers = { ...headersOf(answer), ...extraHeaders };
   return {
@@ -100,10 +113,10 @@ function errorResponse(status: number): oas31.ReferenceObject {
 
 function responsesOf(route: Route): ZodOpenApiResponsesObject {
   const extra = route.auth === "account" ? RATE_LIMIT_HEADERS : {};
-  const listed = Object.entries(route.responses).map(([status, answer]) => [
-    Number(status),
-    answer === "error" || answer === undefined ? errorResponse(Number(status)) : responseObject(answer, extra),
-  ] as const);
+  const listed = Object.entries(route.responses).map(
+    ([status, answer]) =>
+      [Number(status), answer === "error" || answer === undefined ? errorResponse(Number(status)) : responseObject(answer, extra)] as const,
+  );
   const implied = impliedStatuses(route)
     .filter((status) => !(status in route.responses))
     .map((status) => [status, errorResponse(status)] as const);

@@ -3,7 +3,8 @@ import { defineRoute, type Route } from "../http/route.js";
 import { htmlPageHeaders } from "../http/html.js";
 
 /** A static page: no script, its one style block inline, its one form posting back here. */
-const CONTENT_SECURITY_POLICY = "default-src 'none'; style-src 'unsafe-inline'; form-action 'self'; base-uri 'none'; frame-ancestors 'none'";
+const CONTENT_SECURITY_POLICY =
+  "default-src 'none'; style-src 'unsafe-inline'; form-action 'self'; base-uri 'none'; frame-ancestors 'none'";
 
 const STYLE =
   "body{font-family:system-ui,sans-serif;margin:0;background:#f3f4f6;color:#111827}" +
@@ -59,7 +60,8 @@ const unsubscribeRoute = (method: "GET" | "POST", answer: (tally: Tally, token: 
 export const unsubscribeRoutes: readonly Route[] = [
   unsubscribeRoute("GET", async (tally, token, request) => {
     const { domains } = await tally.reports.unsubscribeTarget(token);
-    if (domains.length === 0) return page(request, 200, "Already unsubscribed", "<p>E-mail reports are already off for these websites.</p>");
+    if (domains.length === 0)
+      return page(request, 200, "Already unsubscribed", "<p>E-mail reports are already off for these websites.</p>");
     return page(
       request,
       200,
@@ -69,6 +71,11 @@ export const unsubscribeRoutes: readonly Route[] = [
   }),
   unsubscribeRoute("POST", async (tally, token, request) => {
     const { domains } = await tally.reports.unsubscribe(token);
-    return page(request, 200, "Unsubscribed", `<p>E-mail reports are off for ${domains.length === 0 ? "these websites" : list(domains)}.</p>`);
+    return page(
+      request,
+      200,
+      "Unsubscribed",
+      `<p>E-mail reports are off for ${domains.length === 0 ? "these websites" : list(domains)}.</p>`,
+    );
   }),
 ];

@@ -26,7 +26,10 @@ export const collectRoutes: readonly Route[] = [
         headers: { "X-Tally-Dropped": { description: "Why the hit was not counted: `bot` or `excluded-ip`." } },
       },
       400: "error",
-      404: { description: "No website is registered for the page's host.", schema: messageAnswer(404, "No website is registered for this host.") },
+      404: {
+        description: "No website is registered for the page's host.",
+        schema: messageAnswer(404, "No website is registered for this host."),
+      },
       413: "error",
       503: "error",
     },
@@ -39,7 +42,9 @@ export const collectRoutes: readonly Route[] = [
     headers: CORS_HEADERS,
     summary: "CORS preflight for /collect",
     tag: "Collection",
-    responses: { 204: { description: "Any origin may post hits.", headers: { "Access-Control-Allow-Origin": { description: "`*`", required: true } } } },
+    responses: {
+      204: { description: "Any origin may post hits.", headers: { "Access-Control-Allow-Origin": { description: "`*`", required: true } } },
+    },
     handle: async () => new Response(null, { status: 204 }),
   }),
   defineRoute({
@@ -48,9 +53,13 @@ export const collectRoutes: readonly Route[] = [
     auth: "public",
     summary: "The tracker script",
     tag: "Collection",
-    description: "`<script defer src=\"{base}/script.js\"></script>`: it posts to the `/collect` beside its own URL (README \"The tracker\").",
+    description: '`<script defer src="{base}/script.js"></script>`: it posts to the `/collect` beside its own URL (README "The tracker").',
     responses: {
-      200: { description: "The minified script.", media: { "text/javascript": "The tracker." }, headers: { ETag: { description: "Send it back in `If-None-Match`.", required: true } } },
+      200: {
+        description: "The minified script.",
+        media: { "text/javascript": "The tracker." },
+        headers: { ETag: { description: "Send it back in `If-None-Match`.", required: true } },
+      },
       304: { description: "Not modified (`If-None-Match` matched the ETag)." },
     },
     handle: ({ request }) => trackerScriptResponse(request),

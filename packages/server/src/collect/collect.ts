@@ -12,7 +12,9 @@ export const COLLECT_BODY_LIMIT = 16 * 1024;
 /** The tracker's short keys. Lengths are checked again, with the hit's own rules, in core. */
 export const hitBody = z
   .object({
-    u: z.string({ error: "u (the page URL) is required." }).meta({ description: "The page's URL; its host names the website.", example: "https://example.com/pricing?utm_campaign=launch" }),
+    u: z
+      .string({ error: "u (the page URL) is required." })
+      .meta({ description: "The page's URL; its host names the website.", example: "https://example.com/pricing?utm_campaign=launch" }),
     r: z.string().nullish().meta({ description: "The referrer.", example: "https://news.ycombinator.com/" }),
     s: z.string().nullish().meta({ description: "Screen size, `WxH`.", example: "1920x1080" }),
     l: z.string().nullish().meta({ description: "Language.", example: "en-US" }),
@@ -21,11 +23,18 @@ export const hitBody = z
       .record(z.string(), z.union([z.string(), z.number(), z.boolean()]))
       .nullish()
       .meta({ description: "Event properties.", example: { plan: "pro" } }),
-    h: z.union([z.literal(0), z.literal(1), z.boolean()]).nullish().meta({ description: "Hash routing: the URL's fragment is part of the page." }),
+    h: z
+      .union([z.literal(0), z.literal(1), z.boolean()])
+      .nullish()
+      .meta({ description: "Hash routing: the URL's fragment is part of the page." }),
     e: z
       .number()
       .nullish()
-      .meta({ description: "An engagement signal, not a hit: milliseconds the page was visible and focused since the last signal (sent when it is hidden or left; at most 6 hours count). Never with `n`.", example: 12500 }),
+      .meta({
+        description:
+          "An engagement signal, not a hit: milliseconds the page was visible and focused since the last signal (sent when it is hidden or left; at most 6 hours count). Never with `n`.",
+        example: 12500,
+      }),
   })
   .meta({ id: "Hit" });
 
@@ -56,7 +65,8 @@ export interface HitRequest {
 
 function parseHit(text: string): z.infer<typeof hitBody> {
   const result = hitBody.safeParse(parseJsonObject(text));
-  if (!result.success) throw new HttpError(400, `Invalid hit: ${result.error.issues.map((i) => `${i.path.join(".") || "body"}: ${i.message}`).join("; ")}`);
+  if (!result.success)
+    throw new HttpError(400, `Invalid hit: ${result.error.issues.map((i) => `${i.path.join(".") || "body"}: ${i.message}`).join("; ")}`);
   return result.data;
 }
 

@@ -19,7 +19,10 @@ const headerSafe = (text: string) => text.replace(/[^\x20-\x7e]/g, "?").replace(
 export async function warnIfUnwritten(tally: Tally, response: Response): Promise<void> {
   const health = await tally.health({ probe: false });
   if (health.status === "ok" || health.buffered === 0) return;
-  response.headers.set("warning", `199 tally "${health.buffered} recent hits are not counted yet: ${headerSafe(health.reason ?? "writes fail")}"`);
+  response.headers.set(
+    "warning",
+    `199 tally "${health.buffered} recent hits are not counted yet: ${headerSafe(health.reason ?? "writes fail")}"`,
+  );
 }
 
 /** `GET /health`: for load balancers and uptime checks; no key, no data. */
@@ -34,7 +37,10 @@ export const healthRoute = defineRoute({
     "An idle store is tried with a one-row write at most every 10 s. No key, no statistics.",
   responses: {
     200: { description: "Writes work.", schema: healthAnswer },
-    503: { description: "Writes fail now; hits are kept in memory meanwhile (and `/collect` answers 503 once the buffer is full).", schema: healthAnswer },
+    503: {
+      description: "Writes fail now; hits are kept in memory meanwhile (and `/collect` answers 503 once the buffer is full).",
+      schema: healthAnswer,
+    },
   },
   async handle({ tally }) {
     const health = await tally.health();
@@ -46,7 +52,12 @@ export const healthRoute = defineRoute({
       last_write: health.lastWrite?.toISOString() ?? null,
       ...(ok ? {} : { reason: health.reason ?? "writes fail" }),
     };
-    const headers: Record<string, string> = { "content-type": JSON_CONTENT_TYPE, "cache-control": "no-store", ...NOSNIFF, ...(ok ? {} : { "retry-after": "5" }) };
+    const headers: Record<string, string> = {
+      "content-type": JSON_CONTENT_TYPE,
+      "cache-control": "no-store",
+      ...NOSNIFF,
+      ...(ok ? {} : { "retry-after": "5" }),
+    };
     return new Response(JSON.stringify(body), { status: ok ? 200 : 503, headers });
   },
 });

@@ -25,15 +25,27 @@ const passwordBody = z.object({
 
 const lastSegment = (url: URL) => url.pathname.split("/").filter(Boolean).pop() ?? "";
 
-const html = (description: string): RouteAnswer => ({ description, media: { "text/html": "The page shell; the dashboard script fills it." } });
+const html = (description: string): RouteAnswer => ({
+  description,
+  media: { "text/html": "The page shell; the dashboard script fills it." },
+});
 const redirect: RouteAnswer = {
   description: "Redirect to the canonical URL (with or without the trailing slash).",
   headers: { Location: { description: "Relative to this URL, so any mount prefix works.", required: true } },
 };
 const shareParams = z.object({ domain: z.string().meta({ description: "The website's domain.", example: "example.com" }) });
-const passwordRequired = { description: `Privacy 2 without a valid \`${SHARE_COOKIE}\` cookie: ${PASSWORD_REQUIRED}`, schema: messageAnswer(401, PASSWORD_REQUIRED) };
+const passwordRequired = {
+  description: `Privacy 2 without a valid \`${SHARE_COOKIE}\` cookie: ${PASSWORD_REQUIRED}`,
+  schema: messageAnswer(401, PASSWORD_REQUIRED),
+};
 /** What every share API route answers besides its data. */
-const shareErrors = { 401: passwordRequired, 404: { description: "No such website, or a private one (privacy 1) and not the owner: the same answer.", schema: messageAnswer(404, "Resource not found.") } } as const;
+const shareErrors = {
+  401: passwordRequired,
+  404: {
+    description: "No such website, or a private one (privacy 1) and not the owner: the same answer.",
+    schema: messageAnswer(404, "Resource not found."),
+  },
+} as const;
 const shareApi = { headers: NO_STORE, params: shareParams, readsCredentials: true, rateLimited: true, tag: "Share pages" } as const;
 
 /**
@@ -52,7 +64,10 @@ export const dashboardRoutes: readonly Route[] = [
     async handle({ request, url, account }) {
       if (!url.pathname.endsWith("/")) return redirectResponse(`${lastSegment(url)}/${url.search}`);
       // Only a hint for the page (skip the key form): a hook that fails here is asked again, and reported, by the API.
-      const signedIn = await account().then((id) => id !== null, () => false);
+      const signedIn = await account().then(
+        (id) => id !== null,
+        () => false,
+      );
       return pageResponse(request, { toBase: "./", title: "Tally", signedIn });
     },
   }),
@@ -65,8 +80,13 @@ export const dashboardRoutes: readonly Route[] = [
     tag: "Dashboard",
     responses: {
       200: {
-        description: "The file, gzip or brotli as compressed at build time when the client accepts them; cached for a year (immutable) when `?v=` is its version.",
-        media: { "text/javascript": "dashboard.js", "text/css": "dashboard.css", "application/json": "messages-de.json and the other languages' messages" },
+        description:
+          "The file, gzip or brotli as compressed at build time when the client accepts them; cached for a year (immutable) when `?v=` is its version.",
+        media: {
+          "text/javascript": "dashboard.js",
+          "text/css": "dashboard.css",
+          "application/json": "messages-de.json and the other languages' messages",
+        },
         headers: { ETag: { description: "Its version, quoted (with `-br` or `-gzip` for those forms).", required: true } },
       },
       304: { description: "Not modified (`If-None-Match` matched the ETag)." },
@@ -82,8 +102,13 @@ export const dashboardRoutes: readonly Route[] = [
     readsCredentials: true,
     summary: "A website's share page",
     tag: "Share pages",
-    description: "Read-only statistics, as the website's `privacy` allows: public, the owner only, or with its password (a form, then a cookie).",
-    responses: { 200: html("The page (or its password form)."), 308: redirect, 404: html("No such website, or a private one: the same page for both.") },
+    description:
+      "Read-only statistics, as the website's `privacy` allows: public, the owner only, or with its password (a form, then a cookie).",
+    responses: {
+      200: html("The page (or its password form)."),
+      308: redirect,
+      404: html("No such website, or a private one: the same page for both."),
+    },
     rateLimited: true,
     async handle(context) {
       const { request, url, params } = context;
@@ -165,7 +190,8 @@ export const dashboardRoutes: readonly Route[] = [
     body: passwordBody,
     summary: "Unlock a password-protected share page",
     tag: "Share pages",
-    description: "Ten wrong attempts per 15 minutes per address, then 429. A right password sets an HttpOnly cookie for this page (30 days), signed with a key derived from the stored password hash.",
+    description:
+      "Ten wrong attempts per 15 minutes per address, then 429. A right password sets an HttpOnly cookie for this page (30 days), signed with a key derived from the stored password hash.",
     responses: {
       200: {
         description: "Access granted (or the page is public).",
@@ -189,7 +215,11 @@ export const dashboardRoutes: readonly Route[] = [
       if (value === null) throw new NotFoundError();
       // The page's path from the mount and the stored domain: nothing the client typed reaches the header.
       const path = shareCookiePath(basePath, row.domain);
-      return send(shareAuthAnswer, { message: "Access granted." }, { "set-cookie": shareCookieHeader(value, path, url.protocol === "https:") });
+      return send(
+        shareAuthAnswer,
+        { message: "Access granted." },
+        { "set-cookie": shareCookieHeader(value, path, url.protocol === "https:") },
+      );
     },
   }),
 ];

@@ -1,4 +1,12 @@
-import { canSeeWebsite, NotFoundError, normalizeDomain, stripWww, tallyInternals, type Tally, type WebsiteRow } from "@tally-analytics/core/internal";
+import {
+  canSeeWebsite,
+  NotFoundError,
+  normalizeDomain,
+  stripWww,
+  tallyInternals,
+  type Tally,
+  type WebsiteRow,
+} from "@tally-analytics/core/internal";
 import { HttpError } from "../http/errors.js";
 import { createRateLimiter, type RateLimiter } from "../http/rate-limit.js";
 import type { RequestContext } from "../http/route.js";

@@ -64,7 +64,9 @@ export const totalsAnswer = totalsSchema.extend({ status: status(200) });
 export const realtimeAnswer = dataAnswer(realtimeSchema, 200);
 
 export const sharedWebsiteAnswer = dataAnswer(
-  z.object({ domain: z.string().meta({ example: "example.com" }), timezone: z.string().meta({ example: "UTC" }) }).meta({ id: "SharedWebsite" }),
+  z
+    .object({ domain: z.string().meta({ example: "example.com" }), timezone: z.string().meta({ example: "UTC" }) })
+    .meta({ id: "SharedWebsite" }),
   200,
 );
 
@@ -81,7 +83,11 @@ const retryAfter = { "Retry-After": { description: "Seconds to wait before tryin
 
 /** The standard error answers, each with its component name in the document. */
 export const ERROR_ANSWERS: Readonly<Record<number, RouteAnswer & { id: string }>> = {
-  400: { id: "BadRequest", description: "The request could not be read (body not UTF-8, not JSON, not a JSON object; a malformed hit).", schema: messageAnswer(400) },
+  400: {
+    id: "BadRequest",
+    description: "The request could not be read (body not UTF-8, not JSON, not a JSON object; a malformed hit).",
+    schema: messageAnswer(400),
+  },
   401: {
     id: "Unauthorized",
     description: "No valid credentials: the API key is missing, unknown or revoked.",
@@ -94,21 +100,49 @@ export const ERROR_ANSWERS: Readonly<Record<number, RouteAnswer & { id: string }
       "Not allowed: a viewer or a read key on a route that changes something, a non-owner on a team or account route, a user limited to some websites creating one, an account that requires two-factor set-up first; or a request signed in by a cookie (Tally's session or the host's `authenticate` hook) that changes something came from another site (`Sec-Fetch-Site`, else `Origin`). `message` says which.",
     schema: messageAnswer(403),
   },
-  404: { id: "NotFound", description: "Not found. Another account's website answers exactly like a missing one.", schema: messageAnswer(404, "Resource not found.") },
+  404: {
+    id: "NotFound",
+    description: "Not found. Another account's website answers exactly like a missing one.",
+    schema: messageAnswer(404, "Resource not found."),
+  },
   405: {
     id: "MethodNotAllowed",
     description: "The path exists, but not with this method.",
     schema: messageAnswer(405, "Method not allowed."),
     headers: { Allow: { description: "The methods this path answers.", required: true } },
   },
-  413: { id: "PayloadTooLarge", description: "The body is larger than the limit (64 KiB for the API by default, 16 KiB for a hit).", schema: messageAnswer(413, "The request body is too large.") },
+  413: {
+    id: "PayloadTooLarge",
+    description: "The body is larger than the limit (64 KiB for the API by default, 16 KiB for a hit).",
+    schema: messageAnswer(413, "The request body is too large."),
+  },
   415: {
     id: "UnsupportedMediaType",
-    description: "The body is neither `application/x-www-form-urlencoded` nor JSON, or is a form body on a request signed in by the host's `authenticate` hook (unless the host set `acceptSessionForms`).",
+    description:
+      "The body is neither `application/x-www-form-urlencoded` nor JSON, or is a form body on a request signed in by the host's `authenticate` hook (unless the host set `acceptSessionForms`).",
     schema: messageAnswer(415),
   },
-  422: { id: "ValidationFailed", description: "The given data was invalid: `errors` names every field and its messages.", schema: validationErrorSchema },
-  429: { id: "TooManyRequests", description: "Rate limited: too many requests for this key, too many public reads or failed attempts from this address (IPv6: its /64).", schema: messageAnswer(429, "Too Many Attempts."), headers: retryAfter },
-  500: { id: "ServerError", description: "An unexpected error (reported to the host's `onError`); never a stack trace.", schema: messageAnswer(500, "Server error.") },
-  503: { id: "Unavailable", description: "Busy: a statistics query ran past its time limit, or too many hits are waiting to be written.", schema: messageAnswer(503), headers: retryAfter },
+  422: {
+    id: "ValidationFailed",
+    description: "The given data was invalid: `errors` names every field and its messages.",
+    schema: validationErrorSchema,
+  },
+  429: {
+    id: "TooManyRequests",
+    description:
+      "Rate limited: too many requests for this key, too many public reads or failed attempts from this address (IPv6: its /64).",
+    schema: messageAnswer(429, "Too Many Attempts."),
+    headers: retryAfter,
+  },
+  500: {
+    id: "ServerError",
+    description: "An unexpected error (reported to the host's `onError`); never a stack trace.",
+    schema: messageAnswer(500, "Server error."),
+  },
+  503: {
+    id: "Unavailable",
+    description: "Busy: a statistics query ran past its time limit, or too many hits are waiting to be written.",
+    schema: messageAnswer(503),
+    headers: retryAfter,
+  },
 };

@@ -21,7 +21,8 @@ export interface Authenticated {
 /** What the host's hook returned, as an Access: a bare account id is its owner. */
 function hostAccess(hooked: number | HostAccess): Access {
   if (typeof hooked === "number") return { accountId: hooked, role: "owner" };
-  if (!isRole(hooked.role)) throw new TypeError(`authenticate() returned an unknown role "${String(hooked.role)}" (owner, admin or viewer)`);
+  if (!isRole(hooked.role))
+    throw new TypeError(`authenticate() returned an unknown role "${String(hooked.role)}" (owner, admin or viewer)`);
   return { accountId: hooked.accountId, role: hooked.role, ...(hooked.websites === undefined ? {} : { websites: hooked.websites }) };
 }
 

@@ -32,7 +32,11 @@ function forwardedFor(header: string): string[] {
 
 function forwardingChain(header: HeaderReader): string[] {
   const xff = header("x-forwarded-for");
-  if (xff) return xff.split(",").map((entry) => entry.trim()).filter(Boolean);
+  if (xff)
+    return xff
+      .split(",")
+      .map((entry) => entry.trim())
+      .filter(Boolean);
   const forwarded = header("forwarded");
   return forwarded ? forwardedFor(forwarded) : [];
 }
@@ -48,7 +52,8 @@ function compile(trustProxy: TrustProxy | undefined): ProxyTrust {
   const hops = trustProxy === true ? 1 : typeof trustProxy === "number" ? trustProxy : 0;
   const family = (address: string) => (isIP(address) === 6 ? "ipv6" : "ipv4");
   /** Whether hop `index` (0 = the socket's peer) at `address` may forward for the one before it. */
-  const trustedHop = (address: string, index: number) => (Array.isArray(trustProxy) ? (list?.check(address, family(address)) ?? false) : index < hops);
+  const trustedHop = (address: string, index: number) =>
+    Array.isArray(trustProxy) ? (list?.check(address, family(address)) ?? false) : index < hops;
   const trusts = (address: string | undefined) => {
     const plain = address && stripMapped(address);
     return !!plain && isIP(plain) !== 0 && trustedHop(plain, 0);

@@ -15,7 +15,10 @@ const GZIP_LEVEL = 6;
 const TEXT = /^(text\/|application\/(json|javascript|xml)|image\/svg\+xml)/i;
 
 const compressors: Record<Encoding, (body: Uint8Array) => Promise<Buffer>> = {
-  br: (body) => promisify(brotliCompress)(body, { params: { [constants.BROTLI_PARAM_QUALITY]: BROTLI_QUALITY, [constants.BROTLI_PARAM_SIZE_HINT]: body.length } }),
+  br: (body) =>
+    promisify(brotliCompress)(body, {
+      params: { [constants.BROTLI_PARAM_QUALITY]: BROTLI_QUALITY, [constants.BROTLI_PARAM_SIZE_HINT]: body.length },
+    }),
   gzip: (body) => promisify(gzip)(body, { level: GZIP_LEVEL }),
 };
 
@@ -52,7 +55,8 @@ export function varyOnEncoding(headers: Headers): void {
 
 /** Whether a response is a text answer this module may compress. */
 function compressible(request: Request, response: Response): boolean {
-  if (request.method === "HEAD" || response.body === null || response.status < 200 || response.status === 204 || response.status === 206) return false;
+  if (request.method === "HEAD" || response.body === null || response.status < 200 || response.status === 204 || response.status === 206)
+    return false;
   if (response.headers.has("content-encoding") || response.headers.has("content-disposition")) return false;
   return TEXT.test(response.headers.get("content-type") ?? "");
 }

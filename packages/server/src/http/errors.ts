@@ -51,7 +51,11 @@ export interface ErrorAnswer {
  * trace. `report` hears only of the unexpected ones (the bare 500s).
  */
 export function describeError(error: unknown, report: (error: unknown) => void): ErrorAnswer {
-  const answer = (status: number, message: string, headers: Record<string, string> = {}): ErrorAnswer => ({ status, payload: { message }, headers });
+  const answer = (status: number, message: string, headers: Record<string, string> = {}): ErrorAnswer => ({
+    status,
+    payload: { message },
+    headers,
+  });
   if (error instanceof HttpError) return answer(error.status, error.message, error.headers);
   if (error instanceof ValidationError) return { status: 422, payload: { message: error.message, errors: error.errors }, headers: {} };
   if (error instanceof UnauthorizedError) return answer(401, error.message, { "www-authenticate": 'Bearer realm="tally"' });

@@ -61,7 +61,18 @@ interface RouteShape<Query, Body> {
   responses: RouteResponses;
 }
 
-export type RouteTag = "Account" | "Team" | "Sign-in" | "Websites" | "Statistics" | "Collection" | "Health" | "Dashboard" | "Share pages" | "Reports" | "Documentation";
+export type RouteTag =
+  | "Account"
+  | "Team"
+  | "Sign-in"
+  | "Websites"
+  | "Statistics"
+  | "Collection"
+  | "Health"
+  | "Dashboard"
+  | "Share pages"
+  | "Reports"
+  | "Documentation";
 
 /** What one status of a route answers: a JSON body's schema, or other media types, and its headers. */
 export interface RouteAnswer {

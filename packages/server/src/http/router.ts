@@ -5,9 +5,7 @@ export interface Routable {
 }
 
 export type RouteMatch<R> =
-  | { kind: "found"; route: R; params: Record<string, string> }
-  | { kind: "method"; allow: string[] }
-  | { kind: "none" };
+  { kind: "found"; route: R; params: Record<string, string> } | { kind: "method"; allow: string[] } | { kind: "none" };
 
 interface Compiled<R> {
   route: R;

@@ -12,7 +12,8 @@ export function cookieValues(request: Request, name: string): string[] {
 }
 
 /** The mount, as a cookie path: any character an attribute could be split on is percent-encoded. */
-export const mountCookiePath = (basePath: string): string => `${basePath}/`.replace(/[^\w\-.~!$&'()*+=:@/%[\]]/g, (c) => encodeURIComponent(c));
+export const mountCookiePath = (basePath: string): string =>
+  `${basePath}/`.replace(/[^\w\-.~!$&'()*+=:@/%[\]]/g, (c) => encodeURIComponent(c));
 
 /**
  * HttpOnly (no script reads it), SameSite=Lax (another site's form or fetch does not carry
@@ -24,7 +25,8 @@ export function sessionCookieHeader(token: string, options: { basePath: string; 
 }
 
 /** Removes the cookie (sign-out, a session the server no longer knows). */
-export const clearSessionCookie = (options: { basePath: string; secure: boolean }): string => sessionCookieHeader("", { ...options, maxAgeS: 0 });
+export const clearSessionCookie = (options: { basePath: string; secure: boolean }): string =>
+  sessionCookieHeader("", { ...options, maxAgeS: 0 });
 
 /** The request's session token, if it sends a well-formed one. */
 export function sessionToken(request: Request): string | null {

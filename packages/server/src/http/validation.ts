@@ -1,4 +1,3 @@
-
 /** Parameters that may be repeated, each occurrence one more value (`filter=…&filter=…`). */
 const LISTS: ReadonlySet<string> = new Set(["filter", "goal_page"]);
 

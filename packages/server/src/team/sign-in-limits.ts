@@ -67,7 +67,12 @@ const limits = new WeakMap<Tally, SignInLimits>();
 export function signInLimits(tally: Tally): SignInLimits {
   let found = limits.get(tally);
   if (!found) {
-    found = { address: createFailureCounter(ADDRESS_FAILURES), signIn: createFailureCounter(SIGN_IN_FAILURES), reset: createFailureCounter(RESET_REQUESTS), codes: createFailureCounter(CODE_FAILURES) };
+    found = {
+      address: createFailureCounter(ADDRESS_FAILURES),
+      signIn: createFailureCounter(SIGN_IN_FAILURES),
+      reset: createFailureCounter(RESET_REQUESTS),
+      codes: createFailureCounter(CODE_FAILURES),
+    };
     limits.set(tally, found);
   }
   return found;

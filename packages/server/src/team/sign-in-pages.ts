@@ -3,7 +3,8 @@ import { htmlPageHeaders, PAGE_HEAD } from "../http/html.js";
 import { assetPath } from "../dashboard/assets.js";
 
 /** No script at all on these pages: forms post to this origin only, and no page may frame them. */
-const CONTENT_SECURITY_POLICY = "default-src 'none'; style-src 'self'; img-src 'self' data:; form-action 'self'; base-uri 'none'; frame-ancestors 'none'";
+const CONTENT_SECURITY_POLICY =
+  "default-src 'none'; style-src 'self'; img-src 'self' data:; form-action 'self'; base-uri 'none'; frame-ancestors 'none'";
 
 export interface FormField {
   name: string;
@@ -59,11 +60,17 @@ export function formPage(request: Request, page: FormPage): Response {
     ...paragraphs,
     page.notice ? `<p class="notice" role="status">${escapeHtml(page.notice)}</p>` : "",
     page.error ? `<p class="error" role="alert">${escapeHtml(page.error)}</p>` : "",
-    page.fields ? `<form method="post" class="stack">${page.fields.map(field).join("")}<button type="submit">${escapeHtml(page.button ?? "Continue")}</button></form>` : "",
+    page.fields
+      ? `<form method="post" class="stack">${page.fields.map(field).join("")}<button type="submit">${escapeHtml(page.button ?? "Continue")}</button></form>`
+      : "",
     ...(page.links ?? []).map(([href, text]) => `<p><a href="${escapeHtml(href)}">${escapeHtml(text)}</a></p>`),
     "</section></main>",
   ].join("\n");
-  const html = htmlDocument({ title: `${page.title} · Tally`, head: [...PAGE_HEAD, `<link rel="stylesheet" href="./${assetPath("dashboard.css")}">`], body });
+  const html = htmlDocument({
+    title: `${page.title} · Tally`,
+    head: [...PAGE_HEAD, `<link rel="stylesheet" href="./${assetPath("dashboard.css")}">`],
+    body,
+  });
   return new Response(request.method === "HEAD" ? null : html, {
     status: page.status ?? 200,
     headers: { ...htmlPageHeaders(CONTENT_SECURITY_POLICY), "cross-origin-opener-policy": "same-origin", ...page.headers },

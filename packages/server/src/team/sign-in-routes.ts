@@ -12,7 +12,13 @@ type Context = RequestContext<Record<string, string>, undefined>;
 
 const FORM_LIMIT = 16 * 1024;
 const html = (description: string): RouteAnswer => ({ description, media: { "text/html": description } });
-const seeOtherAnswer: RouteAnswer = { description: "Done: on to the next page.", headers: { Location: { description: "Relative to this page.", required: true }, "Set-Cookie": { description: "The session cookie, when one starts or ends." } } };
+const seeOtherAnswer: RouteAnswer = {
+  description: "Done: on to the next page.",
+  headers: {
+    Location: { description: "Relative to this page.", required: true },
+    "Set-Cookie": { description: "The session cookie, when one starts or ends." },
+  },
+};
 const formRoute = { auth: "public", rateLimited: true, tag: "Sign-in" } as const;
 
 const EMAIL: FormField = { name: "email", label: "E-mail", type: "email", autocomplete: "username" };
@@ -21,7 +27,14 @@ const NEW_PASSWORDS: readonly FormField[] = [
   { name: "password", label: "New password", type: "password", autocomplete: "new-password", hint: "At least 10 characters." },
   { name: "password_confirmation", label: "Repeat it", type: "password", autocomplete: "new-password" },
 ];
-const CODE: FormField = { name: "code", label: "Code", type: "text", autocomplete: "one-time-code", inputmode: "numeric", hint: "Six digits from your authenticator app, or one of your recovery codes." };
+const CODE: FormField = {
+  name: "code",
+  label: "Code",
+  type: "text",
+  autocomplete: "one-time-code",
+  inputmode: "numeric",
+  hint: "Six digits from your authenticator app, or one of your recovery codes.",
+};
 
 const tryAgain = (seconds: number) => `Too many attempts. Try again in ${Math.max(1, Math.ceil(seconds / 60))} minutes.`;
 const cookieOptions = ({ url, basePath }: Context) => ({ basePath, secure: url.protocol === "https:" });
@@ -73,7 +86,13 @@ const loginLinks = (context: Context): [string, string][] => [
 ];
 
 const loginPage = (context: Context, extra: Partial<FormPage> = {}) =>
-  formPage(context.request, { title: "Sign in to Tally", fields: [EMAIL, PASSWORD], button: "Sign in", links: loginLinks(context), ...extra });
+  formPage(context.request, {
+    title: "Sign in to Tally",
+    fields: [EMAIL, PASSWORD],
+    button: "Sign in",
+    links: loginLinks(context),
+    ...extra,
+  });
 
 async function login(context: Context): Promise<Response> {
   const { tally, request } = context;
@@ -94,7 +113,14 @@ async function login(context: Context): Promise<Response> {
 }
 
 const codePage = (context: Context, extra: Partial<FormPage> = {}) =>
-  formPage(context.request, { title: "Two-factor sign-in", intro: ["Enter the code your authenticator app shows for Tally."], fields: [CODE], button: "Sign in", links: [["./login", "Start again"]], ...extra });
+  formPage(context.request, {
+    title: "Two-factor sign-in",
+    intro: ["Enter the code your authenticator app shows for Tally."],
+    fields: [CODE],
+    button: "Sign in",
+    links: [["./login", "Start again"]],
+    ...extra,
+  });
 
 async function pendingSession(context: Context): Promise<{ token: string; userId: number } | null> {
   const token = sessionToken(context.request);
@@ -112,7 +138,11 @@ async function loginCode(context: Context): Promise<Response> {
   if (wait !== null) {
     // Guessing codes: the password must be given again (and that is limited too).
     await tally.team.sessions.end(pending.token);
-    return loginPage(context, { error: tryAgain(wait), status: 429, headers: { "retry-after": String(wait), "set-cookie": clearSessionCookie(cookieOptions(context)) } });
+    return loginPage(context, {
+      error: tryAgain(wait),
+      status: 429,
+      headers: { "retry-after": String(wait), "set-cookie": clearSessionCookie(cookieOptions(context)) },
+    });
   }
   const token = await tally.team.completeSignIn(pending.token, form.code ?? "");
   if (token === null) {
@@ -125,8 +155,14 @@ async function loginCode(context: Context): Promise<Response> {
 const signupPage = (context: Context, extra: Partial<FormPage> = {}) =>
   formPage(context.request, {
     title: "Set up your user",
-    intro: ["Give the account's API key (the one `tally serve` printed at first start, or TALLY_API_KEY) and choose how you will sign in from now on. You become an owner of the account."],
-    fields: [{ name: "key", label: "API key", type: "password", autocomplete: "off" }, { ...EMAIL, autocomplete: "email" }, ...NEW_PASSWORDS],
+    intro: [
+      "Give the account's API key (the one `tally serve` printed at first start, or TALLY_API_KEY) and choose how you will sign in from now on. You become an owner of the account.",
+    ],
+    fields: [
+      { name: "key", label: "API key", type: "password", autocomplete: "off" },
+      { ...EMAIL, autocomplete: "email" },
+      ...NEW_PASSWORDS,
+    ],
     button: "Create my user",
     links: [["./login", "Back to sign-in"]],
     ...extra,
@@ -163,8 +199,21 @@ const RESET_SENT = "If this address belongs to a user, a link to choose a new pa
 const resetAvailable = (tally: Tally) => Boolean(tally.options.publicUrl && tally.options.mail);
 const forgotPage = (context: Context, extra: Partial<FormPage> = {}) =>
   resetAvailable(context.tally)
-    ? formPage(context.request, { title: "Forgot your password?", intro: ["We will e-mail you a link to choose a new one."], fields: [{ ...EMAIL, autocomplete: "email" }], button: "Send the link", links: [["./login", "Back to sign-in"]], ...extra })
-    : formPage(context.request, { title: "Forgot your password?", intro: ["Password reset by e-mail is not set up on this server (it needs PUBLIC_URL and SMTP_URL). Ask an owner of your account to remove and invite you again."], links: [["./login", "Back to sign-in"]] });
+    ? formPage(context.request, {
+        title: "Forgot your password?",
+        intro: ["We will e-mail you a link to choose a new one."],
+        fields: [{ ...EMAIL, autocomplete: "email" }],
+        button: "Send the link",
+        links: [["./login", "Back to sign-in"]],
+        ...extra,
+      })
+    : formPage(context.request, {
+        title: "Forgot your password?",
+        intro: [
+          "Password reset by e-mail is not set up on this server (it needs PUBLIC_URL and SMTP_URL). Ask an owner of your account to remove and invite you again.",
+        ],
+        links: [["./login", "Back to sign-in"]],
+      });
 
 /** Always the same answer, at once: whether a mail goes out happens after it, so neither words nor timing say if the address exists. */
 async function forgot(context: Context): Promise<Response> {
@@ -179,16 +228,31 @@ async function forgot(context: Context): Promise<Response> {
   if (wait !== null) return forgotPage(context, { error: tryAgain(wait), status: 429, headers: { "retry-after": String(wait) } });
   const base = (tally.options.publicUrl ?? "").replace(/\/+$/, "");
   // The link's host is the configured one, never this request's Host header (a forged Host would mail the token elsewhere).
-  void tally.team.requestReset(email, base).catch((error: unknown) => console.error(`[tally] password reset mail failed: ${error instanceof Error ? error.message : String(error)}`));
+  void tally.team
+    .requestReset(email, base)
+    .catch((error: unknown) =>
+      console.error(`[tally] password reset mail failed: ${error instanceof Error ? error.message : String(error)}`),
+    );
   return forgotPage(context, { notice: RESET_SENT, fields: [], links: [["./login", "Back to sign-in"]] });
 }
 
 const tokenField = (token: string): FormField => ({ name: "token", label: "", type: "hidden", value: token });
-const invalidLink = (context: Context) => formPage(context.request, { title: "This link does not work", intro: ["This link is invalid, has been used, or has expired."], links: [["./login", "Go to sign-in"]], status: 410 });
+const invalidLink = (context: Context) =>
+  formPage(context.request, {
+    title: "This link does not work",
+    intro: ["This link is invalid, has been used, or has expired."],
+    links: [["./login", "Go to sign-in"]],
+    status: 410,
+  });
 
 async function resetForm(context: Context, token: string, extra: Partial<FormPage> = {}): Promise<Response> {
   if (!(await context.tally.team.tokens.resetUsable(token))) return invalidLink(context);
-  return formPage(context.request, { title: "Choose a new password", fields: [tokenField(token), ...NEW_PASSWORDS], button: "Save the password", ...extra });
+  return formPage(context.request, {
+    title: "Choose a new password",
+    fields: [tokenField(token), ...NEW_PASSWORDS],
+    button: "Save the password",
+    ...extra,
+  });
 }
 
 async function reset(context: Context): Promise<Response> {
@@ -221,7 +285,8 @@ async function acceptInvitation(context: Context): Promise<Response> {
   const { tally, request } = context;
   const form = await postedForm(context);
   const token = form.token ?? "";
-  if (form.password !== form.password_confirmation) return invitationForm(context, token, { error: "The passwords do not match.", status: 422 });
+  if (form.password !== form.password_confirmation)
+    return invitationForm(context, token, { error: "The passwords do not match.", status: 422 });
   let userId: number;
   try {
     userId = await tally.team.tokens.accept(token, form.password);
@@ -242,14 +307,31 @@ async function logout(context: Context): Promise<Response> {
 }
 
 const page = (path: string, summary: string, handle: (context: Context) => Promise<Response>): Route =>
-  defineRoute({ ...formRoute, method: "GET", path, summary, responses: { 200: html("The form."), 303: seeOtherAnswer, 410: html("An invalid, used or expired link.") }, handle });
+  defineRoute({
+    ...formRoute,
+    method: "GET",
+    path,
+    summary,
+    responses: { 200: html("The form."), 303: seeOtherAnswer, 410: html("An invalid, used or expired link.") },
+    handle,
+  });
 const form = (path: string, summary: string, handle: (context: Context) => Promise<Response>): Route =>
   defineRoute({
     ...formRoute,
     method: "POST",
     path,
     summary,
-    responses: { 200: html("The next page."), 303: seeOtherAnswer, 401: html("Refused: the form again, with why."), 403: "error", 410: html("An invalid, used or expired link."), 413: "error", 415: "error", 422: html("The form again, with what to fix."), 429: html("Too many attempts: the form again, with how long to wait.") },
+    responses: {
+      200: html("The next page."),
+      303: seeOtherAnswer,
+      401: html("Refused: the form again, with why."),
+      403: "error",
+      410: html("An invalid, used or expired link."),
+      413: "error",
+      415: "error",
+      422: html("The form again, with what to fix."),
+      429: html("Too many attempts: the form again, with how long to wait."),
+    },
     handle,
   });
 
@@ -261,16 +343,22 @@ const form = (path: string, summary: string, handle: (context: Context) => Promi
 export const signInRoutes: readonly Route[] = [
   page("/login", "The sign-in form", async (context) => ((await signedInFully(context)) ? seeOther("./") : loginPage(context))),
   form("/login", "Sign in with e-mail and password", login),
-  page("/login-code", "The two-factor code form", async (context) => ((await pendingSession(context)) ? codePage(context) : seeOther("./login"))),
+  page("/login-code", "The two-factor code form", async (context) =>
+    (await pendingSession(context)) ? codePage(context) : seeOther("./login"),
+  ),
   form("/login-code", "Complete a sign-in with a code", loginCode),
   form("/logout", "Sign out (this browser's session ends on the server)", logout),
   page("/signup", "Set up the first user with the account's API key", async (context) => signupPage(context)),
   form("/signup", "Create an owner with the account's API key", signup),
   page("/forgot-password", "Ask for a password reset link", async (context) => forgotPage(context)),
   form("/forgot-password", "Mail a password reset link", forgot),
-  page("/reset-password", "The new password form of a reset link", async (context) => resetForm(context, context.url.searchParams.get("token") ?? "")),
+  page("/reset-password", "The new password form of a reset link", async (context) =>
+    resetForm(context, context.url.searchParams.get("token") ?? ""),
+  ),
   form("/reset-password", "Set a new password with a reset link", reset),
-  page("/invite", "The form of an invitation link", async (context) => invitationForm(context, context.url.searchParams.get("token") ?? "")),
+  page("/invite", "The form of an invitation link", async (context) =>
+    invitationForm(context, context.url.searchParams.get("token") ?? ""),
+  ),
   form("/invite", "Accept an invitation", acceptInvitation),
   ...ssoRoutes,
 ];

@@ -20,14 +20,16 @@ export interface SsoFlow {
  * (the same on every instance, never sent anywhere): any instance can finish a sign-in any
  * other began, and a cookie planted by someone else does not verify.
  */
-const mac = (sso: SsoOptions, payload: string) => createHmac("sha256", `tally-sso\n${sso.clientSecret}`).update(payload).digest("base64url");
+const mac = (sso: SsoOptions, payload: string) =>
+  createHmac("sha256", `tally-sso\n${sso.clientSecret}`).update(payload).digest("base64url");
 
 export function flowCookie(sso: SsoOptions, flow: Omit<SsoFlow, "expires">, options: { basePath: string; secure: boolean }): string {
   const payload = Buffer.from(JSON.stringify({ ...flow, expires: Math.floor(Date.now() / 1000) + FLOW_LIFETIME_S })).toString("base64url");
   return `${SSO_COOKIE}=${payload}.${mac(sso, payload)}; Path=${mountCookiePath(options.basePath)}; Max-Age=${FLOW_LIFETIME_S}; HttpOnly; SameSite=Lax${options.secure ? "; Secure" : ""}`;
 }
 
-export const clearFlowCookie = (options: { basePath: string; secure: boolean }) => `${SSO_COOKIE}=; Path=${mountCookiePath(options.basePath)}; Max-Age=0; HttpOnly; SameSite=Lax${options.secure ? "; Secure" : ""}`;
+export const clearFlowCookie = (options: { basePath: string; secure: boolean }) =>
+  `${SSO_COOKIE}=; Path=${mountCookiePath(options.basePath)}; Max-Age=0; HttpOnly; SameSite=Lax${options.secure ? "; Secure" : ""}`;
 
 export function readFlow(sso: SsoOptions, request: Request): SsoFlow | null {
   for (const value of cookieValues(request, SSO_COOKIE)) {

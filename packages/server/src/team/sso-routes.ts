@@ -14,13 +14,20 @@ const cookieOptions = ({ url, basePath }: Context) => ({ basePath, secure: url.p
 const redirectUri = (context: Context) => `${linkBase(context.tally, context.url, context.basePath)}/sso/callback`;
 
 function refused(context: Context, reason: string, status = 403): Response {
-  return formPage(context.request, { title: "Single sign-on refused", intro: [reason], links: [["./login", "Back to sign-in"]], status, headers: { "set-cookie": clearFlowCookie(cookieOptions(context)) } });
+  return formPage(context.request, {
+    title: "Single sign-on refused",
+    intro: [reason],
+    links: [["./login", "Back to sign-in"]],
+    status,
+    headers: { "set-cookie": clearFlowCookie(cookieOptions(context)) },
+  });
 }
 
 /** `/sso`: off to the provider, with PKCE, a state and a nonce kept in a signed cookie. */
 async function start(context: Context): Promise<Response> {
   const sso = context.sso;
-  if (!sso) return formPage(context.request, { title: "Single sign-on is not set up", links: [["./login", "Back to sign-in"]], status: 404 });
+  if (!sso)
+    return formPage(context.request, { title: "Single sign-on is not set up", links: [["./login", "Back to sign-in"]], status: 404 });
   const { client, config } = await providerConfiguration(sso);
   const verifier = client.randomPKCECodeVerifier();
   const state = client.randomState();
@@ -33,7 +40,14 @@ async function start(context: Context): Promise<Response> {
     state,
     nonce,
   });
-  return new Response(null, { status: 303, headers: { location: target.href, "cache-control": "no-store", "set-cookie": flowCookie(sso, { state, nonce, verifier }, cookieOptions(context)) } });
+  return new Response(null, {
+    status: 303,
+    headers: {
+      location: target.href,
+      "cache-control": "no-store",
+      "set-cookie": flowCookie(sso, { state, nonce, verifier }, cookieOptions(context)),
+    },
+  });
 }
 
 /**
@@ -49,21 +63,29 @@ async function callback(context: Context): Promise<Response> {
   let claims: Record<string, unknown> | undefined;
   try {
     const answered = new URL(`${redirectUri(context)}${context.url.search}`);
-    const tokens = await client.authorizationCodeGrant(config, answered, { pkceCodeVerifier: flow.verifier, expectedState: flow.state, expectedNonce: flow.nonce, idTokenExpected: true });
+    const tokens = await client.authorizationCodeGrant(config, answered, {
+      pkceCodeVerifier: flow.verifier,
+      expectedState: flow.state,
+      expectedNonce: flow.nonce,
+      idTokenExpected: true,
+    });
     claims = tokens.claims();
     // Many providers put `email` in the ID token only without an access token; else ask userinfo.
-    if (claims && typeof claims.email !== "string" && tokens.access_token) claims = { ...claims, ...(await client.fetchUserInfo(config, tokens.access_token, String(claims.sub))) };
+    if (claims && typeof claims.email !== "string" && tokens.access_token)
+      claims = { ...claims, ...(await client.fetchUserInfo(config, tokens.access_token, String(claims.sub))) };
   } catch (error) {
     return refused(context, `The provider's answer was refused: ${error instanceof Error ? error.message : String(error)}`, 400);
   }
   const email = typeof claims?.email === "string" ? claims.email.trim().toLowerCase() : "";
   if (!email) return refused(context, "Your provider did not give an e-mail address.");
-  if (claims?.email_verified !== true) return refused(context, `Your provider has not verified the address ${email}: Tally only trusts verified addresses.`);
+  if (claims?.email_verified !== true)
+    return refused(context, `Your provider has not verified the address ${email}: Tally only trusts verified addresses.`);
   let user = await tally.team.users.findByEmail(email);
   if (!user && sso.newUsers) {
     const accounts = sso.newUsers.accountId === undefined ? await tally.accounts.list() : [];
     const accountId = sso.newUsers.accountId ?? (accounts.length === 1 ? accounts[0]!.id : undefined);
-    if (accountId === undefined) return refused(context, "Newcomers cannot join: there are several accounts and the settings do not say which one (OIDC_ACCOUNT).");
+    if (accountId === undefined)
+      return refused(context, "Newcomers cannot join: there are several accounts and the settings do not say which one (OIDC_ACCOUNT).");
     await tally.team.users.add(accountId, { email, role: sso.newUsers.role });
     user = await tally.team.users.findByEmail(email);
   }
@@ -76,10 +98,22 @@ async function callback(context: Context): Promise<Response> {
 }
 
 const html: RouteAnswer = { description: "Why the sign-in was refused.", media: { "text/html": "A page saying why." } };
-const onward: RouteAnswer = { description: "On to the provider, or back to the dashboard signed in.", headers: { Location: { description: "Where to.", required: true } } };
+const onward: RouteAnswer = {
+  description: "On to the provider, or back to the dashboard signed in.",
+  headers: { Location: { description: "Where to.", required: true } },
+};
 
 export const ssoRoutes: readonly Route[] = [
-  defineRoute({ method: "GET", path: "/sso", auth: "public", rateLimited: true, tag: "Sign-in", summary: "Start single sign-on (OpenID Connect)", responses: { 303: onward, 404: html }, handle: start }),
+  defineRoute({
+    method: "GET",
+    path: "/sso",
+    auth: "public",
+    rateLimited: true,
+    tag: "Sign-in",
+    summary: "Start single sign-on (OpenID Connect)",
+    responses: { 303: onward, 404: html },
+    handle: start,
+  }),
   defineRoute({
     method: "GET",
     path: "/sso/callback",

@@ -3,7 +3,10 @@ import * as z from "zod";
 import { dataAnswer } from "../http/answers.js";
 
 const timestamp = z.iso.datetime().meta({ example: "2026-11-21T10:00:00.000Z" });
-const websites = z.array(z.int().positive()).nullable().meta({ description: "Website ids the user is limited to; null for all.", example: null });
+const websites = z
+  .array(z.int().positive())
+  .nullable()
+  .meta({ description: "Website ids the user is limited to; null for all.", example: null });
 
 export const userSchema = z
   .object({
@@ -24,19 +27,29 @@ export const meSchema = z
     websites,
     scope: z.enum(KEY_SCOPES).nullable().meta({ description: "The API key's scope; null for a session or the host's sign-in." }),
     via: z.enum(["hook", "key", "session"]),
-    must_set_up_two_factor: z.boolean().meta({ description: "The account requires two-factor sign-in and this user has none yet: only its set-up is allowed." }),
+    must_set_up_two_factor: z
+      .boolean()
+      .meta({ description: "The account requires two-factor sign-in and this user has none yet: only its set-up is allowed." }),
     account_requires_two_factor: z.boolean(),
   })
   .meta({ id: "Me", description: "Who the request speaks for and what they may do." });
 
 export const keyListingSchema = z
-  .object({ id: z.int().positive(), name: z.string(), prefix: z.string().meta({ example: "tly_AbCdEfGh" }), scope: z.enum(KEY_SCOPES), created_at: timestamp })
+  .object({
+    id: z.int().positive(),
+    name: z.string(),
+    prefix: z.string().meta({ example: "tly_AbCdEfGh" }),
+    scope: z.enum(KEY_SCOPES),
+    created_at: timestamp,
+  })
   .meta({ id: "UserKeyListing" });
 
 export const meAnswer = dataAnswer(meSchema, 200);
 export const userAnswer = dataAnswer(userSchema, 200);
 export const userListAnswer = dataAnswer(z.array(userSchema), 200);
-export const userDeletedAnswer = z.object({ id: z.int().positive(), object: z.literal("user"), deleted: z.literal(true), status: z.literal(200) }).meta({ id: "UserDeleted" });
+export const userDeletedAnswer = z
+  .object({ id: z.int().positive(), object: z.literal("user"), deleted: z.literal(true), status: z.literal(200) })
+  .meta({ id: "UserDeleted" });
 export const invitationAnswer = dataAnswer(
   z.object({
     email: z.string(),
@@ -46,11 +59,24 @@ export const invitationAnswer = dataAnswer(
   201,
 );
 export const keyListAnswer = dataAnswer(z.array(keyListingSchema), 200);
-export const keyCreatedAnswer = dataAnswer(keyListingSchema.extend({ key: z.string().meta({ description: "The key itself: shown this once, only its hash is kept." }) }), 201);
-export const keyRevokedAnswer = z.object({ id: z.int().positive(), object: z.literal("key"), deleted: z.literal(true), status: z.literal(200) }).meta({ id: "KeyRevoked" });
+export const keyCreatedAnswer = dataAnswer(
+  keyListingSchema.extend({ key: z.string().meta({ description: "The key itself: shown this once, only its hash is kept." }) }),
+  201,
+);
+export const keyRevokedAnswer = z
+  .object({ id: z.int().positive(), object: z.literal("key"), deleted: z.literal(true), status: z.literal(200) })
+  .meta({ id: "KeyRevoked" });
 export const twoFactorSetupAnswer = dataAnswer(
-  z.object({ secret: z.string().meta({ description: "Base32, to type into an authenticator app." }), uri: z.string().meta({ description: "`otpauth://totp/…`, the same as a QR code." }) }),
+  z.object({
+    secret: z.string().meta({ description: "Base32, to type into an authenticator app." }),
+    uri: z.string().meta({ description: "`otpauth://totp/…`, the same as a QR code." }),
+  }),
   200,
 );
-export const recoveryCodesAnswer = dataAnswer(z.object({ recovery_codes: z.array(z.string()).meta({ description: "Ten codes, each good once instead of an app's code. Shown this once." }) }), 200);
+export const recoveryCodesAnswer = dataAnswer(
+  z.object({
+    recovery_codes: z.array(z.string()).meta({ description: "Ten codes, each good once instead of an app's code. Shown this once." }),
+  }),
+  200,
+);
 export const twoFactorPolicyAnswer = dataAnswer(z.object({ required: z.boolean() }), 200);

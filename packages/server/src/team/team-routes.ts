@@ -1,4 +1,13 @@
-import { invitationSchema, keyCreateSchema, NotFoundError, userUpdateSchema, ValidationError, type Access, type Tally, type User } from "@tally-analytics/core/internal";
+import {
+  invitationSchema,
+  keyCreateSchema,
+  NotFoundError,
+  userUpdateSchema,
+  ValidationError,
+  type Access,
+  type Tally,
+  type User,
+} from "@tally-analytics/core/internal";
 import * as z from "zod";
 import { messageAnswer, send } from "../http/answers.js";
 import { HttpError } from "../http/errors.js";
@@ -24,13 +33,31 @@ const idOf = (params: Record<string, string>): number => {
   if (!/^\d+$/.test(params.id ?? "") || !Number.isSafeInteger(id) || id < 1) throw new NotFoundError();
   return id;
 };
-const codeBody = z.object({ code: z.string({ error: "The code field is required." }).min(1, "The code field is required.").max(32).meta({ description: "Six digits from the app, or a recovery code." }) });
+const codeBody = z.object({
+  code: z
+    .string({ error: "The code field is required." })
+    .min(1, "The code field is required.")
+    .max(32)
+    .meta({ description: "Six digits from the app, or a recovery code." }),
+});
 const policyBody = z.object({
-  required: z.preprocess((value) => (value === "1" || value === 1 || value === "true" ? true : value === "0" || value === 0 || value === "false" ? false : value), z.boolean({ error: "The required field must be true or false." })),
+  required: z.preprocess(
+    (value) =>
+      value === "1" || value === 1 || value === "true" ? true : value === "0" || value === 0 || value === "false" ? false : value,
+    z.boolean({ error: "The required field must be true or false." }),
+  ),
 });
 
 const notFound = { 404: "error" } as const;
-const userOf = (user: User) => ({ id: user.id, email: user.email, role: user.role, websites: user.websites, password: user.password, two_factor: user.two_factor, created_at: user.created_at });
+const userOf = (user: User) => ({
+  id: user.id,
+  email: user.email,
+  role: user.role,
+  websites: user.websites,
+  password: user.password,
+  two_factor: user.two_factor,
+  created_at: user.created_at,
+});
 const selfId = (access: Access): number => access.userId ?? 0;
 
 /** The invitation is in the database; only the mail failed: say so, the owner can send it again. */
@@ -88,8 +115,12 @@ export const teamRoutes: readonly Route[] = [
     body: invitationSchema,
     summary: "Invite someone by e-mail",
     tag: "Team",
-    description: "Mails a link (single use, 7 days) to choose a password and join with this role. Without mail set up, the answer carries the link instead.",
-    responses: { 201: { description: "Invited.", schema: invitationAnswer }, 502: { description: "The mail server refused the message.", schema: messageAnswer(502) } },
+    description:
+      "Mails a link (single use, 7 days) to choose a password and join with this role. Without mail set up, the answer carries the link instead.",
+    responses: {
+      201: { description: "Invited.", schema: invitationAnswer },
+      502: { description: "The mail server refused the message.", schema: messageAnswer(502) },
+    },
     async handle({ tally, accountId, body, url, basePath }) {
       const sent = await inviteOrExplain(tally, accountId, body, linkBase(tally, url, basePath));
       return send(invitationAnswer, { data: sent });
@@ -106,7 +137,8 @@ export const teamRoutes: readonly Route[] = [
     tag: "Team",
     description: "An account keeps at least one owner (422 otherwise). Takes effect on the user's next request.",
     responses: { 200: { description: "The user, changed.", schema: userAnswer }, ...notFound },
-    handle: async ({ tally, accountId, params, body }) => send(userAnswer, { data: userOf(await tally.team.users.update(accountId, idOf(params), body)) }),
+    handle: async ({ tally, accountId, params, body }) =>
+      send(userAnswer, { data: userOf(await tally.team.users.update(accountId, idOf(params), body)) }),
   }),
   defineRoute({
     method: "DELETE",
@@ -202,7 +234,8 @@ export const teamRoutes: readonly Route[] = [
     tag: "Team",
     description: "With a code from the new secret. Answers ten recovery codes, this once.",
     responses: { 200: { description: "On.", schema: recoveryCodesAnswer } },
-    handle: async ({ tally, access, body }) => send(recoveryCodesAnswer, { data: { recovery_codes: await tally.team.twoFactor.confirm(selfId(access), body.code) } }),
+    handle: async ({ tally, access, body }) =>
+      send(recoveryCodesAnswer, { data: { recovery_codes: await tally.team.twoFactor.confirm(selfId(access), body.code) } }),
   }),
   defineRoute({
     method: "POST",
@@ -215,7 +248,8 @@ export const teamRoutes: readonly Route[] = [
     description: "With a current code (or a recovery code). Refused while the account requires it.",
     responses: { 200: { description: "Off.", schema: messageAnswer(200, "Two-factor sign-in is off.") } },
     async handle({ tally, access, body }) {
-      if (await tally.team.requiresTwoFactor(access.accountId)) throw ValidationError.field("code", "This account requires two-factor sign-in.");
+      if (await tally.team.requiresTwoFactor(access.accountId))
+        throw ValidationError.field("code", "This account requires two-factor sign-in.");
       if (!(await tally.team.twoFactor.verify(selfId(access), body.code))) throw ValidationError.field("code", "The code is invalid.");
       await tally.team.twoFactor.disable(selfId(access));
       return send(messageAnswer(200), { message: "Two-factor sign-in is off." });

@@ -25,7 +25,8 @@ export function postgresBackend(db: Kysely<Database>, close: () => Promise<void>
         await sql`begin isolation level repeatable read read only`.execute(connection);
         try {
           return await read({
-            count: async (table) => Number((await sql<{ n: string }>`select count(*) as n from ${sql.table(table)}`.execute(connection)).rows[0]?.n ?? 0),
+            count: async (table) =>
+              Number((await sql<{ n: string }>`select count(*) as n from ${sql.table(table)}`.execute(connection)).rows[0]?.n ?? 0),
             async *rows(table) {
               await sql`declare tally_copy no scroll cursor for select * from ${sql.table(table)}`.execute(connection);
               for (;;) {
@@ -45,7 +46,9 @@ export function postgresBackend(db: Kysely<Database>, close: () => Promise<void>
       const { rows } = await sql<{ table_name: string; column_name: string }>`select table_name, column_name from information_schema.columns
         where table_schema = current_schema() and column_default like 'nextval(%'`.execute(db);
       for (const { table_name: table, column_name: column } of rows) {
-        await sql`select setval(pg_get_serial_sequence(${table}, ${column}), coalesce((select max(${sql.ref(column)}) from ${sql.table(table)}), 0) + 1, false)`.execute(db);
+        await sql`select setval(pg_get_serial_sequence(${table}, ${column}), coalesce((select max(${sql.ref(column)}) from ${sql.table(table)}), 0) + 1, false)`.execute(
+          db,
+        );
       }
     },
   };

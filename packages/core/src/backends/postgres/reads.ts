@@ -12,7 +12,11 @@ const QUERY_CANCELED = "57014";
  * the same pool keep theirs). A statement past it is cancelled by the server and the
  * call answers UnavailableError (HTTP 503); the connection goes back to the pool healthy.
  */
-export function createPostgresStatsReads(db: Kysely<Database>, readersOn: (db: Kysely<Database>) => ReaderFor, timeoutMs: number): StatsRunner {
+export function createPostgresStatsReads(
+  db: Kysely<Database>,
+  readersOn: (db: Kysely<Database>) => ReaderFor,
+  timeoutMs: number,
+): StatsRunner {
   async function bounded<T>(read: (runner: StatsRunner) => Promise<T>): Promise<T> {
     try {
       return await db.transaction().execute(async (trx) => {

@@ -13,6 +13,7 @@ export function watchFileIdentity(path: string): () => void {
   return () => {
     const now = statSync(absolute, { throwIfNoEntry: false });
     if (now === undefined) throw new StoreUnavailableError(storeFault("replaced", `${absolute} is gone`));
-    if (now.ino !== opened.ino || now.dev !== opened.dev) throw new StoreUnavailableError(storeFault("replaced", `${absolute} is another file now`));
+    if (now.ino !== opened.ino || now.dev !== opened.dev)
+      throw new StoreUnavailableError(storeFault("replaced", `${absolute} is another file now`));
   };
 }

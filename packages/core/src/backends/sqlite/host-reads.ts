@@ -24,7 +24,10 @@ const nextTurn = () => new Promise<void>((resolve) => setImmediate(resolve));
  * call answers 503), calls run one at a time, and the host's I/O gets a turn of the
  * event loop before every statement, so requests like /script.js are answered between them.
  */
-export function createHostSqliteReads(readerFor: ReaderFor, { timeoutMs, rowBudget = HOST_THREAD_ROW_BUDGET }: HostReadOptions): StatsRunner {
+export function createHostSqliteReads(
+  readerFor: ReaderFor,
+  { timeoutMs, rowBudget = HOST_THREAD_ROW_BUDGET }: HostReadOptions,
+): StatsRunner {
   function bounded(reader: CountReader): CountReader {
     /** Each source (visits or hits, rollups) and range is measured once per request. */
     const admitted = new Map<string, Promise<void>>();
@@ -42,7 +45,9 @@ export function createHostSqliteReads(readerFor: ReaderFor, { timeoutMs, rowBudg
     }
     async function admit(requests: readonly CountRequest[]): Promise<void> {
       // One measure per source and range: statistics of the same rows cost the same.
-      const bySource = new Map(requests.map((request) => [`${reader.source(request.stat)}|${request.range.from}|${request.range.to}`, request]));
+      const bySource = new Map(
+        requests.map((request) => [`${reader.source(request.stat)}|${request.range.from}|${request.range.to}`, request]),
+      );
       for (const { stat, range } of bySource.values()) await admitOne(stat, range);
       await nextTurn();
     }

@@ -19,5 +19,7 @@ database.pragma("busy_timeout = 5000");
 const db = new Kysely<Schema>({ dialect: new SqliteDialect({ database }) });
 const runner = createStatsRunner(databaseReaders(db, sqliteDialect));
 
-serveRequests<ReadRequest>((request) => (request.kind === "page" ? runner.page(request.websiteId, request.query) : runner.totals(request.websiteId, request.query)));
+serveRequests<ReadRequest>((request) =>
+  request.kind === "page" ? runner.page(request.websiteId, request.query) : runner.totals(request.websiteId, request.query),
+);
 parentPort!.postMessage({ ready: true } satisfies ReadyMessage);

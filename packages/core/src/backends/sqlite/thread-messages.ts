@@ -66,7 +66,10 @@ export type ThreadClient<Body extends object> = ReturnType<typeof createThreadCl
  * The thread's side: answers requests one at a time, in arrival order (a write's
  * transaction never interleaves with another request), each answer carrying its id.
  */
-export function serveRequests<Body>(handle: (request: ThreadRequest<Body>) => unknown, hooks: { before?(): void; after?(error: unknown): void } = {}): void {
+export function serveRequests<Body>(
+  handle: (request: ThreadRequest<Body>) => unknown,
+  hooks: { before?(): void; after?(error: unknown): void } = {},
+): void {
   async function answer(request: ThreadRequest<Body>): Promise<ThreadResponse> {
     try {
       hooks.before?.();
@@ -76,7 +79,12 @@ export function serveRequests<Body>(handle: (request: ThreadRequest<Body>) => un
     } catch (error) {
       hooks.after?.(error);
       const code = (error as { code?: unknown } | null)?.code;
-      return { id: request.id, ok: false, message: error instanceof Error ? error.message : String(error), ...(typeof code === "string" ? { code } : {}) };
+      return {
+        id: request.id,
+        ok: false,
+        message: error instanceof Error ? error.message : String(error),
+        ...(typeof code === "string" ? { code } : {}),
+      };
     }
   }
   let queue: Promise<void> = Promise.resolve();

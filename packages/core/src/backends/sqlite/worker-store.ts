@@ -19,7 +19,9 @@ export type WriterRequest = ThreadRequest<RequestBody>;
 
 /** The error a failed request rejects with: a store fault (locked, disk full, read-only…) as a StoreUnavailableError. */
 function writerError(response: { message: string; code?: string }): Error {
-  return asStoreUnavailable(Object.assign(new Error(response.message), response.code === undefined ? {} : { code: response.code })) as Error;
+  return asStoreUnavailable(
+    Object.assign(new Error(response.message), response.code === undefined ? {} : { code: response.code }),
+  ) as Error;
 }
 
 /**
