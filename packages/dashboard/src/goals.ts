@@ -122,25 +122,23 @@ function pageGoalForm(options: GoalsOptions): HTMLElement {
     maxlength: 200,
   });
   const error = h("p", { class: "field-error error", role: "alert" });
-  const chips = options
-    .goals()
-    .map((goal) =>
+  const chips = options.goals().map((goal) =>
+    h(
+      "li",
+      {},
       h(
-        "li",
-        {},
-        h(
-          "button",
-          {
-            type: "button",
-            class: "chip",
-            "aria-label": t("goals.removePage", { goal }),
-            onclick: () => options.onGoals(options.goals().filter((other) => other !== goal)),
-          },
-          goal,
-          h("span", { "aria-hidden": "true" }, " ×"),
-        ),
+        "button",
+        {
+          type: "button",
+          class: "chip",
+          "aria-label": t("goals.removePage", { goal }),
+          onclick: () => options.onGoals(options.goals().filter((other) => other !== goal)),
+        },
+        goal,
+        h("span", { "aria-hidden": "true" }, " ×"),
       ),
-    );
+    ),
+  );
   function add(event: Event): void {
     event.preventDefault();
     const pattern = input.value.trim();

@@ -10,13 +10,10 @@ export const accountSchema = z
     id: z.int().positive(),
     name: z.string().meta({ description: "Given with `tally keys create --name`.", example: "default" }),
     created_at: timestamp,
-    email: z
-      .string()
-      .nullable()
-      .meta({
-        description: "Where the e-mail reports of its websites (those with `email` 1) go; null for none.",
-        example: "owner@example.com",
-      }),
+    email: z.string().nullable().meta({
+      description: "Where the e-mail reports of its websites (those with `email` 1) go; null for none.",
+      example: "owner@example.com",
+    }),
     report_period: z
       .enum(REPORT_PERIODS)
       .meta({ description: "What each report covers: the previous full week (Monday–Sunday) or month." }),

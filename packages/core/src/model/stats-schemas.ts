@@ -8,19 +8,15 @@ export const dayRangeSchema = z.object({ from: day, to: day }).meta({ id: "DayRa
 /** One row of a statistic. */
 export const statRowSchema = z
   .object({
-    value: z
-      .string()
-      .meta({
-        description: "The day (`Y-m-d`), hour (`00`…`23`), page, referrer, country (`US:United States`)… that is counted.",
-        example: "/pricing",
-      }),
-    count: z
-      .number()
-      .meta({
-        description:
-          "Visitors, visits, pageviews or events, as the statistic counts (docs/statistics.md); a ratio for `bounce_rate`, `visit_duration`, `views_per_visit`.",
-        example: 42,
-      }),
+    value: z.string().meta({
+      description: "The day (`Y-m-d`), hour (`00`…`23`), page, referrer, country (`US:United States`)… that is counted.",
+      example: "/pricing",
+    }),
+    count: z.number().meta({
+      description:
+        "Visitors, visits, pageviews or events, as the statistic counts (docs/statistics.md); a ratio for `bounce_rate`, `visit_duration`, `views_per_visit`.",
+      example: 42,
+    }),
     previous: z.number().optional().meta({ description: "With `compare`: the count in the comparison range." }),
     events: z.number().optional().meta({ description: "`goals` only: how many times the event fired." }),
     conversion_rate: z.number().optional().meta({ description: "`goals` only: visitors who fired it, in percent of all visitors." }),

@@ -68,12 +68,10 @@ const rangeFields = {
     .union([z.string(), z.array(z.string())], { error: "The filter must be a string." })
     .optional()
     .meta({ description: FILTER_DESCRIPTION, example: ["country:is:DE|AT", "utm_source:is:newsletter"] }),
-  compare: choice("compare", ["previous_period", "year"])
-    .optional()
-    .meta({
-      description:
-        "Adds `previous` to every row (and `previous_total`, `comparison`): the same number of days just before, or the same days a year earlier.",
-    }),
+  compare: choice("compare", ["previous_period", "year"]).optional().meta({
+    description:
+      "Adds `previous` to every row (and `previous_total`, `comparison`): the same number of days just before, or the same days a year earlier.",
+  }),
 };
 
 type RangeFields = { from: string; to: string; filter?: string | string[] | undefined };

@@ -110,12 +110,9 @@ const settingFields = {
     .meta({
       description: "The share page's password (1 to 128 characters); required when privacy is 2. Stored as a hash, never returned.",
     }),
-  email: choice("email", [0, 1])
-    .optional()
-    .meta({
-      description:
-        "E-mail reports: 1 sends this website in its account's periodic report (to the account's `email`), 0 does not (default).",
-    }),
+  email: choice("email", [0, 1]).optional().meta({
+    description: "E-mail reports: 1 sends this website in its account's periodic report (to the account's `email`), 0 does not (default).",
+  }),
   exclude_bots: choice("exclude_bots", [0, 1]).optional().meta({ description: "Drop hits from bots: 1 yes (default), 0 no." }),
   exclude_params: entryList(
     "exclude_params",

@@ -27,14 +27,11 @@ export const hitBody = z
       .union([z.literal(0), z.literal(1), z.boolean()])
       .nullish()
       .meta({ description: "Hash routing: the URL's fragment is part of the page." }),
-    e: z
-      .number()
-      .nullish()
-      .meta({
-        description:
-          "An engagement signal, not a hit: milliseconds the page was visible and focused since the last signal (sent when it is hidden or left; at most 6 hours count). Never with `n`.",
-        example: 12500,
-      }),
+    e: z.number().nullish().meta({
+      description:
+        "An engagement signal, not a hit: milliseconds the page was visible and focused since the last signal (sent when it is hidden or left; at most 6 hours count). Never with `n`.",
+      example: 12500,
+    }),
   })
   .meta({ id: "Hit" });
 
