@@ -400,7 +400,8 @@ describe.skipIf(skip)("tracker → embedded Tally → /api/v1/stats, in Chromium
     await expectStats("visit_duration", { [today()]: 0 }); // one hit: no duration yet
     await sleep(3_000);
     await page.goto(`${site.other}/elsewhere`); // the page is hidden and left: its signal goes out
-    const deadline = Date.now() + 5_000;
+    // Until the signal is written (the next flush; later on a loaded machine): its time is its arrival's, not the wait's.
+    const deadline = Date.now() + 20_000;
     while ((await stats("visit_duration"))[today()] === 0 && Date.now() < deadline) await sleep(25);
     const duration = (await stats("visit_duration"))[today()] ?? 0;
     // From the pageview to the signal's arrival, in whole seconds: at least the 3 s, and
@@ -423,7 +424,9 @@ describe.skipIf(skip)("tracker → embedded Tally → /api/v1/stats, in Chromium
       }[];
       expect(visits).toHaveLength(1);
       expect(visits[0]!.engaged).toBeGreaterThanOrEqual(3);
-      expect(visits[0]!.engaged).toBeLessThanOrEqual(visits[0]!.duration);
+      // The tracker's clock starts when the page loads, the server's when the pageview arrives, both in
+      // whole seconds: on a loaded machine the engaged time can pass the duration by that second.
+      expect(visits[0]!.engaged).toBeLessThanOrEqual(visits[0]!.duration + 1);
       expect(visits[0]!.pageviews).toBe(1);
     } finally {
       database.close();

@@ -37,6 +37,9 @@ export function sqliteBackend(database: SqliteDatabaseLike, owned: boolean): Bac
     },
     openWriter() {
       if (memory) return createSqliteStore(database);
+      // Everything written so far (the schema, migrations) moves into the file and the WAL starts
+      // empty: after a full disk, the checkpoint that frees it copies only pages written since.
+      database.pragma("wal_checkpoint(TRUNCATE)");
       return createSqliteWorkerStore(database.name, Number(database.pragma("busy_timeout", { simple: true })));
     },
     openReads(timeoutMs) {
