@@ -75,15 +75,35 @@ function inserter<R>(table: string, columns: readonly (keyof R & string)[], suff
   const textFor = textsByCount((count) => `insert into ${table} (${columns.join(", ")}) values ${list(count, columns.length)} ${suffix}`);
   return function* insert(runner: SqlRunner, rows: readonly R[]): Steps<number> {
     let changed = 0;
-    const size = runner.rowsPerStatement;
-    for (let start = 0; start < rows.length; start += size) {
-      const part = rows.slice(start, start + size);
-      const params: unknown[] = [];
-      for (const row of part) for (const column of columns) params.push(row[column]);
-      changed += ((yield runner.run(textFor(part.length), params)) as RunResult).changes;
+    for (const [count, paramLists] of batches(rows, runner.rowsPerStatement, (row) => columns.map((column) => row[column]))) {
+      changed += (yield runner.runEach(textFor(count), paramLists)) as number;
     }
     return changed;
   };
+}
+
+/**
+ * Items in statements of `size` (the last one shorter): each statement's parameters, grouped
+ * by how many items it holds, so that one step runs every statement of the same text.
+ */
+function batches<T>(
+  items: readonly T[],
+  size: number,
+  paramsOf: (item: T) => unknown[],
+  before: readonly unknown[] = [],
+): Map<number, unknown[][]> {
+  // One item a statement (better-sqlite3, the hot path): one parameter list an item, nothing copied.
+  if (size === 1) return new Map([[1, items.map((item) => (before.length === 0 ? paramsOf(item) : [...before, ...paramsOf(item)]))]]);
+  const grouped = new Map<number, unknown[][]>();
+  for (let start = 0; start < items.length; start += size) {
+    const part = items.slice(start, start + size);
+    const params = [...before];
+    for (const item of part) params.push(...paramsOf(item));
+    let lists = grouped.get(part.length);
+    if (!lists) grouped.set(part.length, (lists = []));
+    lists.push(params);
+  }
+  return grouped;
 }
 
 /** `select … where <column> in (?, …)` (and more), a statement per `rowsPerStatement` values. */
@@ -92,10 +112,8 @@ function selecter<R>(build: (matches: string) => string) {
   const textFor = textsByCount((count) => build(count === 1 ? "= ?" : `in (${Array.from({ length: count }, () => "?").join(", ")})`));
   return function* select(runner: SqlRunner, before: readonly unknown[], values: readonly unknown[]): Steps<R[]> {
     const found: R[] = [];
-    const size = runner.rowsPerStatement;
-    for (let start = 0; start < values.length; start += size) {
-      const part = values.slice(start, start + size);
-      found.push(...((yield runner.all(textFor(part.length), [...before, ...part])) as R[]));
+    for (const [count, paramLists] of batches(values, runner.rowsPerStatement, (value) => [value], before)) {
+      found.push(...((yield runner.allEach(textFor(count), paramLists)) as R[]));
     }
     return found;
   };
@@ -163,6 +181,9 @@ function flushStatements(dialect: SqlDialect) {
     visitors: selecter<VisitorsTable>((hashes) => `select * from visitors where hash ${hashes}${dialect.lockRows ? " for update" : ""}`),
     insertVisitsWithIds: inserter<VisitRow & { id: number }>("visits", ["id", ...VISIT_ROW_COLUMNS]),
     insertVisit: `insert into visits (${VISIT_ROW_COLUMNS.join(", ")}) values ${list(1, VISIT_ROW_COLUMNS.length)}`,
+    // One visit a statement (better-sqlite3): a plain UPDATE by id; a VALUES list joined costs a plan per row.
+    updateVisit: `update visits set pageviews = pageviews + ?, events = events + ?, duration = ${greatest("duration", "?")},
+        exit_page = case when ? = 0 then exit_page else ? end, engaged = engaged + ? where id = ?`,
     updateVisits: textsByCount(
       (count) => `with changes (${VISIT_UPDATE_COLUMNS.join(", ")}) as (values ${changes(count)})
         update visits set pageviews = visits.pageviews + changes.pageviews, events = visits.events + changes.events,
@@ -248,9 +269,14 @@ export function createFlushIo(runner: SqlRunner, dialect: SqlDialect): FlushIo {
       return insertId;
     },
     *updateVisits(rows) {
-      const size = Math.min(100, runner.rowsPerStatement);
-      for (let start = 0; start < rows.length; start += size) {
-        const part = rows.slice(start, start + size);
+      if (runner.rowsPerStatement === 1) {
+        const paramLists = rows.map((r) => [r.pageviews, r.events, r.duration, r.exit_page, r.exit_page, r.engaged, r.id]);
+        yield runner.runEach(s.updateVisit, paramLists);
+        return;
+      }
+      // Many a statement (PostgreSQL): the changes as a VALUES list joined to the visits.
+      for (let start = 0; start < rows.length; start += 100) {
+        const part = rows.slice(start, start + 100);
         yield* runStatement(
           runner,
           s.updateVisits(part.length),

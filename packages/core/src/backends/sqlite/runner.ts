@@ -25,6 +25,18 @@ export function sqliteRunner(sqlite: { prepare(text: string): SqliteStatement })
   return {
     rowsPerStatement: 1,
     all: (text, params) => statement(text).all(...params) as Record<string, unknown>[],
+    runEach(text, paramLists) {
+      const prepared = statement(text);
+      let changed = 0;
+      for (const params of paramLists) changed += prepared.run(...params).changes;
+      return changed;
+    },
+    allEach(text, paramLists) {
+      const prepared = statement(text);
+      const rows: Record<string, unknown>[] = [];
+      for (const params of paramLists) rows.push(...(prepared.all(...params) as Record<string, unknown>[]));
+      return rows;
+    },
     run(text, params) {
       const { changes, lastInsertRowid } = statement(text).run(...params);
       return { changes, insertId: Number(lastInsertRowid) };
