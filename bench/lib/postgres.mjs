@@ -3,6 +3,18 @@ import pg from "pg";
 
 export const ADMIN_URL = process.env.BENCH_POSTGRES_URL ?? "postgres://postgres@127.0.0.1:5432/test";
 
+/**
+ * A pool for the bench's own statements (baselines, copies). An error on a connection
+ * idle in the pool (PostgreSQL ended it: a restart, an administrator, a crashed backend)
+ * is reported and the connection dropped; the pool opens a new one for the next query.
+ * Without the listener, Node would end the bench on the pool's 'error' event.
+ */
+export function createBenchPool(url, options = {}) {
+  const pool = new pg.Pool({ connectionString: url, ...options });
+  pool.on("error", (error) => console.warn(`  (an idle PostgreSQL connection ended: ${error.code ?? ""} ${error.message})`));
+  return pool;
+}
+
 /** True when the admin database answers within a couple of seconds. */
 export async function postgresReachable() {
   const client = new pg.Client({ connectionString: ADMIN_URL, connectionTimeoutMillis: 2000 });

@@ -5,11 +5,10 @@ import Database from "better-sqlite3";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import pg from "pg";
 import { DOMAIN, TIMEZONE, generateHits } from "../generate.mjs";
 import { args, log, report, round } from "../lib/measure.mjs";
 import { geoDatabasePaths, importDist } from "../lib/paths.mjs";
-import { createBenchDatabase } from "../lib/postgres.mjs";
+import { createBenchDatabase, createBenchPool } from "../lib/postgres.mjs";
 import { EXCLUDE_PARAMS } from "../lib/stats-db.mjs";
 
 const opts = args();
@@ -79,7 +78,7 @@ try {
     hit.userAgent,
   ];
   if (pgDatabase) {
-    const pool = new pg.Pool({ connectionString: pgDatabase.url, max: 1 });
+    const pool = createBenchPool(pgDatabase.url, { max: 1 });
     await pool.query(
       `create table raw_hits (website_id int not null, ts bigint not null, url text not null, referrer text, screen text, language text, event text, props text, ip text not null, user_agent text not null)`,
     );

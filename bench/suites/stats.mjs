@@ -4,10 +4,9 @@
 // per million pageviews beside the raw table's.
 //   node bench/suites/stats.mjs [--quick|--smoke] [--backend sqlite|postgres]
 import Database from "better-sqlite3";
-import pg from "pg";
 import { args, log, percentile, report, round } from "../lib/measure.mjs";
 import { importDist } from "../lib/paths.mjs";
-import { createBenchDatabase } from "../lib/postgres.mjs";
+import { createBenchDatabase, createBenchPool } from "../lib/postgres.mjs";
 import {
   PG_RAW_INSERT,
   PG_RAW_SCHEMA,
@@ -101,7 +100,7 @@ if (backend === "sqlite") {
   };
 } else {
   const database = await createBenchDatabase("stats");
-  const pool = new pg.Pool({ connectionString: database.url, max: 2 });
+  const pool = createBenchPool(database.url, { max: 2 });
   cleanup = async () => {
     await tally?.close();
     await pool.end();
