@@ -3,11 +3,11 @@ import { NotFoundError, UnavailableError } from "../shared/errors.js";
 import { stripWww } from "../websites/domain.js";
 import { locationOf, type GeoLocation, type GeoLookup } from "../enrich/geo.js";
 import type { createUserAgentParser } from "../enrich/user-agent.js";
-import { PROP_VALUE_LENGTH } from "../model/dimensions.js";
+import { PROP_VALUE_LENGTH, readValues } from "../model/dimensions.js";
 import { checkHit, type CheckedHit, type HitInput } from "../model/hit-input.js";
 import { createLocalClock } from "../model/local-time.js";
 import type { Hit } from "../model/hit.js";
-import { externalReferrer, pageOf, utmOf } from "./page.js";
+import { campaignTagsOf, externalReferrer, pageOf } from "./page.js";
 import type { OutageReport } from "./outage-log.js";
 import type { EngineStore } from "../storage/store.js";
 import { asStoreUnavailable } from "../storage/store-faults.js";
@@ -128,7 +128,6 @@ export function createCollector(options: CollectorOptions) {
     const agent = hit.known
       ? { browser: hit.known.browser || parsed.browser, os: hit.known.os || parsed.os, device: hit.known.device || parsed.device }
       : parsed;
-    const place = placeOf(hit);
     return {
       kind: engagement ? "engagement" : hit.event === null ? "pageview" : "event",
       websiteId: rules.id,
@@ -141,20 +140,16 @@ export function createCollector(options: CollectorOptions) {
       nextVisitorHash: dayAfter === day || engagement ? null : await hashOn(dayAfter, rules, hit),
       engagedMs: hit.engagedMs ?? 0,
       props: hit.props && truncatedValues(hit.props),
-      values: {
+      values: readValues({
         page: pageOf(hit.url, rules.params, hit.hash),
         referrer: externalReferrer(hit.referrer, rules.domain),
-        ...utmOf(hit.url),
-        browser: agent.browser,
-        os: agent.os,
-        device: agent.device,
-        country: place?.country ?? "",
-        continent: place?.continent ?? "",
-        city: place?.city ?? "",
+        tag: campaignTagsOf(hit.url),
+        agent,
+        place: placeOf(hit),
         language: hit.language,
-        resolution: hit.screen,
+        screen: hit.screen,
         event: hit.event ?? "",
-      },
+      }),
     };
   }
 

@@ -1,8 +1,7 @@
-import type { DimensionValues } from "../model/dimensions.js";
 import { DROP_ALL_PARAMS, splitList } from "../shared/exclusion-lists.js";
 import { stripWww } from "../websites/domain.js";
 import { hasControlCharacters, withoutControlCharacters } from "../shared/text.js";
-import { isTrackingParam, mayHoldTrackingParams, paramName } from "./tracking-params.js";
+import { isTrackingParam, mayHoldTrackingParams, paramName, UTM_PREFIX } from "./tracking-params.js";
 
 /** A website's exclude_params compiled once: null keeps everything, "all" drops the query. */
 export type ParamFilter = Set<string> | "all" | null;
@@ -72,16 +71,11 @@ const utmValue = (params: URLSearchParams, name: string) =>
     .trim()
     .slice(0, 200);
 
-/** The UTM parameters a visit carries, by the dimension that keeps each. */
-export type Utm = Pick<DimensionValues, "utm_source" | "utm_medium" | "utm_campaign" | "utm_content" | "utm_term">;
+const NO_TAGS = (): string => "";
 
-const UTM_NAMES = ["utm_source", "utm_medium", "utm_campaign", "utm_content", "utm_term"] as const satisfies readonly (keyof Utm)[];
-
-const NO_UTM: Utm = Object.freeze({ utm_source: "", utm_medium: "", utm_campaign: "", utm_content: "", utm_term: "" });
-
-/** The page URL's UTM parameters, read before exclude_params removes anything. */
-export function utmOf(url: URL): Utm {
-  if (!url.search.includes("utm_")) return NO_UTM;
+/** The page URL's campaign tags by parameter name, read before exclude_params removes anything. */
+export function campaignTagsOf(url: URL): (name: string) => string {
+  if (!url.search.includes(UTM_PREFIX)) return NO_TAGS;
   const params = url.searchParams;
-  return Object.fromEntries(UTM_NAMES.map((name) => [name, utmValue(params, name)])) as Utm;
+  return (name) => utmValue(params, name);
 }

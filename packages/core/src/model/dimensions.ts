@@ -22,57 +22,89 @@ interface VisitColumn {
   readonly counted: Counted;
 }
 
+/**
+ * What a hit's values are read from: ingest/collector.ts gathers it once per hit, and each
+ * row's `read` (or, for a campaign tag, the URL parameter of the row's own name) picks one.
+ */
+export interface HitSources {
+  readonly page: string;
+  /** The referring host ("" for the site itself or none). */
+  readonly referrer: string;
+  /** A campaign tag of the page URL by parameter name (`utm_source`…), "" when absent. */
+  tag(name: string): string;
+  readonly agent: { readonly browser: string; readonly os: string; readonly device: string };
+  readonly place: { readonly country: string; readonly continent: string; readonly city: string } | null;
+  readonly language: string;
+  readonly screen: string;
+  readonly event: string;
+}
+
 interface DimensionRow {
   /** Stored in `dimensions.kind`: never renumber. */
   readonly code: number;
   /** New values per website and local day (docs/statistics.md, "Limits on distinct values"). */
   readonly newPerDay: number;
-  /** Carried by each hit (`hit.values[name]`); property names and values travel apart. */
-  readonly onHit: boolean;
+  /** How a hit's value of this kind is read; without it, hits carry no value of the kind (property names and values travel apart). */
+  readonly read?: (sources: HitSources) => string;
+  /**
+   * How a visit arrived (Plausible's "sources"): `referrer` is the referring host, `tag` a
+   * campaign tag read from the page URL's query parameter of the dimension's own name.
+   */
+  readonly arrival?: "referrer" | "tag";
   /** Columns of `visits` holding a value of this kind (filter `name:is:…` on visits). */
   readonly visit?: Readonly<Record<string, VisitColumn>>;
   /** Statistics of hits whose values are of this kind. */
   readonly hitStatistics?: readonly string[];
+  /** Rollups of this kind's values that the API serves inside another statistic (goals' visitors). */
+  readonly innerRollups?: readonly string[];
   /** Stored as `code:name`; a filter value without `:` is a code (`country:is:US`). */
   readonly coded?: true;
 }
 
-const visitOnce = (statistic: string) => ({ statistic, counted: "visit" }) as const;
-const perVisitor = (statistic: string) => ({ statistic, counted: "visitor" }) as const;
-const perValue = (statistic: string) => ({ statistic, counted: "visitor-value" }) as const;
+const visitOnce = <S extends string>(statistic: S) => ({ statistic, counted: "visit" }) as const;
+const perVisitor = <S extends string>(statistic: S) => ({ statistic, counted: "visitor" }) as const;
+const perValue = <S extends string>(statistic: S) => ({ statistic, counted: "visitor-value" }) as const;
+/** A campaign tag: read from the page URL's query parameter of the dimension's own name. */
+const tag = { arrival: "tag" } as const;
 
 export const DIMENSIONS = {
   page: {
     code: 1,
     newPerDay: 5000,
-    onHit: true,
+    read: (s) => s.page,
     visit: { entry_page: visitOnce("landing_page"), exit_page: { statistic: "exit_page", counted: "exit" } },
     hitStatistics: ["page"],
   },
-  referrer: { code: 2, newPerDay: 2000, onHit: true, visit: { referrer: visitOnce("referrer") } },
-  utm_source: { code: 3, newPerDay: 1000, onHit: true, visit: { utm_source: visitOnce("utm_source") } },
-  utm_medium: { code: 4, newPerDay: 1000, onHit: true, visit: { utm_medium: visitOnce("utm_medium") } },
-  utm_campaign: { code: 5, newPerDay: 1000, onHit: true, visit: { utm_campaign: visitOnce("campaign") } },
-  utm_content: { code: 6, newPerDay: 1000, onHit: true, visit: { utm_content: visitOnce("utm_content") } },
-  utm_term: { code: 7, newPerDay: 1000, onHit: true, visit: { utm_term: visitOnce("utm_term") } },
-  browser: { code: 8, newPerDay: 500, onHit: true, visit: { browser: perVisitor("browser") } },
-  os: { code: 9, newPerDay: 500, onHit: true, visit: { os: perVisitor("os") } },
-  device: { code: 10, newPerDay: 500, onHit: true, visit: { device: perVisitor("device") } },
-  country: { code: 11, newPerDay: 500, onHit: true, visit: { country: perVisitor("country") }, coded: true },
-  continent: { code: 12, newPerDay: 500, onHit: true, visit: { continent: perVisitor("continent") }, coded: true },
-  city: { code: 13, newPerDay: 5000, onHit: true, visit: { city: perVisitor("city") } },
-  language: { code: 14, newPerDay: 500, onHit: true, visit: { language: perValue("language") } },
-  resolution: { code: 15, newPerDay: 500, onHit: true, visit: { resolution: perValue("resolution") } },
-  event: { code: 16, newPerDay: 200, onHit: true, hitStatistics: ["event", "goals", "event_visitors"] },
-  prop_name: { code: 17, newPerDay: 200, onHit: false },
-  prop_value: { code: 18, newPerDay: 5000, onHit: false, hitStatistics: ["event_property"] },
+  referrer: { code: 2, newPerDay: 2000, read: (s) => s.referrer, arrival: "referrer", visit: { referrer: visitOnce("referrer") } },
+  utm_source: { code: 3, newPerDay: 1000, ...tag, visit: { utm_source: visitOnce("utm_source") } },
+  utm_medium: { code: 4, newPerDay: 1000, ...tag, visit: { utm_medium: visitOnce("utm_medium") } },
+  utm_campaign: { code: 5, newPerDay: 1000, ...tag, visit: { utm_campaign: visitOnce("campaign") } },
+  utm_content: { code: 6, newPerDay: 1000, ...tag, visit: { utm_content: visitOnce("utm_content") } },
+  utm_term: { code: 7, newPerDay: 1000, ...tag, visit: { utm_term: visitOnce("utm_term") } },
+  browser: { code: 8, newPerDay: 500, read: (s) => s.agent.browser, visit: { browser: perVisitor("browser") } },
+  os: { code: 9, newPerDay: 500, read: (s) => s.agent.os, visit: { os: perVisitor("os") } },
+  device: { code: 10, newPerDay: 500, read: (s) => s.agent.device, visit: { device: perVisitor("device") } },
+  country: { code: 11, newPerDay: 500, read: (s) => s.place?.country ?? "", visit: { country: perVisitor("country") }, coded: true },
+  continent: {
+    code: 12,
+    newPerDay: 500,
+    read: (s) => s.place?.continent ?? "",
+    visit: { continent: perVisitor("continent") },
+    coded: true,
+  },
+  city: { code: 13, newPerDay: 5000, read: (s) => s.place?.city ?? "", visit: { city: perVisitor("city") } },
+  language: { code: 14, newPerDay: 500, read: (s) => s.language, visit: { language: perValue("language") } },
+  resolution: { code: 15, newPerDay: 500, read: (s) => s.screen, visit: { resolution: perValue("resolution") } },
+  event: { code: 16, newPerDay: 200, read: (s) => s.event, hitStatistics: ["event", "goals"], innerRollups: ["event_visitors"] },
+  prop_name: { code: 17, newPerDay: 200 },
+  prop_value: { code: 18, newPerDay: 5000, hitStatistics: ["event_property"] },
 } as const satisfies Record<string, DimensionRow>;
 
 export type DimensionKind = keyof typeof DIMENSIONS;
 
 type Rows = typeof DIMENSIONS;
 /** The kinds a hit carries a value of. */
-export type HitDimension = { [K in DimensionKind]: Rows[K]["onHit"] extends true ? K : never }[DimensionKind];
+export type HitDimension = { [K in DimensionKind]: Rows[K] extends { read: unknown } | { arrival: "tag" } ? K : never }[DimensionKind];
 /** Every column of `visits` that holds a dimension value's id. */
 export type VisitColumnName = { [K in DimensionKind]: Rows[K] extends { visit: infer V } ? keyof V & string : never }[DimensionKind];
 /** A hit's values, one per kind it carries ("" when it has none). */
@@ -92,7 +124,20 @@ export const NEW_VALUES_PER_DAY = Object.fromEntries(KINDS.map((kind) => [kind, 
 >;
 
 /** The kinds every hit carries, in code order. */
-export const HIT_DIMENSIONS = KINDS.filter((kind) => row(kind).onHit) as HitDimension[];
+export const HIT_DIMENSIONS = KINDS.filter((kind) => row(kind).read || row(kind).arrival === "tag") as HitDimension[];
+
+/** The campaign tags (`utm_*`): each read from the page URL's query parameter of its name. */
+export const TAG_DIMENSIONS = HIT_DIMENSIONS.filter((kind) => row(kind).arrival === "tag");
+
+const readerOf = (kind: HitDimension): ((sources: HitSources) => string) => row(kind).read ?? ((sources: HitSources) => sources.tag(kind));
+const READERS = HIT_DIMENSIONS.map((kind) => [kind, readerOf(kind)] as const);
+
+/** A hit's values, each read by its row from what the collector gathered. */
+export function readValues(sources: HitSources): DimensionValues {
+  const values = {} as DimensionValues;
+  for (const [kind, read] of READERS) values[kind] = read(sources);
+  return values;
+}
 
 /** One column of `visits` with a dimension value: its kind, statistic and counting. */
 export interface VisitColumnOf {
@@ -114,11 +159,33 @@ export const VISIT_COLUMNS: readonly VisitColumnOf[] = KINDS.flatMap((kind) =>
 /** Names of the visit columns: also the filter dimensions on visits. */
 export const VISIT_DIMENSIONS = VISIT_COLUMNS.map((visit) => visit.column);
 
-/** The dimension kind of each statistic whose values are dimension values. */
+type VisitStatistic = {
+  [K in DimensionKind]: Rows[K] extends { visit: infer V }
+    ? { [C in keyof V]: V[C] extends { statistic: infer S } ? S : never }[keyof V]
+    : never;
+}[DimensionKind];
+type HitStatistic = { [K in DimensionKind]: Rows[K] extends { hitStatistics: readonly (infer S)[] } ? S : never }[DimensionKind];
+/** The statistics the API serves whose rows are dimension values (`browser`, `campaign`, `goals`…). */
+export type DimensionStatistic = VisitStatistic | HitStatistic;
+
+const hitStatisticsOf = (kind: DimensionKind) => row(kind).hitStatistics ?? [];
+
+export const DIMENSION_STATISTICS = [
+  ...VISIT_COLUMNS.map((visit) => visit.statistic),
+  ...KINDS.flatMap(hitStatisticsOf),
+] as readonly DimensionStatistic[];
+
+/** The dimension kind of each statistic and rollup whose values are dimension values. */
 export const STAT_KINDS: Readonly<Record<string, DimensionKind>> = Object.fromEntries([
   ...VISIT_COLUMNS.map((visit) => [visit.statistic, visit.kind]),
-  ...KINDS.flatMap((kind) => (row(kind).hitStatistics ?? []).map((statistic) => [statistic, kind])),
+  ...KINDS.flatMap((kind) => [...hitStatisticsOf(kind), ...(row(kind).innerRollups ?? [])].map((statistic) => [statistic, kind])),
 ]);
+
+/** The visit columns that say how a visit arrived, referrer first then the campaign tags (Plausible's "sources"). */
+export const ARRIVAL_COLUMNS = VISIT_COLUMNS.flatMap((visit) => {
+  const arrival = row(visit.kind).arrival;
+  return arrival ? [{ ...visit, arrival }] : [];
+});
 
 /** Kinds stored as `code:name` (a filter value without `:` is a code). */
 export const isCoded = (kind: DimensionKind): boolean => row(kind).coded === true;

@@ -1,28 +1,10 @@
-/** Every statistic the API serves: the seed's 17 (SPEC §5) and the visit metrics, UTM fields, exit pages, properties and goals. */
-export const STAT_NAMES = [
+import { DIMENSION_STATISTICS, type DimensionStatistic } from "./dimensions.js";
+
+/** The statistics that are not a breakdown by a dimension: the series of a day, an hour, a visit's figures. */
+const SERIES_NAMES = [
   "bounce_rate",
-  "browser",
-  "campaign",
-  "city",
-  "continent",
-  "country",
-  "device",
-  "event",
-  "event_property",
-  "exit_page",
-  "goals",
-  "landing_page",
-  "language",
-  "os",
-  "page",
   "pageviews",
   "pageviews_hours",
-  "referrer",
-  "resolution",
-  "utm_content",
-  "utm_medium",
-  "utm_source",
-  "utm_term",
   "views_per_visit",
   "visit_duration",
   "visitors",
@@ -30,7 +12,10 @@ export const STAT_NAMES = [
   "visits",
 ] as const;
 
-export type StatName = (typeof STAT_NAMES)[number];
+export type StatName = (typeof SERIES_NAMES)[number] | DimensionStatistic;
+
+/** Every statistic the API serves, in alphabetical order: the seed's 17 (SPEC §5) and the visit metrics, UTM fields, exit pages, properties and goals. */
+export const STAT_NAMES = [...SERIES_NAMES, ...DIMENSION_STATISTICS].sort() as [StatName, ...StatName[]];
 
 /** Series whose value is the day itself: stored at day level only. */
 export const DAILY_SERIES: ReadonlySet<string> = new Set(["pageviews", "visitors", "visits"]);

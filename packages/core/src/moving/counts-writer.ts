@@ -3,6 +3,7 @@ import type { Database } from "../storage/schema.js";
 import { rollupDimensions } from "../storage/segments-backfill.js";
 import type { SqlDialect } from "../storage/dialect.js";
 import { createCounters } from "../model/counters.js";
+import { STAT_KINDS } from "../model/dimensions.js";
 import type { NewDimension } from "../ingest/dictionary.js";
 import { createFlushIo } from "../ingest/flush-io.js";
 import { kyselyRunner } from "../storage/sql-runner.js";
@@ -12,7 +13,7 @@ import { DAY_ONLY } from "../stats/rollup-reader.js";
 import type { CountDraft } from "./import-items.js";
 
 /** Statistics whose values are pages: cleaned of tracking parameters as a hit's page is. */
-const PAGE_STATISTICS: ReadonlySet<string> = new Set(["page", "landing_page", "exit_page"]);
+const PAGE_STATISTICS: ReadonlySet<string> = new Set(Object.keys(STAT_KINDS).filter((name) => STAT_KINDS[name] === "page"));
 
 /** Days of counts summed in memory before one transaction writes them. */
 const ROWS_PER_WRITE = 2000;

@@ -1,5 +1,6 @@
 import type { Kysely } from "kysely";
 import type { Database } from "../storage/schema.js";
+import { ARRIVAL_COLUMNS } from "../model/dimensions.js";
 import type { WebsiteRow } from "../websites/websites.js";
 import { toPlausibleName } from "./names.js";
 import { byDay, dayRows, daySeries, type DayRow, type ExportRange } from "./rollup-rows.js";
@@ -16,23 +17,10 @@ import type { OutputFile } from "./zip-csv.js";
  * visits, a browser's visits its visitors) and 0 for durations, bounces and pageviews.
  */
 const VISITORS = ["visitors", "pageviews", "bounces", "visits", "visit_duration"] as const;
-const SOURCES: readonly [string, VisitColumn][] = [
-  ["referrer", "referrer"],
-  ["utm_source", "utm_source"],
-  ["utm_medium", "utm_medium"],
-  ["campaign", "utm_campaign"],
-  ["utm_content", "utm_content"],
-  ["utm_term", "utm_term"],
-];
 const SOURCE_HEADER = [
   "date",
   "source",
-  "referrer",
-  "utm_source",
-  "utm_medium",
-  "utm_campaign",
-  "utm_content",
-  "utm_term",
+  ...ARRIVAL_COLUMNS.map(({ column }) => column),
   "pageviews",
   "visitors",
   "visits",
@@ -46,7 +34,7 @@ export const PLAUSIBLE_NAMES = [
   "page",
   "landing_page",
   "exit_page",
-  ...SOURCES.map(([name]) => name),
+  ...ARRIVAL_COLUMNS.map(({ statistic }) => statistic),
   "event",
   "country",
   "device",
@@ -132,18 +120,13 @@ export function plausibleFiles(db: Kysely<Database>, website: WebsiteRow, range:
     ),
     file("sources", SOURCE_HEADER, async function* () {
       // One row per value of each field, the others empty: Tally counts them apart.
-      for (const [name, column] of SOURCES) {
+      for (const { statistic, column, arrival } of ARRIVAL_COLUMNS) {
         const at = SOURCE_HEADER.indexOf(column);
-        yield* completed(name, visitsBy(column), (row, f) => {
+        yield* completed(statistic, visitsBy(column), (row, f) => {
           const line: (string | number)[] = [
             row.day,
-            name === "referrer" ? row.value : "",
-            "",
-            "",
-            "",
-            "",
-            "",
-            "",
+            arrival === "referrer" ? row.value : "",
+            ...ARRIVAL_COLUMNS.map(() => ""),
             f?.pageviews ?? 0,
             f?.visitors ?? row.count,
             row.count,

@@ -1,5 +1,5 @@
 import { isInDomain } from "../shared/calendar.js";
-import { PROPERTY_SEPARATOR } from "../model/dimensions.js";
+import { ARRIVAL_COLUMNS, PROPERTY_SEPARATOR } from "../model/dimensions.js";
 import { locationOf } from "../enrich/geo.js";
 import { stripWww } from "../websites/domain.js";
 import { countField, openCsv, type CsvRecord } from "./csv-records.js";
@@ -74,15 +74,10 @@ const TABLES: Readonly<Record<string, PlausibleTable>> = {
       const visits = count(record, "visits");
       // Older layouts have no `referrer` column: the source's name is all there is.
       const referrer = has("referrer") ? referrerHost(record.get("referrer")) : record.get("source").trim();
-      const drafts: CountDraft[] = [{ name: "referrer", value: referrer, count: visits }];
-      for (const [name, column] of [
-        ["utm_source", "utm_source"],
-        ["utm_medium", "utm_medium"],
-        ["campaign", "utm_campaign"],
-        ["utm_content", "utm_content"],
-        ["utm_term", "utm_term"],
-      ] as const) {
-        if (has(column)) drafts.push({ name, value: record.get(column).trim(), count: visits });
+      const drafts: CountDraft[] = [];
+      for (const { statistic: name, column, arrival } of ARRIVAL_COLUMNS) {
+        if (arrival === "referrer") drafts.push({ name, value: referrer, count: visits });
+        else if (has(column)) drafts.push({ name, value: record.get(column).trim(), count: visits });
       }
       return drafts;
     },
