@@ -63,6 +63,8 @@ export function createDictionary(maxCached = 200_000): Dictionary {
   /** `website|kind|day` → values created that day, as far as this process knows. */
   const created = new Map<string, number>();
   const createdInFlush = new Map<string, number>();
+  /** Some value of this flush was past its kind's daily limit. */
+  let overflowed = false;
 
   function lookup(websiteId: number, kind: number, value: string): number | undefined {
     return known.get(websiteId)?.get(kind)?.get(value) ?? learnt.get(websiteId)?.get(kind)?.get(value);
@@ -103,7 +105,10 @@ export function createDictionary(maxCached = 200_000): Dictionary {
       const key = `${websiteId}|${code}|${day}`;
       let count = createdInFlush.get(key) ?? created.get(key);
       if (count === undefined) count = yield* io.countNewDimensions(websiteId, code, day);
-      if (count >= NEW_VALUES_PER_DAY[kind]) continue;
+      if (count >= NEW_VALUES_PER_DAY[kind]) {
+        overflowed = true;
+        continue;
+      }
       createdInFlush.set(key, count + 1);
       rows.push({ website_id: websiteId, kind: code, value, search: value.toLowerCase(), created_day: day });
     }
@@ -143,6 +148,7 @@ export function createDictionary(maxCached = 200_000): Dictionary {
 
   return {
     *intern(io, hits) {
+      overflowed = false;
       const needs = needsOf(hits);
       // Website, kind and value in one fixed order: concurrent flushes (PostgreSQL) wait
       // for each other's new values instead of deadlocking.
@@ -164,7 +170,7 @@ export function createDictionary(maxCached = 200_000): Dictionary {
           );
         }
       }
-      rewriteOverflow(hits);
+      if (overflowed) rewriteOverflow(hits);
     },
     id(websiteId, kind, value) {
       if (value === "") return 0;

@@ -31,16 +31,34 @@ interface Group {
  * summed from them once, when the flush asks for rows.
  */
 export function createCounters(): Counters {
-  const groups = new Map<string, Group>();
+  /** website → day → statistic name → its day group. */
+  const byWebsite = new Map<number, Map<string, Map<string, Group>>>();
+  // A hit bumps many statistics of one website and day in a row: keep that day's groups at hand.
+  let lastWebsite = -1;
+  let lastDay = "";
+  let lastGroups: Map<string, Group> | undefined;
+
+  function groupsOf(websiteId: number, day: string): Map<string, Group> {
+    if (websiteId === lastWebsite && day === lastDay && lastGroups) return lastGroups;
+    let days = byWebsite.get(websiteId);
+    if (!days) byWebsite.set(websiteId, (days = new Map()));
+    let groups = days.get(day);
+    if (!groups) days.set(day, (groups = new Map()));
+    lastWebsite = websiteId;
+    lastDay = day;
+    lastGroups = groups;
+    return groups;
+  }
 
   function bump(websiteId: number, name: string, day: string, value: string, rollUp: boolean, delta: number): void {
-    const key = `${websiteId}|${name}|${day}`;
-    let group = groups.get(key);
-    if (!group) {
-      group = { websiteId, name, day, rollUp, values: new Map() };
-      groups.set(key, group);
-    }
+    const groups = groupsOf(websiteId, day);
+    let group = groups.get(name);
+    if (!group) groups.set(name, (group = { websiteId, name, day, rollUp, values: new Map() }));
     group.values.set(value, (group.values.get(value) ?? 0) + delta);
+  }
+
+  function* allGroups(): Iterable<Group> {
+    for (const days of byWebsite.values()) for (const groups of days.values()) yield* groups.values();
   }
 
   return {
@@ -59,7 +77,7 @@ export function createCounters(): Counters {
         if (row) row.count += count;
         else wider.set(key, { websiteId: group.websiteId, name: group.name, period, value, count });
       };
-      for (const group of groups.values()) {
+      for (const group of allGroups()) {
         const periods = group.rollUp ? widerPeriods(group.day) : [];
         for (const [value, count] of group.values) {
           if (count === 0) continue;

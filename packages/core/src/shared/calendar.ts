@@ -11,8 +11,21 @@ export const LAST_DAY = "9998-12-31";
 
 const FORMAT = /^(\d{4})-(\d{2})-(\d{2})$/;
 
+/** Recent answers of dayNumber: a flush asks about the same few days for every hit. */
+const recentDayNumbers = new Map<string, number>();
+
 /** Days since 1970-01-01 of a `Y-m-d` text; NaN when it is not a real date. */
 export function dayNumber(text: string): number {
+  const recent = recentDayNumbers.get(text);
+  if (recent !== undefined) return recent;
+  const number = parseDay(text);
+  if (Number.isNaN(number)) return number; // only real dates are kept: ten characters each
+  if (recentDayNumbers.size >= 512) recentDayNumbers.clear();
+  recentDayNumbers.set(text, number);
+  return number;
+}
+
+function parseDay(text: string): number {
   const match = FORMAT.exec(text);
   if (!match) return Number.NaN;
   const [year, month, day] = [Number(match[1]), Number(match[2]), Number(match[3])];
