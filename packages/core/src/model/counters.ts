@@ -70,22 +70,26 @@ export function createCounters(): Counters {
     },
     rows() {
       const rows: CounterRow[] = [];
-      const wider = new Map<string, CounterRow>();
-      const addWider = (group: Group, period: string, value: string, count: number) => {
-        const key = `${group.websiteId}|${group.name}|${period}|${value}`;
-        const row = wider.get(key);
-        if (row) row.count += count;
-        else wider.set(key, { websiteId: group.websiteId, name: group.name, period, value, count });
-      };
+      /** `website|name|period` → value → count, summed over the days of each wider period. */
+      const wider = new Map<string, { websiteId: number; name: string; period: string; values: Map<string, number> }>();
       for (const group of allGroups()) {
-        const periods = group.rollUp ? widerPeriods(group.day) : [];
+        const sums = group.rollUp
+          ? widerPeriods(group.day).map((period) => {
+              const key = `${group.websiteId}|${group.name}|${period}`;
+              let sum = wider.get(key);
+              if (!sum) wider.set(key, (sum = { websiteId: group.websiteId, name: group.name, period, values: new Map() }));
+              return sum.values;
+            })
+          : [];
         for (const [value, count] of group.values) {
           if (count === 0) continue;
           rows.push({ websiteId: group.websiteId, name: group.name, period: group.day, value, count });
-          for (const period of periods) addWider(group, period, value, count);
+          for (const values of sums) values.set(value, (values.get(value) ?? 0) + count);
         }
       }
-      for (const row of wider.values()) if (row.count !== 0) rows.push(row);
+      for (const { websiteId, name, period, values } of wider.values()) {
+        for (const [value, count] of values) if (count !== 0) rows.push({ websiteId, name, period, value, count });
+      }
       return rows;
     },
   };
