@@ -31,6 +31,9 @@ const SQLITE_FIGURES = [
   "http.node",
   "http.express",
   "http.fastify",
+  "footprint.idle",
+  "footprint.load",
+  "footprint.cpu",
   ...statsFigures("sqlite"),
 ];
 const POSTGRES_FIGURES = ["ingest.postgres", ...statsFigures("postgres")];
@@ -42,7 +45,12 @@ interface Figure {
   baseline?: unknown;
   ratio?: unknown;
   skipped?: string;
-  details?: { results?: { name: string; range: string }[]; agreement?: { same: string[]; different: string[] } };
+  details?: {
+    results?: { name: string; range: string }[];
+    agreement?: { same: string[]; different: string[] };
+    hitsSent?: number;
+    hitsCounted?: number;
+  };
 }
 
 describe("pnpm bench --smoke", () => {
@@ -64,6 +72,10 @@ describe("pnpm bench --smoke", () => {
       expect(figure, id).toBeDefined();
       for (const field of ["value", "baseline", "ratio"] as const) expect(Number.isFinite(figure![field]), `${id}.${field}`).toBe(true);
     }
+    // The footprint's app counted what it was sent (bots aside: about 5%), measured from outside its process.
+    const footprint = byId.get("footprint.load")!.details!;
+    expect(footprint.hitsCounted).toBeGreaterThan(0);
+    expect(footprint.hitsCounted).toBeLessThanOrEqual(footprint.hitsSent!);
     // Every statistic over every range, and the raw baseline agreeing on the smoke data.
     const table = byId.get("stats.sqlite.table")!;
     const { STAT_NAMES } = await import("@tally-analytics/core");

@@ -1,5 +1,4 @@
 import { countries } from "countries-list";
-import { open } from "maxmind";
 import type { Reader, Response } from "maxmind";
 import { isIP } from "node:net";
 import { createLruCache } from "./lru-cache.js";
@@ -90,6 +89,8 @@ export async function openGeoLookup(path: string | readonly string[], { cacheSiz
 async function openReader(path: string): Promise<Reader<Response>> {
   try {
     // maxmind's own record cache is left on: it caches decoded records, ours whole answers.
+    // Loaded with the first database: without a `geoip` option, maxmind is never loaded.
+    const { open } = await import("maxmind");
     return await open<Response>(path);
   } catch (error) {
     const reason = error instanceof Error ? error.message : String(error);

@@ -1,6 +1,6 @@
 import type { Hit } from "../model/hit.js";
 import type { Steps } from "../shared/steps.js";
-import type { SqlDialect } from "../storage/dialect.js";
+import type { WriteDialect } from "../storage/dialect.js";
 import { allRows, runStatement, type SqlRunner } from "../storage/sql-runner.js";
 import { batchesKeptFrom, PROBE_KEY } from "../storage/write-safety.js";
 import type { Dictionary } from "./dictionary.js";
@@ -22,7 +22,7 @@ const TIMED_TABLES = [
  * runs each in one transaction, synchronously (better-sqlite3 on its writer thread) or
  * with promises (kysely). docs/architecture.md, "A hit's path".
  */
-export function engineWrites(runner: SqlRunner, dialect: SqlDialect, dictionary: Dictionary) {
+export function engineWrites(runner: SqlRunner, dialect: WriteDialect, dictionary: Dictionary) {
   const io = createFlushIo(runner, dialect);
   return {
     /** One flush (ingest/write-flush.ts). */

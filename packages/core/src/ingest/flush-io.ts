@@ -3,7 +3,7 @@ import type { EventPropsTable, HitsTable, VisitorsTable, VisitsTable } from "../
 import type { CounterRow } from "../model/counters.js";
 import type { DimensionIo, NewDimension } from "./dictionary.js";
 import { VISIT_COLUMNS } from "../model/dimensions.js";
-import type { SqlDialect } from "../storage/dialect.js";
+import type { WriteDialect } from "../storage/dialect.js";
 import { allRows, runStatement, type RunResult, type SqlRunner } from "../storage/sql-runner.js";
 import type { Steps } from "../shared/steps.js";
 import { newVisitorState, type VisitorState } from "../model/hit.js";
@@ -162,7 +162,7 @@ const VISIT_UPDATE_COLUMNS = [
 ] as const satisfies readonly (keyof VisitUpdateRow)[];
 
 /** The texts of a dialect's flush statements, built once. */
-function flushStatements(dialect: SqlDialect) {
+function flushStatements(dialect: WriteDialect) {
   const greatest = (a: string, b: string) => `${dialect.greatestFunction}(${a}, ${b})`;
   const cell = "cast(? as integer)"; // PostgreSQL types bare VALUES parameters as text
   const changes = textsByCount((count) =>
@@ -222,10 +222,10 @@ interface RollupRow {
   count: number;
 }
 
-const STATEMENTS = new WeakMap<SqlDialect, ReturnType<typeof flushStatements>>();
+const STATEMENTS = new WeakMap<WriteDialect, ReturnType<typeof flushStatements>>();
 
 /** The flush's statements, written once for SQLite and PostgreSQL. */
-export function createFlushIo(runner: SqlRunner, dialect: SqlDialect): FlushIo {
+export function createFlushIo(runner: SqlRunner, dialect: WriteDialect): FlushIo {
   let statements = STATEMENTS.get(dialect);
   if (!statements) STATEMENTS.set(dialect, (statements = flushStatements(dialect)));
   const s = statements;

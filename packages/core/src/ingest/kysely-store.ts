@@ -2,7 +2,7 @@ import type { Kysely } from "kysely";
 import type { Database } from "../storage/schema.js";
 import type { SqlDialect } from "../storage/dialect.js";
 import type { EngineStore } from "../storage/store.js";
-import { kyselyRunner } from "../storage/sql-runner.js";
+import { kyselyRunner } from "../storage/kysely-runner.js";
 import { asStoreUnavailable } from "../storage/store-faults.js";
 import { runAsync, type Steps } from "../shared/steps.js";
 import { createDictionary } from "./dictionary.js";

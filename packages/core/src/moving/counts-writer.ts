@@ -6,7 +6,7 @@ import { createCounters } from "../model/counters.js";
 import { STAT_KINDS } from "../model/dimensions.js";
 import type { NewDimension } from "../ingest/dictionary.js";
 import { createFlushIo } from "../ingest/flush-io.js";
-import { kyselyRunner } from "../storage/sql-runner.js";
+import { kyselyRunner } from "../storage/kysely-runner.js";
 import { runAsync } from "../shared/steps.js";
 import { withoutTrackingParams } from "../ingest/tracking-params.js";
 import { DAY_ONLY } from "../stats/rollup-reader.js";

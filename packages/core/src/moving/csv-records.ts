@@ -1,5 +1,5 @@
 import type { Readable } from "node:stream";
-import { CsvError, parse } from "csv-parse";
+import type { CsvError } from "csv-parse";
 import { TallyError } from "../shared/errors.js";
 
 /** A file that cannot be imported as it is: names the file, the line and (when known) the column. */
@@ -46,6 +46,8 @@ function parseError(file: string, error: CsvError): ImportFileError {
  * The first row names the columns; `required` columns must all be there.
  */
 export async function openCsv(file: string, input: Readable, required: readonly string[] = []): Promise<CsvFile> {
+  // Loaded when a file is read: an app that never imports does not hold the parser.
+  const { CsvError: ParseError, parse } = await import("csv-parse");
   const parser = input.pipe(parse({ bom: true, info: true, skip_empty_lines: true }));
   input.on("error", (error) => parser.destroy(error));
   const iterator = parser[Symbol.asyncIterator]() as AsyncIterator<{ record: string[]; info: { lines: number } }>;
@@ -53,7 +55,7 @@ export async function openCsv(file: string, input: Readable, required: readonly 
     try {
       return await iterator.next();
     } catch (error) {
-      if (error instanceof CsvError) throw parseError(file, error);
+      if (error instanceof ParseError) throw parseError(file, error);
       throw error;
     }
   };

@@ -4,7 +4,7 @@ import { readdir, stat } from "node:fs/promises";
 import { basename, join } from "node:path";
 import { Transform, type Readable } from "node:stream";
 import { createGunzip } from "node:zlib";
-import yauzl from "yauzl";
+import type yauzl from "yauzl";
 import { TallyError } from "../shared/errors.js";
 
 /** One file to read: plain, gzipped, inside a zip, or in a directory. */
@@ -61,7 +61,9 @@ async function hashFiles(paths: readonly string[]): Promise<string> {
   return hash.digest("hex");
 }
 
-function openZip(path: string): Promise<yauzl.ZipFile> {
+/** yauzl is loaded when a zip is opened: an app that never imports does not hold it. */
+async function openZip(path: string): Promise<yauzl.ZipFile> {
+  const { default: yauzl } = await import("yauzl");
   return new Promise((resolve, reject) => {
     yauzl.open(path, { lazyEntries: true, autoClose: false, decodeStrings: true }, (error, zip) => (error ? reject(error) : resolve(zip)));
   });

@@ -1,5 +1,3 @@
-import { Zip, ZipDeflate } from "fflate";
-
 /** One CSV file of an export: its header and its rows, produced as they are written. */
 export interface OutputFile {
   name: string;
@@ -20,6 +18,8 @@ const CHUNK_CHARS = 64 * 1024;
  * memory stays bounded whatever the export's size). `onRow` is told of every row written.
  */
 export async function* zipCsv(files: readonly OutputFile[], onRow: () => void = () => {}): AsyncGenerator<Uint8Array> {
+  // Loaded when an export runs: an app that never exports does not hold the compressor.
+  const { Zip, ZipDeflate } = await import("fflate");
   const out: Uint8Array[] = [];
   let failure: Error | null = null;
   const zip = new Zip((error, chunk) => {

@@ -2,10 +2,28 @@ import type { ColumnDefinitionBuilder, Expression, Kysely, RawBuilder, SqlBool }
 import type { Database } from "./schema.js";
 
 /**
+ * What the flush needs to know of a database, as SQL text (no kysely: the SQLite writer
+ * thread loads only the write path).
+ */
+export interface WriteDialect {
+  /** Appended to a SELECT that must lock the rows it reads until the transaction ends. */
+  readonly lockRows: boolean;
+  /** The name of the two-argument larger-of function, for SQL written as text (ingest/flush-io.ts). */
+  readonly greatestFunction: "max" | "greatest";
+  /**
+   * The columns that name a row physically, for bounded deletes: `rowid`, or `tableoid, ctid`
+   * (a ctid alone repeats in every partition of a partitioned table).
+   */
+  readonly rowLocator: "rowid" | "tableoid, ctid";
+  /** Hands out ids of a table's serial column before inserting (PostgreSQL sequences; parameters: the table, how many); absent where rows learn their id on insert. */
+  readonly reserveIdsSql?: string;
+}
+
+/**
  * The few things SQLite and PostgreSQL do differently. Everything else in core is
  * plain kysely that both understand.
  */
-export interface SqlDialect {
+export interface SqlDialect extends WriteDialect {
   readonly name: "sqlite" | "postgres";
   /** Column type and builder for an auto-incrementing integer primary key. */
   readonly idColumnType: "integer" | "serial";
@@ -22,19 +40,8 @@ export interface SqlDialect {
   matchesWildcard(value: Expression<string>, pattern: string): RawBuilder<SqlBool>;
   /** `value` in an ORDER BY that sorts by code point, as JavaScript does. */
   byCodePoint(value: Expression<string>): RawBuilder<string>;
-  /** Appended to a SELECT that must lock the rows it reads until the transaction ends. */
-  readonly lockRows: boolean;
   /** The larger of two numbers (SQLite's two-argument max(), PostgreSQL's greatest()). */
   greatest(a: Expression<unknown>, b: Expression<unknown>): RawBuilder<number>;
-  /** The name of that function, for SQL written as text (ingest/flush-io.ts). */
-  readonly greatestFunction: "max" | "greatest";
-  /**
-   * The columns that name a row physically, for bounded deletes: `rowid`, or `tableoid, ctid`
-   * (a ctid alone repeats in every partition of a partitioned table).
-   */
-  readonly rowLocator: "rowid" | "tableoid, ctid";
-  /** Hands out ids of a table's serial column before inserting (PostgreSQL sequences; parameters: the table, how many); absent where rows learn their id on insert. */
-  readonly reserveIdsSql?: string;
   /** Runs `fn` while holding a lock that other processes on the same database respect. */
   withMigrationLock<T>(db: Kysely<Database>, fn: () => Promise<T>): Promise<T>;
 }

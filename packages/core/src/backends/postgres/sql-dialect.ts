@@ -1,10 +1,12 @@
 import { sql } from "kysely";
 import type { SqlDialect } from "../../storage/dialect.js";
+import { postgresWriteDialect } from "./write-dialect.js";
 
 /** Arbitrary but fixed: every Tally process takes the same advisory lock to migrate. */
 const MIGRATION_LOCK_KEY = 7_411_790_115;
 
 export const postgresDialect: SqlDialect = {
+  ...postgresWriteDialect,
   name: "postgres",
   idColumnType: "serial",
   idColumn: (column) => column.primaryKey(),
@@ -15,11 +17,7 @@ export const postgresDialect: SqlDialect = {
   // LIKE (case-sensitive) with its own wildcards made literal and `*` turned into `%`.
   matchesWildcard: (value, pattern) => sql`${value} like ${pattern.replace(/[\\%_]/g, (c) => `\\${c}`).replace(/\*/g, "%")}`,
   byCodePoint: (value) => sql`${value} collate "C"`,
-  lockRows: true,
   greatest: (a, b) => sql`greatest(${a}, ${b})`,
-  greatestFunction: "greatest",
-  rowLocator: "tableoid, ctid",
-  reserveIdsSql: "select nextval(pg_get_serial_sequence(?, 'id'))::int as id from generate_series(1, ?::int)",
   async withMigrationLock(db, fn) {
     return db.connection().execute(async (connection) => {
       await sql`select pg_advisory_lock(${MIGRATION_LOCK_KEY})`.execute(connection);

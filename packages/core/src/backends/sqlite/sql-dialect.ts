@@ -1,8 +1,10 @@
 import { sql } from "kysely";
 import type { SqlDialect } from "../../storage/dialect.js";
+import { sqliteWriteDialect } from "./write-dialect.js";
 
 /** SQLite: one writer per file, so the file itself is the lock. */
 export const sqliteDialect: SqlDialect = {
+  ...sqliteWriteDialect,
   name: "sqlite",
   idColumnType: "integer",
   idColumn: (column) => column.primaryKey().autoIncrement(),
@@ -13,9 +15,6 @@ export const sqliteDialect: SqlDialect = {
   // GLOB's own `*`; its other special characters (`?`, `[`) are made literal.
   matchesWildcard: (value, pattern) => sql`${value} glob ${pattern.replace(/[?[]/g, (c) => `[${c}]`)}`,
   byCodePoint: (value) => sql`${value}`,
-  lockRows: false,
   greatest: (a, b) => sql`max(${a}, ${b})`,
-  greatestFunction: "max",
-  rowLocator: "rowid",
   withMigrationLock: (_db, fn) => fn(),
 };

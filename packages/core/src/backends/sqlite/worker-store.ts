@@ -3,7 +3,7 @@ import { asStoreUnavailable } from "../../storage/store-faults.js";
 import type { Hit } from "../../model/hit.js";
 import type { EngineStore } from "../../storage/store.js";
 import { watchFileIdentity } from "./file-identity.js";
-import { createThreadClient, type ThreadRequest } from "./thread-messages.js";
+import { createThreadClient, type ThreadClient, type ThreadRequest } from "./thread-messages.js";
 import { workerUrl } from "./worker-url.js";
 
 type RequestBody =
@@ -24,18 +24,56 @@ function writerError(response: { message: string; code?: string }): Error {
   ) as Error;
 }
 
+/** A writer thread idle this long exits (an idle app holds no second isolate); the next write starts another. */
+export const WRITER_IDLE_EXIT_MS = 60_000;
+
 /**
  * The SQLite store for a database file: writes go to a worker thread with its own
  * connection (SQLite's WAL lets this thread keep reading meanwhile). The event loop
  * only hands hits over; it never waits on a transaction, and the flush runs on the
- * other core while the next hits are collected.
+ * other core while the next hits are collected. The thread starts with the first
+ * request and exits after `idleExitMs` without one.
  */
-export function createSqliteWorkerStore(path: string, busyTimeout: number): EngineStore {
+export function createSqliteWorkerStore(path: string, busyTimeout: number, idleExitMs = WRITER_IDLE_EXIT_MS): EngineStore {
   const check = watchFileIdentity(path);
-  const worker = new Worker(workerUrl("writer-worker.js"), { workerData: { path, busyTimeout } });
-  const client = createThreadClient<RequestBody>(worker, writerError);
-  client.listen();
-  const send = (body: RequestBody) => client.send(body).answer;
+  let thread: { worker: Worker; client: ThreadClient<RequestBody> } | null = null;
+  let outstanding = 0;
+  let idleTimer: NodeJS.Timeout | null = null;
+  let closed = false;
+
+  function current() {
+    if (thread) return thread;
+    const worker = new Worker(workerUrl("writer-worker.js"), { workerData: { path, busyTimeout } });
+    const client = createThreadClient<RequestBody>(worker, writerError);
+    client.listen();
+    return (thread = { worker, client });
+  }
+
+  async function stop(idle: NonNullable<typeof thread>): Promise<void> {
+    if (!idle.client.failed) await idle.client.send({ type: "close" }).answer.catch(() => {});
+    await idle.worker.terminate();
+  }
+
+  function retireWhenIdle(): void {
+    idleTimer = null;
+    // A failed thread stays: its failure answers every later request.
+    if (!thread || outstanding > 0 || thread.client.failed) return;
+    const idle = thread;
+    thread = null;
+    void stop(idle);
+  }
+
+  async function send(body: RequestBody): Promise<unknown> {
+    const { client } = current();
+    outstanding++;
+    if (idleTimer) clearTimeout(idleTimer);
+    idleTimer = null;
+    try {
+      return await client.send(body).answer;
+    } finally {
+      if (--outstanding === 0 && !closed) (idleTimer = setTimeout(retireWhenIdle, idleExitMs)).unref();
+    }
+  }
 
   return {
     check,
@@ -55,8 +93,10 @@ export function createSqliteWorkerStore(path: string, busyTimeout: number): Engi
     deleteOlderThan: async (websiteId, localSeconds, limit) =>
       (await send({ type: "delete-older-than", websiteId, localSeconds, limit })) as number,
     async close() {
-      if (!client.failed) await send({ type: "close" }).catch(() => {});
-      await worker.terminate();
+      closed = true;
+      if (idleTimer) clearTimeout(idleTimer);
+      if (thread) await stop(thread);
+      thread = null;
     },
   };
 }

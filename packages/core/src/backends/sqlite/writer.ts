@@ -5,7 +5,7 @@ import type { Hit } from "../../model/hit.js";
 import type { EngineStore } from "../../storage/store.js";
 import { runSync, type Steps } from "../../shared/steps.js";
 import { sqliteRunner, type SqliteStatement } from "./runner.js";
-import { sqliteDialect } from "./sql-dialect.js";
+import { sqliteWriteDialect } from "./write-dialect.js";
 
 /** The parts of a better-sqlite3 Database the SQLite store uses. */
 export interface SqliteHandle {
@@ -25,7 +25,7 @@ export interface SqliteWriter {
 
 export function createSqliteWriter(sqlite: SqliteHandle): SqliteWriter {
   const dictionary = createDictionary();
-  const writes = engineWrites(sqliteRunner(sqlite), sqliteDialect, dictionary);
+  const writes = engineWrites(sqliteRunner(sqlite), sqliteWriteDialect, dictionary);
   // BEGIN IMMEDIATE: the write lock is taken (waiting up to busy_timeout for another
   // connection) before anything is read. A deferred transaction reads first and, when
   // another connection commits meanwhile, fails on its first write at once (SQLITE_BUSY,

@@ -1,0 +1,192 @@
+// Footprint: what Tally costs the app it lives in, measured from outside the app's process
+// (/proc: resident memory and CPU time of all its threads). The app is a small Express app
+// (footprint-app.mjs); the baseline is the same app without Tally.
+//   1. idle: RSS with Tally created and mounted, minus the app without it;
+//   2. under load (~500 hits/s through POST /analytics/collect for a while): RSS minus the
+//      same app serving a hello-world route at that rate, and how much it still grew over
+//      the last half of the run;
+//   3. process CPU per hit minus that of a hello-world request, as a share of the latter.
+//   node bench/suites/footprint.mjs [--quick] [--smoke] [--idle S] [--duration S] [--rate N]
+import autocannon from "autocannon";
+import { execFileSync, fork } from "node:child_process";
+import { readFileSync } from "node:fs";
+import { fileURLToPath } from "node:url";
+import { generateHits, trackerBody } from "../generate.mjs";
+import { args, log, report, round } from "../lib/measure.mjs";
+
+const opts = args();
+const mode = opts.smoke ? "smoke" : opts.quick ? "quick" : "full";
+const IDLE_S = Number(opts.idle ?? { smoke: 1, quick: 5, full: 10 }[mode]);
+const LOAD_S = Number(opts.duration ?? { smoke: 2, quick: 20, full: 60 }[mode]);
+const RATE = Number(opts.rate ?? 500);
+const APP = fileURLToPath(new URL("./footprint-app.mjs", import.meta.url));
+const TICKS_PER_SECOND = Number(execFileSync("getconf", ["CLK_TCK"], { encoding: "utf8" }).trim()) || 100;
+const MB = 1024 * 1024;
+
+/** Resident memory of a process, all threads, in bytes. */
+function rssOf(pid) {
+  const line = readFileSync(`/proc/${pid}/status`, "utf8").match(/^VmRSS:\s+(\d+) kB$/m);
+  return Number(line?.[1] ?? NaN) * 1024;
+}
+
+/** CPU time (user + system) a process has used, all threads, in microseconds. */
+function cpuOf(pid) {
+  // Fields after the command name (which may hold spaces), from field 3: utime is the 14th field, stime the 15th.
+  const fields = readFileSync(`/proc/${pid}/stat`, "utf8").split(") ")[1].split(" ");
+  return ((Number(fields[11]) + Number(fields[12])) / TICKS_PER_SECOND) * 1e6;
+}
+
+const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
+
+function startApp(tally) {
+  return new Promise((resolve, reject) => {
+    const child = fork(APP, ["--tally", tally ? "on" : "off"], { stdio: ["ignore", "inherit", "inherit", "ipc"] });
+    child.once("message", (message) => resolve({ child, port: message.port }));
+    child.once("error", reject);
+    child.once("exit", (code) => reject(new Error(`footprint app (tally ${tally ? "on" : "off"}) exited with ${code}`)));
+  });
+}
+
+function stopApp(child) {
+  return new Promise((resolve) => {
+    let result = null;
+    child.on("message", (message) => (result = message));
+    child.removeAllListeners("exit");
+    child.once("exit", () => resolve(result));
+    child.send("stop");
+  });
+}
+
+// Realistic tracker requests (≈5% bots, answered 202 and not counted), cycled.
+const hits = [...generateHits({ hits: 5000, days: 1, pages: 3000, visitors: 50_000 })].map((hit) => ({
+  body: trackerBody(hit),
+  headers: {
+    "content-type": "text/plain;charset=UTF-8",
+    "user-agent": hit.userAgent,
+    "x-forwarded-for": hit.ip,
+    origin: "https://www.example-shop.com",
+  },
+}));
+
+/** `path` at RATE requests/s for LOAD_S seconds, sampling the app's RSS every second. */
+async function loadAt(port, pid, path) {
+  let next = 0;
+  const samples = [];
+  const sampler = setInterval(() => samples.push(rssOf(pid)), 1000);
+  const cpuBefore = cpuOf(pid);
+  const result = await autocannon({
+    url: `http://127.0.0.1:${port}`,
+    connections: 10,
+    overallRate: RATE,
+    duration: LOAD_S,
+    requests: [
+      {
+        method: "POST",
+        path,
+        setupRequest(request) {
+          const hit = hits[next++ % hits.length];
+          return { ...request, body: hit.body, headers: { ...request.headers, ...hit.headers } };
+        },
+      },
+    ],
+  });
+  clearInterval(sampler);
+  const cpu = cpuOf(pid) - cpuBefore;
+  const rss = rssOf(pid);
+  const lastHalf = samples.slice(Math.floor(samples.length / 2));
+  return {
+    requests: result.requests.total,
+    non2xx: result.non2xx,
+    errors: result.errors,
+    cpuPerRequestUs: cpu / Math.max(1, result.requests.total),
+    rss,
+    growthOverLastHalf: lastHalf.length > 1 ? lastHalf.at(-1) - lastHalf[0] : 0,
+  };
+}
+
+/** One app: its idle RSS, then its figures under load. */
+async function measure(tally) {
+  const { child, port } = await startApp(tally);
+  try {
+    await sleep(IDLE_S * 1000);
+    const idle = rssOf(child.pid);
+    const loaded = await loadAt(port, child.pid, tally ? "/analytics/collect" : "/hello");
+    const stopped = await stopApp(child);
+    return { idle, ...loaded, recorded: stopped?.recorded ?? null };
+  } catch (error) {
+    child.kill("SIGKILL");
+    throw error;
+  }
+}
+
+log(`footprint: idle ${IDLE_S} s, then ${LOAD_S} s at ${RATE} requests/s (Express app, SQLite file)`);
+const without = await measure(false);
+const withTally = await measure(true);
+log(
+  `  RSS idle: ${round(without.idle / MB, 1)} MB without Tally, ${round(withTally.idle / MB, 1)} MB with; ` +
+    `after load: ${round(without.rss / MB, 1)} MB hello-world, ${round(withTally.rss / MB, 1)} MB /collect`,
+);
+log(
+  `  CPU per request: ${round(without.cpuPerRequestUs, 1)} µs hello-world, ${round(withTally.cpuPerRequestUs, 1)} µs /collect; ` +
+    `${withTally.requests} hits sent, ${withTally.recorded} counted`,
+);
+if (withTally.non2xx > 0 || withTally.errors > 0)
+  throw new Error(`/collect answered ${withTally.non2xx} non-2xx, ${withTally.errors} errors`);
+
+const idleExtra = (withTally.idle - without.idle) / MB;
+const loadExtra = (withTally.rss - without.rss) / MB;
+const growth = withTally.growthOverLastHalf / MB;
+const cpuExtra = withTally.cpuPerRequestUs - without.cpuPerRequestUs;
+const details = {
+  idleSeconds: IDLE_S,
+  loadSeconds: LOAD_S,
+  rate: RATE,
+  hitsSent: withTally.requests,
+  hitsCounted: withTally.recorded,
+  helloRequests: without.requests,
+};
+report([
+  {
+    id: "footprint.idle",
+    group: "footprint",
+    name: "RSS added to an idle Express app: Tally created and mounted",
+    value: round(idleExtra, 1),
+    unit: "MB",
+    baseline: round(without.idle / MB, 1),
+    baselineLabel: "the same app without Tally",
+    ratio: round(withTally.idle / without.idle, 2),
+    ratioLabel: "× without",
+    target: "≤ +20 MB",
+    met: idleExtra <= 20,
+    details,
+  },
+  {
+    id: "footprint.load",
+    group: "footprint",
+    name: `RSS added under ~${RATE} hits/s through /collect (vs hello-world at that rate)`,
+    value: round(loadExtra, 1),
+    unit: "MB",
+    baseline: round(without.rss / MB, 1),
+    baselineLabel: "the app serving hello-world",
+    ratio: round(withTally.rss / without.rss, 2),
+    ratioLabel: "× hello-world",
+    target: "≤ +35 MB, flat over the last half",
+    met: loadExtra <= 35 && growth <= 2,
+    details: { ...details, growthOverLastHalfMB: round(growth, 1) },
+  },
+  {
+    id: "footprint.cpu",
+    group: "footprint",
+    name: "process CPU per hit, all threads, beyond a hello-world request's",
+    value: round(cpuExtra, 1),
+    unit: "µs",
+    baseline: round(without.cpuPerRequestUs, 1),
+    baselineLabel: "per hello-world request",
+    ratio: round(cpuExtra / without.cpuPerRequestUs, 2),
+    ratioLabel: "× hello-world",
+    target: "≤ 0.3× a hello-world request",
+    met: cpuExtra <= 0.3 * without.cpuPerRequestUs,
+    details,
+  },
+]);
+process.exit(0);

@@ -1,0 +1,57 @@
+/**
+ * A SQLite file's writer thread is a guest's cost: it starts with the first write, not
+ * with createTally, and exits when idle; the next write starts another on the same file,
+ * which carries on where the last one stopped. Threads are counted from /proc (Linux).
+ */
+import { mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { createSqliteWorkerStore, createTally } from "@tally-analytics/core/internal";
+import { afterAll, describe, expect, it } from "vitest";
+
+const directory = mkdtempSync(join(tmpdir(), "tally-writer-thread-"));
+afterAll(() => rmSync(directory, { recursive: true, force: true }));
+
+const threads = () => Number(/^Threads:\s+(\d+)$/m.exec(readFileSync("/proc/self/status", "utf8"))?.[1]);
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+/** Waits until the thread count is `count` (threads leave a moment after they end). */
+async function threadsBecome(count: number): Promise<number> {
+  for (let attempt = 0; attempt < 100 && threads() !== count; attempt++) await sleep(50);
+  return threads();
+}
+
+describe("the SQLite writer thread", () => {
+  it("is not started by createTally, accounts or websites: only by the first hit's flush", async () => {
+    const before = threads();
+    const tally = createTally({ database: `file:${join(directory, "lazy.sqlite")}`, flushIntervalMs: 60_000 });
+    const { accountId } = await tally.accounts.create();
+    await tally.websites.create(accountId, { domain: "lazy.example" });
+    expect(await threadsBecome(before)).toBe(before);
+    await tally.collect({ url: "https://lazy.example/", ip: "198.51.100.1", userAgent: "Mozilla/5.0 (X11; Linux x86_64) Firefox/125.0" });
+    await tally.flush();
+    expect(threads()).toBeGreaterThan(before);
+    await tally.close();
+    expect(await threadsBecome(before)).toBe(before);
+  });
+
+  it("exits after its idle time; the next request starts another that reads what the first wrote", async () => {
+    const path = join(directory, "idle.sqlite");
+    // A migrated file, as createTally leaves it.
+    await createTally({ database: `file:${path}` }).close();
+    const before = threads();
+    const store = createSqliteWorkerStore(path, 5000, 200);
+    try {
+      const first = await store.salt("2026-06-01", "salt-one");
+      expect(first).toBe("salt-one");
+      expect(threads()).toBeGreaterThan(before);
+      expect(await threadsBecome(before)).toBe(before);
+      // A new thread: the day's salt is the one stored by the thread that exited.
+      expect(await store.salt("2026-06-01", "salt-two")).toBe("salt-one");
+      expect(await store.salt("2026-06-02", "salt-three")).toBe("salt-three");
+    } finally {
+      await store.close();
+    }
+    expect(await threadsBecome(before)).toBe(before);
+  });
+});
