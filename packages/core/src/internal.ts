@@ -32,6 +32,7 @@ export { createKyselyStore } from "./ingest/kysely-store.js";
 export { createRetention } from "./ingest/retention.js";
 export { HOST_THREAD_ROW_BUDGET } from "./backends/sqlite/host-reads.js";
 export { createSqliteWorkerStore } from "./backends/sqlite/worker-store.js";
+export { createSqliteReadPool } from "./backends/sqlite/reads.js";
 export { coveringPeriods, widerPeriods } from "./model/periods.js";
 export { dayNumber, dayText } from "./shared/calendar.js";
 export { createUserAgentParser } from "./enrich/user-agent.js";

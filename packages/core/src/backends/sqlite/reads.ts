@@ -13,18 +13,22 @@ export type ReadyMessage = { ready: true };
 export interface SqliteReadOptions {
   /** A query running longer is stopped (its thread terminated) and answered 503. @default 20000 */
   timeoutMs?: number;
+  /** The thread exits after this long without a query; the next query starts another. @default 60000 */
+  idleExitMs?: number;
 }
 
 /**
  * Statistics of a SQLite file answered on a reader thread with its own read-only
  * connection: the host's event loop never runs a query, and a query past `timeoutMs` is
  * stopped by terminating its thread (better-sqlite3 cannot interrupt a statement
- * otherwise); the next query starts a new one.
+ * otherwise); the next query starts a new one. An idle thread exits after `idleExitMs`.
  */
 export function createSqliteReadPool(path: string, options: SqliteReadOptions = {}): StatsRunner & { close(): Promise<void> } {
   const timeoutMs = options.timeoutMs ?? DEFAULT_QUERY_TIMEOUT_MS;
+  const idleExitMs = options.idleExitMs ?? 60_000;
   let worker: { thread: Worker; client: ThreadClient<ReadRequest> } | null = null;
   let timer: NodeJS.Timeout | null = null;
+  let idleTimer: NodeJS.Timeout | null = null;
   /** Whether the current thread has opened its connection (starting one is not the query's time). */
   let ready = false;
   /** Request ids in the order the thread answers them: the first is running. */
@@ -58,7 +62,9 @@ export function createSqliteReadPool(path: string, options: SqliteReadOptions = 
     client.listen((id) => {
       const index = order.indexOf(id);
       if (index >= 0) order.splice(index, 1);
-      if (worker?.thread === thread) arm();
+      if (worker?.thread !== thread) return;
+      arm();
+      if (order.length === 0) (idleTimer = setTimeout(retireWhenIdle, idleExitMs)).unref();
     });
     thread.on("error", () => {
       if (worker?.thread !== thread) return;
@@ -69,7 +75,18 @@ export function createSqliteReadPool(path: string, options: SqliteReadOptions = 
     return { thread, client };
   }
 
+  /** No query for `idleExitMs`: the thread and its connection go until the next query. */
+  function retireWhenIdle(): void {
+    idleTimer = null;
+    if (!worker || order.length > 0) return;
+    const idle = worker;
+    worker = null;
+    void idle.thread.terminate();
+  }
+
   function send<T>(request: ReadRequest): Promise<T> {
+    if (idleTimer) clearTimeout(idleTimer);
+    idleTimer = null;
     worker ??= start();
     const { id, answer } = worker.client.send(request);
     order.push(id);
@@ -81,6 +98,7 @@ export function createSqliteReadPool(path: string, options: SqliteReadOptions = 
     page: (websiteId, query) => send<StatsPage>({ kind: "page", websiteId, query }),
     totals: (websiteId, query) => send<Totals>({ kind: "totals", websiteId, query }),
     async close() {
+      if (idleTimer) clearTimeout(idleTimer);
       const closing = worker;
       worker = null;
       order.length = 0;

@@ -1,12 +1,13 @@
 /**
- * A SQLite file's writer thread is a guest's cost: it starts with the first write, not
- * with createTally, and exits when idle; the next write starts another on the same file,
- * which carries on where the last one stopped. Threads are counted from /proc (Linux).
+ * A SQLite file's threads are a guest's cost: the writer starts with the first write, not
+ * with createTally, the reader with the first query, and both exit when idle; the next
+ * request starts another on the same file, which carries on where the last one stopped.
+ * Threads are counted from /proc (Linux).
  */
 import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { createSqliteWorkerStore, createTally } from "@tally-analytics/core/internal";
+import { createSqliteReadPool, createSqliteWorkerStore, createTally, statsQuerySchema } from "@tally-analytics/core/internal";
 import { afterAll, describe, expect, it } from "vitest";
 
 const directory = mkdtempSync(join(tmpdir(), "tally-writer-thread-"));
@@ -51,6 +52,37 @@ describe("the SQLite writer thread", () => {
       expect(await store.salt("2026-06-02", "salt-three")).toBe("salt-three");
     } finally {
       await store.close();
+    }
+    expect(await threadsBecome(before)).toBe(before);
+  });
+
+  it("the reader thread starts with the first query, exits when idle, and the next query starts another", async () => {
+    const path = join(directory, "reads.sqlite");
+    const tally = createTally({ database: `file:${path}`, flushIntervalMs: 60_000 });
+    const { accountId } = await tally.accounts.create();
+    const site = await tally.websites.create(accountId, { domain: "reads.example" });
+    for (const page of ["/a", "/b", "/b"])
+      await tally.collect({
+        url: `https://reads.example${page}`,
+        ip: "198.51.100.7",
+        userAgent: "Mozilla/5.0 (X11; Linux x86_64) Firefox/125.0",
+        timestamp: Date.parse("2026-06-01T10:00:00Z"),
+      });
+    await tally.close();
+    const before = threads();
+    const reads = createSqliteReadPool(path, { idleExitMs: 200 });
+    const query = statsQuerySchema.parse({ name: "page", from: "2026-06-01", to: "2026-06-01" });
+    try {
+      const first = await reads.page(site.id, query);
+      expect(first.data).toEqual([
+        { value: "/b", count: 2 },
+        { value: "/a", count: 1 },
+      ]);
+      expect(threads()).toBeGreaterThan(before);
+      expect(await threadsBecome(before)).toBe(before);
+      expect((await reads.page(site.id, query)).data).toEqual(first.data);
+    } finally {
+      await reads.close();
     }
     expect(await threadsBecome(before)).toBe(before);
   });
