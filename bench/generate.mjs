@@ -399,3 +399,19 @@ export function trackerBody(hit) {
   if (hit.props) body.p = hit.props;
   return JSON.stringify(body);
 }
+
+/**
+ * What the tracker would send for `count` realistic hits of one day (≈5% bots), as request
+ * bodies and headers for a load generator (behind a proxy: X-Forwarded-For names the visitor).
+ */
+export function trackerRequests(count = 5000) {
+  return [...generateHits({ hits: count, days: 1, pages: 3000, visitors: 50_000 })].map((hit) => ({
+    body: trackerBody(hit),
+    headers: {
+      "content-type": "text/plain;charset=UTF-8",
+      "user-agent": hit.userAgent,
+      "x-forwarded-for": hit.ip,
+      origin: "https://www.example-shop.com",
+    },
+  }));
+}

@@ -8,10 +8,11 @@
 //   3. process CPU per hit minus that of a hello-world request, as a share of the latter.
 //   node bench/suites/footprint.mjs [--quick] [--smoke] [--idle S] [--duration S] [--rate N]
 import autocannon from "autocannon";
-import { execFileSync, fork } from "node:child_process";
+import { execFileSync } from "node:child_process";
 import { readFileSync } from "node:fs";
 import { fileURLToPath } from "node:url";
-import { generateHits, trackerBody } from "../generate.mjs";
+import { trackerRequests } from "../generate.mjs";
+import { forkApp, stopApp } from "../lib/app-process.mjs";
 import { args, log, report, round } from "../lib/measure.mjs";
 
 const opts = args();
@@ -19,6 +20,7 @@ const mode = opts.smoke ? "smoke" : opts.quick ? "quick" : "full";
 const IDLE_S = Number(opts.idle ?? { smoke: 1, quick: 5, full: 10 }[mode]);
 const LOAD_S = Number(opts.duration ?? { smoke: 2, quick: 20, full: 60 }[mode]);
 const RATE = Number(opts.rate ?? 500);
+const CONNECTIONS = 10;
 const APP = fileURLToPath(new URL("./footprint-app.mjs", import.meta.url));
 const TICKS_PER_SECOND = Number(execFileSync("getconf", ["CLK_TCK"], { encoding: "utf8" }).trim()) || 100;
 const MB = 1024 * 1024;
@@ -38,35 +40,10 @@ function cpuOf(pid) {
 
 const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
 
-function startApp(tally) {
-  return new Promise((resolve, reject) => {
-    const child = fork(APP, ["--tally", tally ? "on" : "off"], { stdio: ["ignore", "inherit", "inherit", "ipc"] });
-    child.once("message", (message) => resolve({ child, port: message.port }));
-    child.once("error", reject);
-    child.once("exit", (code) => reject(new Error(`footprint app (tally ${tally ? "on" : "off"}) exited with ${code}`)));
-  });
-}
-
-function stopApp(child) {
-  return new Promise((resolve) => {
-    let result = null;
-    child.on("message", (message) => (result = message));
-    child.removeAllListeners("exit");
-    child.once("exit", () => resolve(result));
-    child.send("stop");
-  });
-}
+const startApp = (tally) => forkApp(APP, ["--tally", tally ? "on" : "off"]);
 
 // Realistic tracker requests (≈5% bots, answered 202 and not counted), cycled.
-const hits = [...generateHits({ hits: 5000, days: 1, pages: 3000, visitors: 50_000 })].map((hit) => ({
-  body: trackerBody(hit),
-  headers: {
-    "content-type": "text/plain;charset=UTF-8",
-    "user-agent": hit.userAgent,
-    "x-forwarded-for": hit.ip,
-    origin: "https://www.example-shop.com",
-  },
-}));
+const hits = trackerRequests();
 
 /** `path` at RATE requests/s for LOAD_S seconds, sampling the app's RSS every second. */
 async function loadAt(port, pid, path) {
@@ -76,7 +53,7 @@ async function loadAt(port, pid, path) {
   const cpuBefore = cpuOf(pid);
   const result = await autocannon({
     url: `http://127.0.0.1:${port}`,
-    connections: 10,
+    connections: CONNECTIONS,
     overallRate: RATE,
     duration: LOAD_S,
     requests: [
@@ -95,6 +72,7 @@ async function loadAt(port, pid, path) {
   const rss = rssOf(pid);
   const lastHalf = samples.slice(Math.floor(samples.length / 2));
   return {
+    // Answered within the run (up to one a connection may still be in flight at its end).
     requests: result.requests.total,
     non2xx: result.non2xx,
     errors: result.errors,
@@ -142,38 +120,42 @@ const details = {
   loadSeconds: LOAD_S,
   rate: RATE,
   hitsSent: withTally.requests,
+  connections: CONNECTIONS,
   hitsCounted: withTally.recorded,
   helloRequests: without.requests,
 };
+/** An RSS figure: Tally's app minus the app without it, and their ratio. */
+const rssFigure = ({ withBytes, withoutBytes, extra = {}, ...figure }) => ({
+  ...figure,
+  group: "footprint",
+  value: round((withBytes - withoutBytes) / MB, 1),
+  unit: "MB",
+  baseline: round(withoutBytes / MB, 1),
+  ratio: round(withBytes / withoutBytes, 2),
+  details: { ...details, ...extra },
+});
 report([
-  {
+  rssFigure({
     id: "footprint.idle",
-    group: "footprint",
     name: "RSS added to an idle Express app: Tally created and mounted",
-    value: round(idleExtra, 1),
-    unit: "MB",
-    baseline: round(without.idle / MB, 1),
+    withBytes: withTally.idle,
+    withoutBytes: without.idle,
     baselineLabel: "the same app without Tally",
-    ratio: round(withTally.idle / without.idle, 2),
     ratioLabel: "× without",
     target: "≤ +20 MB",
     met: idleExtra <= 20,
-    details,
-  },
-  {
+  }),
+  rssFigure({
     id: "footprint.load",
-    group: "footprint",
     name: `RSS added under ~${RATE} hits/s through /collect (vs hello-world at that rate)`,
-    value: round(loadExtra, 1),
-    unit: "MB",
-    baseline: round(without.rss / MB, 1),
+    withBytes: withTally.rss,
+    withoutBytes: without.rss,
     baselineLabel: "the app serving hello-world",
-    ratio: round(withTally.rss / without.rss, 2),
     ratioLabel: "× hello-world",
     target: "≤ +35 MB, flat over the last half",
     met: loadExtra <= 35 && growth <= 2,
-    details: { ...details, growthOverLastHalfMB: round(growth, 1) },
-  },
+    extra: { growthOverLastHalfMB: round(growth, 1) },
+  }),
   {
     id: "footprint.cpu",
     group: "footprint",

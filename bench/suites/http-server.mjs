@@ -3,11 +3,12 @@
 //   node bench/suites/http-server.mjs --framework node|express|fastify --kind tally|hello
 // Sends { port } over IPC when listening; on "stop" closes (flushing Tally) and sends
 // { recorded } (pageviews + events Tally counted), then exits.
-import { mkdtempSync, rmSync } from "node:fs";
+import { mkdtempSync } from "node:fs";
 import http from "node:http";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { DOMAIN } from "../generate.mjs";
+import { serveRunner } from "../lib/app-process.mjs";
 import { args } from "../lib/measure.mjs";
 import { importDist } from "../lib/paths.mjs";
 import { EXCLUDE_PARAMS } from "../lib/stats-db.mjs";
@@ -52,20 +53,4 @@ if (framework === "node") {
   close = () => app.close();
 } else throw new Error(`unknown framework ${framework}`);
 
-process.on("message", async (message) => {
-  if (message !== "stop") return;
-  // Idle keep-alive sockets would hold server.close() open.
-  setTimeout(() => process.exit(0), 5000).unref();
-  await close();
-  let recorded = null;
-  if (tally) {
-    const day = (offset) => new Date(Date.now() + offset * 86_400_000).toISOString().slice(0, 10);
-    const query = (name) => tally.stats.query(site.accountId, site.id, { name, from: day(-1), to: day(1), per_page: 100 });
-    const sum = (page) => page.data.reduce((total, row) => total + row.count, 0);
-    recorded = sum(await query("pageviews")) + sum(await query("event"));
-    await tally.close();
-  }
-  rmSync(dir, { recursive: true, force: true });
-  process.send({ recorded }, () => process.exit(0));
-});
-process.send({ port });
+serveRunner({ port, close, tally, site, dir });

@@ -3,9 +3,9 @@
 // with the same connections, duration and request bodies.
 //   node bench/suites/http.mjs [--quick] [--duration S] [--connections N]
 import autocannon from "autocannon";
-import { fork } from "node:child_process";
 import { fileURLToPath } from "node:url";
-import { generateHits, trackerBody } from "../generate.mjs";
+import { trackerRequests } from "../generate.mjs";
+import { forkApp, stopApp } from "../lib/app-process.mjs";
 import { args, log, report, round } from "../lib/measure.mjs";
 
 const opts = args();
@@ -16,15 +16,7 @@ const CONNECTIONS = Number(opts.connections ?? 50);
 const SERVER = fileURLToPath(new URL("./http-server.mjs", import.meta.url));
 
 // 5,000 realistic hits (≈5% bots, which Tally answers 202 + X-Tally-Dropped), cycled.
-const pool = [...generateHits({ hits: 5000, days: 1, pages: 3000, visitors: 50_000 })].map((hit) => ({
-  body: trackerBody(hit),
-  headers: {
-    "content-type": "text/plain;charset=UTF-8",
-    "user-agent": hit.userAgent,
-    "x-forwarded-for": hit.ip,
-    origin: "https://www.example-shop.com",
-  },
-}));
+const pool = trackerRequests();
 let next = 0;
 const requests = [
   {
@@ -37,24 +29,7 @@ const requests = [
   },
 ];
 
-function startServer(framework, kind) {
-  return new Promise((resolve, reject) => {
-    const child = fork(SERVER, ["--framework", framework, "--kind", kind], { stdio: ["ignore", "inherit", "inherit", "ipc"] });
-    child.once("message", (message) => resolve({ child, port: message.port }));
-    child.once("error", reject);
-    child.once("exit", (code) => reject(new Error(`${framework}/${kind} server exited with ${code}`)));
-  });
-}
-
-function stopServer(child) {
-  return new Promise((resolve) => {
-    let result = null;
-    child.on("message", (message) => (result = message));
-    child.removeAllListeners("exit");
-    child.once("exit", () => resolve(result));
-    child.send("stop");
-  });
-}
+const startServer = (framework, kind) => forkApp(SERVER, ["--framework", framework, "--kind", kind]);
 
 async function load(port, duration) {
   const result = await autocannon({ url: `http://127.0.0.1:${port}`, connections: CONNECTIONS, duration, requests });
@@ -75,7 +50,7 @@ async function measure(framework, kind) {
   try {
     await load(port, WARMUP);
     const result = await load(port, DURATION);
-    const stopped = await stopServer(child);
+    const stopped = await stopApp(child);
     return { ...result, recorded: stopped?.recorded ?? null };
   } catch (error) {
     child.kill();
