@@ -26,5 +26,8 @@ export default defineConfig({
     testTimeout: 30_000,
     hookTimeout: 60_000,
     pool: "forks",
+    // Two files at a time on this project's 2-core machine (vitest's default is one fewer
+    // than the cores): most files wait on browsers, servers and databases as much as they compute.
+    maxWorkers: 2,
   },
 });

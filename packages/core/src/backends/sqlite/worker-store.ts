@@ -24,6 +24,12 @@ function writerError(response: { message: string; code?: string }): Error {
   ) as Error;
 }
 
+/**
+ * Most hits one message to the writer thread carries: a write's working set there (the
+ * copied hits, their rows and counts) stays small whatever the batch.
+ */
+const HITS_PER_THREAD_WRITE = 10_000;
+
 /** A writer thread idle this long exits (an idle app holds no second isolate); the next write starts another. */
 export const WRITER_IDLE_EXIT_MS = 60_000;
 
@@ -77,6 +83,7 @@ export function createSqliteWorkerStore(path: string, busyTimeout: number, idleE
 
   return {
     check,
+    maxHitsPerWrite: HITS_PER_THREAD_WRITE,
     write: async (hits, batchId) => {
       await send({ type: "write", hits, batchId });
     },
