@@ -910,6 +910,8 @@ export type components = {
              * @example 12500
              */
             e?: number | null;
+            /** @description A pageview's server mark, read from the page's `Server-Timing: tally;desc=…`: the app's server counted this view already (the middleware), and this pageview only adds screen size and language to it. */
+            v?: string | null;
         };
         Invitation: {
             /**

@@ -22,7 +22,7 @@ import { buildDayBlocks } from "./stats/day-block-builder.js";
 import { createMemorySalts, createSalts } from "./ingest/salts.js";
 import { exportWebsite, type ExportOptions, type WebsiteExport } from "./moving/exporter.js";
 import { runImport, type ImportContext, type ImportOptions, type ImportSummary } from "./moving/importer.js";
-import { NotFoundError } from "./shared/errors.js";
+import { NotFoundError, ValidationError } from "./shared/errors.js";
 import { createWebsiteCache } from "./ingest/website-rules.js";
 import { createRealtimeReader } from "./stats/realtime.js";
 import { DEFAULT_QUERY_TIMEOUT_MS } from "./stats/database-readers.js";
@@ -31,6 +31,7 @@ import { checkTrustProxy, type TrustProxy } from "./shared/trust-proxy.js";
 import { createWebsiteDirectory, createWebsites, type WebsiteDirectory, type Websites } from "./websites/websites.js";
 import { createMailer, type MailOptions } from "./shared/mailer.js";
 import { createReports, type Reports } from "./reports/reports.js";
+import { createServerViews } from "./ingest/server-views.js";
 
 export type { TrustProxy } from "./shared/trust-proxy.js";
 
@@ -126,6 +127,14 @@ export interface TallyOptions {
    * @default 300000 (5 minutes)
    */
   reportIntervalMs?: number;
+  /**
+   * How long a pageview the app's server counted (`servePageview`, the middleware) waits
+   * for the tracker's pageview of the same view, which then adds screen size and language
+   * to it instead of counting again; past it the view is counted alone (JavaScript off,
+   * the script blocked). docs/statistics.md, "Server-side pageviews".
+   * @default 10000
+   */
+  serverViewWaitMs?: number;
 }
 
 export interface Tally {
@@ -137,9 +146,20 @@ export interface Tally {
   readonly stats: Stats;
   /** E-mail reports: build, preview, send; the unsubscribe links' checks. */
   readonly reports: Reports;
-  /** Counts one pageview or event (SPEC §6). Throws NotFoundError for an unknown host. */
+  /**
+   * Counts one pageview or event (SPEC §6). Throws NotFoundError for an unknown host. A
+   * pageview that completes one the server holds (`servePageview`) adds its screen size and
+   * language to it; one carrying a mark no longer held is dropped as `counted`.
+   */
   collect(hit: HitInput): Promise<CollectResult>;
-  /** Writes every buffered hit now. */
+  /**
+   * A pageview the app's own server saw (the middleware: README, "Inside your app"): held
+   * `serverViewWaitMs` for the tracker's pageview to complete it, then counted. Answers the
+   * mark the response carries (`Server-Timing: tally;desc=<mark>`). Never throws: an
+   * unregistered host or a bot is simply not counted.
+   */
+  servePageview(hit: HitInput): string;
+  /** Writes every buffered hit now, server pageviews still waiting for the tracker's included. */
   flush(): Promise<void>;
   /**
    * Imports another tool's export (Plausible, GoatCounter, Umami) or Tally's own into a
@@ -411,6 +431,25 @@ export function createTally(options: TallyOptions = {}): Tally {
       },
       asStoreUnavailable,
     );
+  const views = createServerViews({
+    count: async (hit) => (await services).collector.collect(hit),
+    onError: (error) => {
+      // A page of a host with no website (a developer's localhost), or a malformed URL: not counted, by design.
+      if (error instanceof NotFoundError || error instanceof ValidationError) return;
+      if (options.onError) options.onError(error);
+      else console.warn(`tally: a server-side pageview was not counted: ${reasonOf(error)}`);
+    },
+    waitMs: options.serverViewWaitMs ?? 10_000,
+  });
+  async function collect(hit: HitInput): Promise<CollectResult> {
+    const { collector } = await services;
+    const isPageview = (hit.event === undefined || hit.event === null) && (hit.engagedMs === undefined || hit.engagedMs === null);
+    const served = isPageview ? views.claim(hit) : undefined;
+    if (served === null) return { status: "dropped", reason: "counted" };
+    // The server's view (its time, page and referrer) with what only the browser knows.
+    if (served) return collector.collect({ ...served, screen: hit.screen, language: hit.language || served.language });
+    return collector.collect(hit);
+  }
   const tally: Tally = {
     options,
     accounts: guarded((s) => s.accounts),
@@ -418,9 +457,13 @@ export function createTally(options: TallyOptions = {}): Tally {
     websites: guarded((s) => s.websites),
     stats: guarded((s) => s.stats),
     reports: guarded((s) => s.reports),
-    collect: async (hit) => (await services).collector.collect(hit),
+    collect,
+    servePageview: (hit) => views.hold(hit),
     health: async (healthOptions) => (await services).health(healthOptions?.probe ?? true),
-    flush: async () => (await services).collector.flush(),
+    flush: async () => {
+      await views.release();
+      await (await services).collector.flush();
+    },
     applyRetention: async (now) => (await services).retention.run(now),
     buildDayBlocks: async () => (await services).dayBlocks.run(),
     import: async (file, importOptions) => runImport((await services).importContext, file, importOptions),
@@ -430,7 +473,10 @@ export function createTally(options: TallyOptions = {}): Tally {
     },
     close() {
       closing ??= services.then(
-        (s) => s.close(),
+        async (s) => {
+          await views.release();
+          await s.close();
+        },
         () => {},
       );
       return closing;

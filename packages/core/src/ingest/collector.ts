@@ -24,7 +24,8 @@ function truncatedValues(props: Record<string, string>): Record<string, string> 
   return kept;
 }
 
-export type CollectResult = { status: "accepted" } | { status: "dropped"; reason: "bot" | "excluded-ip" };
+/** `counted`: a tracker pageview whose view the app's server counted already (docs/statistics.md, "Server-side pageviews"). */
+export type CollectResult = { status: "accepted" } | { status: "dropped"; reason: "bot" | "excluded-ip" | "counted" };
 
 export interface CollectorOptions {
   store: EngineStore;

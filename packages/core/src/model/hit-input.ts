@@ -33,6 +33,17 @@ export interface HitInput {
    * (docs/statistics.md) rather than a pageview. Not allowed with `event`.
    */
   engagedMs?: number | null | undefined;
+  /**
+   * A pageview's server mark (`Server-Timing: tally;desc=<mark>` on the page's response):
+   * the pageview completes the one the app's server counted (docs/statistics.md,
+   * "Server-side pageviews") instead of counting again.
+   */
+  view?: string | null | undefined;
+  /**
+   * The route template the app's server answered the page with (`/orders/:id`, the
+   * middleware): the page's name on a website with `page_names: "route"`.
+   */
+  route?: string | null | undefined;
 }
 
 /** Values an import brings along; "" (or absent) means unknown. */
