@@ -36,7 +36,7 @@ interface App {
   close(): Promise<void>;
 }
 
-/** The same app twice: pages `/` and `/orders/:id`, a stylesheet, a JSON API; Tally under /analytics. */
+/** The same app twice: pages `/`, `/orders/:id` and `/shop/:slug`, a stylesheet, a JSON API; Tally under /analytics. */
 const FRAMEWORKS: Record<string, (tally: Tally) => Promise<App>> = {
   async express(tally) {
     const app = express();
@@ -45,6 +45,7 @@ const FRAMEWORKS: Record<string, (tally: Tally) => Promise<App>> = {
     app.get("/style.css", (_req, res) => void res.type("text/css").send("h1 { color: teal }"));
     app.get("/api/orders/:id", (req, res) => void res.json({ id: req.params.id }));
     app.get("/orders/:id", (req, res) => void res.type("html").send(trackedPage(`Order ${req.params.id}`)));
+    app.get("/shop/:slug", (req, res) => void res.type("html").send(trackedPage(`Shop ${req.params.slug}`)));
     app.get("/", (_req, res) => void res.type("html").send(trackedPage("Home")));
     const server: Server = await new Promise((resolve) => {
       const listening = app.listen(0, "127.0.0.1", () => resolve(listening));
@@ -66,6 +67,9 @@ const FRAMEWORKS: Record<string, (tally: Tally) => Promise<App>> = {
     app.get<{ Params: { id: string } }>("/orders/:id", async (request, reply) =>
       reply.type("text/html").send(trackedPage(`Order ${request.params.id}`)),
     );
+    app.get<{ Params: { slug: string } }>("/shop/:slug", async (request, reply) =>
+      reply.type("text/html").send(trackedPage(`Shop ${request.params.slug}`)),
+    );
     app.get("/", async (_request, reply) => reply.type("text/html").send(trackedPage("Home")));
     await app.listen({ port: 0, host: "127.0.0.1" });
     return { origin: `http://127.0.0.1:${(app.server.address() as AddressInfo).port}`, close: () => app.close() };
@@ -82,6 +86,7 @@ for (const [framework, start] of Object.entries(FRAMEWORKS)) {
     let file: string;
     let dispose: () => Promise<void>;
     let accountId: number;
+    let key: string;
     let websiteId: number;
     let app: App;
     let context: BrowserContext;
@@ -96,7 +101,7 @@ for (const [framework, start] of Object.entries(FRAMEWORKS)) {
 
     beforeEach(async () => {
       ({ tally, file, dispose } = createTempTally({ flushIntervalMs: 50 }));
-      ({ accountId } = await tally.accounts.create({ name: "shop" }));
+      ({ accountId, key } = await tally.accounts.create({ name: "shop" }));
       websiteId = (await tally.websites.create(accountId, { domain: "127.0.0.1" })).id;
       app = await start(tally);
     });
@@ -187,6 +192,48 @@ for (const [framework, start] of Object.entries(FRAMEWORKS)) {
       const page = await newContext(false);
       await page.goto(`${app.origin}/orders/2`);
       expect(await stats("page")).toEqual({ "/orders/2": 1 });
+    });
+
+    it("names pages by route template with page_names route: ids never reach the database", async () => {
+      const put = (body: object) =>
+        fetch(`${app.origin}/analytics/api/v1/websites/${websiteId}`, {
+          method: "PUT",
+          headers: { authorization: `Bearer ${key}`, "content-type": "application/json" },
+          body: JSON.stringify(body),
+        });
+      const refused = await put({ page_names: "template" });
+      expect(refused.status).toBe(422);
+      expect(await refused.json()).toEqual({
+        message: "The given data was invalid.",
+        errors: { page_names: ["The page names must be one of: path, route."] },
+        status: 422,
+      });
+      const updated = await put({ page_names: "route" });
+      expect(((await updated.json()) as { data: { page_names: string } }).data.page_names).toBe("route");
+
+      const plain = await newContext(false);
+      await plain.goto(`${app.origin}/orders/83412?tab=items`);
+      await plain.goto(`${app.origin}/shop/red-shoes`); // no id in sight: only the route names it
+      await context.close();
+      const scripted = await newContext(true);
+      const collected = scripted.waitForResponse((response) => response.url().endsWith("/analytics/collect"));
+      await scripted.goto(`${app.origin}/orders/55501`);
+      await collected;
+      // A single-page app's navigation has no server view: its path is named with ids as :id.
+      const navigated = scripted.waitForResponse((response) => response.url().endsWith("/analytics/collect"));
+      await scripted.evaluate(() => history.pushState(null, "", "/orders/77702/items"));
+      await navigated;
+
+      expect(await stats("page")).toEqual({ "/orders/:id": 2, "/orders/:id/items": 1, "/shop/:slug": 1 });
+      expect(await stats("landing_page")).toEqual({ "/orders/:id": 1 }); // one person (address and user agent): one visit
+      expect(await stats("resolution")).toEqual({ "1280x720": 1 });
+      const database = new Database(file, { readonly: true });
+      try {
+        const values = database.prepare("select value from dimensions").all() as { value: string }[];
+        expect(values.filter(({ value }) => /83412|55501|77702|items|red-shoes/.test(value) && value !== "/orders/:id/items")).toEqual([]);
+      } finally {
+        database.close();
+      }
     });
 
     it("answers a forged or stale mark with 202 dropped, and bad hits with 400 JSON", async () => {

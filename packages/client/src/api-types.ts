@@ -832,6 +832,12 @@ export type components = {
              * @example 365
              */
             retention_days?: number | string;
+            /**
+             * @description How pages are named: `path` (default), the URL's path and kept query; `route`, the route template the app's server answered with (`/orders/:id`, with Tally's middleware), else the path with id-like segments as `:id` and no query: ids never reach the database.
+             * @example route
+             * @enum {string}
+             */
+            page_names?: "path" | "route";
         };
         WebsiteUpdate: {
             /**
@@ -867,6 +873,12 @@ export type components = {
              * @example 365
              */
             retention_days?: number | string;
+            /**
+             * @description How pages are named: `path` (default), the URL's path and kept query; `route`, the route template the app's server answered with (`/orders/:id`, with Tally's middleware), else the path with id-like segments as `:id` and no query: ids never reach the database.
+             * @example route
+             * @enum {string}
+             */
+            page_names?: "path" | "route";
         };
         Hit: {
             /**
@@ -1042,6 +1054,12 @@ export type components = {
             timezone: string;
             /** @example 730 */
             retention_days: number;
+            /**
+             * @description `path` or `route`: how pages are named.
+             * @example path
+             * @enum {string}
+             */
+            page_names: "path" | "route";
             /**
              * Format: date-time
              * @example 2026-11-21T10:00:00.000Z

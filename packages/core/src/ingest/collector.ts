@@ -7,7 +7,7 @@ import { PROP_VALUE_LENGTH, readValues } from "../model/dimensions.js";
 import { checkHit, type CheckedHit, type HitInput } from "../model/hit-input.js";
 import { createLocalClock } from "../model/local-time.js";
 import type { Hit } from "../model/hit.js";
-import { campaignTagsOf, externalReferrer, pageOf } from "./page.js";
+import { campaignTagsOf, externalReferrer, pageOf, routePageOf } from "./page.js";
 import type { OutageReport } from "./outage-log.js";
 import type { EngineStore } from "../storage/store.js";
 import { asStoreUnavailable } from "../storage/store-faults.js";
@@ -142,7 +142,7 @@ export function createCollector(options: CollectorOptions) {
       engagedMs: hit.engagedMs ?? 0,
       props: hit.props && truncatedValues(hit.props),
       values: readValues({
-        page: pageOf(hit.url, rules.params, hit.hash),
+        page: rules.pageNames === "route" ? routePageOf(hit.url, hit.route) : pageOf(hit.url, rules.params, hit.hash),
         referrer: externalReferrer(hit.referrer, rules.domain),
         tag: campaignTagsOf(hit.url),
         agent,

@@ -179,6 +179,8 @@ export interface WebsitesTable {
   timezone: string;
   /** Visits and hits older than this many days are deleted; rollups are kept. */
   retention_days: number;
+  /** `path` or `route` (websites/website-input.ts, PAGE_NAMES). */
+  page_names: string;
   created_at: string;
   updated_at: string;
 }
