@@ -11,6 +11,7 @@ import { openGeoLookup } from "./enrich/geo.js";
 import { createUserAgentParser } from "./enrich/user-agent.js";
 import { createCollector, type CollectResult } from "./ingest/collector.js";
 import type { HitInput } from "./model/hit-input.js";
+import type { AnyEvents, EventMap, RecordArgs, TypedHit } from "./model/events.js";
 import { createOutageLog } from "./ingest/outage-log.js";
 import { markStarted, replayKeptHits, spillFoldersOf } from "./ingest/kept-hits.js";
 import { spillChunks } from "./ingest/spill.js";
@@ -137,6 +138,7 @@ export interface TallyOptions {
   serverViewWaitMs?: number;
 }
 
+/** The in-process API (`createTally()`), as the server's adapters take it whatever its events' types. */
 export interface Tally {
   readonly options: Readonly<TallyOptions>;
   readonly accounts: Accounts;
@@ -152,6 +154,11 @@ export interface Tally {
    * language to it; one carrying a mark no longer held is dropped as `counted`.
    */
   collect(hit: HitInput): Promise<CollectResult>;
+  /**
+   * Records an event the app's server knows of (`tally.record("Signup", { props: { plan:
+   * "pro" }, url, ip, userAgent })`): `collect` with the event's name first.
+   */
+  record(...args: RecordArgs<AnyEvents>): Promise<CollectResult>;
   /**
    * A pageview the app's own server saw (the middleware: README, "Inside your app"): held
    * `serverViewWaitMs` for the tracker's pageview to complete it, then counted. Answers the
@@ -189,6 +196,15 @@ export interface Tally {
    * What Tally opened is closed all the same.
    */
   close(): Promise<void>;
+}
+
+/**
+ * A Tally whose events are typed (`createTally<Events>()`): `record` and `collect` take
+ * only the app's event names, each with its properties. Still a `Tally` for the adapters.
+ */
+export interface TypedTally<E extends EventMap<E>> extends Omit<Tally, "collect" | "record"> {
+  collect(hit: TypedHit<E>): Promise<CollectResult>;
+  record(...args: RecordArgs<E>): Promise<CollectResult>;
 }
 
 /** What `tally.health()` answers. */
@@ -416,7 +432,7 @@ async function openServices(options: TallyOptions): Promise<Services> {
  * Returns the in-process API at once; the store opens and migrates in the background
  * and every call waits for it (`await tally.ready()` to surface an open error early).
  */
-export function createTally(options: TallyOptions = {}): Tally {
+export function createTally<E extends EventMap<E> = AnyEvents>(options: TallyOptions = {}): TypedTally<E> {
   checkTrustProxy(options.trustProxy);
   const services = openServices(options);
   services.catch(() => {}); // reported through ready() and every call, never as unhandled
@@ -458,6 +474,7 @@ export function createTally(options: TallyOptions = {}): Tally {
     stats: guarded((s) => s.stats),
     reports: guarded((s) => s.reports),
     collect,
+    record: (name, input) => collect({ ...input, event: name }),
     servePageview: (hit) => views.hold(hit),
     health: async (healthOptions) => (await services).health(healthOptions?.probe ?? true),
     flush: async () => {
@@ -485,7 +502,8 @@ export function createTally(options: TallyOptions = {}): Tally {
   const internals: TallyInternals = { websites: guarded((s) => s.directory) };
   // Enumerable, so that `{ ...tally }` (a host wrapping its Tally) keeps it.
   Object.defineProperty(tally, INTERNALS, { value: internals, enumerable: true });
-  return tally;
+  // One implementation for every map: `E` only narrows what callers may pass.
+  return tally as unknown as TypedTally<E>;
 }
 
 const INTERNALS = Symbol("tally.internals");

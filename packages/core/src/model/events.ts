@@ -1,0 +1,37 @@
+import type { HitInput } from "./hit-input.js";
+
+/** What an event property may hold. */
+export type EventPropValue = string | number | boolean;
+
+/**
+ * An app's events, each with its properties: `{ Signup: { plan: "free" | "pro" };
+ * Purchase: { amount: number }; Logout: Record<never, never> }`. Given to `createTally<Events>()`, it types
+ * `tally.record` and `tally.collect`; the tracker's `TallyTracker<Events>` takes the same.
+ */
+export type EventMap<E = Record<string, Record<string, EventPropValue>>> = {
+  [N in keyof E]: { [P in keyof E[N]]: EventEntryValue<E[N][P]> };
+};
+
+/** A property may be optional; its values are those of EventPropValue. */
+type EventEntryValue<V> = Exclude<V, undefined> extends EventPropValue ? V : never;
+
+/** The map of a Tally nobody typed: any event name, any properties. */
+export type AnyEvents = Record<string, Record<string, EventPropValue>>;
+
+/** The event names of a map: any string when untyped. */
+export type EventName<E> = keyof E & string;
+
+/** `props` required when the event has a required property, else optional. */
+type PropsOf<P> = Record<never, never> extends P ? { props?: P | null } : { props: P };
+
+/** What `tally.record(name, input)` takes beside the event's name: where and who, and its properties. */
+export type RecordInput<E, N extends EventName<E>> = Omit<HitInput, "event" | "props" | "engagedMs" | "view" | "route"> & PropsOf<E[N]>;
+
+/** `tally.record`'s arguments: an event's name, then its input (a union of one pair per event, so a typed Tally is still a Tally). */
+export type RecordArgs<E> = { [N in EventName<E>]: [name: N, input: RecordInput<E, N>] }[EventName<E>];
+
+/** One pageview or event for `tally.collect`: events and properties typed when the map is. */
+export type TypedHit<E> = string extends keyof E
+  ? HitInput
+  : | (Omit<HitInput, "event" | "props"> & { event?: null; props?: null })
+    | { [N in EventName<E>]: Omit<HitInput, "event" | "props"> & { event: N } & PropsOf<E[N]> }[EventName<E>];
