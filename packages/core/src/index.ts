@@ -25,7 +25,7 @@ export {
 export type { Website, Websites, ListWebsitesOptions, Page } from "./websites/websites.js";
 export type { WebsiteInput } from "./websites/website-input.js";
 export type { HitInput } from "./model/hit-input.js";
-export type { AnyEvents, EventMap, EventName, EventPropValue, RecordArgs, RecordInput, TypedHit } from "./model/events.js";
+export type { AnyEvents, AppTransaction, EventMap, EventName, EventPropValue, RecordArgs, RecordInput, TypedHit } from "./model/events.js";
 export type { CollectResult } from "./ingest/collector.js";
 export type { Stats, StatsPage, Totals, TotalFigures } from "./stats/stats.js";
 export type { DayRange } from "./stats/count-reader.js";

@@ -11,7 +11,7 @@ import { openGeoLookup } from "./enrich/geo.js";
 import { createUserAgentParser } from "./enrich/user-agent.js";
 import { createCollector, type CollectResult } from "./ingest/collector.js";
 import type { HitInput } from "./model/hit-input.js";
-import type { AnyEvents, EventMap, RecordArgs, TypedHit } from "./model/events.js";
+import type { AnyEvents, AppTransaction, EventMap, RecordArgs, TypedHit } from "./model/events.js";
 import { createOutageLog } from "./ingest/outage-log.js";
 import { markStarted, replayKeptHits, spillFoldersOf } from "./ingest/kept-hits.js";
 import { spillChunks } from "./ingest/spill.js";
@@ -33,6 +33,7 @@ import { createWebsiteDirectory, createWebsites, type WebsiteDirectory, type Web
 import { createMailer, type MailOptions } from "./shared/mailer.js";
 import { createReports, type Reports } from "./reports/reports.js";
 import { createServerViews } from "./ingest/server-views.js";
+import { createOutboxRelay, writeToOutbox } from "./ingest/outbox.js";
 
 export type { TrustProxy } from "./shared/trust-proxy.js";
 
@@ -220,6 +221,10 @@ export interface TallyHealth {
 }
 
 interface Services {
+  /** Writes a conversion in the app's transaction (ingest/outbox.ts). */
+  convert(input: HitInput, trx: AppTransaction): Promise<CollectResult>;
+  /** Counts the conversions committed since the last run. */
+  relayOutbox(): Promise<void>;
   accounts: Accounts;
   team: Team;
   websites: Websites;
@@ -368,6 +373,15 @@ async function openServices(options: TallyOptions): Promise<Services> {
       }),
     isBot: (userAgent) => importAgents.isBot(userAgent),
   };
+  const outbox = createOutboxRelay({
+    db: store.db,
+    async count(hits) {
+      await flushed.addPrepared(hits);
+      await flushed.flush();
+    },
+  });
+  const flushEvery = options.flushIntervalMs ?? 1000;
+  const stopOutbox = scheduleEvery(() => outbox.run(), flushEvery, flushEvery, onError);
   const reads = store.openReads(options.queryTimeoutMs ?? DEFAULT_QUERY_TIMEOUT_MS);
   const retention = createRetention(rollups, () => directory.listRows());
   const stopRetention = scheduleEvery(() => retention.run(), options.retentionIntervalMs ?? 3_600_000, RETENTION_FIRST_RUN_MS, onError);
@@ -382,6 +396,17 @@ async function openServices(options: TallyOptions): Promise<Services> {
     ? scheduleEvery(() => reports.runDue(), options.reportIntervalMs ?? 300_000, REPORTS_FIRST_RUN_MS, reportError)
     : () => {};
   return {
+    async convert(input, trx) {
+      const prepared = await flushed.prepareConversion(input);
+      if ("status" in prepared) return prepared;
+      await writeToOutbox(trx, store.dialect, prepared);
+      return { status: "accepted" };
+    },
+    async relayOutbox() {
+      // Twice: a run under way may have read the outbox before the latest commit.
+      await outbox.run();
+      await outbox.run();
+    },
     accounts,
     team: createTeam(store.db, mailer),
     websites,
@@ -409,6 +434,9 @@ async function openServices(options: TallyOptions): Promise<Services> {
       return exportWebsite(store.db, row, exportOptions);
     },
     async close() {
+      stopOutbox();
+      await outbox.settle();
+      await outbox.run().catch(onError);
       stopRetention();
       stopDayBlocks();
       stopReports();
@@ -474,11 +502,15 @@ export function createTally<E extends EventMap<E> = AnyEvents>(options: TallyOpt
     stats: guarded((s) => s.stats),
     reports: guarded((s) => s.reports),
     collect,
-    record: (name, input) => collect({ ...input, event: name }),
+    async record(name, { trx, ...input }) {
+      const hit = { ...input, event: name };
+      return trx ? (await services).convert(hit, trx) : collect(hit);
+    },
     servePageview: (hit) => views.hold(hit),
     health: async (healthOptions) => (await services).health(healthOptions?.probe ?? true),
     flush: async () => {
       await views.release();
+      await (await services).relayOutbox();
       await (await services).collector.flush();
     },
     applyRetention: async (now) => (await services).retention.run(now),

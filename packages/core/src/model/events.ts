@@ -1,4 +1,15 @@
+import type { CompiledQuery } from "kysely";
 import type { HitInput } from "./hit-input.js";
+
+/**
+ * A transaction the app opened on Tally's own database, for a conversion to commit or roll
+ * back with it (README, "Inside your app"): a Kysely transaction, a better-sqlite3 handle
+ * inside `BEGIN`…`COMMIT`, or a `pg` client inside `BEGIN`…`COMMIT`.
+ */
+export type AppTransaction =
+  | { executeQuery(query: CompiledQuery): Promise<unknown> }
+  | { prepare(source: string): { run(...params: unknown[]): unknown } }
+  | { query(text: string, values: unknown[]): Promise<unknown> };
 
 /** What an event property may hold. */
 export type EventPropValue = string | number | boolean;
@@ -25,7 +36,15 @@ export type EventName<E> = keyof E & string;
 type PropsOf<P> = Record<never, never> extends P ? { props?: P | null } : { props: P };
 
 /** What `tally.record(name, input)` takes beside the event's name: where and who, and its properties. */
-export type RecordInput<E, N extends EventName<E>> = Omit<HitInput, "event" | "props" | "engagedMs" | "view" | "route"> & PropsOf<E[N]>;
+export type RecordInput<E, N extends EventName<E>> = Omit<HitInput, "event" | "props" | "engagedMs" | "view" | "route"> &
+  PropsOf<E[N]> & {
+    /**
+     * The app's open transaction on Tally's database: the event is written in it, counted
+     * once it commits, never if it rolls back; the browser's same event by the same visitor
+     * is then not counted again (docs/statistics.md, "Conversions").
+     */
+    trx?: AppTransaction;
+  };
 
 /** `tally.record`'s arguments: an event's name, then its input (a union of one pair per event, so a typed Tally is still a Tally). */
 export type RecordArgs<E> = { [N in EventName<E>]: [name: N, input: RecordInput<E, N>] }[EventName<E>];

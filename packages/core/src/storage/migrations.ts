@@ -274,6 +274,15 @@ const migrationFactories: Record<string, MigrationFactory> = {
         .execute();
     },
   }),
+  "0014_outbox": (dialect) => ({
+    async up(db) {
+      await db.schema
+        .createTable("tally_outbox")
+        .addColumn("id", dialect.idColumnType, (c) => dialect.idColumn(c))
+        .addColumn("hit", "text", (c) => c.notNull())
+        .execute();
+    },
+  }),
 };
 
 /** Counts and dimension ids of a visit row, all integers defaulting to 0. */
