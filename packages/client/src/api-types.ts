@@ -1953,7 +1953,7 @@ export interface operations {
             /** @description Counted, or dropped on purpose (a bot, an excluded address). */
             202: {
                 headers: {
-                    /** @description Why the hit was not counted: `bot` or `excluded-ip`. */
+                    /** @description Why the hit was not counted: `bot`, `excluded-ip`, or `counted` (the app's server counted that view or event already: docs/statistics.md). */
                     "X-Tally-Dropped"?: string;
                     [name: string]: unknown;
                 };
