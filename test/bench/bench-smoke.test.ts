@@ -31,6 +31,8 @@ const SQLITE_FIGURES = [
   "http.node",
   "http.express",
   "http.fastify",
+  "pageviews.express",
+  "pageviews.fastify",
   ...statsFigures("sqlite"),
 ];
 const POSTGRES_FIGURES = ["ingest.postgres", ...statsFigures("postgres")];
