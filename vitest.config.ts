@@ -9,6 +9,7 @@ export default defineConfig({
     alias: [
       { find: /^@tally-analytics\/core$/, replacement: source("core/src/index.ts") },
       { find: /^@tally-analytics\/core\/internal$/, replacement: source("core/src/internal.ts") },
+      { find: /^@tally-analytics\/core\/testing$/, replacement: source("core/src/testing.ts") },
       { find: /^@tally-analytics\/server$/, replacement: source("server/src/index.ts") },
       { find: /^@tally-analytics\/server\/internal$/, replacement: source("server/src/internal.ts") },
       { find: /^@tally-analytics\/server\/node$/, replacement: source("server/src/adapters/node.ts") },

@@ -40,6 +40,7 @@ export function serveRunner({ port, close, tally, site, dir }) {
       const day = (offset) => new Date(Date.now() + offset * 86_400_000).toISOString().slice(0, 10);
       const query = (name) => tally.stats.query(site.accountId, site.id, { name, from: day(-1), to: day(1), per_page: 100 });
       const sum = (page) => page.data.reduce((total, row) => total + row.count, 0);
+      await tally.flush(); // server-side pageviews still waiting for a tracker are counted
       recorded = sum(await query("pageviews")) + sum(await query("event"));
       await tally.close();
     }

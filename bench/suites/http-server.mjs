@@ -1,6 +1,7 @@
 // One HTTP server in its own process (so autocannon does not share its event loop):
-// Tally's /collect, or a hello-world /collect of the same framework.
-//   node bench/suites/http-server.mjs --framework node|express|fastify --kind tally|hello
+// Tally's /collect, or a hello-world /collect of the same framework; or an app's HTML page
+// with Tally's server-side pageviews (`pages`) or without (`plain-pages`).
+//   node bench/suites/http-server.mjs --framework node|express|fastify --kind tally|hello|pages|plain-pages
 // Sends { port } over IPC when listening; on "stop" closes (flushing Tally) and sends
 // { recorded } (pageviews + events Tally counted), then exits.
 import { mkdtempSync } from "node:fs";
@@ -17,13 +18,16 @@ const { framework, kind } = args();
 let tally = null;
 let site = null;
 const dir = mkdtempSync(join(tmpdir(), "tally-bench-http-"));
-if (kind === "tally") {
+if (kind === "tally" || kind === "pages") {
   const { createTally } = await importDist("core");
   // Behind a load balancer: X-Forwarded-For names the (generated) visitor's address.
   tally = createTally({ database: `file:${join(dir, "tally.sqlite")}`, trustProxy: true });
   const { accountId } = await tally.accounts.create({ name: "bench" });
   site = { accountId, ...(await tally.websites.create(accountId, { domain: DOMAIN, timezone: "UTC", exclude_params: EXCLUDE_PARAMS })) };
 }
+
+/** The app's page, the same for both page kinds. */
+const PAGE = `<!doctype html><html><head><meta charset="utf-8"><title>Pricing</title></head><body>${"<p>Plans and prices.</p>".repeat(40)}</body></html>`;
 
 let close;
 let port;
@@ -36,7 +40,9 @@ if (framework === "node") {
 } else if (framework === "express") {
   const { default: express } = await import("express");
   const app = express();
-  if (tally) app.use((await importDist("node")).toNodeHandler(tally));
+  if (kind === "pages") app.use((await importDist("node")).countPageviews(tally));
+  if (kind.endsWith("pages")) app.get("/pricing/:plan", (_req, res) => res.type("html").send(PAGE));
+  else if (tally) app.use((await importDist("node")).toNodeHandler(tally));
   else app.post("/collect", (_req, res) => res.status(202).json({ status: 202 }));
   const server = await new Promise((resolve) => {
     const s = app.listen(0, "127.0.0.1", () => resolve(s));
@@ -46,7 +52,9 @@ if (framework === "node") {
 } else if (framework === "fastify") {
   const { default: Fastify } = await import("fastify");
   const app = Fastify();
-  if (tally) await app.register((await importDist("fastify")).tallyPlugin, { tally });
+  if (kind === "pages") await app.register((await importDist("fastify")).tallyPageviews, { tally });
+  if (kind.endsWith("pages")) app.get("/pricing/:plan", async (_request, reply) => reply.type("text/html").send(PAGE));
+  else if (tally) await app.register((await importDist("fastify")).tallyPlugin, { tally });
   else app.post("/collect", async (_request, reply) => reply.code(202).send({ status: 202 }));
   await app.listen({ port: 0, host: "127.0.0.1" });
   port = app.server.address().port;

@@ -2,10 +2,8 @@
 // server in its own process; baseline: a hello-world /collect of the same framework
 // with the same connections, duration and request bodies.
 //   node bench/suites/http.mjs [--quick] [--duration S] [--connections N]
-import autocannon from "autocannon";
-import { fileURLToPath } from "node:url";
 import { trackerRequests } from "../generate.mjs";
-import { forkApp, stopApp } from "../lib/app-process.mjs";
+import { measure } from "../lib/http-load.mjs";
 import { args, log, report, round } from "../lib/measure.mjs";
 
 const opts = args();
@@ -13,7 +11,6 @@ const quick = Boolean(opts.quick);
 const DURATION = Number(opts.duration ?? (quick ? 3 : 10));
 const WARMUP = quick ? 1 : 2;
 const CONNECTIONS = Number(opts.connections ?? 50);
-const SERVER = fileURLToPath(new URL("./http-server.mjs", import.meta.url));
 
 // 5,000 realistic hits (≈5% bots, which Tally answers 202 + X-Tally-Dropped), cycled.
 const pool = trackerRequests();
@@ -29,43 +26,15 @@ const requests = [
   },
 ];
 
-const startServer = (framework, kind) => forkApp(SERVER, ["--framework", framework, "--kind", kind]);
-
-async function load(port, duration) {
-  const result = await autocannon({ url: `http://127.0.0.1:${port}`, connections: CONNECTIONS, duration, requests });
-  return {
-    requestsPerSecond: result.requests.average,
-    total: result.requests.total,
-    non2xx: result.non2xx,
-    errors: result.errors,
-    timeouts: result.timeouts,
-    latencyP50: result.latency.p50,
-    latencyP99: result.latency.p99,
-    statusCodes: result.statusCodeStats,
-  };
-}
-
-async function measure(framework, kind) {
-  const { child, port } = await startServer(framework, kind);
-  try {
-    await load(port, WARMUP);
-    const result = await load(port, DURATION);
-    const stopped = await stopApp(child);
-    return { ...result, recorded: stopped?.recorded ?? null };
-  } catch (error) {
-    child.kill();
-    throw error;
-  }
-}
-
 const figures = [];
 for (const [framework, label] of [
   ["node", "node:http"],
   ["express", "Express"],
   ["fastify", "Fastify"],
 ]) {
-  const hello = await measure(framework, "hello");
-  const tally = await measure(framework, "tally");
+  const loadOptions = { connections: CONNECTIONS, duration: DURATION, warmup: WARMUP, requests };
+  const hello = await measure(framework, "hello", loadOptions);
+  const tally = await measure(framework, "tally", loadOptions);
   log(
     `  ${label}: tally ${Math.round(tally.requestsPerSecond)} req/s (non-2xx ${tally.non2xx}, errors ${tally.errors}), hello ${Math.round(hello.requestsPerSecond)} req/s`,
   );

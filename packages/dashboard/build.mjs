@@ -36,9 +36,9 @@ async function messageTables() {
 }
 
 /** `messageFiles`: each language but English → its asset's path, for the script to fetch. */
-async function bundleScript(messageFiles) {
+async function bundleScript(messageFiles, entry = "main.ts") {
   const result = await build({
-    entryPoints: [source("main.ts")],
+    entryPoints: [source(entry)],
     bundle: true,
     write: false,
     format: "iife",
@@ -68,7 +68,8 @@ const messageFiles = Object.fromEntries(
   Object.entries(translations).map(([file, text]) => [file.slice(9, -5), `assets/${file}?v=${hash(text)}`]),
 );
 const firstLoad = { "dashboard.js": await bundleScript(messageFiles), "dashboard.css": await bundleStyles() };
-const files = { ...firstLoad, ...translations };
+// The web components for the host app's own pages (README, "Inside your app"): not part of the dashboard's load.
+const files = { ...firstLoad, ...translations, "components.js": await bundleScript({}, "components.ts") };
 const typeOf = (file) =>
   (file.endsWith(".js") ? "text/javascript" : file.endsWith(".css") ? "text/css" : "application/json") + "; charset=utf-8";
 let total = 0;

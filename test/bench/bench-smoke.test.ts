@@ -31,6 +31,8 @@ const SQLITE_FIGURES = [
   "http.node",
   "http.express",
   "http.fastify",
+  "pageviews.express",
+  "pageviews.fastify",
   "footprint.idle",
   "footprint.load",
   "footprint.cpu",

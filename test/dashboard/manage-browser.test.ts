@@ -243,7 +243,18 @@ describe.skipIf(skip)("managing websites in the dashboard, in Chromium", () => {
     await page.uncheck('input[name="exclude_bots"]');
     await page.click('form.settings button[type="submit"]');
     await expect.poll(() => page.textContent("form.settings .form-status")).toBe("Saved.");
-    expect((await api<{ data: { exclude_bots: number } }>(`/websites/${id}`)).body.data.exclude_bots).toBe(0);
+    expect((await api<{ data: { exclude_bots: number; page_names: string } }>(`/websites/${id}`)).body.data).toMatchObject({
+      exclude_bots: 0,
+      page_names: "path",
+    });
+    // Pages by route template (README, "Inside your app"): a checkbox, off by default, saved as `route`.
+    expect(await page.isChecked('input[name="page_names"]')).toBe(false);
+    await page.check('input[name="page_names"]');
+    await page.click('form.settings button[type="submit"]');
+    await expect.poll(async () => (await api<{ data: { page_names: string } }>(`/websites/${id}`)).body.data.page_names).toBe("route");
+    await page.uncheck('input[name="page_names"]');
+    await page.click('form.settings button[type="submit"]');
+    await expect.poll(async () => (await api<{ data: { page_names: string } }>(`/websites/${id}`)).body.data.page_names).toBe("path");
 
     // A visitor opens a page carrying the copied code: the status turns green.
     sitePages.set(

@@ -139,6 +139,7 @@ describe.each(apiMatrix)("websites API over $name", ({ transport, dialect }) => 
           exclude_ips: "",
           timezone: "UTC",
           retention_days: 730,
+          page_names: "path",
           created_at: expect.stringMatching(ISO),
           updated_at: expect.stringMatching(ISO),
         },
@@ -372,6 +373,14 @@ describe.each(apiMatrix)("websites API over $name", ({ transport, dialect }) => 
       expectInvalid(await alice.put(`/api/v1/websites/${id}`, form({ privacy: 2 })), {
         password: ["The password field is required when privacy is 2."],
       });
+      expectInvalid(await alice.put(`/api/v1/websites/${id}`, jsonBody({ page_names: "ids" })), {
+        page_names: ["The page names must be one of: path, route."],
+      });
+      expectInvalid(await alice.put(`/api/v1/websites/${id}`, jsonBody({ page_names: 1 })), {
+        page_names: ["The page names field must be a string."],
+      });
+      expect(website(await alice.put(`/api/v1/websites/${id}`, form({ page_names: " route " })))).toMatchObject({ page_names: "route" });
+      expect(website(await alice.put(`/api/v1/websites/${id}`, form({ privacy: 0 })))).toMatchObject({ page_names: "route" });
     });
 
     it("keeps a password across updates until privacy leaves 2", async () => {

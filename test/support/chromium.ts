@@ -16,8 +16,12 @@ export function warnIfSkipped(suite: string): void {
   );
 }
 
-/** One headless Chromium, quiet: no background requests, sync or first-run pages. */
-export async function launchChromium(): Promise<Browser> {
+/**
+ * One headless Chromium, quiet: no background requests, sync or first-run pages. `args`
+ * adds switches (`--user-agent=…`: unlike a context's user agent, it also holds for the
+ * beacons a page sends while it unloads).
+ */
+export async function launchChromium(args: readonly string[] = []): Promise<Browser> {
   if (!existsSync(CHROMIUM)) throw new Error(`${CHROMIUM} is missing: apt-get install -y chromium`);
   return chromium.launch({
     executablePath: CHROMIUM,
@@ -29,6 +33,7 @@ export async function launchChromium(): Promise<Browser> {
       "--disable-component-update",
       "--disable-sync",
       "--no-first-run",
+      ...args,
     ],
   });
 }

@@ -832,6 +832,12 @@ export type components = {
              * @example 365
              */
             retention_days?: number | string;
+            /**
+             * @description How pages are named: `path` (default), the URL's path and kept query; `route`, the route template the app's server answered with (`/orders/:id`, with Tally's middleware), else the path with id-like segments as `:id` and no query: ids never reach the database.
+             * @example route
+             * @enum {string}
+             */
+            page_names?: "path" | "route";
         };
         WebsiteUpdate: {
             /**
@@ -867,6 +873,12 @@ export type components = {
              * @example 365
              */
             retention_days?: number | string;
+            /**
+             * @description How pages are named: `path` (default), the URL's path and kept query; `route`, the route template the app's server answered with (`/orders/:id`, with Tally's middleware), else the path with id-like segments as `:id` and no query: ids never reach the database.
+             * @example route
+             * @enum {string}
+             */
+            page_names?: "path" | "route";
         };
         Hit: {
             /**
@@ -910,6 +922,8 @@ export type components = {
              * @example 12500
              */
             e?: number | null;
+            /** @description A pageview's server mark, read from the page's `Server-Timing: tally;desc=…`: the app's server counted this view already (the middleware), and this pageview only adds screen size and language to it. */
+            v?: string | null;
         };
         Invitation: {
             /**
@@ -1040,6 +1054,12 @@ export type components = {
             timezone: string;
             /** @example 730 */
             retention_days: number;
+            /**
+             * @description `path` or `route`: how pages are named.
+             * @example path
+             * @enum {string}
+             */
+            page_names: "path" | "route";
             /**
              * Format: date-time
              * @example 2026-11-21T10:00:00.000Z
@@ -1933,7 +1953,7 @@ export interface operations {
             /** @description Counted, or dropped on purpose (a bot, an excluded address). */
             202: {
                 headers: {
-                    /** @description Why the hit was not counted: `bot` or `excluded-ip`. */
+                    /** @description Why the hit was not counted: `bot`, `excluded-ip`, or `counted` (the app's server counted that view or event already: docs/statistics.md). */
                     "X-Tally-Dropped"?: string;
                     [name: string]: unknown;
                 };

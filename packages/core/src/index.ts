@@ -3,7 +3,7 @@
  * What the server and CLI need beside it is `@tally-analytics/core/internal`.
  */
 export { createTally } from "./tally.js";
-export type { Tally, TallyOptions, TrustProxy } from "./tally.js";
+export type { Tally, TallyOptions, TrustProxy, TypedTally } from "./tally.js";
 export type { DatabaseOption } from "./open-database.js";
 export type { SqliteDatabaseLike, PostgresPoolLike } from "./storage/connection.js";
 export type { Account, Accounts, CreatedKey } from "./accounts/accounts.js";
@@ -25,6 +25,7 @@ export {
 export type { Website, Websites, ListWebsitesOptions, Page } from "./websites/websites.js";
 export type { WebsiteInput } from "./websites/website-input.js";
 export type { HitInput } from "./model/hit-input.js";
+export type { AnyEvents, AppTransaction, EventMap, EventName, EventPropValue, RecordArgs, RecordInput, TypedHit } from "./model/events.js";
 export type { CollectResult } from "./ingest/collector.js";
 export type { Stats, StatsPage, Totals, TotalFigures } from "./stats/stats.js";
 export type { DayRange } from "./stats/count-reader.js";

@@ -11,6 +11,7 @@ import { openGeoLookup } from "./enrich/geo.js";
 import { createUserAgentParser } from "./enrich/user-agent.js";
 import { createCollector, type CollectResult } from "./ingest/collector.js";
 import type { HitInput } from "./model/hit-input.js";
+import type { AnyEvents, AppTransaction, EventMap, RecordArgs, TypedHit } from "./model/events.js";
 import { createOutageLog } from "./ingest/outage-log.js";
 import { markStarted, replayKeptHits, spillFoldersOf } from "./ingest/kept-hits.js";
 import { spillChunks } from "./ingest/spill.js";
@@ -22,7 +23,7 @@ import { buildDayBlocks } from "./stats/day-block-builder.js";
 import { createMemorySalts, createSalts } from "./ingest/salts.js";
 import { exportWebsite, type ExportOptions, type WebsiteExport } from "./moving/exporter.js";
 import { runImport, type ImportContext, type ImportOptions, type ImportSummary } from "./moving/importer.js";
-import { NotFoundError } from "./shared/errors.js";
+import { NotFoundError, ValidationError } from "./shared/errors.js";
 import { createWebsiteCache } from "./ingest/website-rules.js";
 import { createRealtimeReader } from "./stats/realtime.js";
 import { DEFAULT_QUERY_TIMEOUT_MS } from "./stats/database-readers.js";
@@ -31,6 +32,8 @@ import { checkTrustProxy, type TrustProxy } from "./shared/trust-proxy.js";
 import { createWebsiteDirectory, createWebsites, type WebsiteDirectory, type Websites } from "./websites/websites.js";
 import { createMailer, type MailOptions } from "./shared/mailer.js";
 import { createReports, type Reports } from "./reports/reports.js";
+import { createServerViews } from "./ingest/server-views.js";
+import { createOutboxRelay, writeToOutbox } from "./ingest/outbox.js";
 
 export type { TrustProxy } from "./shared/trust-proxy.js";
 
@@ -126,8 +129,17 @@ export interface TallyOptions {
    * @default 300000 (5 minutes)
    */
   reportIntervalMs?: number;
+  /**
+   * How long a pageview the app's server counted (`servePageview`, the middleware) waits
+   * for the tracker's pageview of the same view, which then adds screen size and language
+   * to it instead of counting again; past it the view is counted alone (JavaScript off,
+   * the script blocked). docs/statistics.md, "Server-side pageviews".
+   * @default 10000
+   */
+  serverViewWaitMs?: number;
 }
 
+/** The in-process API (`createTally()`), as the server's adapters take it whatever its events' types. */
 export interface Tally {
   readonly options: Readonly<TallyOptions>;
   readonly accounts: Accounts;
@@ -137,9 +149,25 @@ export interface Tally {
   readonly stats: Stats;
   /** E-mail reports: build, preview, send; the unsubscribe links' checks. */
   readonly reports: Reports;
-  /** Counts one pageview or event (SPEC §6). Throws NotFoundError for an unknown host. */
+  /**
+   * Counts one pageview or event (SPEC §6). Throws NotFoundError for an unknown host. A
+   * pageview that completes one the server holds (`servePageview`) adds its screen size and
+   * language to it; one carrying a mark no longer held is dropped as `counted`.
+   */
   collect(hit: HitInput): Promise<CollectResult>;
-  /** Writes every buffered hit now. */
+  /**
+   * Records an event the app's server knows of (`tally.record("Signup", { props: { plan:
+   * "pro" }, url, ip, userAgent })`): `collect` with the event's name first.
+   */
+  record(...args: RecordArgs<AnyEvents>): Promise<CollectResult>;
+  /**
+   * A pageview the app's own server saw (the middleware: README, "Inside your app"): held
+   * `serverViewWaitMs` for the tracker's pageview to complete it, then counted. Answers the
+   * mark the response carries (`Server-Timing: tally;desc=<mark>`). Never throws: an
+   * unregistered host or a bot is simply not counted.
+   */
+  servePageview(hit: HitInput): string;
+  /** Writes every buffered hit now, server pageviews still waiting for the tracker's included. */
   flush(): Promise<void>;
   /**
    * Imports another tool's export (Plausible, GoatCounter, Umami) or Tally's own into a
@@ -171,6 +199,15 @@ export interface Tally {
   close(): Promise<void>;
 }
 
+/**
+ * A Tally whose events are typed (`createTally<Events>()`): `record` and `collect` take
+ * only the app's event names, each with its properties. Still a `Tally` for the adapters.
+ */
+export interface TypedTally<E extends EventMap<E>> extends Omit<Tally, "collect" | "record"> {
+  collect(hit: TypedHit<E>): Promise<CollectResult>;
+  record(...args: RecordArgs<E>): Promise<CollectResult>;
+}
+
 /** What `tally.health()` answers. */
 export interface TallyHealth {
   /** `ok`: writes work; `failing`: the store refuses them now (hits are buffered, or refused once the buffer is full). */
@@ -184,6 +221,10 @@ export interface TallyHealth {
 }
 
 interface Services {
+  /** Writes a conversion in the app's transaction (ingest/outbox.ts). */
+  convert(input: HitInput, trx: AppTransaction): Promise<CollectResult>;
+  /** Counts the conversions committed since the last run. */
+  relayOutbox(): Promise<void>;
   accounts: Accounts;
   team: Team;
   websites: Websites;
@@ -332,6 +373,15 @@ async function openServices(options: TallyOptions): Promise<Services> {
       }),
     isBot: (userAgent) => importAgents.isBot(userAgent),
   };
+  const outbox = createOutboxRelay({
+    db: store.db,
+    async count(hits) {
+      await flushed.addPrepared(hits);
+      await flushed.flush();
+    },
+  });
+  const flushEvery = options.flushIntervalMs ?? 1000;
+  const stopOutbox = scheduleEvery(() => outbox.run(), flushEvery, flushEvery, onError);
   const reads = store.openReads(options.queryTimeoutMs ?? DEFAULT_QUERY_TIMEOUT_MS);
   const retention = createRetention(rollups, () => directory.listRows());
   const stopRetention = scheduleEvery(() => retention.run(), options.retentionIntervalMs ?? 3_600_000, RETENTION_FIRST_RUN_MS, onError);
@@ -346,6 +396,17 @@ async function openServices(options: TallyOptions): Promise<Services> {
     ? scheduleEvery(() => reports.runDue(), options.reportIntervalMs ?? 300_000, REPORTS_FIRST_RUN_MS, reportError)
     : () => {};
   return {
+    async convert(input, trx) {
+      const prepared = await flushed.prepareConversion(input);
+      if ("status" in prepared) return prepared;
+      await writeToOutbox(trx, store.dialect, prepared);
+      return { status: "accepted" };
+    },
+    async relayOutbox() {
+      // Twice: a run under way may have read the outbox before the latest commit.
+      await outbox.run();
+      await outbox.run();
+    },
     accounts,
     team: createTeam(store.db, mailer),
     websites,
@@ -373,6 +434,9 @@ async function openServices(options: TallyOptions): Promise<Services> {
       return exportWebsite(store.db, row, exportOptions);
     },
     async close() {
+      stopOutbox();
+      await outbox.settle();
+      await outbox.run().catch(onError);
       stopRetention();
       stopDayBlocks();
       stopReports();
@@ -396,7 +460,7 @@ async function openServices(options: TallyOptions): Promise<Services> {
  * Returns the in-process API at once; the store opens and migrates in the background
  * and every call waits for it (`await tally.ready()` to surface an open error early).
  */
-export function createTally(options: TallyOptions = {}): Tally {
+export function createTally<E extends EventMap<E> = AnyEvents>(options: TallyOptions = {}): TypedTally<E> {
   checkTrustProxy(options.trustProxy);
   const services = openServices(options);
   services.catch(() => {}); // reported through ready() and every call, never as unhandled
@@ -411,6 +475,25 @@ export function createTally(options: TallyOptions = {}): Tally {
       },
       asStoreUnavailable,
     );
+  const views = createServerViews({
+    count: async (hit) => (await services).collector.collect(hit),
+    onError: (error) => {
+      // A page of a host with no website (a developer's localhost), or a malformed URL: not counted, by design.
+      if (error instanceof NotFoundError || error instanceof ValidationError) return;
+      if (options.onError) options.onError(error);
+      else console.warn(`tally: a server-side pageview was not counted: ${reasonOf(error)}`);
+    },
+    waitMs: options.serverViewWaitMs ?? 10_000,
+  });
+  async function collect(hit: HitInput): Promise<CollectResult> {
+    const { collector } = await services;
+    const isPageview = (hit.event === undefined || hit.event === null) && (hit.engagedMs === undefined || hit.engagedMs === null);
+    const served = isPageview ? views.claim(hit) : undefined;
+    if (served === null) return { status: "dropped", reason: "counted" };
+    // The server's view (its time, page and referrer) with what only the browser knows.
+    if (served) return collector.collect({ ...served, screen: hit.screen, language: hit.language || served.language });
+    return collector.collect(hit);
+  }
   const tally: Tally = {
     options,
     accounts: guarded((s) => s.accounts),
@@ -418,9 +501,18 @@ export function createTally(options: TallyOptions = {}): Tally {
     websites: guarded((s) => s.websites),
     stats: guarded((s) => s.stats),
     reports: guarded((s) => s.reports),
-    collect: async (hit) => (await services).collector.collect(hit),
+    collect,
+    async record(name, { trx, ...input }) {
+      const hit = { ...input, event: name };
+      return trx ? (await services).convert(hit, trx) : collect(hit);
+    },
+    servePageview: (hit) => views.hold(hit),
     health: async (healthOptions) => (await services).health(healthOptions?.probe ?? true),
-    flush: async () => (await services).collector.flush(),
+    flush: async () => {
+      await views.release();
+      await (await services).relayOutbox();
+      await (await services).collector.flush();
+    },
     applyRetention: async (now) => (await services).retention.run(now),
     buildDayBlocks: async () => (await services).dayBlocks.run(),
     import: async (file, importOptions) => runImport((await services).importContext, file, importOptions),
@@ -430,7 +522,10 @@ export function createTally(options: TallyOptions = {}): Tally {
     },
     close() {
       closing ??= services.then(
-        (s) => s.close(),
+        async (s) => {
+          await views.release();
+          await s.close();
+        },
         () => {},
       );
       return closing;
@@ -439,7 +534,8 @@ export function createTally(options: TallyOptions = {}): Tally {
   const internals: TallyInternals = { websites: guarded((s) => s.directory) };
   // Enumerable, so that `{ ...tally }` (a host wrapping its Tally) keeps it.
   Object.defineProperty(tally, INTERNALS, { value: internals, enumerable: true });
-  return tally;
+  // One implementation for every map: `E` only narrows what callers may pass.
+  return tally as unknown as TypedTally<E>;
 }
 
 const INTERNALS = Symbol("tally.internals");

@@ -220,6 +220,9 @@ export const en = {
     "One name a line, removed from pages before counting; a line & removes every parameter. utm_* and ad click ids (fbclid, gclid…) are always removed.",
   "form.retention": "Keep visits for (days)",
   "form.retentionHint": "How long filtered statistics can look back (7 to 3,660 days). Unfiltered figures are kept forever.",
+  "form.routeNames": "Name pages by route",
+  "form.routeNamesHint":
+    "With Tally's middleware in your app: /orders/:id instead of /orders/83412. Ids and queries never reach the database.",
   "form.save": "Save settings",
   "form.saved": "Saved.",
   "privacy.private": "Private",
@@ -514,6 +517,9 @@ const de: Messages = {
     "Ein Name pro Zeile, vor dem Zählen aus den Seiten entfernt; eine Zeile & entfernt alle. utm_* und Klick-IDs (fbclid, gclid…) werden immer entfernt.",
   "form.retention": "Besuche behalten (Tage)",
   "form.retentionHint": "Wie weit gefilterte Statistiken zurückreichen (7 bis 3.660 Tage). Ungefilterte Zahlen bleiben für immer.",
+  "form.routeNames": "Seiten nach Route benennen",
+  "form.routeNamesHint":
+    "Mit Tallys Middleware in Ihrer App: /orders/:id statt /orders/83412. IDs und Abfragen gelangen nie in die Datenbank.",
   "form.save": "Einstellungen speichern",
   "form.saved": "Gespeichert.",
   "privacy.private": "Privat",
@@ -807,6 +813,9 @@ const fr: Messages = {
   "form.retention": "Garder les visites (jours)",
   "form.retentionHint":
     "Jusqu’où remontent les statistiques filtrées (7 à 3 660 jours). Les chiffres non filtrés sont gardés pour toujours.",
+  "form.routeNames": "Nommer les pages par route",
+  "form.routeNamesHint":
+    "Avec le middleware de Tally dans votre app : /orders/:id au lieu de /orders/83412. Identifiants et requêtes n’atteignent jamais la base.",
   "form.save": "Enregistrer les réglages",
   "form.saved": "Enregistré.",
   "privacy.private": "Privé",
@@ -1097,6 +1106,9 @@ const es: Messages = {
     "Un nombre por línea, quitado de las páginas antes de contar; una línea & los quita todos. utm_* y los identificadores de clic (fbclid, gclid…) se quitan siempre.",
   "form.retention": "Conservar visitas (días)",
   "form.retentionHint": "Hasta dónde llegan las estadísticas filtradas (de 7 a 3660 días). Las cifras sin filtrar se conservan siempre.",
+  "form.routeNames": "Nombrar las páginas por ruta",
+  "form.routeNamesHint":
+    "Con el middleware de Tally en tu app: /orders/:id en lugar de /orders/83412. Los identificadores y las consultas nunca llegan a la base de datos.",
   "form.save": "Guardar ajustes",
   "form.saved": "Guardado.",
   "privacy.private": "Privado",

@@ -88,6 +88,7 @@ export function websiteSettingsForm(client: Client, site: Website, onSaved: (sit
   const bots = checkbox("exclude_bots", site.exclude_bots === 1);
   const ips = h("textarea", { name: "exclude_ips", rows: 3, spellcheck: "false", placeholder: "10.0.0.0/8" }, site.exclude_ips);
   const params = h("textarea", { name: "exclude_params", rows: 3, spellcheck: "false", placeholder: "ref" }, site.exclude_params);
+  const routeNames = checkbox("page_names", site.page_names === "route");
   const retention = h("input", {
     type: "number",
     name: "retention_days",
@@ -116,6 +117,7 @@ export function websiteSettingsForm(client: Client, site: Website, onSaved: (sit
       field(t("form.excludeIps"), ips, t("form.excludeIpsHint")),
       field(t("form.excludeParams"), params, t("form.excludeParamsHint")),
       field(t("form.retention"), retention, t("form.retentionHint")),
+      field(t("form.routeNames"), routeNames, t("form.routeNamesHint")),
     ],
     t("form.save"),
     async () => {
@@ -132,6 +134,7 @@ export function websiteSettingsForm(client: Client, site: Website, onSaved: (sit
         exclude_ips: ips.value,
         exclude_params: params.value,
         retention_days: retention.value,
+        page_names: routeNames.checked ? "route" : "path",
       });
       password.value = "";
       onSaved(saved);

@@ -43,6 +43,15 @@ try {
   const hash = FEATURE_HASH && "hash" in data ? 1 : undefined;
   let off = FEATURE_DNT && data.dnt == "true" && (nav.doNotTrack == "1" || nav.globalPrivacyControl === true);
   let last: string | undefined;
+  // The app's server counted this page already (its middleware marked the response with
+  // `Server-Timing: tally;desc=<mark>`): the first pageview carries the mark and only adds
+  // screen size and language to that view (docs/statistics.md, "Server-side pageviews").
+  let view: string | undefined;
+  try {
+    view = (performance.getEntriesByType("navigation")[0] as PerformanceNavigationTiming).serverTiming.find(
+      (entry) => entry.name == "tally",
+    )!.description;
+  } catch {}
 
   try {
     // Throws in sandboxed iframes and with storage disabled.
@@ -52,11 +61,14 @@ try {
   // `engaged`: an engagement signal (milliseconds visible and focused), not a hit.
   const send = (name?: string, props?: Props, engaged?: number) => {
     const url = hash ? loc.href : loc.href.split("#")[0]!;
+    let mark: string | undefined;
     if (!name && !(FEATURE_ENGAGED && engaged)) {
       // A pageview for the URL we just counted (popstate after a hash link, a router
       // calling both pushState and replaceState) is the same view.
       if (url == last) return;
       last = url;
+      mark = view;
+      view = undefined;
     }
     if (off) return;
     try {
@@ -78,6 +90,7 @@ try {
           p: props,
           h: hash,
           e: FEATURE_ENGAGED ? engaged : undefined,
+          v: mark,
         }),
       );
     } catch {}

@@ -7,7 +7,7 @@ import { PROP_VALUE_LENGTH, readValues } from "../model/dimensions.js";
 import { checkHit, type CheckedHit, type HitInput } from "../model/hit-input.js";
 import { createLocalClock } from "../model/local-time.js";
 import type { Hit } from "../model/hit.js";
-import { campaignTagsOf, externalReferrer, pageOf } from "./page.js";
+import { campaignTagsOf, externalReferrer, pageOf, routePageOf } from "./page.js";
 import type { OutageReport } from "./outage-log.js";
 import type { EngineStore } from "../storage/store.js";
 import { asStoreUnavailable } from "../storage/store-faults.js";
@@ -24,7 +24,8 @@ function truncatedValues(props: Record<string, string>): Record<string, string> 
   return kept;
 }
 
-export type CollectResult = { status: "accepted" } | { status: "dropped"; reason: "bot" | "excluded-ip" };
+/** `counted`: a tracker pageview whose view the app's server counted already (docs/statistics.md, "Server-side pageviews"). */
+export type CollectResult = { status: "accepted" } | { status: "dropped"; reason: "bot" | "excluded-ip" | "counted" };
 
 export interface CollectorOptions {
   store: EngineStore;
@@ -65,6 +66,9 @@ export interface CollectorOptions {
    */
   spill?: ((chunks: readonly Chunk[]) => Promise<string>) | undefined;
 }
+
+/** Conversions remembered for deduplication (each for a visit's length). */
+const MAX_CONVERSIONS = 100_000;
 
 const messageOf = (error: unknown) => (error instanceof Error ? error.message : String(error));
 
@@ -141,7 +145,7 @@ export function createCollector(options: CollectorOptions) {
       engagedMs: hit.engagedMs ?? 0,
       props: hit.props && truncatedValues(hit.props),
       values: readValues({
-        page: pageOf(hit.url, rules.params, hit.hash),
+        page: rules.pageNames === "route" ? routePageOf(hit.url, hit.route) : pageOf(hit.url, rules.params, hit.hash),
         referrer: externalReferrer(hit.referrer, rules.domain),
         tag: campaignTagsOf(hit.url),
         agent,
@@ -153,13 +157,21 @@ export function createCollector(options: CollectorOptions) {
     };
   }
 
-  async function count(input: HitInput): Promise<CollectResult> {
+  /** The hit checked and enriched (no raw address left in it), or why it is dropped. */
+  async function prepare(input: HitInput): Promise<Hit | Extract<CollectResult, { status: "dropped" }>> {
     const hit = checkHit(input);
     const rules = await rulesFor(hit.url.hostname);
     if (rules.excludeBots && userAgents.isBot(hit.userAgent)) return { status: "dropped", reason: "bot" };
     if (hit.ip !== "" && isExcludedIp(rules, hit.ip)) return { status: "dropped", reason: "excluded-ip" };
+    return enrich(hit, rules);
+  }
+
+  async function count(input: HitInput): Promise<CollectResult> {
+    const prepared = await prepare(input);
+    if ("status" in prepared) return prepared;
+    if (prepared.kind === "event" && conversions.has(conversionKey(prepared))) return { status: "dropped", reason: "counted" };
     queue.admit();
-    await queue.add(await enrich(hit, rules));
+    await queue.add(prepared);
     return { status: "accepted" };
   }
 
@@ -170,6 +182,19 @@ export function createCollector(options: CollectorOptions) {
     } catch (error) {
       throw asStoreUnavailable(error);
     }
+  }
+
+  /** Events the app wrote in its own transactions lately, by visitor and name: the browser's same event is not a second one. */
+  const conversions = new Map<string, number>();
+  const conversionKey = (hit: Hit) => `${hit.websiteId}\n${hit.visitorHash}\n${hit.values.event}`;
+  function rememberConversion(hit: Hit): void {
+    const now = Date.now();
+    for (const [key, expires] of conversions) {
+      if (expires > now && conversions.size < MAX_CONVERSIONS) break;
+      conversions.delete(key);
+    }
+    conversions.delete(conversionKey(hit));
+    conversions.set(conversionKey(hit), now + VISIT_TIMEOUT_MS);
   }
 
   // Salts older than two days are deleted as the clock of counted hits moves on
@@ -184,6 +209,26 @@ export function createCollector(options: CollectorOptions) {
 
   return {
     collect,
+    /**
+     * A conversion (ingest/outbox.ts): the event checked and enriched for the app's own
+     * transaction to store; from now on the browser's same event by the same visitor is dropped.
+     */
+    async prepareConversion(input: HitInput): Promise<Hit | Extract<CollectResult, { status: "dropped" }>> {
+      try {
+        const prepared = await prepare(input);
+        if (!("status" in prepared)) rememberConversion(prepared);
+        return prepared;
+      } catch (error) {
+        throw asStoreUnavailable(error);
+      }
+    },
+    /** Conversions whose transaction committed, for the next write. */
+    async addPrepared(hits: readonly Hit[]): Promise<void> {
+      for (const hit of hits) {
+        queue.admit();
+        await queue.add(hit);
+      }
+    },
     flush: () => queue.flush(),
     settleForRead: () => queue.settleForRead(),
     health: (probe: boolean) => queue.health(probe),

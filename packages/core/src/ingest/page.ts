@@ -23,6 +23,27 @@ export function pageOf(url: URL, filter: ParamFilter, hashRouting: boolean): str
   return page;
 }
 
+/**
+ * A path segment that names one thing rather than a kind of page: a number, a UUID, a hex
+ * or base64-ish token with a digit (8 characters or more), or any long segment with a digit.
+ */
+const ID_SEGMENT = /^(?:\d+|[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}|(?=[^/]*\d)[0-9a-z_-]{8,}|(?=[^/]*\d)[^/]{20,})$/i;
+
+/** The path with every id-like segment as `:id`: `/orders/83412` → `/orders/:id`. */
+export function withoutIds(path: string): string {
+  return path
+    .split("/")
+    .map((segment) => (ID_SEGMENT.test(segment) ? ":id" : segment))
+    .join("/");
+}
+
+/**
+ * A page named by route (`page_names: "route"`): the template the app's server answered
+ * with, else the path, in both cases with id-like segments as `:id` (a router mounted at a
+ * matched path brings its ids along); never a query or a fragment, which may hold ids too.
+ */
+export const routePageOf = (url: URL, route: string | null): string => withoutIds(route ?? readablePath(url.pathname));
+
 /** `/caf%C3%A9` reads `/café`; escapes of reserved characters (`%2F`, `%3F`…) stay as they are. */
 function readablePath(pathname: string): string {
   if (!pathname.includes("%")) return pathname;

@@ -2,6 +2,7 @@ import type { BlockList } from "node:net";
 import type { WebsiteRow } from "../websites/websites.js";
 import { compileIpRules } from "../shared/exclusion-lists.js";
 import { compileParamFilter, type ParamFilter } from "./page.js";
+import type { PageNames } from "../websites/website-input.js";
 
 /** What the collect path needs of a website, compiled once per change. */
 export interface WebsiteRules {
@@ -11,6 +12,7 @@ export interface WebsiteRules {
   excludeBots: boolean;
   excludedIps: BlockList | null;
   params: ParamFilter;
+  pageNames: PageNames;
 }
 
 export function compileRules(row: WebsiteRow): WebsiteRules {
@@ -21,6 +23,7 @@ export function compileRules(row: WebsiteRow): WebsiteRules {
     excludeBots: Number(row.exclude_bots) === 1,
     excludedIps: compileIpRules(row.exclude_ips),
     params: compileParamFilter(row.exclude_params),
+    pageNames: row.page_names === "route" ? "route" : "path",
   };
 }
 

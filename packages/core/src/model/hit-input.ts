@@ -33,6 +33,17 @@ export interface HitInput {
    * (docs/statistics.md) rather than a pageview. Not allowed with `event`.
    */
   engagedMs?: number | null | undefined;
+  /**
+   * A pageview's server mark (`Server-Timing: tally;desc=<mark>` on the page's response):
+   * the pageview completes the one the app's server counted (docs/statistics.md,
+   * "Server-side pageviews") instead of counting again.
+   */
+  view?: string | null | undefined;
+  /**
+   * The route template the app's server answered the page with (`/orders/:id`, the
+   * middleware): the page's name on a website with `page_names: "route"`.
+   */
+  route?: string | null | undefined;
 }
 
 /** Values an import brings along; "" (or absent) means unknown. */
@@ -79,6 +90,8 @@ export interface CheckedHit {
   timestamp: number;
   /** Engagement signal's milliseconds (capped); null for a pageview or event. */
   engagedMs: number | null;
+  /** The route template the app's server answered with; null when unknown. */
+  route: string | null;
 }
 
 const invalid = (field: string, message: string) => ValidationError.field(field, message);
@@ -113,7 +126,17 @@ export function checkHit(input: HitInput): CheckedHit {
     known: checkKnown(input.known),
     timestamp,
     engagedMs: checkEngagement(input.engagedMs, input.event),
+    route: checkRoute(input.route),
   };
+}
+
+/** A route template is a path: `/` first, no control characters, at most as long as a URL. */
+function checkRoute(route: unknown): string | null {
+  if (route === undefined || route === null) return null;
+  if (typeof route !== "string" || !route.startsWith("/") || route.length > LIMITS.url || withoutControlCharacters(route) !== route) {
+    throw invalid("route", "The route must be a path template of at most 2048 characters, starting with /.");
+  }
+  return route;
 }
 
 /** Known values as stored: no control characters, trimmed, at most 200 characters; a country is two letters. */

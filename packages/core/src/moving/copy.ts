@@ -31,6 +31,8 @@ const COPY_ORDER = {
   day_versions: 18,
   day_blocks: 19,
   written_batches: 20,
+  // Conversions committed and not yet counted.
+  tally_outbox: 21,
   // Each database's own (its id names the files of hits kept at shutdown): never copied.
   tally_meta: null,
 } satisfies Record<keyof Database, number | null>;

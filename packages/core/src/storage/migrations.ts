@@ -265,6 +265,24 @@ const migrationFactories: Record<string, MigrationFactory> = {
       await sql`update day_blocks set name = 'v.run_start' where name = 'v.visitor'`.execute(db);
     },
   }),
+  "0013_page_names": () => ({
+    async up(db) {
+      // How pages are named: `path` (the URL's path and kept query) or `route` (the app's route template).
+      await db.schema
+        .alterTable("websites")
+        .addColumn("page_names", "text", (c) => c.notNull().defaultTo("path"))
+        .execute();
+    },
+  }),
+  "0014_outbox": (dialect) => ({
+    async up(db) {
+      await db.schema
+        .createTable("tally_outbox")
+        .addColumn("id", dialect.idColumnType, (c) => dialect.idColumn(c))
+        .addColumn("hit", "text", (c) => c.notNull())
+        .execute();
+    },
+  }),
 };
 
 /** Counts and dimension ids of a visit row, all integers defaulting to 0. */

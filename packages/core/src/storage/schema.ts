@@ -25,6 +25,16 @@ export interface Database {
   sessions: SessionsTable;
   user_tokens: UserTokensTable;
   recovery_codes: RecoveryCodesTable;
+  tally_outbox: OutboxTable;
+}
+
+/**
+ * Conversions an app wrote in its own transaction (`tally.record(name, { trx })`): each an
+ * enriched hit as JSON (no raw address), moved into the statistics once committed.
+ */
+export interface OutboxTable {
+  id: Generated<number>;
+  hit: string;
 }
 
 /** Facts about the database itself: `database_id` (a UUID made by the migration), `started_at`, `probed_at`. */
@@ -179,6 +189,8 @@ export interface WebsitesTable {
   timezone: string;
   /** Visits and hits older than this many days are deleted; rollups are kept. */
   retention_days: number;
+  /** `path` or `route` (websites/website-input.ts, PAGE_NAMES). */
+  page_names: string;
   created_at: string;
   updated_at: string;
 }

@@ -14,7 +14,16 @@ export interface WebsiteInput {
   exclude_ips?: unknown;
   timezone?: unknown;
   retention_days?: unknown;
+  page_names?: unknown;
 }
+
+/**
+ * How a website's pages are named: `path`, the URL's path and kept query; `route`, the
+ * route template the app's server answered with (`/orders/:id`, the middleware), else the
+ * path with id-like segments as `:id` (docs/statistics.md, "Page").
+ */
+export const PAGE_NAMES = ["path", "route"] as const;
+export type PageNames = (typeof PAGE_NAMES)[number];
 
 /** Bounds of `retention_days`: a week to ten years (the longest statistics range). */
 export const RETENTION_DAYS = { min: 7, max: 3660, default: 730 } as const;
@@ -160,7 +169,20 @@ const settingFields = {
       description: `Days the visits and hits behind filtered statistics are kept (${RETENTION_DAYS.min} to ${RETENTION_DAYS.max}, default ${RETENTION_DAYS.default}).`,
       example: 365,
     }),
+  page_names: z
+    .preprocess(
+      trimmed,
+      z.enum(PAGE_NAMES, { error: (issue) => (typeof issue.input === "string" ? PAGE_NAMES_MESSAGE : mustBeString("page_names")) }),
+    )
+    .optional()
+    .meta({
+      description:
+        "How pages are named: `path` (default), the URL's path and kept query; `route`, the route template the app's server answered with (`/orders/:id`, with Tally's middleware), else the path with id-like segments as `:id` and no query: ids never reach the database.",
+      example: "route",
+    }),
 };
+
+const PAGE_NAMES_MESSAGE = `The page names must be one of: ${PAGE_NAMES.join(", ")}.`;
 
 const domainField = z
   .preprocess(

@@ -1,5 +1,6 @@
 import * as z from "zod";
 import { timestamp } from "../accounts/account-schema.js";
+import { PAGE_NAMES } from "./website-input.js";
 
 /** A website as the API returns it: the password is only ever a boolean. */
 export const websiteSchema = z
@@ -14,6 +15,7 @@ export const websiteSchema = z
     exclude_ips: z.string().meta({ description: "Excluded addresses and CIDR ranges, one a line.", example: "" }),
     timezone: z.string().meta({ example: "UTC" }),
     retention_days: z.int().meta({ example: 730 }),
+    page_names: z.enum(PAGE_NAMES).meta({ description: "`path` or `route`: how pages are named.", example: "path" }),
     created_at: timestamp,
     updated_at: timestamp,
   })

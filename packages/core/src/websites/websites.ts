@@ -72,6 +72,7 @@ export function toWebsite(row: WebsiteRow): Website {
     exclude_ips: row.exclude_ips,
     timezone: row.timezone,
     retention_days: Number(row.retention_days),
+    page_names: row.page_names as Website["page_names"],
     created_at: row.created_at,
     updated_at: row.updated_at,
   };
@@ -111,6 +112,7 @@ export function createWebsites(db: Kysely<Database>, hooks: WebsiteHooks = {}): 
         exclude_ips: fields.exclude_ips ?? "",
         timezone: fields.timezone ?? "UTC",
         retention_days: fields.retention_days ?? RETENTION_DAYS.default,
+        page_names: fields.page_names ?? "path",
         created_at: now,
         updated_at: now,
       };
@@ -169,6 +171,7 @@ export function createWebsites(db: Kysely<Database>, hooks: WebsiteHooks = {}): 
           exclude_ips: fields.exclude_ips ?? row.exclude_ips,
           timezone: fields.timezone ?? row.timezone,
           retention_days: fields.retention_days ?? Number(row.retention_days),
+          page_names: fields.page_names ?? row.page_names,
           updated_at: new Date().toISOString(),
         })
         .where("id", "=", row.id)

@@ -1,7 +1,7 @@
 import { Readable } from "node:stream";
 import type { ReadableStream as WebReadableStream } from "node:stream/web";
 import type { Tally } from "@tally-analytics/core";
-import type { FastifyError, FastifyPluginAsync, FastifyReply, FastifyRequest } from "fastify";
+import type { FastifyError, FastifyInstance, FastifyPluginAsync, FastifyReply, FastifyRequest } from "fastify";
 import { decodeUtf8, DEFAULT_BODY_LIMIT } from "../http/body.js";
 import { answerHit, COLLECT_BODY_LIMIT, CORS_HEADERS, collectReporter } from "../collect/collect.js";
 import { HttpError, MESSAGES } from "../http/errors.js";
@@ -9,8 +9,10 @@ import { createHandler } from "../handler.js";
 import { json } from "../http/json-response.js";
 import type { HandlerOptions } from "../http/options.js";
 import { isDownload, publicOrigin, toWebHeaders } from "./node-bridge.js";
+import { isPageRequest, servePage, type PageviewOptions } from "../collect/server-pageviews.js";
 
 export type { HandlerOptions } from "../http/options.js";
+export type { PageviewOptions } from "../collect/server-pageviews.js";
 
 export interface TallyPluginOptions extends Omit<HandlerOptions, "basePath"> {
   tally: Tally;
@@ -84,3 +86,44 @@ export const tallyPlugin: FastifyPluginAsync<TallyPluginOptions> = async (app, {
   // The bare prefix too (a JSON 404), unless Tally shares the root with the host's own routes.
   if (app.prefix !== "") app.all("/", route);
 };
+
+export interface TallyPageviewsOptions extends PageviewOptions {
+  tally: Tally;
+}
+
+const headerOf = (request: FastifyRequest) => (name: string) => {
+  const value = request.headers[name];
+  return Array.isArray(value) ? value.join(", ") : value;
+};
+
+const headerText = (value: unknown) => (value === undefined ? undefined : String(value));
+
+/**
+ * Server-side pageviews (README, "Inside your app"): `await app.register(tallyPageviews,
+ * { tally })` counts every successful HTML answer to a browser's `GET` in the whole app
+ * (not only in the plugin's context), named by its route template (`/orders/:id`) on
+ * websites with `page_names: "route"`, and marks it for the tracker.
+ */
+export const tallyPageviews: FastifyPluginAsync<TallyPageviewsOptions> = Object.assign(
+  async (app: FastifyInstance, { tally, ...options }: TallyPageviewsOptions) => {
+    app.addHook("onSend", async (request, reply, payload) => {
+      const path = request.url.split("?", 1)[0] ?? "/";
+      const header = headerOf(request);
+      if (!isPageRequest(request.method, path, header, options)) return payload;
+      const serverTiming = servePage(
+        tally,
+        { url: `${publicOrigin(request.raw, tally.options.trustProxy)}${request.url}`, socketIp: request.raw.socket.remoteAddress, header },
+        {
+          status: reply.statusCode,
+          contentType: headerText(reply.getHeader("content-type")),
+          serverTiming: headerText(reply.getHeader("server-timing")),
+          route: request.routeOptions.url,
+        },
+      );
+      if (serverTiming !== null) reply.header("server-timing", serverTiming);
+      return payload;
+    });
+  },
+  // Not encapsulated (as fastify-plugin does it): the hook sees every route of the app.
+  { [Symbol.for("skip-override")]: true },
+);

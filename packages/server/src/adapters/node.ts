@@ -9,6 +9,8 @@ import { createNodeCollect } from "./node-collect.js";
 
 export type { HandlerOptions } from "../http/options.js";
 export { limitSlowClients, type SlowClientLimits } from "./node-server-limits.js";
+export { countPageviews, type PageviewMiddleware } from "./node-pageviews.js";
+export type { PageviewOptions } from "../collect/server-pageviews.js";
 
 /** A node:http request listener that is also Express middleware. */
 export type NodeHandler = (req: IncomingMessage, res: ServerResponse, next?: (error?: unknown) => void) => void;

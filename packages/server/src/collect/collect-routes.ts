@@ -23,7 +23,12 @@ export const collectRoutes: readonly Route[] = [
       202: {
         description: "Counted, or dropped on purpose (a bot, an excluded address).",
         schema: hitAnswer,
-        headers: { "X-Tally-Dropped": { description: "Why the hit was not counted: `bot` or `excluded-ip`." } },
+        headers: {
+          "X-Tally-Dropped": {
+            description:
+              "Why the hit was not counted: `bot`, `excluded-ip`, or `counted` (the app's server counted that view or event already: docs/statistics.md).",
+          },
+        },
       },
       400: "error",
       404: {

@@ -32,6 +32,10 @@ export const hitBody = z
         "An engagement signal, not a hit: milliseconds the page was visible and focused since the last signal (sent when it is hidden or left; at most 6 hours count). Never with `n`.",
       example: 12500,
     }),
+    v: z.string().max(64).nullish().meta({
+      description:
+        "A pageview's server mark, read from the page's `Server-Timing: tally;desc=…`: the app's server counted this view already (the middleware), and this pageview only adds screen size and language to it.",
+    }),
   })
   .meta({ id: "Hit" });
 
@@ -80,6 +84,7 @@ async function collectHit(tally: Tally, request: HitRequest): Promise<{ message:
     props: body.p,
     hash: body.h === 1 || body.h === true,
     engagedMs: body.e,
+    view: body.v,
     ip,
     userAgent: request.header("user-agent") ?? "",
   };
