@@ -1,3 +1,4 @@
+import { randomUUID } from "node:crypto";
 import { createAccounts, type Accounts } from "./accounts/accounts.js";
 import { createTeam, deferTeam, type Team } from "./accounts/team.js";
 import { migrateToLatest } from "./storage/migrations.js";
@@ -375,10 +376,7 @@ async function openServices(options: TallyOptions): Promise<Services> {
   };
   const outbox = createOutboxRelay({
     db: store.db,
-    async count(hits) {
-      await flushed.addPrepared(hits);
-      await flushed.flush();
-    },
+    write: (hits) => rollups.write(hits, `outbox-${randomUUID()}`),
   });
   const flushEvery = options.flushIntervalMs ?? 1000;
   const stopOutbox = scheduleEvery(() => outbox.run(), flushEvery, flushEvery, onError);

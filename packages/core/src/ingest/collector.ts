@@ -222,13 +222,6 @@ export function createCollector(options: CollectorOptions) {
         throw asStoreUnavailable(error);
       }
     },
-    /** Conversions whose transaction committed, for the next write. */
-    async addPrepared(hits: readonly Hit[]): Promise<void> {
-      for (const hit of hits) {
-        queue.admit();
-        await queue.add(hit);
-      }
-    },
     flush: () => queue.flush(),
     settleForRead: () => queue.settleForRead(),
     health: (probe: boolean) => queue.health(probe),

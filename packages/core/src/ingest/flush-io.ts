@@ -59,6 +59,8 @@ export interface FlushIo extends DimensionIo {
   addCounts(rows: readonly CounterRow[]): Steps<void>;
   /** Bumps the versions of the days whose visits changed (their day blocks are out of date). */
   touchDays(rows: readonly TouchedDay[]): Steps<void>;
+  /** Deletes the outbox rows of the conversions this flush counts. */
+  deleteOutboxRows(ids: readonly number[]): Steps<void>;
 }
 
 const list = (count: number, width: number) =>
@@ -177,6 +179,7 @@ function flushStatements(dialect: WriteDialect) {
       ["website_id", "kind", "value", "search", "created_day"],
       "on conflict (website_id, kind, value) do nothing",
     ),
+    outboxRows: textsByCount((count) => `delete from tally_outbox where id in (${Array.from({ length: count }, () => "?").join(", ")})`),
     claimVisitors: inserter<VisitorsTable>("visitors", VISITOR_COLUMNS, "on conflict (hash) do nothing"),
     visitors: selecter<VisitorsTable>((hashes) => `select * from visitors where hash ${hashes}${dialect.lockRows ? " for update" : ""}`),
     insertVisitsWithIds: inserter<VisitRow & { id: number }>("visits", ["id", ...VISIT_ROW_COLUMNS]),
@@ -299,6 +302,12 @@ export function createFlushIo(runner: SqlRunner, dialect: WriteDialect): FlushIo
         runner,
         sorted.map((r) => ({ website_id: r.websiteId, name: r.name, period: r.period, value: r.value, count: r.count })),
       );
+    },
+    *deleteOutboxRows(ids) {
+      for (let start = 0; start < ids.length; start += 100) {
+        const part = ids.slice(start, start + 100);
+        yield* runStatement(runner, s.outboxRows(part.length), part);
+      }
     },
     *touchDays(rows) {
       // One order for every process, as for the rollups.

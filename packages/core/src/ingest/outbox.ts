@@ -16,32 +16,25 @@ export async function writeToOutbox(trx: AppTransaction, dialect: SqlDialect, hi
 
 export interface OutboxRelayOptions {
   db: Kysely<Database>;
-  /** Hands committed conversions to the write queue and writes them. */
-  count(hits: readonly Hit[]): Promise<void>;
+  /** Writes conversions (each carrying its `outboxId`) in one transaction of the store, which deletes their rows in it. */
+  write(hits: readonly Hit[]): Promise<void>;
 }
 
-const BATCH = 1000;
+const BATCH = 500;
 
 /**
- * Moves committed conversions into the statistics: reads them, has them written like any
- * hit, then deletes their rows. A process that stops between the write and the delete
- * counts those conversions again at its next start (a window of one statement).
+ * Moves committed conversions into the statistics: reads them and has them written; the
+ * flush that counts them deletes their rows in its own transaction, so a conversion is
+ * counted exactly once whatever stops when. A write that fails leaves the rows where they
+ * are (the outbox is their buffer), for the next run.
  */
-export function createOutboxRelay({ db, count }: OutboxRelayOptions) {
+export function createOutboxRelay({ db, write }: OutboxRelayOptions) {
   return oneRunAtATime(async () => {
     let moved = 0;
     for (;;) {
       const rows = await db.selectFrom("tally_outbox").select(["id", "hit"]).orderBy("id").limit(BATCH).execute();
       if (rows.length === 0) return moved;
-      await count(rows.map((row) => JSON.parse(row.hit) as Hit));
-      await db
-        .deleteFrom("tally_outbox")
-        .where(
-          "id",
-          "in",
-          rows.map((row) => row.id),
-        )
-        .execute();
+      await write(rows.map((row) => ({ ...(JSON.parse(row.hit) as Hit), outboxId: Number(row.id) })));
       moved += rows.length;
       if (rows.length < BATCH) return moved;
     }

@@ -93,6 +93,8 @@ function* storeNewVisits(
 export function* writeFlush(io: FlushIo, dictionary: Dictionary, hits: readonly Hit[], batchId: string): Steps<void> {
   // First, so that a second process replaying the same batch waits here for this one to commit, then skips it.
   if (!(yield* io.claimBatch(batchId, Date.now()))) return;
+  const outboxIds = hits.flatMap((hit) => (hit.outboxId === undefined ? [] : [hit.outboxId]));
+  if (outboxIds.length > 0) yield* io.deleteOutboxRows(outboxIds);
   yield* dictionary.intern(io, hits);
   const work = flushWork(hits);
   yield* io.claimVisitors(work.claim);

@@ -28,6 +28,11 @@ export interface Hit {
    * for a pageview, `resolution` the screen size.
    */
   values: DimensionValues;
+  /**
+   * A conversion recorded in the app's transaction (ingest/outbox.ts): its `tally_outbox`
+   * row, deleted by the flush that counts it, in the same transaction (counted exactly once).
+   */
+  outboxId?: number;
 }
 
 /**
