@@ -8,7 +8,17 @@ import { createFlushIo } from "./flush-io.js";
 import { writeFlush } from "./write-flush.js";
 
 /** Tables holding a website's statistics and visitor rows (deleted with the website). */
-const WEBSITE_TABLES = ["rollups", "visitors", "visits", "hits", "event_props", "dimensions", "day_versions", "day_blocks"] as const;
+const WEBSITE_TABLES = [
+  "rollups",
+  "rollup_watermarks",
+  "visitors",
+  "visits",
+  "hits",
+  "event_props",
+  "dimensions",
+  "day_versions",
+  "day_blocks",
+] as const;
 
 /** Tables whose rows retention deletes by a local time, bounded per call. */
 const TIMED_TABLES = [

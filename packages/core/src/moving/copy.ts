@@ -33,6 +33,7 @@ const COPY_ORDER = {
   written_batches: 20,
   // Conversions committed and not yet counted.
   tally_outbox: 21,
+  rollup_watermarks: 22,
   // Each database's own (its id names the files of hits kept at shutdown): never copied.
   tally_meta: null,
 } satisfies Record<keyof Database, number | null>;
