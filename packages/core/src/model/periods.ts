@@ -121,3 +121,6 @@ export function periodEnd(period: string): string {
 
 /** The day before a `Y-m-d` day. */
 export const dayBefore = (day: string): string => dayText(dayNumber(day) - 1);
+
+/** The day after a `Y-m-d` day. */
+export const dayAfter = (day: string): string => dayText(dayNumber(day) + 1);

@@ -2,13 +2,30 @@ import { sql, type Kysely, type RawBuilder } from "kysely";
 import type { Database } from "../storage/schema.js";
 import type { SqlDialect } from "../storage/dialect.js";
 import { DIMENSION_KINDS, PROPERTY_SEPARATOR, STAT_KINDS } from "../model/dimensions.js";
-import { coveringPeriods } from "../model/periods.js";
+import { coveringPeriods, dayAfter, dayBefore } from "../model/periods.js";
+import { dayNumber } from "../shared/calendar.js";
 import { DAY_ONLY } from "../model/stat-names.js";
 import type { CountReader, DayRange, ListOptions, Statistic } from "./count-reader.js";
 import type { StatRow } from "../model/stats-schemas.js";
 
 /** The character after PROPERTY_SEPARATOR: no value with a property's prefix sorts at or past the prefix ending in it. */
 const NEXT_TO_SEPARATOR = String.fromCharCode(PROPERTY_SEPARATOR.charCodeAt(0) + 1);
+
+/** Days after the last closed period listed one by one; a longer run (a range far past today) is read as one range of day rows. */
+const MAX_DAYS_LISTED = 62;
+
+/**
+ * Where a range's rollup rows are: the widest closed periods that cover it and the days
+ * after them; a long run of days after the last closed period as one range of day rows.
+ */
+export function periodsOf(range: DayRange, closedThrough: string): { periods: string[]; days: DayRange | null } {
+  const firstOpen = closedThrough === "" || closedThrough < range.from ? range.from : dayAfter(closedThrough);
+  if (firstOpen > range.to || dayNumber(range.to) - dayNumber(firstOpen) < MAX_DAYS_LISTED) {
+    return { periods: coveringPeriods(range.from, range.to, closedThrough), days: null };
+  }
+  const periods = firstOpen > range.from ? coveringPeriods(range.from, dayBefore(firstOpen)) : [];
+  return { periods, days: { from: firstOpen, to: range.to } };
+}
 
 /**
  * Statistics from the rollups: a range reads whole years, months and at most ~60 days,
@@ -39,9 +56,16 @@ export function createRollupReader(db: Kysely<Database>, dialect: SqlDialect, we
   /** The statistic's rollup rows in the range's periods. */
   function sourceOf(stat: Statistic, range: DayRange, closedThrough: string) {
     let rows = db.selectFrom("rollups").where("website_id", "=", websiteId).where("name", "=", stat.name);
-    rows = DAY_ONLY.has(stat.name)
-      ? rows.where("period", ">=", range.from).where("period", "<=", range.to)
-      : rows.where("period", "in", coveringPeriods(range.from, range.to, closedThrough));
+    if (DAY_ONLY.has(stat.name)) rows = rows.where("period", ">=", range.from).where("period", "<=", range.to);
+    else {
+      const { periods, days } = periodsOf(range, closedThrough);
+      rows = rows.where((eb) =>
+        eb.or([
+          ...(periods.length > 0 ? [eb("period", "in", periods)] : []),
+          ...(days ? [eb.and([eb("period", ">=", days.from), eb("period", "<=", days.to), eb(sql`length(period)`, "=", 10)])] : []),
+        ]),
+      );
+    }
     if (stat.name === "event_property") {
       const prefix = propertyPrefix(stat);
       rows = rows.where(sql<boolean>`substr(value, 1, ${sql.raw(String(characters(prefix)))}) = ${prefix}`);
