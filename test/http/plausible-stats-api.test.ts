@@ -37,7 +37,11 @@ const LANDING = ["/", "/blog/hello", "/docs/start", "/login"];
 
 /** Twelve people a day over the last ten days (and a few on two days of 2024), as imports name them. */
 async function generate(tally: Tally, now: number): Promise<void> {
-  const days = [...Array.from({ length: 10 }, (_, ago) => Date.parse(`${dayOf(now - ago * DAY_MS)}T00:00:00Z`)), Date.parse("2024-01-10T00:00:00Z"), Date.parse("2024-08-05T00:00:00Z")];
+  const days = [
+    ...Array.from({ length: 10 }, (_, ago) => Date.parse(`${dayOf(now - ago * DAY_MS)}T00:00:00Z`)),
+    Date.parse("2024-01-10T00:00:00Z"),
+    Date.parse("2024-08-05T00:00:00Z"),
+  ];
   for (const [index, start] of days.entries()) {
     const people = index < 10 ? 12 : 3;
     for (let p = 0; p < people; p++) {
@@ -46,11 +50,22 @@ async function generate(tally: Tally, now: number): Promise<void> {
       const visitor = {
         ip: "",
         visitorKey: `person-${p}`,
-        known: { browser: ["Chrome", "Firefox", "Safari"][p % 3]!, os: ["GNU/Linux", "Mac", "Windows", "iOS"][p % 4]!, device: p % 2 ? "mobile" : "desktop", country, city },
+        known: {
+          browser: ["Chrome", "Firefox", "Safari"][p % 3]!,
+          os: ["GNU/Linux", "Mac", "Windows", "iOS"][p % 4]!,
+          device: p % 2 ? "mobile" : "desktop",
+          country,
+          city,
+        },
       };
       const campaign = p % 5 === 0 ? `${UTM[p % 3] ? "&" : "?"}utm_campaign=Referral` : "";
       const landing = LANDING[(p + index) % 4]!;
-      await tally.collect({ ...visitor, url: `https://dummy.site${landing}${UTM[p % 3]}${campaign}`, timestamp: at, referrer: p % 3 === 2 ? "https://news.example/" : "" });
+      await tally.collect({
+        ...visitor,
+        url: `https://dummy.site${landing}${UTM[p % 3]}${campaign}`,
+        timestamp: at,
+        referrer: p % 3 === 2 ? "https://news.example/" : "",
+      });
       if (p % 2 === 0) await tally.collect({ ...visitor, url: "https://dummy.site/pricing", timestamp: at + 20_000 });
       if (p % 3 === 0) {
         const props = { is_customer: p % 2 === 0 ? "true" : "false" };
@@ -167,8 +182,12 @@ describe.each(DIALECTS)("Plausible's Stats API v2 on %s", (dialect) => {
       expect(keys).toEqual([...keys].sort((a, b) => (a.slice(0, 10) === b.slice(0, 10) ? b.localeCompare(a) : a.localeCompare(b))));
     } else if (dimensions[0] === "time:hour") {
       const hours = await v1("visitors_hours", range);
-      expect(answer.results).toEqual(hours.filter((row) => row.count > 0).map((row) => ({ dimensions: [`${range.from} ${row.value}:00:00`], metrics: [row.count] })));
-      expect(answer.meta.time_labels).toEqual(Array.from({ length: 24 }, (_, hour) => `${range.from} ${String(hour).padStart(2, "0")}:00:00`));
+      expect(answer.results).toEqual(
+        hours.filter((row) => row.count > 0).map((row) => ({ dimensions: [`${range.from} ${row.value}:00:00`], metrics: [row.count] })),
+      );
+      expect(answer.meta.time_labels).toEqual(
+        Array.from({ length: 24 }, (_, hour) => `${range.from} ${String(hour).padStart(2, "0")}:00:00`),
+      );
     } else if (dimensions[0] === "visit:country_name") {
       const countries = await v1("country", range, filters);
       const names = new Map(countries.map((row) => [row.value.split(":")[1]!, row.value]));
@@ -230,13 +249,30 @@ describe.each(DIALECTS)("Plausible's Stats API v2 on %s", (dialect) => {
 
   it("answers goals, percentages and conversion rates as v1's goals", async () => {
     const range = { from: dayOf(now - 6 * DAY_MS), to: dayOf(now) };
-    const { status, body } = await query({ site_id: "dummy.site", metrics: ["visitors", "events", "conversion_rate"], date_range: "7d", dimensions: ["event:goal"] });
+    const { status, body } = await query({
+      site_id: "dummy.site",
+      metrics: ["visitors", "events", "conversion_rate"],
+      date_range: "7d",
+      dimensions: ["event:goal"],
+    });
     expect(status).toBe(200);
     const goals = await v1("goals", range);
     expect((body as unknown as Answer).results).toEqual(
-      goals.map((row) => ({ dimensions: [row.value], metrics: [row.count, (row as unknown as { events: number }).events, (row as unknown as { conversion_rate: number }).conversion_rate] })),
+      goals.map((row) => ({
+        dimensions: [row.value],
+        metrics: [
+          row.count,
+          (row as unknown as { events: number }).events,
+          (row as unknown as { conversion_rate: number }).conversion_rate,
+        ],
+      })),
     );
-    const shares = await query({ site_id: "dummy.site", metrics: ["visitors", "percentage"], date_range: "7d", dimensions: ["visit:browser"] });
+    const shares = await query({
+      site_id: "dummy.site",
+      metrics: ["visitors", "percentage"],
+      date_range: "7d",
+      dimensions: ["visit:browser"],
+    });
     const browsers = await v1("browser", range);
     const all = (await v1Totals(range)).visitors!;
     expect((shares.body as unknown as Answer).results).toEqual(
@@ -246,7 +282,10 @@ describe.each(DIALECTS)("Plausible's Stats API v2 on %s", (dialect) => {
 
   it("answers Plausible's errors: 401 without a key, 404 for another domain, 400 for what Tally does not keep", async () => {
     const anonymous = apiClient(served, null);
-    const unauthenticated = await anonymous.post("/api/v2/query", jsonBody({ site_id: "dummy.site", metrics: ["visitors"], date_range: "7d" }));
+    const unauthenticated = await anonymous.post(
+      "/api/v2/query",
+      jsonBody({ site_id: "dummy.site", metrics: ["visitors"], date_range: "7d" }),
+    );
     expect(unauthenticated.status).toBe(401);
     expect(Object.keys(unauthenticated.body)).toEqual(["error"]);
     const other = await stored.tally.accounts.create();

@@ -40,7 +40,8 @@ function splitValues(text: string): string[] {
 
 function parseCondition(text: string): Condition | string {
   const match = SYNTAX.exec(text);
-  if (!match) return `The filter "${text.slice(0, 100)}" is not of the form dimension:operator:value (operators: is, is_not, contains, contains_not).`;
+  if (!match)
+    return `The filter "${text.slice(0, 100)}" is not of the form dimension:operator:value (operators: is, is_not, contains, contains_not).`;
   const [, dimension = "", operator = "", rest = ""] = match;
   const values = splitValues(rest);
   if (values.some((value) => value === "")) return `The filter "${text.slice(0, 100)}" has an empty value.`;

@@ -51,7 +51,11 @@ function compareRows(query: PlausibleQuery): (a: Computed, b: Computed) => numbe
       if (x !== y) return (x < y ? -1 : 1) * (direction === "asc" ? 1 : -1);
     }
     // Ties by the dimensions, ascending: a stable answer page after page.
-    return a.dimensions.join("\u0000") < b.dimensions.join("\u0000") ? -1 : a.dimensions.join("\u0000") > b.dimensions.join("\u0000") ? 1 : 0;
+    return a.dimensions.join("\u0000") < b.dimensions.join("\u0000")
+      ? -1
+      : a.dimensions.join("\u0000") > b.dimensions.join("\u0000")
+        ? 1
+        : 0;
   };
 }
 
@@ -63,7 +67,11 @@ export function createPlausibleAnswerer(source: StatsSource) {
   async function figuresOf(scope: Scope, metrics: readonly PlausibleMetric[]): Promise<Figures> {
     const figures: Figures = {};
     const { from, to } = scope.range;
-    if (metrics.some((metric) => TOTALS_METRICS.includes(metric) || metric === "events" || metric === "percentage" || metric === "conversion_rate")) {
+    if (
+      metrics.some(
+        (metric) => TOTALS_METRICS.includes(metric) || metric === "events" || metric === "percentage" || metric === "conversion_rate",
+      )
+    ) {
       const { data } = await source.totals({ from, to, filter: scope.filters });
       Object.assign(figures, data);
     }
@@ -79,11 +87,15 @@ export function createPlausibleAnswerer(source: StatsSource) {
     const other = query.metrics.find((metric) => metric !== "visitors" && metric !== "pageviews");
     if (other) throw new PlausibleQueryError(`Tally counts only visitors and pageviews by hour, not ${other}.`);
     if (query.dimensions.length > 1) throw new PlausibleQueryError("Tally breaks down by hour only on its own, without other dimensions.");
-    if (dayNumber(scope.range.to) - dayNumber(scope.range.from) >= 31) throw new PlausibleQueryError("Tally breaks down by hour at most 31 days.");
+    if (dayNumber(scope.range.to) - dayNumber(scope.range.from) >= 31)
+      throw new PlausibleQueryError("Tally breaks down by hour at most 31 days.");
     const rows: Computed[] = [];
     for (let day = scope.range.from; day <= scope.range.to; day = addDays(day, 1)) {
       const dayScope = { ...scope, range: { from: day, to: day } };
-      const [visitors, pageviews] = await Promise.all([reader.allRows(dayScope, { name: "visitors_hours" }), reader.allRows(dayScope, { name: "pageviews_hours" })]);
+      const [visitors, pageviews] = await Promise.all([
+        reader.allRows(dayScope, { name: "visitors_hours" }),
+        reader.allRows(dayScope, { name: "pageviews_hours" }),
+      ]);
       const hours = new Set([...visitors, ...pageviews].filter((row) => row.count > 0).map((row) => row.value));
       for (const hour of hours) {
         const count = (series: typeof visitors) => series.find((row) => row.value === hour)?.count ?? 0;
@@ -116,7 +128,14 @@ export function createPlausibleAnswerer(source: StatsSource) {
 
   async function answer(query: PlausibleQuery, site: PlausibleSite): Promise<PlausibleAnswer> {
     const range: DayRange = await resolveDateRange(query.date_range, site.today, async () => {
-      const first = await source.list({ name: "visitors", from: addDays(site.today, -3660), to: site.today, sort_by: "value", sort: "asc", per_page: 10 });
+      const first = await source.list({
+        name: "visitors",
+        from: addDays(site.today, -3660),
+        to: site.today,
+        sort_by: "value",
+        sort: "asc",
+        per_page: 10,
+      });
       return first.data[0]?.value ?? site.today;
     });
     const base = await reader.baseScope(range, query.conditions);

@@ -80,7 +80,9 @@ export const plausibleQuerySchema = z
       }),
     order_by: z.array(z.tuple([z.string(), z.enum(["asc", "desc"])])).optional(),
     pagination: z.object({ limit: z.int().optional(), offset: z.int().optional() }).optional(),
-    include: z.object({ total_rows: z.boolean().optional(), time_labels: z.boolean().optional(), imports: z.boolean().optional() }).optional(),
+    include: z
+      .object({ total_rows: z.boolean().optional(), time_labels: z.boolean().optional(), imports: z.boolean().optional() })
+      .optional(),
   })
   .meta({ id: "PlausibleQuery" });
 
@@ -97,13 +99,19 @@ function checkDimension(name: unknown, where: string): string {
 
 function simpleCondition(filter: unknown[]): PlausibleCondition {
   const [operator, dimension, clauses, modifiers] = filter;
-  if (operator === "matches" || operator === "matches_not") return fail(`Tally does not support the ${operator} operator (regular expressions) yet; use contains.`);
+  if (operator === "matches" || operator === "matches_not")
+    return fail(`Tally does not support the ${operator} operator (regular expressions) yet; use contains.`);
   if (operator === "has_done" || operator === "has_not_done") return fail(`Tally does not support the ${operator} operator yet.`);
   if (typeof operator !== "string" || !Object.hasOwn(NEGATION, operator)) return fail(`Invalid filter ${show(filter)}: unknown operator.`);
   if (dimension === "segment") return fail("Tally has no saved segments; filter on the dimensions instead.");
-  if (typeof dimension === "string" && isTimeDimension(dimension)) return fail(`Invalid filter ${show(filter)}: set date_range instead of filtering on time.`);
+  if (typeof dimension === "string" && isTimeDimension(dimension))
+    return fail(`Invalid filter ${show(filter)}: set date_range instead of filtering on time.`);
   const checked = checkDimension(dimension, "filters");
-  if (!Array.isArray(clauses) || clauses.length === 0 || clauses.some((clause) => typeof clause !== "string" && typeof clause !== "number")) {
+  if (
+    !Array.isArray(clauses) ||
+    clauses.length === 0 ||
+    clauses.some((clause) => typeof clause !== "string" && typeof clause !== "number")
+  ) {
     return fail(`Invalid filter ${show(filter)}: clauses must be a non-empty list of strings.`);
   }
   const op = operator as Operator;
@@ -134,7 +142,8 @@ function conditionsOf(filter: unknown): PlausibleCondition[] {
     if (!Array.isArray(inner) || inner.length === 0) return fail(`Invalid filter ${show(filter)}.`);
     const parts = inner.flatMap(conditionsOf);
     const [first] = parts;
-    const oneDimension = parts.length === inner.length && parts.every((part) => part.dimension === first!.dimension && part.operator === first!.operator);
+    const oneDimension =
+      parts.length === inner.length && parts.every((part) => part.dimension === first!.dimension && part.operator === first!.operator);
     if (!oneDimension || (first!.operator !== "is" && first!.operator !== "contains")) {
       return fail(`Tally can combine filters with or only on one dimension with is or contains: ${show(filter)}.`);
     }
@@ -164,13 +173,15 @@ function parseMetrics(body: Record<string, unknown>): PlausibleMetric[] {
 
 function parseDateRange(value: unknown): DateRangeInput {
   if (typeof value === "string" && (NAMED_RANGES as readonly string[]).includes(value)) return value as DateRangeInput;
-  if (Array.isArray(value) && value.length === 2 && value.every((part) => typeof part === "string")) return [String(value[0]), String(value[1])];
+  if (Array.isArray(value) && value.length === 2 && value.every((part) => typeof part === "string"))
+    return [String(value[0]), String(value[1])];
   return fail(`Invalid date_range ${show(value)}.`);
 }
 
 function parseOrderBy(body: Record<string, unknown>, names: readonly string[]): [string, "asc" | "desc"][] {
   return list(body, "order_by").map((entry) => {
-    if (!Array.isArray(entry) || entry.length !== 2 || (entry[1] !== "asc" && entry[1] !== "desc")) return fail(`Invalid order_by entry ${show(entry)}.`);
+    if (!Array.isArray(entry) || entry.length !== 2 || (entry[1] !== "asc" && entry[1] !== "desc"))
+      return fail(`Invalid order_by entry ${show(entry)}.`);
     if (!names.includes(entry[0])) return fail(`Invalid order_by entry ${show(entry)}. Entry is not a queried metric or dimension.`);
     return [entry[0] as string, entry[1]];
   });
@@ -180,7 +191,8 @@ function parsePagination(value: unknown): { limit: number; offset: number } {
   if (value === undefined) return { limit: 10_000, offset: 0 };
   if (!isObject(value)) return fail(`Invalid pagination ${show(value)}.`);
   const { limit = 10_000, offset = 0 } = value;
-  if (!Number.isInteger(limit) || (limit as number) < 1 || (limit as number) > 10_000) fail("Invalid pagination.limit: an integer from 1 to 10000.");
+  if (!Number.isInteger(limit) || (limit as number) < 1 || (limit as number) > 10_000)
+    fail("Invalid pagination.limit: an integer from 1 to 10000.");
   if (!Number.isInteger(offset) || (offset as number) < 0) fail("Invalid pagination.offset: an integer from 0.");
   return { limit: limit as number, offset: offset as number };
 }
@@ -202,8 +214,10 @@ const SESSION_METRICS: readonly PlausibleMetric[] = ["bounce_rate", "views_per_v
 function checkMetrics(query: PlausibleQuery): void {
   const filtersOn = (dimension: string) => query.conditions.some((condition) => condition.dimension === dimension);
   const goal = query.dimensions.includes("event:goal") || filtersOn("event:goal");
-  if (query.metrics.includes("conversion_rate") && !goal) fail("Metric `conversion_rate` can only be queried with event:goal filters or dimensions.");
-  if (query.metrics.includes("percentage") && query.dimensions.length === 0) fail("Metric `percentage` can only be queried with dimensions.");
+  if (query.metrics.includes("conversion_rate") && !goal)
+    fail("Metric `conversion_rate` can only be queried with event:goal filters or dimensions.");
+  if (query.metrics.includes("percentage") && query.dimensions.length === 0)
+    fail("Metric `percentage` can only be queried with dimensions.");
   if (query.metrics.includes("views_per_visit")) {
     if (filtersOn("event:page")) fail("Metric `views_per_visit` cannot be queried with a filter on `event:page`.");
     if (query.dimensions.length > 0) fail("Metric `views_per_visit` cannot be queried with `dimensions`.");
@@ -224,7 +238,9 @@ export function parsePlausibleQuery(body: unknown): PlausibleQuery {
   if (typeof body.site_id !== "string" || body.site_id === "") return fail("The site_id field is required: the website's domain.");
   if (body.date_range === undefined) return fail("The date_range field is required.");
   const metrics = parseMetrics(body);
-  const dimensions = list(body, "dimensions").map((name) => (typeof name === "string" && isTimeDimension(name) ? name : checkDimension(name, "dimensions")));
+  const dimensions = list(body, "dimensions").map((name) =>
+    typeof name === "string" && isTimeDimension(name) ? name : checkDimension(name, "dimensions"),
+  );
   if (new Set(dimensions).size !== dimensions.length) fail("Some dimensions are listed multiple times.");
   if (dimensions.filter(isTimeDimension).length > 1) fail("Only one time dimension may be queried.");
   const filters = list(body, "filters");
@@ -248,7 +264,8 @@ function dayOf(text: string, end: boolean): string {
   const [day = "", time] = text.split("T");
   const wholeDay = time === undefined || time.startsWith(end ? "23:59:59" : "00:00:00");
   if (!isCalendarDate(day) || !isInDomain(day)) return fail(`Invalid date_range: ${show(text)} is not a date.`);
-  if (!wholeDay) return fail(`Invalid date_range: Tally counts whole days, so a range must start at 00:00:00 and end at 23:59:59 (${show(text)}).`);
+  if (!wholeDay)
+    return fail(`Invalid date_range: Tally counts whole days, so a range must start at 00:00:00 and end at 23:59:59 (${show(text)}).`);
   return day;
 }
 
@@ -267,15 +284,28 @@ const MAX_RANGE_DAYS = 3660;
  * (`7d`: today and the 6 days before; `30d`: today and the 30 before; `month`, `year`: the whole
  * current period). `all` starts at `firstDay`, the first day with statistics.
  */
-export async function resolveDateRange(range: DateRangeInput, today: string, firstDay: () => Promise<string>): Promise<{ from: string; to: string }> {
+export async function resolveDateRange(
+  range: DateRangeInput,
+  today: string,
+  firstDay: () => Promise<string>,
+): Promise<{ from: string; to: string }> {
   let resolved: { from: string; to: string };
   if (Array.isArray(range)) resolved = { from: dayOf(range[0], false), to: dayOf(range[1], true) };
   else if (range === "all") {
     const from = await firstDay();
     resolved = { from: from < today ? from : today, to: today };
-  }
-  else {
-    const last = { day: today, "7d": today, "28d": today, "30d": today, "91d": today, month: monthEnd(today), "6mo": monthEnd(today), "12mo": monthEnd(today), year: `${today.slice(0, 4)}-12-31` }[range];
+  } else {
+    const last = {
+      day: today,
+      "7d": today,
+      "28d": today,
+      "30d": today,
+      "91d": today,
+      month: monthEnd(today),
+      "6mo": monthEnd(today),
+      "12mo": monthEnd(today),
+      year: `${today.slice(0, 4)}-12-31`,
+    }[range];
     const first = {
       day: today,
       "7d": addDays(today, -6),

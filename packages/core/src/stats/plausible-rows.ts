@@ -1,7 +1,6 @@
 import { addDays, dayNumber, dayText } from "../shared/calendar.js";
 import type { StatRow } from "../model/stats-schemas.js";
 import type { DayRange } from "./count-reader.js";
-import type { StatsPage } from "./stats.js";
 import type { StatsQueryInput, TotalsQueryInput } from "./stats-query.js";
 import type { Totals } from "../model/stats-schemas.js";
 import { PLAUSIBLE_DIMENSIONS, PROPS_PREFIX, shownValue, type DimensionMapping } from "./plausible-dimensions.js";
@@ -9,7 +8,7 @@ import { PlausibleQueryError, type PlausibleCondition, type TimeDimension } from
 
 /** Tally's v1 statistics of one website: what the Stats API v2 is computed from. */
 export interface StatsSource {
-  list(input: StatsQueryInput): Promise<StatsPage>;
+  list(input: StatsQueryInput): Promise<{ data: StatRow[]; total: number }>;
   totals(input: TotalsQueryInput): Promise<Totals>;
 }
 
@@ -30,11 +29,14 @@ export interface Row {
 export const MAX_ROWS = 1000;
 
 const tooMany = (what: string) =>
-  new PlausibleQueryError(`${what} has more than ${MAX_ROWS} rows; Tally answers at most ${MAX_ROWS}: add filters or shorten the date_range.`);
+  new PlausibleQueryError(
+    `${what} has more than ${MAX_ROWS} rows; Tally answers at most ${MAX_ROWS}: add filters or shorten the date_range.`,
+  );
 
 /** `a|b\c` as one v1 filter value: `|` and `\` escaped. */
 const escaped = (value: string) => value.replace(/\\/g, "\\\\").replace(/\|/g, "\\|");
-const filterText = (dimension: string, operator: string, values: readonly string[]) => `${dimension}:${operator}:${values.map(escaped).join("|")}`;
+const filterText = (dimension: string, operator: string, values: readonly string[]) =>
+  `${dimension}:${operator}:${values.map(escaped).join("|")}`;
 
 const mappingOf = (dimension: string): DimensionMapping => PLAUSIBLE_DIMENSIONS[dimension]!;
 const propertyOf = (dimension: string) => (dimension.startsWith(PROPS_PREFIX) ? dimension.slice(PROPS_PREFIX.length) : null);
@@ -150,7 +152,8 @@ export function timeLabels(dimension: TimeDimension, range: DayRange): { shown: 
   const labels: { shown: string; range: DayRange }[] = [];
   if (unit === "hour") {
     for (let day = dayNumber(range.from); day <= dayNumber(range.to); day++) {
-      for (let hour = 0; hour < 24; hour++) labels.push({ shown: `${dayText(day)} ${String(hour).padStart(2, "0")}:00:00`, range: { from: dayText(day), to: dayText(day) } });
+      for (let hour = 0; hour < 24; hour++)
+        labels.push({ shown: `${dayText(day)} ${String(hour).padStart(2, "0")}:00:00`, range: { from: dayText(day), to: dayText(day) } });
     }
     return labels;
   }
@@ -158,7 +161,8 @@ export function timeLabels(dimension: TimeDimension, range: DayRange): { shown: 
   while (from <= range.to) {
     let next: string;
     if (unit === "day") next = addDays(from, 1);
-    else if (unit === "week") next = addDays(from, 7 - ((dayNumber(from) + 3) % 7)); // day 0 (1970-01-01) was a Thursday
+    else if (unit === "week")
+      next = addDays(from, 7 - ((dayNumber(from) + 3) % 7)); // day 0 (1970-01-01) was a Thursday
     else next = `${addDays(`${from.slice(0, 7)}-01`, 31).slice(0, 7)}-01`;
     const to = next <= range.to ? addDays(next, -1) : range.to;
     labels.push({ shown: unit === "month" ? `${from.slice(0, 7)}-01` : from, range: { from, to } });

@@ -1,10 +1,4 @@
-import {
-  canSeeWebsite,
-  NotFoundError,
-  TallyError,
-  UnavailableError,
-  ValidationError,
-} from "@tally-analytics/core";
+import { canSeeWebsite, NotFoundError, TallyError, UnavailableError, ValidationError } from "@tally-analytics/core";
 import { plausibleQuerySchema } from "@tally-analytics/core/internal";
 import * as z from "zod";
 import { DEFAULT_BODY_LIMIT, mediaType, parseJsonObject, readText } from "../http/body.js";
@@ -64,12 +58,18 @@ export const plausibleQueryRoute = defineRoute({
   tag: "Statistics",
   description:
     "A Plausible Stats API v2 query on one of the key's websites (`site_id`: its domain), answered `{results, meta, query}` as Plausible does. " +
-    "Errors are Plausible's `{\"error\": …}`; a dimension or metric Tally does not keep is a 400 that names it.",
+    'Errors are Plausible\'s `{"error": …}`; a dimension or metric Tally does not keep is a 400 that names it.',
   responses: {
     200: { description: "The rows.", schema: plausibleAnswerSchema },
-    400: { description: "A query Tally cannot answer, or a malformed one.", schema: plausibleError("Tally does not keep visit:channel; it cannot be used in dimensions.") },
+    400: {
+      description: "A query Tally cannot answer, or a malformed one.",
+      schema: plausibleError("Tally does not keep visit:channel; it cannot be used in dimensions."),
+    },
     401: { description: "No valid API key.", schema: plausibleError("Missing or invalid API key: send Authorization: Bearer <key>.") },
-    404: { description: "No website with that domain in the account.", schema: plausibleError('Site "example.com" not found in this account.') },
+    404: {
+      description: "No website with that domain in the account.",
+      schema: plausibleError('Site "example.com" not found in this account.'),
+    },
     413: { description: "A body over 64 KiB.", schema: plausibleError("The request body is too large.") },
     415: { description: "A body that is not `application/json`.", schema: plausibleError("Send the query as application/json.") },
     503: { description: "The query took too long.", schema: plausibleError("The statistics query took too long and was stopped.") },
@@ -77,7 +77,12 @@ export const plausibleQueryRoute = defineRoute({
   async handle({ tally, request, account }) {
     try {
       const access = await account();
-      if (!access) return json(401, { error: "Missing or invalid API key: send Authorization: Bearer <key>." }, { "www-authenticate": 'Bearer realm="tally"' });
+      if (!access)
+        return json(
+          401,
+          { error: "Missing or invalid API key: send Authorization: Bearer <key>." },
+          { "www-authenticate": 'Bearer realm="tally"' },
+        );
       // JSON only: a cross-site form cannot send it, so a session cookie alone never runs a query.
       if (mediaType(request) !== "application/json") throw new HttpError(415, "Send the query as application/json.");
       const body = parseJsonObject(await readText(request, DEFAULT_BODY_LIMIT));
