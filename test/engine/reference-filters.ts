@@ -12,7 +12,7 @@ import type { FilterCondition, Operator } from "./reference-segments.js";
 /** Every dimension a filter may name (`prop` for `prop:<name>`). */
 export const FILTER_DIMENSIONS = ["page", ...VISIT_DIMENSIONS, "event", "prop"] as const;
 export type FilterDimension = (typeof FILTER_DIMENSIONS)[number];
-const OPERATORS: readonly Operator[] = ["is", "is_not", "contains"];
+export const OPERATORS: readonly Operator[] = ["is", "is_not", "contains", "contains_not"];
 
 export interface FilterCase {
   site: string;
@@ -93,7 +93,7 @@ export function filterCases(visits: readonly ModelVisit[], sites: readonly strin
     const count = rand() < 0.6 ? 1 : rand() < 0.75 ? 2 : 3;
     const chosen = new Set<string>();
     for (let attempt = 0; chosen.size < count && attempt < 20; attempt++)
-      chosen.add(operator === "contains" ? piece(values) : exact(dimension, values));
+      chosen.add(operator.startsWith("contains") ? piece(values) : exact(dimension, values));
     return { dimension: key, operator, values: [...chosen] };
   }
 

@@ -12,7 +12,7 @@ import { DIALECTS, runSql } from "../support/databases.js";
 import { SITES } from "./reference-data.js";
 import { answer, compared, comparisonRange, totalsOf, type Counter, type StatQuery } from "./reference-answers.js";
 import { createChecker, piece, type Asked } from "./reference-check.js";
-import { FILTER_DIMENSIONS, filterCases, type FilterCase } from "./reference-filters.js";
+import { FILTER_DIMENSIONS, filterCases, OPERATORS, type FilterCase } from "./reference-filters.js";
 import { openReference, type Reference } from "./reference-fixture.js";
 import { compareValues, sumDays, type ListQuery } from "./reference-model.js";
 import { filterText, keptVisits, segmentOf } from "./reference-segments.js";
@@ -123,11 +123,11 @@ describe.each(READS)("reference, filtered, on %s, from %s", (dialect, read) => {
     expect(problems.slice(0, 5)).toEqual([]);
   }
 
-  const singles = () => FILTER_DIMENSIONS.length * 3;
+  const singles = () => FILTER_DIMENSIONS.length * OPERATORS.length;
 
   describe("reference: filtered statistics count exactly what docs/statistics.md defines", () => {
     it.each(FILTER_DIMENSIONS.map((dimension) => [dimension]))(
-      "%s: is, is_not and contains, alone, on every statistic",
+      "%s: is, is_not, contains and contains_not, alone, on every statistic",
       { timeout: 300_000 },
       async (dimension) => {
         await checkCases((filterCase, index) => index < singles() && filterCase.conditions[0]!.dimension.split(":")[0] === dimension);
@@ -219,7 +219,7 @@ describe.each(READS)("reference, filtered, on %s, from %s", (dialect, read) => {
       const pairs = new Set(
         cases.flatMap((c) => c.conditions.map((condition) => `${condition.dimension.split(":")[0]} ${condition.operator}`)),
       );
-      expect(pairs.size).toBe(FILTER_DIMENSIONS.length * 3);
+      expect(pairs.size).toBe(FILTER_DIMENSIONS.length * OPERATORS.length);
       expect(matched.filter((n) => n === 0).length).toBeGreaterThan(3);
       expect(matched.filter((n) => n > 100).length).toBeGreaterThan(20);
       const ny = cases.filter(
