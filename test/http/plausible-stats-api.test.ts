@@ -267,6 +267,22 @@ describe.each(DIALECTS)("Plausible's Stats API v2 on %s", (dialect) => {
         ],
       })),
     );
+    // Metrics beyond the statistic's own count: each row counted under its value's filter, and its visitors still v1's.
+    const wide = await query({
+      site_id: "dummy.site",
+      metrics: ["visitors", "pageviews", "bounce_rate", "events"],
+      date_range: "7d",
+      dimensions: ["visit:browser"],
+    });
+    const rows = (wide.body as unknown as Answer).results;
+    expect(rows.map((row) => [row.dimensions[0], row.metrics[0]])).toEqual(
+      (await v1("browser", range)).map((row) => [row.value, row.count]),
+    );
+    for (const row of rows) {
+      expect(row.metrics).toEqual(
+        await v1Figures(range, [`browser:is:${row.dimensions[0]}`], ["visitors", "pageviews", "bounce_rate", "events"]),
+      );
+    }
     const shares = await query({
       site_id: "dummy.site",
       metrics: ["visitors", "percentage"],

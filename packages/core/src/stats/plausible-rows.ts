@@ -23,6 +23,8 @@ export interface Scope {
 export interface Row {
   dimensions: string[];
   scope: Scope;
+  /** A one-dimension row: its statistic's row, whose count may be all the query asks. */
+  counted?: StatRow;
 }
 
 /** Most rows one query computes (each row is counted on its own); more is a 400 asking for filters. */
@@ -92,7 +94,7 @@ export function createRowReader(source: StatsSource) {
   }
 
   /** One dimension's values in a scope, each with the narrower scope that counts it. */
-  async function valuesOf(dimension: string, scope: Scope): Promise<{ shown: string; scope: Scope }[]> {
+  async function valuesOf(dimension: string, scope: Scope): Promise<{ shown: string; scope: Scope; counted?: StatRow }[]> {
     if (dimension.startsWith("time")) return timeBuckets(dimension as TimeDimension, scope);
     const property = propertyOf(dimension);
     if (property !== null) {
@@ -104,6 +106,7 @@ export function createRowReader(source: StatsSource) {
     const mapping = mappingOf(dimension);
     return (await allRows(scope, { name: mapping.statistic })).map((row) => ({
       shown: shownValue(mapping, row.value),
+      counted: row,
       scope: {
         ...scope,
         filters: [...scope.filters, filterText(mapping.filter, "is", [row.value])],
@@ -124,8 +127,15 @@ export function createRowReader(source: StatsSource) {
   async function rowsOf(dimensions: readonly string[], scope: Scope): Promise<Row[]> {
     const [first, ...rest] = dimensions;
     if (first === undefined) return [{ dimensions: [], scope }];
+    const values = await valuesOf(first, scope);
+    if (rest.length === 0)
+      return values.map(({ shown, scope: narrowed, counted }) => ({
+        dimensions: [shown],
+        scope: narrowed,
+        ...(counted ? { counted } : {}),
+      }));
     const rows: Row[] = [];
-    for (const value of await valuesOf(first, scope)) {
+    for (const value of values) {
       for (const row of await rowsOf(rest, value.scope)) {
         rows.push({ dimensions: [value.shown, ...row.dimensions], scope: row.scope });
         if (rows.length > MAX_ROWS) throw tooMany("This breakdown");
