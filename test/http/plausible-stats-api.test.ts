@@ -296,6 +296,19 @@ describe.each(DIALECTS)("Plausible's Stats API v2 on %s", (dialect) => {
     );
   });
 
+  it("answers days read from v1's day series as v1's totals of each day", async () => {
+    const metrics = ["visitors", "visits", "pageviews", "bounce_rate", "visit_duration"];
+    const filters = [["is", "visit:os", ["GNU/Linux", "Mac"]]];
+    const { status, body } = await query({ site_id: "dummy.site", metrics, date_range: "30d", dimensions: ["time:day"], filters });
+    expect(status).toBe(200);
+    const rows = (body as unknown as Answer).results;
+    expect(rows).toHaveLength(10);
+    for (const row of rows) {
+      const day = { from: row.dimensions[0]!, to: row.dimensions[0]! };
+      expect(row.metrics).toEqual(await v1Figures(day, ["os:is:GNU/Linux|Mac"], metrics));
+    }
+  });
+
   it("answers Plausible's errors: 401 without a key, 404 for another domain, 400 for what Tally does not keep", async () => {
     const anonymous = apiClient(served, null);
     const unauthenticated = await anonymous.post(

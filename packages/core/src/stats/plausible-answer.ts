@@ -140,10 +140,32 @@ export function createPlausibleAnswerer(source: StatsSource) {
     return rows;
   }
 
+  /** `time:day` alone, with metrics that are v1 day series: one series a metric instead of one totals call a day. */
+  async function dayRows(query: PlausibleQuery, scope: Scope): Promise<Computed[]> {
+    const names = [...new Set<PlausibleMetric>(["visits", ...query.metrics])];
+    const series = await Promise.all(
+      names.map(async (name) => new Map((await reader.allRows(scope, { name })).map((row) => [row.value, row.count]))),
+    );
+    const byName = new Map(names.map((name, index) => [name, series[index]!]));
+    const days = [...byName.get("visits")!].filter(([, visits]) => visits > 0).map(([day]) => day);
+    return days.map((day) => ({
+      dimensions: [day],
+      figures: Object.fromEntries(query.metrics.map((metric) => [metric, byName.get(metric)!.get(day) ?? 0])),
+    }));
+  }
+
   /** Every row's figures, the shares (`percentage`, `conversion_rate`) against the query's totals. */
   async function computedRows(query: PlausibleQuery, base: Scope): Promise<Computed[]> {
     const time = query.dimensions.find(isTimeDimension);
     if (time && timeUnit(time, base.range) === "hour") return hourRows(query, base);
+    if (
+      time &&
+      query.dimensions.length === 1 &&
+      timeUnit(time, base.range) === "day" &&
+      query.metrics.every((metric) => TOTALS_METRICS.includes(metric))
+    ) {
+      return dayRows(query, base);
+    }
     const rows = await reader.rowsOf(query.dimensions, base);
     const computed = await mapConcurrently(rows, async (row) => ({
       dimensions: row.dimensions,
