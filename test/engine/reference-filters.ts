@@ -12,7 +12,7 @@ import type { FilterCondition, Operator } from "./reference-segments.js";
 /** Every dimension a filter may name (`prop` for `prop:<name>`). */
 export const FILTER_DIMENSIONS = ["page", ...VISIT_DIMENSIONS, "event", "prop"] as const;
 export type FilterDimension = (typeof FILTER_DIMENSIONS)[number];
-export const OPERATORS: readonly Operator[] = ["is", "is_not", "contains", "contains_not"];
+const OPERATORS: readonly Operator[] = ["is", "is_not", "contains"];
 
 export interface FilterCase {
   site: string;
@@ -131,5 +131,10 @@ export function filterCases(visits: readonly ModelVisit[], sites: readonly strin
   ]);
   add("utc", [{ dimension: "page", operator: "is_not", values: ["/never-visited"] }]);
   add("ny", [{ dimension: "browser", operator: "is", values: ["No Such Browser"] }]);
+  // contains_not, each dimension alone: last, so the sample above stays as it was.
+  for (const [index, dimension] of FILTER_DIMENSIONS.entries()) {
+    const site = sites[index % sites.length]!;
+    add(site, [condition(site, dimension, "contains_not")]);
+  }
   return cases;
 }
