@@ -93,7 +93,7 @@ export function filterCases(visits: readonly ModelVisit[], sites: readonly strin
     const count = rand() < 0.6 ? 1 : rand() < 0.75 ? 2 : 3;
     const chosen = new Set<string>();
     for (let attempt = 0; chosen.size < count && attempt < 20; attempt++)
-      chosen.add(operator === "contains" ? piece(values) : exact(dimension, values));
+      chosen.add(operator.startsWith("contains") ? piece(values) : exact(dimension, values));
     return { dimension: key, operator, values: [...chosen] };
   }
 
@@ -131,5 +131,10 @@ export function filterCases(visits: readonly ModelVisit[], sites: readonly strin
   ]);
   add("utc", [{ dimension: "page", operator: "is_not", values: ["/never-visited"] }]);
   add("ny", [{ dimension: "browser", operator: "is", values: ["No Such Browser"] }]);
+  // contains_not, each dimension alone: last, so the sample above stays as it was.
+  for (const [index, dimension] of FILTER_DIMENSIONS.entries()) {
+    const site = sites[index % sites.length]!;
+    add(site, [condition(site, dimension, "contains_not")]);
+  }
   return cases;
 }

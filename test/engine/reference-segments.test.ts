@@ -124,6 +124,8 @@ describe.each(READS)("reference, filtered, on %s, from %s", (dialect, read) => {
   }
 
   const singles = () => FILTER_DIMENSIONS.length * 3;
+  /** The special cases after the combined ones; then contains_not on each dimension. */
+  const SPECIAL = 6;
 
   describe("reference: filtered statistics count exactly what docs/statistics.md defines", () => {
     it.each(FILTER_DIMENSIONS.map((dimension) => [dimension]))(
@@ -143,7 +145,11 @@ describe.each(READS)("reference, filtered, on %s, from %s", (dialect, read) => {
     );
 
     it("escaped values, a funnel, a dimension twice, a filter every visit matches and one none does", { timeout: 300_000 }, async () => {
-      await checkCases((_, index) => index >= singles() + COMBINED);
+      await checkCases((_, index) => index >= singles() + COMBINED && index < singles() + COMBINED + SPECIAL);
+    });
+
+    it("contains_not on each dimension, alone, on every statistic", { timeout: 300_000 }, async () => {
+      await checkCases((_, index) => index >= singles() + COMBINED + SPECIAL);
     });
 
     it("(model self-check) a filter every visit matches counts what the unfiltered model counts, where docs/statistics.md says it must", () => {
@@ -215,11 +221,11 @@ describe.each(READS)("reference, filtered, on %s, from %s", (dialect, read) => {
     );
 
     it("the sample covered every dimension and operator, matched some visits and not others, and crossed ny's retention", () => {
-      expect(cases.length).toBe(singles() + COMBINED + 6);
+      expect(cases.length).toBe(singles() + COMBINED + SPECIAL + FILTER_DIMENSIONS.length);
       const pairs = new Set(
         cases.flatMap((c) => c.conditions.map((condition) => `${condition.dimension.split(":")[0]} ${condition.operator}`)),
       );
-      expect(pairs.size).toBe(FILTER_DIMENSIONS.length * 3);
+      expect(pairs.size).toBe(FILTER_DIMENSIONS.length * 4);
       expect(matched.filter((n) => n === 0).length).toBeGreaterThan(3);
       expect(matched.filter((n) => n > 100).length).toBeGreaterThan(20);
       const ny = cases.filter(

@@ -16,7 +16,10 @@ import {
   type VisitDimension,
 } from "./reference-model.js";
 
-export type Operator = "is" | "is_not" | "contains";
+export type Operator = "is" | "is_not" | "contains" | "contains_not";
+
+const negated = (operator: Operator) => operator === "is_not" || operator === "contains_not";
+const substring = (operator: Operator) => operator === "contains" || operator === "contains_not";
 
 /** One condition: a visit dimension, `page`, `event` or `prop:<name>`. */
 export interface FilterCondition {
@@ -59,22 +62,17 @@ function visitMatches(visit: ModelVisit, condition: FilterCondition): boolean {
   const { dimension, operator, values } = condition;
   if (isVisitDimension(dimension)) {
     const value = visit.dims[dimension];
-    return operator === "is_not"
-      ? !valueMatches(dimension, value, values, false)
-      : valueMatches(dimension, value, values, operator === "contains");
+    return valueMatches(dimension, value, values, substring(operator)) !== negated(operator);
   }
   const hits = hitsFor(visit, dimension);
-  if (operator === "is_not") return !hits.some((hit) => valueMatches(dimension, hitValue(hit, dimension), values, false));
-  return hits.some((hit) => valueMatches(dimension, hitValue(hit, dimension), values, operator === "contains"));
+  return hits.some((hit) => valueMatches(dimension, hitValue(hit, dimension), values, substring(operator))) !== negated(operator);
 }
 
 /** A hit of a matching visit is counted when it matches the conditions on itself. */
 function hitMatches(hit: ModelHit, condition: FilterCondition): boolean {
   const { dimension, operator, values } = condition;
   const value = hitValue(hit, dimension);
-  return operator === "is_not"
-    ? !valueMatches(dimension, value, values, false)
-    : valueMatches(dimension, value, values, operator === "contains");
+  return valueMatches(dimension, value, values, substring(operator)) !== negated(operator);
 }
 
 const VISIT_COUNTS: readonly [string, VisitDimension][] = [

@@ -172,7 +172,9 @@ describe.each(apiMatrix)("segments over $name", ({ transport, dialect }) => {
 
   it("a bad filter is a 422 naming it; event_property needs its event and property", async () => {
     expectInvalid(await owner.get(`/api/v1/stats/${id}?name=page&${RANGE}&filter=page:is:/a&filter=browser:equals:x`), {
-      "filter.1": ['The filter "browser:equals:x" is not of the form dimension:operator:value (operators: is, is_not, contains).'],
+      "filter.1": [
+        'The filter "browser:equals:x" is not of the form dimension:operator:value (operators: is, is_not, contains, contains_not).',
+      ],
     });
     expectInvalid(await owner.get(`/api/v1/stats/${id}?name=page&${RANGE}&filter=planet:is:mars`), {
       "filter.0": ['The filter dimension "planet" is unknown.'],

@@ -140,6 +140,26 @@ export type paths = {
         patch?: never;
         trace?: never;
     };
+    "/api/v2/query": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Plausible's Stats API v2
+         * @description A Plausible Stats API v2 query on one of the key's websites (`site_id`: its domain), answered `{results, meta, query}` as Plausible does. Errors are Plausible's `{"error": …}`; a dimension or metric Tally does not keep is a 400 that names it.
+         */
+        post: operations["postApiV2Query"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/collect": {
         parameters: {
             query?: never;
@@ -880,6 +900,56 @@ export type components = {
              */
             page_names?: "path" | "route";
         };
+        PlausibleQuery: {
+            /**
+             * @description The website's domain.
+             * @example example.com
+             */
+            site_id: string;
+            /**
+             * @description `day`, `7d`, `28d`, `30d`, `91d`, `month`, `6mo`, `12mo`, `year`, `all`, or `[from, to]` dates (`2024-01-01`), or whole days as date-times (`2024-01-01T00:00:00+00:00`, `…T23:59:59…`).
+             * @example 7d
+             */
+            date_range: ("day" | "7d" | "28d" | "30d" | "91d" | "month" | "6mo" | "12mo" | "year" | "all") | [
+                string,
+                string
+            ];
+            /**
+             * @example [
+             *       "visitors",
+             *       "pageviews"
+             *     ]
+             */
+            metrics: ("visitors" | "visits" | "pageviews" | "views_per_visit" | "bounce_rate" | "visit_duration" | "events" | "percentage" | "conversion_rate")[];
+            /** @description `event:page`, `event:goal`, `event:props:<name>`, `visit:*`, `time`, `time:hour|day|week|month`. */
+            dimensions?: string[];
+            /**
+             * @description `[operator, dimension, clauses]` with `is`, `is_not`, `contains`, `contains_not`; `and`, `not`, and `or` of conditions on one dimension.
+             * @example [
+             *       [
+             *         "is",
+             *         "visit:country",
+             *         [
+             *           "DE"
+             *         ]
+             *       ]
+             *     ]
+             */
+            filters?: unknown[];
+            order_by?: [
+                string,
+                "asc" | "desc"
+            ][];
+            pagination?: {
+                limit?: number;
+                offset?: number;
+            };
+            include?: {
+                total_rows?: boolean;
+                time_labels?: boolean;
+                imports?: boolean;
+            };
+        };
         Hit: {
             /**
              * @description The page's URL; its host names the website.
@@ -1171,6 +1241,42 @@ export type components = {
              * @example 3
              */
             visitors: number;
+        };
+        PlausibleAnswer: {
+            results: {
+                /** @description One value per queried dimension, in their order. */
+                dimensions: string[];
+                /** @description One number per queried metric, in their order. */
+                metrics: number[];
+            }[];
+            meta: {
+                total_rows?: number;
+                time_labels?: string[];
+                /** @description Always false: Tally counts imported data as its own. */
+                imports_included?: boolean;
+            };
+            query: {
+                site_id: string;
+                metrics: string[];
+                /** @description The days counted, as date-times in the website's time zone. */
+                date_range: [
+                    string,
+                    string
+                ];
+                filters: unknown[];
+                dimensions: string[];
+                order_by: [
+                    string,
+                    "asc" | "desc"
+                ][];
+                include: {
+                    [key: string]: boolean;
+                };
+                pagination: {
+                    limit: number;
+                    offset: number;
+                };
+            };
         };
         Health: {
             /**
@@ -1802,7 +1908,7 @@ export interface operations {
                 from: string;
                 /** @description Last day of the range (inclusive), `Y-m-d` in the website's time zone, 1970-01-01 to 9998-12-31. */
                 to: string;
-                /** @description Conditions that must all hold, each `<dimension>:<operator>:<value>[|<value>…]`; repeat the parameter for several. Dimensions: `page`, `event` (visits that fired it), `entry_page`, `exit_page`, `referrer`, `utm_source`, `utm_medium`, `utm_campaign`, `utm_content`, `utm_term`, `browser`, `os`, `device`, `country`, `continent`, `city`, `language`, `resolution`, and `prop:<name>` (an event property). Operators: `is`, `is_not`, `contains` (ignoring case). `|` separates values (any of them; `is_not`: none of them); `\|` and `\\` are a literal `|` and `\`. `country:is:US` matches by code. At most 20 conditions, 50 values each, 2048 characters a value. A bad condition is a 422 naming it (`filter.0`). */
+                /** @description Conditions that must all hold, each `<dimension>:<operator>:<value>[|<value>…]`; repeat the parameter for several. Dimensions: `page`, `event` (visits that fired it), `entry_page`, `exit_page`, `referrer`, `utm_source`, `utm_medium`, `utm_campaign`, `utm_content`, `utm_term`, `browser`, `os`, `device`, `country`, `continent`, `city`, `language`, `resolution`, and `prop:<name>` (an event property). Operators: `is`, `is_not`, `contains` and `contains_not` (ignoring case). `|` separates values (any of them; `is_not`, `contains_not`: none of them); `\|` and `\\` are a literal `|` and `\`. `country:is:US` matches by code. At most 20 conditions, 50 values each, 2048 characters a value. A bad condition is a 422 naming it (`filter.0`). */
                 filter?: string | string[];
                 /** @description Adds `previous` to every row (and `previous_total`, `comparison`): the same number of days just before, or the same days a year earlier. */
                 compare?: "previous_period" | "year";
@@ -1851,7 +1957,7 @@ export interface operations {
                 from: string;
                 /** @description Last day of the range (inclusive), `Y-m-d` in the website's time zone, 1970-01-01 to 9998-12-31. */
                 to: string;
-                /** @description Conditions that must all hold, each `<dimension>:<operator>:<value>[|<value>…]`; repeat the parameter for several. Dimensions: `page`, `event` (visits that fired it), `entry_page`, `exit_page`, `referrer`, `utm_source`, `utm_medium`, `utm_campaign`, `utm_content`, `utm_term`, `browser`, `os`, `device`, `country`, `continent`, `city`, `language`, `resolution`, and `prop:<name>` (an event property). Operators: `is`, `is_not`, `contains` (ignoring case). `|` separates values (any of them; `is_not`: none of them); `\|` and `\\` are a literal `|` and `\`. `country:is:US` matches by code. At most 20 conditions, 50 values each, 2048 characters a value. A bad condition is a 422 naming it (`filter.0`). */
+                /** @description Conditions that must all hold, each `<dimension>:<operator>:<value>[|<value>…]`; repeat the parameter for several. Dimensions: `page`, `event` (visits that fired it), `entry_page`, `exit_page`, `referrer`, `utm_source`, `utm_medium`, `utm_campaign`, `utm_content`, `utm_term`, `browser`, `os`, `device`, `country`, `continent`, `city`, `language`, `resolution`, and `prop:<name>` (an event property). Operators: `is`, `is_not`, `contains` and `contains_not` (ignoring case). `|` separates values (any of them; `is_not`, `contains_not`: none of them); `\|` and `\\` are a literal `|` and `\`. `country:is:US` matches by code. At most 20 conditions, 50 values each, 2048 characters a value. A bad condition is a 422 naming it (`filter.0`). */
                 filter?: string | string[];
                 /** @description Adds `previous` to every row (and `previous_total`, `comparison`): the same number of days just before, or the same days a year earlier. */
                 compare?: "previous_period" | "year";
@@ -1934,6 +2040,104 @@ export interface operations {
             404: components["responses"]["NotFound"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["ServerError"];
+        };
+    };
+    postApiV2Query: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["PlausibleQuery"];
+            };
+        };
+        responses: {
+            /** @description The rows. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PlausibleAnswer"];
+                };
+            };
+            /** @description A query Tally cannot answer, or a malformed one. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @example Tally does not keep visit:channel; it cannot be used in dimensions. */
+                        error: string;
+                    };
+                };
+            };
+            /** @description No valid API key. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @example Missing or invalid API key: send Authorization: Bearer <key>. */
+                        error: string;
+                    };
+                };
+            };
+            /** @description No website with that domain in the account. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @example Site "example.com" not found in this account. */
+                        error: string;
+                    };
+                };
+            };
+            /** @description A body over 64 KiB. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @example The request body is too large. */
+                        error: string;
+                    };
+                };
+            };
+            /** @description A body that is not `application/json`. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @example Send the query as application/json. */
+                        error: string;
+                    };
+                };
+            };
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["ServerError"];
+            /** @description The query took too long. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @example The statistics query took too long and was stopped. */
+                        error: string;
+                    };
+                };
+            };
         };
     };
     postCollect: {
@@ -2268,7 +2472,7 @@ export interface operations {
                 from: string;
                 /** @description Last day of the range (inclusive), `Y-m-d` in the website's time zone, 1970-01-01 to 9998-12-31. */
                 to: string;
-                /** @description Conditions that must all hold, each `<dimension>:<operator>:<value>[|<value>…]`; repeat the parameter for several. Dimensions: `page`, `event` (visits that fired it), `entry_page`, `exit_page`, `referrer`, `utm_source`, `utm_medium`, `utm_campaign`, `utm_content`, `utm_term`, `browser`, `os`, `device`, `country`, `continent`, `city`, `language`, `resolution`, and `prop:<name>` (an event property). Operators: `is`, `is_not`, `contains` (ignoring case). `|` separates values (any of them; `is_not`: none of them); `\|` and `\\` are a literal `|` and `\`. `country:is:US` matches by code. At most 20 conditions, 50 values each, 2048 characters a value. A bad condition is a 422 naming it (`filter.0`). */
+                /** @description Conditions that must all hold, each `<dimension>:<operator>:<value>[|<value>…]`; repeat the parameter for several. Dimensions: `page`, `event` (visits that fired it), `entry_page`, `exit_page`, `referrer`, `utm_source`, `utm_medium`, `utm_campaign`, `utm_content`, `utm_term`, `browser`, `os`, `device`, `country`, `continent`, `city`, `language`, `resolution`, and `prop:<name>` (an event property). Operators: `is`, `is_not`, `contains` and `contains_not` (ignoring case). `|` separates values (any of them; `is_not`, `contains_not`: none of them); `\|` and `\\` are a literal `|` and `\`. `country:is:US` matches by code. At most 20 conditions, 50 values each, 2048 characters a value. A bad condition is a 422 naming it (`filter.0`). */
                 filter?: string | string[];
                 /** @description Adds `previous` to every row (and `previous_total`, `comparison`): the same number of days just before, or the same days a year earlier. */
                 compare?: "previous_period" | "year";
@@ -2344,7 +2548,7 @@ export interface operations {
                 from: string;
                 /** @description Last day of the range (inclusive), `Y-m-d` in the website's time zone, 1970-01-01 to 9998-12-31. */
                 to: string;
-                /** @description Conditions that must all hold, each `<dimension>:<operator>:<value>[|<value>…]`; repeat the parameter for several. Dimensions: `page`, `event` (visits that fired it), `entry_page`, `exit_page`, `referrer`, `utm_source`, `utm_medium`, `utm_campaign`, `utm_content`, `utm_term`, `browser`, `os`, `device`, `country`, `continent`, `city`, `language`, `resolution`, and `prop:<name>` (an event property). Operators: `is`, `is_not`, `contains` (ignoring case). `|` separates values (any of them; `is_not`: none of them); `\|` and `\\` are a literal `|` and `\`. `country:is:US` matches by code. At most 20 conditions, 50 values each, 2048 characters a value. A bad condition is a 422 naming it (`filter.0`). */
+                /** @description Conditions that must all hold, each `<dimension>:<operator>:<value>[|<value>…]`; repeat the parameter for several. Dimensions: `page`, `event` (visits that fired it), `entry_page`, `exit_page`, `referrer`, `utm_source`, `utm_medium`, `utm_campaign`, `utm_content`, `utm_term`, `browser`, `os`, `device`, `country`, `continent`, `city`, `language`, `resolution`, and `prop:<name>` (an event property). Operators: `is`, `is_not`, `contains` and `contains_not` (ignoring case). `|` separates values (any of them; `is_not`, `contains_not`: none of them); `\|` and `\\` are a literal `|` and `\`. `country:is:US` matches by code. At most 20 conditions, 50 values each, 2048 characters a value. A bad condition is a 422 naming it (`filter.0`). */
                 filter?: string | string[];
                 /** @description Adds `previous` to every row (and `previous_total`, `comparison`): the same number of days just before, or the same days a year earlier. */
                 compare?: "previous_period" | "year";

@@ -30,6 +30,8 @@ export type { CollectResult } from "./ingest/collector.js";
 export type { Stats, StatsPage, Totals, TotalFigures } from "./stats/stats.js";
 export type { DayRange } from "./stats/count-reader.js";
 export type { Realtime } from "./stats/realtime.js";
+export type { PlausibleAnswer } from "./stats/plausible-answer.js";
+export { PlausibleQueryError } from "./stats/plausible-query.js";
 export type { StatRow, StatsQuery, StatsQueryInput, TotalsQuery, TotalsQueryInput } from "./stats/stats-query.js";
 export { STAT_NAMES, type StatName } from "./model/stat-names.js";
 export { TallyError, NotFoundError, ValidationError, UnauthorizedError, UnavailableError } from "./shared/errors.js";

@@ -6,6 +6,7 @@ export * from "./index.js";
 export { tallyInternals, type TallyInternals } from "./tally.js";
 export type { WebsiteDirectory, WebsiteRow } from "./websites/websites.js";
 export { statsQuerySchema, totalsQuerySchema } from "./stats/stats-query.js";
+export { plausibleQuerySchema } from "./stats/plausible-query.js";
 export type { UserRow } from "./accounts/users.js";
 export { userCreateSchema, userUpdateSchema, invitationSchema, keyCreateSchema, passwordField } from "./accounts/user-input.js";
 export { NO_MATCH } from "./accounts/users.js";

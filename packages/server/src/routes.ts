@@ -29,6 +29,7 @@ import { paginated } from "./http/pagination.js";
 import { statsBody } from "./http/stats-response.js";
 import { defineRoute, type Route } from "./http/route.js";
 import { unsubscribeRoutes } from "./api/unsubscribe.js";
+import { plausibleQueryRoute } from "./api/plausible-query-route.js";
 import { requireAllWebsites, visibleWebsite } from "./http/permissions.js";
 import { signInRoutes } from "./team/sign-in-routes.js";
 import { teamRoutes } from "./team/team-routes.js";
@@ -257,6 +258,7 @@ export const routes: readonly Route[] = [
       return send(realtimeAnswer, { data: await tally.stats.realtime(accountId, resourceId(context)) });
     },
   }),
+  plausibleQueryRoute,
   ...collectRoutes,
   healthRoute,
   ...dashboardRoutes,

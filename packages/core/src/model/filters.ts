@@ -3,7 +3,13 @@ import { VISIT_DIMENSIONS, type VisitColumnName } from "./dimensions.js";
 
 /** A filter on a visit column. */
 export type VisitDimension = VisitColumnName;
-export type Operator = "is" | "is_not" | "contains";
+export type Operator = "is" | "is_not" | "contains" | "contains_not";
+
+/** Operators that keep what does not match: `is_not`, `contains_not`. */
+export const isNegated = (operator: Operator): boolean => operator === "is_not" || operator === "contains_not";
+
+/** Operators that match a substring, ignoring case: `contains`, `contains_not`. */
+export const isSubstring = (operator: Operator): boolean => operator === "contains" || operator === "contains_not";
 
 /** One `filter`: a visit dimension, `page`, `event`, or an event property `prop:<name>`. */
 export type Condition =
@@ -14,7 +20,7 @@ export type Condition =
 /** Bounds on one request's filters, so a query's work stays bounded. */
 export const FILTER_LIMITS = { conditions: 20, values: 50, valueLength: 2048 } as const;
 
-const SYNTAX = /^(prop:[\s\S]+?|[a-z_]+):(is|is_not|contains):([\s\S]*)$/;
+const SYNTAX = /^(prop:[\s\S]+?|[a-z_]+):(is|is_not|contains_not|contains):([\s\S]*)$/;
 
 /** `a|b\|c` → ["a", "b|c"]: `|` separates, `\|` and `\\` are literal. */
 function splitValues(text: string): string[] {
@@ -34,7 +40,8 @@ function splitValues(text: string): string[] {
 
 function parseCondition(text: string): Condition | string {
   const match = SYNTAX.exec(text);
-  if (!match) return `The filter "${text.slice(0, 100)}" is not of the form dimension:operator:value (operators: is, is_not, contains).`;
+  if (!match)
+    return `The filter "${text.slice(0, 100)}" is not of the form dimension:operator:value (operators: is, is_not, contains, contains_not).`;
   const [, dimension = "", operator = "", rest = ""] = match;
   const values = splitValues(rest);
   if (values.some((value) => value === "")) return `The filter "${text.slice(0, 100)}" has an empty value.`;

@@ -1,6 +1,6 @@
 import type { BlockColumn } from "./day-block-builder.js";
 import { asDictionary, valueAt, type Column } from "./day-block-format.js";
-import type { Condition, VisitDimension } from "../model/filters.js";
+import { isNegated, type Condition, type VisitDimension } from "../model/filters.js";
 
 /** A statistic as counted from a day block: the same definitions as the SQL of segment-reader.ts. */
 export interface BlockCounting {
@@ -160,7 +160,7 @@ export function countBlock(
   const visitOk = new Uint8Array(visitCount).fill(1);
   for (const resolved of scan.conditions) {
     const { condition } = resolved;
-    const negated = condition.operator === "is_not";
+    const negated = isNegated(condition.operator);
     if (condition.on === "visit") {
       const { values, index } = asDictionary(column(visitColumn(condition.dimension)));
       const kept = Uint8Array.from(values, (value) => Number(resolved.ids.has(value) !== negated));
@@ -253,7 +253,7 @@ function countHits(
     .filter(({ condition }) => condition.on === "page" || (events && condition.on !== "visit"))
     .map((resolved) => {
       const test = hitTest(resolved);
-      return resolved.condition.operator === "is_not" ? (h: number) => !test(h) : test;
+      return isNegated(resolved.condition.operator) ? (h: number) => !test(h) : test;
     });
   const page = counting.key === "h.page" || counting.key === "goal" ? asDictionary(column("h.page")) : null;
   const goal = counting.key === "goal" ? matcher(column("h.page"), scan.goalPages ?? new Set()) : null;

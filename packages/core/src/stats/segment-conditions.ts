@@ -1,7 +1,7 @@
 import { sql, type RawBuilder } from "kysely";
 import type { SqlDialect } from "../storage/dialect.js";
 import { DIMENSION_KINDS, isCoded, VISIT_COLUMNS, type DimensionKind } from "../model/dimensions.js";
-import type { Condition } from "../model/filters.js";
+import { isNegated, isSubstring, type Condition } from "../model/filters.js";
 
 type Sql = RawBuilder<unknown>;
 
@@ -28,8 +28,8 @@ export function segmentConditions(dialect: SqlDialect, websiteId: number, condit
     return sql`(select id from dimensions where website_id = ${websiteId} and kind = ${DIMENSION_KINDS[kind]} and (${sql.join(tests, sql` or `)}))`;
   }
 
-  const ids = (kind: DimensionKind, condition: Condition) => matchingIds(kind, condition.values, condition.operator === "contains");
-  const negated = (condition: Condition) => condition.operator === "is_not";
+  const ids = (kind: DimensionKind, condition: Condition) => matchingIds(kind, condition.values, isSubstring(condition.operator));
+  const negated = (condition: Condition) => isNegated(condition.operator);
   const propertyNames = (name: string) => matchingIds("prop_name", [name], false);
 
   /** The hits of visit `v` that match a hit condition positively (is / contains). */

@@ -1,4 +1,8 @@
 import type { Page, Websites } from "../websites/websites.js";
+import { NotFoundError } from "../shared/errors.js";
+import { createLocalClock } from "../model/local-time.js";
+import { createPlausibleAnswerer, type PlausibleAnswer } from "./plausible-answer.js";
+import { parsePlausibleQuery } from "./plausible-query.js";
 import { comparedDay, comparisonRange, type CompareMode } from "./comparison.js";
 import type { Realtime, createRealtimeReader } from "./realtime.js";
 import { pageRows, type CountReader, type DayRange, type ListOptions, type Statistic } from "./count-reader.js";
@@ -36,6 +40,12 @@ export interface Stats {
   realtime(accountId: number, websiteId: number): Promise<Realtime>;
   /** The same without an account check (shared stats). */
   realtimeWebsite(websiteId: number): Promise<Realtime>;
+  /**
+   * A Plausible Stats API v2 query (`POST /api/v2/query`) on the account's website whose domain
+   * is `site_id`, answered from the statistics above; `canSee` narrows the websites further
+   * (a user limited to some). A query Tally cannot answer is a PlausibleQueryError (400).
+   */
+  plausible(accountId: number, body: unknown, canSee?: (websiteId: number) => boolean): Promise<PlausibleAnswer>;
 }
 
 /** Picks where a query is counted from: rollups without filters or page goals, the visits and hits with them. */
@@ -204,6 +214,8 @@ export function createStatsRunner(readerFor: ReaderFor): StatsRunner {
   return { page: statsPage, totals };
 }
 
+const localTime = createLocalClock();
+
 export function createStats(
   websites: Websites,
   runner: StatsRunner,
@@ -236,6 +248,18 @@ export function createStats(
     async realtimeWebsite(websiteId) {
       await beforeRead();
       return readRealtime(websiteId);
+    },
+    async plausible(accountId, body, canSee = () => true) {
+      const query = parsePlausibleQuery(body);
+      const domain = query.site_id.toLowerCase();
+      const found = await websites.list(accountId, { search: domain, perPage: 100 });
+      const website = found.data.find((candidate) => candidate.domain === domain);
+      if (!website || !canSee(website.id)) throw new NotFoundError(`Site ${JSON.stringify(query.site_id)} not found in this account.`);
+      const answerer = createPlausibleAnswerer({
+        list: (input) => stats.queryWebsite(website.id, input),
+        totals: (input) => stats.totalsWebsite(website.id, input),
+      });
+      return answerer.answer(query, { timezone: website.timezone, today: localTime(website.timezone, Date.now()).day });
     },
   };
   return stats;

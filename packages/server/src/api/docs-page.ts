@@ -38,6 +38,10 @@ function markdown(text: string | undefined): string {
 }
 
 const refName = (schema: Schema) => (typeof schema.$ref === "string" ? (schema.$ref.split("/").pop() ?? "") : null);
+/** An array's item schema; a tuple (`prefixItems`, `items: false`) has none. */
+const itemsOf = (schema: Schema): Schema | null =>
+  typeof schema.items === "object" && schema.items !== null ? (schema.items as Schema) : null;
+const tupleOf = (schema: Schema): Schema[] | null => (Array.isArray(schema.prefixItems) ? (schema.prefixItems as Schema[]) : null);
 const anchor = (kind: string, name: string) => `${kind}-${name.replace(/[^\w-]/g, "-")}`;
 
 function createRenderer(document: OpenApiDocument) {
@@ -58,7 +62,9 @@ function createRenderer(document: OpenApiDocument) {
     const types = Array.isArray(schema.type) ? (schema.type as string[]) : [schema.type as string | undefined];
     return types
       .map((type) => {
-        if (type === "array") return `array of ${typeText((schema.items as Schema | undefined) ?? {})}`;
+        const tuple = tupleOf(schema);
+        if (type === "array" && tuple) return `[${tuple.map(typeText).join(", ")}]`;
+        if (type === "array") return `array of ${typeText(itemsOf(schema) ?? {})}`;
         if (type === "object" && schema.additionalProperties && typeof schema.additionalProperties === "object") {
           return `map of ${typeText(schema.additionalProperties as Schema)}`;
         }
@@ -111,7 +117,9 @@ function createRenderer(document: OpenApiDocument) {
         Object.entries(resolved.properties as Record<string, Schema>).map(([name, property]) => [name, example(property, depth + 1)]),
       );
     }
-    if (type === "array") return [example((resolved.items as Schema | undefined) ?? {}, depth + 1)];
+    const tuple = tupleOf(resolved);
+    if (type === "array" && tuple) return tuple.map((item) => example(item, depth + 1));
+    if (type === "array") return [example(itemsOf(resolved) ?? {}, depth + 1)];
     return { string: "…", number: 0, integer: 1, boolean: true, object: {} }[type as string] ?? null;
   }
 

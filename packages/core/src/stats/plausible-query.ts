@@ -1,0 +1,325 @@
+import * as z from "zod";
+import { addDays, dayNumber, isCalendarDate, isInDomain } from "../shared/calendar.js";
+import { TallyError } from "../shared/errors.js";
+import type { Operator } from "../model/filters.js";
+import { PLAUSIBLE_DIMENSIONS, PROPS_PREFIX } from "./plausible-dimensions.js";
+
+/** A Stats API v2 query Tally cannot answer: a 400 `{"error": message}`, as Plausible answers. */
+export class PlausibleQueryError extends TallyError {}
+
+const fail = (message: string): never => {
+  throw new PlausibleQueryError(message);
+};
+const show = (value: unknown) => JSON.stringify(value) ?? String(value);
+
+export const PLAUSIBLE_METRICS = [
+  "visitors",
+  "visits",
+  "pageviews",
+  "views_per_visit",
+  "bounce_rate",
+  "visit_duration",
+  "events",
+  "percentage",
+  "conversion_rate",
+] as const;
+export type PlausibleMetric = (typeof PLAUSIBLE_METRICS)[number];
+
+/** Plausible's metrics Tally does not compute: named in the 400. */
+const METRICS_NOT_KEPT = new Set(["group_conversion_rate", "scroll_depth", "time_on_page", "average_revenue", "total_revenue"]);
+
+export const TIME_DIMENSIONS = ["time", "time:hour", "time:day", "time:week", "time:month"] as const;
+export type TimeDimension = (typeof TIME_DIMENSIONS)[number];
+export const isTimeDimension = (name: string): name is TimeDimension => (TIME_DIMENSIONS as readonly string[]).includes(name);
+
+/** Named date ranges (Plausible's `date_range` strings), all ending in the current period. */
+const NAMED_RANGES = ["day", "7d", "28d", "30d", "91d", "month", "6mo", "12mo", "year", "all"] as const;
+export type DateRangeInput = (typeof NAMED_RANGES)[number] | [string, string];
+
+/** One simple condition, on a Plausible dimension; `or` of one dimension merged into its clauses. */
+export interface PlausibleCondition {
+  operator: Operator;
+  dimension: string;
+  clauses: string[];
+}
+
+export interface PlausibleQuery {
+  site_id: string;
+  date_range: DateRangeInput;
+  metrics: PlausibleMetric[];
+  dimensions: string[];
+  conditions: PlausibleCondition[];
+  /** The filters as sent, echoed back in `query`. */
+  filters: unknown[];
+  order_by: [string, "asc" | "desc"][];
+  pagination: { limit: number; offset: number };
+  include: { total_rows: boolean; time_labels: boolean; imports: boolean };
+}
+
+/** The request body's shape, for the OpenAPI document; `parsePlausibleQuery` checks the rest with Plausible's messages. */
+export const plausibleQuerySchema = z
+  .object({
+    site_id: z.string().meta({ description: "The website's domain.", example: "example.com" }),
+    date_range: z.union([z.enum(NAMED_RANGES), z.tuple([z.string(), z.string()])]).meta({
+      description:
+        "`day`, `7d`, `28d`, `30d`, `91d`, `month`, `6mo`, `12mo`, `year`, `all`, or `[from, to]` dates (`2024-01-01`), or whole days as date-times (`2024-01-01T00:00:00+00:00`, `…T23:59:59…`).",
+      example: "7d",
+    }),
+    metrics: z.array(z.enum(PLAUSIBLE_METRICS)).meta({ example: ["visitors", "pageviews"] }),
+    dimensions: z
+      .array(z.string())
+      .optional()
+      .meta({ description: "`event:page`, `event:goal`, `event:props:<name>`, `visit:*`, `time`, `time:hour|day|week|month`." }),
+    filters: z
+      .array(z.unknown())
+      .optional()
+      .meta({
+        description:
+          "`[operator, dimension, clauses]` with `is`, `is_not`, `contains`, `contains_not`; `and`, `not`, and `or` of conditions on one dimension.",
+        example: [["is", "visit:country", ["DE"]]],
+      }),
+    order_by: z.array(z.tuple([z.string(), z.enum(["asc", "desc"])])).optional(),
+    pagination: z.object({ limit: z.int().optional(), offset: z.int().optional() }).optional(),
+    include: z
+      .object({ total_rows: z.boolean().optional(), time_labels: z.boolean().optional(), imports: z.boolean().optional() })
+      .optional(),
+  })
+  .meta({ id: "PlausibleQuery" });
+
+const NEGATION: Readonly<Record<Operator, Operator>> = { is: "is_not", is_not: "is", contains: "contains_not", contains_not: "contains" };
+
+/** A dimension Tally keeps, or a 400 that names it. */
+function checkDimension(name: unknown, where: string): string {
+  if (typeof name !== "string") return fail(`Invalid ${where} ${show(name)}.`);
+  if (name.startsWith(PROPS_PREFIX) && name.length > PROPS_PREFIX.length) return name;
+  if (PLAUSIBLE_DIMENSIONS[name] === null) return fail(`Tally does not keep ${name}; it cannot be used in ${where}.`);
+  if (PLAUSIBLE_DIMENSIONS[name] === undefined) return fail(`Invalid ${where} ${show(name)}: unknown dimension.`);
+  return name;
+}
+
+function simpleCondition(filter: unknown[]): PlausibleCondition {
+  const [operator, dimension, clauses, modifiers] = filter;
+  if (operator === "matches" || operator === "matches_not")
+    return fail(`Tally does not support the ${operator} operator (regular expressions) yet; use contains.`);
+  if (operator === "has_done" || operator === "has_not_done") return fail(`Tally does not support the ${operator} operator yet.`);
+  if (typeof operator !== "string" || !Object.hasOwn(NEGATION, operator)) return fail(`Invalid filter ${show(filter)}: unknown operator.`);
+  if (dimension === "segment") return fail("Tally has no saved segments; filter on the dimensions instead.");
+  if (typeof dimension === "string" && isTimeDimension(dimension))
+    return fail(`Invalid filter ${show(filter)}: set date_range instead of filtering on time.`);
+  const checked = checkDimension(dimension, "filters");
+  if (
+    !Array.isArray(clauses) ||
+    clauses.length === 0 ||
+    clauses.some((clause) => typeof clause !== "string" && typeof clause !== "number")
+  ) {
+    return fail(`Invalid filter ${show(filter)}: clauses must be a non-empty list of strings.`);
+  }
+  const op = operator as Operator;
+  if (modifiers !== undefined) {
+    const caseSensitive = (modifiers as { case_sensitive?: unknown } | null)?.case_sensitive;
+    // Tally's `contains` ignores case and its `is` does not: other modifiers cannot be honoured.
+    if (typeof caseSensitive !== "boolean" || caseSensitive !== (op === "is" || op === "is_not")) {
+      return fail(`Invalid filter ${show(filter)}: Tally's is/is_not are case-sensitive and contains/contains_not ignore case.`);
+    }
+  }
+  return { operator: op, dimension: checked, clauses: clauses.map(String) };
+}
+
+/** One filter as conditions that must all hold: `and` flattened, `not` of a condition negated, `or` on one dimension merged. */
+function conditionsOf(filter: unknown): PlausibleCondition[] {
+  if (!Array.isArray(filter)) return fail(`Invalid filter ${show(filter)}.`);
+  const [head, inner] = filter;
+  if (head === "and") {
+    if (!Array.isArray(inner)) return fail(`Invalid filter ${show(filter)}.`);
+    return inner.flatMap(conditionsOf);
+  }
+  if (head === "not") {
+    const negated = conditionsOf(inner);
+    if (negated.length !== 1) return fail(`Tally can negate (not) only one condition: ${show(filter)}.`);
+    return [{ ...negated[0]!, operator: NEGATION[negated[0]!.operator] }];
+  }
+  if (head === "or") {
+    if (!Array.isArray(inner) || inner.length === 0) return fail(`Invalid filter ${show(filter)}.`);
+    const parts = inner.flatMap(conditionsOf);
+    const [first] = parts;
+    const oneDimension =
+      parts.length === inner.length && parts.every((part) => part.dimension === first!.dimension && part.operator === first!.operator);
+    if (!oneDimension || (first!.operator !== "is" && first!.operator !== "contains")) {
+      return fail(`Tally can combine filters with or only on one dimension with is or contains: ${show(filter)}.`);
+    }
+    return [{ ...first!, clauses: parts.flatMap((part) => part.clauses) }];
+  }
+  return [simpleCondition(filter)];
+}
+
+const isObject = (value: unknown): value is Record<string, unknown> => typeof value === "object" && value !== null && !Array.isArray(value);
+
+function list(body: Record<string, unknown>, key: string): unknown[] {
+  const value = body[key];
+  if (value === undefined) return [];
+  return Array.isArray(value) ? value : fail(`Invalid ${key} ${show(value)}: must be a list.`);
+}
+
+function parseMetrics(body: Record<string, unknown>): PlausibleMetric[] {
+  const metrics = list(body, "metrics");
+  if (metrics.length === 0) return fail("The metrics field is required: a non-empty list.");
+  for (const metric of metrics) {
+    if (typeof metric === "string" && METRICS_NOT_KEPT.has(metric)) fail(`Tally does not compute the metric ${metric}.`);
+    if (!(PLAUSIBLE_METRICS as readonly unknown[]).includes(metric)) fail(`Unknown metric ${show(metric)}.`);
+  }
+  if (new Set(metrics).size !== metrics.length) fail("Metrics cannot be queried multiple times.");
+  return metrics as PlausibleMetric[];
+}
+
+function parseDateRange(value: unknown): DateRangeInput {
+  if (typeof value === "string" && (NAMED_RANGES as readonly string[]).includes(value)) return value as DateRangeInput;
+  if (Array.isArray(value) && value.length === 2 && value.every((part) => typeof part === "string"))
+    return [String(value[0]), String(value[1])];
+  return fail(`Invalid date_range ${show(value)}.`);
+}
+
+function parseOrderBy(body: Record<string, unknown>, names: readonly string[]): [string, "asc" | "desc"][] {
+  return list(body, "order_by").map((entry) => {
+    if (!Array.isArray(entry) || entry.length !== 2 || (entry[1] !== "asc" && entry[1] !== "desc"))
+      return fail(`Invalid order_by entry ${show(entry)}.`);
+    if (!names.includes(entry[0])) return fail(`Invalid order_by entry ${show(entry)}. Entry is not a queried metric or dimension.`);
+    return [entry[0] as string, entry[1]];
+  });
+}
+
+function parsePagination(value: unknown): { limit: number; offset: number } {
+  if (value === undefined) return { limit: 10_000, offset: 0 };
+  if (!isObject(value)) return fail(`Invalid pagination ${show(value)}.`);
+  const { limit = 10_000, offset = 0 } = value;
+  if (!Number.isInteger(limit) || (limit as number) < 1 || (limit as number) > 10_000)
+    fail("Invalid pagination.limit: an integer from 1 to 10000.");
+  if (!Number.isInteger(offset) || (offset as number) < 0) fail("Invalid pagination.offset: an integer from 0.");
+  return { limit: limit as number, offset: offset as number };
+}
+
+function parseInclude(value: unknown): PlausibleQuery["include"] {
+  if (value === undefined) return { total_rows: false, time_labels: false, imports: false };
+  if (!isObject(value)) return fail(`Invalid include ${show(value)}.`);
+  for (const [key, flag] of Object.entries(value)) {
+    if (key === "comparisons") fail("Tally does not support include.comparisons yet.");
+    if (!["total_rows", "time_labels", "imports"].includes(key)) fail(`Invalid include.${key}.`);
+    if (typeof flag !== "boolean") fail(`Invalid include.${key}: must be true or false.`);
+  }
+  return { total_rows: value.total_rows === true, time_labels: value.time_labels === true, imports: value.imports === true };
+}
+
+const SESSION_METRICS: readonly PlausibleMetric[] = ["bounce_rate", "views_per_visit", "visit_duration"];
+
+/** Plausible's rules on which metrics go with which dimensions and filters. */
+function checkMetrics(query: PlausibleQuery): void {
+  const filtersOn = (dimension: string) => query.conditions.some((condition) => condition.dimension === dimension);
+  const goal = query.dimensions.includes("event:goal") || filtersOn("event:goal");
+  if (query.metrics.includes("conversion_rate") && !goal)
+    fail("Metric `conversion_rate` can only be queried with event:goal filters or dimensions.");
+  if (query.metrics.includes("percentage") && query.dimensions.length === 0)
+    fail("Metric `percentage` can only be queried with dimensions.");
+  if (query.metrics.includes("views_per_visit")) {
+    if (filtersOn("event:page")) fail("Metric `views_per_visit` cannot be queried with a filter on `event:page`.");
+    if (query.dimensions.length > 0) fail("Metric `views_per_visit` cannot be queried with `dimensions`.");
+  }
+  const session = query.metrics.filter((metric) => SESSION_METRICS.includes(metric));
+  if (session.length > 0 && query.dimensions.some((name) => name.startsWith("event:") && name !== "event:page")) {
+    fail(`Session metric(s) \`${session.join(", ")}\` cannot be queried along with event dimensions.`);
+  }
+  if (query.include.time_labels && !query.dimensions.some(isTimeDimension)) fail("Invalid include.time_labels: requires a time dimension.");
+}
+
+const KEYS = new Set(["site_id", "date_range", "metrics", "dimensions", "filters", "order_by", "pagination", "include"]);
+
+/** A Stats API v2 body checked, with Plausible's error messages; its filters as conditions that must all hold. */
+export function parsePlausibleQuery(body: unknown): PlausibleQuery {
+  if (!isObject(body)) return fail("The request body must be a JSON object.");
+  for (const key of Object.keys(body)) if (!KEYS.has(key)) fail(`Invalid query: unknown key ${show(key)}.`);
+  if (typeof body.site_id !== "string" || body.site_id === "") return fail("The site_id field is required: the website's domain.");
+  if (body.date_range === undefined) return fail("The date_range field is required.");
+  const metrics = parseMetrics(body);
+  const dimensions = list(body, "dimensions").map((name) =>
+    typeof name === "string" && isTimeDimension(name) ? name : checkDimension(name, "dimensions"),
+  );
+  if (new Set(dimensions).size !== dimensions.length) fail("Some dimensions are listed multiple times.");
+  if (dimensions.filter(isTimeDimension).length > 1) fail("Only one time dimension may be queried.");
+  const filters = list(body, "filters");
+  const query: PlausibleQuery = {
+    site_id: body.site_id,
+    date_range: parseDateRange(body.date_range),
+    metrics,
+    dimensions,
+    conditions: filters.flatMap(conditionsOf),
+    filters,
+    order_by: parseOrderBy(body, [...metrics, ...dimensions]),
+    pagination: parsePagination(body.pagination),
+    include: parseInclude(body.include),
+  };
+  checkMetrics(query);
+  return query;
+}
+
+/** The day a date or a whole-day date-time names, or a 400: Tally counts whole days. */
+function dayOf(text: string, end: boolean): string {
+  const [day = "", time] = text.split("T");
+  const wholeDay = time === undefined || time.startsWith(end ? "23:59:59" : "00:00:00");
+  if (!isCalendarDate(day) || !isInDomain(day)) return fail(`Invalid date_range: ${show(text)} is not a date.`);
+  if (!wholeDay)
+    return fail(`Invalid date_range: Tally counts whole days, so a range must start at 00:00:00 and end at 23:59:59 (${show(text)}).`);
+  return day;
+}
+
+const monthStart = (day: string) => `${day.slice(0, 7)}-01`;
+const monthEnd = (day: string) => addDays(monthStart(addDays(monthStart(day), 31)), -1);
+const monthsBefore = (day: string, months: number) => {
+  const index = Number(day.slice(0, 4)) * 12 + Number(day.slice(5, 7)) - 1 - months;
+  return `${String(Math.floor(index / 12)).padStart(4, "0")}-${String((index % 12) + 1).padStart(2, "0")}-01`;
+};
+
+/** Longest range, as the v1 statistics: 10 years. */
+const MAX_RANGE_DAYS = 3660;
+
+/**
+ * The days a `date_range` covers, in the website's time zone, as Plausible reckons them
+ * (`7d`: today and the 6 days before; `30d`: today and the 30 before; `month`, `year`: the whole
+ * current period). `all` starts at `firstDay`, the first day with statistics.
+ */
+export async function resolveDateRange(
+  range: DateRangeInput,
+  today: string,
+  firstDay: () => Promise<string>,
+): Promise<{ from: string; to: string }> {
+  let resolved: { from: string; to: string };
+  if (Array.isArray(range)) resolved = { from: dayOf(range[0], false), to: dayOf(range[1], true) };
+  else if (range === "all") {
+    const from = await firstDay();
+    resolved = { from: from < today ? from : today, to: today };
+  } else {
+    const last = {
+      day: today,
+      "7d": today,
+      "28d": today,
+      "30d": today,
+      "91d": today,
+      month: monthEnd(today),
+      "6mo": monthEnd(today),
+      "12mo": monthEnd(today),
+      year: `${today.slice(0, 4)}-12-31`,
+    }[range];
+    const first = {
+      day: today,
+      "7d": addDays(today, -6),
+      "28d": addDays(today, -28),
+      "30d": addDays(today, -30),
+      "91d": addDays(today, -91),
+      month: monthStart(today),
+      "6mo": monthsBefore(today, 5),
+      "12mo": monthsBefore(today, 11),
+      year: `${today.slice(0, 4)}-01-01`,
+    }[range];
+    resolved = { from: first, to: last };
+  }
+  if (resolved.from > resolved.to) fail("Invalid date_range: the first day is after the last.");
+  if (dayNumber(resolved.to) - dayNumber(resolved.from) > MAX_RANGE_DAYS) fail(`Invalid date_range: at most ${MAX_RANGE_DAYS} days.`);
+  return resolved;
+}

@@ -1,0 +1,334 @@
+// Plausible's Stats API v2 (`POST /api/v2/query`): the request bodies of Plausible's own
+// documentation (fixtures/plausible-queries.json, verbatim: the test website is `dummy.site`)
+// are answered in Plausible's shape, and every number is the one Tally's v1 statistics give
+// for the same days and filters. What Tally cannot answer is a 400 naming it. Both dialects.
+import type { Tally } from "@tally-analytics/core";
+import { readFileSync } from "node:fs";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { apiClient, jsonBody, type ApiClient } from "../support/api-client.js";
+import { DIALECTS } from "../support/databases.js";
+import { createTestTally, type TestTally } from "../support/tally-fixture.js";
+import { transports, type Served } from "../support/transports.js";
+
+interface Fixture {
+  id: string;
+  source: string;
+  body: Record<string, unknown> & { metrics: string[]; dimensions?: string[]; date_range: unknown };
+  /** The same filters as v1 `filter` parameters. */
+  v1_filter?: string[];
+  /** Refused: the 400's message names this. */
+  refused?: string;
+}
+
+const FIXTURES = JSON.parse(readFileSync(new URL("./fixtures/plausible-queries.json", import.meta.url), "utf8")) as Fixture[];
+const ANSWERED = FIXTURES.filter((fixture) => fixture.refused === undefined);
+const REFUSED = FIXTURES.filter((fixture) => fixture.refused !== undefined);
+
+const DAY_MS = 86_400_000;
+const dayOf = (ms: number) => new Date(ms).toISOString().slice(0, 10);
+const PLACES = [
+  ["DE", "Berlin"],
+  ["EE", "Tallinn"],
+  ["US", "San Francisco"],
+  ["PL", "Warsaw"],
+] as const;
+const UTM = ["?utm_medium=social&utm_source=twitter", "?utm_medium=email&utm_source=newsletter", ""];
+const LANDING = ["/", "/blog/hello", "/docs/start", "/login"];
+
+/** Twelve people a day over the last ten days (and a few on two days of 2024), as imports name them. */
+async function generate(tally: Tally, now: number): Promise<void> {
+  const days = [
+    ...Array.from({ length: 10 }, (_, ago) => Date.parse(`${dayOf(now - ago * DAY_MS)}T00:00:00Z`)),
+    Date.parse("2024-01-10T00:00:00Z"),
+    Date.parse("2024-08-05T00:00:00Z"),
+  ];
+  for (const [index, start] of days.entries()) {
+    const people = index < 10 ? 12 : 3;
+    for (let p = 0; p < people; p++) {
+      const at = start === Date.parse(`${dayOf(now)}T00:00:00Z`) ? now - (p + 1) * 240_000 : start + 8 * 3_600_000 + p * 47 * 60_000;
+      const [country, city] = PLACES[p % 4]!;
+      const visitor = {
+        ip: "",
+        visitorKey: `person-${p}`,
+        known: {
+          browser: ["Chrome", "Firefox", "Safari"][p % 3]!,
+          os: ["GNU/Linux", "Mac", "Windows", "iOS"][p % 4]!,
+          device: p % 2 ? "mobile" : "desktop",
+          country,
+          city,
+        },
+      };
+      const campaign = p % 5 === 0 ? `${UTM[p % 3] ? "&" : "?"}utm_campaign=Referral` : "";
+      const landing = LANDING[(p + index) % 4]!;
+      await tally.collect({
+        ...visitor,
+        url: `https://dummy.site${landing}${UTM[p % 3]}${campaign}`,
+        timestamp: at,
+        referrer: p % 3 === 2 ? "https://news.example/" : "",
+      });
+      if (p % 2 === 0) await tally.collect({ ...visitor, url: "https://dummy.site/pricing", timestamp: at + 20_000 });
+      if (p % 3 === 0) {
+        const props = { is_customer: p % 2 === 0 ? "true" : "false" };
+        await tally.collect({ ...visitor, url: "https://dummy.site/pricing", timestamp: at + 40_000, event: "Signup", props });
+      }
+    }
+  }
+  await tally.flush();
+}
+
+interface V1Row {
+  value: string;
+  count: number;
+}
+
+describe.each(DIALECTS)("Plausible's Stats API v2 on %s", (dialect) => {
+  let stored: TestTally;
+  let served: Served;
+  let owner: ApiClient;
+  let id = 0;
+  const now = Date.now();
+
+  beforeAll(async () => {
+    stored = await createTestTally(dialect, { retentionIntervalMs: 0 });
+    const { accountId, key } = await stored.tally.accounts.create();
+    id = (await stored.tally.websites.create(accountId, { domain: "dummy.site" })).id;
+    await generate(stored.tally, now);
+    served = await transports[0]!.serve(stored.tally);
+    owner = apiClient(served, key);
+  }, 120_000);
+
+  afterAll(async () => {
+    await served?.close();
+    await stored?.dispose();
+  });
+
+  const query = async (body: unknown) => {
+    const response = await owner.post("/api/v2/query", jsonBody(body));
+    return { status: response.status, body: response.body as unknown as Record<string, unknown> };
+  };
+
+  /** Every row of a v1 statistic (`GET /api/v1/stats/{id}`). */
+  async function v1(name: string, range: { from: string; to: string }, filters: readonly string[] = [], extra = ""): Promise<V1Row[]> {
+    const filter = filters.map((text) => `&filter=${encodeURIComponent(text)}`).join("");
+    const response = await owner.get(`/api/v1/stats/${id}?name=${name}&from=${range.from}&to=${range.to}&per_page=100${filter}${extra}`);
+    expect(response.status, response.text).toBe(200);
+    return response.body.data as V1Row[];
+  }
+
+  async function v1Totals(range: { from: string; to: string }, filters: readonly string[] = []): Promise<Record<string, number>> {
+    const filter = filters.map((text) => `&filter=${encodeURIComponent(text)}`).join("");
+    const response = await owner.get(`/api/v1/stats/${id}/totals?from=${range.from}&to=${range.to}${filter}`);
+    expect(response.status, response.text).toBe(200);
+    return response.body.data as unknown as Record<string, number>;
+  }
+
+  /** Plausible's `events`: pageviews and custom events (only the goal's events under a goal filter). */
+  async function v1Events(range: { from: string; to: string }, filters: readonly string[], goalOnly = false): Promise<number> {
+    const events = (await v1("event", range, filters)).reduce((sum, row) => sum + row.count, 0);
+    return events + (goalOnly ? 0 : (await v1Totals(range, filters)).pageviews!);
+  }
+
+  /** The figures v1 gives for one scope, by Plausible metric name. */
+  async function v1Figures(range: { from: string; to: string }, filters: readonly string[], metrics: readonly string[]) {
+    const totals = await v1Totals(range, filters);
+    return Promise.all(metrics.map(async (metric) => (metric === "events" ? v1Events(range, filters) : totals[metric])));
+  }
+
+  type Answer = { results: { dimensions: string[]; metrics: number[] }[]; meta: Record<string, unknown>; query: Record<string, unknown> };
+
+  /** The answer's shape, as Plausible gives it. */
+  function checkShape(fixture: Fixture, answer: Answer): { from: string; to: string } {
+    expect(Object.keys(answer).sort()).toEqual(["meta", "query", "results"]);
+    for (const row of answer.results) {
+      expect(Object.keys(row).sort()).toEqual(["dimensions", "metrics"]);
+      expect(row.dimensions).toHaveLength(fixture.body.dimensions?.length ?? 0);
+      expect(row.metrics).toHaveLength(fixture.body.metrics.length);
+      for (const value of row.metrics) expect(typeof value).toBe("number");
+    }
+    expect(answer.query.site_id).toBe("dummy.site");
+    expect(answer.query.metrics).toEqual(fixture.body.metrics);
+    expect(answer.query.dimensions).toEqual(fixture.body.dimensions ?? []);
+    expect(answer.query.filters).toEqual(fixture.body.filters ?? []);
+    const [from, to] = answer.query.date_range as [string, string];
+    expect(from).toMatch(/^\d{4}-\d{2}-\d{2}T00:00:00\+00:00$/);
+    expect(to).toMatch(/^\d{4}-\d{2}-\d{2}T23:59:59\+00:00$/);
+    return { from: from.slice(0, 10), to: to.slice(0, 10) };
+  }
+
+  it("has at least 25 documented queries Tally answers", () => {
+    expect(ANSWERED.length).toBeGreaterThanOrEqual(25);
+  });
+
+  it.each(ANSWERED.map((fixture) => [fixture.id, fixture] as const))("answers %s as v1 counts it", async (_, fixture) => {
+    const { status, body } = await query(fixture.body);
+    expect(status, JSON.stringify(body)).toBe(200);
+    const answer = body as unknown as Answer;
+    const range = checkShape(fixture, answer);
+    const dimensions = fixture.body.dimensions ?? [];
+    const filters = fixture.v1_filter ?? [];
+    expect(answer.results.length, "every documented query finds rows in the generated data").toBeGreaterThan(0);
+
+    if (dimensions.length === 0) {
+      expect(answer.results).toHaveLength(1);
+      expect(answer.results[0]!.metrics).toEqual(await v1Figures(range, filters, fixture.body.metrics));
+    } else if (dimensions[0] === "time:day") {
+      for (const row of answer.results) {
+        const day = { from: row.dimensions[0]!, to: row.dimensions[0]! };
+        const rowFilters = dimensions[1] ? [...filters, `prop:is_customer:is:${row.dimensions[1]}`] : filters;
+        expect(row.metrics).toEqual(await v1Figures(day, rowFilters, fixture.body.metrics));
+      }
+      // Days ascending, then the property descending (custom-properties' order_by).
+      const keys = answer.results.map((row) => row.dimensions.join(" "));
+      expect(keys).toEqual([...keys].sort((a, b) => (a.slice(0, 10) === b.slice(0, 10) ? b.localeCompare(a) : a.localeCompare(b))));
+    } else if (dimensions[0] === "time:hour") {
+      const hours = await v1("visitors_hours", range);
+      expect(answer.results).toEqual(
+        hours.filter((row) => row.count > 0).map((row) => ({ dimensions: [`${range.from} ${row.value}:00:00`], metrics: [row.count] })),
+      );
+      expect(answer.meta.time_labels).toEqual(
+        Array.from({ length: 24 }, (_, hour) => `${range.from} ${String(hour).padStart(2, "0")}:00:00`),
+      );
+    } else if (dimensions[0] === "visit:country_name") {
+      const countries = await v1("country", range, filters);
+      const names = new Map(countries.map((row) => [row.value.split(":")[1]!, row.value]));
+      const cities = dimensions[1] ? await v1("city", range, filters) : [];
+      const expected = await Promise.all(
+        answer.results.map(async (row) => {
+          const rowFilters = [`country:is:${names.get(row.dimensions[0]!)}`];
+          if (row.dimensions[1]) rowFilters.push(`city:is:${cities.find((city) => city.value.endsWith(`:${row.dimensions[1]}`))!.value}`);
+          return v1Figures(range, [...filters, ...rowFilters], fixture.body.metrics);
+        }),
+      );
+      expect(answer.results.map((row) => row.metrics)).toEqual(expected);
+      if (!dimensions[1]) {
+        // One row per country v1 lists, each its visitors, ordered visitors desc then name asc.
+        expect(answer.results.map((row) => [row.dimensions[0], row.metrics[0]])).toEqual(
+          countries
+            .map((row) => [row.value.split(":")[1], row.count])
+            .sort((a, b) => (b[1] as number) - (a[1] as number) || String(a[0]).localeCompare(String(b[0]))),
+        );
+      } else expect(answer.results).toHaveLength(cities.length);
+    } else if (dimensions[0] === "visit:utm_medium") {
+      const rows: { dimensions: string[]; metrics: number[] }[] = [];
+      for (const medium of await v1("utm_medium", range)) {
+        for (const source of await v1("utm_source", range, [`utm_medium:is:${medium.value}`])) {
+          const rowFilters = [`utm_medium:is:${medium.value}`, `utm_source:is:${source.value}`];
+          rows.push({ dimensions: [medium.value, source.value], metrics: await v1Figures(range, rowFilters, fixture.body.metrics) });
+        }
+      }
+      rows.sort((a, b) => b.metrics[0]! - a.metrics[0]! || a.dimensions.join().localeCompare(b.dimensions.join()));
+      const { offset = 0, limit = 10_000 } = (fixture.body.pagination ?? {}) as { offset?: number; limit?: number };
+      expect(answer.results).toEqual(rows.slice(offset, offset + limit));
+      if (fixture.body.include) expect(answer.meta.total_rows).toBe(rows.length);
+    } else throw new Error(`no check for ${fixture.id}`);
+  });
+
+  it("reckons named date ranges as Plausible does", async () => {
+    const today = dayOf(now);
+    const ranges: Record<string, [string, string]> = {
+      day: [today, today],
+      "7d": [dayOf(now - 6 * DAY_MS), today],
+      "28d": [dayOf(now - 28 * DAY_MS), today],
+      "30d": [dayOf(now - 30 * DAY_MS), today],
+      month: [`${today.slice(0, 7)}-01`, dayOf(Date.UTC(Number(today.slice(0, 4)), Number(today.slice(5, 7)), 0))],
+      year: [`${today.slice(0, 4)}-01-01`, `${today.slice(0, 4)}-12-31`],
+      all: ["2024-01-10", today],
+    };
+    for (const [name, [from, to]] of Object.entries(ranges)) {
+      const { body } = await query({ site_id: "dummy.site", metrics: ["visitors"], date_range: name });
+      expect((body.query as { date_range: string[] }).date_range, name).toEqual([`${from}T00:00:00+00:00`, `${to}T23:59:59+00:00`]);
+    }
+  });
+
+  it.each(REFUSED.map((fixture) => [fixture.id, fixture] as const))("refuses %s with a 400 naming what Tally lacks", async (_, fixture) => {
+    const { status, body } = await query(fixture.body);
+    expect(status).toBe(400);
+    expect(Object.keys(body)).toEqual(["error"]);
+    expect(body.error).toContain(fixture.refused);
+  });
+
+  it("answers goals, percentages and conversion rates as v1's goals", async () => {
+    const range = { from: dayOf(now - 6 * DAY_MS), to: dayOf(now) };
+    const { status, body } = await query({
+      site_id: "dummy.site",
+      metrics: ["visitors", "events", "conversion_rate"],
+      date_range: "7d",
+      dimensions: ["event:goal"],
+    });
+    expect(status).toBe(200);
+    const goals = await v1("goals", range);
+    expect((body as unknown as Answer).results).toEqual(
+      goals.map((row) => ({
+        dimensions: [row.value],
+        metrics: [
+          row.count,
+          (row as unknown as { events: number }).events,
+          (row as unknown as { conversion_rate: number }).conversion_rate,
+        ],
+      })),
+    );
+    // Metrics beyond the statistic's own count: each row counted under its value's filter, and its visitors still v1's.
+    const wide = await query({
+      site_id: "dummy.site",
+      metrics: ["visitors", "pageviews", "bounce_rate", "events"],
+      date_range: "7d",
+      dimensions: ["visit:browser"],
+    });
+    const rows = (wide.body as unknown as Answer).results;
+    expect(rows.map((row) => [row.dimensions[0], row.metrics[0]])).toEqual(
+      (await v1("browser", range)).map((row) => [row.value, row.count]),
+    );
+    for (const row of rows) {
+      expect(row.metrics).toEqual(
+        await v1Figures(range, [`browser:is:${row.dimensions[0]}`], ["visitors", "pageviews", "bounce_rate", "events"]),
+      );
+    }
+    const shares = await query({
+      site_id: "dummy.site",
+      metrics: ["visitors", "percentage"],
+      date_range: "7d",
+      dimensions: ["visit:browser"],
+    });
+    const browsers = await v1("browser", range);
+    const all = (await v1Totals(range)).visitors!;
+    expect((shares.body as unknown as Answer).results).toEqual(
+      browsers.map((row) => ({ dimensions: [row.value], metrics: [row.count, Math.round((1000 * row.count) / all) / 10] })),
+    );
+  });
+
+  it("answers days read from v1's day series as v1's totals of each day", async () => {
+    const metrics = ["visitors", "visits", "pageviews", "bounce_rate", "visit_duration"];
+    const filters = [["is", "visit:os", ["GNU/Linux", "Mac"]]];
+    const { status, body } = await query({ site_id: "dummy.site", metrics, date_range: "30d", dimensions: ["time:day"], filters });
+    expect(status).toBe(200);
+    const rows = (body as unknown as Answer).results;
+    expect(rows).toHaveLength(10);
+    for (const row of rows) {
+      const day = { from: row.dimensions[0]!, to: row.dimensions[0]! };
+      expect(row.metrics).toEqual(await v1Figures(day, ["os:is:GNU/Linux|Mac"], metrics));
+    }
+  });
+
+  it("answers Plausible's errors: 401 without a key, 404 for another domain, 400 for what Tally does not keep", async () => {
+    const anonymous = apiClient(served, null);
+    const unauthenticated = await anonymous.post(
+      "/api/v2/query",
+      jsonBody({ site_id: "dummy.site", metrics: ["visitors"], date_range: "7d" }),
+    );
+    expect(unauthenticated.status).toBe(401);
+    expect(Object.keys(unauthenticated.body)).toEqual(["error"]);
+    const other = await stored.tally.accounts.create();
+    const stranger = apiClient(served, other.key);
+    const hidden = await stranger.post("/api/v2/query", jsonBody({ site_id: "dummy.site", metrics: ["visitors"], date_range: "7d" }));
+    expect(hidden.status).toBe(404);
+    expect(hidden.body).toEqual({ error: 'Site "dummy.site" not found in this account.' });
+    for (const dimension of ["visit:channel", "visit:source", "visit:region"]) {
+      const { status, body } = await query({ site_id: "dummy.site", metrics: ["visitors"], date_range: "7d", dimensions: [dimension] });
+      expect(status).toBe(400);
+      expect(body.error).toBe(`Tally does not keep ${dimension}; it cannot be used in dimensions.`);
+    }
+    const malformed = await owner.post("/api/v2/query", { body: "{", headers: { "content-type": "application/json" } });
+    expect(malformed.status).toBe(400);
+    expect(malformed.body).toEqual({ error: "The request body is not valid JSON." });
+  });
+});
