@@ -9,7 +9,19 @@
  * them for the rollups.
  */
 import type { RawHit, SiteConfig } from "./reference-data.js";
-import { ipMatchesList, languageOf, localDayHour, pageOf, propsOf, referrerHost, screenOf, utmOf, UTM_FIELDS } from "./reference-fields.js";
+import {
+  channelOf,
+  ipMatchesList,
+  languageOf,
+  localDayHour,
+  pageOf,
+  propsOf,
+  referrerHost,
+  screenOf,
+  sourceOf,
+  utmOf,
+  UTM_FIELDS,
+} from "./reference-fields.js";
 
 export { localDayHour } from "./reference-fields.js";
 
@@ -52,6 +64,8 @@ export const VISIT_DIMENSIONS = [
   "city",
   "language",
   "resolution",
+  "source",
+  "channel",
 ] as const;
 export type VisitDimension = (typeof VISIT_DIMENSIONS)[number];
 
@@ -263,6 +277,7 @@ export function buildModel(
 
     let current: ModelVisit;
     if (startsVisit) {
+      const source = sourceOf(referrer, utm.utm_source);
       current = {
         site: site.key,
         visitor: visitorKey,
@@ -282,6 +297,8 @@ export function buildModel(
           city: place?.city ?? "",
           language: languageOf(hit.language),
           resolution: screenOf(hit.screen),
+          source,
+          channel: channelOf(source, utm, url),
         },
         pageviews: 0,
         events: 0,
@@ -327,7 +344,8 @@ export function buildModel(
     add(site, "visit_duration", day, day, durationOf(visit));
     add(site, "visit_pageviews", day, day, visit.pageviews);
     add(site, "exit_page", day, visit.dims.exit_page);
-    for (const field of ["utm_source", "utm_medium", "utm_content", "utm_term"] as const) add(site, field, day, visit.dims[field]);
+    for (const field of ["utm_source", "utm_medium", "utm_content", "utm_term", "source", "channel"] as const)
+      add(site, field, day, visit.dims[field]);
   }
 
   return {

@@ -86,6 +86,8 @@ const VISIT_COUNTS: readonly [string, VisitDimension][] = [
   ["utm_medium", "utm_medium"],
   ["utm_content", "utm_content"],
   ["utm_term", "utm_term"],
+  ["source", "source"],
+  ["channel", "channel"],
 ];
 const VISITOR_COUNTS: readonly VisitDimension[] = ["browser", "os", "device", "country", "continent", "city", "language", "resolution"];
 

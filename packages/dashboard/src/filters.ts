@@ -11,6 +11,8 @@ const LABELS: Readonly<Record<string, MessageKey>> = {
   entry_page: "dimension.entryPage",
   exit_page: "dimension.exitPage",
   referrer: "dimension.referrer",
+  source: "dimension.source",
+  channel: "dimension.channel",
   utm_source: "dimension.utmSource",
   utm_medium: "dimension.utmMedium",
   utm_campaign: "dimension.utmCampaign",

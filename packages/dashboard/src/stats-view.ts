@@ -63,6 +63,13 @@ const CARDS: ReadonlyArray<[MessageKey, readonly Tab[]]> = [
     ],
   ],
   [
+    "card.acquisition",
+    [
+      ["channel", "tab.channels", "unit.visits"],
+      ["source", "tab.sources", "unit.visits"],
+    ],
+  ],
+  [
     "card.sources",
     [
       ["referrer", "tab.referrers", "unit.visits"],

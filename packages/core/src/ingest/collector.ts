@@ -7,6 +7,8 @@ import { PROP_VALUE_LENGTH, readValues } from "../model/dimensions.js";
 import { checkHit, type CheckedHit, type HitInput } from "../model/hit-input.js";
 import { createLocalClock } from "../model/local-time.js";
 import type { Hit } from "../model/hit.js";
+import { channelOf, clickIdOf } from "../enrich/channels.js";
+import { sourceOf } from "../enrich/sources.js";
 import { campaignTagsOf, externalReferrer, pageOf, routePageOf } from "./page.js";
 import type { OutageReport } from "./outage-log.js";
 import type { EngineStore } from "../storage/store.js";
@@ -22,6 +24,16 @@ function truncatedValues(props: Record<string, string>): Record<string, string> 
   const kept: Record<string, string> = {};
   for (const [name, value] of Object.entries(props)) kept[name] = value.slice(0, PROP_VALUE_LENGTH);
   return kept;
+}
+
+/** The visit's source and channel, from the referring host and the page URL's tags and click id. */
+function acquisitionOf(referrer: string, tag: (name: string) => string, url: URL): { source: string; channel: string } {
+  const utmSource = tag("utm_source");
+  const source = sourceOf(referrer, utmSource);
+  return {
+    source,
+    channel: channelOf({ source, utmSource, utmMedium: tag("utm_medium"), utmCampaign: tag("utm_campaign"), clickId: clickIdOf(url) }),
+  };
 }
 
 /** `counted`: a tracker pageview whose view the app's server counted already (docs/statistics.md, "Server-side pageviews"). */
@@ -132,6 +144,8 @@ export function createCollector(options: CollectorOptions) {
     const agent = hit.known
       ? { browser: hit.known.browser || parsed.browser, os: hit.known.os || parsed.os, device: hit.known.device || parsed.device }
       : parsed;
+    const referrer = externalReferrer(hit.referrer, rules.domain);
+    const tag = campaignTagsOf(hit.url);
     return {
       kind: engagement ? "engagement" : hit.event === null ? "pageview" : "event",
       websiteId: rules.id,
@@ -146,8 +160,9 @@ export function createCollector(options: CollectorOptions) {
       props: hit.props && truncatedValues(hit.props),
       values: readValues({
         page: rules.pageNames === "route" ? routePageOf(hit.url, hit.route) : pageOf(hit.url, rules.params, hit.hash),
-        referrer: externalReferrer(hit.referrer, rules.domain),
-        tag: campaignTagsOf(hit.url),
+        referrer,
+        tag,
+        acquisition: acquisitionOf(referrer, tag, hit.url),
         agent,
         place: placeOf(hit),
         language: hit.language,

@@ -3,6 +3,7 @@ import { mkdir, open, readdir, rename, unlink } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { createInterface } from "node:readline";
+import { HIT_DIMENSIONS } from "../model/dimensions.js";
 import type { Hit } from "../model/hit.js";
 import type { Chunk } from "./write-queue.js";
 
@@ -97,9 +98,14 @@ interface FirstFormatHit extends Omit<Hit, "values" | "visitorHash" | "previousV
   language: string;
 }
 
-/** Files written before the registry still replay (kept hits outlive an upgrade). */
+/** Files written before the registry, or before a dimension was added, still replay (kept hits outlive an upgrade). */
 function currentHit(hit: Hit | FirstFormatHit): Hit {
-  if ("values" in hit) return hit;
+  const current = "values" in hit ? hit : registryHit(hit);
+  for (const kind of HIT_DIMENSIONS) current.values[kind] ??= "";
+  return current;
+}
+
+function registryHit(hit: FirstFormatHit): Hit {
   const {
     visitor,
     previousVisitor,
@@ -126,6 +132,8 @@ function currentHit(hit: Hit | FirstFormatHit): Hit {
     values: {
       page,
       referrer,
+      source: "",
+      channel: "",
       browser,
       os,
       device,

@@ -36,6 +36,8 @@ export interface HitSources {
   readonly place: { readonly country: string; readonly continent: string; readonly city: string } | null;
   readonly language: string;
   readonly screen: string;
+  /** The visit's named source and channel (enrich/sources.ts, enrich/channels.ts). */
+  readonly acquisition: { readonly source: string; readonly channel: string };
   readonly event: string;
 }
 
@@ -98,6 +100,8 @@ export const DIMENSIONS = {
   event: { code: 16, newPerDay: 200, read: (s) => s.event, hitStatistics: ["event", "goals"], innerRollups: ["event_visitors"] },
   prop_name: { code: 17, newPerDay: 200 },
   prop_value: { code: 18, newPerDay: 5000, hitStatistics: ["event_property"] },
+  source: { code: 19, newPerDay: 2000, read: (s) => s.acquisition.source, visit: { source: visitOnce("source") } },
+  channel: { code: 20, newPerDay: 50, read: (s) => s.acquisition.channel, visit: { channel: visitOnce("channel") } },
 } as const satisfies Record<string, DimensionRow>;
 
 export type DimensionKind = keyof typeof DIMENSIONS;
