@@ -237,6 +237,9 @@ const EXTERNAL_REFERRERS = [
   "https://www.www.example.com/",
   "https://chatgpt.com/",
   "https://m.youtube.com/watch?v=1",
+  "https://semalt.com/",
+  "http://www.buttons-for-website.com/x",
+  "https://forum.darodar.com/",
 ];
 const GARBAGE_REFERRERS = [
   "not a url",

@@ -151,6 +151,12 @@ export function referrerHost(referrer: string | undefined, site: SiteConfig): st
   return host === site.domain ? "" : host;
 }
 
+const SPAM = new Set(readFileSync(new URL("../../packages/core/lists/referrer-spam.txt", import.meta.url), "utf8").split("\n"));
+
+/** docs/statistics.md, "A hit": the referring host or a parent domain of it is on the spam list. */
+export const isReferrerSpam = (host: string): boolean =>
+  host.split(".").some((_, i, labels) => i < labels.length - 1 && SPAM.has(labels.slice(i).join(".")));
+
 export const UTM_FIELDS = ["utm_source", "utm_medium", "utm_campaign", "utm_content", "utm_term"] as const;
 export type UtmField = (typeof UTM_FIELDS)[number];
 

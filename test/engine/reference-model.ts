@@ -12,6 +12,7 @@ import type { RawHit, SiteConfig } from "./reference-data.js";
 import {
   channelOf,
   ipMatchesList,
+  isReferrerSpam,
   languageOf,
   localDayHour,
   pageOf,
@@ -29,11 +30,11 @@ export interface GeoSource {
   lookup(ip: string): { country: string; continent: string; city: string } | null;
 }
 export interface AgentSource {
-  parse(userAgent: string): { browser: string; os: string; device: string };
+  parse(userAgent: string): { browser: string; os: string; device: string; browserVersion: string; osVersion: string };
   isBot(userAgent: string): boolean;
 }
 
-export type Verdict = "accepted" | "bot" | "excluded-ip";
+export type Verdict = "accepted" | "bot" | "referrer-spam" | "excluded-ip";
 
 /** name → day → value → count */
 export type DayCounts = Map<string, Map<string, Map<string, number>>>;
@@ -66,6 +67,8 @@ export const VISIT_DIMENSIONS = [
   "resolution",
   "source",
   "channel",
+  "browser_version",
+  "os_version",
 ] as const;
 export type VisitDimension = (typeof VISIT_DIMENSIONS)[number];
 
@@ -214,6 +217,10 @@ export function buildModel(
       verdicts.push("bot");
       continue;
     }
+    if (site.exclude_bots === 1 && isReferrerSpam(referrerHost(hit.referrer, site))) {
+      verdicts.push("referrer-spam");
+      continue;
+    }
     if (ipMatchesList(hit.ip, site.exclude_ips)) {
       verdicts.push("excluded-ip");
       continue;
@@ -252,6 +259,8 @@ export function buildModel(
       add(site.key, "browser", day, agent.browser);
       add(site.key, "os", day, agent.os);
       add(site.key, "device", day, agent.device);
+      add(site.key, "browser_version", day, agent.browserVersion);
+      add(site.key, "os_version", day, agent.osVersion);
       add(site.key, "country", day, place?.country ?? "");
       add(site.key, "continent", day, place?.continent ?? "");
       add(site.key, "city", day, place?.city ?? "");
@@ -299,6 +308,8 @@ export function buildModel(
           resolution: screenOf(hit.screen),
           source,
           channel: channelOf(source, utm, url),
+          browser_version: agent.browserVersion,
+          os_version: agent.osVersion,
         },
         pageviews: 0,
         events: 0,

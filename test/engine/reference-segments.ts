@@ -89,7 +89,18 @@ const VISIT_COUNTS: readonly [string, VisitDimension][] = [
   ["source", "source"],
   ["channel", "channel"],
 ];
-const VISITOR_COUNTS: readonly VisitDimension[] = ["browser", "os", "device", "country", "continent", "city", "language", "resolution"];
+const VISITOR_COUNTS: readonly VisitDimension[] = [
+  "browser",
+  "os",
+  "device",
+  "country",
+  "continent",
+  "city",
+  "language",
+  "resolution",
+  "browser_version",
+  "os_version",
+];
 
 /** A page goal's pattern as a test: the whole page, `*` standing for any characters, case-sensitive. */
 export function pagePattern(pattern: string): (page: string) => boolean {

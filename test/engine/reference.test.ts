@@ -160,6 +160,9 @@ describe.each(DIALECTS)("reference on %s", (dialect) => {
       expect(siteCount).toBe(SITES.length);
       expect(tallies.bot).toBeGreaterThan(100);
       expect(tallies["excluded-ip"]).toBeGreaterThan(100);
+      expect(tallies["referrer-spam"]).toBeGreaterThan(20);
+      // Referrer spam counts where bots do (exclude_bots=0).
+      expect(hits.some((hit, i) => hit.referrer?.includes("semalt") && model.verdicts[i] === "accepted")).toBe(true);
       expect(reference.verdictMismatches).toEqual([]);
       expect(checkpointReads).toBeGreaterThan(100);
       expect(checkpointProblems.slice(0, 5)).toEqual([]);

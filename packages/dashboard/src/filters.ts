@@ -21,6 +21,8 @@ const LABELS: Readonly<Record<string, MessageKey>> = {
   browser: "dimension.browser",
   os: "dimension.os",
   device: "dimension.device",
+  browser_version: "dimension.browserVersion",
+  os_version: "dimension.osVersion",
   country: "dimension.country",
   continent: "dimension.continent",
   city: "dimension.city",

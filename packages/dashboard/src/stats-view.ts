@@ -94,6 +94,8 @@ const CARDS: ReadonlyArray<[MessageKey, readonly Tab[]]> = [
       ["browser", "tab.browsers", "unit.visitors"],
       ["os", "tab.os", "unit.visitors"],
       ["device", "tab.devices", "unit.visitors"],
+      ["browser_version", "tab.browserVersions", "unit.visitors"],
+      ["os_version", "tab.osVersions", "unit.visitors"],
     ],
   ],
   [

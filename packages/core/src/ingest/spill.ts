@@ -3,7 +3,7 @@ import { mkdir, open, readdir, rename, unlink } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { createInterface } from "node:readline";
-import { HIT_DIMENSIONS } from "../model/dimensions.js";
+import { HIT_DIMENSIONS, type DimensionValues } from "../model/dimensions.js";
 import type { Hit } from "../model/hit.js";
 import type { Chunk } from "./write-queue.js";
 
@@ -105,6 +105,7 @@ function currentHit(hit: Hit | FirstFormatHit): Hit {
   return current;
 }
 
+/** The values a hit of the first format had; currentHit gives the kinds added since "". */
 function registryHit(hit: FirstFormatHit): Hit {
   const {
     visitor,
@@ -124,31 +125,30 @@ function registryHit(hit: FirstFormatHit): Hit {
     language,
     ...rest
   } = hit;
+  const values: Partial<DimensionValues> = {
+    page,
+    referrer,
+    browser,
+    os,
+    device,
+    country,
+    continent,
+    city,
+    language,
+    resolution: screen,
+    event: event ?? "",
+    utm_source: utm.source,
+    utm_medium: utm.medium,
+    utm_campaign: utm.campaign,
+    utm_content: utm.content,
+    utm_term: utm.term,
+  };
   return {
     ...rest,
     visitorHash: visitor,
     previousVisitorHash: previousVisitor,
     nextVisitorHash: nextVisitor,
-    values: {
-      page,
-      referrer,
-      source: "",
-      channel: "",
-      browser,
-      os,
-      device,
-      country,
-      continent,
-      city,
-      language,
-      resolution: screen,
-      event: event ?? "",
-      utm_source: utm.source,
-      utm_medium: utm.medium,
-      utm_campaign: utm.campaign,
-      utm_content: utm.content,
-      utm_term: utm.term,
-    },
+    values: values as DimensionValues,
   };
 }
 

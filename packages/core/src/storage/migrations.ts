@@ -284,6 +284,7 @@ const migrationFactories: Record<string, MigrationFactory> = {
     },
   }),
   "0016_channels_and_sources": () => ({ up: (db) => addVisitColumns(db, ["source", "channel"]) }),
+  "0017_versions": () => ({ up: (db) => addVisitColumns(db, ["browser_version", "os_version"]) }),
 };
 
 /**
