@@ -22,7 +22,10 @@ export const screenshotPath = (name: string): string => new URL(name, SCREENSHOT
 export const DESKTOP = { width: 1280, height: 800 };
 export const PHONE = { width: 390, height: 844 };
 
-export interface DashboardPageOptions extends Pick<BrowserContextOptions, "timezoneId" | "locale" | "bypassCSP" | "permissions"> {
+export interface DashboardPageOptions extends Pick<
+  BrowserContextOptions,
+  "timezoneId" | "locale" | "bypassCSP" | "permissions" | "userAgent"
+> {
   colorScheme?: "light" | "dark";
   viewport?: { width: number; height: number };
   /** An API key put in sessionStorage before the page loads, as the sign-in form does. */

@@ -235,6 +235,11 @@ const EXTERNAL_REFERRERS = [
   "https://old.reddit.com/r/selfhosted",
   "https://github.com/tally/tally",
   "https://www.www.example.com/",
+  "https://chatgpt.com/",
+  "https://m.youtube.com/watch?v=1",
+  "https://semalt.com/",
+  "http://www.buttons-for-website.com/x",
+  "https://forum.darodar.com/",
 ];
 const GARBAGE_REFERRERS = [
   "not a url",
@@ -295,7 +300,7 @@ const PLANS = ["free", "pro", "Pro", "team", "Team Plus", "a|b\\c"];
 /** utm_* values as written in URLs: encoded, padded, a control character, a pipe, one longer than 200 characters. */
 const UTM_VALUES: Record<string, readonly string[]> = {
   utm_source: ["google", "newsletter", "Newsletter", "twitter", "%20facebook%20", "bing|ads", "caf%C3%A9"],
-  utm_medium: ["cpc", "email", "social", "%01email", "%20%01%20email", "banner"],
+  utm_medium: ["cpc", "email", "social", "%01email", "%20%01%20email", "banner", "affiliate", "Paid_Social"],
   utm_content: ["hero-link", "footer", "textlink", "Variant+B"],
   utm_term: ["running+shoes", "analytics", "privacy%20first", "x".repeat(230)],
 };

@@ -3,6 +3,7 @@
  * parameters, screen, language, properties, local day and hour), and the IP lists,
  * written from the document for the reference model, not taken from the engine.
  */
+import { readFileSync } from "node:fs";
 import type { SiteConfig } from "./reference-data.js";
 
 // ---------- IP addresses and CIDR, by hand ----------
@@ -150,6 +151,12 @@ export function referrerHost(referrer: string | undefined, site: SiteConfig): st
   return host === site.domain ? "" : host;
 }
 
+const SPAM = new Set(readFileSync(new URL("../../packages/core/lists/referrer-spam.txt", import.meta.url), "utf8").split("\n"));
+
+/** docs/statistics.md, "A hit": the referring host or a parent domain of it is on the spam list. */
+export const isReferrerSpam = (host: string): boolean =>
+  host.split(".").some((_, i, labels) => i < labels.length - 1 && SPAM.has(labels.slice(i).join(".")));
+
 export const UTM_FIELDS = ["utm_source", "utm_medium", "utm_campaign", "utm_content", "utm_term"] as const;
 export type UtmField = (typeof UTM_FIELDS)[number];
 
@@ -178,4 +185,78 @@ export function languageOf(language: string | undefined): string {
   if (!/^[A-Za-z]{2,3}$/.test(subtags[0]!)) return "";
   if (!subtags.slice(1).every((tag) => /^[A-Za-z0-9]{1,8}$/.test(tag))) return "";
   return subtags[0]!.toLowerCase();
+}
+
+// ---------- source and channel (docs/statistics.md, "Source" and "Channel") ----------
+
+/** The data source the engine reads too: name → [category, ...hosts]. */
+const SOURCE_LIST = JSON.parse(readFileSync(new URL("../../packages/core/lists/sources.json", import.meta.url), "utf8")) as Record<
+  string,
+  string[]
+>;
+const nameOfHost = new Map(Object.entries(SOURCE_LIST).flatMap(([name, [, ...hosts]]) => hosts.map((host) => [host, name] as const)));
+const listNames = Object.keys(SOURCE_LIST);
+
+export function sourceOf(referrer: string, utmSource: string): string {
+  if (referrer === "") return listNames.find((name) => name.toLowerCase() === utmSource.toLowerCase()) ?? utmSource;
+  const labels = referrer.split(".");
+  const domains = labels.slice(0, -1).map((_, i) => labels.slice(i).join("."));
+  return domains.map((domain) => nameOfHost.get(domain)).find((name) => name !== undefined) ?? referrer;
+}
+
+interface Arrival {
+  source: string;
+  category: string;
+  medium: string;
+  campaign: string;
+  tagged: string;
+  clickId: string;
+}
+
+const paidMedium = (a: Arrival) => /^(.*cp.*|ppc|retargeting|paid.*)$/.test(a.medium);
+const paidTag = (a: Arrival) => a.tagged === "adwords" || /(^|[^a-z])ads?$/.test(a.tagged);
+const shopping = (a: Arrival) => a.category === "shopping" || /(([^a-df-z]|^)shop|shopping)/.test(a.campaign);
+const paidIn = (category: string) => (a: Arrival) => a.category === category && (paidMedium(a) || paidTag(a));
+const mentionsEmail = (text: string) => ["email", "e-mail", "e_mail", "e mail", "newsletter"].some((tag) => text.includes(tag));
+
+/** The document's rules in its order; the first that holds names the channel. */
+const CHANNEL_RULES: readonly (readonly [string, (a: Arrival) => boolean])[] = [
+  ["Cross-network", (a) => a.campaign.includes("cross-network")],
+  ["Paid Shopping", (a) => shopping(a) && paidMedium(a)],
+  [
+    "Paid Search",
+    (a) => paidIn("search")(a) || (a.source === "google" && a.clickId === "gclid") || (a.source === "bing" && a.clickId === "msclkid"),
+  ],
+  ["Paid Social", paidIn("social")],
+  ["Paid Video", paidIn("video")],
+  ["Display", (a) => ["display", "banner", "expandable", "interstitial", "cpm"].includes(a.medium)],
+  ["Paid Other", paidMedium],
+  ["Organic Shopping", shopping],
+  [
+    "Organic Social",
+    (a) =>
+      a.category === "social" || ["social", "social-network", "social-media", "sm", "social network", "social media"].includes(a.medium),
+  ],
+  ["Organic Video", (a) => a.category === "video" || a.medium.includes("video")],
+  ["AI Assistants", (a) => a.category === "ai"],
+  ["Organic Search", (a) => a.category === "search"],
+  ["Email", (a) => a.category === "email" || mentionsEmail(a.tagged) || mentionsEmail(a.medium)],
+  ["Affiliates", (a) => a.medium === "affiliate"],
+  ["Audio", (a) => a.medium === "audio"],
+  ["SMS", (a) => a.tagged === "sms" || a.medium === "sms"],
+  ["Mobile Push Notifications", (a) => /push$|mobile|notification/.test(a.medium) || a.source === "firebase"],
+  ["Referral", (a) => ["referral", "app", "link"].includes(a.medium) || a.source !== ""],
+];
+
+export function channelOf(source: string, utm: Record<UtmField, string>, url: URL): string {
+  const name = listNames.find((listed) => listed.toLowerCase() === source.toLowerCase());
+  const arrival: Arrival = {
+    source: source.toLowerCase(),
+    category: name === undefined ? "" : SOURCE_LIST[name]![0]!,
+    medium: utm.utm_medium.toLowerCase(),
+    campaign: utm.utm_campaign.toLowerCase(),
+    tagged: utm.utm_source.toLowerCase(),
+    clickId: url.searchParams.has("gclid") ? "gclid" : url.searchParams.has("msclkid") ? "msclkid" : "",
+  };
+  return CHANNEL_RULES.find(([, holds]) => holds(arrival))?.[0] ?? "Direct";
 }

@@ -108,7 +108,7 @@ export async function openReference(dialect: DialectName, options: ReferenceOpti
       websiteIds,
       hits,
       model,
-      tallies: { accepted: 0, bot: 0, "excluded-ip": 0 },
+      tallies: { accepted: 0, bot: 0, "referrer-spam": 0, "excluded-ip": 0 },
       verdictMismatches: [],
       ingestMs: 0,
       retention: { deleted: 0, expected: 0 },

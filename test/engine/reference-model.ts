@@ -9,7 +9,20 @@
  * them for the rollups.
  */
 import type { RawHit, SiteConfig } from "./reference-data.js";
-import { ipMatchesList, languageOf, localDayHour, pageOf, propsOf, referrerHost, screenOf, utmOf, UTM_FIELDS } from "./reference-fields.js";
+import {
+  channelOf,
+  ipMatchesList,
+  isReferrerSpam,
+  languageOf,
+  localDayHour,
+  pageOf,
+  propsOf,
+  referrerHost,
+  screenOf,
+  sourceOf,
+  utmOf,
+  UTM_FIELDS,
+} from "./reference-fields.js";
 
 export { localDayHour } from "./reference-fields.js";
 
@@ -17,11 +30,11 @@ export interface GeoSource {
   lookup(ip: string): { country: string; continent: string; city: string } | null;
 }
 export interface AgentSource {
-  parse(userAgent: string): { browser: string; os: string; device: string };
+  parse(userAgent: string): { browser: string; os: string; device: string; browserVersion: string; osVersion: string };
   isBot(userAgent: string): boolean;
 }
 
-export type Verdict = "accepted" | "bot" | "excluded-ip";
+export type Verdict = "accepted" | "bot" | "referrer-spam" | "excluded-ip";
 
 /** name → day → value → count */
 export type DayCounts = Map<string, Map<string, Map<string, number>>>;
@@ -52,6 +65,10 @@ export const VISIT_DIMENSIONS = [
   "city",
   "language",
   "resolution",
+  "source",
+  "channel",
+  "browser_version",
+  "os_version",
 ] as const;
 export type VisitDimension = (typeof VISIT_DIMENSIONS)[number];
 
@@ -200,6 +217,10 @@ export function buildModel(
       verdicts.push("bot");
       continue;
     }
+    if (site.exclude_bots === 1 && isReferrerSpam(referrerHost(hit.referrer, site))) {
+      verdicts.push("referrer-spam");
+      continue;
+    }
     if (ipMatchesList(hit.ip, site.exclude_ips)) {
       verdicts.push("excluded-ip");
       continue;
@@ -238,6 +259,8 @@ export function buildModel(
       add(site.key, "browser", day, agent.browser);
       add(site.key, "os", day, agent.os);
       add(site.key, "device", day, agent.device);
+      add(site.key, "browser_version", day, agent.browserVersion);
+      add(site.key, "os_version", day, agent.osVersion);
       add(site.key, "country", day, place?.country ?? "");
       add(site.key, "continent", day, place?.continent ?? "");
       add(site.key, "city", day, place?.city ?? "");
@@ -263,6 +286,7 @@ export function buildModel(
 
     let current: ModelVisit;
     if (startsVisit) {
+      const source = sourceOf(referrer, utm.utm_source);
       current = {
         site: site.key,
         visitor: visitorKey,
@@ -282,6 +306,10 @@ export function buildModel(
           city: place?.city ?? "",
           language: languageOf(hit.language),
           resolution: screenOf(hit.screen),
+          source,
+          channel: channelOf(source, utm, url),
+          browser_version: agent.browserVersion,
+          os_version: agent.osVersion,
         },
         pageviews: 0,
         events: 0,
@@ -327,7 +355,8 @@ export function buildModel(
     add(site, "visit_duration", day, day, durationOf(visit));
     add(site, "visit_pageviews", day, day, visit.pageviews);
     add(site, "exit_page", day, visit.dims.exit_page);
-    for (const field of ["utm_source", "utm_medium", "utm_content", "utm_term"] as const) add(site, field, day, visit.dims[field]);
+    for (const field of ["utm_source", "utm_medium", "utm_content", "utm_term", "source", "channel"] as const)
+      add(site, field, day, visit.dims[field]);
   }
 
   return {

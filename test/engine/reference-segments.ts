@@ -84,8 +84,21 @@ const VISIT_COUNTS: readonly [string, VisitDimension][] = [
   ["utm_medium", "utm_medium"],
   ["utm_content", "utm_content"],
   ["utm_term", "utm_term"],
+  ["source", "source"],
+  ["channel", "channel"],
 ];
-const VISITOR_COUNTS: readonly VisitDimension[] = ["browser", "os", "device", "country", "continent", "city", "language", "resolution"];
+const VISITOR_COUNTS: readonly VisitDimension[] = [
+  "browser",
+  "os",
+  "device",
+  "country",
+  "continent",
+  "city",
+  "language",
+  "resolution",
+  "browser_version",
+  "os_version",
+];
 
 /** A page goal's pattern as a test: the whole page, `*` standing for any characters, case-sensitive. */
 export function pagePattern(pattern: string): (page: string) => boolean {

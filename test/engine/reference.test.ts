@@ -160,6 +160,9 @@ describe.each(DIALECTS)("reference on %s", (dialect) => {
       expect(siteCount).toBe(SITES.length);
       expect(tallies.bot).toBeGreaterThan(100);
       expect(tallies["excluded-ip"]).toBeGreaterThan(100);
+      expect(tallies["referrer-spam"]).toBeGreaterThan(20);
+      // Referrer spam counts where bots do (exclude_bots=0).
+      expect(hits.some((hit, i) => hit.referrer?.includes("semalt") && model.verdicts[i] === "accepted")).toBe(true);
       expect(reference.verdictMismatches).toEqual([]);
       expect(checkpointReads).toBeGreaterThan(100);
       expect(checkpointProblems.slice(0, 5)).toEqual([]);
@@ -200,6 +203,13 @@ describe.each(DIALECTS)("reference on %s", (dialect) => {
       expect(sources).toEqual(expect.arrayContaining(["facebook", "bing|ads", "café"]));
       expect(model.rows("utc", "utm_medium", "2025-01-01", "2028-12-31").map((row) => row.value)).not.toContain("\u0001email");
       expect(Math.max(...model.rows("ny", "utm_term", "2025-01-01", "2028-12-31").map((row) => row.value.length))).toBe(200);
+      // Named sources, unnamed hosts, utm_source without a referrer, and most channels.
+      const named = model.rows("utc", "source", "2025-01-01", "2028-12-31").map((row) => row.value);
+      expect(named).toEqual(
+        expect.arrayContaining(["Google", "Twitter", "Facebook", "Hacker News", "ChatGPT", "example.net", "newsletter"]),
+      );
+      const channels = model.rows("utc", "channel", "2025-01-01", "2028-12-31").map((row) => row.value);
+      expect(channels.length).toBeGreaterThanOrEqual(10);
       // Visits of one pageview and no event, and others; durations above zero.
       const totals = totalsOf(unfiltered("utc"), "2025-01-01", "2028-12-31");
       expect(totals.bounce_rate).toBeGreaterThan(10);

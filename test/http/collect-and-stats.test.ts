@@ -148,6 +148,17 @@ describe.each(apiMatrix)("collect, script and stats over $name", ({ transport, d
       expect(await pageCount(alice, botSite, "/bot")).toBe(1);
     });
 
+    it("drops referrer spam (a listed host or its subdomain) with exclude_bots 1, counts it with exclude_bots 0", async () => {
+      const spamSite = (await tally.websites.create(aliceId, { domain: "spam.example" })).id;
+      for (const referrer of ["https://semalt.com/", "http://www.Darodar.com/x", "https://forum.buttons-for-website.com/"])
+        expectDropped(await sendHit(served, { u: "https://spam.example/landing", r: referrer }), "referrer-spam");
+      expectAccepted(await sendHit(served, { u: "https://spam.example/landing", r: "https://notsemalt.com/" }));
+      expect(await pageCount(alice, spamSite, "/landing")).toBe(1);
+      await tally.websites.update(aliceId, spamSite, { exclude_bots: "0" });
+      expectAccepted(await sendHit(served, { u: "https://spam.example/landing", r: "https://semalt.com/" }));
+      expect(await pageCount(alice, spamSite, "/landing")).toBe(2);
+    });
+
     it("drops a hit from an excluded IP (the socket's, 127.0.0.1)", async () => {
       const excluded = (await tally.websites.create(aliceId, { domain: "excluded.example", exclude_ips: "10.0.0.0/8\n127.0.0.1" })).id;
       expectDropped(await sendHit(served, { u: "https://excluded.example/x" }), "excluded-ip");

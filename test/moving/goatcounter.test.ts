@@ -10,7 +10,7 @@ const HEADER = "2Path,Title,Event,UserAgent,Browser,System,Session,Bot,Referrer,
  * A GoatCounter v2 export as GoatCounter writes it (exportcsv.go, tpl/help/export.md),
  * with the quirks seen in real files: a UTF-8 BOM, CRLF, quoted fields and numbers,
  * Event/FirstVisit as 1/0 and as true/false, a blank UserAgent (newer exports) beside a
- * full one, a width-only screen size, `US-TX` locations, generated (`g`) referrers.
+ * full one, a width-only screen size, `US-TX` locations, generated (`g`) referrers (named sources).
  */
 const ROWS = [
   `/,Home,false,,Chrome 120,Windows 10,a1,0,news.ycombinator.com/item?id=1,h,"1920,1080,1",US-TX,true,2024-03-01T10:00:00Z`,
@@ -38,6 +38,9 @@ const EXPECTED: Record<string, Record<string, number>> = {
   landing_page: { "/": 4 },
   exit_page: { "/pricing": 1, "/": 2, "/blog": 1 },
   referrer: { "news.ycombinator.com": 1, "google.com": 1 },
+  // d4's generated (`g`) referrer `Email` is its source, and its channel by Plausible's rules.
+  source: { "Hacker News": 1, Google: 1, Email: 1 },
+  channel: { "Organic Social": 1, "Organic Search": 1, Direct: 1, Email: 1 },
   campaign: {},
   utm_source: {},
   utm_medium: {},
@@ -46,6 +49,9 @@ const EXPECTED: Record<string, Record<string, number>> = {
   browser: { Chrome: 1, Firefox: 2, Safari: 1 },
   os: { Windows: 1, "Mac OS": 2, iOS: 1 },
   device: { desktop: 3, mobile: 1 },
+  // From the user agent where a row has one (b2), else GoatCounter's Browser and System columns.
+  browser_version: { "Chrome 120": 1, "Firefox 121": 2, "Safari 17": 1 },
+  os_version: { "Windows 10": 1, "Mac OS 10.15": 2, "iOS 17.2": 1 },
   resolution: { "1920x1080": 1, "390x844": 1 },
   language: {},
   country: { "US:United States": 1, "DE:Germany": 2 },

@@ -30,11 +30,11 @@ const FILES: Record<string, string> = {
     `"2024-01-02",5,6,"/"`,
   ].join("\n"),
   "imported_sources_20240101_20240102.csv": [
-    `"date","source","referrer","utm_source","utm_medium","utm_campaign","utm_content","utm_term","pageviews","visitors","visits","visit_duration","bounces"`,
-    `"2024-01-01","","","","","","","",10,5,6,100,2`,
-    `"2024-01-01","Hacker News","news.ycombinator.com/item?id=1","","","","","",15,4,4,900,1`,
-    `"2024-01-01","Newsletter","","newsletter","email","winter","","",5,1,2,200,1`,
-    `"2024-01-02","Google","www.google.com","","","","","",8,5,6,60,5`,
+    `"date","source","referrer","utm_source","utm_medium","utm_campaign","utm_content","utm_term","pageviews","visitors","visits","visit_duration","bounces","channel"`,
+    `"2024-01-01","","","","","","","",10,5,6,100,2,"Direct"`,
+    `"2024-01-01","Hacker News","news.ycombinator.com/item?id=1","","","","","",15,4,4,900,1,"Organic Social"`,
+    `"2024-01-01","Newsletter","","newsletter","email","winter","","",5,1,2,200,1,"Email"`,
+    `"2024-01-02","Google","www.google.com","","","","","",8,5,6,60,5,"Organic Search"`,
   ].join("\n"),
   "imported_custom_events_20240101_20240102.csv": [
     `"date","name","link_url","path","visitors","events"`,
@@ -83,6 +83,9 @@ const EXPECTED: Record<string, Record<string, number>> = {
   landing_page: { "/": 15, "/pricing": 3 },
   exit_page: { "/pricing": 8, "/": 10 },
   referrer: { "news.ycombinator.com": 4, "google.com": 6 },
+  // From the `source` column, and the `channel` column a layout may have.
+  source: { "Hacker News": 4, Newsletter: 2, Google: 6 },
+  channel: { Direct: 6, "Organic Social": 4, Email: 2, "Organic Search": 6 },
   campaign: { winter: 2 },
   utm_source: { newsletter: 2 },
   utm_medium: { email: 2 },
@@ -90,6 +93,9 @@ const EXPECTED: Record<string, Record<string, number>> = {
   utm_term: {},
   browser: { Chrome: 6, Safari: 4 },
   os: { "Mac OS": 6, Linux: 4, iOS: 5 },
+  // Plausible's version columns: the browser's major, the OS's major.minor; none for "(not set)" or "".
+  browser_version: { "Chrome 120": 3, "Chrome 121": 3, "Safari 17": 4 },
+  os_version: { "Mac OS 14": 6, "iOS 17": 5 },
   device: { desktop: 6, mobile: 9 },
   resolution: {},
   language: {},

@@ -21,6 +21,7 @@ const PLAUSIBLE_CARRIES = [
   "landing_page",
   "exit_page",
   "referrer",
+  "source",
   "campaign",
   "utm_source",
   "utm_medium",

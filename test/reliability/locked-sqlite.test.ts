@@ -5,7 +5,7 @@
  * resolves once everything is written, or after closeTimeoutMs keeps what is left in a
  * file that the next start writes.
  */
-import { mkdtempSync, rmSync } from "node:fs";
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { createTally, UnavailableError, type Tally } from "@tally-analytics/core";
@@ -149,6 +149,18 @@ describe("a SQLite file locked by another connection", () => {
     // Tally let go of the file: the app can write, and only the hit from before the lock was counted.
     shared.app.prepare("insert into app_orders (total) values (?)").run(7);
     expect(countsInFile(shared.path)).toEqual({ pageviews: 1, visitors: 1, orders: 2 });
+
+    // As a version before the `source` and `channel` dimensions wrote it: their values are missing.
+    const file = / kept in (\S+\.ndjson),/.exec(kept!)![1]!;
+    const lines = readFileSync(file, "utf8").trimEnd().split("\n");
+    const older = lines.map((line, i) => {
+      if (i === 0) return line;
+      const entry = JSON.parse(line) as { hit: { values: Record<string, string> } };
+      delete entry.hit.values.source;
+      delete entry.hit.values.channel;
+      return JSON.stringify(entry);
+    });
+    writeFileSync(file, `${older.join("\n")}\n`);
 
     // The app starts again: Tally writes the kept hits before anything else, exactly once.
     const again = createTally({ database: shared.app, retentionIntervalMs: 0 });

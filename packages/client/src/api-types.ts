@@ -1892,7 +1892,7 @@ export interface operations {
         parameters: {
             query: {
                 /** @description The statistic (README "Statistics: what each one counts", docs/statistics.md). */
-                name: "bounce_rate" | "browser" | "campaign" | "city" | "continent" | "country" | "device" | "event" | "event_property" | "exit_page" | "goals" | "landing_page" | "language" | "os" | "page" | "pageviews" | "pageviews_hours" | "referrer" | "resolution" | "utm_content" | "utm_medium" | "utm_source" | "utm_term" | "views_per_visit" | "visit_duration" | "visitors" | "visitors_hours" | "visits";
+                name: "bounce_rate" | "browser" | "browser_version" | "campaign" | "channel" | "city" | "continent" | "country" | "device" | "event" | "event_property" | "exit_page" | "goals" | "landing_page" | "language" | "os" | "os_version" | "page" | "pageviews" | "pageviews_hours" | "referrer" | "resolution" | "source" | "utm_content" | "utm_medium" | "utm_source" | "utm_term" | "views_per_visit" | "visit_duration" | "visitors" | "visitors_hours" | "visits";
                 /** @description Only rows whose value contains this, ignoring case. */
                 search?: string;
                 /** @description `url` and `value` mean the same: the row's value. */
@@ -1908,7 +1908,7 @@ export interface operations {
                 from: string;
                 /** @description Last day of the range (inclusive), `Y-m-d` in the website's time zone, 1970-01-01 to 9998-12-31. */
                 to: string;
-                /** @description Conditions that must all hold, each `<dimension>:<operator>:<value>[|<value>…]`; repeat the parameter for several. Dimensions: `page`, `event` (visits that fired it), `entry_page`, `exit_page`, `referrer`, `utm_source`, `utm_medium`, `utm_campaign`, `utm_content`, `utm_term`, `browser`, `os`, `device`, `country`, `continent`, `city`, `language`, `resolution`, and `prop:<name>` (an event property). Operators: `is`, `is_not`, `contains` and `contains_not` (ignoring case). `|` separates values (any of them; `is_not`, `contains_not`: none of them); `\|` and `\\` are a literal `|` and `\`. `country:is:US` matches by code. At most 20 conditions, 50 values each, 2048 characters a value. A bad condition is a 422 naming it (`filter.0`). */
+                /** @description Conditions that must all hold, each `<dimension>:<operator>:<value>[|<value>…]`; repeat the parameter for several. Dimensions: `page`, `event` (visits that fired it), `entry_page`, `exit_page`, `referrer`, `utm_source`, `utm_medium`, `utm_campaign`, `utm_content`, `utm_term`, `browser`, `os`, `device`, `country`, `continent`, `city`, `language`, `resolution`, `source`, `channel`, `browser_version`, `os_version`, and `prop:<name>` (an event property). Operators: `is`, `is_not`, `contains` and `contains_not` (ignoring case). `|` separates values (any of them; `is_not`, `contains_not`: none of them); `\|` and `\\` are a literal `|` and `\`. `country:is:US` matches by code. At most 20 conditions, 50 values each, 2048 characters a value. A bad condition is a 422 naming it (`filter.0`). */
                 filter?: string | string[];
                 /** @description Adds `previous` to every row (and `previous_total`, `comparison`): the same number of days just before, or the same days a year earlier. */
                 compare?: "previous_period" | "year";
@@ -1957,7 +1957,7 @@ export interface operations {
                 from: string;
                 /** @description Last day of the range (inclusive), `Y-m-d` in the website's time zone, 1970-01-01 to 9998-12-31. */
                 to: string;
-                /** @description Conditions that must all hold, each `<dimension>:<operator>:<value>[|<value>…]`; repeat the parameter for several. Dimensions: `page`, `event` (visits that fired it), `entry_page`, `exit_page`, `referrer`, `utm_source`, `utm_medium`, `utm_campaign`, `utm_content`, `utm_term`, `browser`, `os`, `device`, `country`, `continent`, `city`, `language`, `resolution`, and `prop:<name>` (an event property). Operators: `is`, `is_not`, `contains` and `contains_not` (ignoring case). `|` separates values (any of them; `is_not`, `contains_not`: none of them); `\|` and `\\` are a literal `|` and `\`. `country:is:US` matches by code. At most 20 conditions, 50 values each, 2048 characters a value. A bad condition is a 422 naming it (`filter.0`). */
+                /** @description Conditions that must all hold, each `<dimension>:<operator>:<value>[|<value>…]`; repeat the parameter for several. Dimensions: `page`, `event` (visits that fired it), `entry_page`, `exit_page`, `referrer`, `utm_source`, `utm_medium`, `utm_campaign`, `utm_content`, `utm_term`, `browser`, `os`, `device`, `country`, `continent`, `city`, `language`, `resolution`, `source`, `channel`, `browser_version`, `os_version`, and `prop:<name>` (an event property). Operators: `is`, `is_not`, `contains` and `contains_not` (ignoring case). `|` separates values (any of them; `is_not`, `contains_not`: none of them); `\|` and `\\` are a literal `|` and `\`. `country:is:US` matches by code. At most 20 conditions, 50 values each, 2048 characters a value. A bad condition is a 422 naming it (`filter.0`). */
                 filter?: string | string[];
                 /** @description Adds `previous` to every row (and `previous_total`, `comparison`): the same number of days just before, or the same days a year earlier. */
                 compare?: "previous_period" | "year";
@@ -2154,10 +2154,10 @@ export interface operations {
             };
         };
         responses: {
-            /** @description Counted, or dropped on purpose (a bot, an excluded address). */
+            /** @description Counted, or dropped on purpose (a bot, referrer spam, an excluded address). */
             202: {
                 headers: {
-                    /** @description Why the hit was not counted: `bot`, `excluded-ip`, or `counted` (the app's server counted that view or event already: docs/statistics.md). */
+                    /** @description Why the hit was not counted: `bot`, `referrer-spam` (its referring host is on the spam list, under `exclude_bots`), `excluded-ip`, or `counted` (the app's server counted that view or event already: docs/statistics.md). */
                     "X-Tally-Dropped"?: string;
                     [name: string]: unknown;
                 };
@@ -2456,7 +2456,7 @@ export interface operations {
         parameters: {
             query: {
                 /** @description The statistic (README "Statistics: what each one counts", docs/statistics.md). */
-                name: "bounce_rate" | "browser" | "campaign" | "city" | "continent" | "country" | "device" | "event" | "event_property" | "exit_page" | "goals" | "landing_page" | "language" | "os" | "page" | "pageviews" | "pageviews_hours" | "referrer" | "resolution" | "utm_content" | "utm_medium" | "utm_source" | "utm_term" | "views_per_visit" | "visit_duration" | "visitors" | "visitors_hours" | "visits";
+                name: "bounce_rate" | "browser" | "browser_version" | "campaign" | "channel" | "city" | "continent" | "country" | "device" | "event" | "event_property" | "exit_page" | "goals" | "landing_page" | "language" | "os" | "os_version" | "page" | "pageviews" | "pageviews_hours" | "referrer" | "resolution" | "source" | "utm_content" | "utm_medium" | "utm_source" | "utm_term" | "views_per_visit" | "visit_duration" | "visitors" | "visitors_hours" | "visits";
                 /** @description Only rows whose value contains this, ignoring case. */
                 search?: string;
                 /** @description `url` and `value` mean the same: the row's value. */
@@ -2472,7 +2472,7 @@ export interface operations {
                 from: string;
                 /** @description Last day of the range (inclusive), `Y-m-d` in the website's time zone, 1970-01-01 to 9998-12-31. */
                 to: string;
-                /** @description Conditions that must all hold, each `<dimension>:<operator>:<value>[|<value>…]`; repeat the parameter for several. Dimensions: `page`, `event` (visits that fired it), `entry_page`, `exit_page`, `referrer`, `utm_source`, `utm_medium`, `utm_campaign`, `utm_content`, `utm_term`, `browser`, `os`, `device`, `country`, `continent`, `city`, `language`, `resolution`, and `prop:<name>` (an event property). Operators: `is`, `is_not`, `contains` and `contains_not` (ignoring case). `|` separates values (any of them; `is_not`, `contains_not`: none of them); `\|` and `\\` are a literal `|` and `\`. `country:is:US` matches by code. At most 20 conditions, 50 values each, 2048 characters a value. A bad condition is a 422 naming it (`filter.0`). */
+                /** @description Conditions that must all hold, each `<dimension>:<operator>:<value>[|<value>…]`; repeat the parameter for several. Dimensions: `page`, `event` (visits that fired it), `entry_page`, `exit_page`, `referrer`, `utm_source`, `utm_medium`, `utm_campaign`, `utm_content`, `utm_term`, `browser`, `os`, `device`, `country`, `continent`, `city`, `language`, `resolution`, `source`, `channel`, `browser_version`, `os_version`, and `prop:<name>` (an event property). Operators: `is`, `is_not`, `contains` and `contains_not` (ignoring case). `|` separates values (any of them; `is_not`, `contains_not`: none of them); `\|` and `\\` are a literal `|` and `\`. `country:is:US` matches by code. At most 20 conditions, 50 values each, 2048 characters a value. A bad condition is a 422 naming it (`filter.0`). */
                 filter?: string | string[];
                 /** @description Adds `previous` to every row (and `previous_total`, `comparison`): the same number of days just before, or the same days a year earlier. */
                 compare?: "previous_period" | "year";
@@ -2548,7 +2548,7 @@ export interface operations {
                 from: string;
                 /** @description Last day of the range (inclusive), `Y-m-d` in the website's time zone, 1970-01-01 to 9998-12-31. */
                 to: string;
-                /** @description Conditions that must all hold, each `<dimension>:<operator>:<value>[|<value>…]`; repeat the parameter for several. Dimensions: `page`, `event` (visits that fired it), `entry_page`, `exit_page`, `referrer`, `utm_source`, `utm_medium`, `utm_campaign`, `utm_content`, `utm_term`, `browser`, `os`, `device`, `country`, `continent`, `city`, `language`, `resolution`, and `prop:<name>` (an event property). Operators: `is`, `is_not`, `contains` and `contains_not` (ignoring case). `|` separates values (any of them; `is_not`, `contains_not`: none of them); `\|` and `\\` are a literal `|` and `\`. `country:is:US` matches by code. At most 20 conditions, 50 values each, 2048 characters a value. A bad condition is a 422 naming it (`filter.0`). */
+                /** @description Conditions that must all hold, each `<dimension>:<operator>:<value>[|<value>…]`; repeat the parameter for several. Dimensions: `page`, `event` (visits that fired it), `entry_page`, `exit_page`, `referrer`, `utm_source`, `utm_medium`, `utm_campaign`, `utm_content`, `utm_term`, `browser`, `os`, `device`, `country`, `continent`, `city`, `language`, `resolution`, `source`, `channel`, `browser_version`, `os_version`, and `prop:<name>` (an event property). Operators: `is`, `is_not`, `contains` and `contains_not` (ignoring case). `|` separates values (any of them; `is_not`, `contains_not`: none of them); `\|` and `\\` are a literal `|` and `\`. `country:is:US` matches by code. At most 20 conditions, 50 values each, 2048 characters a value. A bad condition is a 422 naming it (`filter.0`). */
                 filter?: string | string[];
                 /** @description Adds `previous` to every row (and `previous_total`, `comparison`): the same number of days just before, or the same days a year earlier. */
                 compare?: "previous_period" | "year";

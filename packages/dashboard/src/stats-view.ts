@@ -63,6 +63,13 @@ const CARDS: ReadonlyArray<[MessageKey, readonly Tab[]]> = [
     ],
   ],
   [
+    "card.acquisition",
+    [
+      ["channel", "tab.channels", "unit.visits"],
+      ["source", "tab.sources", "unit.visits"],
+    ],
+  ],
+  [
     "card.sources",
     [
       ["referrer", "tab.referrers", "unit.visits"],
@@ -87,6 +94,8 @@ const CARDS: ReadonlyArray<[MessageKey, readonly Tab[]]> = [
       ["browser", "tab.browsers", "unit.visitors"],
       ["os", "tab.os", "unit.visitors"],
       ["device", "tab.devices", "unit.visitors"],
+      ["browser_version", "tab.browserVersions", "unit.visitors"],
+      ["os_version", "tab.osVersions", "unit.visitors"],
     ],
   ],
   [

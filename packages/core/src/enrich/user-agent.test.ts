@@ -69,15 +69,28 @@ const browsers: [label: string, ua: string, browser: string, os: string, device:
 describe("createUserAgentParser", () => {
   const parser = createUserAgentParser();
 
+  it("names versions: the browser's major, the OS's major.minor", () => {
+    const versions = (ua: string) => {
+      const { browserVersion, osVersion } = parser.parse(ua);
+      return [browserVersion, osVersion];
+    };
+    expect(versions(browsers[0]![1])).toEqual(["Chrome 124", "Windows 10"]);
+    expect(versions(browsers[1]![1])).toEqual(["Mobile Safari 17", "iOS 17.4"]);
+    expect(versions(browsers[3]![1])).toEqual(["Safari 17", "Mac OS 10.15"]);
+    // Firefox on Linux: ua-parser-js knows no Linux version.
+    expect(versions(browsers[4]![1])).toEqual(["Firefox 125", ""]);
+    expect(versions(browsers[6]![1])).toEqual(["Chrome 124", "Android 10"]);
+  });
+
   it.each(browsers)("parses %s", (_label, ua, browser, os, device) => {
-    expect(parser.parse(ua)).toEqual({ browser, os, device });
+    expect(parser.parse(ua)).toMatchObject({ browser, os, device });
     expect(parser.isBot(ua)).toBe(ua === HEADLESS_CHROME);
   });
 
   it("returns empty strings for what it cannot tell", () => {
-    expect(parser.parse("")).toEqual({ browser: "", os: "", device: "" });
-    expect(parser.parse("foo")).toEqual({ browser: "", os: "", device: "" });
-    expect(parser.parse("curl/8.5.0")).toEqual({ browser: "", os: "", device: "" });
+    expect(parser.parse("")).toEqual({ browser: "", os: "", device: "", browserVersion: "", osVersion: "" });
+    expect(parser.parse("foo")).toEqual({ browser: "", os: "", device: "", browserVersion: "", osVersion: "" });
+    expect(parser.parse("curl/8.5.0")).toEqual({ browser: "", os: "", device: "", browserVersion: "", osVersion: "" });
   });
 
   it.each([

@@ -10,6 +10,10 @@ export interface UserAgentInfo {
   readonly os: string;
   /** "desktop", "mobile", "tablet", "smarttv", "console", "wearable", "embedded"… */
   readonly device: string;
+  /** The browser and its major version: "Chrome 131"; "" without either. */
+  readonly browserVersion: string;
+  /** The OS and its major.minor version: "iOS 17.4", "Windows 10"; "" without either. */
+  readonly osVersion: string;
 }
 
 export interface UserAgentParserOptions {
@@ -42,7 +46,17 @@ const MAX_CACHED_LENGTH = 1024;
  */
 const BROWSER_ALIASES: Readonly<Record<string, string>> = { "Chrome Headless": "Chrome" };
 
-const UNKNOWN: UserAgentInfo = Object.freeze({ browser: "", os: "", device: "" });
+const UNKNOWN: UserAgentInfo = Object.freeze({ browser: "", os: "", device: "", browserVersion: "", osVersion: "" });
+
+/** A name with the first `parts` numbers of its version (`17.4.1` → `17.4`); "" when either is unknown. */
+function withVersion(name: string, version: string | undefined, parts: number): string {
+  const numbers = /^\d+(?:\.\d+)*/
+    .exec(version ?? "")?.[0]
+    .split(".")
+    .slice(0, parts)
+    .join(".");
+  return name === "" || !numbers ? "" : `${name} ${numbers}`;
+}
 
 export function createUserAgentParser({ cacheSize = 2000, allowHeadless = false }: UserAgentParserOptions = {}): UserAgentParser {
   const parsed = createLruCache<string, UserAgentInfo>(cacheSize);
@@ -59,7 +73,13 @@ export function createUserAgentParser({ cacheSize = 2000, allowHeadless = false 
     // ua-parser reports no device type for desktops; with neither browser nor OS
     // recognised there is no evidence of a desktop either.
     const device = result.device.type ?? (browser !== "" || os !== "" ? "desktop" : "");
-    return Object.freeze({ browser, os, device });
+    return Object.freeze({
+      browser,
+      os,
+      device,
+      browserVersion: withVersion(browser, result.browser.version, 1),
+      osVersion: withVersion(os, result.os.version, 2),
+    });
   }
 
   return {

@@ -2,11 +2,14 @@ import { addDays } from "../shared/calendar.js";
 import { NotFoundError, UnavailableError } from "../shared/errors.js";
 import { stripWww } from "../websites/domain.js";
 import { locationOf, type GeoLocation, type GeoLookup } from "../enrich/geo.js";
-import type { createUserAgentParser } from "../enrich/user-agent.js";
+import type { createUserAgentParser, UserAgentInfo } from "../enrich/user-agent.js";
 import { PROP_VALUE_LENGTH, readValues } from "../model/dimensions.js";
-import { checkHit, type CheckedHit, type HitInput } from "../model/hit-input.js";
+import { checkHit, type CheckedHit, type HitInput, type KnownValues } from "../model/hit-input.js";
 import { createLocalClock } from "../model/local-time.js";
 import type { Hit } from "../model/hit.js";
+import { channelOf, clickIdOf } from "../enrich/channels.js";
+import { isReferrerSpam } from "../enrich/referrer-spam.js";
+import { sourceOf } from "../enrich/sources.js";
 import { campaignTagsOf, externalReferrer, pageOf, routePageOf } from "./page.js";
 import type { OutageReport } from "./outage-log.js";
 import type { EngineStore } from "../storage/store.js";
@@ -24,8 +27,34 @@ function truncatedValues(props: Record<string, string>): Record<string, string> 
   return kept;
 }
 
+/**
+ * The visit's source and channel, from the referring host and the page URL's tags and click
+ * id; a source an import knew by name stands in for `utm_source`.
+ */
+function acquisitionOf(referrer: string, tag: (name: string) => string, hit: CheckedHit): { source: string; channel: string } {
+  const utmSource = hit.known?.source || tag("utm_source");
+  const source = sourceOf(referrer, utmSource);
+  return {
+    source,
+    channel: channelOf({ source, utmSource, utmMedium: tag("utm_medium"), utmCampaign: tag("utm_campaign"), clickId: clickIdOf(hit.url) }),
+  };
+}
+
+/** What an import knew of the browser, OS and device, else the user agent's; a version only where the name agrees. */
+function knownAgent(known: KnownValues, parsed: UserAgentInfo): UserAgentInfo {
+  const browser = known.browser || parsed.browser;
+  const os = known.os || parsed.os;
+  return {
+    browser,
+    os,
+    device: known.device || parsed.device,
+    browserVersion: known.browserVersion || (browser === parsed.browser ? parsed.browserVersion : ""),
+    osVersion: known.osVersion || (os === parsed.os ? parsed.osVersion : ""),
+  };
+}
+
 /** `counted`: a tracker pageview whose view the app's server counted already (docs/statistics.md, "Server-side pageviews"). */
-export type CollectResult = { status: "accepted" } | { status: "dropped"; reason: "bot" | "excluded-ip" | "counted" };
+export type CollectResult = { status: "accepted" } | { status: "dropped"; reason: "bot" | "referrer-spam" | "excluded-ip" | "counted" };
 
 export interface CollectorOptions {
   store: EngineStore;
@@ -129,9 +158,9 @@ export function createCollector(options: CollectorOptions) {
     const dayBefore = engagement ? addDays(day, -1) : localTime(rules.timezone, hit.timestamp - VISIT_TIMEOUT_MS).day;
     const dayAfter = localTime(rules.timezone, hit.timestamp + VISIT_TIMEOUT_MS).day;
     const parsed = userAgents.parse(hit.userAgent);
-    const agent = hit.known
-      ? { browser: hit.known.browser || parsed.browser, os: hit.known.os || parsed.os, device: hit.known.device || parsed.device }
-      : parsed;
+    const agent = hit.known ? knownAgent(hit.known, parsed) : parsed;
+    const referrer = externalReferrer(hit.referrer, rules.domain);
+    const tag = campaignTagsOf(hit.url);
     return {
       kind: engagement ? "engagement" : hit.event === null ? "pageview" : "event",
       websiteId: rules.id,
@@ -146,8 +175,9 @@ export function createCollector(options: CollectorOptions) {
       props: hit.props && truncatedValues(hit.props),
       values: readValues({
         page: rules.pageNames === "route" ? routePageOf(hit.url, hit.route) : pageOf(hit.url, rules.params, hit.hash),
-        referrer: externalReferrer(hit.referrer, rules.domain),
-        tag: campaignTagsOf(hit.url),
+        referrer,
+        tag,
+        acquisition: acquisitionOf(referrer, tag, hit),
         agent,
         place: placeOf(hit),
         language: hit.language,
@@ -162,6 +192,8 @@ export function createCollector(options: CollectorOptions) {
     const hit = checkHit(input);
     const rules = await rulesFor(hit.url.hostname);
     if (rules.excludeBots && userAgents.isBot(hit.userAgent)) return { status: "dropped", reason: "bot" };
+    if (rules.excludeBots && isReferrerSpam(externalReferrer(hit.referrer, rules.domain)))
+      return { status: "dropped", reason: "referrer-spam" };
     if (hit.ip !== "" && isExcludedIp(rules, hit.ip)) return { status: "dropped", reason: "excluded-ip" };
     return enrich(hit, rules);
   }

@@ -3,6 +3,7 @@ import { mkdir, open, readdir, rename, unlink } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { createInterface } from "node:readline";
+import { HIT_DIMENSIONS, type DimensionValues } from "../model/dimensions.js";
 import type { Hit } from "../model/hit.js";
 import type { Chunk } from "./write-queue.js";
 
@@ -97,9 +98,15 @@ interface FirstFormatHit extends Omit<Hit, "values" | "visitorHash" | "previousV
   language: string;
 }
 
-/** Files written before the registry still replay (kept hits outlive an upgrade). */
+/** Files written before the registry, or before a dimension was added, still replay (kept hits outlive an upgrade). */
 function currentHit(hit: Hit | FirstFormatHit): Hit {
-  if ("values" in hit) return hit;
+  const current = "values" in hit ? hit : registryHit(hit);
+  for (const kind of HIT_DIMENSIONS) current.values[kind] ??= "";
+  return current;
+}
+
+/** The values a hit of the first format had; currentHit gives the kinds added since "". */
+function registryHit(hit: FirstFormatHit): Hit {
   const {
     visitor,
     previousVisitor,
@@ -118,29 +125,30 @@ function currentHit(hit: Hit | FirstFormatHit): Hit {
     language,
     ...rest
   } = hit;
+  const values: Partial<DimensionValues> = {
+    page,
+    referrer,
+    browser,
+    os,
+    device,
+    country,
+    continent,
+    city,
+    language,
+    resolution: screen,
+    event: event ?? "",
+    utm_source: utm.source,
+    utm_medium: utm.medium,
+    utm_campaign: utm.campaign,
+    utm_content: utm.content,
+    utm_term: utm.term,
+  };
   return {
     ...rest,
     visitorHash: visitor,
     previousVisitorHash: previousVisitor,
     nextVisitorHash: nextVisitor,
-    values: {
-      page,
-      referrer,
-      browser,
-      os,
-      device,
-      country,
-      continent,
-      city,
-      language,
-      resolution: screen,
-      event: event ?? "",
-      utm_source: utm.source,
-      utm_medium: utm.medium,
-      utm_campaign: utm.campaign,
-      utm_content: utm.content,
-      utm_term: utm.term,
-    },
+    values: values as DimensionValues,
   };
 }
 

@@ -32,10 +32,19 @@ export interface HitSources {
   readonly referrer: string;
   /** A campaign tag of the page URL by parameter name (`utm_source`…), "" when absent. */
   tag(name: string): string;
-  readonly agent: { readonly browser: string; readonly os: string; readonly device: string };
+  readonly agent: {
+    readonly browser: string;
+    readonly os: string;
+    readonly device: string;
+    /** `Chrome 131`, `iOS 17.4` (enrich/user-agent.ts). */
+    readonly browserVersion: string;
+    readonly osVersion: string;
+  };
   readonly place: { readonly country: string; readonly continent: string; readonly city: string } | null;
   readonly language: string;
   readonly screen: string;
+  /** The visit's named source and channel (enrich/sources.ts, enrich/channels.ts). */
+  readonly acquisition: { readonly source: string; readonly channel: string };
   readonly event: string;
 }
 
@@ -98,6 +107,15 @@ export const DIMENSIONS = {
   event: { code: 16, newPerDay: 200, read: (s) => s.event, hitStatistics: ["event", "goals"], innerRollups: ["event_visitors"] },
   prop_name: { code: 17, newPerDay: 200 },
   prop_value: { code: 18, newPerDay: 5000, hitStatistics: ["event_property"] },
+  source: { code: 19, newPerDay: 2000, read: (s) => s.acquisition.source, visit: { source: visitOnce("source") } },
+  channel: { code: 20, newPerDay: 50, read: (s) => s.acquisition.channel, visit: { channel: visitOnce("channel") } },
+  browser_version: {
+    code: 21,
+    newPerDay: 1000,
+    read: (s) => s.agent.browserVersion,
+    visit: { browser_version: perVisitor("browser_version") },
+  },
+  os_version: { code: 22, newPerDay: 1000, read: (s) => s.agent.osVersion, visit: { os_version: perVisitor("os_version") } },
 } as const satisfies Record<string, DimensionRow>;
 
 export type DimensionKind = keyof typeof DIMENSIONS;

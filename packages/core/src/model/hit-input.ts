@@ -57,6 +57,11 @@ export interface KnownValues {
   country?: string;
   /** The city's English name (with `country`). */
   city?: string;
+  /** A source the tool named without a host (GoatCounter's generated referrers, `Email`): stands in for `utm_source`. */
+  source?: string;
+  /** `Chrome 120`, `Mac OS 14.1`, as the browser_version and os_version statistics name them. */
+  browserVersion?: string;
+  osVersion?: string;
 }
 
 export const LIMITS = {
@@ -150,6 +155,9 @@ function checkKnown(known: KnownValues | null | undefined): KnownValues | null {
     device: clean(known.device),
     country: /^[A-Z]{2}$/.test(country) ? country : "",
     city: clean(known.city),
+    source: clean(known.source),
+    browserVersion: clean(known.browserVersion),
+    osVersion: clean(known.osVersion),
   };
 }
 

@@ -3,7 +3,7 @@ import { createLruCache, type LruCache } from "../enrich/lru-cache.js";
 import { openCsv, type CsvRecord } from "./csv-records.js";
 import { pageUrl, parseTime, type ImportItem, type OpenReader } from "./import-items.js";
 import type { ByteCounter } from "./input-files.js";
-import { browserName, deviceOfSystem, systemName } from "./names.js";
+import { browserName, deviceOfSystem, systemName, withVersionOf } from "./names.js";
 
 /** GoatCounter's CSV export, version 2 (tpl/help/export.md): the header starts `2Path`. */
 export const GOATCOUNTER_COLUMNS = [
@@ -40,22 +40,35 @@ function screen(record: CsvRecord): string {
   return match[1] !== "0" && match[2] !== "0" ? `${match[1]}x${match[2]}` : "";
 }
 
-/** Scheme `h` is a host and path; `o` another URL (android-app://…, not a website); `g` (generated names) and `c` (campaigns) name no host. */
-function referrer(record: CsvRecord): string {
+/**
+ * Scheme `h` is a host and path; `o` another URL (android-app://…, not a website); `g` a
+ * generated name (`Email`, `Google`): the visit's named source; `c` (campaigns) names nothing.
+ */
+function referrer(record: CsvRecord): { url: string; source: string } {
   const text = record.get("Referrer").trim();
   const scheme = record.get("Referrer scheme").trim();
-  if (text === "" || scheme === "g" || scheme === "c") return "";
+  if (scheme === "g") return { url: "", source: text };
+  if (text === "" || scheme === "c") return { url: "", source: "" };
   if (scheme !== "" && scheme !== "h" && scheme !== "o")
     return record.fail("Referrer scheme", `expected h, g, c or o, got "${scheme.slice(0, 10)}"`);
-  return /^[a-z][a-z0-9+.-]*:/i.test(text) ? text : `https://${text}`;
+  return { url: /^[a-z][a-z0-9+.-]*:/i.test(text) ? text : `https://${text}`, source: "" };
 }
 
 /** `US` or `US-TX`: the country; with a user agent in the row, the rest comes from parsing it. */
-function known(record: CsvRecord, hasUserAgent: boolean): KnownValues {
+function known(record: CsvRecord, hasUserAgent: boolean, source: string): KnownValues {
   const country = record.get("Location").trim().split("-", 1)[0] ?? "";
-  if (hasUserAgent) return { country };
+  if (hasUserAgent) return { country, source };
   const os = systemName(record.get("System"));
-  return { browser: browserName(record.get("Browser")), os, device: deviceOfSystem(os), country };
+  const browser = browserName(record.get("Browser"));
+  return {
+    browser,
+    os,
+    device: deviceOfSystem(os),
+    country,
+    source,
+    browserVersion: withVersionOf(browser, record.get("Browser"), 1),
+    osVersion: withVersionOf(os, record.get("System"), 2),
+  };
 }
 
 function* rowItems(record: CsvRecord, domain: string, excludeBots: boolean, lastPages: LruCache<string, string>): Generator<ImportItem> {
@@ -85,12 +98,12 @@ function* rowItems(record: CsvRecord, domain: string, excludeBots: boolean, last
     time,
     hit: {
       url: pageUrl(domain, page),
-      referrer: from,
+      referrer: from.url,
       screen: size,
       event: event ? path : null,
       visitorKey,
       userAgent,
-      known: known(record, userAgent.trim() !== ""),
+      known: known(record, userAgent.trim() !== "", from.source),
       timestamp: time,
     },
   };

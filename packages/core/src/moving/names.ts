@@ -64,7 +64,18 @@ const DESKTOP_SYSTEMS: ReadonlySet<string> = new Set([
   "OpenBSD",
 ]);
 
-const withoutVersion = (name: string) => name.trim().replace(/\s+v?[\d._]+[a-z]?$/i, "");
+const VERSION = /\s+v?([\d._]+)[a-z]?$/i;
+const withoutVersion = (name: string) => name.trim().replace(VERSION, "");
+
+/** Tally's name with the first `parts` numbers of the version the text ends in (`macOS 14.1`, `Chrome 120`); "" without one. */
+export function withVersionOf(name: string, text: string, parts: number): string {
+  const numbers = VERSION.exec(text.trim())?.[1]
+    ?.split(/[._]/)
+    .filter((part) => part !== "")
+    .slice(0, parts)
+    .join(".");
+  return name === "" || !numbers ? "" : `${name} ${numbers}`;
+}
 
 export function umamiBrowser(key: string): string {
   const name = key.trim();

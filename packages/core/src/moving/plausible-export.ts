@@ -27,6 +27,7 @@ const SOURCE_HEADER = [
   "visit_duration",
   "bounces",
 ];
+const NAMED_SOURCE = { statistic: "source", column: "source" } as const;
 const SESSION_COLUMNS = ["visitors", "visits", "visit_duration", "bounces", "pageviews"];
 
 export const PLAUSIBLE_NAMES = [
@@ -35,6 +36,7 @@ export const PLAUSIBLE_NAMES = [
   "landing_page",
   "exit_page",
   ...ARRIVAL_COLUMNS.map(({ statistic }) => statistic),
+  NAMED_SOURCE.statistic,
   "event",
   "country",
   "device",
@@ -119,13 +121,13 @@ export function plausibleFiles(db: Kysely<Database>, website: WebsiteRow, range:
       ]),
     ),
     file("sources", SOURCE_HEADER, async function* () {
-      // One row per value of each field, the others empty: Tally counts them apart.
-      for (const { statistic, column, arrival } of ARRIVAL_COLUMNS) {
+      // One row per value of each field, the others empty: Tally counts them apart. Plausible's `source` is the named source.
+      for (const { statistic, column } of [...ARRIVAL_COLUMNS, NAMED_SOURCE]) {
         const at = SOURCE_HEADER.indexOf(column);
         yield* completed(statistic, visitsBy(column), (row, f) => {
           const line: (string | number)[] = [
             row.day,
-            arrival === "referrer" ? row.value : "",
+            "",
             ...ARRIVAL_COLUMNS.map(() => ""),
             f?.pageviews ?? 0,
             f?.visitors ?? row.count,

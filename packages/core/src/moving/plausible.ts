@@ -37,9 +37,24 @@ function referrerHost(text: string): string {
   }
 }
 
-const dimension = (name: string, kind: "browser" | "os" | "device", column: string): PlausibleTable => ({
+/** A version column's statistic and how many of its numbers Tally keeps (`Chrome 120`, `iOS 17.2`). */
+interface VersionColumn {
+  column: string;
+  name: string;
+  parts: number;
+}
+
+const dimension = (name: string, kind: "browser" | "os" | "device", column: string, version?: VersionColumn): PlausibleTable => ({
   required: ["date", column, "visitors"],
-  counts: (record) => [{ name, value: fromPlausibleName(kind, record.get(column).trim()), count: count(record, "visitors") }],
+  counts(record, has) {
+    const value = fromPlausibleName(kind, record.get(column).trim());
+    const visitors = count(record, "visitors");
+    const drafts: CountDraft[] = [{ name, value, count: visitors }];
+    const numbers = version && has(version.column) ? /^\d+(?:\.\d+)*/.exec(record.get(version.column).trim())?.[0] : undefined;
+    if (version && numbers && value !== "")
+      drafts.push({ name: version.name, value: `${value} ${numbers.split(".").slice(0, version.parts).join(".")}`, count: visitors });
+    return drafts;
+  },
 });
 
 const TABLES: Readonly<Record<string, PlausibleTable>> = {
@@ -79,6 +94,9 @@ const TABLES: Readonly<Record<string, PlausibleTable>> = {
         if (arrival === "referrer") drafts.push({ name, value: referrer, count: visits });
         else if (has(column)) drafts.push({ name, value: record.get(column).trim(), count: visits });
       }
+      // The named source (`Google`), and the channel where a layout has it.
+      drafts.push({ name: "source", value: record.get("source").trim(), count: visits });
+      if (has("channel")) drafts.push({ name: "channel", value: record.get("channel").trim(), count: visits });
       return drafts;
     },
   },
@@ -118,8 +136,12 @@ const TABLES: Readonly<Record<string, PlausibleTable>> = {
     },
   },
   devices: dimension("device", "device", "device"),
-  browsers: dimension("browser", "browser", "browser"),
-  operating_systems: dimension("os", "os", "operating_system"),
+  browsers: dimension("browser", "browser", "browser", { column: "browser_version", name: "browser_version", parts: 1 }),
+  operating_systems: dimension("os", "os", "operating_system", {
+    column: "operating_system_version",
+    name: "os_version",
+    parts: 2,
+  }),
 };
 
 function dayOf(record: CsvRecord): string {

@@ -283,6 +283,8 @@ const migrationFactories: Record<string, MigrationFactory> = {
         .execute();
     },
   }),
+  "0016_channels_and_sources": () => ({ up: (db) => addVisitColumns(db, ["source", "channel"]) }),
+  "0017_versions": () => ({ up: (db) => addVisitColumns(db, ["browser_version", "os_version"]) }),
   "0021_rollup_watermarks": () => ({
     async up(db) {
       // From here on a flush writes day rows only; wider periods are summed when they close.
@@ -298,6 +300,19 @@ const migrationFactories: Record<string, MigrationFactory> = {
     },
   }),
 };
+
+/**
+ * A new dimension's `visits` columns (id 0, no value, in the rows written before). The day
+ * blocks go: they lack the columns, and buildDayBlocks writes them again with them.
+ */
+async function addVisitColumns(db: Kysely<unknown>, columns: readonly string[]): Promise<void> {
+  for (const column of columns)
+    await db.schema
+      .alterTable("visits")
+      .addColumn(column, "integer", (c) => c.notNull().defaultTo(0))
+      .execute();
+  await sql`delete from day_blocks`.execute(db);
+}
 
 /** Counts and dimension ids of a visit row, all integers defaulting to 0. */
 const VISIT_COLUMNS = [

@@ -21,12 +21,12 @@ export const collectRoutes: readonly Route[] = [
       "The website is found by the host of `u` (`www.` stripped); the client's address comes from the socket, or from proxy headers when `trustProxy` says so, and is never stored.",
     responses: {
       202: {
-        description: "Counted, or dropped on purpose (a bot, an excluded address).",
+        description: "Counted, or dropped on purpose (a bot, referrer spam, an excluded address).",
         schema: hitAnswer,
         headers: {
           "X-Tally-Dropped": {
             description:
-              "Why the hit was not counted: `bot`, `excluded-ip`, or `counted` (the app's server counted that view or event already: docs/statistics.md).",
+              "Why the hit was not counted: `bot`, `referrer-spam` (its referring host is on the spam list, under `exclude_bots`), `excluded-ip`, or `counted` (the app's server counted that view or event already: docs/statistics.md).",
           },
         },
       },
