@@ -1017,6 +1017,14 @@ export type components = {
         };
         WebsiteList: {
             data: components["schemas"]["Website"][];
+            current_page: number;
+            /** @description Position of the first row on this page; null when it is empty. */
+            from: number | null;
+            last_page: number;
+            per_page: number;
+            to: number | null;
+            /** @description Rows in all pages. */
+            total: number;
             links: components["schemas"]["ListLinks"];
             meta: components["schemas"]["ListMeta"];
             /**
@@ -1096,6 +1104,21 @@ export type components = {
             to: number | null;
             /** @description Rows in all pages. */
             total: number;
+            /**
+             * @description Present when `search_by`, `sort_by`, `sort` or `per_page` had a value Tally does not know: each such parameter, the value given and the default used instead (also said in a `Warning` header).
+             * @example {
+             *       "sort_by": {
+             *         "given": "url",
+             *         "used": "id"
+             *       }
+             *     }
+             */
+            fallbacks?: {
+                [key: string]: {
+                    given: string;
+                    used: string;
+                };
+            };
         };
         WebsiteDeleted: {
             id: number;
@@ -1111,6 +1134,14 @@ export type components = {
         };
         StatsPage: {
             data: components["schemas"]["StatRow"][];
+            current_page: number;
+            /** @description Position of the first row on this page; null when it is empty. */
+            from: number | null;
+            last_page: number;
+            per_page: number;
+            to: number | null;
+            /** @description Rows in all pages (as `meta.total`); for `visits` and the ratios, the figure over the whole range instead. */
+            total: number;
             links: components["schemas"]["ListLinks"];
             meta: components["schemas"]["ListMeta"];
             /**
@@ -1118,8 +1149,6 @@ export type components = {
              * @constant
              */
             status: 200;
-            /** @description `visits` and the ratios: the figure over the whole range. */
-            total?: number;
             /** @description With `compare`: `total` over the comparison range. */
             previous_total?: number;
             /** @description With `compare`: the range compared with. */
@@ -1542,10 +1571,13 @@ export interface operations {
         parameters: {
             query?: {
                 search?: string;
+                /** @description Any other value means `domain`. */
                 search_by?: "domain";
+                /** @description Any other value means `id`. */
                 sort_by?: "id" | "domain";
+                /** @description Any other value means `desc`. */
                 sort?: "desc" | "asc";
-                /** @description Rows per page. */
+                /** @description Rows per page; any other value means 10. */
                 per_page?: "10" | "25" | "50" | "100";
                 /** @description Page number, from 1. */
                 page?: string;
@@ -1789,12 +1821,13 @@ export interface operations {
                 name: "bounce_rate" | "browser" | "campaign" | "city" | "continent" | "country" | "device" | "event" | "event_property" | "exit_page" | "goals" | "landing_page" | "language" | "os" | "page" | "pageviews" | "pageviews_hours" | "referrer" | "resolution" | "utm_content" | "utm_medium" | "utm_source" | "utm_term" | "views_per_visit" | "visit_duration" | "visitors" | "visitors_hours" | "visits";
                 /** @description Only rows whose value contains this, ignoring case. */
                 search?: string;
-                /** @description `url` and `value` mean the same: the row's value. */
+                /** @description `url` and `value` mean the same: the row's value. Any other value means `url`. */
                 search_by?: "url" | "value";
-                /** @description Ties are ordered by value, ascending. */
+                /** @description Ties are ordered by value, ascending. Any other value means `count`. */
                 sort_by?: "count" | "value";
+                /** @description Any other value means `desc`. */
                 sort?: "desc" | "asc";
-                /** @description Rows per page. */
+                /** @description Rows per page; any other value means 10. */
                 per_page?: "10" | "25" | "50" | "100";
                 /** @description Page number, from 1. */
                 page?: string;
@@ -2255,12 +2288,13 @@ export interface operations {
                 name: "bounce_rate" | "browser" | "campaign" | "city" | "continent" | "country" | "device" | "event" | "event_property" | "exit_page" | "goals" | "landing_page" | "language" | "os" | "page" | "pageviews" | "pageviews_hours" | "referrer" | "resolution" | "utm_content" | "utm_medium" | "utm_source" | "utm_term" | "views_per_visit" | "visit_duration" | "visitors" | "visitors_hours" | "visits";
                 /** @description Only rows whose value contains this, ignoring case. */
                 search?: string;
-                /** @description `url` and `value` mean the same: the row's value. */
+                /** @description `url` and `value` mean the same: the row's value. Any other value means `url`. */
                 search_by?: "url" | "value";
-                /** @description Ties are ordered by value, ascending. */
+                /** @description Ties are ordered by value, ascending. Any other value means `count`. */
                 sort_by?: "count" | "value";
+                /** @description Any other value means `desc`. */
                 sort?: "desc" | "asc";
-                /** @description Rows per page. */
+                /** @description Rows per page; any other value means 10. */
                 per_page?: "10" | "25" | "50" | "100";
                 /** @description Page number, from 1. */
                 page?: string;

@@ -25,6 +25,7 @@ import { collectRoutes } from "./collect/collect-routes.js";
 import { healthRoute } from "./collect/health.js";
 import { dashboardRoutes } from "./dashboard/dashboard-routes.js";
 import { websiteListQuery } from "./http/list-query.js";
+import { fallbackHeaders, fallbacksOf } from "./http/fallbacks.js";
 import { paginated } from "./http/pagination.js";
 import { statsBody } from "./http/stats-response.js";
 import { defineRoute, type Route } from "./http/route.js";
@@ -116,7 +117,8 @@ export const routes: readonly Route[] = [
         perPage: query.per_page,
         page: query.page,
       });
-      return send(websiteListAnswer, paginated(url, page));
+      const fallbacks = fallbacksOf(url, query);
+      return send(websiteListAnswer, paginated(url, page, fallbacks), fallbackHeaders(fallbacks));
     },
   }),
   defineRoute({
@@ -221,7 +223,9 @@ export const routes: readonly Route[] = [
     responses: { 200: { description: "One page of the statistic's rows.", schema: statsAnswer }, ...notFound, 503: "error" },
     async handle(context) {
       const { tally, accountId, url, query } = context;
-      return send(statsAnswer, statsBody(url, await tally.stats.query(accountId, resourceId(context), query)));
+      const fallbacks = fallbacksOf(url, query);
+      const page = await tally.stats.query(accountId, resourceId(context), query);
+      return send(statsAnswer, statsBody(url, page, fallbacks), fallbackHeaders(fallbacks));
     },
   }),
   defineRoute({
