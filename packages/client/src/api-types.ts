@@ -181,6 +181,112 @@ export type paths = {
         patch?: never;
         trace?: never;
     };
+    "/api/event": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Record a pageview or an event sent the way Plausible's script and Events API send them
+         * @description Plausible's `POST /api/event` body, at most 16 KiB, counted like `/collect`: the website is `d` (each of a comma-separated list Tally knows), else the host of `u`.
+         */
+        post: operations["postApiEvent"];
+        delete?: never;
+        /** CORS preflight for /api/event */
+        options: operations["optionsApiEvent"];
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/js/{file}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Tally's tracker for Plausible's snippet
+         * @description `<script defer data-domain="example.com" src="{base}/js/script.js"></script>`: reads `data-domain`, `data-api`, `data-include`, `data-exclude`, the `hash` and `manual` extension names, and offers `plausible(name, {props, callback})` with its queue; posts to `{base}/api/event`.
+         */
+        get: operations["getJsByFile"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/send": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Record a pageview or an event sent the way Umami's script and @umami/node send them
+         * @description Umami's `POST /api/send` body, at most 16 KiB, counted like `/collect`; the website is `payload.hostname`.
+         */
+        post: operations["postApiSend"];
+        delete?: never;
+        /** CORS preflight for /api/send */
+        options: operations["optionsApiSend"];
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/umami.js": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Tally's tracker for Umami's snippet
+         * @description `<script defer src="{base}/umami.js" data-website-id="…"></script>` (Umami's is `/script.js`, which is Tally's own): reads `data-website-id`, `data-host-url`, `data-domains`, `data-auto-track`, and offers `umami.track(…)`; posts to `{base}/api/send`.
+         */
+        get: operations["getUmamiJs"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/count": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * GoatCounter's pixel: count a pageview or an event
+         * @description `<img src="{base}/count?p=/pricing">`, as GoatCounter's `/count`: counted like `/collect` (bots, excluded addresses). The website is the host of the request's `Referer` (the page showing the pixel).
+         */
+        get: operations["getCount"];
+        put?: never;
+        /**
+         * GoatCounter's count.js: count a pageview or an event (its beacon)
+         * @description What count.js sends with `navigator.sendBeacon`: the same query as `GET /count`, no body.
+         */
+        post: operations["postCount"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/health": {
         parameters: {
             query?: never;
@@ -925,6 +1031,110 @@ export type components = {
             /** @description A pageview's server mark, read from the page's `Server-Timing: tally;desc=…`: the app's server counted this view already (the middleware), and this pageview only adds screen size and language to it. */
             v?: string | null;
         };
+        /** @description Revenue (`$`, `m`), scroll depth (`sd`) and the script version (`v`) are accepted and ignored. */
+        PlausibleEvent: {
+            /**
+             * @description Event name: `pageview`, `engagement` (time on page), or a custom event.
+             * @example Signup
+             */
+            n?: string | null;
+            /** @description Same as `n`. */
+            name?: string | null;
+            /**
+             * @description The page's URL.
+             * @example https://example.com/pricing
+             */
+            u?: string | null;
+            /** @description Same as `u`. */
+            url?: string | null;
+            /**
+             * @description The website's domain in Tally; several separated by commas. Absent: the host of `u`.
+             * @example example.com
+             */
+            d?: string | null;
+            /** @description Same as `d`. */
+            domain?: string | null;
+            /** @description The referrer. */
+            r?: string | null;
+            /** @description Same as `r`. */
+            referrer?: string | null;
+            /**
+             * @description Custom properties: an object (or its JSON text); values that are lists or objects are left out.
+             * @example {
+             *       "plan": "pro"
+             *     }
+             */
+            p?: ({
+                [key: string]: unknown;
+            } | string) | null;
+            /** @description Same as `p`. */
+            props?: ({
+                [key: string]: unknown;
+            } | string) | null;
+            /** @description Hash routing: the fragment is part of the page. */
+            h?: (0 | 1 | boolean) | null;
+            /** @description Same as `h`. */
+            hash_mode?: (0 | 1 | boolean) | null;
+            /** @description Interactive; accepted, and counted like any event (README). */
+            i?: boolean | null;
+            /** @description Same as `i`. */
+            interactive?: boolean | null;
+            /** @description With `n: engagement`: milliseconds engaged since the last signal. */
+            e?: number | null;
+            /** @description Tally's addition (its build of the script sends it): screen size, `WxH`. */
+            s?: string | null;
+            /** @description Tally's addition: the browser's language. */
+            l?: string | null;
+        };
+        UmamiSend: {
+            /**
+             * @description `event` (a pageview, or a custom event with `name`); `identify` is accepted and not counted.
+             * @enum {string}
+             */
+            type: "event" | "identify";
+            payload: {
+                /**
+                 * @description The Umami website id: required, as by Umami; the website is found by `hostname`.
+                 * @example b59e9c65-ae32-47f1-8400-119fcf4861c4
+                 */
+                website: string;
+                /**
+                 * @description The page's host: the Tally website's domain.
+                 * @example example.com
+                 */
+                hostname?: string | null;
+                /**
+                 * @description The page: a path (with its query) on `hostname`, or a full URL.
+                 * @example /pricing?utm_source=news
+                 */
+                url?: string | null;
+                /** @description The referrer. */
+                referrer?: string | null;
+                /** @description Accepted, not kept. */
+                title?: string | null;
+                /**
+                 * @description `WxH`.
+                 * @example 1920x1080
+                 */
+                screen?: string | null;
+                /** @example en-US */
+                language?: string | null;
+                /**
+                 * @description A custom event's name; absent for a pageview.
+                 * @example Signup
+                 */
+                name?: string | null;
+                /**
+                 * @description Event data: strings, numbers and booleans are kept as properties.
+                 * @example {
+                 *       "plan": "pro"
+                 *     }
+                 */
+                data?: {
+                    [key: string]: unknown;
+                } | null;
+            };
+        };
         Invitation: {
             /**
              * @description The person's e-mail address (what they sign in with).
@@ -1200,6 +1410,18 @@ export type components = {
              * @example 3
              */
             visitors: number;
+        };
+        PlausibleError: {
+            errors: {
+                [key: string]: string[];
+            };
+        };
+        UmamiError: {
+            error: {
+                message: string;
+                code: string;
+                status: number;
+            };
         };
         Health: {
             /**
@@ -2074,6 +2296,321 @@ export interface operations {
                 content?: never;
             };
             500: components["responses"]["ServerError"];
+        };
+    };
+    postApiEvent: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "text/plain": components["schemas"]["PlausibleEvent"];
+                "application/json": components["schemas"]["PlausibleEvent"];
+            };
+        };
+        responses: {
+            /** @description Counted, or dropped on purpose (then `X-Plausible-Dropped: 1`). */
+            202: {
+                headers: {
+                    /** @description Why the hit was not counted (`bot`, `excluded-ip`, …), as on `/collect`. */
+                    "X-Tally-Dropped"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/plain": string;
+                };
+            };
+            /** @description Not counted: the body says why, in the other tool's shape. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PlausibleError"];
+                };
+            };
+            /** @description Not counted: the body says why, in the other tool's shape. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PlausibleError"];
+                };
+            };
+            /** @description Not counted: the body says why, in the other tool's shape. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PlausibleError"];
+                };
+            };
+            500: components["responses"]["ServerError"];
+            /** @description Not counted: the body says why, in the other tool's shape. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PlausibleError"];
+                };
+            };
+        };
+    };
+    optionsApiEvent: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Any origin may post hits. */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            500: components["responses"]["ServerError"];
+        };
+    };
+    getJsByFile: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description `script.js` or one of Plausible's extension names (`script.hash.js`, `script.manual.js`…). */
+                file: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The minified script. */
+            200: {
+                headers: {
+                    /** @description Send it back in `If-None-Match`. */
+                    ETag: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/javascript": string;
+                };
+            };
+            /** @description Not modified (`If-None-Match` matched the ETag). */
+            304: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            404: components["responses"]["NotFound"];
+            500: components["responses"]["ServerError"];
+        };
+    };
+    postApiSend: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["UmamiSend"];
+                "text/plain": components["schemas"]["UmamiSend"];
+            };
+        };
+        responses: {
+            /** @description Counted (`{"ok":true}`), or dropped on purpose (a bot: `{"beep":"boop"}`, as Umami answers). */
+            200: {
+                headers: {
+                    /** @description Why the hit was not counted (`bot`, `excluded-ip`, …), as on `/collect`. */
+                    "X-Tally-Dropped"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        ok: true;
+                    } | {
+                        /** @constant */
+                        beep: "boop";
+                    };
+                };
+            };
+            /** @description Not counted: the body says why, in the other tool's shape. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["UmamiError"];
+                };
+            };
+            /** @description Not counted: the body says why, in the other tool's shape. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["UmamiError"];
+                };
+            };
+            500: components["responses"]["ServerError"];
+            /** @description Not counted: the body says why, in the other tool's shape. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["UmamiError"];
+                };
+            };
+        };
+    };
+    optionsApiSend: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Any origin may post hits. */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            500: components["responses"]["ServerError"];
+        };
+    };
+    getUmamiJs: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The minified script. */
+            200: {
+                headers: {
+                    /** @description Send it back in `If-None-Match`. */
+                    ETag: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/javascript": string;
+                };
+            };
+            /** @description Not modified (`If-None-Match` matched the ETag). */
+            304: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            500: components["responses"]["ServerError"];
+        };
+    };
+    getCount: {
+        parameters: {
+            query: {
+                /** @description The page's path, or the event's name with `e`. */
+                p: string;
+                /** @description The referrer. */
+                r?: string;
+                /** @description The page's title; accepted, not kept. */
+                t?: string;
+                /** @description An event (`true`, `1`, `on`): `p` is its name, counted on the page of the Referer. */
+                e?: string;
+                /** @description Screen size, `width,height,scale`. */
+                s?: string;
+                /** @description The page's query string (`?utm_campaign=…`), for campaigns. */
+                q?: string;
+                /** @description count.js's bot flag: a number other than 0 drops the hit as a bot. */
+                b?: string;
+                /** @description Ignored (a cache buster). */
+                rnd?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A 1×1 GIF: counted, or dropped on purpose. */
+            200: {
+                headers: {
+                    /** @description Why the hit was not counted (`bot`, `excluded-ip`, …), as on `/collect`. */
+                    "X-Tally-Dropped"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "image/gif": string;
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            404: components["responses"]["NotFound"];
+            422: components["responses"]["ValidationFailed"];
+            500: components["responses"]["ServerError"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    postCount: {
+        parameters: {
+            query: {
+                /** @description The page's path, or the event's name with `e`. */
+                p: string;
+                /** @description The referrer. */
+                r?: string;
+                /** @description The page's title; accepted, not kept. */
+                t?: string;
+                /** @description An event (`true`, `1`, `on`): `p` is its name, counted on the page of the Referer. */
+                e?: string;
+                /** @description Screen size, `width,height,scale`. */
+                s?: string;
+                /** @description The page's query string (`?utm_campaign=…`), for campaigns. */
+                q?: string;
+                /** @description count.js's bot flag: a number other than 0 drops the hit as a bot. */
+                b?: string;
+                /** @description Ignored (a cache buster). */
+                rnd?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A 1×1 GIF: counted, or dropped on purpose. */
+            200: {
+                headers: {
+                    /** @description Why the hit was not counted (`bot`, `excluded-ip`, …), as on `/collect`. */
+                    "X-Tally-Dropped"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "image/gif": string;
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            404: components["responses"]["NotFound"];
+            422: components["responses"]["ValidationFailed"];
+            500: components["responses"]["ServerError"];
+            503: components["responses"]["Unavailable"];
         };
     };
     getHealth: {

@@ -22,6 +22,7 @@ import {
 } from "./http/answers.js";
 import { documentationRoutes } from "./api/api-routes.js";
 import { collectRoutes } from "./collect/collect-routes.js";
+import { foreignRoutes } from "./collect/foreign-routes.js";
 import { healthRoute } from "./collect/health.js";
 import { dashboardRoutes } from "./dashboard/dashboard-routes.js";
 import { websiteListQuery } from "./http/list-query.js";
@@ -262,6 +263,7 @@ export const routes: readonly Route[] = [
     },
   }),
   ...collectRoutes,
+  ...foreignRoutes,
   healthRoute,
   ...dashboardRoutes,
   ...unsubscribeRoutes,
