@@ -218,6 +218,49 @@ describe.each(transports)("other tools' hit endpoints ($name)", (transport) => {
   });
 });
 
+describe.each(["sqlite", "postgres"] as const)("Umami's website id as a website's alias (%s)", (dialect) => {
+  let stored: TestTally;
+  let served: Served;
+  let site: number;
+  let accountId: number;
+
+  beforeAll(async () => {
+    stored = await createTestTally(dialect);
+    served = await transports[1]!.serve(stored.tally);
+    accountId = (await stored.tally.accounts.create()).accountId;
+    site = (await stored.tally.websites.create(accountId, { domain: "alias.example", aliases: UMAMI_ID.toUpperCase() })).id;
+  });
+  afterAll(async () => {
+    await served.close();
+    await stored.dispose();
+  });
+
+  it("routes @umami/node's track(name, data), which sends no hostname, by the website id", async () => {
+    expect((await stored.tally.websites.get(accountId, site)).aliases).toBe(UMAMI_ID);
+    const umami = new Umami({ hostUrl: served.base, websiteId: UMAMI_ID, userAgent: CHROME });
+    const event = await umami.track("Signup", { plan: "pro" });
+    expect(event.status).toBe(200);
+    // The alias wins over a hostname that names no website.
+    expect((await umami.track({ website: UMAMI_ID, hostname: "elsewhere.example", url: "/pricing" })).status).toBe(200);
+    expect(await rows(stored.tally, site, { name: "event_property", event: "Signup", property: "plan" })).toEqual({ pro: 1 });
+    expect(await rows(stored.tally, site, { name: "page" })).toEqual({ "/pricing": 1 });
+  });
+
+  it("keeps aliases free across accounts and apart from domains", async () => {
+    const other = (await stored.tally.accounts.create()).accountId;
+    for (const aliases of [UMAMI_ID, "alias.example", "not an id"]) {
+      await expect(stored.tally.websites.create(other, { domain: `other-${aliases.length}.example`, aliases })).rejects.toMatchObject({
+        errors: { aliases: [expect.stringContaining(aliases)] },
+      });
+    }
+    await expect(stored.tally.websites.create(other, { domain: UMAMI_ID })).rejects.toMatchObject({
+      errors: { domain: ["The domain has already been taken."] },
+    });
+    // The website itself may keep its alias on update.
+    expect((await stored.tally.websites.update(accountId, site, { aliases: `${UMAMI_ID}\nshop-id` })).aliases).toBe(`${UMAMI_ID}\nshop-id`);
+  });
+});
+
 describe("@umami/node against a real server", () => {
   it("is counted", async () => {
     const stored = await createTestTally("sqlite");

@@ -140,6 +140,7 @@ describe.each(apiMatrix)("websites API over $name", ({ transport, dialect }) => 
           timezone: "UTC",
           retention_days: 730,
           page_names: "path",
+          aliases: "",
           created_at: expect.stringMatching(ISO),
           updated_at: expect.stringMatching(ISO),
         },

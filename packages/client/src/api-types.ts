@@ -233,7 +233,7 @@ export type paths = {
         put?: never;
         /**
          * Record a pageview or an event sent the way Umami's script and @umami/node send them
-         * @description Umami's `POST /api/send` body, at most 16 KiB, counted like `/collect`; the website is `payload.hostname`.
+         * @description Umami's `POST /api/send` body, at most 16 KiB, counted like `/collect`; the website is the one with `payload.website` among its `aliases`, else the one of `payload.hostname`.
          */
         post: operations["postApiSend"];
         delete?: never;
@@ -944,6 +944,11 @@ export type components = {
              * @enum {string}
              */
             page_names?: "path" | "route";
+            /**
+             * @description Other names hits may name this website by, one a line (commas accepted): Umami's website id, so that Umami's `/api/send` bodies without a `hostname` are counted here. Free across all accounts, and never another website's domain.
+             * @example b59e9c65-ae32-47f1-8400-119fcf4861c4
+             */
+            aliases?: string;
         };
         WebsiteUpdate: {
             /**
@@ -985,6 +990,11 @@ export type components = {
              * @enum {string}
              */
             page_names?: "path" | "route";
+            /**
+             * @description Other names hits may name this website by, one a line (commas accepted): Umami's website id, so that Umami's `/api/send` bodies without a `hostname` are counted here. Free across all accounts, and never another website's domain.
+             * @example b59e9c65-ae32-47f1-8400-119fcf4861c4
+             */
+            aliases?: string;
         };
         Hit: {
             /**
@@ -1094,12 +1104,12 @@ export type components = {
             type: "event" | "identify";
             payload: {
                 /**
-                 * @description The Umami website id: required, as by Umami; the website is found by `hostname`.
+                 * @description The Umami website id: the Tally website with it among its `aliases`, else the one of `hostname`.
                  * @example b59e9c65-ae32-47f1-8400-119fcf4861c4
                  */
                 website: string;
                 /**
-                 * @description The page's host: the Tally website's domain.
+                 * @description The page's host: the Tally website's domain (when no website has `website` as an alias).
                  * @example example.com
                  */
                 hostname?: string | null;
@@ -1278,6 +1288,11 @@ export type components = {
              * @enum {string}
              */
             page_names: "path" | "route";
+            /**
+             * @description Other names hits may name the website by (Umami's website id), one a line.
+             * @example
+             */
+            aliases: string;
             /**
              * Format: date-time
              * @example 2026-11-21T10:00:00.000Z

@@ -335,6 +335,8 @@ async function openServices(options: TallyOptions): Promise<Services> {
   const directory = createWebsiteDirectory(store.db);
   const websites = createWebsites(store.db, {
     async onChange(row, change) {
+      // Its aliases route hits too: each is a key of the collector's cache.
+      for (const alias of row.aliases === "" ? [] : row.aliases.split("\n")) collector?.forgetDomain(alias);
       if (change === "delete") {
         collector?.forgetWebsite(Number(row.id), row.domain);
         await rollups.deleteWebsite(Number(row.id));

@@ -274,6 +274,15 @@ const migrationFactories: Record<string, MigrationFactory> = {
         .execute();
     },
   }),
+  "0015_website_aliases": () => ({
+    async up(db) {
+      // Other names hits may name the website by (Umami's website id), one a line.
+      await db.schema
+        .alterTable("websites")
+        .addColumn("aliases", "text", (c) => c.notNull().defaultTo(""))
+        .execute();
+    },
+  }),
   "0014_outbox": (dialect) => ({
     async up(db) {
       await db.schema

@@ -19,6 +19,11 @@ export interface ForeignTracker<Body> {
   schema: z.ZodType<Body>;
   /** A hit the other tool's script itself flags as a bot's (GoatCounter's `b`): answered as dropped, never counted. */
   bot?: (body: Body) => boolean;
+  /**
+   * The hits are alternatives, not several hits: the first whose website Tally knows is
+   * counted (Umami's website id as an alias, else its hostname).
+   */
+  alternatives?: boolean;
   /** The hits the payload stands for (Plausible's `d` may name several websites); throws ValidationError when it is unusable. */
   hits(body: Body): HitFields[];
   /** The tool's answer once the hits are counted, or dropped on purpose. */
@@ -41,7 +46,7 @@ function validated<Body>(schema: z.ZodType<Body>, payload: unknown): Body {
  * Counts every hit; a website Tally does not know is skipped while another one counts
  * (Plausible's `d=a.com,b.com`), and is a 404 when none does. No hits (Umami's `identify`): nothing dropped.
  */
-async function countAll(context: RequestContext<unknown, unknown>, hits: readonly HitFields[]): Promise<Dropped> {
+async function countAll(context: RequestContext<unknown, unknown>, hits: readonly HitFields[], alternatives: boolean): Promise<Dropped> {
   const request = hitRequestOf(context.request, context.ip);
   if (hits.length === 0) return null;
   let dropped: Dropped | undefined;
@@ -50,6 +55,7 @@ async function countAll(context: RequestContext<unknown, unknown>, hits: readonl
     try {
       const result = await countHit(context.tally, request, hit);
       dropped = result.status === "accepted" ? null : (dropped ?? result.reason);
+      if (alternatives) break;
     } catch (error) {
       if (!(error instanceof NotFoundError)) throw error;
       missing = error;
@@ -66,7 +72,7 @@ export function foreignHitHandler<Body>(tracker: ForeignTracker<Body>) {
     try {
       const body = validated(tracker.schema, await (tracker.read ?? readJson)(context.request, context.url));
       if (tracker.bot?.(body)) return tracker.counted("bot");
-      return tracker.counted(await countAll(context, tracker.hits(body)));
+      return tracker.counted(await countAll(context, tracker.hits(body), tracker.alternatives === true));
     } catch (error) {
       // A hit breaking core's rules is a bad request here, as on /collect.
       if (error instanceof ValidationError) return tracker.failed(400, error.errors, {});

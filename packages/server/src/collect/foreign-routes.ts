@@ -113,7 +113,7 @@ export const foreignRoutes: readonly Route[] = [
     ownBody: { schema: umamiSendBody, mediaTypes: ["application/json", "text/plain"] },
     summary: "Record a pageview or an event sent the way Umami's script and @umami/node send them",
     tag: "Collection",
-    description: `Umami's \`POST /api/send\` body, at most ${COLLECT_BODY_LIMIT / 1024} KiB, counted like \`/collect\`; the website is \`payload.hostname\`.`,
+    description: `Umami's \`POST /api/send\` body, at most ${COLLECT_BODY_LIMIT / 1024} KiB, counted like \`/collect\`; the website is the one with \`payload.website\` among its \`aliases\`, else the one of \`payload.hostname\`.`,
     responses: {
       200: {
         description: 'Counted (`{"ok":true}`), or dropped on purpose (a bot: `{"beep":"boop"}`, as Umami answers).',

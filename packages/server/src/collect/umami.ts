@@ -15,10 +15,13 @@ export const umamiSendBody = z
       .meta({ description: "`event` (a pageview, or a custom event with `name`); `identify` is accepted and not counted." }),
     payload: z.object({
       website: z.string().min(1).max(253).meta({
-        description: "The Umami website id: required, as by Umami; the website is found by `hostname`.",
+        description: "The Umami website id: the Tally website with it among its `aliases`, else the one of `hostname`.",
         example: "b59e9c65-ae32-47f1-8400-119fcf4861c4",
       }),
-      hostname: text.meta({ description: "The page's host: the Tally website's domain.", example: "example.com" }),
+      hostname: text.meta({
+        description: "The page's host: the Tally website's domain (when no website has `website` as an alias).",
+        example: "example.com",
+      }),
       url: text.meta({
         description: "The page: a path (with its query) on `hostname`, or a full URL.",
         example: "/pricing?utm_source=news",
@@ -38,7 +41,7 @@ export const umamiSendBody = z
 
 type UmamiSend = z.infer<typeof umamiSendBody>;
 
-/** Umami's payload as Tally's hit, routed by `hostname` (else by the host of a full `url`). */
+/** Umami's payload as Tally's hit: for the website with the website id as an alias, else the one of `hostname` (or of a full `url`'s host). */
 export function umamiHits({ type, payload }: UmamiSend): HitFields[] {
   if (type === "identify") return [];
   let url: URL;
@@ -51,16 +54,17 @@ export function umamiHits({ type, payload }: UmamiSend): HitFields[] {
   for (const [key, value] of Object.entries(payload.data ?? {})) {
     if (typeof value === "string" || typeof value === "number" || typeof value === "boolean") props[key] = value;
   }
+  const hit: HitFields = {
+    url: url.href,
+    referrer: payload.referrer,
+    screen: payload.screen,
+    language: payload.language,
+    event: payload.name,
+    props: payload.name ? props : null,
+  };
   return [
-    {
-      url: url.href,
-      website: payload.hostname,
-      referrer: payload.referrer,
-      screen: payload.screen,
-      language: payload.language,
-      event: payload.name,
-      props: payload.name ? props : null,
-    },
+    { ...hit, website: payload.website },
+    { ...hit, website: payload.hostname },
   ];
 }
 
@@ -83,6 +87,7 @@ export const UMAMI_CORS_HEADERS = {
 export const umamiTracker: ForeignTracker<UmamiSend> = {
   schema: umamiSendBody,
   hits: umamiHits,
+  alternatives: true,
   counted: (dropped) =>
     dropped === null
       ? json(200, { ok: true })
