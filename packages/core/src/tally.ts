@@ -375,6 +375,19 @@ async function openServices(options: TallyOptions): Promise<Services> {
         rotateSalts: false,
       }),
     isBot: (userAgent) => importAgents.isBot(userAgent),
+    async addAliases(websiteId, aliases) {
+      for (const alias of aliases) {
+        const row = await directory.findById(websiteId);
+        if (!row) return;
+        const current = row.aliases === "" ? [] : row.aliases.split("\n");
+        if (current.includes(alias.toLowerCase())) continue;
+        try {
+          await websites.update(Number(row.account_id), websiteId, { aliases: [...current, alias].join("\n") });
+        } catch (error) {
+          if (!(error instanceof ValidationError)) throw error;
+        }
+      }
+    },
   };
   const outbox = createOutboxRelay({
     db: store.db,

@@ -1,4 +1,5 @@
 import { NotFoundError, ValidationError, type CollectResult } from "@tally-analytics/core";
+import { validate } from "@tally-analytics/core/internal";
 import type * as z from "zod";
 import { parseJsonObject, readText } from "../http/body.js";
 import { describeError } from "../http/errors.js";
@@ -34,14 +35,6 @@ export interface ForeignTracker<Body> {
 
 const readJson = async (request: Request) => parseJsonObject(await readText(request, COLLECT_BODY_LIMIT));
 
-function validated<Body>(schema: z.ZodType<Body>, payload: unknown): Body {
-  const result = schema.safeParse(payload);
-  if (result.success) return result.data;
-  const errors: Record<string, string[]> = {};
-  for (const issue of result.error.issues) (errors[issue.path.map(String).join(".") || "request"] ??= []).push(issue.message);
-  throw new ValidationError(errors);
-}
-
 /**
  * Counts every hit; a website Tally does not know is skipped while another one counts
  * (Plausible's `d=a.com,b.com`), and is a 404 when none does. No hits (Umami's `identify`): nothing dropped.
@@ -70,7 +63,7 @@ export function foreignHitHandler<Body>(tracker: ForeignTracker<Body>) {
   const report = collectReporter();
   return async (context: RequestContext<unknown, unknown>): Promise<Response> => {
     try {
-      const body = validated(tracker.schema, await (tracker.read ?? readJson)(context.request, context.url));
+      const body = validate(tracker.schema, await (tracker.read ?? readJson)(context.request, context.url));
       if (tracker.bot?.(body)) return tracker.counted("bot");
       return tracker.counted(await countAll(context, tracker.hits(body), tracker.alternatives === true));
     } catch (error) {
