@@ -1,7 +1,9 @@
 // Builds the browser tracker into dist/ and the module the server imports it from.
 //   dist/tally.min.js       the full script (what /script.js serves)
 //   dist/tally.core.min.js  pageviews + tally.track + queue only
-//   dist/index.js           export const trackerScript, trackerEtag, trackerEncoded (gzip and brotli, base64)
+//   dist/plausible.min.js   the build for Plausible's snippet (/js/script.js), dist/umami.min.js for Umami's (/umami.js)
+//   dist/index.js           export const trackerScript, trackerEtag, trackerEncoded (gzip and brotli, base64),
+//                           plausibleTracker, umamiTracker ({ script, etag, encoded })
 // Prints gzip (level 9) and brotli sizes; exits 1 if the full script exceeds the budget.
 import { createHash } from "node:crypto";
 import { mkdirSync, writeFileSync } from "node:fs";
@@ -12,6 +14,8 @@ const GZIP_BUDGET = 1000;
 const dist = new URL("./dist/", import.meta.url);
 
 const FEATURES = ["SPA", "HASH", "OUTBOUND", "DNT", "QUEUE", "ENGAGED"];
+/** Flags of the variants for other tools' snippets; never in Tally's own builds. */
+const FLAGS = [...FEATURES, "PLAUSIBLE", "UMAMI", "FOREIGN"];
 
 /** @param {string[]} enabled */
 async function bundle(enabled) {
@@ -26,7 +30,7 @@ async function bundle(enabled) {
     legalComments: "none",
     // Ignore tsconfig.json (it is for type checking): its `strict` would add "use strict".
     tsconfigRaw: {},
-    define: Object.fromEntries(FEATURES.map((f) => [`FEATURE_${f}`, String(enabled.includes(f))])),
+    define: Object.fromEntries(FLAGS.map((f) => [`FEATURE_${f}`, String(enabled.includes(f))])),
   });
   return result.outputFiles[0].text.trim();
 }
@@ -42,6 +46,9 @@ const sizes = (text) => ({
 const variants = {
   "tally.min.js": FEATURES,
   "tally.core.min.js": ["QUEUE"],
+  // Served at /js/script.js (and script.*.js) and /umami.js: README "Coming from Plausible, Umami or GoatCounter".
+  "plausible.min.js": ["FOREIGN", "PLAUSIBLE", "SPA", "HASH", "OUTBOUND", "ENGAGED"],
+  "umami.min.js": ["FOREIGN", "UMAMI", "SPA"],
 };
 
 mkdirSync(dist, { recursive: true });
@@ -54,18 +61,29 @@ for (const [file, enabled] of Object.entries(variants)) {
   console.log(`${file.padEnd(18)} ${raw} B raw, ${gzip} B gzip, ${brotli} B brotli`);
 }
 
+/** A served script: its text, strong ETag, and its forms compressed once here, at the highest levels, so the server never compresses it per request. */
+const served = (script) => ({
+  script,
+  etag: `"${createHash("sha256").update(script).digest("base64url").slice(0, 16)}"`,
+  encoded: {
+    gzip: gzipSync(script, { level: 9 }).toString("base64"),
+    br: brotliCompressSync(script, {
+      params: { [constants.BROTLI_PARAM_QUALITY]: 11, [constants.BROTLI_PARAM_SIZE_HINT]: script.length },
+    }).toString("base64"),
+  },
+});
 const script = built["tally.min.js"];
-const etag = `"${createHash("sha256").update(script).digest("base64url").slice(0, 16)}"`;
-// Compressed once here, at the highest levels, so the server never compresses it per request.
-const encoded = {
-  gzip: gzipSync(script, { level: 9 }).toString("base64"),
-  br: brotliCompressSync(script, {
-    params: { [constants.BROTLI_PARAM_QUALITY]: 11, [constants.BROTLI_PARAM_SIZE_HINT]: script.length },
-  }).toString("base64"),
-};
+const tally = served(script);
 writeFileSync(
   new URL("index.js", dist),
-  `export const trackerScript = ${JSON.stringify(script)};\nexport const trackerEtag = ${JSON.stringify(etag)};\nexport const trackerEncoded = ${JSON.stringify(encoded)};\n`,
+  [
+    `export const trackerScript = ${JSON.stringify(tally.script)};`,
+    `export const trackerEtag = ${JSON.stringify(tally.etag)};`,
+    `export const trackerEncoded = ${JSON.stringify(tally.encoded)};`,
+    `export const plausibleTracker = ${JSON.stringify(served(built["plausible.min.js"]))};`,
+    `export const umamiTracker = ${JSON.stringify(served(built["umami.min.js"]))};`,
+    "",
+  ].join("\n"),
 );
 writeFileSync(
   new URL("index.d.ts", dist),
@@ -76,6 +94,12 @@ writeFileSync(
     "export declare const trackerEtag: string;",
     "/** `trackerScript` compressed at build time (gzip -9, brotli q11), base64. */",
     "export declare const trackerEncoded: { readonly gzip: string; readonly br: string };",
+    "/** A build for another tool's snippet: its text, ETag and compressed forms, as above. */",
+    "export interface ServedTracker { readonly script: string; readonly etag: string; readonly encoded: { readonly gzip: string; readonly br: string } }",
+    '/** The build for Plausible\'s snippet, served at `{base}/js/script.js` (README "Coming from Plausible, Umami or GoatCounter"). */',
+    "export declare const plausibleTracker: ServedTracker;",
+    "/** The build for Umami's snippet, served at `{base}/umami.js`. */",
+    "export declare const umamiTracker: ServedTracker;",
     "",
     "/** What an event property may hold. */",
     "export type TallyPropValue = string | number | boolean;",

@@ -140,6 +140,7 @@ describe.each(apiMatrix)("websites API over $name", ({ transport, dialect }) => 
           timezone: "UTC",
           retention_days: 730,
           page_names: "path",
+          aliases: "",
           created_at: expect.stringMatching(ISO),
           updated_at: expect.stringMatching(ISO),
         },
@@ -489,23 +490,36 @@ describe.each(apiMatrix)("websites API over $name", ({ transport, dialect }) => 
     });
 
     it.each([
-      ["per_page=15", { per_page: ["The selected per page is invalid."] }],
-      ["per_page=ten", { per_page: ["The selected per page is invalid."] }],
+      ["per_page=15", { per_page: { given: "15", used: "10" } }],
+      ["per_page=ten", { per_page: { given: "ten", used: "10" } }],
+      ["sort_by=name", { sort_by: { given: "name", used: "id" } }],
+      ["sort=up", { sort: { given: "up", used: "desc" } }],
+      ["search_by=url", { search_by: { given: "url", used: "domain" } }],
+    ])("answers %s with the default, saying so in meta and a Warning", async (query, fallbacks) => {
+      const response = await lister.get(`/api/v1/websites?${query}`);
+      const strict = await lister.get("/api/v1/websites");
+      expectJson(response, 200);
+      expect(response.body.data).toEqual(strict.body.data);
+      expect(response.body.meta.fallbacks).toEqual(fallbacks);
+      const [name, { given, used }] = Object.entries(fallbacks)[0]!;
+      expect(response.headers.get("warning")).toBe(`299 - "${name}=${given} is not supported; ${name}=${used} was used"`);
+      expect(strict.body.meta.fallbacks).toBeUndefined();
+      expect(strict.headers.get("warning")).toBeNull();
+    });
+
+    it("puts the page figures beside meta too", async () => {
+      const response = await lister.get("/api/v1/websites?page=2");
+      const { current_page, last_page, per_page, total, from, to } = response.body.meta;
+      expect(response.body).toMatchObject({ current_page, last_page, per_page, total, from, to });
+      expect(response.body).toMatchObject({ current_page: 2, last_page: 3, per_page: 10, total: 27, from: 11, to: 20 });
+    });
+
+    it.each([
       ["page=0", { page: ["The page must be an integer greater than 0."] }],
       ["page=-1", { page: ["The page must be an integer greater than 0."] }],
       ["page=abc", { page: ["The page must be an integer greater than 0."] }],
       ["page=1.5", { page: ["The page must be an integer greater than 0."] }],
-      ["sort_by=name", { sort_by: ["The selected sort by is invalid."] }],
-      ["sort=up", { sort: ["The selected sort is invalid."] }],
-      ["search_by=url", { search_by: ["The selected search by is invalid."] }],
-      [
-        "per_page=7&page=x&sort=no",
-        {
-          per_page: ["The selected per page is invalid."],
-          page: ["The page must be an integer greater than 0."],
-          sort: ["The selected sort is invalid."],
-        },
-      ],
+      ["per_page=7&page=x&sort=no", { page: ["The page must be an integer greater than 0."] }],
     ])("rejects %s", async (query, errors) => {
       expectInvalid(await lister.get(`/api/v1/websites?${query}`), errors);
     });

@@ -338,6 +338,8 @@ describe.each(DIALECTS)("Umami data export on %s", (dialect) => {
     });
     const { stats } = await allStatistics(fixture.stored.tally, fixture.accountId, site.id, "2024-03-15", "2024-03-16");
     expect(stats).toEqual(EXPECTED);
+    // Umami's website id becomes the website's alias: Umami's /api/send finds it by that id.
+    expect((await fixture.stored.tally.websites.get(fixture.accountId, site.id)).aliases).toBe(W);
   });
 
   it("ClickHouse's website_event (sessions inline, rows by hour and session) beside event_data: the same statistics", async () => {
@@ -349,6 +351,8 @@ describe.each(DIALECTS)("Umami data export on %s", (dialect) => {
     expect(summary).toMatchObject({ rowsRead: 8, imported: 6 });
     const { stats } = await allStatistics(fixture.stored.tally, fixture.accountId, site.id, "2024-03-15", "2024-03-16");
     expect(stats).toEqual(EXPECTED);
+    // The same Umami website id is the first website's alias already: an alias names one website.
+    expect((await fixture.stored.tally.websites.get(fixture.accountId, site.id)).aliases).toBe("");
   });
 
   it("the same tables in a directory: the same statistics", async () => {

@@ -14,7 +14,7 @@ export { INVALID_LINK } from "./accounts/user-tokens.js";
 export { INVALID_CODE } from "./accounts/two-factor.js";
 export { SESSION_LIFETIME_MS } from "./accounts/sessions.js";
 export { parseDatabaseUrl, redactDatabaseUrl, DATABASE_URL_FORMS, type DatabaseLocation } from "./storage/database-url.js";
-export { validate, choice, paginationQuery, sortDirection } from "./shared/validation.js";
+export { validate, choice, fallbackChoice, paginationQuery, sortDirection } from "./shared/validation.js";
 export { normalizeDomain, stripWww } from "./websites/domain.js";
 export { compileIpRules } from "./shared/exclusion-lists.js";
 export { escapeHtml, htmlDocument, type HtmlDocument } from "./shared/html.js";

@@ -335,6 +335,8 @@ async function openServices(options: TallyOptions): Promise<Services> {
   const directory = createWebsiteDirectory(store.db);
   const websites = createWebsites(store.db, {
     async onChange(row, change) {
+      // Its aliases route hits too: each is a key of the collector's cache.
+      for (const alias of row.aliases === "" ? [] : row.aliases.split("\n")) collector?.forgetDomain(alias);
       if (change === "delete") {
         collector?.forgetWebsite(Number(row.id), row.domain);
         await rollups.deleteWebsite(Number(row.id));
@@ -373,6 +375,19 @@ async function openServices(options: TallyOptions): Promise<Services> {
         rotateSalts: false,
       }),
     isBot: (userAgent) => importAgents.isBot(userAgent),
+    async addAliases(websiteId, aliases) {
+      for (const alias of aliases) {
+        const row = await directory.findById(websiteId);
+        if (!row) return;
+        const current = row.aliases === "" ? [] : row.aliases.split("\n");
+        if (current.includes(alias.toLowerCase())) continue;
+        try {
+          await websites.update(Number(row.account_id), websiteId, { aliases: [...current, alias].join("\n") });
+        } catch (error) {
+          if (!(error instanceof ValidationError)) throw error;
+        }
+      }
+    },
   };
   const outbox = createOutboxRelay({
     db: store.db,

@@ -22,9 +22,11 @@ import {
 } from "./http/answers.js";
 import { documentationRoutes } from "./api/api-routes.js";
 import { collectRoutes } from "./collect/collect-routes.js";
+import { foreignRoutes } from "./collect/foreign-routes.js";
 import { healthRoute } from "./collect/health.js";
 import { dashboardRoutes } from "./dashboard/dashboard-routes.js";
 import { websiteListQuery } from "./http/list-query.js";
+import { fallbackHeaders, fallbacksOf } from "./http/fallbacks.js";
 import { paginated } from "./http/pagination.js";
 import { statsBody } from "./http/stats-response.js";
 import { defineRoute, type Route } from "./http/route.js";
@@ -117,7 +119,8 @@ export const routes: readonly Route[] = [
         perPage: query.per_page,
         page: query.page,
       });
-      return send(websiteListAnswer, paginated(url, page));
+      const fallbacks = fallbacksOf(url, query);
+      return send(websiteListAnswer, paginated(url, page, fallbacks), fallbackHeaders(fallbacks));
     },
   }),
   defineRoute({
@@ -222,7 +225,9 @@ export const routes: readonly Route[] = [
     responses: { 200: { description: "One page of the statistic's rows.", schema: statsAnswer }, ...notFound, 503: "error" },
     async handle(context) {
       const { tally, accountId, url, query } = context;
-      return send(statsAnswer, statsBody(url, await tally.stats.query(accountId, resourceId(context), query)));
+      const fallbacks = fallbacksOf(url, query);
+      const page = await tally.stats.query(accountId, resourceId(context), query);
+      return send(statsAnswer, statsBody(url, page, fallbacks), fallbackHeaders(fallbacks));
     },
   }),
   defineRoute({
@@ -260,6 +265,7 @@ export const routes: readonly Route[] = [
   }),
   plausibleQueryRoute,
   ...collectRoutes,
+  ...foreignRoutes,
   healthRoute,
   ...dashboardRoutes,
   ...unsubscribeRoutes,

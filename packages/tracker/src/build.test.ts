@@ -37,4 +37,22 @@ describe("built tracker", () => {
     }
     expect(core).toContain("tally_ignore");
   });
+
+  it("builds the variants for Plausible's and Umami's snippets, and Tally's own carry none of them", () => {
+    const plausible = read("plausible.min.js");
+    const umami = read("umami.min.js");
+    for (const [file, text] of [
+      ["plausible.min.js", plausible],
+      ["umami.min.js", umami],
+    ] as const) {
+      expect(() => new Script(text, { filename: file })).not.toThrow();
+    }
+    expect(plausible).toContain("../api/event");
+    expect(plausible).toContain("plausible_ignore");
+    expect(umami).toContain("api/send");
+    expect(umami).toContain("umami.disabled");
+    for (const file of ["tally.min.js", "tally.core.min.js"]) {
+      for (const marker of ["plausible", "umami", "api/event", "api/send"]) expect(read(file)).not.toContain(marker);
+    }
+  });
 });

@@ -17,6 +17,8 @@
  * Check `node build.mjs` output after each change.
  */
 
+import { defineForeignGlobal, foreignEndpoint, foreignOff, hashNamed, manual, sendForeign } from "./variants.js";
+
 // Build-time flags, set by esbuild `define`; false lets the minifier drop the feature.
 declare const FEATURE_SPA: boolean;
 declare const FEATURE_HASH: boolean;
@@ -24,9 +26,11 @@ declare const FEATURE_OUTBOUND: boolean;
 declare const FEATURE_DNT: boolean;
 declare const FEATURE_QUEUE: boolean;
 declare const FEATURE_ENGAGED: boolean;
+// The builds for other tools' snippets (variants.ts): their attributes, endpoint, body and global.
+declare const FEATURE_FOREIGN: boolean;
 
-type Props = Record<string, string | number | boolean>;
-type Track = (name: string, props?: Props) => void;
+export type Props = Record<string, string | number | boolean>;
+export type Track = (name: string, props?: Props) => void;
 type Global = { track: Track; q?: IArguments[] };
 
 const doc = document;
@@ -38,9 +42,9 @@ const script = doc.currentScript as HTMLScriptElement;
 // Anything unexpected (no currentScript, a hostile sandbox) must not reach the host page.
 try {
   const data = script.dataset;
-  const endpoint = data.api || new URL("collect", script.src).href;
+  const endpoint = FEATURE_FOREIGN ? foreignEndpoint(script) : data.api || new URL("collect", script.src).href;
   // 1 (not true) because it goes into the payload as `h`.
-  const hash = FEATURE_HASH && "hash" in data ? 1 : undefined;
+  const hash = FEATURE_HASH && ("hash" in data || (FEATURE_FOREIGN && hashNamed(script))) ? 1 : undefined;
   let off = FEATURE_DNT && data.dnt == "true" && (nav.doNotTrack == "1" || nav.globalPrivacyControl === true);
   let last: string | undefined;
   // The app's server counted this page already (its middleware marked the response with
@@ -57,6 +61,7 @@ try {
     // Throws in sandboxed iframes and with storage disabled.
     off ||= localStorage.tally_ignore == "true";
   } catch {}
+  if (FEATURE_FOREIGN) off ||= foreignOff(script);
 
   // `engaged`: an engagement signal (milliseconds visible and focused), not a hit.
   const send = (name?: string, props?: Props, engaged?: number) => {
@@ -71,6 +76,7 @@ try {
       view = undefined;
     }
     if (off) return;
+    if (FEATURE_FOREIGN) return sendForeign(endpoint, script, { n: name, u: url, p: props, h: hash, e: engaged });
     try {
       // Transport: navigator.sendBeacon alone, the smallest option that is also robust.
       // - A string body goes out as text/plain;charset=UTF-8: CORS-safelisted, no preflight.
@@ -99,7 +105,7 @@ try {
   const page = () => send();
   const track: Track = (name, props) => name && send(name, props);
 
-  if (FEATURE_SPA) {
+  if (FEATURE_SPA && !(FEATURE_FOREIGN && manual(script))) {
     const path = () => loc.pathname + (hash ? loc.hash : "");
     for (const method of ["pushState", "replaceState"] as const) {
       const original = history[method];
@@ -147,9 +153,13 @@ try {
   }
 
   // A prerendered page counts when (if) the visitor actually sees it.
-  (doc as Document & { prerendering?: boolean }).prerendering ? doc.addEventListener("prerenderingchange", page) : page();
+  if (!(FEATURE_FOREIGN && manual(script))) {
+    (doc as Document & { prerendering?: boolean }).prerendering ? doc.addEventListener("prerenderingchange", page) : page();
+  }
 
   const queue = FEATURE_QUEUE && (win.tally || ({} as Global)).q;
   win.tally = { track };
   if (queue) for (const args of queue) track.apply(0, args as unknown as Parameters<Track>);
+  // An explicit pageview (plausible("pageview"), umami.track()) counts even on the URL counted last.
+  if (FEATURE_FOREIGN) defineForeignGlobal({ endpoint, script, track, pageview: () => ((last = undefined), page()) });
 } catch {}

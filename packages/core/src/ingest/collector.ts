@@ -1,6 +1,6 @@
 import { addDays } from "../shared/calendar.js";
 import { NotFoundError, UnavailableError } from "../shared/errors.js";
-import { stripWww } from "../websites/domain.js";
+import { normalizeDomain, stripWww } from "../websites/domain.js";
 import { locationOf, type GeoLocation, type GeoLookup } from "../enrich/geo.js";
 import type { createUserAgentParser, UserAgentInfo } from "../enrich/user-agent.js";
 import { PROP_VALUE_LENGTH, readValues } from "../model/dimensions.js";
@@ -121,8 +121,9 @@ export function createCollector(options: CollectorOptions) {
     },
   });
 
-  async function rulesFor(host: string): Promise<WebsiteRules> {
-    const domain = stripWww(host);
+  async function rulesFor(hit: CheckedHit): Promise<WebsiteRules> {
+    const domain = hit.website === null ? stripWww(hit.url.hostname) : normalizeDomain(hit.website);
+    if (domain === null) throw new NotFoundError("No website is registered for this domain.");
     const cached = websites.get(domain);
     const rules = cached === undefined ? await websites.load(domain) : cached;
     if (!rules) throw new NotFoundError("No website is registered for this host.");
@@ -190,7 +191,7 @@ export function createCollector(options: CollectorOptions) {
   /** The hit checked and enriched (no raw address left in it), or why it is dropped. */
   async function prepare(input: HitInput): Promise<Hit | Extract<CollectResult, { status: "dropped" }>> {
     const hit = checkHit(input);
-    const rules = await rulesFor(hit.url.hostname);
+    const rules = await rulesFor(hit);
     if (rules.excludeBots && userAgents.isBot(hit.userAgent)) return { status: "dropped", reason: "bot" };
     if (rules.excludeBots && isReferrerSpam(externalReferrer(hit.referrer, rules.domain)))
       return { status: "dropped", reason: "referrer-spam" };

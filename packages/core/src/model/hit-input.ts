@@ -5,8 +5,13 @@ import { withoutControlCharacters } from "../shared/text.js";
 
 /** One pageview or event, as the tracker (or an import) reports it. */
 export interface HitInput {
-  /** The page URL; its host picks the website. */
+  /** The page URL; its host picks the website unless `website` names it. */
   url: string;
+  /**
+   * The website's domain when the tracker names it rather than leaving it to the page's
+   * host (another tool's tracker: Plausible's `d`); written as a website's domain is.
+   */
+  website?: string | null | undefined;
   referrer?: string | null | undefined;
   /** `WxH` */
   screen?: string | null | undefined;
@@ -66,6 +71,7 @@ export interface KnownValues {
 
 export const LIMITS = {
   url: 2048,
+  website: 253,
   referrer: 2048,
   event: 200,
   props: 30,
@@ -81,6 +87,8 @@ const LANGUAGE = /^([a-zA-Z]{2,3})(?:[-_][a-zA-Z0-9]{1,8})*$/;
 
 export interface CheckedHit {
   url: URL;
+  /** The website the tracker named; null: the page's host. */
+  website: string | null;
   referrer: string;
   screen: string;
   language: string;
@@ -119,6 +127,7 @@ export function checkHit(input: HitInput): CheckedHit {
   if (!isTimeInDomain(timestamp)) throw invalid("timestamp", `The timestamp must fall between ${FIRST_DAY} and ${LAST_DAY}.`);
   return {
     url,
+    website: checkWebsite(input.website),
     referrer: typeof input.referrer === "string" ? input.referrer.slice(0, LIMITS.referrer) : "",
     screen: typeof input.screen === "string" && SCREEN.test(input.screen) ? input.screen : "",
     language: typeof input.language === "string" ? (LANGUAGE.exec(input.language)?.[1]?.toLowerCase() ?? "") : "",
@@ -133,6 +142,14 @@ export function checkHit(input: HitInput): CheckedHit {
     engagedMs: checkEngagement(input.engagedMs, input.event),
     route: checkRoute(input.route),
   };
+}
+
+function checkWebsite(website: unknown): string | null {
+  if (website === undefined || website === null) return null;
+  if (typeof website !== "string" || website === "" || website.length > LIMITS.website) {
+    throw invalid("website", `The website must be a domain of 1 to ${LIMITS.website} characters.`);
+  }
+  return website;
 }
 
 /** A route template is a path: `/` first, no control characters, at most as long as a URL. */

@@ -52,6 +52,8 @@ export interface FormatReader {
   /** Files of the input this format does not read (named in the summary). */
   readonly ignored: readonly string[];
   items(counter: ByteCounter): AsyncGenerator<ImportItem>;
+  /** The ids the other tool knew the website by, seen while reading (Umami's `website_id`): the website's aliases after the import. */
+  aliases?(): readonly string[];
   close(): Promise<void>;
 }
 

@@ -70,6 +70,8 @@ export interface ImportContext {
   /** A collector of its own for replayed hits: in-memory salts, visitor hashes under `prefix`. */
   replayCollector(prefix: string): { collect(hit: HitInput): Promise<CollectResult>; close(): Promise<void> };
   isBot(userAgent: string): boolean;
+  /** Adds these ids to the website's aliases, each where it is free (a taken or malformed one is left out). */
+  addAliases(websiteId: number, aliases: readonly string[]): Promise<void>;
 }
 
 /** checkHit names fields as the tracker sends them. */
@@ -210,7 +212,7 @@ export async function runImport(context: ImportContext, file: string, options: I
       );
     const check = await checkPass(reader, input, createJudge(website, options, earlier, context.isBot, true), format, file, options);
     if (options.dryRun) return check.summary;
-    return await writePass(context, reader, input, createJudge(website, options, earlier, context.isBot, false), {
+    const summary = await writePass(context, reader, input, createJudge(website, options, earlier, context.isBot, false), {
       format,
       file,
       hash,
@@ -220,6 +222,9 @@ export async function runImport(context: ImportContext, file: string, options: I
       planned: check.counts,
       scratchDirectory,
     });
+    // Umami's website id: its /api/send bodies find this website by it from now on.
+    if (reader.aliases) await context.addAliases(website.id, reader.aliases());
+    return summary;
   } finally {
     await reader?.close();
     await input.close();

@@ -132,6 +132,7 @@ export const openUmami: OpenReader = async (input, website, scratchDirectory) =>
   let loaded = false;
   const findSession = () => scratch.prepare("select * from sessions where id = ?");
   const findProps = () => scratch.prepare("select key, value from props where event = ? limit ?");
+  const websiteIds = new Set<string>();
   return {
     format: "umami",
     kind: "replay",
@@ -155,13 +156,16 @@ export const openUmami: OpenReader = async (input, website, scratchDirectory) =>
         const rows = prop.all(id, LIMITS.props) as { key: string; value: string }[];
         return rows.length === 0 ? null : Object.fromEntries(rows.map((row) => [row.key, row.value]));
       };
+      const hasWebsiteId = csv.has("website_id");
       for await (const record of csv.records()) {
+        if (hasWebsiteId && record.get("website_id").trim() !== "") websiteIds.add(record.get("website_id").trim());
         const values = inline
           ? sessionOf(record)
           : (session.get(record.get("session_id").trim()) as (Session & { id: string }) | undefined);
         yield eventItem(record, website, values, props);
       }
     },
+    aliases: () => [...websiteIds],
     close: async () => {
       scratch.close();
     },

@@ -26,14 +26,26 @@ export const choice = <const T extends readonly [string, ...string[]]>(field: st
     }),
   );
 
+/**
+ * One of a fixed set of values where anything else means the default, as the seed's own
+ * system does for `search_by`, `sort_by`, `sort` and `per_page`: its clients send values it
+ * does not list. The server tells the caller what was used (`meta.fallbacks`, `Warning`).
+ */
+export const fallbackChoice = <const T extends readonly [string, ...string[]]>(values: T, fallback: T[number]) =>
+  z
+    .preprocess((value) => {
+      const text = asText(value);
+      return values.includes(text as string) ? text : fallback;
+    }, z.enum(values))
+    .default(fallback);
+
 const PAGE_MESSAGE = "The page must be an integer greater than 0.";
 
 /** `per_page` and `page`, shared by every list endpoint. */
 export const paginationQuery = {
-  per_page: choice("per_page", ["10", "25", "50", "100"])
-    .default("10")
+  per_page: fallbackChoice(["10", "25", "50", "100"], "10")
     .transform(Number)
-    .meta({ description: "Rows per page.", default: "10" }),
+    .meta({ description: "Rows per page; any other value means 10.", default: "10" }),
   page: z
     .preprocess(
       asText,
@@ -48,4 +60,7 @@ export const paginationQuery = {
 };
 
 /** Sort direction, shared by every list endpoint. */
-export const sortDirection = choice("sort", ["desc", "asc"]).default("desc").meta({ default: "desc" });
+export const sortDirection = fallbackChoice(["desc", "asc"], "desc").meta({
+  description: "Any other value means `desc`.",
+  default: "desc",
+});

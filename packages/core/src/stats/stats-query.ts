@@ -1,7 +1,7 @@
 import * as z from "zod";
 import { dayNumber, FIRST_DAY, isCalendarDate, isInDomain, LAST_DAY } from "../shared/calendar.js";
 import { ValidationError } from "../shared/errors.js";
-import { choice, paginationQuery, sortDirection, validate } from "../shared/validation.js";
+import { choice, fallbackChoice, paginationQuery, sortDirection, validate } from "../shared/validation.js";
 import { VISIT_DIMENSIONS } from "../model/dimensions.js";
 import { FILTER_LIMITS, parseFilters, type Condition } from "../model/filters.js";
 import { STAT_NAMES } from "../model/stat-names.js";
@@ -139,10 +139,14 @@ export const statsQuerySchema = z
       .max(255, "The search may not be longer than 255 characters.")
       .default("")
       .meta({ description: "Only rows whose value contains this, ignoring case." }),
-    search_by: choice("search_by", ["url", "value"])
-      .default("url")
-      .meta({ description: "`url` and `value` mean the same: the row's value." }),
-    sort_by: choice("sort_by", ["count", "value"]).default("count").meta({ description: "Ties are ordered by value, ascending." }),
+    search_by: fallbackChoice(["url", "value"], "url").meta({
+      description: "`url` and `value` mean the same: the row's value. Any other value means `url`.",
+      default: "url",
+    }),
+    sort_by: fallbackChoice(["count", "value"], "count").meta({
+      description: "Ties are ordered by value, ascending. Any other value means `count`.",
+      default: "count",
+    }),
     sort: sortDirection,
     ...paginationQuery,
     ...rangeFields,

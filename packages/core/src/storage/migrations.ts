@@ -283,6 +283,15 @@ const migrationFactories: Record<string, MigrationFactory> = {
         .execute();
     },
   }),
+  "0015_website_aliases": () => ({
+    async up(db) {
+      // Other names hits may name the website by (Umami's website id), one a line.
+      await db.schema
+        .alterTable("websites")
+        .addColumn("aliases", "text", (c) => c.notNull().defaultTo(""))
+        .execute();
+    },
+  }),
   "0016_channels_and_sources": () => ({ up: (db) => addVisitColumns(db, ["source", "channel"]) }),
   "0017_versions": () => ({ up: (db) => addVisitColumns(db, ["browser_version", "os_version"]) }),
   "0021_rollup_watermarks": () => ({

@@ -199,6 +199,8 @@ export interface WebsitesTable {
   retention_days: number;
   /** `path` or `route` (websites/website-input.ts, PAGE_NAMES). */
   page_names: string;
+  /** Other names hits may name the website by (Umami's website id), one a line. */
+  aliases: string;
   created_at: string;
   updated_at: string;
 }

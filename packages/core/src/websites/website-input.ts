@@ -15,6 +15,7 @@ export interface WebsiteInput {
   timezone?: unknown;
   retention_days?: unknown;
   page_names?: unknown;
+  aliases?: unknown;
 }
 
 /**
@@ -107,6 +108,11 @@ function entryList(field: string, isValid: (entry: string) => boolean, describe:
 
 const RETENTION_MESSAGE = `The retention days must be a whole number from ${RETENTION_DAYS.min} to ${RETENTION_DAYS.max}.`;
 
+/** At most this many aliases: what other tools' trackers name the website by (Umami's website id). */
+export const MAX_ALIASES = 20;
+/** An alias is looked up as a hit's website is (a UUID is one): written as a domain is. */
+const isAlias = (entry: string) => normalizeDomain(entry) === entry.toLowerCase();
+
 /** The fields both create and update accept; each is optional (absent = unchanged, or the default). */
 const settingFields = {
   privacy: choice("privacy", [0, 1, 2])
@@ -179,6 +185,15 @@ const settingFields = {
       description:
         "How pages are named: `path` (default), the URL's path and kept query; `route`, the route template the app's server answered with (`/orders/:id`, with Tally's middleware), else the path with id-like segments as `:id` and no query: ids never reach the database.",
       example: "route",
+    }),
+  aliases: entryList("aliases", isAlias, (entry) => `The alias "${entry}" must be an id or host name: letters, digits, dashes and dots.`)
+    .transform((value) => value.toLowerCase())
+    .refine((value) => value.split("\n").length <= MAX_ALIASES, `At most ${MAX_ALIASES} aliases are allowed.`)
+    .optional()
+    .meta({
+      description:
+        "Other names hits may name this website by, one a line (commas accepted): Umami's website id, so that Umami's `/api/send` bodies without a `hostname` are counted here. Free across all accounts, and never another website's domain.",
+      example: "b59e9c65-ae32-47f1-8400-119fcf4861c4",
     }),
 };
 

@@ -16,6 +16,7 @@ export const websiteSchema = z
     timezone: z.string().meta({ example: "UTC" }),
     retention_days: z.int().meta({ example: 730 }),
     page_names: z.enum(PAGE_NAMES).meta({ description: "`path` or `route`: how pages are named.", example: "path" }),
+    aliases: z.string().meta({ description: "Other names hits may name the website by (Umami's website id), one a line.", example: "" }),
     created_at: timestamp,
     updated_at: timestamp,
   })

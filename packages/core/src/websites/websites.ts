@@ -44,7 +44,7 @@ export interface Websites {
  * the CLI): never on the public `tally.websites`, since its rows hold password hashes.
  */
 export interface WebsiteDirectory {
-  /** The stored row for a host (collect routing); null when no website has it. */
+  /** The stored row for a host, or for one of its aliases (collect routing); null when no website has it. */
   findByDomain(domain: string): Promise<WebsiteRow | null>;
   /** The stored row by id regardless of account. */
   findById(id: number): Promise<WebsiteRow | null>;
@@ -73,6 +73,7 @@ export function toWebsite(row: WebsiteRow): Website {
     timezone: row.timezone,
     retention_days: Number(row.retention_days),
     page_names: row.page_names as Website["page_names"],
+    aliases: row.aliases,
     created_at: row.created_at,
     updated_at: row.updated_at,
   };
@@ -89,8 +90,18 @@ export function createWebsites(db: Kysely<Database>, hooks: WebsiteHooks = {}): 
   }
 
   async function assertDomainFree(domain: string): Promise<void> {
-    const taken = await db.selectFrom("websites").select("id").where("domain", "=", domain).executeTakeFirst();
+    const taken =
+      (await db.selectFrom("websites").select("id").where("domain", "=", domain).executeTakeFirst()) ?? (await findByAlias(db, domain));
     if (taken) throw ValidationError.field("domain", "The domain has already been taken.");
+  }
+
+  /** Aliases route hits: none may be another website's alias, nor any website's domain. */
+  async function assertAliasesFree(aliases: string, websiteId: number | null): Promise<void> {
+    for (const alias of aliases === "" ? [] : aliases.split("\n")) {
+      const owner =
+        (await db.selectFrom("websites").select("id").where("domain", "=", alias).executeTakeFirst()) ?? (await findByAlias(db, alias));
+      if (owner && Number(owner.id) !== websiteId) throw ValidationError.field("aliases", `The alias "${alias}" has already been taken.`);
+    }
   }
 
   return {
@@ -100,6 +111,7 @@ export function createWebsites(db: Kysely<Database>, hooks: WebsiteHooks = {}): 
       if (privacy === 2 && fields.password === undefined) throw ValidationError.field("password", PASSWORD_REQUIRED);
       const domain = fields.domain as string;
       await assertDomainFree(domain);
+      await assertAliasesFree(fields.aliases ?? "", null);
       const now = new Date().toISOString();
       const values = {
         account_id: accountId,
@@ -113,6 +125,7 @@ export function createWebsites(db: Kysely<Database>, hooks: WebsiteHooks = {}): 
         timezone: fields.timezone ?? "UTC",
         retention_days: fields.retention_days ?? RETENTION_DAYS.default,
         page_names: fields.page_names ?? "path",
+        aliases: fields.aliases ?? "",
         created_at: now,
         updated_at: now,
       };
@@ -160,6 +173,7 @@ export function createWebsites(db: Kysely<Database>, hooks: WebsiteHooks = {}): 
       if (privacy !== 2) passwordHash = null;
       else if (fields.password !== undefined) passwordHash = await hashPassword(fields.password);
       else if (passwordHash === null) throw ValidationError.field("password", PASSWORD_REQUIRED);
+      if (fields.aliases !== undefined) await assertAliasesFree(fields.aliases, Number(row.id));
       const updated = await db
         .updateTable("websites")
         .set({
@@ -172,6 +186,7 @@ export function createWebsites(db: Kysely<Database>, hooks: WebsiteHooks = {}): 
           timezone: fields.timezone ?? row.timezone,
           retention_days: fields.retention_days ?? Number(row.retention_days),
           page_names: fields.page_names ?? row.page_names,
+          aliases: fields.aliases ?? row.aliases,
           updated_at: new Date().toISOString(),
         })
         .where("id", "=", row.id)
@@ -189,10 +204,24 @@ export function createWebsites(db: Kysely<Database>, hooks: WebsiteHooks = {}): 
   };
 }
 
+/** The website one of whose aliases this is (aliases are kept one a line). */
+async function findByAlias(db: Kysely<Database>, alias: string): Promise<WebsiteRow | undefined> {
+  const pattern = `%\n${alias.replace(/[\\%_]/g, (c) => `\\${c}`)}\n%`;
+  return db
+    .selectFrom("websites")
+    .selectAll()
+    .where(sql<boolean>`${"\n"} || aliases || ${"\n"} like ${pattern} escape '\\'`)
+    .executeTakeFirst();
+}
+
 export function createWebsiteDirectory(db: Kysely<Database>): WebsiteDirectory {
   return {
     async findByDomain(domain) {
-      return (await db.selectFrom("websites").selectAll().where("domain", "=", domain).executeTakeFirst()) ?? null;
+      return (
+        (await db.selectFrom("websites").selectAll().where("domain", "=", domain).executeTakeFirst()) ??
+        (await findByAlias(db, domain)) ??
+        null
+      );
     },
 
     async findById(id) {

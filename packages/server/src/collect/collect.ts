@@ -1,4 +1,4 @@
-import { ValidationError, type HitInput, type Tally } from "@tally-analytics/core";
+import { ValidationError, type CollectResult, type HitInput, type Tally } from "@tally-analytics/core";
 import * as z from "zod";
 import { parseJsonObject, readText } from "../http/body.js";
 import { proxyTrust, type HeaderReader } from "../http/client-ip.js";
@@ -71,11 +71,28 @@ function parseHit(text: string): z.infer<typeof hitBody> {
   return result.data;
 }
 
-async function collectHit(tally: Tally, request: HitRequest): Promise<{ message: string; headers: Record<string, string> }> {
-  const body = parseHit(await request.text());
+/** A hit as a tracker describes it: everything but who sent it (the request tells that). */
+export type HitFields = Omit<HitInput, "ip" | "userAgent">;
+
+/**
+ * Counts one hit of this request through `tally.collect`, with the client's address and
+ * user agent: what every tracker's endpoint (Tally's, Plausible's, Umami's, GoatCounter's) does.
+ * A hit that breaks core's rules is a 400 (a bad body), not a form field error.
+ */
+export async function countHit(tally: Tally, request: HitRequest, fields: HitFields): Promise<CollectResult> {
   const ip = proxyTrust(tally.options.trustProxy).clientIp(request.socketIp, request.header);
   if (!ip) throw new HttpError(400, "The client address is unknown.");
-  const hit: HitInput = {
+  try {
+    return await tally.collect({ ...fields, ip, userAgent: request.header("user-agent") ?? "" });
+  } catch (error) {
+    if (error instanceof ValidationError) throw new HttpError(400, `Invalid hit: ${Object.values(error.errors).flat().join(" ")}`);
+    throw error;
+  }
+}
+
+async function collectHit(tally: Tally, request: HitRequest): Promise<{ message: string; headers: Record<string, string> }> {
+  const body = parseHit(await request.text());
+  const result = await countHit(tally, request, {
     url: body.u,
     referrer: body.r,
     screen: body.s,
@@ -85,18 +102,9 @@ async function collectHit(tally: Tally, request: HitRequest): Promise<{ message:
     hash: body.h === 1 || body.h === true,
     engagedMs: body.e,
     view: body.v,
-    ip,
-    userAgent: request.header("user-agent") ?? "",
-  };
-  try {
-    const result = await tally.collect(hit);
-    if (result.status === "dropped") return { message: `Dropped: ${result.reason}.`, headers: { "x-tally-dropped": result.reason } };
-    return { message: "Accepted.", headers: {} };
-  } catch (error) {
-    // A hit that breaks a rule is a bad body here, not a form field error.
-    if (error instanceof ValidationError) throw new HttpError(400, `Invalid hit: ${Object.values(error.errors).flat().join(" ")}`);
-    throw error;
-  }
+  });
+  if (result.status === "dropped") return { message: `Dropped: ${result.reason}.`, headers: { "x-tally-dropped": result.reason } };
+  return { message: "Accepted.", headers: {} };
 }
 
 /**
@@ -127,9 +135,13 @@ export function collectReporter(report: ErrorReporter = reportToConsole): (error
   return (error) => report(error, new Request("http://tally.invalid/collect", { method: "POST" }));
 }
 
+/** A fetch Request as a hit's request. */
+export function hitRequestOf(request: Request, socketIp: string | undefined): HitRequest {
+  return { text: () => readText(request, COLLECT_BODY_LIMIT), socketIp, header: (name: string) => request.headers.get(name) };
+}
+
 /** The route-table entry: the fetch handler's way in. */
 export async function collect({ tally, request, ip }: RequestContext<unknown, unknown>): Promise<Response> {
-  const hit = { text: () => readText(request, COLLECT_BODY_LIMIT), socketIp: ip, header: (name: string) => request.headers.get(name) };
-  const answer = await answerHit(tally, hit, collectReporter());
+  const answer = await answerHit(tally, hitRequestOf(request, ip), collectReporter());
   return new Response(answer.body, { status: answer.status, headers: answer.headers });
 }

@@ -1,4 +1,4 @@
-import { trackerEncoded, trackerEtag, trackerScript } from "@tally-analytics/tracker";
+import { plausibleTracker, trackerEncoded, trackerEtag, trackerScript, umamiTracker, type ServedTracker } from "@tally-analytics/tracker";
 import { staticTextResponse, type StaticText } from "../http/static-text.js";
 
 /** The script URL is not versioned: a day of freshness, a week of serving stale while revalidating. */
@@ -11,7 +11,17 @@ const TRACKER: StaticText = {
   encoded: trackerEncoded,
 };
 
-/** GET /script.js: the tracker, gzip or brotli as built, with an ETag so revalidation costs a 304. */
-export async function trackerScriptResponse(request: Request): Promise<Response> {
-  return staticTextResponse(request, TRACKER, { "cache-control": CACHE_CONTROL, "access-control-allow-origin": "*" });
+const served = ({ script, etag, encoded }: ServedTracker): StaticText => ({
+  body: script,
+  contentType: TRACKER.contentType,
+  version: etag.slice(1, -1),
+  encoded,
+});
+
+/** The builds for other tools' snippets (README "Coming from Plausible, Umami or GoatCounter"). */
+export const FOREIGN_TRACKERS = { plausible: served(plausibleTracker), umami: served(umamiTracker) } as const;
+
+/** GET /script.js (or another build): the tracker, gzip or brotli as built, with an ETag so revalidation costs a 304. */
+export async function trackerScriptResponse(request: Request, text: StaticText = TRACKER): Promise<Response> {
+  return staticTextResponse(request, text, { "cache-control": CACHE_CONTROL, "access-control-allow-origin": "*" });
 }

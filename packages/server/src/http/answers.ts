@@ -38,12 +38,29 @@ export const listMetaSchema = z
     per_page: z.int().positive(),
     to: z.int().positive().nullable(),
     total: z.int().nonnegative().meta({ description: "Rows in all pages." }),
+    fallbacks: z
+      .record(z.string(), z.object({ given: z.string(), used: z.string() }))
+      .optional()
+      .meta({
+        description:
+          "Present when `search_by`, `sort_by`, `sort` or `per_page` had a value Tally does not know: each such parameter, the value given and the default used instead (also said in a `Warning` header).",
+        example: { sort_by: { given: "url", used: "id" } },
+      }),
   })
   .meta({ id: "ListMeta" });
 
-/** The list envelope (Laravel-style): one page of rows, links to the others, and where this page is. */
+/**
+ * The list envelope (Laravel-style): one page of rows, links to the others, and where this
+ * page is; `meta`'s figures also at the top level, where clients of the seed's system read them.
+ */
 const listAnswer = <T extends z.ZodType>(row: T) =>
-  z.object({ data: z.array(row), links: listLinksSchema, meta: listMetaSchema, status: status(200) });
+  z.object({
+    data: z.array(row),
+    ...listMetaSchema.omit({ path: true, fallbacks: true }).shape,
+    links: listLinksSchema,
+    meta: listMetaSchema,
+    status: status(200),
+  });
 
 export const accountAnswer = dataAnswer(accountSchema, 200);
 export const websiteAnswer = dataAnswer(websiteSchema, 200);
@@ -55,7 +72,9 @@ export const websiteDeletedAnswer = z
 
 export const statsAnswer = listAnswer(statRowSchema)
   .extend({
-    total: z.number().optional().meta({ description: "`visits` and the ratios: the figure over the whole range." }),
+    total: z.number().nonnegative().meta({
+      description: "Rows in all pages (as `meta.total`); for `visits` and the ratios, the figure over the whole range instead.",
+    }),
     previous_total: z.number().optional().meta({ description: "With `compare`: `total` over the comparison range." }),
     comparison: dayRangeSchema.optional().meta({ description: "With `compare`: the range compared with." }),
   })

@@ -1,10 +1,10 @@
-import { choice, paginationQuery, sortDirection } from "@tally-analytics/core/internal";
+import { fallbackChoice, paginationQuery, sortDirection } from "@tally-analytics/core/internal";
 import * as z from "zod";
 
 export const websiteListQuery = z.object({
   search: z.string().optional(),
-  search_by: choice("search_by", ["domain"]).default("domain"),
-  sort_by: choice("sort_by", ["id", "domain"]).default("id"),
+  search_by: fallbackChoice(["domain"], "domain").meta({ description: "Any other value means `domain`.", default: "domain" }),
+  sort_by: fallbackChoice(["id", "domain"], "id").meta({ description: "Any other value means `id`.", default: "id" }),
   sort: sortDirection,
   ...paginationQuery,
 });

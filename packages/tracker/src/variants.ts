@@ -1,0 +1,123 @@
+// The builds of the tracker for other tools' snippets (build.mjs: plausible.min.js served
+// at /js/script.js, umami.min.js at /umami.js; README "Coming from Plausible, Umami or
+// GoatCounter"). A module of its own: Tally's builds never call it, so they carry none of it.
+import type { Props, Track } from "./tracker.js";
+
+declare const FEATURE_PLAUSIBLE: boolean;
+declare const FEATURE_UMAMI: boolean;
+
+type UmamiPayload = Record<string, unknown>;
+type PlausibleOptions = { props?: Props; callback?: () => void };
+type Foreign = Window & {
+  plausible?: ((name: string, options?: PlausibleOptions) => void) & { q?: IArguments[] };
+  umami?: { track(value?: string | UmamiPayload | ((payload: UmamiPayload) => UmamiPayload), props?: Props): void };
+};
+
+/** What the tracker sends, in its own short keys (the /collect body). */
+interface TrackerHit {
+  n: string | undefined;
+  u: string;
+  p: Props | undefined;
+  h: 1 | undefined;
+  e: number | undefined;
+}
+
+/** Umami: data-host-url is where Umami runs, else beside the script; Plausible: data-api, else {base}/api/event beside {base}/js/script.js. */
+export const foreignEndpoint = (script: HTMLScriptElement) =>
+  FEATURE_UMAMI
+    ? (script.dataset.hostUrl ? script.dataset.hostUrl.replace(/\/$/, "") + "/" : script.src.replace(/[^/]*$/, "")) + "api/send"
+    : script.dataset.api || new URL("../api/event", script.src).href;
+
+/** Plausible's script names its features in its file name: script.hash.outbound-links.js, script.manual.js… */
+export const hashNamed = (script: HTMLScriptElement) => /\.hash\./.test(script.src);
+
+/** No automatic pageviews nor history tracking: Umami's data-auto-track="false", Plausible's script.manual.js. */
+export const manual = (script: HTMLScriptElement) => (FEATURE_UMAMI ? script.dataset.autoTrack == "false" : /\.manual\./.test(script.src));
+
+/** The other tool's opt-outs: Umami counts only with a website id, on the hosts data-domains lists. */
+export function foreignOff(script: HTMLScriptElement): boolean {
+  const data = script.dataset;
+  try {
+    if (FEATURE_PLAUSIBLE ? localStorage.plausible_ignore == "true" : localStorage.getItem("umami.disabled")) return true;
+  } catch {}
+  return (
+    FEATURE_UMAMI && (!data.websiteId || (!!data.domains && !data.domains.split(",").some((host) => host.trim() == location.hostname)))
+  );
+}
+
+/** Plausible's data-include / data-exclude: comma-separated paths, `*` within a segment, `**` across. */
+const matches = (patterns: string) =>
+  patterns.split(",").some((pattern) =>
+    RegExp(
+      "^" +
+        pattern
+          .trim()
+          .replace(/\*\*/g, ".*")
+          .replace(/([^.])\*/g, "$1[^\\s/]*") +
+        "/?$",
+    ).test(location.pathname),
+  );
+
+const post = (endpoint: string, body: object) => {
+  try {
+    navigator.sendBeacon(endpoint, JSON.stringify(body));
+  } catch {}
+};
+
+/** Umami's payload for the current page: what umami.track(payload => …) is given. */
+const umamiPayload = (script: HTMLScriptElement, url: string): UmamiPayload => ({
+  website: script.dataset.websiteId,
+  hostname: location.hostname,
+  url,
+  referrer: document.referrer || undefined,
+  title: document.title,
+  screen: screen.width + "x" + screen.height,
+  language: navigator.language,
+});
+
+/** A hit in the other tool's body (plus screen and language, which Tally keeps), to its endpoint. */
+export function sendForeign(endpoint: string, script: HTMLScriptElement, hit: TrackerHit): void {
+  const data = script.dataset;
+  if (FEATURE_UMAMI) return post(endpoint, { type: "event", payload: { ...umamiPayload(script, hit.u), name: hit.n, data: hit.p } });
+  if ((data.include && !matches(data.include)) || (data.exclude && matches(data.exclude))) return;
+  post(endpoint, {
+    n: hit.n || (hit.e ? "engagement" : "pageview"),
+    u: hit.u,
+    d: data.domain || location.hostname,
+    r: document.referrer || undefined,
+    p: hit.p,
+    h: hit.h,
+    e: hit.e,
+    s: screen.width + "x" + screen.height,
+    l: navigator.language,
+  });
+}
+
+/** window.plausible (and the calls queued before load) or window.umami. */
+export function defineForeignGlobal(tracker: { endpoint: string; script: HTMLScriptElement; track: Track; pageview: () => void }): void {
+  const win = window as Foreign;
+  if (FEATURE_PLAUSIBLE) {
+    // window.plausible=window.plausible||function(){(plausible.q=plausible.q||[]).push(arguments)}
+    const waiting = (win.plausible || {}).q || [];
+    const plausible = (name: string, options: PlausibleOptions = {}) => {
+      name == "pageview" ? tracker.pageview() : tracker.track(name, options.props);
+      options.callback && options.callback();
+    };
+    win.plausible = plausible;
+    for (const args of waiting) plausible.apply(0, args as unknown as Parameters<typeof plausible>);
+  }
+  if (FEATURE_UMAMI) {
+    const url = () => location.href.split("#")[0]!;
+    // track(): a pageview; ("name", data): an event; (payload) or (payload => payload): that payload.
+    win.umami = {
+      track: (value, props) =>
+        typeof value == "function"
+          ? post(tracker.endpoint, { type: "event", payload: value(umamiPayload(tracker.script, url())) })
+          : typeof value == "object"
+            ? post(tracker.endpoint, { type: "event", payload: value })
+            : value
+              ? tracker.track(value, props)
+              : tracker.pageview(),
+    };
+  }
+}
