@@ -7,8 +7,18 @@ import type { Dictionary } from "./dictionary.js";
 import { createFlushIo } from "./flush-io.js";
 import { writeFlush } from "./write-flush.js";
 
-/** Tables holding a website's statistics and visitor rows (deleted with the website). */
-const WEBSITE_TABLES = ["rollups", "visitors", "visits", "hits", "event_props", "dimensions", "day_versions", "day_blocks"] as const;
+/** Tables holding a website's statistics, visitor rows and funnel definitions (deleted with the website). */
+const WEBSITE_TABLES = [
+  "rollups",
+  "visitors",
+  "visits",
+  "hits",
+  "event_props",
+  "dimensions",
+  "day_versions",
+  "day_blocks",
+  "funnels",
+] as const;
 
 /** Tables whose rows retention deletes by a local time, bounded per call. */
 const TIMED_TABLES = [

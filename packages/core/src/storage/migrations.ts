@@ -283,6 +283,19 @@ const migrationFactories: Record<string, MigrationFactory> = {
         .execute();
     },
   }),
+  "0020_funnels": (dialect) => ({
+    async up(db) {
+      await db.schema
+        .createTable("funnels")
+        .addColumn("id", dialect.idColumnType, (c) => dialect.idColumn(c))
+        .addColumn("website_id", "integer", (c) => c.notNull().references("websites.id").onDelete("cascade"))
+        .addColumn("name", "text", (c) => c.notNull())
+        .addColumn("steps", "text", (c) => c.notNull())
+        .addColumn("created_at", "text", (c) => c.notNull())
+        .execute();
+      await db.schema.createIndex("funnels_website_idx").on("funnels").columns(["website_id", "id"]).execute();
+    },
+  }),
 };
 
 /** Counts and dimension ids of a visit row, all integers defaulting to 0. */
