@@ -86,6 +86,44 @@ export type paths = {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/websites/{id}/funnels": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** List a website's funnels */
+        get: operations["getWebsitesByIdFunnels"];
+        put?: never;
+        /**
+         * Define a funnel
+         * @description A name and 2 to 8 steps, each `page:<pattern>` (`*`: any characters) or `event:<name>`; a form sends the steps one a line. Read it with `GET /api/v1/stats/{id}/funnel`.
+         */
+        post: operations["postWebsitesByIdFunnels"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/websites/{id}/funnels/{funnel}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /** Delete a funnel */
+        delete: operations["deleteWebsitesByIdFunnelsByFunnel"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/stats/{id}": {
         parameters: {
             query?: never;
@@ -115,6 +153,46 @@ export type paths = {
         };
         /** Visitors, visits, pageviews and visit metrics of a range */
         get: operations["getStatsByIdTotals"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/stats/{id}/funnel": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * One of the website's funnels over a range
+         * @description A row per step, in order: visitors with a visit that did steps 1…n in order, their share of the first step's, and the drop-off from the step before (docs/statistics.md, "Funnels"). Filters select the visits; `compare` adds `previous`.
+         */
+        get: operations["getStatsByIdFunnel"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/stats/{id}/journey": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Where visits went after (or came from before) a page or an event
+         * @description From the first hit of each visit matching `from_page` or `from_event`, the following (or preceding) pages and events, up to `depth` steps, repeats in a row counted once: the start (`step` 0), the 10 most frequent values of each step, and the links between them, in visitors (docs/statistics.md, "Journeys"). Filters select the visits; `compare` adds `previous` to the nodes.
+         */
+        get: operations["getStatsByIdJourney"];
         put?: never;
         post?: never;
         delete?: never;
@@ -880,6 +958,19 @@ export type components = {
              */
             page_names?: "path" | "route";
         };
+        FunnelCreate: {
+            /** @example Checkout */
+            name: string;
+            /**
+             * @description 2 to 8 steps in order, each `page:<pattern>` (`*` stands for any characters, case-sensitive) or `event:<name>`; a form sends them one a line.
+             * @example [
+             *       "page:/pricing",
+             *       "page:/signup*",
+             *       "event:Signup"
+             *     ]
+             */
+            steps: string[] | string;
+        };
         Hit: {
             /**
              * @description The page's URL; its host names the website.
@@ -1109,6 +1200,44 @@ export type components = {
              */
             status: 200;
         };
+        FunnelList: {
+            data: components["schemas"]["Funnel"][];
+            /**
+             * @description The HTTP status, repeated.
+             * @constant
+             */
+            status: 200;
+        };
+        Funnel: {
+            /** @example 1 */
+            id: number;
+            /** @example 1 */
+            website_id: number;
+            /** @example Checkout */
+            name: string;
+            /**
+             * @example [
+             *       "page:/pricing",
+             *       "page:/signup*",
+             *       "event:Signup"
+             *     ]
+             */
+            steps: string[];
+            /** Format: date-time */
+            created_at: string;
+        };
+        FunnelDeleted: {
+            id: number;
+            /** @constant */
+            object: "funnel";
+            /** @constant */
+            deleted: true;
+            /**
+             * @description The HTTP status, repeated.
+             * @constant
+             */
+            status: 200;
+        };
         StatsPage: {
             data: components["schemas"]["StatRow"][];
             links: components["schemas"]["ListLinks"];
@@ -1164,6 +1293,94 @@ export type components = {
             bounce_rate: number;
             /** @description Mean seconds per visit. */
             visit_duration: number;
+        };
+        FunnelResult: {
+            data: components["schemas"]["FunnelRow"][];
+            funnel: {
+                id: number;
+                name: string;
+            };
+            /** @description With `compare`: the range compared with. */
+            comparison?: components["schemas"]["DayRange"];
+            /**
+             * @description The HTTP status, repeated.
+             * @constant
+             */
+            status: 200;
+        };
+        FunnelRow: {
+            /**
+             * @description The step's number, from 1.
+             * @example 2
+             */
+            step: number;
+            /**
+             * @description The step as defined: `page:<pattern>` or `event:<name>`.
+             * @example page:/signup*
+             */
+            label: string;
+            /**
+             * @description Visitors with a visit that did steps 1…n in order (summed over days).
+             * @example 42
+             */
+            visitors: number;
+            /**
+             * @description `visitors` in percent of the first step's, one decimal.
+             * @example 35.2
+             */
+            conversion_rate: number;
+            /**
+             * @description The previous step's visitors minus this one's; 0 for the first.
+             * @example 77
+             */
+            drop_off: number;
+            /** @description With `compare`: the visitors in the comparison range. */
+            previous?: number;
+        };
+        JourneyResult: {
+            /** @description The start, then the most frequent values of each step (at most 10), by visitors. */
+            data: components["schemas"]["JourneyNode"][];
+            /** @description Visitors from each node to each node of the next step. */
+            links: components["schemas"]["JourneyLink"][];
+            /** @description With `compare`: the range compared with. */
+            comparison?: components["schemas"]["DayRange"];
+            /**
+             * @description The HTTP status, repeated.
+             * @constant
+             */
+            status: 200;
+        };
+        JourneyNode: {
+            /**
+             * @description Steps from the start; 0 is the start itself.
+             * @example 1
+             */
+            step: number;
+            /**
+             * @description `page:<page>` or `event:<name>` (the start: as asked).
+             * @example page:/signup
+             */
+            value: string;
+            /**
+             * @description Visitors with a visit at this value at this step (summed over days).
+             * @example 18
+             */
+            visitors: number;
+            /** @description With `compare`: the visitors in the comparison range. */
+            previous?: number;
+        };
+        JourneyLink: {
+            /**
+             * @description The step of `to`; `from` is at the step before.
+             * @example 1
+             */
+            step: number;
+            /** @example page:/pricing */
+            from: string;
+            /** @example page:/signup */
+            to: string;
+            /** @example 12 */
+            visitors: number;
         };
         Realtime: {
             /**
@@ -1782,6 +1999,121 @@ export interface operations {
             500: components["responses"]["ServerError"];
         };
     };
+    getWebsitesByIdFunnels: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The website's id. */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Every funnel of the website, oldest first. */
+            200: {
+                headers: {
+                    /** @description Requests allowed per window (when rate limiting is on). */
+                    "X-RateLimit-Limit"?: string;
+                    /** @description Requests left in this window. */
+                    "X-RateLimit-Remaining"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["FunnelList"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["ServerError"];
+        };
+    };
+    postWebsitesByIdFunnels: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The website's id. */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/x-www-form-urlencoded": components["schemas"]["FunnelCreate"];
+                "application/json": components["schemas"]["FunnelCreate"];
+            };
+        };
+        responses: {
+            /** @description The funnel defined. */
+            201: {
+                headers: {
+                    /** @description Requests allowed per window (when rate limiting is on). */
+                    "X-RateLimit-Limit"?: string;
+                    /** @description Requests left in this window. */
+                    "X-RateLimit-Remaining"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["Funnel"];
+                        /**
+                         * @description The HTTP status, repeated.
+                         * @constant
+                         */
+                        status: 201;
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["ValidationFailed"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["ServerError"];
+        };
+    };
+    deleteWebsitesByIdFunnelsByFunnel: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The website's id. */
+                id: string;
+                /** @description The funnel's id. */
+                funnel: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Deleted. */
+            200: {
+                headers: {
+                    /** @description Requests allowed per window (when rate limiting is on). */
+                    "X-RateLimit-Limit"?: string;
+                    /** @description Requests left in this window. */
+                    "X-RateLimit-Remaining"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["FunnelDeleted"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["ServerError"];
+        };
+    };
     getStatsById: {
         parameters: {
             query: {
@@ -1886,6 +2218,102 @@ export interface operations {
                          */
                         status: 200;
                     };
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            422: components["responses"]["ValidationFailed"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["ServerError"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    getStatsByIdFunnel: {
+        parameters: {
+            query: {
+                /** @description The funnel's id (`GET /api/v1/websites/{id}/funnels`). */
+                funnel: string;
+                /** @description First day of the range (inclusive), `Y-m-d` in the website's time zone, 1970-01-01 to 9998-12-31. */
+                from: string;
+                /** @description Last day of the range (inclusive), `Y-m-d` in the website's time zone, 1970-01-01 to 9998-12-31. */
+                to: string;
+                /** @description Conditions that must all hold, each `<dimension>:<operator>:<value>[|<value>…]`; repeat the parameter for several. Dimensions: `page`, `event` (visits that fired it), `entry_page`, `exit_page`, `referrer`, `utm_source`, `utm_medium`, `utm_campaign`, `utm_content`, `utm_term`, `browser`, `os`, `device`, `country`, `continent`, `city`, `language`, `resolution`, and `prop:<name>` (an event property). Operators: `is`, `is_not`, `contains` (ignoring case). `|` separates values (any of them; `is_not`: none of them); `\|` and `\\` are a literal `|` and `\`. `country:is:US` matches by code. At most 20 conditions, 50 values each, 2048 characters a value. A bad condition is a 422 naming it (`filter.0`). */
+                filter?: string | string[];
+                /** @description Adds `previous` to every row (and `previous_total`, `comparison`): the same number of days just before, or the same days a year earlier. */
+                compare?: "previous_period" | "year";
+            };
+            header?: never;
+            path: {
+                /** @description The website's id. */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The funnel's steps. */
+            200: {
+                headers: {
+                    /** @description Requests allowed per window (when rate limiting is on). */
+                    "X-RateLimit-Limit"?: string;
+                    /** @description Requests left in this window. */
+                    "X-RateLimit-Remaining"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["FunnelResult"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            422: components["responses"]["ValidationFailed"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["ServerError"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    getStatsByIdJourney: {
+        parameters: {
+            query: {
+                /** @description Start at the first pageview of a page matching this pattern (`*` stands for any characters, case-sensitive). */
+                from_page?: string;
+                /** @description Start at the first event of this name (instead of `from_page`). */
+                from_event?: string;
+                /** @description `next`: the steps after the start; `previous`: the steps before it, nearest first. */
+                direction?: "next" | "previous";
+                /** @description How many steps from the start, 1 to 5. */
+                depth?: string;
+                /** @description First day of the range (inclusive), `Y-m-d` in the website's time zone, 1970-01-01 to 9998-12-31. */
+                from: string;
+                /** @description Last day of the range (inclusive), `Y-m-d` in the website's time zone, 1970-01-01 to 9998-12-31. */
+                to: string;
+                /** @description Conditions that must all hold, each `<dimension>:<operator>:<value>[|<value>…]`; repeat the parameter for several. Dimensions: `page`, `event` (visits that fired it), `entry_page`, `exit_page`, `referrer`, `utm_source`, `utm_medium`, `utm_campaign`, `utm_content`, `utm_term`, `browser`, `os`, `device`, `country`, `continent`, `city`, `language`, `resolution`, and `prop:<name>` (an event property). Operators: `is`, `is_not`, `contains` (ignoring case). `|` separates values (any of them; `is_not`: none of them); `\|` and `\\` are a literal `|` and `\`. `country:is:US` matches by code. At most 20 conditions, 50 values each, 2048 characters a value. A bad condition is a 422 naming it (`filter.0`). */
+                filter?: string | string[];
+                /** @description Adds `previous` to every row (and `previous_total`, `comparison`): the same number of days just before, or the same days a year earlier. */
+                compare?: "previous_period" | "year";
+            };
+            header?: never;
+            path: {
+                /** @description The website's id. */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The flow. */
+            200: {
+                headers: {
+                    /** @description Requests allowed per window (when rate limiting is on). */
+                    "X-RateLimit-Limit"?: string;
+                    /** @description Requests left in this window. */
+                    "X-RateLimit-Remaining"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["JourneyResult"];
                 };
             };
             401: components["responses"]["Unauthorized"];

@@ -30,37 +30,39 @@ export const FUNNELS_PER_WEBSITE = 50;
 const { minSteps, maxSteps, nameLength } = FUNNEL_LIMITS;
 const STEP_MESSAGE = "A step must be page:<pattern> or event:<name>, 1 to 200 characters after the colon.";
 
-export const funnelCreateSchema = z.object({
-  name: z
-    .string({ error: "The name field is required." })
-    .trim()
-    .min(1, "The name field is required.")
-    .max(nameLength, `The name may not be longer than ${nameLength} characters.`)
-    .meta({ example: "Checkout" }),
-  steps: z
-    .union(
-      [
-        z.array(z.string({ error: STEP_MESSAGE })),
-        z.string().transform((text) =>
-          text
-            .split("\n")
-            .map((line) => line.trim())
-            .filter((line) => line !== ""),
-        ),
-      ],
-      { error: "The steps field is required." },
-    )
-    .pipe(
-      z
-        .array(z.string().refine((text) => parseStep(text) !== null, STEP_MESSAGE))
-        .min(minSteps, `A funnel has ${minSteps} to ${maxSteps} steps.`)
-        .max(maxSteps, `A funnel has ${minSteps} to ${maxSteps} steps.`),
-    )
-    .meta({
-      description: `${minSteps} to ${maxSteps} steps in order, each \`page:<pattern>\` (\`*\` stands for any characters, case-sensitive) or \`event:<name>\`; a form sends them one a line.`,
-      example: ["page:/pricing", "page:/signup*", "event:Signup"],
-    }),
-});
+export const funnelCreateSchema = z
+  .object({
+    name: z
+      .string({ error: "The name field is required." })
+      .trim()
+      .min(1, "The name field is required.")
+      .max(nameLength, `The name may not be longer than ${nameLength} characters.`)
+      .meta({ example: "Checkout" }),
+    steps: z
+      .union(
+        [
+          z.array(z.string({ error: STEP_MESSAGE })),
+          z.string().transform((text) =>
+            text
+              .split("\n")
+              .map((line) => line.trim())
+              .filter((line) => line !== ""),
+          ),
+        ],
+        { error: "The steps field is required." },
+      )
+      .pipe(
+        z
+          .array(z.string().refine((text) => parseStep(text) !== null, STEP_MESSAGE))
+          .min(minSteps, `A funnel has ${minSteps} to ${maxSteps} steps.`)
+          .max(maxSteps, `A funnel has ${minSteps} to ${maxSteps} steps.`),
+      )
+      .meta({
+        description: `${minSteps} to ${maxSteps} steps in order, each \`page:<pattern>\` (\`*\` stands for any characters, case-sensitive) or \`event:<name>\`; a form sends them one a line.`,
+        example: ["page:/pricing", "page:/signup*", "event:Signup"],
+      }),
+  })
+  .meta({ id: "FunnelCreate" });
 
 export interface Funnels {
   list(accountId: number, websiteId: number): Promise<Funnel[]>;
