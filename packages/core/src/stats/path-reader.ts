@@ -60,14 +60,22 @@ export function createPathReader(
       : sql`h.event in ${where.idsOf("event", step.name)}`;
 
   /**
-   * Hits of the range's matching visits, the visits driving (their hits found by visit), in each visit's
-   * order: by `seq`, as they came (local times go back when clocks do; rows older than `seq` all have 0).
+   * Hits of the range's matching visits, in each visit's order: by `seq`, as they came (local
+   * times go back when clocks do; rows older than `seq` all have 0). The hits drive, read by
+   * time (rows lie in about that order): from a day before the range (a late hit joins the visit
+   * its person started next) to the latest hit of the visits started in it (`day_versions`).
    */
+  function hitsOf(range: DayRange): Sql {
+    const [start, end] = localBounds(range);
+    const lastHit = sql`(select max(d.last_hit) from day_versions d
+      where d.website_id = ${websiteId} and d.day >= ${start / 86_400} and d.day < ${end / 86_400})`;
+    return sql`h.website_id = ${websiteId} and h.time >= ${start - 86_400} and h.time <= ${lastHit}`;
+  }
+
   function visitHits(columns: Sql, condition: Sql, range: DayRange): Sql {
     const [start, end] = localBounds(range);
-    return sql`select v.id as visit, ${VISITOR} as visitor, ${columns} from visits v cross join hits h
-      where h.visit_id = v.id and v.website_id = ${websiteId} and v.start >= ${start} and v.start < ${end} and ${where.visit()}
-        and ${condition}
+    return sql`select v.id as visit, ${VISITOR} as visitor, ${columns} from hits h cross join visits v
+      where ${hitsOf(range)} and v.id = h.visit_id and v.start >= ${start} and v.start < ${end} and ${where.visit()} and ${condition}
       order by v.id, h.seq, h.time`;
   }
 
@@ -85,7 +93,8 @@ export function createPathReader(
     },
     async journeyHits(start, range) {
       const startTest = isStep(start);
-      const hasStart = sql`exists (select 1 from hits h where h.visit_id = v.id and ${startTest})`;
+      // The visits with a start, found once among the same hits.
+      const hasStart = sql`v.id in (select h.visit_id from hits h where ${hitsOf(range)} and ${startTest})`;
       const rows = await run<{ visit: number; visitor: number; page: number; event: number; start: number }>(
         visitHits(sql`h.page, h.event, case when ${startTest} then 1 else 0 end as start`, hasStart, range),
       );
