@@ -24,7 +24,14 @@ function barRow(label: string, count: number, max: number, extra?: Child): HTMLE
   );
 }
 
-const failure = (error: unknown) => h("li", { class: "empty error" }, error instanceof Error ? error.message : t("error.load"));
+/** What a card says of a failed read: nothing more for a bad filter (the page names it once), else the error. */
+const failureText = (error: unknown) =>
+  isApiError(error) && Object.keys(error.errors).some((field) => field.startsWith("filter"))
+    ? "—"
+    : error instanceof Error
+      ? error.message
+      : t("error.load");
+const failure = (error: unknown) => h("li", { class: "empty error" }, failureText(error));
 
 function funnelCard(client: Client, websiteId: number): { element: HTMLElement; load(query: CardQuery): void } {
   let query: CardQuery = { from: "", to: "" };
@@ -33,7 +40,13 @@ function funnelCard(client: Client, websiteId: number): { element: HTMLElement; 
   const remove = h("button", { type: "button", class: "ghost", title: t("paths.delete"), "aria-label": t("paths.delete") }, "×");
   const rows = h("ol", { class: "property-rows funnel-rows" });
   const name = h("input", { name: "name", required: true, maxlength: 100, placeholder: t("paths.name"), "aria-label": t("paths.name") });
-  const steps = h("textarea", { name: "steps", required: true, rows: 3, placeholder: "page:/pricing\npage:/signup*\nevent:Signup" });
+  const steps = h("textarea", {
+    name: "steps",
+    required: true,
+    rows: 3,
+    placeholder: "page:/pricing\npage:/signup*\nevent:Signup",
+    "aria-label": t("paths.stepsHint"),
+  });
   const problem = h("p", { class: "field-error error", role: "alert" });
 
   async function show(): Promise<void> {
@@ -125,7 +138,8 @@ function journeyCard(client: Client, websiteId: number): { element: HTMLElement;
   );
   const depth = h("select", { name: "depth", "aria-label": t("paths.depth") }, ...[1, 2, 3, 4, 5].map((n) => h("option", { value: n }, n)));
   depth.value = "3";
-  const flow = h("div", { class: "flow" });
+  // Scrolls sideways on narrow screens: focusable, so a keyboard can scroll it too.
+  const flow = h("div", { class: "flow", tabindex: 0, "aria-label": t("paths.journey") });
 
   async function show(event?: Event): Promise<void> {
     event?.preventDefault();
@@ -157,7 +171,7 @@ function journeyCard(client: Client, websiteId: number): { element: HTMLElement;
       );
       mount(flow, ...(max > 0 ? columns : [h("p", { class: "muted" }, t("paths.noJourney"))]));
     } catch (error) {
-      mount(flow, h("p", { class: "error" }, error instanceof Error ? error.message : t("error.load")));
+      mount(flow, h("p", { class: "error" }, failureText(error)));
     } finally {
       flow.removeAttribute("aria-busy");
     }
