@@ -10,6 +10,7 @@ import { writeFlush } from "./write-flush.js";
 /** Tables holding a website's statistics, visitor rows and funnel definitions (deleted with the website). */
 const WEBSITE_TABLES = [
   "rollups",
+  "rollup_watermarks",
   "visitors",
   "visits",
   "hits",

@@ -1,8 +1,10 @@
 import type { Insertable } from "kysely";
-import type { EventPropsTable, HitsTable, VisitorsTable, VisitsTable } from "../storage/schema.js";
+import type { EventPropsTable, HitsTable, RollupWatermarksTable, VisitorsTable, VisitsTable } from "../storage/schema.js";
 import type { CounterRow } from "../model/counters.js";
 import type { DimensionIo, NewDimension } from "./dictionary.js";
 import { VISIT_COLUMNS } from "../model/dimensions.js";
+import type { ClosingPeriod } from "../model/periods.js";
+import { WIDER_ROLLUPS } from "../model/stat-names.js";
 import type { WriteDialect } from "../storage/dialect.js";
 import { allRows, runStatement, type RunResult, type SqlRunner } from "../storage/sql-runner.js";
 import type { Steps } from "../shared/steps.js";
@@ -57,14 +59,20 @@ export interface FlushIo extends DimensionIo {
   insertProps(rows: readonly EventPropsTable[]): Steps<void>;
   saveVisitors(rows: readonly VisitorsTable[]): Steps<void>;
   addCounts(rows: readonly CounterRow[]): Steps<void>;
+  /** The websites' rollup watermarks (model/periods.ts): website → the day its closed periods end by ("" or none: none closed). Locked until commit where rows are locked. */
+  lockWatermarks(websiteIds: readonly number[]): Steps<Map<number, string>>;
+  /** Replaces a closed period's rows of every wider rollup with the sums of its parts' rows. */
+  sumPeriod(websiteId: number, closing: ClosingPeriod): Steps<void>;
+  saveWatermark(websiteId: number, closedThrough: string): Steps<void>;
   /** Bumps the versions of the days whose visits changed (their day blocks are out of date). */
   touchDays(rows: readonly TouchedDay[]): Steps<void>;
   /** Deletes the outbox rows of the conversions this flush counts. */
   deleteOutboxRows(ids: readonly number[]): Steps<void>;
 }
 
-const list = (count: number, width: number) =>
-  Array.from({ length: count }, () => `(${Array.from({ length: width }, () => "?").join(", ")})`).join(", ");
+const placeholders = (count: number) => Array.from({ length: count }, () => "?").join(", ");
+
+const list = (count: number, width: number) => Array.from({ length: count }, () => `(${placeholders(width)})`).join(", ");
 
 /** A text per number of rows (or values), built once: a flush repeats the same few. */
 function textsByCount(build: (count: number) => string): (count: number) => string {
@@ -111,7 +119,7 @@ function batches<T>(
 /** `select … where <column> in (?, …)` (and more), a statement per `rowsPerStatement` values. */
 function selecter<R>(build: (matches: string) => string) {
   // `= ?` for one value: SQLite plans an IN list as a temporary index even for one.
-  const textFor = textsByCount((count) => build(count === 1 ? "= ?" : `in (${Array.from({ length: count }, () => "?").join(", ")})`));
+  const textFor = textsByCount((count) => build(count === 1 ? "= ?" : `in (${placeholders(count)})`));
   return function* select(runner: SqlRunner, before: readonly unknown[], values: readonly unknown[]): Steps<R[]> {
     const found: R[] = [];
     for (const [count, paramLists] of batches(values, runner.rowsPerStatement, (value) => [value], before)) {
@@ -179,7 +187,7 @@ function flushStatements(dialect: WriteDialect) {
       ["website_id", "kind", "value", "search", "created_day"],
       "on conflict (website_id, kind, value) do nothing",
     ),
-    outboxRows: textsByCount((count) => `delete from tally_outbox where id in (${Array.from({ length: count }, () => "?").join(", ")})`),
+    outboxRows: textsByCount((count) => `delete from tally_outbox where id in (${placeholders(count)})`),
     claimVisitors: inserter<VisitorsTable>("visitors", VISITOR_COLUMNS, "on conflict (hash) do nothing"),
     visitors: selecter<VisitorsTable>((hashes) => `select * from visitors where hash ${hashes}${dialect.lockRows ? " for update" : ""}`),
     insertVisitsWithIds: inserter<VisitRow & { id: number }>("visits", ["id", ...VISIT_ROW_COLUMNS]),
@@ -208,6 +216,24 @@ function flushStatements(dialect: WriteDialect) {
       "rollups",
       ["website_id", "name", "period", "value", "count"],
       "on conflict (website_id, name, period, value) do update set count = rollups.count + excluded.count",
+    ),
+    watermarks: selecter<{ website_id: number; closed_through: string }>(
+      (ids) => `select website_id, closed_through from rollup_watermarks where website_id ${ids}${dialect.lockRows ? " for update" : ""}`,
+    ),
+    claimWatermarks: inserter<RollupWatermarksTable>(
+      "rollup_watermarks",
+      ["website_id", "closed_through"],
+      "on conflict (website_id) do nothing",
+    ),
+    saveWatermark: `insert into rollup_watermarks (website_id, closed_through) values (?, ?)
+      on conflict (website_id) do update set closed_through = excluded.closed_through`,
+    deletePeriod: `delete from rollups where website_id = ? and name in (${placeholders(WIDER_ROLLUPS.length)}) and period = ?`,
+    sumParts: textsByCount(
+      (parts) => `insert into rollups (website_id, name, period, value, count)
+        select website_id, name, cast(? as text), value, sum(count) from rollups
+        where website_id = ? and name in (${placeholders(WIDER_ROLLUPS.length)}) and period in (${placeholders(parts)})
+        group by website_id, name, value having sum(count) <> 0
+        on conflict (website_id, name, period, value) do update set count = excluded.count`,
     ),
     touchDays: inserter<TouchedDay & { version: number }>(
       "day_versions",
@@ -302,6 +328,24 @@ export function createFlushIo(runner: SqlRunner, dialect: WriteDialect): FlushIo
         runner,
         sorted.map((r) => ({ website_id: r.websiteId, name: r.name, period: r.period, value: r.value, count: r.count })),
       );
+    },
+    *lockWatermarks(websiteIds) {
+      // Where rows are locked, each website's row exists before it is locked: two processes'
+      // first flushes of a website then wait for each other, as later ones do.
+      if (dialect.lockRows)
+        yield* s.claimWatermarks(
+          runner,
+          websiteIds.map((website_id) => ({ website_id, closed_through: "" })),
+        );
+      const rows = yield* s.watermarks(runner, [], websiteIds);
+      return new Map(rows.map((row) => [Number(row.website_id), row.closed_through]));
+    },
+    *sumPeriod(websiteId, { period, parts }) {
+      yield* runStatement(runner, s.deletePeriod, [websiteId, ...WIDER_ROLLUPS, period]);
+      yield* runStatement(runner, s.sumParts(parts.length), [period, websiteId, ...WIDER_ROLLUPS, ...parts]);
+    },
+    *saveWatermark(websiteId, closedThrough) {
+      yield* runStatement(runner, s.saveWatermark, [websiteId, closedThrough]);
     },
     *deleteOutboxRows(ids) {
       for (let start = 0; start < ids.length; start += 100) {

@@ -1,4 +1,4 @@
-import { createCounters, type CounterRow, type Counters } from "../model/counters.js";
+import { createCounters, type Counters } from "../model/counters.js";
 import { PROPERTY_SEPARATOR, VISIT_COLUMNS, type Counted, type VisitColumnOf } from "../model/dimensions.js";
 import { newVisitorState, type Hit, type VisitorState } from "../model/hit.js";
 import { createVisitLedger, type HitRow, type NewVisit, type PropRow, type VisitChange, type VisitLedger } from "./visit-ledger.js";
@@ -21,7 +21,8 @@ export const MAX_SEEN_PER_VISITOR = 32;
 export interface FlushChanges {
   /** Visitor states to save. */
   states: VisitorState[];
-  counts: CounterRow[];
+  /** The rollup counts, turned into rows once the flush knows which periods have closed. */
+  counts: Counters;
   newVisits: readonly NewVisit[];
   visitUpdates: VisitChange[];
   hits: HitRow[];
@@ -51,7 +52,7 @@ export function processHits(hits: readonly Hit[], states: Map<string, VisitorSta
   }
   return {
     states: [...flush.touched],
-    counts: flush.counters.rows(),
+    counts: flush.counters,
     newVisits: flush.visits.created(),
     visitUpdates: flush.visits.updates(),
     hits: flush.hits,

@@ -7,6 +7,7 @@ import type { Hit } from "../model/hit.js";
 import type { NewVisit } from "./visit-ledger.js";
 import type { Steps } from "../shared/steps.js";
 import { processHits, type FlushChanges } from "./visit-processor.js";
+import { writeCounts } from "./rollup-counts.js";
 
 /** What a flush touches: the visitor rows it may create (today's) and every row it reads. */
 export interface FlushWork {
@@ -140,6 +141,6 @@ export function* writeFlush(io: FlushIo, dictionary: Dictionary, hits: readonly 
   yield* io.saveVisitors(
     changes.states.map((state) => rowOf({ ...state, firstVisitId: real(state.firstVisitId), visit: real(state.visit) })),
   );
-  yield* io.addCounts(changes.counts);
+  yield* writeCounts(io, changes.counts);
   yield* io.touchDays(touchedDays(changes));
 }

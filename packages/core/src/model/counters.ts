@@ -1,4 +1,4 @@
-import { widerPeriods } from "./periods.js";
+import { periodEnd, widerPeriods } from "./periods.js";
 
 /** Increments to rollup rows, summed in memory before a flush writes them in one go. */
 export interface CounterRow {
@@ -10,11 +10,17 @@ export interface CounterRow {
 }
 
 export interface Counters {
-  /** Adds `delta` (default 1; negative to move a count) to the day and every period containing it (stats/periods.ts), so any range reads few rows. */
+  /** Adds `delta` (default 1; negative to move a count) to the day, and at `rows` to the closed periods containing it (model/periods.ts). */
   add(websiteId: number, name: string, day: string, value: string, delta?: number): void;
   /** Adds to the day row only: for series whose value already is the day. */
   addDaily(websiteId: number, name: string, day: string, value: string, delta?: number): void;
-  rows(): CounterRow[];
+  /**
+   * The rows to add: a row per day and value, and one per closed wider period containing
+   * the day (ending on or before the website's `closedThrough` day; none without one).
+   */
+  rows(closedThrough: ReadonlyMap<number, string>): CounterRow[];
+  /** Per website, the first and last day counted. */
+  days(): Map<number, { first: string; last: string }>;
 }
 
 interface Group {
@@ -24,6 +30,12 @@ interface Group {
   /** Also roll up into the wider periods' rows. */
   rollUp: boolean;
   values: Map<string, number>;
+}
+
+/** The wider periods of `day` that have closed (ending on or before `closedThrough`). */
+function closedPeriodsOf(day: string, closedThrough: string): string[] {
+  if (closedThrough < day) return []; // the day's dekad ends on or after it
+  return widerPeriods(day).filter((period) => periodEnd(period) <= closedThrough);
 }
 
 /**
@@ -68,13 +80,22 @@ export function createCounters(): Counters {
     addDaily(websiteId, name, day, value, delta = 1) {
       if (delta !== 0) bump(websiteId, name, day, value, false, delta);
     },
-    rows() {
+    days() {
+      const days = new Map<number, { first: string; last: string }>();
+      for (const [websiteId, groups] of byWebsite) {
+        const sorted = [...groups.keys()].sort();
+        days.set(websiteId, { first: sorted[0]!, last: sorted[sorted.length - 1]! });
+      }
+      return days;
+    },
+    rows(closedThrough) {
       const rows: CounterRow[] = [];
       /** `website|name|period` → value → count, summed over the days of each wider period. */
       const wider = new Map<string, { websiteId: number; name: string; period: string; values: Map<string, number> }>();
       for (const group of allGroups()) {
+        const closed = closedThrough.get(group.websiteId) ?? "";
         const sums = group.rollUp
-          ? widerPeriods(group.day).map((period) => {
+          ? closedPeriodsOf(group.day, closed).map((period) => {
               const key = `${group.websiteId}|${group.name}|${period}`;
               let sum = wider.get(key);
               if (!sum) wider.set(key, (sum = { websiteId: group.websiteId, name: group.name, period, values: new Map() }));

@@ -1,4 +1,4 @@
-import { DIMENSION_STATISTICS, type DimensionStatistic } from "./dimensions.js";
+import { DIMENSION_STATISTICS, STAT_KINDS, type DimensionStatistic } from "./dimensions.js";
 
 /** The statistics that are not a breakdown by a dimension: the series of a day, an hour, a visit's figures. */
 const SERIES_NAMES = [
@@ -20,6 +20,9 @@ export const STAT_NAMES = [...SERIES_NAMES, ...DIMENSION_STATISTICS].sort() as [
 /** Series whose value is the day itself: stored at day level only. */
 export const DAILY_SERIES: ReadonlySet<string> = new Set(["pageviews", "visitors", "visits"]);
 
+/** Rollups kept at day level only: their value is the day. */
+export const DAY_ONLY: ReadonlySet<string> = new Set(["pageviews", "visitors", "visits", "bounces", "visit_duration", "visit_pageviews"]);
+
 /** Series whose value is the hour of the day. */
 export const HOUR_SERIES: ReadonlySet<string> = new Set(["pageviews_hours", "visitors_hours"]);
 
@@ -33,6 +36,11 @@ export const RATIO_SERIES = {
 export type RatioName = keyof typeof RATIO_SERIES;
 
 export const isRatio = (name: string): name is RatioName => Object.hasOwn(RATIO_SERIES, name);
+
+/** The rollups that also have rows for wider periods (summed when a period closes): every other statistic, and the counts statistics are read from (`event_visitors`). */
+export const WIDER_ROLLUPS: readonly string[] = [...new Set([...STAT_NAMES, ...Object.keys(STAT_KINDS)])].filter(
+  (name) => !DAY_ONLY.has(name) && !isRatio(name),
+);
 
 /** docs/statistics.md: `Math.round(scale × numerator ÷ denominator) ÷ divisor`, 0 without visits. */
 export function ratio(name: RatioName, numerator: number, denominator: number): number {

@@ -34,6 +34,7 @@ const COPY_ORDER = {
   written_batches: 21,
   // Conversions committed and not yet counted.
   tally_outbox: 22,
+  rollup_watermarks: 23,
   // Each database's own (its id names the files of hits kept at shutdown): never copied.
   tally_meta: null,
 } satisfies Record<keyof Database, number | null>;

@@ -6,10 +6,11 @@ import { createCounters } from "../model/counters.js";
 import { STAT_KINDS } from "../model/dimensions.js";
 import type { NewDimension } from "../ingest/dictionary.js";
 import { createFlushIo } from "../ingest/flush-io.js";
+import { writeCounts } from "../ingest/rollup-counts.js";
 import { kyselyRunner } from "../storage/kysely-runner.js";
 import { runAsync } from "../shared/steps.js";
 import { withoutTrackingParams } from "../ingest/tracking-params.js";
-import { DAY_ONLY } from "../stats/rollup-reader.js";
+import { DAY_ONLY } from "../model/stat-names.js";
 import type { CountDraft } from "./import-items.js";
 
 /** Statistics whose values are pages: cleaned of tracking parameters as a hit's page is. */
@@ -19,8 +20,8 @@ const PAGE_STATISTICS: ReadonlySet<string> = new Set(Object.keys(STAT_KINDS).fil
 const ROWS_PER_WRITE = 2000;
 
 /**
- * Adds daily aggregates to a website's rollups (day, month and year rows, as the engine
- * does) and their values to the dictionary (as values from before any daily limit, like
+ * Adds daily aggregates to a website's rollups (as the engine does: day rows, and the
+ * wider periods' once closed) and their values to the dictionary (as values from before any daily limit, like
  * the backfill), a bounded batch per transaction. Page values lose their tracking
  * parameters on the way, as live hits' do.
  */
@@ -31,7 +32,7 @@ export function createCountsWriter(db: Kysely<Database>, dialect: SqlDialect, we
 
   async function write(): Promise<void> {
     if (pending === 0) return;
-    const rows = counters.rows();
+    const counts = counters;
     const values = [...dimensions.values()];
     counters = createCounters();
     dimensions = new Map();
@@ -39,7 +40,7 @@ export function createCountsWriter(db: Kysely<Database>, dialect: SqlDialect, we
     await db.transaction().execute(async (trx) => {
       const io = createFlushIo(kyselyRunner(trx, dialect), dialect);
       await runAsync(io.insertDimensions(values));
-      await runAsync(io.addCounts(rows));
+      await runAsync(writeCounts(io, counts));
     });
   }
 

@@ -3,14 +3,12 @@ import type { Database } from "../storage/schema.js";
 import type { SqlDialect } from "../storage/dialect.js";
 import { DIMENSION_KINDS, PROPERTY_SEPARATOR, STAT_KINDS } from "../model/dimensions.js";
 import { coveringPeriods } from "../model/periods.js";
+import { DAY_ONLY } from "../model/stat-names.js";
 import type { CountReader, DayRange, ListOptions, Statistic } from "./count-reader.js";
 import type { StatRow } from "../model/stats-schemas.js";
 
 /** The character after PROPERTY_SEPARATOR: no value with a property's prefix sorts at or past the prefix ending in it. */
 const NEXT_TO_SEPARATOR = String.fromCharCode(PROPERTY_SEPARATOR.charCodeAt(0) + 1);
-
-/** Rollups kept at day level only: their value is the day. */
-export const DAY_ONLY: ReadonlySet<string> = new Set(["pageviews", "visitors", "visits", "bounces", "visit_duration", "visit_pageviews"]);
 
 /**
  * Statistics from the rollups: a range reads whole years, months and at most ~60 days,
@@ -28,12 +26,22 @@ export function createRollupReader(db: Kysely<Database>, dialect: SqlDialect, we
     return sql<string>`substr(value, ${sql.raw(String(characters(propertyPrefix(stat)) + 1))})`;
   }
 
+  /** The day the website's closed periods end by (model/periods.ts): read once per reader, "" when none has closed. */
+  let closedThrough: Promise<string> | undefined;
+  const closed = () =>
+    (closedThrough ??= db
+      .selectFrom("rollup_watermarks")
+      .select("closed_through")
+      .where("website_id", "=", websiteId)
+      .executeTakeFirst()
+      .then((row) => row?.closed_through ?? ""));
+
   /** The statistic's rollup rows in the range's periods. */
-  function sourceOf(stat: Statistic, range: DayRange) {
+  function sourceOf(stat: Statistic, range: DayRange, closedThrough: string) {
     let rows = db.selectFrom("rollups").where("website_id", "=", websiteId).where("name", "=", stat.name);
     rows = DAY_ONLY.has(stat.name)
       ? rows.where("period", ">=", range.from).where("period", "<=", range.to)
-      : rows.where("period", "in", coveringPeriods(range.from, range.to));
+      : rows.where("period", "in", coveringPeriods(range.from, range.to, closedThrough));
     if (stat.name === "event_property") {
       const prefix = propertyPrefix(stat);
       rows = rows.where(sql<boolean>`substr(value, 1, ${sql.raw(String(characters(prefix)))}) = ${prefix}`);
@@ -45,9 +53,9 @@ export function createRollupReader(db: Kysely<Database>, dialect: SqlDialect, we
   }
 
   /** Those rows as (value, count). */
-  function rowsOf(stat: Statistic, range: DayRange) {
+  function rowsOf(stat: Statistic, range: DayRange, closedThrough: string) {
     return db.selectFrom(
-      sourceOf(stat, range)
+      sourceOf(stat, range, closedThrough)
         .select([valueOf(stat).as("value"), "count"])
         .as("r"),
     );
@@ -69,15 +77,16 @@ export function createRollupReader(db: Kysely<Database>, dialect: SqlDialect, we
     return rows.where("r.value", "in", matching);
   }
 
-  function grouped(stat: Statistic, range: DayRange, needle = "") {
-    return searched(rowsOf(stat, range), stat, needle)
+  function grouped(stat: Statistic, range: DayRange, closedThrough: string, needle = "") {
+    return searched(rowsOf(stat, range, closedThrough), stat, needle)
       .select((eb) => ["r.value", eb.fn.sum<number>("r.count").as("total")])
       .groupBy("r.value")
       .having((eb) => eb.fn.sum("r.count"), ">", 0);
   }
 
   async function page(stat: Statistic, range: DayRange, list: ListOptions) {
-    const rows = grouped(stat, range, list.search).select(sql<number>`count(*) over ()`.as("groups"));
+    const closedThrough = await closed();
+    const rows = grouped(stat, range, closedThrough, list.search).select(sql<number>`count(*) over ()`.as("groups"));
     const byValue = dialect.byCodePoint(sql.ref("r.value"));
     const ordered =
       list.sortBy === "value"
@@ -91,7 +100,7 @@ export function createRollupReader(db: Kysely<Database>, dialect: SqlDialect, we
     // A page past the end has no row to carry the window count: count separately.
     if (!result[0] && list.page > 1) {
       const row = await db
-        .selectFrom(grouped(stat, range, list.search).as("g"))
+        .selectFrom(grouped(stat, range, closedThrough, list.search).as("g"))
         .select((eb) => eb.fn.countAll<number>().as("n"))
         .executeTakeFirstOrThrow();
       total = Number(row.n);
@@ -100,7 +109,7 @@ export function createRollupReader(db: Kysely<Database>, dialect: SqlDialect, we
   }
 
   async function all(stat: Statistic, range: DayRange): Promise<StatRow[]> {
-    const rows = (await grouped(stat, range).execute()) as { value: string; total: number }[];
+    const rows = (await grouped(stat, range, await closed()).execute()) as { value: string; total: number }[];
     return rows.map((row) => ({ value: row.value, count: Number(row.total) }));
   }
 
@@ -112,7 +121,7 @@ export function createRollupReader(db: Kysely<Database>, dialect: SqlDialect, we
     async countsOf(stat, range, values) {
       const counts = new Map<string, number>();
       if (values.length === 0) return counts;
-      const rows = (await grouped(stat, range)
+      const rows = (await grouped(stat, range, await closed())
         .where("r.value", "in", [...values])
         .execute()) as { value: string; total: number }[];
       for (const row of rows) counts.set(row.value, Number(row.total));
@@ -121,7 +130,7 @@ export function createRollupReader(db: Kysely<Database>, dialect: SqlDialect, we
     // Each statistic has rollup rows of its own.
     source: (stat) => `rollups:${stat.name}:${stat.event ?? ""}:${stat.property ?? ""}`,
     async rowsRead(stat, range, atMost) {
-      const source = sourceOf(stat, range)
+      const source = sourceOf(stat, range, await closed())
         .select(sql<number>`1`.as("one"))
         .limit(atMost + 1);
       const row = await db

@@ -296,6 +296,20 @@ const migrationFactories: Record<string, MigrationFactory> = {
       await db.schema.createIndex("funnels_website_idx").on("funnels").columns(["website_id", "id"]).execute();
     },
   }),
+  "0021_rollup_watermarks": () => ({
+    async up(db) {
+      // From here on a flush writes day rows only; wider periods are summed when they close.
+      await db.schema
+        .createTable("rollup_watermarks")
+        .addColumn("website_id", "integer", (c) => c.primaryKey())
+        .addColumn("closed_through", "text", (c) => c.notNull())
+        .execute();
+      // Until now every period's rows were kept whole: those that ended two days ago (any
+      // time zone's yesterday or before) are closed; later ones are summed again when they close.
+      const closed = new Date(Date.now() - 2 * 86_400_000).toISOString().slice(0, 10);
+      await sql`insert into rollup_watermarks (website_id, closed_through) select id, ${closed} from websites`.execute(db);
+    },
+  }),
 };
 
 /** Counts and dimension ids of a visit row, all integers defaulting to 0. */

@@ -10,6 +10,7 @@ export interface Database {
   salts: SaltsTable;
   visitors: VisitorsTable;
   rollups: RollupsTable;
+  rollup_watermarks: RollupWatermarksTable;
   dimensions: DimensionsTable;
   visits: VisitsTable;
   hits: HitsTable;
@@ -146,6 +147,13 @@ export interface RollupsTable {
   period: string;
   value: string;
   count: number;
+}
+
+/** A website's rollup watermark: the wider periods ending on or before this day hold their sums (model/periods.ts). */
+export interface RollupWatermarksTable {
+  website_id: number;
+  /** `Y-m-d`. */
+  closed_through: string;
 }
 
 export interface AccountsTable {
