@@ -266,7 +266,7 @@ const RATIOS = {
 /** A JSON property of the `props` column as text. */
 const property = (dialect, name) =>
   dialect === "postgres" ? `(props::jsonb ->> ${quote(name)})` : `json_extract(props, ${quote(`$."${name}"`)})`;
-const quote = (text) => `'${text.replace(/'/g, "''")}'`;
+export const quote = (text) => `'${text.replace(/'/g, "''")}'`;
 
 /**
  * The natural GROUP BY for each statistic: top 10 by count, ties by value, as

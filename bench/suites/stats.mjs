@@ -1,7 +1,8 @@
 // Figure 3 (and 6 on PostgreSQL): p50/p95 of every statistic over 7, 30 and 365 days,
-// and of four filtered queries over 30 and 365 days, each against the same question
-// answered by GROUP BY over raw events in the same database; and the database's size
-// per million pageviews beside the raw table's.
+// of four filtered queries over 30 and 365 days, and of a 4-step funnel (30 and 365 days)
+// and a 3-deep journey (30 days), each against the same question answered by GROUP BY
+// (window functions and self-joins for funnels and journeys) over raw events in the same
+// database; and the database's size per million pageviews beside the raw table's.
 //   node bench/suites/stats.mjs [--quick|--smoke] [--backend sqlite|postgres]
 import Database from "better-sqlite3";
 import { args, log, percentile, report, round } from "../lib/measure.mjs";
@@ -17,6 +18,7 @@ import {
   rawEquals,
   visitsViewing,
 } from "../lib/raw-events.mjs";
+import { funnelBaselineSql, journeyBaselineSql } from "../lib/raw-paths.mjs";
 import { databaseSizes, sqliteTableSizes, postgresTableSizes } from "../lib/sizes.mjs";
 import { ensureStatsDatabase } from "../lib/stats-db.mjs";
 
@@ -86,6 +88,9 @@ const V2_QUERY = {
     filters: [["is", "visit:device", ["mobile"]]],
   }),
 };
+/** Funnel and journey (issue 27): the steps, and the journey's start and depth. */
+const FUNNEL = { name: "bench 4-step", steps: ["page:/", "page:/blog/*", "page:/pricing", "event:Signup"] };
+const JOURNEY = { page: "/pricing", depth: 3 };
 
 let tally;
 /** What buildBlocks did. */
@@ -144,14 +149,15 @@ async function buildBlocks() {
   dayBlocks = { built, buildSeconds: round(buildSeconds, 1) };
 }
 
-/** p50/p95 of a Tally query and p50 of its raw baseline; the last answers of both. */
+/** p50/p95 of a Tally query (`ask`, or a statistic's query) and p50 of its raw baseline; the last answers of both. */
 async function measure(query, key, rawSql, params, reps) {
+  const ask = typeof query === "function" ? query : () => tally.stats.query(accountId, websiteId, query);
   let answer;
-  for (let i = 0; i < WARMUP; i++) answer = await tally.stats.query(accountId, websiteId, query);
+  for (let i = 0; i < WARMUP; i++) answer = await ask();
   const samples = [];
   for (let i = 0; i < reps; i++) {
     const t = performance.now();
-    answer = await tally.stats.query(accountId, websiteId, query);
+    answer = await ask();
     samples.push(performance.now() - t);
   }
   let t = performance.now();
@@ -178,7 +184,7 @@ async function measure(query, key, rawSql, params, reps) {
       baselineP50: round(baselineP50, 3),
       baselineRuns: baselineSamples.length,
       speedup: round(baselineP50 / p50, 1),
-      rows: answer.total,
+      rows: answer.total ?? answer.data.length,
     },
   };
 }
@@ -197,14 +203,29 @@ async function measureV2(body) {
   log(`  ${backend} v2 query p50 ${round(p50, 2)} ms (${answer.results.length} rows)`);
   return { p50: round(p50, 3), p95: round(percentile(samples, 95), 3), runs: samples.length, rows: answer.results.length };
 }
+/**
+ * Each step's visitors from Tally and from the raw rows, side by side: the raw rows count a
+ * range's hits and Tally the visits that started in it, so they differ by a few at the edges.
+ */
+const funnelAgreement = ({ answer, baselineRows }) => ({
+  visitors: answer.data.map((row) => row.visitors),
+  rawVisitors: baselineRows.map((row) => Number(row.visitors)),
+});
 
 /** Tally's first rows and the raw top 10 as (value, count) pairs, equal or not. */
 const sameRows = (answer, baselineRows) =>
   JSON.stringify(answer.data.slice(0, 10).map((row) => ({ value: row.value, count: row.count }))) ===
   JSON.stringify(baselineRows.map((r) => ({ value: String(r.value), count: Number(r.count) })));
 
+/** The bench funnel's id: defined once in the cached database (a copy to PostgreSQL carries it). */
+async function benchFunnel() {
+  const existing = (await tally.funnels.list(accountId, websiteId)).find((funnel) => funnel.name === FUNNEL.name);
+  return (existing ?? (await tally.funnels.create(accountId, websiteId, FUNNEL))).id;
+}
+
 const results = [];
 const filtered = [];
+const paths = [];
 const agreement = { range: "30d", same: [], different: [] };
 try {
   for (const [range, from, to] of RANGES) {
@@ -224,6 +245,31 @@ try {
       log(`  ${backend} ${range.padEnd(4)} ${name.padEnd(15)} p50 ${round(timing.p50, 2)} ms   raw ${round(timing.baselineP50, 1)} ms`);
     }
     if (range === "7d") continue;
+    const funnel = await benchFunnel();
+    const funnelRun = await measure(
+      () => tally.stats.funnel(accountId, websiteId, { funnel, from, to }),
+      `funnel_${range}`,
+      funnelBaselineSql(FUNNEL.steps, backend),
+      params,
+      FILTERED_REPS,
+    );
+    paths.push({ id: "funnel", label: `${FUNNEL.steps.length}-step funnel`, range, ...funnelRun.timing, ...funnelAgreement(funnelRun) });
+    log(
+      `  ${backend} ${range.padEnd(4)} funnel ${"".padEnd(20)} p50 ${round(funnelRun.timing.p50, 2)} ms   raw ${round(funnelRun.timing.baselineP50, 1)} ms`,
+    );
+    if (range === "30d") {
+      const journeyRun = await measure(
+        () => tally.stats.journey(accountId, websiteId, { from_page: JOURNEY.page, depth: JOURNEY.depth, from, to }),
+        `journey_${range}`,
+        journeyBaselineSql(`page:${JOURNEY.page}`, JOURNEY.depth, backend),
+        [...params, ...params],
+        FILTERED_REPS,
+      );
+      paths.push({ id: "journey", label: `${JOURNEY.depth}-deep journey from ${JOURNEY.page}`, range, ...journeyRun.timing });
+      log(
+        `  ${backend} ${range.padEnd(4)} journey ${"".padEnd(19)} p50 ${round(journeyRun.timing.p50, 2)} ms   raw ${round(journeyRun.timing.baselineP50, 1)} ms`,
+      );
+    }
     for (const item of FILTERED) {
       const [rawName, rawOptions] = item.raw(bounds);
       const { answer, baselineRows, timing } = await measure(
@@ -296,6 +342,25 @@ for (const f of filtered) {
     target: backend === "sqlite" ? `p50 ≤ ${limit} ms` : null,
     met: backend === "sqlite" ? f.p50 <= limit : null,
     details: { p95: f.p95, runs: f.runs, rows: f.rows, sameTop10AsRaw: f.same },
+  });
+}
+// Targets are SQLite's (issue 27); PostgreSQL's figures are stated beside them.
+const PATH_TARGETS = { "funnel.30d": 200, "funnel.365d": 1000, "journey.30d": 200 };
+for (const p of paths) {
+  const limit = PATH_TARGETS[`${p.id}.${p.range}`];
+  figures.push({
+    id: `paths.${backend}.${p.id}.${p.range}`,
+    group: `filtered ${label}`,
+    name: `${p.id} ${label} ${p.range}: ${p.label}`,
+    value: p.p50,
+    unit: "ms",
+    baseline: p.baselineP50,
+    baselineLabel: "raw events: self-joins per step (funnel), window functions (journey)",
+    ratio: p.speedup,
+    ratioLabel: "× faster",
+    target: backend === "sqlite" ? `p50 ≤ ${limit} ms` : null,
+    met: backend === "sqlite" ? p.p50 <= limit : null,
+    details: { p95: p.p95, runs: p.runs, rows: p.rows, ...(p.visitors ? { visitors: p.visitors, rawVisitors: p.rawVisitors } : {}) },
   });
 }
 const yearOfRaw = results.find((r) => r.name === "page" && r.range === "365d");

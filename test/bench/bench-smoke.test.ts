@@ -18,6 +18,9 @@ const FILTERED = ["one-filter", "two-filters", "page-filter", "property-breakdow
 const statsFigures = (backend: string) => [
   ...RANGES.flatMap((range) => [`stats.${backend}.${range}.p50`, `stats.${backend}.${range}.speedup`]),
   ...FILTERED.flatMap((id) => [`filtered.${backend}.${id}.30d`, `filtered.${backend}.${id}.365d`]),
+  `paths.${backend}.funnel.30d`,
+  `paths.${backend}.funnel.365d`,
+  `paths.${backend}.journey.30d`,
   `size.${backend}`,
 ];
 const SQLITE_FIGURES = [

@@ -137,6 +137,23 @@ describe("the client against tally serve", () => {
     expect(await client.realtime(site.id)).toEqual({ visitors: 2 });
   });
 
+  it("defines, lists, reads and deletes funnels; reads a journey", async () => {
+    const site = (await client.websites.list({ search: "stats.example" })).data[0]!;
+    const funnel = await client.funnels.create(site.id, { name: "Signup", steps: ["page:/pricing", "event:Signup"] });
+    expect(await client.funnels.list(site.id)).toEqual([funnel]);
+    const read = await client.stats.funnel(site.id, { funnel: funnel.id, ...RANGE });
+    expect(read.data.map((row) => [row.label, row.visitors, row.conversion_rate, row.drop_off])).toEqual([
+      ["page:/pricing", 1, 100, 0],
+      ["event:Signup", 1, 100, 0],
+    ]);
+    const journey = await client.stats.journey(site.id, { from_page: "/pricing", depth: 2, ...RANGE });
+    expect(journey.links).toEqual([{ step: 1, from: "page:/pricing", to: "event:Signup", visitors: 1 }]);
+    const invalid = await refusal(client.funnels.create(site.id, { name: "Short", steps: ["page:/"] }));
+    expect(invalid.errors).toEqual({ steps: ["A funnel has 2 to 8 steps."] });
+    expect(await client.funnels.delete(site.id, funnel.id)).toEqual({ id: funnel.id, object: "funnel", deleted: true, status: 200 });
+    expect(await client.funnels.list(site.id)).toEqual([]);
+  });
+
   it("share pages: public ones read without a key; a password one answers 401 until unlocked", async () => {
     const anonymous = createClient({ baseUrl: `${server.base}/` });
     const shared = anonymous.share("stats.example");

@@ -58,7 +58,7 @@ function hitValue(hit: ModelHit, dimension: string): string {
 const hitsFor = (visit: ModelVisit, dimension: string) =>
   dimension === "page" ? visit.hits : visit.hits.filter((hit) => hit.event !== null);
 
-function visitMatches(visit: ModelVisit, condition: FilterCondition): boolean {
+export function visitMatches(visit: ModelVisit, condition: FilterCondition): boolean {
   const { dimension, operator, values } = condition;
   if (isVisitDimension(dimension)) {
     const value = visit.dims[dimension];

@@ -102,6 +102,7 @@ describe.runIf(DIALECTS.includes("postgres"))("tally copy: SQLite → PostgreSQL
     });
     const blog = await tally.websites.create(alice.accountId, { domain: "blog.example", timezone: "Asia/Kolkata", retention_days: 3000 });
     websiteIds = [shop.id, blog.id];
+    await tally.funnels.create(alice.accountId, shop.id, { name: "Checkout", steps: ["page:/", "page:/pricing*", "event:Signup"] });
     const now = Date.now();
     await generateTraffic(tally, { domain: "shop.example", days: 40, sessionsPerDay: 10, now, seed: 3 });
     await generateTraffic(tally, { domain: "blog.example", days: 20, sessionsPerDay: 6, now, seed: 4 });
@@ -130,6 +131,7 @@ describe.runIf(DIALECTS.includes("postgres"))("tally copy: SQLite → PostgreSQL
       "accounts",
       "api_keys",
       "websites",
+      "funnels",
       "imports",
       "salts",
       "visitors",
@@ -166,9 +168,11 @@ describe.runIf(DIALECTS.includes("postgres"))("tally copy: SQLite → PostgreSQL
     const tally = createTally({ database: postgres.url });
     const account = await tally.accounts.create({ name: "carol" });
     const website = await tally.websites.create(account.accountId, { domain: "new.example" });
+    const funnel = await tally.funnels.create(account.accountId, website.id, { name: "Signup", steps: "page:/\nevent:Signup" });
     await tally.close();
     expect(account.accountId).toBe(3);
     expect(website.id).toBe(3);
+    expect(funnel).toMatchObject({ id: 2, steps: ["page:/", "event:Signup"] });
   });
 
   it("refuses a target that holds data unless forced, then replaces it", async () => {

@@ -285,6 +285,12 @@ function badAuth(rng: Random, world: World): Case {
   };
 }
 
+/** What a route's query needs besides a statistic's (so that only the id is wrong). */
+const ROUTE_QUERY: Readonly<Record<string, string>> = {
+  "/api/v1/stats/{id}/funnel": "&funnel=1",
+  "/api/v1/stats/{id}/journey": "&from_page=/",
+};
+
 function foreignOrBadId(rng: Random, world: World): Case {
   const id = rng.chance(0.4) ? String(rng.pick(world.idsB)) : rng.pick(BAD_IDS);
   const stat = `${statName(rng.pick(STAT_NAMES))}&from=2026-01-01&to=2026-01-31`;
@@ -295,7 +301,7 @@ function foreignOrBadId(rng: Random, world: World): Case {
     { method: "GET", path: `/api/v1/stats/${id}?${stat}` },
     ...compiled
       .filter((c) => c.route.auth === "account" && c.route.path.includes("{id}") && c.route.method === "GET")
-      .map((c) => ({ method: "GET", path: `${c.route.path.replace("{id}", id)}?${stat}` })),
+      .map((c) => ({ method: "GET", path: `${c.route.path.replace("{id}", id)}?${stat}${ROUTE_QUERY[c.route.path] ?? ""}` })),
   ]);
   const headers: Record<string, string> = { authorization: `Bearer ${world.keyA}` };
   let body: string | undefined;

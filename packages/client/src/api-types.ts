@@ -86,6 +86,44 @@ export type paths = {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/websites/{id}/funnels": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** List a website's funnels */
+        get: operations["getWebsitesByIdFunnels"];
+        put?: never;
+        /**
+         * Define a funnel
+         * @description A name and 2 to 8 steps, each `page:<pattern>` (`*`: any characters) or `event:<name>`; a form sends the steps one a line. Read it with `GET /api/v1/stats/{id}/funnel`.
+         */
+        post: operations["postWebsitesByIdFunnels"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/websites/{id}/funnels/{funnel}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /** Delete a funnel */
+        delete: operations["deleteWebsitesByIdFunnelsByFunnel"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/stats/{id}": {
         parameters: {
             query?: never;
@@ -115,6 +153,46 @@ export type paths = {
         };
         /** Visitors, visits, pageviews and visit metrics of a range */
         get: operations["getStatsByIdTotals"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/stats/{id}/funnel": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * One of the website's funnels over a range
+         * @description A row per step, in order: visitors with a visit that did steps 1…n in order, their share of the first step's, and the drop-off from the step before (docs/statistics.md, "Funnels"). Filters select the visits; `compare` adds `previous`.
+         */
+        get: operations["getStatsByIdFunnel"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/stats/{id}/journey": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Where visits went after (or came from before) a page or an event
+         * @description From the first hit of each visit matching `from_page` or `from_event`, the following (or preceding) pages and events, up to `depth` steps, repeats in a row counted once: the start (`step` 0), the 10 most frequent values of each step, and the links between them, in visitors (docs/statistics.md, "Journeys"). Filters select the visits; `compare` adds `previous` to the nodes.
+         */
+        get: operations["getStatsByIdJourney"];
         put?: never;
         post?: never;
         delete?: never;
@@ -195,6 +273,112 @@ export type paths = {
         get: operations["getScriptJs"];
         put?: never;
         post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/event": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Record a pageview or an event sent the way Plausible's script and Events API send them
+         * @description Plausible's `POST /api/event` body, at most 16 KiB, counted like `/collect`: the website is `d` (each of a comma-separated list Tally knows), else the host of `u`.
+         */
+        post: operations["postApiEvent"];
+        delete?: never;
+        /** CORS preflight for /api/event */
+        options: operations["optionsApiEvent"];
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/js/{file}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Tally's tracker for Plausible's snippet
+         * @description `<script defer data-domain="example.com" src="{base}/js/script.js"></script>`: reads `data-domain`, `data-api`, `data-include`, `data-exclude`, the `hash` and `manual` extension names, and offers `plausible(name, {props, callback})` with its queue; posts to `{base}/api/event`.
+         */
+        get: operations["getJsByFile"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/send": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Record a pageview or an event sent the way Umami's script and @umami/node send them
+         * @description Umami's `POST /api/send` body, at most 16 KiB, counted like `/collect`; the website is the one with `payload.website` among its `aliases`, else the one of `payload.hostname`.
+         */
+        post: operations["postApiSend"];
+        delete?: never;
+        /** CORS preflight for /api/send */
+        options: operations["optionsApiSend"];
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/umami.js": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Tally's tracker for Umami's snippet
+         * @description `<script defer src="{base}/umami.js" data-website-id="…"></script>` (Umami's is `/script.js`, which is Tally's own): reads `data-website-id`, `data-host-url`, `data-domains`, `data-auto-track`, and offers `umami.track(…)`; posts to `{base}/api/send`.
+         */
+        get: operations["getUmamiJs"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/count": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * GoatCounter's pixel: count a pageview or an event
+         * @description `<img src="{base}/count?p=/pricing">`, as GoatCounter's `/count`: counted like `/collect` (bots, excluded addresses). The website is the host of the request's `Referer` (the page showing the pixel).
+         */
+        get: operations["getCount"];
+        put?: never;
+        /**
+         * GoatCounter's count.js: count a pageview or an event (its beacon)
+         * @description What count.js sends with `navigator.sendBeacon`: the same query as `GET /count`, no body.
+         */
+        post: operations["postCount"];
         delete?: never;
         options?: never;
         head?: never;
@@ -858,6 +1042,11 @@ export type components = {
              * @enum {string}
              */
             page_names?: "path" | "route";
+            /**
+             * @description Other names hits may name this website by, one a line (commas accepted): Umami's website id, so that Umami's `/api/send` bodies without a `hostname` are counted here. Free across all accounts, and never another website's domain.
+             * @example b59e9c65-ae32-47f1-8400-119fcf4861c4
+             */
+            aliases?: string;
         };
         WebsiteUpdate: {
             /**
@@ -899,6 +1088,24 @@ export type components = {
              * @enum {string}
              */
             page_names?: "path" | "route";
+            /**
+             * @description Other names hits may name this website by, one a line (commas accepted): Umami's website id, so that Umami's `/api/send` bodies without a `hostname` are counted here. Free across all accounts, and never another website's domain.
+             * @example b59e9c65-ae32-47f1-8400-119fcf4861c4
+             */
+            aliases?: string;
+        };
+        FunnelCreate: {
+            /** @example Checkout */
+            name: string;
+            /**
+             * @description 2 to 8 steps in order, each `page:<pattern>` (`*` stands for any characters, case-sensitive) or `event:<name>`; a form sends them one a line.
+             * @example [
+             *       "page:/pricing",
+             *       "page:/signup*",
+             *       "event:Signup"
+             *     ]
+             */
+            steps: string[] | string;
         };
         PlausibleQuery: {
             /**
@@ -995,6 +1202,110 @@ export type components = {
             /** @description A pageview's server mark, read from the page's `Server-Timing: tally;desc=…`: the app's server counted this view already (the middleware), and this pageview only adds screen size and language to it. */
             v?: string | null;
         };
+        /** @description Revenue (`$`, `m`), scroll depth (`sd`) and the script version (`v`) are accepted and ignored. */
+        PlausibleEvent: {
+            /**
+             * @description Event name: `pageview`, `engagement` (time on page), or a custom event.
+             * @example Signup
+             */
+            n?: string | null;
+            /** @description Same as `n`. */
+            name?: string | null;
+            /**
+             * @description The page's URL.
+             * @example https://example.com/pricing
+             */
+            u?: string | null;
+            /** @description Same as `u`. */
+            url?: string | null;
+            /**
+             * @description The website's domain in Tally; several separated by commas. Absent: the host of `u`.
+             * @example example.com
+             */
+            d?: string | null;
+            /** @description Same as `d`. */
+            domain?: string | null;
+            /** @description The referrer. */
+            r?: string | null;
+            /** @description Same as `r`. */
+            referrer?: string | null;
+            /**
+             * @description Custom properties: an object (or its JSON text); values that are lists or objects are left out.
+             * @example {
+             *       "plan": "pro"
+             *     }
+             */
+            p?: ({
+                [key: string]: unknown;
+            } | string) | null;
+            /** @description Same as `p`. */
+            props?: ({
+                [key: string]: unknown;
+            } | string) | null;
+            /** @description Hash routing: the fragment is part of the page. */
+            h?: (0 | 1 | boolean) | null;
+            /** @description Same as `h`. */
+            hash_mode?: (0 | 1 | boolean) | null;
+            /** @description Interactive; accepted, and counted like any event (README). */
+            i?: boolean | null;
+            /** @description Same as `i`. */
+            interactive?: boolean | null;
+            /** @description With `n: engagement`: milliseconds engaged since the last signal. */
+            e?: number | null;
+            /** @description Tally's addition (its build of the script sends it): screen size, `WxH`. */
+            s?: string | null;
+            /** @description Tally's addition: the browser's language. */
+            l?: string | null;
+        };
+        UmamiSend: {
+            /**
+             * @description `event` (a pageview, or a custom event with `name`); `identify` is accepted and not counted.
+             * @enum {string}
+             */
+            type: "event" | "identify";
+            payload: {
+                /**
+                 * @description The Umami website id: the Tally website with it among its `aliases`, else the one of `hostname`.
+                 * @example b59e9c65-ae32-47f1-8400-119fcf4861c4
+                 */
+                website: string;
+                /**
+                 * @description The page's host: the Tally website's domain (when no website has `website` as an alias).
+                 * @example example.com
+                 */
+                hostname?: string | null;
+                /**
+                 * @description The page: a path (with its query) on `hostname`, or a full URL.
+                 * @example /pricing?utm_source=news
+                 */
+                url?: string | null;
+                /** @description The referrer. */
+                referrer?: string | null;
+                /** @description Accepted, not kept. */
+                title?: string | null;
+                /**
+                 * @description `WxH`.
+                 * @example 1920x1080
+                 */
+                screen?: string | null;
+                /** @example en-US */
+                language?: string | null;
+                /**
+                 * @description A custom event's name; absent for a pageview.
+                 * @example Signup
+                 */
+                name?: string | null;
+                /**
+                 * @description Event data: strings, numbers and booleans are kept as properties.
+                 * @example {
+                 *       "plan": "pro"
+                 *     }
+                 */
+                data?: {
+                    [key: string]: unknown;
+                } | null;
+            };
+        };
         Invitation: {
             /**
              * @description The person's e-mail address (what they sign in with).
@@ -1087,6 +1398,14 @@ export type components = {
         };
         WebsiteList: {
             data: components["schemas"]["Website"][];
+            current_page: number;
+            /** @description Position of the first row on this page; null when it is empty. */
+            from: number | null;
+            last_page: number;
+            per_page: number;
+            to: number | null;
+            /** @description Rows in all pages. */
+            total: number;
             links: components["schemas"]["ListLinks"];
             meta: components["schemas"]["ListMeta"];
             /**
@@ -1131,6 +1450,11 @@ export type components = {
              */
             page_names: "path" | "route";
             /**
+             * @description Other names hits may name the website by (Umami's website id), one a line.
+             * @example
+             */
+            aliases: string;
+            /**
              * Format: date-time
              * @example 2026-11-21T10:00:00.000Z
              */
@@ -1166,6 +1490,21 @@ export type components = {
             to: number | null;
             /** @description Rows in all pages. */
             total: number;
+            /**
+             * @description Present when `search_by`, `sort_by`, `sort` or `per_page` had a value Tally does not know: each such parameter, the value given and the default used instead (also said in a `Warning` header).
+             * @example {
+             *       "sort_by": {
+             *         "given": "url",
+             *         "used": "id"
+             *       }
+             *     }
+             */
+            fallbacks?: {
+                [key: string]: {
+                    given: string;
+                    used: string;
+                };
+            };
         };
         WebsiteDeleted: {
             id: number;
@@ -1179,8 +1518,54 @@ export type components = {
              */
             status: 200;
         };
+        FunnelList: {
+            data: components["schemas"]["Funnel"][];
+            /**
+             * @description The HTTP status, repeated.
+             * @constant
+             */
+            status: 200;
+        };
+        Funnel: {
+            /** @example 1 */
+            id: number;
+            /** @example 1 */
+            website_id: number;
+            /** @example Checkout */
+            name: string;
+            /**
+             * @example [
+             *       "page:/pricing",
+             *       "page:/signup*",
+             *       "event:Signup"
+             *     ]
+             */
+            steps: string[];
+            /** Format: date-time */
+            created_at: string;
+        };
+        FunnelDeleted: {
+            id: number;
+            /** @constant */
+            object: "funnel";
+            /** @constant */
+            deleted: true;
+            /**
+             * @description The HTTP status, repeated.
+             * @constant
+             */
+            status: 200;
+        };
         StatsPage: {
             data: components["schemas"]["StatRow"][];
+            current_page: number;
+            /** @description Position of the first row on this page; null when it is empty. */
+            from: number | null;
+            last_page: number;
+            per_page: number;
+            to: number | null;
+            /** @description Rows in all pages (as `meta.total`); for `visits` and the ratios, the figure over the whole range instead. */
+            total: number;
             links: components["schemas"]["ListLinks"];
             meta: components["schemas"]["ListMeta"];
             /**
@@ -1188,8 +1573,6 @@ export type components = {
              * @constant
              */
             status: 200;
-            /** @description `visits` and the ratios: the figure over the whole range. */
-            total?: number;
             /** @description With `compare`: `total` over the comparison range. */
             previous_total?: number;
             /** @description With `compare`: the range compared with. */
@@ -1235,6 +1618,94 @@ export type components = {
             /** @description Mean seconds per visit. */
             visit_duration: number;
         };
+        FunnelResult: {
+            data: components["schemas"]["FunnelRow"][];
+            funnel: {
+                id: number;
+                name: string;
+            };
+            /** @description With `compare`: the range compared with. */
+            comparison?: components["schemas"]["DayRange"];
+            /**
+             * @description The HTTP status, repeated.
+             * @constant
+             */
+            status: 200;
+        };
+        FunnelRow: {
+            /**
+             * @description The step's number, from 1.
+             * @example 2
+             */
+            step: number;
+            /**
+             * @description The step as defined: `page:<pattern>` or `event:<name>`.
+             * @example page:/signup*
+             */
+            label: string;
+            /**
+             * @description Visitors with a visit that did steps 1…n in order (summed over days).
+             * @example 42
+             */
+            visitors: number;
+            /**
+             * @description `visitors` in percent of the first step's, one decimal.
+             * @example 35.2
+             */
+            conversion_rate: number;
+            /**
+             * @description The previous step's visitors minus this one's; 0 for the first.
+             * @example 77
+             */
+            drop_off: number;
+            /** @description With `compare`: the visitors in the comparison range. */
+            previous?: number;
+        };
+        JourneyResult: {
+            /** @description The start, then the most frequent values of each step (at most 10), by visitors. */
+            data: components["schemas"]["JourneyNode"][];
+            /** @description Visitors from each node to each node of the next step. */
+            links: components["schemas"]["JourneyLink"][];
+            /** @description With `compare`: the range compared with. */
+            comparison?: components["schemas"]["DayRange"];
+            /**
+             * @description The HTTP status, repeated.
+             * @constant
+             */
+            status: 200;
+        };
+        JourneyNode: {
+            /**
+             * @description Steps from the start; 0 is the start itself.
+             * @example 1
+             */
+            step: number;
+            /**
+             * @description `page:<page>` or `event:<name>` (the start: as asked).
+             * @example page:/signup
+             */
+            value: string;
+            /**
+             * @description Visitors with a visit at this value at this step (summed over days).
+             * @example 18
+             */
+            visitors: number;
+            /** @description With `compare`: the visitors in the comparison range. */
+            previous?: number;
+        };
+        JourneyLink: {
+            /**
+             * @description The step of `to`; `from` is at the step before.
+             * @example 1
+             */
+            step: number;
+            /** @example page:/pricing */
+            from: string;
+            /** @example page:/signup */
+            to: string;
+            /** @example 12 */
+            visitors: number;
+        };
         Realtime: {
             /**
              * @description Visitors whose last hit is at most five minutes old.
@@ -1276,6 +1747,18 @@ export type components = {
                     limit: number;
                     offset: number;
                 };
+            };
+        };
+        PlausibleError: {
+            errors: {
+                [key: string]: string[];
+            };
+        };
+        UmamiError: {
+            error: {
+                message: string;
+                code: string;
+                status: number;
             };
         };
         Health: {
@@ -1648,10 +2131,13 @@ export interface operations {
         parameters: {
             query?: {
                 search?: string;
+                /** @description Any other value means `domain`. */
                 search_by?: "domain";
+                /** @description Any other value means `id`. */
                 sort_by?: "id" | "domain";
+                /** @description Any other value means `desc`. */
                 sort?: "desc" | "asc";
-                /** @description Rows per page. */
+                /** @description Rows per page; any other value means 10. */
                 per_page?: "10" | "25" | "50" | "100";
                 /** @description Page number, from 1. */
                 page?: string;
@@ -1888,6 +2374,121 @@ export interface operations {
             500: components["responses"]["ServerError"];
         };
     };
+    getWebsitesByIdFunnels: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The website's id. */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Every funnel of the website, oldest first. */
+            200: {
+                headers: {
+                    /** @description Requests allowed per window (when rate limiting is on). */
+                    "X-RateLimit-Limit"?: string;
+                    /** @description Requests left in this window. */
+                    "X-RateLimit-Remaining"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["FunnelList"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["ServerError"];
+        };
+    };
+    postWebsitesByIdFunnels: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The website's id. */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/x-www-form-urlencoded": components["schemas"]["FunnelCreate"];
+                "application/json": components["schemas"]["FunnelCreate"];
+            };
+        };
+        responses: {
+            /** @description The funnel defined. */
+            201: {
+                headers: {
+                    /** @description Requests allowed per window (when rate limiting is on). */
+                    "X-RateLimit-Limit"?: string;
+                    /** @description Requests left in this window. */
+                    "X-RateLimit-Remaining"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["Funnel"];
+                        /**
+                         * @description The HTTP status, repeated.
+                         * @constant
+                         */
+                        status: 201;
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["ValidationFailed"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["ServerError"];
+        };
+    };
+    deleteWebsitesByIdFunnelsByFunnel: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The website's id. */
+                id: string;
+                /** @description The funnel's id. */
+                funnel: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Deleted. */
+            200: {
+                headers: {
+                    /** @description Requests allowed per window (when rate limiting is on). */
+                    "X-RateLimit-Limit"?: string;
+                    /** @description Requests left in this window. */
+                    "X-RateLimit-Remaining"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["FunnelDeleted"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["ServerError"];
+        };
+    };
     getStatsById: {
         parameters: {
             query: {
@@ -1895,12 +2496,13 @@ export interface operations {
                 name: "bounce_rate" | "browser" | "browser_version" | "campaign" | "channel" | "city" | "continent" | "country" | "device" | "event" | "event_property" | "exit_page" | "goals" | "landing_page" | "language" | "os" | "os_version" | "page" | "pageviews" | "pageviews_hours" | "referrer" | "resolution" | "source" | "utm_content" | "utm_medium" | "utm_source" | "utm_term" | "views_per_visit" | "visit_duration" | "visitors" | "visitors_hours" | "visits";
                 /** @description Only rows whose value contains this, ignoring case. */
                 search?: string;
-                /** @description `url` and `value` mean the same: the row's value. */
+                /** @description `url` and `value` mean the same: the row's value. Any other value means `url`. */
                 search_by?: "url" | "value";
-                /** @description Ties are ordered by value, ascending. */
+                /** @description Ties are ordered by value, ascending. Any other value means `count`. */
                 sort_by?: "count" | "value";
+                /** @description Any other value means `desc`. */
                 sort?: "desc" | "asc";
-                /** @description Rows per page. */
+                /** @description Rows per page; any other value means 10. */
                 per_page?: "10" | "25" | "50" | "100";
                 /** @description Page number, from 1. */
                 page?: string;
@@ -1992,6 +2594,102 @@ export interface operations {
                          */
                         status: 200;
                     };
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            422: components["responses"]["ValidationFailed"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["ServerError"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    getStatsByIdFunnel: {
+        parameters: {
+            query: {
+                /** @description The funnel's id (`GET /api/v1/websites/{id}/funnels`). */
+                funnel: string;
+                /** @description First day of the range (inclusive), `Y-m-d` in the website's time zone, 1970-01-01 to 9998-12-31. */
+                from: string;
+                /** @description Last day of the range (inclusive), `Y-m-d` in the website's time zone, 1970-01-01 to 9998-12-31. */
+                to: string;
+                /** @description Conditions that must all hold, each `<dimension>:<operator>:<value>[|<value>…]`; repeat the parameter for several. Dimensions: `page`, `event` (visits that fired it), `entry_page`, `exit_page`, `referrer`, `utm_source`, `utm_medium`, `utm_campaign`, `utm_content`, `utm_term`, `browser`, `os`, `device`, `country`, `continent`, `city`, `language`, `resolution`, `source`, `channel`, `browser_version`, `os_version`, and `prop:<name>` (an event property). Operators: `is`, `is_not`, `contains` and `contains_not` (ignoring case). `|` separates values (any of them; `is_not`, `contains_not`: none of them); `\|` and `\\` are a literal `|` and `\`. `country:is:US` matches by code. At most 20 conditions, 50 values each, 2048 characters a value. A bad condition is a 422 naming it (`filter.0`). */
+                filter?: string | string[];
+                /** @description Adds `previous` to every row (and `previous_total`, `comparison`): the same number of days just before, or the same days a year earlier. */
+                compare?: "previous_period" | "year";
+            };
+            header?: never;
+            path: {
+                /** @description The website's id. */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The funnel's steps. */
+            200: {
+                headers: {
+                    /** @description Requests allowed per window (when rate limiting is on). */
+                    "X-RateLimit-Limit"?: string;
+                    /** @description Requests left in this window. */
+                    "X-RateLimit-Remaining"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["FunnelResult"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            422: components["responses"]["ValidationFailed"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["ServerError"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    getStatsByIdJourney: {
+        parameters: {
+            query: {
+                /** @description Start at the first pageview of a page matching this pattern (`*` stands for any characters, case-sensitive). */
+                from_page?: string;
+                /** @description Start at the first event of this name (instead of `from_page`). */
+                from_event?: string;
+                /** @description `next`: the steps after the start; `previous`: the steps before it, nearest first. */
+                direction?: "next" | "previous";
+                /** @description How many steps from the start, 1 to 5. */
+                depth?: string;
+                /** @description First day of the range (inclusive), `Y-m-d` in the website's time zone, 1970-01-01 to 9998-12-31. */
+                from: string;
+                /** @description Last day of the range (inclusive), `Y-m-d` in the website's time zone, 1970-01-01 to 9998-12-31. */
+                to: string;
+                /** @description Conditions that must all hold, each `<dimension>:<operator>:<value>[|<value>…]`; repeat the parameter for several. Dimensions: `page`, `event` (visits that fired it), `entry_page`, `exit_page`, `referrer`, `utm_source`, `utm_medium`, `utm_campaign`, `utm_content`, `utm_term`, `browser`, `os`, `device`, `country`, `continent`, `city`, `language`, `resolution`, `source`, `channel`, `browser_version`, `os_version`, and `prop:<name>` (an event property). Operators: `is`, `is_not`, `contains` and `contains_not` (ignoring case). `|` separates values (any of them; `is_not`, `contains_not`: none of them); `\|` and `\\` are a literal `|` and `\`. `country:is:US` matches by code. At most 20 conditions, 50 values each, 2048 characters a value. A bad condition is a 422 naming it (`filter.0`). */
+                filter?: string | string[];
+                /** @description Adds `previous` to every row (and `previous_total`, `comparison`): the same number of days just before, or the same days a year earlier. */
+                compare?: "previous_period" | "year";
+            };
+            header?: never;
+            path: {
+                /** @description The website's id. */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The flow. */
+            200: {
+                headers: {
+                    /** @description Requests allowed per window (when rate limiting is on). */
+                    "X-RateLimit-Limit"?: string;
+                    /** @description Requests left in this window. */
+                    "X-RateLimit-Remaining"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["JourneyResult"];
                 };
             };
             401: components["responses"]["Unauthorized"];
@@ -2247,6 +2945,321 @@ export interface operations {
             500: components["responses"]["ServerError"];
         };
     };
+    postApiEvent: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "text/plain": components["schemas"]["PlausibleEvent"];
+                "application/json": components["schemas"]["PlausibleEvent"];
+            };
+        };
+        responses: {
+            /** @description Counted, or dropped on purpose (then `X-Plausible-Dropped: 1`). */
+            202: {
+                headers: {
+                    /** @description Why the hit was not counted (`bot`, `excluded-ip`, …), as on `/collect`. */
+                    "X-Tally-Dropped"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/plain": string;
+                };
+            };
+            /** @description Not counted: the body says why, in the other tool's shape. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PlausibleError"];
+                };
+            };
+            /** @description Not counted: the body says why, in the other tool's shape. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PlausibleError"];
+                };
+            };
+            /** @description Not counted: the body says why, in the other tool's shape. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PlausibleError"];
+                };
+            };
+            500: components["responses"]["ServerError"];
+            /** @description Not counted: the body says why, in the other tool's shape. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PlausibleError"];
+                };
+            };
+        };
+    };
+    optionsApiEvent: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Any origin may post hits. */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            500: components["responses"]["ServerError"];
+        };
+    };
+    getJsByFile: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description `script.js` or one of Plausible's extension names (`script.hash.js`, `script.manual.js`…). */
+                file: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The minified script. */
+            200: {
+                headers: {
+                    /** @description Send it back in `If-None-Match`. */
+                    ETag: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/javascript": string;
+                };
+            };
+            /** @description Not modified (`If-None-Match` matched the ETag). */
+            304: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            404: components["responses"]["NotFound"];
+            500: components["responses"]["ServerError"];
+        };
+    };
+    postApiSend: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["UmamiSend"];
+                "text/plain": components["schemas"]["UmamiSend"];
+            };
+        };
+        responses: {
+            /** @description Counted (`{"ok":true}`), or dropped on purpose (a bot: `{"beep":"boop"}`, as Umami answers). */
+            200: {
+                headers: {
+                    /** @description Why the hit was not counted (`bot`, `excluded-ip`, …), as on `/collect`. */
+                    "X-Tally-Dropped"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        ok: true;
+                    } | {
+                        /** @constant */
+                        beep: "boop";
+                    };
+                };
+            };
+            /** @description Not counted: the body says why, in the other tool's shape. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["UmamiError"];
+                };
+            };
+            /** @description Not counted: the body says why, in the other tool's shape. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["UmamiError"];
+                };
+            };
+            500: components["responses"]["ServerError"];
+            /** @description Not counted: the body says why, in the other tool's shape. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["UmamiError"];
+                };
+            };
+        };
+    };
+    optionsApiSend: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Any origin may post hits. */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            500: components["responses"]["ServerError"];
+        };
+    };
+    getUmamiJs: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The minified script. */
+            200: {
+                headers: {
+                    /** @description Send it back in `If-None-Match`. */
+                    ETag: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/javascript": string;
+                };
+            };
+            /** @description Not modified (`If-None-Match` matched the ETag). */
+            304: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            500: components["responses"]["ServerError"];
+        };
+    };
+    getCount: {
+        parameters: {
+            query: {
+                /** @description The page's path, or the event's name with `e`. */
+                p: string;
+                /** @description The referrer. */
+                r?: string;
+                /** @description The page's title; accepted, not kept. */
+                t?: string;
+                /** @description An event (`true`, `1`, `on`): `p` is its name, counted on the page of the Referer. */
+                e?: string;
+                /** @description Screen size, `width,height,scale`. */
+                s?: string;
+                /** @description The page's query string (`?utm_campaign=…`), for campaigns. */
+                q?: string;
+                /** @description count.js's bot flag: a number other than 0 drops the hit as a bot. */
+                b?: string;
+                /** @description Ignored (a cache buster). */
+                rnd?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A 1×1 GIF: counted, or dropped on purpose. */
+            200: {
+                headers: {
+                    /** @description Why the hit was not counted (`bot`, `excluded-ip`, …), as on `/collect`. */
+                    "X-Tally-Dropped"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "image/gif": string;
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            404: components["responses"]["NotFound"];
+            422: components["responses"]["ValidationFailed"];
+            500: components["responses"]["ServerError"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    postCount: {
+        parameters: {
+            query: {
+                /** @description The page's path, or the event's name with `e`. */
+                p: string;
+                /** @description The referrer. */
+                r?: string;
+                /** @description The page's title; accepted, not kept. */
+                t?: string;
+                /** @description An event (`true`, `1`, `on`): `p` is its name, counted on the page of the Referer. */
+                e?: string;
+                /** @description Screen size, `width,height,scale`. */
+                s?: string;
+                /** @description The page's query string (`?utm_campaign=…`), for campaigns. */
+                q?: string;
+                /** @description count.js's bot flag: a number other than 0 drops the hit as a bot. */
+                b?: string;
+                /** @description Ignored (a cache buster). */
+                rnd?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A 1×1 GIF: counted, or dropped on purpose. */
+            200: {
+                headers: {
+                    /** @description Why the hit was not counted (`bot`, `excluded-ip`, …), as on `/collect`. */
+                    "X-Tally-Dropped"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "image/gif": string;
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            404: components["responses"]["NotFound"];
+            422: components["responses"]["ValidationFailed"];
+            500: components["responses"]["ServerError"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
     getHealth: {
         parameters: {
             query?: never;
@@ -2459,12 +3472,13 @@ export interface operations {
                 name: "bounce_rate" | "browser" | "browser_version" | "campaign" | "channel" | "city" | "continent" | "country" | "device" | "event" | "event_property" | "exit_page" | "goals" | "landing_page" | "language" | "os" | "os_version" | "page" | "pageviews" | "pageviews_hours" | "referrer" | "resolution" | "source" | "utm_content" | "utm_medium" | "utm_source" | "utm_term" | "views_per_visit" | "visit_duration" | "visitors" | "visitors_hours" | "visits";
                 /** @description Only rows whose value contains this, ignoring case. */
                 search?: string;
-                /** @description `url` and `value` mean the same: the row's value. */
+                /** @description `url` and `value` mean the same: the row's value. Any other value means `url`. */
                 search_by?: "url" | "value";
-                /** @description Ties are ordered by value, ascending. */
+                /** @description Ties are ordered by value, ascending. Any other value means `count`. */
                 sort_by?: "count" | "value";
+                /** @description Any other value means `desc`. */
                 sort?: "desc" | "asc";
-                /** @description Rows per page. */
+                /** @description Rows per page; any other value means 10. */
                 per_page?: "10" | "25" | "50" | "100";
                 /** @description Page number, from 1. */
                 page?: string;

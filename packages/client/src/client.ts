@@ -1,6 +1,13 @@
 import { TallyApiError } from "./errors.js";
 import type {
   Account,
+  Funnel,
+  FunnelCreate,
+  FunnelDeleted,
+  FunnelQuery,
+  FunnelResult,
+  JourneyQuery,
+  JourneyResult,
   CreatedKey,
   Invitation,
   InvitationSent,
@@ -70,11 +77,21 @@ export interface TallyClient {
     update(id: number, fields: WebsiteUpdate): Promise<Website>;
     delete(id: number): Promise<WebsiteDeleted>;
   };
+  /** Each website's funnels (2 to 8 steps, `page:<pattern>` or `event:<name>`); read one with `stats.funnel`. */
+  funnels: {
+    list(websiteId: number): Promise<Funnel[]>;
+    create(websiteId: number, fields: FunnelCreate): Promise<Funnel>;
+    delete(websiteId: number, funnelId: number): Promise<FunnelDeleted>;
+  };
   stats: {
     /** One statistic: rows `{value, count}`, paged, with `meta` and `links`. */
     query(websiteId: number, query: StatsQuery): Promise<StatsPage>;
     /** Visitors, visits, pageviews, bounce rate, visit duration and views per visit of a range. */
     totals(websiteId: number, query: TotalsQuery): Promise<Totals>;
+    /** A funnel over a range: a row per step with its visitors, conversion rate and drop-off. */
+    funnel(websiteId: number, query: FunnelQuery): Promise<FunnelResult>;
+    /** Where visits went after (or came from before) a page or an event: nodes per step and the links between them. */
+    journey(websiteId: number, query: JourneyQuery): Promise<JourneyResult>;
   };
   /** Visitors in the last five minutes. */
   realtime(websiteId: number): Promise<Realtime>;
@@ -154,9 +171,16 @@ export function createClient({ baseUrl, apiKey, fetch = globalThis.fetch }: Tall
       update: (websiteId, fields) => data(call("PUT", `/api/v1/websites/${id(websiteId)}`, { body: fields })),
       delete: (websiteId) => call("DELETE", `/api/v1/websites/${id(websiteId)}`),
     },
+    funnels: {
+      list: (websiteId) => data(call("GET", `/api/v1/websites/${id(websiteId)}/funnels`)),
+      create: (websiteId, fields) => data(call("POST", `/api/v1/websites/${id(websiteId)}/funnels`, { body: fields })),
+      delete: (websiteId, funnelId) => call("DELETE", `/api/v1/websites/${id(websiteId)}/funnels/${id(funnelId)}`),
+    },
     stats: {
       query: (websiteId, query) => call("GET", `/api/v1/stats/${id(websiteId)}`, { query }),
       totals: (websiteId, query) => call("GET", `/api/v1/stats/${id(websiteId)}/totals`, { query }),
+      funnel: (websiteId, query) => call("GET", `/api/v1/stats/${id(websiteId)}/funnel`, { query }),
+      journey: (websiteId, query) => call("GET", `/api/v1/stats/${id(websiteId)}/journey`, { query }),
     },
     realtime: (websiteId) => data(call("GET", `/api/v1/realtime/${id(websiteId)}`)),
     me: () => data(call("GET", "/api/v1/me")),

@@ -28,6 +28,14 @@ export type DayRange = Schemas["DayRange"];
 export type TotalFigures = Schemas["TotalFigures"];
 export type Totals = JsonOf<operations["getStatsByIdTotals"], 200>;
 export type Realtime = Schemas["Realtime"];
+export type Funnel = Schemas["Funnel"];
+export type FunnelCreate = Schemas["FunnelCreate"];
+export type FunnelDeleted = Schemas["FunnelDeleted"];
+export type FunnelResult = Schemas["FunnelResult"];
+export type FunnelRow = Schemas["FunnelRow"];
+export type JourneyResult = Schemas["JourneyResult"];
+export type JourneyNode = Schemas["JourneyNode"];
+export type JourneyLink = Schemas["JourneyLink"];
 export type SharedWebsite = Schemas["SharedWebsite"];
 export type ListMeta = Schemas["ListMeta"];
 export type Me = Schemas["Me"];
@@ -44,5 +52,9 @@ export type WebsiteListQuery = QueryOf<operations["getWebsites"]>;
 /** `name`, `from`, `to`, and optionally search, sorting, paging, `filter` (one or several) and `compare`. */
 export type StatsQuery = QueryOf<operations["getStatsById"]>;
 export type TotalsQuery = QueryOf<operations["getStatsByIdTotals"]>;
+/** `funnel` (its id), `from`, `to`, and optionally `filter` and `compare`. */
+export type FunnelQuery = QueryOf<operations["getStatsByIdFunnel"]>;
+/** `from_page` or `from_event`, `from`, `to`, and optionally `direction`, `depth`, `filter` and `compare`. */
+export type JourneyQuery = QueryOf<operations["getStatsByIdJourney"]>;
 /** What the statistic names are: `page`, `referrer`, `visitors`… */
 export type StatName = StatsQuery["name"];

@@ -29,6 +29,8 @@ import { createWebsiteCache } from "./ingest/website-rules.js";
 import { createRealtimeReader } from "./stats/realtime.js";
 import { DEFAULT_QUERY_TIMEOUT_MS } from "./stats/database-readers.js";
 import { createStats, type Stats } from "./stats/stats.js";
+import { createPathStats } from "./stats/path-stats.js";
+import { createFunnels, type Funnels } from "./websites/funnels.js";
 import { checkTrustProxy, type TrustProxy } from "./shared/trust-proxy.js";
 import { createWebsiteDirectory, createWebsites, type WebsiteDirectory, type Websites } from "./websites/websites.js";
 import { createMailer, type MailOptions } from "./shared/mailer.js";
@@ -147,6 +149,8 @@ export interface Tally {
   /** Users of accounts, their sessions, invitations, password resets and two-factor sign-in. */
   readonly team: Team;
   readonly websites: Websites;
+  /** Each website's funnels (docs/statistics.md, "Funnels"): define, list, delete; read with `stats.funnel`. */
+  readonly funnels: Funnels;
   readonly stats: Stats;
   /** E-mail reports: build, preview, send; the unsubscribe links' checks. */
   readonly reports: Reports;
@@ -230,6 +234,7 @@ interface Services {
   team: Team;
   websites: Websites;
   directory: WebsiteDirectory;
+  funnels: Funnels;
   stats: Stats;
   reports: Reports;
   collector: ReturnType<typeof createCollector>;
@@ -401,7 +406,12 @@ async function openServices(options: TallyOptions): Promise<Services> {
   const dayBlocks = oneRunAtATime(() => buildDayBlocks(store.db));
   const stopDayBlocks = scheduleEvery(() => dayBlocks.run(), options.dayBlocksIntervalMs ?? 600_000, DAY_BLOCKS_FIRST_RUN_MS, onError);
   const accounts = createAccounts(store.db);
-  const stats = createStats(websites, reads, () => flushed.settleForRead(), createRealtimeReader(store.db));
+  const beforeRead = () => flushed.settleForRead();
+  const funnels = createFunnels(store.db, websites);
+  const stats: Stats = {
+    ...createStats(websites, reads, beforeRead, createRealtimeReader(store.db)),
+    ...createPathStats({ websites, funnels, runner: reads, beforeRead }),
+  };
   const reportError =
     options.onError ?? ((error: unknown) => console.error(`tally: e-mail ${error instanceof Error ? error.message : String(error)}`));
   const reports = createReports({ db: store.db, accounts, websites, stats, mailer, publicUrl, onError: reportError });
@@ -424,6 +434,7 @@ async function openServices(options: TallyOptions): Promise<Services> {
     team: createTeam(store.db, mailer),
     websites,
     directory,
+    funnels,
     stats,
     reports,
     collector,
@@ -512,6 +523,7 @@ export function createTally<E extends EventMap<E> = AnyEvents>(options: TallyOpt
     accounts: guarded((s) => s.accounts),
     team: deferTeam((pick) => guarded((s) => pick(s.team)) as ReturnType<typeof pick>),
     websites: guarded((s) => s.websites),
+    funnels: guarded((s) => s.funnels),
     stats: guarded((s) => s.stats),
     reports: guarded((s) => s.reports),
     collect,

@@ -15,6 +15,7 @@ import { startShare } from "./share.js";
 import { signInForm } from "./sign-in.js";
 import { snippetPanel } from "./snippet.js";
 import { accountSource } from "./source.js";
+import { pathCards } from "./paths.js";
 import { statsView, type StatsView } from "./stats-view.js";
 import { parseState, stateQuery } from "./view-state.js";
 import { createWebsiteForm } from "./website-form.js";
@@ -148,6 +149,7 @@ function startDashboard(app: HTMLElement, client: Client): void {
         location.hash = `#/websites/${site.id}?${stateQuery(state)}`;
       },
       tools: exportMenu(client, site.id, site.domain, () => view.state().range),
+      paths: pathCards(client, site.id),
     });
     open(view.element, view.destroy);
     stats = { id: site.id, timezone: site.timezone, view };

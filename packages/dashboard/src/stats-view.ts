@@ -29,6 +29,8 @@ export interface StatsViewOptions {
   onState(state: ViewState): void;
   /** More controls beside the range (export). */
   tools?: Node;
+  /** Cards read through the account's API only (funnels and journeys), after the others. */
+  paths?: { elements: HTMLElement[]; load(query: CardQuery): void };
 }
 
 export interface StatsView {
@@ -176,7 +178,7 @@ export function statsView(options: StatsViewOptions): StatsView {
     filters,
     h("section", { class: "card overview", "aria-label": t("overview.label") }, totals.element, mainChart),
     hoursCard,
-    h("div", { class: "cards" }, ...cards.map((card) => card.element), ...goals.elements),
+    h("div", { class: "cards" }, ...cards.map((card) => card.element), ...goals.elements, ...(options.paths?.elements ?? [])),
   );
 
   /** Direct / None: visits minus the visits with a referrer (no `source` statistic yet). */
@@ -336,7 +338,7 @@ export function statsView(options: StatsViewOptions): StatsView {
     void loading(mainChart, mine, loadMain);
     if (hoursCard.hidden) hoursChart.removeAttribute("aria-busy");
     else void loading(hoursChart, mine, loadHours);
-    for (const card of [...cards, goals]) card.load(query());
+    for (const card of [...cards, goals, ...(options.paths ? [options.paths] : [])]) card.load(query());
   }
 
   setState(state);

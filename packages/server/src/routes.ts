@@ -1,5 +1,8 @@
 import {
   NotFoundError,
+  funnelCreateSchema,
+  funnelQuerySchema,
+  journeyQuerySchema,
   statsQuerySchema,
   totalsQuerySchema,
   websiteCreateSchema,
@@ -11,6 +14,11 @@ import {
 import * as z from "zod";
 import {
   accountAnswer,
+  funnelCreatedAnswer,
+  funnelDeletedAnswer,
+  funnelListAnswer,
+  funnelResultAnswer,
+  journeyResultAnswer,
   realtimeAnswer,
   send,
   statsAnswer,
@@ -43,6 +51,14 @@ const websiteParams = z.object({
     .regex(/^\d+$/)
     .refine((text) => Number.isSafeInteger(Number(text)) && Number(text) >= 1)
     .meta({ description: "The website's id.", example: "1" }),
+});
+
+/** `{id}/funnels/{funnel}`: the website and one of its funnels. */
+const funnelParams = websiteParams.extend({
+  funnel: z
+    .string()
+    .regex(/^\d{1,15}$/)
+    .meta({ description: "The funnel's id.", example: "1" }),
 });
 
 /** The account as the API shows it: its report settings, nothing about its keys. */
@@ -214,6 +230,52 @@ export const routes: readonly Route[] = [
   }),
   defineRoute({
     method: "GET",
+    path: "/api/v1/websites/{id}/funnels",
+    auth: "account",
+    params: websiteParams,
+    summary: "List a website's funnels",
+    tag: "Websites",
+    responses: { 200: { description: "Every funnel of the website, oldest first.", schema: funnelListAnswer }, ...notFound },
+    async handle(context) {
+      const { tally, accountId } = context;
+      return send(funnelListAnswer, { data: await tally.funnels.list(accountId, resourceId(context)) });
+    },
+  }),
+  defineRoute({
+    method: "POST",
+    path: "/api/v1/websites/{id}/funnels",
+    auth: "account",
+    params: websiteParams,
+    body: funnelCreateSchema,
+    summary: "Define a funnel",
+    tag: "Websites",
+    description:
+      "A name and 2 to 8 steps, each `page:<pattern>` (`*`: any characters) or `event:<name>`; a form sends the steps one a line. Read it with `GET /api/v1/stats/{id}/funnel`.",
+    responses: { 201: { description: "The funnel defined.", schema: funnelCreatedAnswer }, ...notFound },
+    async handle(context) {
+      const { tally, accountId, body } = context;
+      return send(funnelCreatedAnswer, { data: await tally.funnels.create(accountId, resourceId(context), body) });
+    },
+  }),
+  defineRoute({
+    method: "DELETE",
+    path: "/api/v1/websites/{id}/funnels/{funnel}",
+    auth: "account",
+    params: funnelParams,
+    summary: "Delete a funnel",
+    tag: "Websites",
+    responses: { 200: { description: "Deleted.", schema: funnelDeletedAnswer }, ...notFound },
+    async handle(context) {
+      const { tally, accountId, params } = context;
+      const parsed = funnelParams.safeParse(params);
+      if (!parsed.success) throw new NotFoundError();
+      const id = Number(parsed.data.funnel);
+      await tally.funnels.delete(accountId, resourceId(context), id);
+      return send(funnelDeletedAnswer, { id, object: "funnel", deleted: true });
+    },
+  }),
+  defineRoute({
+    method: "GET",
     path: "/api/v1/stats/{id}",
     auth: "account",
     readsStatistics: true,
@@ -247,6 +309,40 @@ export const routes: readonly Route[] = [
     async handle(context) {
       const { tally, accountId, query } = context;
       return send(totalsAnswer, await tally.stats.totals(accountId, resourceId(context), query));
+    },
+  }),
+  defineRoute({
+    method: "GET",
+    path: "/api/v1/stats/{id}/funnel",
+    auth: "account",
+    readsStatistics: true,
+    params: websiteParams,
+    query: funnelQuerySchema,
+    summary: "One of the website's funnels over a range",
+    tag: "Statistics",
+    description:
+      'A row per step, in order: visitors with a visit that did steps 1…n in order, their share of the first step\'s, and the drop-off from the step before (docs/statistics.md, "Funnels"). Filters select the visits; `compare` adds `previous`.',
+    responses: { 200: { description: "The funnel's steps.", schema: funnelResultAnswer }, ...notFound, 503: "error" },
+    async handle(context) {
+      const { tally, accountId, query } = context;
+      return send(funnelResultAnswer, await tally.stats.funnel(accountId, resourceId(context), query));
+    },
+  }),
+  defineRoute({
+    method: "GET",
+    path: "/api/v1/stats/{id}/journey",
+    auth: "account",
+    readsStatistics: true,
+    params: websiteParams,
+    query: journeyQuerySchema,
+    summary: "Where visits went after (or came from before) a page or an event",
+    tag: "Statistics",
+    description:
+      'From the first hit of each visit matching `from_page` or `from_event`, the following (or preceding) pages and events, up to `depth` steps, repeats in a row counted once: the start (`step` 0), the 10 most frequent values of each step, and the links between them, in visitors (docs/statistics.md, "Journeys"). Filters select the visits; `compare` adds `previous` to the nodes.',
+    responses: { 200: { description: "The flow.", schema: journeyResultAnswer }, ...notFound, 503: "error" },
+    async handle(context) {
+      const { tally, accountId, query } = context;
+      return send(journeyResultAnswer, await tally.stats.journey(accountId, resourceId(context), query));
     },
   }),
   defineRoute({

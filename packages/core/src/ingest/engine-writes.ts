@@ -7,7 +7,7 @@ import type { Dictionary } from "./dictionary.js";
 import { createFlushIo } from "./flush-io.js";
 import { writeFlush } from "./write-flush.js";
 
-/** Tables holding a website's statistics and visitor rows (deleted with the website). */
+/** Tables holding a website's statistics, visitor rows and funnel definitions (deleted with the website). */
 const WEBSITE_TABLES = [
   "rollups",
   "rollup_watermarks",
@@ -18,6 +18,7 @@ const WEBSITE_TABLES = [
   "dimensions",
   "day_versions",
   "day_blocks",
+  "funnels",
 ] as const;
 
 /** Tables whose rows retention deletes by a local time, bounded per call. */

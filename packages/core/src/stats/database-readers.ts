@@ -4,17 +4,21 @@ import type { SqlDialect } from "../storage/dialect.js";
 import { UnavailableError } from "../shared/errors.js";
 import { createRollupReader } from "./rollup-reader.js";
 import { createSegmentReader } from "./segment-reader.js";
-import type { ReaderFor } from "./stats.js";
+import { createPathReader } from "./path-reader.js";
+import type { StatsSources } from "./stats.js";
 
 /** How long a statistics query may run before it is stopped (HTTP 503). */
 export const DEFAULT_QUERY_TIMEOUT_MS = 20_000;
 
-/** Rollups without filters or page goals, the visits and hits with them, read through `db`. */
-export function databaseReaders(db: Kysely<Database>, dialect: SqlDialect): ReaderFor {
-  return (websiteId, query) =>
-    query.conditions.length === 0 && (query.goal_page ?? []).length === 0
-      ? createRollupReader(db, dialect, websiteId)
-      : createSegmentReader(db, dialect, websiteId, query.conditions);
+/** Rollups without filters or page goals, the visits and hits with them (and for funnels and journeys), read through `db`. */
+export function databaseSources(db: Kysely<Database>, dialect: SqlDialect): StatsSources {
+  return {
+    readerFor: (websiteId, query) =>
+      query.conditions.length === 0 && (query.goal_page ?? []).length === 0
+        ? createRollupReader(db, dialect, websiteId)
+        : createSegmentReader(db, dialect, websiteId, query.conditions),
+    pathsFor: (websiteId, conditions) => createPathReader(db, dialect, websiteId, conditions),
+  };
 }
 
 /** What a client gets when its statistics query ran past the timeout and was stopped. */

@@ -16,6 +16,7 @@ import {
   type DayRange,
   type Statistic,
 } from "./count-reader.js";
+import { dictionaryValues } from "./dictionary-values.js";
 import { segmentConditions } from "./segment-conditions.js";
 import type { StatRow } from "./stats-query.js";
 
@@ -391,18 +392,6 @@ export function createSegmentReader(
     return counts;
   }
 
-  /** The values of dictionary ids; ids without one (0: no value) are left out. */
-  async function valuesOf(ids: readonly number[]): Promise<Map<number, string>> {
-    const values = new Map<number, string>();
-    for (let i = 0; i < ids.length; i += 500) {
-      const part = ids.slice(i, i + 500);
-      for (const row of await run<{ id: number; value: string }>(sql`select id, value from dimensions where id in (${sql.join(part)})`)) {
-        values.set(Number(row.id), row.value);
-      }
-    }
-    return values;
-  }
-
   /** Every row of each request, with keys read as values (day, hour or dictionary value). */
   async function allOf(requests: readonly CountRequest[]): Promise<StatRow[][]> {
     const counts = await countsByKey(requests);
@@ -413,7 +402,10 @@ export function createSegmentReader(
     const counted = [...byKey].filter(([, n]) => n > 0);
     const keys = countingOf(stat).keys;
     if (keys === "dimension") {
-      const values = await valuesOf(counted.map(([id]) => id));
+      const values = await dictionaryValues(
+        db,
+        counted.map(([id]) => id),
+      );
       return counted.flatMap(([id, count]) => (values.has(id) ? [{ value: values.get(id)!, count }] : []));
     }
     const read = keys === "goal" ? () => pageGoalValue(stat.pattern ?? "") : keys === "day" ? dayValue : hourValue;

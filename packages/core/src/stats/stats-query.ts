@@ -61,7 +61,7 @@ const FILTER_DESCRIPTION = [
   `At most ${FILTER_LIMITS.conditions} conditions, ${FILTER_LIMITS.values} values each, ${FILTER_LIMITS.valueLength} characters a value. A bad condition is a 422 naming it (\`filter.0\`).`,
 ].join(" ");
 /** The range, filter and comparison parameters every statistic and the totals call share. */
-const rangeFields = {
+export const rangeFields = {
   from: date("from"),
   to: date("to"),
   filter: z
@@ -77,7 +77,7 @@ const rangeFields = {
 type RangeFields = { from: string; to: string; filter?: string | string[] | undefined };
 
 /** Range order and length: issues beside the fields' own. */
-function checkRange(query: RangeFields, context: z.RefinementCtx): void {
+export function checkRange(query: RangeFields, context: z.RefinementCtx): void {
   // An invalid date already has its own error: comparing it would only add a misleading one.
   if (!isInDomain(query.from) || !isInDomain(query.to)) return;
   if (query.from > query.to) context.addIssue({ code: "custom", path: ["to"], message: "The to must be a date after or equal to from." });
@@ -90,7 +90,7 @@ function checkRange(query: RangeFields, context: z.RefinementCtx): void {
 const PARSED = Symbol("tally.parsed-query");
 
 /** The filters parsed, once: a bad one is an issue naming it (`filter.0`). */
-function withConditions<T extends RangeFields>(query: T, context: z.RefinementCtx): T & { conditions: Condition[] } {
+export function withConditions<T extends RangeFields>(query: T, context: z.RefinementCtx): T & { conditions: Condition[] } {
   let conditions: Condition[] = [];
   try {
     conditions = parseFilters(query.filter);
@@ -103,7 +103,7 @@ function withConditions<T extends RangeFields>(query: T, context: z.RefinementCt
   return Object.defineProperty({ ...query, conditions }, PARSED, { value: true });
 }
 
-const isParsed = (input: object): boolean => PARSED in input;
+export const isParsed = (input: object): boolean => PARSED in input;
 
 const asList = (value: string | string[] | undefined): string[] => (value === undefined ? [] : Array.isArray(value) ? value : [value]);
 

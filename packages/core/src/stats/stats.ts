@@ -3,6 +3,8 @@ import { NotFoundError } from "../shared/errors.js";
 import { createLocalClock } from "../model/local-time.js";
 import { createPlausibleAnswerer, type PlausibleAnswer } from "./plausible-answer.js";
 import { parsePlausibleQuery } from "./plausible-query.js";
+import type { PathStats } from "./path-stats.js";
+import { createPathRunner, type PathRunner, type PathsFor } from "./paths.js";
 import { comparedDay, comparisonRange, type CompareMode } from "./comparison.js";
 import type { Realtime, createRealtimeReader } from "./realtime.js";
 import { pageRows, type CountReader, type DayRange, type ListOptions, type Statistic } from "./count-reader.js";
@@ -28,7 +30,10 @@ export interface StatsPage extends Page<StatRow> {
 
 export type { TotalFigures, Totals } from "../model/stats-schemas.js";
 
-export interface Stats {
+/** Every statistics call: counts (`query`, `totals`, `realtime`) and paths (`funnel`, `journey`). */
+export interface Stats extends CountStats, PathStats {}
+
+export interface CountStats {
   /** One statistic of one of the account's websites (docs/statistics.md); waits for buffered hits first. */
   query(accountId: number, websiteId: number, input: StatsQueryInput): Promise<StatsPage>;
   /** The same without an account check, for pages that already decided access (shared stats). */
@@ -135,13 +140,19 @@ async function goalVisitors(reader: CountReader, range: DayRange, patterns: read
 }
 
 /** Answers parsed queries: in the caller's thread, or behind a reader thread (StatsRunner over messages). */
-export interface StatsRunner {
+export interface StatsRunner extends PathRunner {
   page(websiteId: number, query: StatsQuery): Promise<StatsPage>;
   totals(websiteId: number, query: TotalsQuery): Promise<Totals>;
 }
 
+/** Where a request's statistics are read: counts (rollups or segments), and the hits of funnels and journeys. */
+export interface StatsSources {
+  readerFor: ReaderFor;
+  pathsFor: PathsFor;
+}
+
 /** Statistics counted from a database: rollups without filters, visits and hits with them. */
-export function createStatsRunner(readerFor: ReaderFor): StatsRunner {
+export function createStatsRunner({ readerFor, pathsFor }: StatsSources): StatsRunner {
   async function statsPage(websiteId: number, query: StatsQuery): Promise<StatsPage> {
     const reader = readerFor(websiteId, query);
     const range = { from: query.from, to: query.to };
@@ -211,7 +222,7 @@ export function createStatsRunner(readerFor: ReaderFor): StatsRunner {
     return result;
   }
 
-  return { page: statsPage, totals };
+  return { page: statsPage, totals, ...createPathRunner(pathsFor) };
 }
 
 const localTime = createLocalClock();
@@ -221,8 +232,8 @@ export function createStats(
   runner: StatsRunner,
   beforeRead: () => Promise<void>,
   readRealtime: ReturnType<typeof createRealtimeReader>,
-): Stats {
-  const stats: Stats = {
+): CountStats {
+  const stats: CountStats = {
     async query(accountId, websiteId, input) {
       await websites.get(accountId, websiteId);
       return stats.queryWebsite(websiteId, input);

@@ -294,6 +294,19 @@ const migrationFactories: Record<string, MigrationFactory> = {
   }),
   "0016_channels_and_sources": () => ({ up: (db) => addVisitColumns(db, ["source", "channel"]) }),
   "0017_versions": () => ({ up: (db) => addVisitColumns(db, ["browser_version", "os_version"]) }),
+  "0020_funnels": (dialect) => ({
+    async up(db) {
+      await db.schema
+        .createTable("funnels")
+        .addColumn("id", dialect.idColumnType, (c) => dialect.idColumn(c))
+        .addColumn("website_id", "integer", (c) => c.notNull().references("websites.id").onDelete("cascade"))
+        .addColumn("name", "text", (c) => c.notNull())
+        .addColumn("steps", "text", (c) => c.notNull())
+        .addColumn("created_at", "text", (c) => c.notNull())
+        .execute();
+      await db.schema.createIndex("funnels_website_idx").on("funnels").columns(["website_id", "id"]).execute();
+    },
+  }),
   "0021_rollup_watermarks": () => ({
     async up(db) {
       // From here on a flush writes day rows only; wider periods are summed when they close.

@@ -27,6 +27,7 @@ export interface Database {
   user_tokens: UserTokensTable;
   recovery_codes: RecoveryCodesTable;
   tally_outbox: OutboxTable;
+  funnels: FunnelsTable;
 }
 
 /**
@@ -203,6 +204,15 @@ export interface WebsitesTable {
   aliases: string;
   created_at: string;
   updated_at: string;
+}
+
+/** A funnel of a website (stats/paths.ts): its steps in order, one a line (`page:/pricing`, `event:Signup`). */
+export interface FunnelsTable {
+  id: Generated<number>;
+  website_id: number;
+  name: string;
+  steps: string;
+  created_at: string;
 }
 
 /** One e-mail report of one account and period: claimed by one process at a time, sent once. */

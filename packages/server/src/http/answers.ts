@@ -1,4 +1,14 @@
-import { accountSchema, dayRangeSchema, realtimeSchema, statRowSchema, totalsSchema, websiteSchema } from "@tally-analytics/core/internal";
+import {
+  accountSchema,
+  dayRangeSchema,
+  funnelResultSchema,
+  funnelSchema,
+  journeyResultSchema,
+  realtimeSchema,
+  statRowSchema,
+  totalsSchema,
+  websiteSchema,
+} from "@tally-analytics/core/internal";
 import * as z from "zod";
 import { json } from "./json-response.js";
 import type { RouteAnswer } from "./route.js";
@@ -80,6 +90,14 @@ export const statsAnswer = listAnswer(statRowSchema)
   })
   .meta({ id: "StatsPage" });
 export const totalsAnswer = totalsSchema.extend({ status: status(200) });
+export const funnelAnswer = dataAnswer(funnelSchema, 200);
+export const funnelCreatedAnswer = dataAnswer(funnelSchema, 201);
+export const funnelListAnswer = dataAnswer(z.array(funnelSchema), 200).meta({ id: "FunnelList" });
+export const funnelDeletedAnswer = z
+  .object({ id: z.int().positive(), object: z.literal("funnel"), deleted: z.literal(true), status: status(200) })
+  .meta({ id: "FunnelDeleted" });
+export const funnelResultAnswer = funnelResultSchema.extend({ status: status(200) }).meta({ id: "FunnelResult" });
+export const journeyResultAnswer = journeyResultSchema.extend({ status: status(200) }).meta({ id: "JourneyResult" });
 export const realtimeAnswer = dataAnswer(realtimeSchema, 200);
 
 export const sharedWebsiteAnswer = dataAnswer(

@@ -1,7 +1,7 @@
 import { sql, type Kysely } from "kysely";
 import { createKyselyStore } from "../../ingest/kysely-store.js";
 import { COPY_BATCH, type Row } from "../../moving/copy.js";
-import { databaseReaders } from "../../stats/database-readers.js";
+import { databaseSources } from "../../stats/database-readers.js";
 import type { Database } from "../../storage/schema.js";
 import type { Backend } from "../backend.js";
 import { postgresDialect } from "./sql-dialect.js";
@@ -16,7 +16,7 @@ export function postgresBackend(db: Kysely<Database>, close: () => Promise<void>
     close,
     openWriter: () => createKyselyStore(db, postgresDialect),
     openReads(timeoutMs) {
-      const reads = createPostgresStatsReads(db, (on) => databaseReaders(on, postgresDialect), timeoutMs);
+      const reads = createPostgresStatsReads(db, (on) => databaseSources(on, postgresDialect), timeoutMs);
       return { ...reads, close: async () => {} };
     },
     // One transaction, repeatable read: every table as of one moment; rows through a cursor, a batch at a time.

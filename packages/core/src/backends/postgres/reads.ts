@@ -1,7 +1,7 @@
 import { sql, type Kysely } from "kysely";
 import type { Database } from "../../storage/schema.js";
 import { queryTooLong } from "../../stats/database-readers.js";
-import { createStatsRunner, type ReaderFor, type StatsRunner } from "../../stats/stats.js";
+import { createStatsRunner, type StatsRunner, type StatsSources } from "../../stats/stats.js";
 
 /** SQLSTATE of a statement cancelled by statement_timeout (or by an operator). */
 const QUERY_CANCELED = "57014";
@@ -14,14 +14,14 @@ const QUERY_CANCELED = "57014";
  */
 export function createPostgresStatsReads(
   db: Kysely<Database>,
-  readersOn: (db: Kysely<Database>) => ReaderFor,
+  sourcesOn: (db: Kysely<Database>) => StatsSources,
   timeoutMs: number,
 ): StatsRunner {
   async function bounded<T>(read: (runner: StatsRunner) => Promise<T>): Promise<T> {
     try {
       return await db.transaction().execute(async (trx) => {
         await sql`select set_config('statement_timeout', ${String(timeoutMs)}, true)`.execute(trx);
-        return read(createStatsRunner(readersOn(trx)));
+        return read(createStatsRunner(sourcesOn(trx)));
       });
     } catch (error) {
       if (typeof error === "object" && error !== null && (error as { code?: unknown }).code === QUERY_CANCELED) throw queryTooLong();
@@ -31,5 +31,7 @@ export function createPostgresStatsReads(
   return {
     page: (websiteId, query) => bounded((runner) => runner.page(websiteId, query)),
     totals: (websiteId, query) => bounded((runner) => runner.totals(websiteId, query)),
+    funnel: (websiteId, query) => bounded((runner) => runner.funnel(websiteId, query)),
+    journey: (websiteId, query) => bounded((runner) => runner.journey(websiteId, query)),
   };
 }

@@ -1,6 +1,7 @@
 import type { CountReader, CountRequest, DayRange, Statistic } from "../../stats/count-reader.js";
 import { queryTooLarge } from "../../stats/database-readers.js";
-import { createStatsRunner, type ReaderFor, type StatsRunner } from "../../stats/stats.js";
+import type { PathReader } from "../../stats/path-reader.js";
+import { createStatsRunner, type StatsRunner, type StatsSources } from "../../stats/stats.js";
 
 /**
  * Most stored rows one statement may start from on the host's thread (rollup rows, or
@@ -25,7 +26,7 @@ const nextTurn = () => new Promise<void>((resolve) => setImmediate(resolve));
  * event loop before every statement, so requests like /script.js are answered between them.
  */
 export function createHostSqliteReads(
-  readerFor: ReaderFor,
+  { readerFor, pathsFor }: StatsSources,
   { timeoutMs, rowBudget = HOST_THREAD_ROW_BUDGET }: HostReadOptions,
 ): StatsRunner {
   function bounded(reader: CountReader): CountReader {
@@ -73,7 +74,30 @@ export function createHostSqliteReads(
     };
   }
 
-  const runner = createStatsRunner((websiteId, query) => bounded(readerFor(websiteId, query)));
+  /** Funnels and journeys read the hits of their range: measured the same way before each statement. */
+  function boundedPaths(reader: PathReader): PathReader {
+    async function admit(range: DayRange): Promise<void> {
+      await nextTurn();
+      if ((await reader.rowsRead(range, rowBudget)) > rowBudget) throw queryTooLarge();
+      await nextTurn();
+    }
+    return {
+      ...reader,
+      async stepHits(steps, range) {
+        await admit(range);
+        return reader.stepHits(steps, range);
+      },
+      async journeyHits(start, range) {
+        await admit(range);
+        return reader.journeyHits(start, range);
+      },
+    };
+  }
+
+  const runner = createStatsRunner({
+    readerFor: (websiteId, query) => bounded(readerFor(websiteId, query)),
+    pathsFor: (websiteId, conditions) => boundedPaths(pathsFor(websiteId, conditions)),
+  });
   let queue: Promise<unknown> = Promise.resolve();
 
   /** One call at a time; one that waited past `timeoutMs` for its turn is refused instead of run. */
@@ -90,5 +114,7 @@ export function createHostSqliteReads(
   return {
     page: (websiteId, query) => oneAtATime(() => runner.page(websiteId, query)),
     totals: (websiteId, query) => oneAtATime(() => runner.totals(websiteId, query)),
+    funnel: (websiteId, query) => oneAtATime(() => runner.funnel(websiteId, query)),
+    journey: (websiteId, query) => oneAtATime(() => runner.journey(websiteId, query)),
   };
 }

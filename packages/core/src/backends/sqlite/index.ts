@@ -1,7 +1,7 @@
 import { Kysely, SqliteDialect } from "kysely";
 import { createKyselyStore } from "../../ingest/kysely-store.js";
 import { COPY_BATCH, type Row } from "../../moving/copy.js";
-import { databaseReaders } from "../../stats/database-readers.js";
+import { databaseSources } from "../../stats/database-readers.js";
 import type { SqliteDatabaseLike } from "../../storage/connection.js";
 import type { Database } from "../../storage/schema.js";
 import type { Backend } from "../backend.js";
@@ -44,7 +44,7 @@ export function sqliteBackend(database: SqliteDatabaseLike, owned: boolean): Bac
     },
     openReads(timeoutMs) {
       if (!memory) return createSqliteReadPool(database.name, { timeoutMs });
-      return { ...createHostSqliteReads(databaseReaders(db, sqliteDialect), { timeoutMs }), close: async () => {} };
+      return { ...createHostSqliteReads(databaseSources(db, sqliteDialect), { timeoutMs }), close: async () => {} };
     },
     // One read transaction: every table as of one moment; rows streamed, not loaded.
     async snapshot(read) {
@@ -82,7 +82,7 @@ export function sqliteKyselyBackend(db: Kysely<Database>): Backend {
     place: "server",
     close: async () => {},
     openWriter: () => createKyselyStore(db, sqliteDialect),
-    openReads: (timeoutMs) => ({ ...createHostSqliteReads(databaseReaders(db, sqliteDialect), { timeoutMs }), close: async () => {} }),
+    openReads: (timeoutMs) => ({ ...createHostSqliteReads(databaseSources(db, sqliteDialect), { timeoutMs }), close: async () => {} }),
     snapshot: () => Promise.reject(new Error("tally copy opens its databases by URL")),
     continueIds: async () => {},
   };

@@ -7,7 +7,7 @@ import { parentPort, workerData } from "node:worker_threads";
 import Database from "better-sqlite3";
 import { Kysely, SqliteDialect } from "kysely";
 import type { Database as Schema } from "../../storage/schema.js";
-import { databaseReaders } from "../../stats/database-readers.js";
+import { databaseSources } from "../../stats/database-readers.js";
 import { createStatsRunner } from "../../stats/stats.js";
 import type { ReadRequest, ReadyMessage } from "./reads.js";
 import { serveRequests } from "./thread-messages.js";
@@ -17,9 +17,12 @@ const { path } = workerData as { path: string };
 const database = new Database(path, { readonly: true, fileMustExist: true });
 database.pragma("busy_timeout = 5000");
 const db = new Kysely<Schema>({ dialect: new SqliteDialect({ database }) });
-const runner = createStatsRunner(databaseReaders(db, sqliteDialect));
+const runner = createStatsRunner(databaseSources(db, sqliteDialect));
 
-serveRequests<ReadRequest>((request) =>
-  request.kind === "page" ? runner.page(request.websiteId, request.query) : runner.totals(request.websiteId, request.query),
-);
+serveRequests<ReadRequest>((request) => {
+  if (request.kind === "page") return runner.page(request.websiteId, request.query);
+  if (request.kind === "totals") return runner.totals(request.websiteId, request.query);
+  if (request.kind === "funnel") return runner.funnel(request.websiteId, request.query);
+  return runner.journey(request.websiteId, request.query);
+});
 parentPort!.postMessage({ ready: true } satisfies ReadyMessage);

@@ -3,10 +3,18 @@ import { UnavailableError } from "../../shared/errors.js";
 import { DEFAULT_QUERY_TIMEOUT_MS, queryTooLong } from "../../stats/database-readers.js";
 import type { StatsQuery, TotalsQuery } from "../../stats/stats-query.js";
 import type { StatsPage, StatsRunner, Totals } from "../../stats/stats.js";
+import type { JourneyQuery } from "../../stats/path-query.js";
+import type { FunnelAnswer, FunnelRun } from "../../stats/paths.js";
+import type { JourneyResult } from "../../model/path-schemas.js";
 import { createThreadClient, type ThreadClient } from "./thread-messages.js";
 import { workerUrl } from "./worker-url.js";
 
-export type ReadRequest = { websiteId: number } & ({ kind: "page"; query: StatsQuery } | { kind: "totals"; query: TotalsQuery });
+export type ReadRequest = { websiteId: number } & (
+  | { kind: "page"; query: StatsQuery }
+  | { kind: "totals"; query: TotalsQuery }
+  | { kind: "funnel"; query: FunnelRun }
+  | { kind: "journey"; query: JourneyQuery }
+);
 /** What the thread says once its connection is open: from then on its queries are timed. */
 export type ReadyMessage = { ready: true };
 
@@ -97,6 +105,8 @@ export function createSqliteReadPool(path: string, options: SqliteReadOptions = 
   return {
     page: (websiteId, query) => send<StatsPage>({ kind: "page", websiteId, query }),
     totals: (websiteId, query) => send<Totals>({ kind: "totals", websiteId, query }),
+    funnel: (websiteId, query) => send<FunnelAnswer>({ kind: "funnel", websiteId, query }),
+    journey: (websiteId, query) => send<JourneyResult>({ kind: "journey", websiteId, query }),
     async close() {
       if (idleTimer) clearTimeout(idleTimer);
       const closing = worker;

@@ -1,0 +1,117 @@
+import { sql, type Kysely, type RawBuilder } from "kysely";
+import type { Database } from "../storage/schema.js";
+import type { SqlDialect } from "../storage/dialect.js";
+import type { Condition } from "../model/filters.js";
+import type { PathStep } from "../model/path-steps.js";
+import { localBounds, type DayRange } from "./count-reader.js";
+import { dictionaryValues } from "./dictionary-values.js";
+import { segmentConditions } from "./segment-conditions.js";
+import { VISITOR } from "./segment-reader.js";
+
+type Sql = RawBuilder<unknown>;
+
+/** A hit of a visit, in the visit's order: `steps` has bit i set when it matches step i. */
+export interface StepHit {
+  visit: number;
+  visitor: number;
+  steps: number;
+}
+
+/** A hit of a visit that has a journey's start, in the visit's order. */
+export interface JourneyHit {
+  visit: number;
+  visitor: number;
+  /** A page's or an event name's dictionary id. */
+  page: number;
+  event: number;
+  /** Whether it is the start (its page or event matches). */
+  start: boolean;
+}
+
+/** The stored hits funnels and journeys are computed from (docs/statistics.md, "Funnels and journeys"). */
+export interface PathReader {
+  /** The hits matching any of the steps, of the visits starting in the range that match the filters. */
+  stepHits(steps: readonly PathStep[], range: DayRange): Promise<StepHit[]>;
+  /** Every hit of the visits starting in the range, matching the filters, that have a hit matching `start`. */
+  journeyHits(start: PathStep, range: DayRange): Promise<JourneyHit[]>;
+  /** The values of dictionary ids (pages, event names). */
+  valuesOf(ids: readonly number[]): Promise<Map<number, string>>;
+  /** How many hits lie in the range, counting no further than `atMost + 1` (a bound checked before running). */
+  rowsRead(range: DayRange, atMost: number): Promise<number>;
+}
+
+/** Visits and hits of one website, filtered by `conditions`, read a visit at a time in hit order. */
+export function createPathReader(
+  db: Kysely<Database>,
+  dialect: SqlDialect,
+  websiteId: number,
+  conditions: readonly Condition[],
+): PathReader {
+  const where = segmentConditions(dialect, websiteId, conditions);
+
+  async function run<T>(query: Sql): Promise<T[]> {
+    return (await query.execute(db)).rows as T[];
+  }
+
+  /** Whether the hit `h` is the step: a pageview of a matching page, or an event of the name. */
+  const isStep = (step: PathStep): Sql =>
+    step.kind === "page"
+      ? sql`(h.event = 0 and h.page in ${where.pagesMatching(step.pattern)})`
+      : sql`h.event in ${where.idsOf("event", step.name)}`;
+
+  /**
+   * Hits of the range's matching visits, in each visit's order: by `seq`, as they came (local
+   * times go back when clocks do; rows older than `seq` all have 0). The hits drive, read by
+   * time (rows lie in about that order): from a day before the range (a late hit joins the visit
+   * its person started next) to the latest hit of the visits started in it (`day_versions`).
+   */
+  function hitsOf(range: DayRange): Sql {
+    const [start, end] = localBounds(range);
+    const lastHit = sql`(select max(d.last_hit) from day_versions d
+      where d.website_id = ${websiteId} and d.day >= ${start / 86_400} and d.day < ${end / 86_400})`;
+    return sql`h.website_id = ${websiteId} and h.time >= ${start - 86_400} and h.time <= ${lastHit}`;
+  }
+
+  function visitHits(columns: Sql, condition: Sql, range: DayRange): Sql {
+    const [start, end] = localBounds(range);
+    return sql`select v.id as visit, ${VISITOR} as visitor, ${columns} from hits h cross join visits v
+      where ${hitsOf(range)} and v.id = h.visit_id and v.start >= ${start} and v.start < ${end} and ${where.visit()} and ${condition}
+      order by v.id, h.seq, h.time`;
+  }
+
+  return {
+    async stepHits(steps, range) {
+      const tests = steps.map(isStep);
+      const mask = sql.join(
+        tests.map((test, index) => sql`case when ${test} then ${2 ** index} else 0 end`),
+        sql` + `,
+      );
+      const rows = await run<{ visit: number; visitor: number; steps: number }>(
+        visitHits(sql`${mask} as steps`, sql`(${sql.join(tests, sql` or `)})`, range),
+      );
+      return rows.map((row) => ({ visit: Number(row.visit), visitor: Number(row.visitor), steps: Number(row.steps) }));
+    },
+    async journeyHits(start, range) {
+      const startTest = isStep(start);
+      // The visits with a start, found once among the same hits.
+      const hasStart = sql`v.id in (select h.visit_id from hits h where ${hitsOf(range)} and ${startTest})`;
+      const rows = await run<{ visit: number; visitor: number; page: number; event: number; start: number }>(
+        visitHits(sql`h.page, h.event, case when ${startTest} then 1 else 0 end as start`, hasStart, range),
+      );
+      return rows.map((row) => ({
+        visit: Number(row.visit),
+        visitor: Number(row.visitor),
+        page: Number(row.page),
+        event: Number(row.event),
+        start: Number(row.start) === 1,
+      }));
+    },
+    valuesOf: (ids) => dictionaryValues(db, ids),
+    async rowsRead(range, atMost) {
+      const [start, end] = localBounds(range);
+      const [row] = await run<{ n: number }>(sql`select count(*) as n from (
+        select 1 from hits where website_id = ${websiteId} and time >= ${start} and time < ${end} limit ${atMost + 1}) s`);
+      return Number(row?.n ?? 0);
+    },
+  };
+}

@@ -1,0 +1,132 @@
+import type { Kysely, Selectable } from "kysely";
+import * as z from "zod";
+import type { Database, FunnelsTable } from "../storage/schema.js";
+import { NotFoundError, ValidationError } from "../shared/errors.js";
+import { validate } from "../shared/validation.js";
+import { FUNNEL_LIMITS, parseStep } from "../model/path-steps.js";
+import type { Websites } from "./websites.js";
+
+/** A funnel as the API shows it. */
+export const funnelSchema = z
+  .object({
+    id: z.int().positive().meta({ example: 1 }),
+    website_id: z.int().positive().meta({ example: 1 }),
+    name: z.string().meta({ example: "Checkout" }),
+    steps: z.array(z.string()).meta({ example: ["page:/pricing", "page:/signup*", "event:Signup"] }),
+    created_at: z.string().meta({ format: "date-time" }),
+  })
+  .meta({ id: "Funnel" });
+export type Funnel = z.infer<typeof funnelSchema>;
+
+/** What a caller sends to define a funnel; a form gives `steps` as text, one step a line. */
+export interface FunnelInput {
+  name?: unknown;
+  steps?: unknown;
+}
+
+/** Most funnels one website keeps. */
+export const FUNNELS_PER_WEBSITE = 50;
+
+const { minSteps, maxSteps, nameLength } = FUNNEL_LIMITS;
+const STEP_MESSAGE = "A step must be page:<pattern> or event:<name>, 1 to 200 characters after the colon.";
+
+export const funnelCreateSchema = z
+  .object({
+    name: z
+      .string({ error: "The name field is required." })
+      .trim()
+      .min(1, "The name field is required.")
+      .max(nameLength, `The name may not be longer than ${nameLength} characters.`)
+      .meta({ example: "Checkout" }),
+    steps: z
+      .union(
+        [
+          z.array(z.string({ error: STEP_MESSAGE })),
+          z.string().transform((text) =>
+            text
+              .split("\n")
+              .map((line) => line.trim())
+              .filter((line) => line !== ""),
+          ),
+        ],
+        { error: "The steps field is required." },
+      )
+      .pipe(
+        z
+          .array(z.string().refine((text) => parseStep(text) !== null, STEP_MESSAGE))
+          .min(minSteps, `A funnel has ${minSteps} to ${maxSteps} steps.`)
+          .max(maxSteps, `A funnel has ${minSteps} to ${maxSteps} steps.`),
+      )
+      .meta({
+        description: `${minSteps} to ${maxSteps} steps in order, each \`page:<pattern>\` (\`*\` stands for any characters, case-sensitive) or \`event:<name>\`; a form sends them one a line.`,
+        example: ["page:/pricing", "page:/signup*", "event:Signup"],
+      }),
+  })
+  .meta({ id: "FunnelCreate" });
+
+export interface Funnels {
+  list(accountId: number, websiteId: number): Promise<Funnel[]>;
+  create(accountId: number, websiteId: number, input: FunnelInput): Promise<Funnel>;
+  get(accountId: number, websiteId: number, funnelId: number): Promise<Funnel>;
+  /** The same without an account check (shared statistics, which already decided access). */
+  getOfWebsite(websiteId: number, funnelId: number): Promise<Funnel>;
+  delete(accountId: number, websiteId: number, funnelId: number): Promise<void>;
+}
+
+const toFunnel = (row: Selectable<FunnelsTable>): Funnel => ({
+  id: Number(row.id),
+  website_id: Number(row.website_id),
+  name: row.name,
+  steps: row.steps.split("\n"),
+  created_at: row.created_at,
+});
+
+/** Funnel definitions, per website of an account (docs/statistics.md, "Funnels"). */
+export function createFunnels(db: Kysely<Database>, websites: Websites): Funnels {
+  async function getOfWebsite(websiteId: number, funnelId: number): Promise<Funnel> {
+    const row = await db
+      .selectFrom("funnels")
+      .selectAll()
+      .where("website_id", "=", websiteId)
+      .where("id", "=", funnelId)
+      .executeTakeFirst();
+    if (!row) throw new NotFoundError();
+    return toFunnel(row);
+  }
+
+  return {
+    async list(accountId, websiteId) {
+      await websites.get(accountId, websiteId);
+      const rows = await db.selectFrom("funnels").selectAll().where("website_id", "=", websiteId).orderBy("id").execute();
+      return rows.map(toFunnel);
+    },
+    async create(accountId, websiteId, input) {
+      await websites.get(accountId, websiteId);
+      const { name, steps } = validate(funnelCreateSchema, input);
+      const { n } = await db
+        .selectFrom("funnels")
+        .select((eb) => eb.fn.countAll<number>().as("n"))
+        .where("website_id", "=", websiteId)
+        .executeTakeFirstOrThrow();
+      if (Number(n) >= FUNNELS_PER_WEBSITE) {
+        throw new ValidationError({ name: [`A website may have at most ${FUNNELS_PER_WEBSITE} funnels.`] });
+      }
+      const row = await db
+        .insertInto("funnels")
+        .values({ website_id: websiteId, name, steps: steps.join("\n"), created_at: new Date().toISOString() })
+        .returningAll()
+        .executeTakeFirstOrThrow();
+      return toFunnel(row);
+    },
+    async get(accountId, websiteId, funnelId) {
+      await websites.get(accountId, websiteId);
+      return getOfWebsite(websiteId, funnelId);
+    },
+    getOfWebsite,
+    async delete(accountId, websiteId, funnelId) {
+      await websites.get(accountId, websiteId);
+      const deleted = await db.deleteFrom("funnels").where("website_id", "=", websiteId).where("id", "=", funnelId).executeTakeFirst();
+      if (Number(deleted.numDeletedRows) === 0) throw new NotFoundError();
+    },
+  };
+}
