@@ -301,8 +301,14 @@ const EXPECTED: Record<string, Record<string, number>> = {
   utm_medium: {},
   utm_content: {},
   utm_term: {},
+  // s1's visit came by utm_source=newsletter, s2's first from t.co, its visit on the 16th directly.
+  source: { newsletter: 1, Twitter: 1 },
+  channel: { Email: 1, "Organic Social": 1, Direct: 1 },
   browser: { Chrome: 1, "Mobile Safari": 2 },
+  // Umami's sessions carry no versions.
+  browser_version: {},
   os: { Windows: 1, iOS: 2 },
+  os_version: {},
   device: { desktop: 1, mobile: 2 },
   resolution: { "1920x1080": 1, "390x844": 2 },
   language: { en: 1, fr: 2 },

@@ -26,6 +26,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createTally, type StatName } from "@tally-analytics/core";
+import { VISIT_COLUMNS } from "@tally-analytics/core/internal";
 import { DIALECTS, createTestDatabase, type TestDatabase } from "../support/databases.js";
 import {
   assertCliBuilt,
@@ -48,20 +49,16 @@ const VISITORS = 300;
 const IN_FLIGHT = 20;
 const FREE = "shop.example";
 const RELAY = "relay.example";
-/** Statistics that depend on which hit of a visitor was written first: where visits start and end. */
-const ORDER_DEPENDENT: ReadonlySet<StatName> = new Set([
-  "landing_page",
-  "referrer",
-  "campaign",
-  "utm_source",
-  "utm_medium",
-  "utm_content",
-  "utm_term",
+/**
+ * Statistics that depend on which hit of a visitor was written first: where visits start and
+ * end (each visit column counted once per visit or as the exit page, and the visit series).
+ */
+const ORDER_DEPENDENT: ReadonlySet<string> = new Set([
+  ...VISIT_COLUMNS.filter(({ counted }) => counted === "visit" || counted === "exit").map(({ statistic }) => statistic),
   "visits",
   "bounce_rate",
   "visit_duration",
   "views_per_visit",
-  "exit_page",
 ]);
 const HOUR_SERIES: ReadonlySet<StatName> = new Set(["pageviews_hours", "visitors_hours"]);
 /**

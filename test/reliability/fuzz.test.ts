@@ -192,8 +192,7 @@ const formText = (entries: [string, string][]) => new URLSearchParams(entries).t
 // ---------------------------------------------------------------------------
 // Generators: each returns a request that must be refused
 
-function wrongMethod(rng: Random, world: World): Case {
-  const { route } = rng.pick(compiled);
+function wrongMethod(rng: Random, world: World, { route } = rng.pick(compiled)): Case {
   const path = route.path.replace(/\{\w+\}/g, () => (route.path.startsWith("/api/") ? String(rng.pick(world.idsA)) : "x"));
   const allowed = methodsAt(path);
   const method = rng.pick(METHODS.filter((m) => !allowed.has(m)));
@@ -577,7 +576,9 @@ const GENERATORS: [number, (rng: Random, world: World) => Case][] = [
 function generate(seed: number, count: number, world: World): Case[] {
   const rng = seededRandom(seed);
   const weighted = GENERATORS.flatMap(([weight, generator]) => Array<typeof generator>(weight).fill(generator));
-  return Array.from({ length: count }, () => rng.pick(weighted)(rng, world));
+  // A wrong method on every route first: each path of the route table is exercised whatever the draw.
+  const everyRoute = compiled.map((entry) => wrongMethod(rng, world, entry));
+  return [...everyRoute, ...Array.from({ length: count - everyRoute.length }, () => rng.pick(weighted)(rng, world))];
 }
 
 // ---------------------------------------------------------------------------

@@ -32,7 +32,7 @@ interface Storage {
   tally: Tally;
   /** Runs SQL on the same database through another path (a raw connection). */
   exec(text: string): Promise<void>;
-  /** `count` rollup rows of `page` for the year 2026 of a website: one per distinct page. */
+  /** `count` rollup rows of `page` for a day of 2026 (January 15th) of a website: one per distinct page. */
   seedPages(websiteId: number, count: number): Promise<void>;
   /** Another Tally on the same data with these options (not for in-memory). */
   reopen(options: Omit<TallyOptions, "database">): Tally;
@@ -41,7 +41,7 @@ interface Storage {
 
 const sqliteSeed = (websiteId: number, count: number) => `
   with recursive n(i) as (select 0 union all select i + 1 from n where i < ${count - 1})
-  insert into rollups (website_id, name, period, value, count) select ${websiteId}, 'page', '2026', '/p/' || i, 1 + i % 7 from n`;
+  insert into rollups (website_id, name, period, value, count) select ${websiteId}, 'page', '2026-01-15', '/p/' || i, 1 + i % 7 from n`;
 
 const storages: { name: string; open(): Promise<Storage> }[] = [
   {
@@ -120,7 +120,7 @@ const storages: { name: string; open(): Promise<Storage> }[] = [
               exec,
               seedPages: (websiteId, count) =>
                 exec(`insert into rollups (website_id, name, period, value, count)
-                  select ${websiteId}, 'page', '2026', '/p/' || i, 1 + i % 7 from generate_series(0, ${count - 1}) as i`),
+                  select ${websiteId}, 'page', '2026-01-15', '/p/' || i, 1 + i % 7 from generate_series(0, ${count - 1}) as i`),
               reopen(options) {
                 const other = createTally({ ...options, database: database.url, retentionIntervalMs: 0 });
                 others.push(other);

@@ -27,7 +27,7 @@ export { websiteSchema } from "./websites/website-schema.js";
 export { websiteCreateSchema, websiteUpdateSchema } from "./websites/website-input.js";
 export { dayRangeSchema, realtimeSchema, statRowSchema, totalFiguresSchema, totalsSchema } from "./model/stats-schemas.js";
 export { FILTER_LIMITS } from "./model/filters.js";
-export { VISIT_DIMENSIONS } from "./model/dimensions.js";
+export { VISIT_COLUMNS, VISIT_DIMENSIONS } from "./model/dimensions.js";
 export { COPIED_TABLES } from "./moving/copy.js";
 
 // Parts that tests drive directly.
