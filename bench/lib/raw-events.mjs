@@ -4,7 +4,13 @@
 // sessionizer (same rules as docs/statistics.md) so landing pages, referrers and
 // campaigns are one WHERE away.
 import { isIP } from "node:net";
-import { requireFromCore } from "./paths.mjs";
+import { pathToFileURL } from "node:url";
+import { join } from "node:path";
+import { ROOT, requireFromCore } from "./paths.mjs";
+
+// A visit's named source and channel, by Tally's own rules: the raw rows carry them as
+// columns (worked out once at insert), so the baseline is the GROUP BY, as for any column.
+const { channelOf, clickIdOf, sourceOf } = await import(pathToFileURL(join(ROOT, "packages/core/dist/internal.js")).href);
 
 export const RAW_COLUMNS = [
   "website_id",
@@ -31,6 +37,10 @@ export const RAW_COLUMNS = [
   "event",
   "props",
   "is_visit_start",
+  "browser_version",
+  "os_version",
+  "source",
+  "channel",
 ];
 const PG_TYPES = {
   website_id: "int",
@@ -135,7 +145,14 @@ export function createRawRowMaker({ websiteId, domain, timeZone, visitors, geo }
       const r = parser.setUA(ua).getResult();
       const browser = r.browser.name === "Chrome Headless" ? "Chrome" : (r.browser.name ?? null);
       const os = r.os.name ?? null;
-      info = { browser, os, device: r.device.type ?? (browser || os ? "desktop" : null) };
+      const osVersion = r.os.version?.split(".").slice(0, 2).join(".");
+      info = {
+        browser,
+        os,
+        device: r.device.type ?? (browser || os ? "desktop" : null),
+        browserVersion: browser && r.browser.major ? `${browser} ${r.browser.major}` : null,
+        osVersion: os && osVersion ? `${os} ${osVersion}` : null,
+      };
       agents.set(ua, info);
     }
     return info;
@@ -147,6 +164,13 @@ export function createRawRowMaker({ websiteId, domain, timeZone, visitors, geo }
     if (!match) return null;
     const host = match[1].toLowerCase().replace(/^www\./, "");
     return host === ownHost ? null : host;
+  }
+
+  function acquisitionOf(url, referrer, utmOf, campaign) {
+    const utmSource = utmOf("source") ?? "";
+    const source = sourceOf(referrer ?? "", utmSource);
+    const input = { source, utmSource, utmMedium: utmOf("medium") ?? "", utmCampaign: campaign ?? "", clickId: clickIdOf(new URL(url)) };
+    return { source: source === "" ? null : source, channel: channelOf(input) };
   }
 
   return function rawRow(hit) {
@@ -175,6 +199,7 @@ export function createRawRowMaker({ websiteId, domain, timeZone, visitors, geo }
     }
     lastSeen[v] = Math.max(last, hit.timestamp);
     const ua = agent(hit.userAgent);
+    const acquisition = start ? acquisitionOf(hit.url, referrer, utmOf, campaign) : null;
     const place = geo ? geo(hit.ip) : null;
     return [
       websiteId,
@@ -201,6 +226,10 @@ export function createRawRowMaker({ websiteId, domain, timeZone, visitors, geo }
       hit.event ?? null,
       hit.event && hit.props ? JSON.stringify(hit.props) : null,
       start ? 1 : 0,
+      ua.browserVersion,
+      ua.osVersion,
+      start ? acquisition.source : null,
+      start ? acquisition.channel : null,
     ];
   };
 }
@@ -241,6 +270,8 @@ const VISITOR_DIMENSIONS = {
   country: "country",
   continent: "continent",
   city: "city",
+  browser_version: "browser_version",
+  os_version: "os_version",
 };
 const VISIT_DIMENSIONS = {
   landing_page: "page",
@@ -250,6 +281,8 @@ const VISIT_DIMENSIONS = {
   utm_medium: "utm_medium",
   utm_content: "utm_content",
   utm_term: "utm_term",
+  source: "source",
+  channel: "channel",
 };
 
 /** Per visit, by the day it started: what the visit ratios divide. */

@@ -41,4 +41,6 @@ export { closingPeriods, coveringPeriods, periodEnd, widerPeriods } from "./mode
 export { DAY_ONLY } from "./model/stat-names.js";
 export { dayNumber, dayText } from "./shared/calendar.js";
 export { createUserAgentParser } from "./enrich/user-agent.js";
+export { channelOf, clickIdOf } from "./enrich/channels.js";
+export { sourceOf } from "./enrich/sources.js";
 export { openGeoLookup, type GeoLookup } from "./enrich/geo.js";

@@ -1,4 +1,4 @@
-import { dayNumber, dayText, LAST_DAY, utcDayNumber } from "../shared/calendar.js";
+import { dayNumber, dayText, utcDayNumber } from "../shared/calendar.js";
 
 /** A range of this many days needs at most ~20 days, 6 dekads, 6 months, 6 quarters and its years: far below. */
 const MAX_PERIODS = 1000;
@@ -33,10 +33,10 @@ export function widerPeriods(day: string): string[] {
  * this greedy walk is the shortest cover). Walks day numbers, never text, and stops
  * after MAX_PERIODS periods whatever the input.
  */
-export function coveringPeriods(from: string, to: string, closedThrough: string = LAST_DAY): string[] {
+export function coveringPeriods(from: string, to: string, closedThrough?: string): string[] {
   const last = dayNumber(to);
-  // Only closed periods hold their sums; until then a period's days are read.
-  const lastWide = Math.min(last, closedThrough === "" ? -Infinity : dayNumber(closedThrough));
+  // Only closed periods hold their sums; until then a period's days are read. Without a watermark: every period.
+  const lastWide = closedThrough === undefined ? last : Math.min(last, closedThrough === "" ? -Infinity : dayNumber(closedThrough));
   const periods: string[] = [];
   let day = dayNumber(from);
   if (Number.isNaN(day) || Number.isNaN(last)) throw new RangeError(`Not a date range: ${from}…${to}`);
