@@ -2769,7 +2769,7 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /** @example Tally does not keep visit:channel; it cannot be used in dimensions. */
+                        /** @example Tally does not keep visit:region; it cannot be used in dimensions. */
                         error: string;
                     };
                 };

@@ -7,6 +7,7 @@ export { tallyInternals, type TallyInternals } from "./tally.js";
 export type { WebsiteDirectory, WebsiteRow } from "./websites/websites.js";
 export { statsQuerySchema, totalsQuerySchema } from "./stats/stats-query.js";
 export { plausibleQuerySchema } from "./stats/plausible-query.js";
+export { PLAUSIBLE_DIMENSIONS } from "./stats/plausible-dimensions.js";
 export { funnelQuerySchema, journeyQuerySchema } from "./stats/path-query.js";
 export { funnelCreateSchema, funnelSchema } from "./websites/funnels.js";
 export { funnelResultSchema, journeyResultSchema } from "./model/path-schemas.js";
