@@ -151,7 +151,8 @@ export function createCollector(options: CollectorOptions) {
     return hit.ip === "" ? null : (geo?.lookup(hit.ip) ?? null);
   }
 
-  async function enrich(hit: CheckedHit, rules: WebsiteRules): Promise<Hit> {
+  /** `referrer`: the external referring host, "" when direct or internal. */
+  async function enrich(hit: CheckedHit, rules: WebsiteRules, referrer: string): Promise<Hit> {
     const { day, hour, seconds } = localTime(rules.timezone, hit.timestamp);
     const engagement = hit.engagedMs !== null;
     // Yesterday's hash near midnight (a visit may continue), always for engagement (it may
@@ -160,7 +161,6 @@ export function createCollector(options: CollectorOptions) {
     const dayAfter = localTime(rules.timezone, hit.timestamp + VISIT_TIMEOUT_MS).day;
     const parsed = userAgents.parse(hit.userAgent);
     const agent = hit.known ? knownAgent(hit.known, parsed) : parsed;
-    const referrer = externalReferrer(hit.referrer, rules.domain);
     const tag = campaignTagsOf(hit.url);
     return {
       kind: engagement ? "engagement" : hit.event === null ? "pageview" : "event",
@@ -193,10 +193,10 @@ export function createCollector(options: CollectorOptions) {
     const hit = checkHit(input);
     const rules = await rulesFor(hit);
     if (rules.excludeBots && userAgents.isBot(hit.userAgent)) return { status: "dropped", reason: "bot" };
-    if (rules.excludeBots && isReferrerSpam(externalReferrer(hit.referrer, rules.domain)))
-      return { status: "dropped", reason: "referrer-spam" };
+    const referrer = externalReferrer(hit.referrer, rules.domain);
+    if (rules.excludeBots && isReferrerSpam(referrer)) return { status: "dropped", reason: "referrer-spam" };
     if (hit.ip !== "" && isExcludedIp(rules, hit.ip)) return { status: "dropped", reason: "excluded-ip" };
-    return enrich(hit, rules);
+    return enrich(hit, rules, referrer);
   }
 
   async function count(input: HitInput): Promise<CollectResult> {

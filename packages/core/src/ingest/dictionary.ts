@@ -21,15 +21,13 @@ export interface DimensionIo {
 }
 
 type ValueIds = Map<string, number>;
-/** website → kind → value → id */
-type Ids = Map<number, Map<number, ValueIds>>;
+/** website → kind code (a small integer: an array index) → value → id */
+type Ids = Map<number, ValueIds[]>;
 
 function valuesOf(ids: Ids, websiteId: number, kind: number): ValueIds {
   let byKind = ids.get(websiteId);
-  if (!byKind) ids.set(websiteId, (byKind = new Map()));
-  let values = byKind.get(kind);
-  if (!values) byKind.set(kind, (values = new Map()));
-  return values;
+  if (!byKind) ids.set(websiteId, (byKind = []));
+  return (byKind[kind] ??= new Map());
 }
 
 /** Values still unknown in a flush: website → kind → value → local day number first needed. */
@@ -67,7 +65,7 @@ export function createDictionary(maxCached = 200_000): Dictionary {
   let overflowed = false;
 
   function lookup(websiteId: number, kind: number, value: string): number | undefined {
-    return known.get(websiteId)?.get(kind)?.get(value) ?? learnt.get(websiteId)?.get(kind)?.get(value);
+    return known.get(websiteId)?.[kind]?.get(value) ?? learnt.get(websiteId)?.[kind]?.get(value);
   }
 
   function learn(websiteId: number, kind: number, value: string, id: number): void {
@@ -184,7 +182,9 @@ export function createDictionary(maxCached = 200_000): Dictionary {
         knownCount = 0;
       }
       for (const [websiteId, byKind] of learnt) {
-        for (const [kind, values] of byKind) for (const [value, id] of values) valuesOf(known, websiteId, kind).set(value, id);
+        byKind.forEach((values, kind) => {
+          for (const [value, id] of values) valuesOf(known, websiteId, kind).set(value, id);
+        });
       }
       knownCount += learntCount;
       for (const [key, count] of createdInFlush) created.set(key, count);

@@ -1,5 +1,6 @@
 import { dayNumber } from "../shared/calendar.js";
 import { VISIT_COLUMNS } from "../model/dimensions.js";
+import { compileLiteral } from "../shared/compiled-literal.js";
 import type { Dictionary } from "./dictionary.js";
 import type { FlushIo, TouchedDay, VisitRow, VisitorClaim } from "./flush-io.js";
 import { rowOf, stateOf } from "./flush-io.js";
@@ -28,22 +29,23 @@ export function flushWork(hits: readonly Hit[]): FlushWork {
   return { claim: [...claim.values()], read: [...read] };
 }
 
-function visitRow(visit: NewVisit, id: Dictionary["id"], firstVisitId: number): VisitRow {
-  const { first: hit, change } = visit;
-  const w = hit.websiteId;
-  const row: VisitRow = {
-    website_id: w,
-    visitor: firstVisitId,
-    start: hit.localTime,
-    duration: change.duration,
-    pageviews: change.pageviews,
-    events: change.events,
-    engaged: Math.floor(change.engagedMs / 1000),
-  } as VisitRow;
-  for (const { column, kind, counted } of VISIT_COLUMNS)
-    row[column] = id(w, kind, counted === "exit" ? (change.exitPage ?? "") : hit.values[kind]);
-  return row;
-}
+/** A new visit's row: its counts, then the id of each visit column's value (model/dimensions.ts). */
+const visitRow = compileLiteral<(visit: NewVisit, id: Dictionary["id"], firstVisitId: number) => VisitRow>(
+  ["visit", "id", "firstVisitId"],
+  [
+    ["website_id", "visit.first.websiteId"],
+    ["visitor", "firstVisitId"],
+    ["start", "visit.first.localTime"],
+    ["duration", "visit.change.duration"],
+    ["pageviews", "visit.change.pageviews"],
+    ["events", "visit.change.events"],
+    ["engaged", "Math.floor(visit.change.engagedMs / 1000)"],
+    ...VISIT_COLUMNS.map(({ column, kind, counted }) => {
+      const value = counted === "exit" ? `visit.change.exitPage ?? ""` : `visit.first.values.${kind}`;
+      return [column, `id(visit.first.websiteId, "${kind}", ${value})`] as const;
+    }),
+  ],
+);
 
 /** The days (of visit start) whose visits, hits or properties a flush adds or changes, each with its latest hit. */
 export function touchedDays(changes: FlushChanges): TouchedDay[] {

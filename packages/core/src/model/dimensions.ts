@@ -5,6 +5,8 @@
  * is a row here plus a migration that adds its `visits` column (docs/architecture.md).
  */
 
+import { compileLiteral } from "../shared/compiled-literal.js";
+
 /** How a visit column's statistic is counted into the rollups (docs/statistics.md). */
 export type Counted =
   /** once per visit, from the visit's first hit */
@@ -148,14 +150,24 @@ export const HIT_DIMENSIONS = KINDS.filter((kind) => row(kind).read || row(kind)
 export const TAG_DIMENSIONS = HIT_DIMENSIONS.filter((kind) => row(kind).arrival === "tag");
 
 const readerOf = (kind: HitDimension): ((sources: HitSources) => string) => row(kind).read ?? ((sources: HitSources) => sources.tag(kind));
-const READERS = HIT_DIMENSIONS.map((kind) => [kind, readerOf(kind)] as const);
+
+const READERS = HIT_DIMENSIONS.map(readerOf);
+/** The values as one literal (shared/compiled-literal.ts: a hit builds one on the hot path). */
+const valuesLiteral = <F extends (...args: never[]) => DimensionValues>(parameters: string[], valueAt: (i: number) => string) =>
+  compileLiteral<F>(
+    parameters,
+    HIT_DIMENSIONS.map((kind, i) => [kind, valueAt(i)]),
+  );
+const readEach = valuesLiteral<(readers: typeof READERS, sources: HitSources) => DimensionValues>(
+  ["readers", "sources"],
+  (i) => `readers[${i}](sources)`,
+);
 
 /** A hit's values, each read by its row from what the collector gathered. */
-export function readValues(sources: HitSources): DimensionValues {
-  const values = {} as DimensionValues;
-  for (const [kind, read] of READERS) values[kind] = read(sources);
-  return values;
-}
+export const readValues = (sources: HitSources): DimensionValues => readEach(READERS, sources);
+
+/** A hit's values from `data[at]` on, in `HIT_DIMENSIONS` order (hits packed for another thread). */
+export const valuesAt = valuesLiteral<(data: readonly unknown[], at: number) => DimensionValues>(["data", "at"], (i) => `data[at + ${i}]`);
 
 /** One column of `visits` with a dimension value: its kind, statistic and counting. */
 export interface VisitColumnOf {

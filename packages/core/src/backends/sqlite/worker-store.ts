@@ -1,13 +1,13 @@
 import { Worker } from "node:worker_threads";
 import { asStoreUnavailable } from "../../storage/store-faults.js";
-import type { Hit } from "../../model/hit.js";
+import { packHits, type PackedHits } from "../../model/hit-wire.js";
 import type { EngineStore } from "../../storage/store.js";
 import { watchFileIdentity } from "./file-identity.js";
 import { createThreadClient, type ThreadClient, type ThreadRequest } from "./thread-messages.js";
 import { workerUrl } from "./worker-url.js";
 
 type RequestBody =
-  | { type: "write"; hits: readonly Hit[]; batchId: string }
+  | { type: "write"; hits: PackedHits; batchId: string }
   | { type: "probe" }
   | { type: "delete-website"; websiteId: number }
   | { type: "salt"; day: string; candidate: string }
@@ -85,7 +85,7 @@ export function createSqliteWorkerStore(path: string, busyTimeout: number, idleE
     check,
     maxHitsPerWrite: HITS_PER_THREAD_WRITE,
     write: async (hits, batchId) => {
-      await send({ type: "write", hits, batchId });
+      await send({ type: "write", hits: packHits(hits), batchId });
     },
     probe: async () => {
       await send({ type: "probe" });

@@ -6,6 +6,7 @@
 import { workerData } from "node:worker_threads";
 import Database from "better-sqlite3";
 import { createTightDiskGuard, WAL_SIZE_LIMIT } from "./tight-disk.js";
+import { unpackHits } from "../../model/hit-wire.js";
 import { createSqliteWriter } from "./writer.js";
 import { serveRequests } from "./thread-messages.js";
 import type { WriterRequest } from "./worker-store.js";
@@ -22,7 +23,7 @@ const tightDisk = createTightDiskGuard(database);
 function run(request: WriterRequest): unknown {
   switch (request.type) {
     case "write":
-      return writer.write(request.hits, request.batchId);
+      return writer.write(unpackHits(request.hits), request.batchId);
     case "probe":
       return writer.probe();
     case "delete-website":

@@ -1,0 +1,39 @@
+import { describe, expect, it } from "vitest";
+import { HIT_DIMENSIONS, type DimensionValues } from "./dimensions.js";
+import type { Hit } from "./hit.js";
+import { packHits, unpackHits } from "./hit-wire.js";
+
+const values = (tag: string) =>
+  Object.fromEntries(HIT_DIMENSIONS.map((kind, i) => [kind, i % 3 === 0 ? "" : `${tag}-${kind}`])) as DimensionValues;
+
+describe("hits packed for another thread", () => {
+  it("arrive with every field, optional ones included", () => {
+    // Required<Hit>: a field added to Hit must be given here, and then must survive the trip.
+    const full: Required<Hit> = {
+      kind: "event",
+      websiteId: 7,
+      timestamp: 1_764_000_000_123,
+      localTime: 1_764_003_600,
+      day: "2025-11-24",
+      hour: "17",
+      visitorHash: "hash-today",
+      previousVisitorHash: "hash-yesterday",
+      nextVisitorHash: null,
+      engagedMs: 0,
+      props: { plan: "pro", "two words": "ü" },
+      values: values("a"),
+      outboxId: 42,
+    };
+    const plain: Hit = { ...full, kind: "pageview", props: null, values: values("b"), previousVisitorHash: null };
+    delete plain.outboxId;
+    const [first, second] = unpackHits(structuredClone(packHits([full, plain])));
+    expect(first).toEqual(full);
+    expect(second).toEqual(plain);
+    expect(second).not.toHaveProperty("outboxId");
+  });
+
+  it("refuses hits packed with another registry", () => {
+    const packed = packHits([]);
+    expect(() => unpackHits({ ...packed, fields: packed.fields + 1 })).toThrow(/fields/);
+  });
+});
