@@ -29,10 +29,10 @@ export const foreignEndpoint = (script: HTMLScriptElement) =>
     : script.dataset.api || new URL("../api/event", script.src).href;
 
 /** Plausible's script names its features in its file name: script.hash.outbound-links.js, script.manual.js… */
-export const hashNamed = (script: HTMLScriptElement) => /\.hash\./.test(script.src);
+export const named = (script: HTMLScriptElement, feature: string) => script.src.split("/").pop()!.split(".").includes(feature);
 
 /** No automatic pageviews nor history tracking: Umami's data-auto-track="false", Plausible's script.manual.js. */
-export const manual = (script: HTMLScriptElement) => (FEATURE_UMAMI ? script.dataset.autoTrack == "false" : /\.manual\./.test(script.src));
+export const manual = (script: HTMLScriptElement) => (FEATURE_UMAMI ? script.dataset.autoTrack == "false" : named(script, "manual"));
 
 /** The other tool's opt-outs: Umami counts only with a website id, on the hosts data-domains lists. */
 export function foreignOff(script: HTMLScriptElement): boolean {

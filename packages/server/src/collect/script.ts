@@ -1,4 +1,12 @@
-import { plausibleTracker, trackerEncoded, trackerEtag, trackerScript, umamiTracker, type ServedTracker } from "@tally-analytics/tracker";
+import {
+  extensionsTracker,
+  plausibleTracker,
+  trackerEncoded,
+  trackerEtag,
+  trackerScript,
+  umamiTracker,
+  type ServedTracker,
+} from "@tally-analytics/tracker";
 import { staticTextResponse, type StaticText } from "../http/static-text.js";
 
 /** The script URL is not versioned: a day of freshness, a week of serving stale while revalidating. */
@@ -17,6 +25,9 @@ const served = ({ script, etag, encoded }: ServedTracker): StaticText => ({
   version: etag.slice(1, -1),
   encoded,
 });
+
+/** The build with the extensions, at /script.ext.js (README "The tracker", "Extensions"). */
+export const EXTENSIONS_TRACKER = served(extensionsTracker);
 
 /** The builds for other tools' snippets (README "Coming from Plausible, Umami or GoatCounter"). */
 export const FOREIGN_TRACKERS = { plausible: served(plausibleTracker), umami: served(umamiTracker) } as const;
