@@ -244,9 +244,7 @@ describe.skipIf(skip)("tracker extensions → embedded Tally, in Chromium", () =
     const tab = await open("/long");
     await tab.evaluate(() => scrollTo(0, 1800));
     await sleep(100);
-    const expected = await tab.evaluate(() =>
-      Math.round(((scrollY + innerHeight) / document.documentElement.scrollHeight) * 100),
-    );
+    const expected = await tab.evaluate(() => Math.round(((scrollY + innerHeight) / document.documentElement.scrollHeight) * 100));
     await tab.evaluate(() => scrollTo(0, 0)); // back up: the deepest point stays
     await sleep(100);
     await tab.goto(`${site.origin}/elsewhere`);
@@ -299,7 +297,7 @@ describe.skipIf(skip)("tracker extensions → embedded Tally, in Chromium", () =
       '<h1 id="title" style="font-size:64px">Largest text of the page</h1>' +
       '<div id="slot"></div><p id="shifted">shifted by an insert</p>' +
       // A slow handler: an interaction long enough for the Event Timing API (over 16 ms).
-      "<button id=\"slow\" onclick=\"const t=performance.now();while(performance.now()-t<80);\">slow</button>" +
+      '<button id="slow" onclick="const t=performance.now();while(performance.now()-t<80);">slow</button>' +
       // A layout shift without input: content inserted above, after the first paint.
       "<script>setTimeout(()=>{document.getElementById('slot').style.height='200px'},300)</script>";
     site.pages.set("/vitals", page({ attrs: 'data-extensions="vitals"', body }));
@@ -386,7 +384,10 @@ describe.skipIf(skip)("tracker extensions → embedded Tally, in Chromium", () =
 
   it("Plausible's extension names: file-types replaces the list, as Plausible's attribute does", async () => {
     const links = '<a id="pdf" href="/files/report.pdf">pdf</a> <a id="js" href="/files/app.js">js</a>';
-    site.pages.set("/types", page({ src: "js/script.file-downloads.js", attrs: 'data-domain="127.0.0.1" file-types="js,py"', body: links }));
+    site.pages.set(
+      "/types",
+      page({ src: "js/script.file-downloads.js", attrs: 'data-domain="127.0.0.1" file-types="js,py"', body: links }),
+    );
     for (const id of ["pdf", "js"]) {
       const tab = await open("/types");
       await tab.click(`#${id}`);

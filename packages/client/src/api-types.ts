@@ -279,6 +279,26 @@ export type paths = {
         patch?: never;
         trace?: never;
     };
+    "/script.ext.js": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The tracker script with its extensions
+         * @description `<script defer src="{base}/script.ext.js" data-extensions="downloads 404 forms scroll vitals"></script>`: the tracker plus the extensions, each turned on by its word in `data-extensions`; an SPA navigation sends the page left's engagement signal first (README "The tracker", "Extensions").
+         */
+        get: operations["getScriptExtJs"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/event": {
         parameters: {
             query?: never;
@@ -309,7 +329,7 @@ export type paths = {
         };
         /**
          * Tally's tracker for Plausible's snippet
-         * @description `<script defer data-domain="example.com" src="{base}/js/script.js"></script>`: reads `data-domain`, `data-api`, `data-include`, `data-exclude`, the `hash` and `manual` extension names, and offers `plausible(name, {props, callback})` with its queue; posts to `{base}/api/event`.
+         * @description `<script defer data-domain="example.com" src="{base}/js/script.js"></script>`: reads `data-domain`, `data-api`, `data-include`, `data-exclude`, the `hash`, `manual`, `outbound-links` and `file-downloads` extension names (and `file-types`), and offers `plausible(name, {props, callback})` with its queue; posts to `{base}/api/event`.
          */
         get: operations["getJsByFile"];
         put?: never;
@@ -2945,6 +2965,36 @@ export interface operations {
             500: components["responses"]["ServerError"];
         };
     };
+    getScriptExtJs: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The minified script. */
+            200: {
+                headers: {
+                    /** @description Send it back in `If-None-Match`. */
+                    ETag: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/javascript": string;
+                };
+            };
+            /** @description Not modified (`If-None-Match` matched the ETag). */
+            304: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            500: components["responses"]["ServerError"];
+        };
+    };
     postApiEvent: {
         parameters: {
             query?: never;
@@ -3033,7 +3083,7 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
-                /** @description `script.js` or one of Plausible's extension names (`script.hash.js`, `script.manual.js`…). */
+                /** @description `script.js` or Plausible's extension names, combined in any order (`script.hash.js`, `script.file-downloads.outbound-links.js`…); names Tally does not carry are ignored. */
                 file: string;
             };
             cookie?: never;

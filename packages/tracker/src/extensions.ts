@@ -40,7 +40,12 @@ export const downloadsOn = (script: HTMLScriptElement) => (FEATURE_FOREIGN ? nam
 export const isDownload = (script: HTMLScriptElement, link: HTMLAnchorElement) =>
   downloadsOn(script) &&
   RegExp(
-    "\\.(" + (script.getAttribute(FEATURE_FOREIGN ? "file-types" : "data-file-types") || FILE_TYPES).trim().split(/[\s,]+/).join("|") + ")$",
+    "\\.(" +
+      (script.getAttribute(FEATURE_FOREIGN ? "file-types" : "data-file-types") || FILE_TYPES)
+        .trim()
+        .split(/[\s,]+/)
+        .join("|") +
+      ")$",
     "i",
   ).test(link.pathname);
 
@@ -84,7 +89,7 @@ export function observeVitals(): void {
     if (entry.hadRecentInput) return;
     const time = entry.startTime;
     // A new session window after a 1 s gap or once the window spans 5 s.
-    if (time - previous > 1000 || time - first > 5000) (burst = 0), (first = time);
+    if (time - previous > 1000 || time - first > 5000) ((burst = 0), (first = time));
     previous = time;
     burst += entry.value;
     vitals().cls = Math.max(vitals().cls || 0, round(burst * 1e4) / 1e4);

@@ -9,6 +9,8 @@
  * Do Not Track / Global Privacy Control. localStorage.tally_ignore = "true" opts out.
  * When the page is hidden or left, the time it was visible and focused goes out as an
  * engagement signal (`e`, milliseconds; docs/statistics.md).
+ * The extension build (script.ext.js) adds data-extensions="downloads 404 forms scroll
+ * vitals" (extensions.ts).
  *
  * Pre-load queue (optional, put it before any tally.track call):
  * <script>window.tally=window.tally||{q:[],track:function(){tally.q.push(arguments)}}</script>
@@ -132,7 +134,7 @@ try {
   }
 
   const outbound = FEATURE_OUTBOUND && (FEATURE_FOREIGN ? "outbound" in data || named(script, "outbound-links") : "outbound" in data);
-  if (outbound || (FEATURE_DOWNLOADS && downloadsOn(script))) {
+  if ((FEATURE_OUTBOUND && outbound) || (FEATURE_DOWNLOADS && downloadsOn(script))) {
     const click = (event: MouseEvent) => {
       const target = event.target as Element;
       const link = target.closest?.("a[href]") as HTMLAnchorElement | null | undefined;
@@ -188,7 +190,8 @@ try {
   if (FEATURE_EXTENSIONS && on("vitals")) observeVitals();
   // A successful submission: the browser validated the form and the page did not stop it.
   // The window's listener runs after the form's and the document's.
-  if (FEATURE_EXTENSIONS && on("forms")) addEventListener("submit", (event) => event.defaultPrevented || send("Form: Submission", { path: loc.pathname }));
+  if (FEATURE_EXTENSIONS && on("forms"))
+    addEventListener("submit", (event) => event.defaultPrevented || send("Form: Submission", { path: loc.pathname }));
 
   // A prerendered page counts when (if) the visitor actually sees it.
   if (!(FEATURE_FOREIGN && manual(script))) {
