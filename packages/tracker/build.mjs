@@ -2,7 +2,8 @@
 //   dist/tally.min.js       the full script (what /script.js serves)
 //   dist/tally.core.min.js  pageviews + tally.track + queue only
 //   dist/tally.ext.min.js   the full script plus the extensions (/script.ext.js, data-extensions)
-//   dist/plausible.min.js   the build for Plausible's snippet (/js/script.js), dist/umami.min.js for Umami's (/umami.js)
+//   dist/plausible.min.js   the build for Plausible's snippet (/js/script.js), dist/umami.min.js for Umami's (/umami.js),
+//                           dist/goatcounter.min.js for GoatCounter's (/count.js)
 //   dist/index.js           export const trackerScript, trackerEtag, trackerEncoded (gzip and brotli, base64),
 //                           plausibleTracker, umamiTracker ({ script, etag, encoded })
 // Prints gzip (level 9) and brotli sizes; exits 1 if the full script or the extension build exceeds its budget.
@@ -18,7 +19,7 @@ const dist = new URL("./dist/", import.meta.url);
 
 const FEATURES = ["SPA", "HASH", "OUTBOUND", "DNT", "QUEUE", "ENGAGED"];
 /** Flags of the variants for other tools' snippets; never in Tally's own builds. */
-const FLAGS = [...FEATURES, "PLAUSIBLE", "UMAMI", "FOREIGN", "EXTENSIONS", "DOWNLOADS"];
+const FLAGS = [...FEATURES, "PLAUSIBLE", "UMAMI", "GOATCOUNTER", "FOREIGN", "EXTENSIONS", "DOWNLOADS"];
 
 /** @param {string[]} enabled */
 async function bundle(enabled) {
@@ -55,6 +56,8 @@ const variants = {
   // Served at /js/script.js (and script.*.js) and /umami.js: README "Coming from Plausible, Umami or GoatCounter".
   "plausible.min.js": ["FOREIGN", "PLAUSIBLE", "SPA", "HASH", "OUTBOUND", "DOWNLOADS", "ENGAGED"],
   "umami.min.js": ["FOREIGN", "UMAMI", "SPA"],
+  // count.js follows no SPA navigation by itself (a page calls goatcounter.count()).
+  "goatcounter.min.js": ["FOREIGN", "GOATCOUNTER"],
 };
 
 mkdirSync(dist, { recursive: true });
@@ -88,6 +91,7 @@ writeFileSync(
     `export const trackerEncoded = ${JSON.stringify(tally.encoded)};`,
     `export const plausibleTracker = ${JSON.stringify(served(built["plausible.min.js"]))};`,
     `export const umamiTracker = ${JSON.stringify(served(built["umami.min.js"]))};`,
+    `export const goatCounterTracker = ${JSON.stringify(served(built["goatcounter.min.js"]))};`,
     `export const extensionsTracker = ${JSON.stringify(served(built["tally.ext.min.js"]))};`,
     "",
   ].join("\n"),
@@ -107,6 +111,8 @@ writeFileSync(
     "export declare const plausibleTracker: ServedTracker;",
     "/** The build for Umami's snippet, served at `{base}/umami.js`. */",
     "export declare const umamiTracker: ServedTracker;",
+    "/** The build for GoatCounter's snippet (`data-goatcounter`), served at `{base}/count.js`. */",
+    "export declare const goatCounterTracker: ServedTracker;",
     '/** The build with the extensions (`data-extensions="downloads 404 forms scroll vitals"`), served at `{base}/script.ext.js`. */',
     "export declare const extensionsTracker: ServedTracker;",
     "",

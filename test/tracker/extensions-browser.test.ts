@@ -1,5 +1,6 @@
 // The tracker's extensions (/script.ext.js, data-extensions="downloads 404 forms scroll
-// vitals") and Plausible's extension names (/js/script.file-downloads.js…), in real headless
+// vitals"), Plausible's extension names (/js/script.file-downloads.js…) and GoatCounter's
+// snippet (/count.js with data-goatcounter), in real headless
 // Chromium against a real embedded Tally (SQLite, node:http, mounted under /analytics).
 // Events are read back through /api/v1/stats (`event`, `event_property`); scroll depth
 // (`d`) and vitals (`w`) are asserted on the bodies the server receives: a recorder in
@@ -394,5 +395,32 @@ describe.skipIf(skip)("tracker extensions → embedded Tally, in Chromium", () =
       await tab.waitForURL((url) => url.pathname !== "/types");
     }
     await expectStats("event_property", { [`${site.origin}/files/app.js`]: 1 }, { event: "File Download", property: "url" });
+  });
+
+  it("GoatCounter's snippet: count.js with data-goatcounter counts the page, goatcounter.count events and data-goatcounter-click", async () => {
+    const snippet = (attrs: string) =>
+      `<!doctype html><html><head><meta charset="utf-8"><title>GC</title></head><body>` +
+      `<button id="buy" data-goatcounter-click="Buy">buy</button>` +
+      `<script ${attrs} async src="/analytics/count.js"></script></body></html>`;
+    site.pages.set("/gc", snippet(`data-goatcounter="${site.origin}/analytics/count"`));
+    site.pages.set("/manual", snippet(`data-goatcounter="${site.origin}/analytics/count" data-goatcounter-settings='{"no_onload": true}'`));
+    const tab = await newPage();
+    await tab.goto(`${site.origin}/gc?utm_campaign=spring`);
+    await expectStats("page", { "/gc": 1 });
+    await expectStats("campaign", { spring: 1 });
+    await tab.waitForFunction(() => typeof (window as { goatcounter?: unknown }).goatcounter === "object");
+    await tab.evaluate(() =>
+      (window as unknown as { goatcounter: { count(vars: object): void } }).goatcounter.count({ path: "Signup", event: true }),
+    );
+    await tab.click("#buy");
+    await expectStats("event", { Signup: 1, Buy: 1 });
+
+    await tab.goto(`${site.origin}/manual`); // no_onload: no pageview until count() is called
+    await tab.waitForFunction(() => typeof (window as { goatcounter?: unknown }).goatcounter === "object");
+    await sleep(300);
+    await expectStats("page", { "/gc": 1 });
+    await tab.evaluate(() => (window as unknown as { goatcounter: { count(): void } }).goatcounter.count());
+    await expectStats("page", { "/gc": 1, "/manual": 1 });
+    await expectStats("pageviews", { [today()]: 2 });
   });
 });

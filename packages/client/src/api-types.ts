@@ -381,6 +381,26 @@ export type paths = {
         patch?: never;
         trace?: never;
     };
+    "/count.js": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Tally's tracker for GoatCounter's snippet
+         * @description `<script data-goatcounter="{base}/count" async src="{base}/count.js"></script>`: counts the page through `{base}/count` (a beacon), reads `data-goatcounter-settings` (`no_onload`), `localStorage.skipgc`, `data-goatcounter-click`, and offers `goatcounter.count({path, event})`.
+         */
+        get: operations["getCountJs"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/count": {
         parameters: {
             query?: never;
@@ -3193,6 +3213,36 @@ export interface operations {
         };
     };
     getUmamiJs: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The minified script. */
+            200: {
+                headers: {
+                    /** @description Send it back in `If-None-Match`. */
+                    ETag: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/javascript": string;
+                };
+            };
+            /** @description Not modified (`If-None-Match` matched the ETag). */
+            304: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            500: components["responses"]["ServerError"];
+        };
+    };
+    getCountJs: {
         parameters: {
             query?: never;
             header?: never;

@@ -71,8 +71,12 @@ describe("built tracker", () => {
     expect(plausible).toContain("plausible_ignore");
     expect(umami).toContain("api/send");
     expect(umami).toContain("umami.disabled");
+    const goatcounter = read("goatcounter.min.js");
+    expect(() => new Script(goatcounter, { filename: "goatcounter.min.js" })).not.toThrow();
+    expect(goatcounter).toContain("skipgc");
+    expect(goatcounter).toContain("data-goatcounter-click");
     for (const file of ["tally.min.js", "tally.core.min.js"]) {
-      for (const marker of ["plausible", "umami", "api/event", "api/send"]) expect(read(file)).not.toContain(marker);
+      for (const marker of ["plausible", "umami", "goatcounter", "api/event", "api/send"]) expect(read(file)).not.toContain(marker);
     }
   });
 });

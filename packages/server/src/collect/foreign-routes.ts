@@ -129,6 +129,17 @@ export const foreignRoutes: readonly Route[] = [
     responses: scriptAnswers,
     handle: ({ request }) => trackerScriptResponse(request, FOREIGN_TRACKERS.umami),
   }),
+  defineRoute({
+    method: "GET",
+    path: "/count.js",
+    auth: "public",
+    summary: "Tally's tracker for GoatCounter's snippet",
+    tag: "Collection",
+    description:
+      '`<script data-goatcounter="{base}/count" async src="{base}/count.js"></script>`: counts the page through `{base}/count` (a beacon), reads `data-goatcounter-settings` (`no_onload`), `localStorage.skipgc`, `data-goatcounter-click`, and offers `goatcounter.count({path, event})`.',
+    responses: scriptAnswers,
+    handle: ({ request }) => trackerScriptResponse(request, FOREIGN_TRACKERS.goatcounter),
+  }),
   countRoute("GET", {
     summary: "GoatCounter's pixel: count a pageview or an event",
     description:

@@ -1,5 +1,6 @@
 import {
   extensionsTracker,
+  goatCounterTracker,
   plausibleTracker,
   trackerEncoded,
   trackerEtag,
@@ -30,7 +31,11 @@ const served = ({ script, etag, encoded }: ServedTracker): StaticText => ({
 export const EXTENSIONS_TRACKER = served(extensionsTracker);
 
 /** The builds for other tools' snippets (README "Coming from Plausible, Umami or GoatCounter"). */
-export const FOREIGN_TRACKERS = { plausible: served(plausibleTracker), umami: served(umamiTracker) } as const;
+export const FOREIGN_TRACKERS = {
+  plausible: served(plausibleTracker),
+  umami: served(umamiTracker),
+  goatcounter: served(goatCounterTracker),
+} as const;
 
 /** GET /script.js (or another build): the tracker, gzip or brotli as built, with an ETag so revalidation costs a 304. */
 export async function trackerScriptResponse(request: Request, text: StaticText = TRACKER): Promise<Response> {
