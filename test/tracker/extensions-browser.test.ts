@@ -10,16 +10,11 @@
 // Every test gets its own Tally, database and port (a beacon still in flight from one
 // test never lands in the next one's counts). Headless Chromium is a bot to isbot: the
 // website is created with exclude_bots 0.
-import { mkdtempSync, rmSync } from "node:fs";
-import { createServer, type IncomingMessage, type Server } from "node:http";
-import type { AddressInfo } from "node:net";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
-import { createTally, type Tally } from "@tally-analytics/core";
-import { toNodeHandler } from "@tally-analytics/server/node";
+import type { IncomingMessage } from "node:http";
 import type { Browser, BrowserContext, Page } from "playwright-core";
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { launchChromium, skipWithoutChromium as skip, warnIfSkipped } from "../support/chromium.js";
+import { startEmbeddedSite, stopEmbeddedSite, type EmbeddedSite } from "../support/embedded-site.js";
 
 warnIfSkipped("extensions-browser");
 
@@ -33,15 +28,7 @@ interface Body {
   w?: { lcp?: number; inp?: number; cls?: number; fcp?: number; ttfb?: number };
 }
 
-interface Site {
-  tally: Tally;
-  server: Server;
-  directory: string;
-  key: string;
-  websiteId: number;
-  origin: string;
-  /** The same server under another host: http://localhost:port. */
-  other: string;
+interface Site extends EmbeddedSite {
   pages: Map<string, string>;
   /** Every POST body to /analytics/collect or /analytics/api/event, in arrival order. */
   bodies: Body[];
@@ -68,41 +55,23 @@ async function record(req: IncomingMessage): Promise<string> {
 }
 
 async function startSite(): Promise<Site> {
-  const directory = mkdtempSync(join(tmpdir(), "tally-ext-"));
-  const tally = createTally({ database: `file:${join(directory, "tally.sqlite")}`, flushIntervalMs: 100 });
-  const { accountId, key } = await tally.accounts.create();
-  const website = await tally.websites.create(accountId, { domain: "127.0.0.1", exclude_bots: 0 });
-  const handler = toNodeHandler(tally, { basePath: "/analytics" });
-  const site = { tally, directory, key, websiteId: website.id, pages: new Map<string, string>(), bodies: [] as Body[] } as Site;
-  site.server = createServer((req, res) => {
+  // The request listener reads the same object the test changes.
+  const state = { pages: new Map<string, string>(), bodies: [] as Body[] };
+  const embedded = await startEmbeddedSite("tally-ext-", (handler) => (req, res) => {
     const path = new URL(req.url ?? "/", "http://x").pathname;
-    if (path.startsWith("/analytics/")) {
-      if (req.method === "POST" && (path === "/analytics/collect" || path === "/analytics/api/event")) {
-        void record(req).then((text) => {
-          site.bodies.push(JSON.parse(text) as Body);
-          handler(req, res);
-        });
-        return;
-      }
-      handler(req, res);
-      return;
+    if (req.method === "POST" && (path === "/analytics/collect" || path === "/analytics/api/event")) {
+      void record(req).then((text) => {
+        state.bodies.push(JSON.parse(text) as Body);
+        handler(req, res);
+      });
+    } else if (path.startsWith("/analytics/")) handler(req, res);
+    else if (path === "/favicon.ico") res.writeHead(204).end();
+    else {
+      res.writeHead(200, { "content-type": "text/html; charset=utf-8", "cache-control": "no-store" });
+      res.end(state.pages.get(path) ?? PLAIN);
     }
-    if (path === "/favicon.ico") return void res.writeHead(204).end();
-    res.writeHead(200, { "content-type": "text/html; charset=utf-8", "cache-control": "no-store" });
-    res.end(site.pages.get(path) ?? PLAIN);
   });
-  await new Promise<void>((resolve) => site.server.listen(0, "127.0.0.1", resolve));
-  const { port } = site.server.address() as AddressInfo;
-  site.origin = `http://127.0.0.1:${port}`;
-  site.other = `http://localhost:${port}`;
-  return site;
-}
-
-async function stopSite(site: Site): Promise<void> {
-  site.server.closeAllConnections();
-  await new Promise((resolve) => site.server.close(resolve));
-  await site.tally.close();
-  rmSync(site.directory, { recursive: true, force: true });
+  return Object.assign(state, embedded);
 }
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
@@ -141,6 +110,13 @@ async function newPage(): Promise<Page> {
   return tab;
 }
 
+/** Opens `path` (its pageview arrived), clicks `#id` and waits until the page is left. */
+async function clickAway(path: string, id: string): Promise<void> {
+  const tab = await open(path);
+  await tab.click(`#${id}`);
+  await tab.waitForURL((url) => url.pathname !== path);
+}
+
 /** Opens `path` and waits for its pageview to arrive. */
 async function open(path: string): Promise<Page> {
   const tab = await newPage();
@@ -167,7 +143,7 @@ describe.skipIf(skip)("tracker extensions → embedded Tally, in Chromium", () =
 
   afterEach(async () => {
     await context?.close();
-    if (site) await stopSite(site);
+    if (site) await stopEmbeddedSite(site);
     expect(pageErrors, "page errors").toEqual([]);
   });
 
@@ -190,9 +166,7 @@ describe.skipIf(skip)("tracker extensions → embedded Tally, in Chromium", () =
       ' <a id="page" href="/about">about</a> <a id="epub" href="/files/book.epub">epub</a>';
     site.pages.set("/docs", page({ attrs: 'data-extensions="downloads"', body: links }));
     for (const id of ["pdf", "zip", "page", "epub"]) {
-      const tab = await open("/docs");
-      await tab.click(`#${id}`);
-      await tab.waitForURL((url) => url.pathname !== "/docs");
+      await clickAway("/docs", id);
     }
     await expectStats("event", { "File Download": 2 });
     await expectStats(
@@ -206,9 +180,7 @@ describe.skipIf(skip)("tracker extensions → embedded Tally, in Chromium", () =
     const links = '<a id="pdf" href="/files/report.pdf">pdf</a> <a id="epub" href="/files/book.epub">epub</a>';
     site.pages.set("/docs", page({ attrs: 'data-extensions="downloads" data-file-types="epub mobi"', body: links }));
     for (const id of ["pdf", "epub"]) {
-      const tab = await open("/docs");
-      await tab.click(`#${id}`);
-      await tab.waitForURL((url) => url.pathname !== "/docs");
+      await clickAway("/docs", id);
     }
     await expectStats("event_property", { [`${site.origin}/files/book.epub`]: 1 }, { event: "File Download", property: "url" });
   });
@@ -373,9 +345,7 @@ describe.skipIf(skip)("tracker extensions → embedded Tally, in Chromium", () =
       ["/plain", "pdf"], // neither named
       ["/unknown", "pdf"], // unknown names are ignored, file-downloads still counts
     ] as const) {
-      const tab = await open(path);
-      await tab.click(`#${id}`);
-      await tab.waitForURL((url) => url.pathname !== path);
+      await clickAway(path, id);
     }
     await expectStats("event", { "File Download": 3, "Outbound Link: Click": 1 });
     await expectStats("event_property", { [`${site.origin}/files/report.pdf`]: 3 }, { event: "File Download", property: "url" });
@@ -390,9 +360,7 @@ describe.skipIf(skip)("tracker extensions → embedded Tally, in Chromium", () =
       page({ src: "js/script.file-downloads.js", attrs: 'data-domain="127.0.0.1" file-types="js,py"', body: links }),
     );
     for (const id of ["pdf", "js"]) {
-      const tab = await open("/types");
-      await tab.click(`#${id}`);
-      await tab.waitForURL((url) => url.pathname !== "/types");
+      await clickAway("/types", id);
     }
     await expectStats("event_property", { [`${site.origin}/files/app.js`]: 1 }, { event: "File Download", property: "url" });
   });
