@@ -15,6 +15,7 @@ export const DIST = {
   tracker: join(ROOT, "packages/tracker/dist/index.js"),
   trackerScript: join(ROOT, "packages/tracker/dist/tally.min.js"),
   trackerCoreScript: join(ROOT, "packages/tracker/dist/tally.core.min.js"),
+  trackerExtensionsScript: join(ROOT, "packages/tracker/dist/tally.ext.min.js"),
 };
 
 export const importDist = (name) => import(pathToFileURL(DIST[name]).href);

@@ -26,6 +26,7 @@ const statsFigures = (backend: string) => [
 const SQLITE_FIGURES = [
   "tracker.gzip",
   "tracker.brotli",
+  "tracker.extensions.gzip",
   "ingest.sqlite",
   "memory.growth",
   "memory.flat",

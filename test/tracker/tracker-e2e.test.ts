@@ -7,18 +7,13 @@
 // Headless Chromium says "HeadlessChrome/…" in its user agent and isbot calls that a bot:
 // the website is created with exclude_bots 0, or every hit would be dropped (the last
 // test shows it). The user agent parser reports "Chrome Headless" as "Chrome".
-import { mkdtempSync, rmSync } from "node:fs";
-import { createServer, type Server } from "node:http";
-import type { AddressInfo } from "node:net";
-import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { createTally, type Tally } from "@tally-analytics/core";
 import Database from "better-sqlite3";
-import { toNodeHandler } from "@tally-analytics/server/node";
 import { trackerEtag } from "@tally-analytics/tracker";
 import type { Browser, BrowserContext, Page } from "playwright-core";
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { launchChromium, skipWithoutChromium as skip, warnIfSkipped } from "../support/chromium.js";
+import { startEmbeddedSite, stopEmbeddedSite, type EmbeddedSite } from "../support/embedded-site.js";
 
 warnIfSkipped("tracker-e2e");
 
@@ -46,17 +41,7 @@ interface Collected {
 }
 
 /** One embedded Tally with its website and the node:http server in front of it. */
-interface Site {
-  tally: Tally;
-  server: Server;
-  directory: string;
-  accountId: number;
-  key: string;
-  websiteId: number;
-  /** The measured site: http://127.0.0.1:port. */
-  origin: string;
-  /** The same server under another host (another site): http://localhost:port. */
-  other: string;
+interface Site extends EmbeddedSite {
   /** Pages by path; any other path gets `fallback`. */
   pages: Map<string, string>;
   fallback: string;
@@ -65,29 +50,14 @@ interface Site {
 }
 
 async function startSite(): Promise<Site> {
-  const directory = mkdtempSync(join(tmpdir(), "tally-e2e-"));
-  const tally = createTally({ database: `file:${join(directory, "tally.sqlite")}`, flushIntervalMs: 100 });
-  const { accountId, key } = await tally.accounts.create();
-  const website = await tally.websites.create(accountId, { domain: "127.0.0.1", exclude_bots: 0 });
-  const handler = toNodeHandler(tally, { basePath: "/analytics" });
-  // Filled in below; the request listener reads the same object the test changes.
-  const site = {
-    tally,
-    directory,
-    accountId,
-    key,
-    websiteId: website.id,
-    pages: new Map<string, string>(),
-    fallback: trackedPage(),
-    collected: [] as Collected[],
-  } as Site;
-
-  site.server = createServer((req, res) => {
+  // The request listener reads the same object the test changes.
+  const state = { pages: new Map<string, string>(), fallback: trackedPage(), collected: [] as Collected[] };
+  const embedded = await startEmbeddedSite("tally-e2e-", (handler) => (req, res) => {
     const path = new URL(req.url ?? "/", "http://x").pathname;
     if (path === "/analytics" || path.startsWith("/analytics/")) {
       if (path === "/analytics/collect" && req.method === "POST") {
         res.once("finish", () =>
-          site.collected.push({ status: res.statusCode, dropped: res.getHeader("x-tally-dropped") as string | undefined }),
+          state.collected.push({ status: res.statusCode, dropped: res.getHeader("x-tally-dropped") as string | undefined }),
         );
       }
       handler(req, res);
@@ -98,21 +68,12 @@ async function startSite(): Promise<Site> {
       return;
     }
     res.writeHead(200, { "content-type": "text/html; charset=utf-8", "cache-control": "no-store" });
-    res.end(site.pages.get(path) ?? site.fallback);
+    res.end(state.pages.get(path) ?? state.fallback);
   });
-  await new Promise<void>((resolve) => site.server.listen(0, "127.0.0.1", resolve));
-  const { port } = site.server.address() as AddressInfo;
-  site.origin = `http://127.0.0.1:${port}`;
-  site.other = `http://localhost:${port}`;
-  return site;
+  return Object.assign(state, embedded);
 }
 
-async function stopSite(site: Site): Promise<void> {
-  site.server.closeAllConnections();
-  await new Promise((resolve) => site.server.close(resolve));
-  await site.tally.close();
-  rmSync(site.directory, { recursive: true, force: true });
-}
+const stopSite = stopEmbeddedSite;
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 

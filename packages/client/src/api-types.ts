@@ -279,6 +279,26 @@ export type paths = {
         patch?: never;
         trace?: never;
     };
+    "/script.ext.js": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The tracker script with its extensions
+         * @description `<script defer src="{base}/script.ext.js" data-extensions="downloads 404 forms scroll vitals"></script>`: the tracker plus the extensions, each turned on by its word in `data-extensions`; an SPA navigation sends the page left's engagement signal first (README "The tracker", "Extensions").
+         */
+        get: operations["getScriptExtJs"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/event": {
         parameters: {
             query?: never;
@@ -309,7 +329,7 @@ export type paths = {
         };
         /**
          * Tally's tracker for Plausible's snippet
-         * @description `<script defer data-domain="example.com" src="{base}/js/script.js"></script>`: reads `data-domain`, `data-api`, `data-include`, `data-exclude`, the `hash` and `manual` extension names, and offers `plausible(name, {props, callback})` with its queue; posts to `{base}/api/event`.
+         * @description `<script defer data-domain="example.com" src="{base}/js/script.js"></script>`: reads `data-domain`, `data-api`, `data-include`, `data-exclude`, the `hash`, `manual`, `outbound-links` and `file-downloads` extension names (and `file-types`), and offers `plausible(name, {props, callback})` with its queue; posts to `{base}/api/event`.
          */
         get: operations["getJsByFile"];
         put?: never;
@@ -353,6 +373,26 @@ export type paths = {
          * @description `<script defer src="{base}/umami.js" data-website-id="…"></script>` (Umami's is `/script.js`, which is Tally's own): reads `data-website-id`, `data-host-url`, `data-domains`, `data-auto-track`, and offers `umami.track(…)`; posts to `{base}/api/send`.
          */
         get: operations["getUmamiJs"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/count.js": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Tally's tracker for GoatCounter's snippet
+         * @description `<script data-goatcounter="{base}/count" async src="{base}/count.js"></script>`: counts the page through `{base}/count` (a beacon), reads `data-goatcounter-settings` (`no_onload`), `localStorage.skipgc`, `data-goatcounter-click`, and offers `goatcounter.count({path, event})`.
+         */
+        get: operations["getCountJs"];
         put?: never;
         post?: never;
         delete?: never;
@@ -2945,6 +2985,36 @@ export interface operations {
             500: components["responses"]["ServerError"];
         };
     };
+    getScriptExtJs: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The minified script. */
+            200: {
+                headers: {
+                    /** @description Send it back in `If-None-Match`. */
+                    ETag: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/javascript": string;
+                };
+            };
+            /** @description Not modified (`If-None-Match` matched the ETag). */
+            304: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            500: components["responses"]["ServerError"];
+        };
+    };
     postApiEvent: {
         parameters: {
             query?: never;
@@ -3033,7 +3103,7 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
-                /** @description `script.js` or one of Plausible's extension names (`script.hash.js`, `script.manual.js`…). */
+                /** @description `script.js` or Plausible's extension names, combined in any order (`script.hash.js`, `script.file-downloads.outbound-links.js`…); names Tally does not carry are ignored. */
                 file: string;
             };
             cookie?: never;
@@ -3143,6 +3213,36 @@ export interface operations {
         };
     };
     getUmamiJs: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The minified script. */
+            200: {
+                headers: {
+                    /** @description Send it back in `If-None-Match`. */
+                    ETag: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/javascript": string;
+                };
+            };
+            /** @description Not modified (`If-None-Match` matched the ETag). */
+            304: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            500: components["responses"]["ServerError"];
+        };
+    };
+    getCountJs: {
         parameters: {
             query?: never;
             header?: never;

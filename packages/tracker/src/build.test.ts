@@ -2,7 +2,7 @@ import { createHash } from "node:crypto";
 import { existsSync, readFileSync } from "node:fs";
 import { Script } from "node:vm";
 import { gzipSync } from "node:zlib";
-import { trackerEtag, trackerScript } from "@tally-analytics/tracker";
+import { extensionsTracker, trackerEtag, trackerScript } from "@tally-analytics/tracker";
 import { describe, expect, it } from "vitest";
 
 const dist = new URL("../dist/", import.meta.url);
@@ -21,6 +21,26 @@ describe("built tracker", () => {
       expect(gzipSync(text, { level: 9 }).length).toBeLessThanOrEqual(1000);
     });
   }
+
+  it("keeps the issue's budgets: the default build ≤ 850 B gzipped, with every extension ≤ 2,000 B", () => {
+    expect(gzipSync(read("tally.min.js"), { level: 9 }).length).toBeLessThanOrEqual(850);
+    const extended = read("tally.ext.min.js");
+    expect(() => new Script(extended, { filename: "tally.ext.min.js" })).not.toThrow();
+    expect(gzipSync(extended, { level: 9 }).length).toBeLessThanOrEqual(2000);
+    expect(extensionsTracker.script).toBe(extended);
+  });
+
+  it("puts the extensions in the extension build only", () => {
+    const markers = ["data-file-types", "File Download", "Form: Submission", "tally-404", "largest-contentful-paint", "scrollY"];
+    for (const marker of markers) {
+      expect(read("tally.ext.min.js")).toContain(marker);
+      expect(read("tally.min.js")).not.toContain(marker);
+      expect(read("tally.core.min.js")).not.toContain(marker);
+    }
+    // The Plausible build carries file downloads (script.file-downloads.js), nothing else of them.
+    expect(read("plausible.min.js")).toContain("File Download");
+    expect(read("plausible.min.js")).not.toContain("Form: Submission");
+  });
 
   it("exports the full script and its ETag", () => {
     expect(trackerScript).toBe(read("tally.min.js"));
@@ -51,8 +71,12 @@ describe("built tracker", () => {
     expect(plausible).toContain("plausible_ignore");
     expect(umami).toContain("api/send");
     expect(umami).toContain("umami.disabled");
+    const goatcounter = read("goatcounter.min.js");
+    expect(() => new Script(goatcounter, { filename: "goatcounter.min.js" })).not.toThrow();
+    expect(goatcounter).toContain("skipgc");
+    expect(goatcounter).toContain("data-goatcounter-click");
     for (const file of ["tally.min.js", "tally.core.min.js"]) {
-      for (const marker of ["plausible", "umami", "api/event", "api/send"]) expect(read(file)).not.toContain(marker);
+      for (const marker of ["plausible", "umami", "goatcounter", "api/event", "api/send"]) expect(read(file)).not.toContain(marker);
     }
   });
 });

@@ -9,6 +9,8 @@
  * Do Not Track / Global Privacy Control. localStorage.tally_ignore = "true" opts out.
  * When the page is hidden or left, the time it was visible and focused goes out as an
  * engagement signal (`e`, milliseconds; docs/statistics.md).
+ * The extension build (script.ext.js) adds data-extensions="downloads 404 forms scroll
+ * vitals" (extensions.ts).
  *
  * Pre-load queue (optional, put it before any tally.track call):
  * <script>window.tally=window.tally||{q:[],track:function(){tally.q.push(arguments)}}</script>
@@ -17,7 +19,8 @@
  * Check `node build.mjs` output after each change.
  */
 
-import { defineForeignGlobal, foreignEndpoint, foreignOff, hashNamed, manual, sendForeign } from "./variants.js";
+import { current, downloadsOn, isDownload, observeVitals, on, scrolled, type Signal } from "./extensions.js";
+import { defineForeignGlobal, foreignEndpoint, foreignOff, manual, named, sendForeign } from "./variants.js";
 
 // Build-time flags, set by esbuild `define`; false lets the minifier drop the feature.
 declare const FEATURE_SPA: boolean;
@@ -28,6 +31,11 @@ declare const FEATURE_QUEUE: boolean;
 declare const FEATURE_ENGAGED: boolean;
 // The builds for other tools' snippets (variants.ts): their attributes, endpoint, body and global.
 declare const FEATURE_FOREIGN: boolean;
+// The extension build (extensions.ts): data-extensions="downloads 404 forms scroll vitals"
+// turns each on, and an SPA navigation sends the page left's engagement signal first.
+declare const FEATURE_EXTENSIONS: boolean;
+// File downloads: in the extension build and the Plausible one (script.file-downloads.js).
+declare const FEATURE_DOWNLOADS: boolean;
 
 export type Props = Record<string, string | number | boolean>;
 export type Track = (name: string, props?: Props) => void;
@@ -44,18 +52,16 @@ try {
   const data = script.dataset;
   const endpoint = FEATURE_FOREIGN ? foreignEndpoint(script) : data.api || new URL("collect", script.src).href;
   // 1 (not true) because it goes into the payload as `h`.
-  const hash = FEATURE_HASH && ("hash" in data || (FEATURE_FOREIGN && hashNamed(script))) ? 1 : undefined;
-  let off = FEATURE_DNT && data.dnt == "true" && (nav.doNotTrack == "1" || nav.globalPrivacyControl === true);
+  const hash = FEATURE_HASH && ("hash" in data || (FEATURE_FOREIGN && named(script, "hash"))) ? 1 : undefined;
+  let off = FEATURE_DNT && data.dnt == "true" && ((nav.doNotTrack as unknown) == 1 || nav.globalPrivacyControl);
   let last: string | undefined;
   // The app's server counted this page already (its middleware marked the response with
   // `Server-Timing: tally;desc=<mark>`): the first pageview carries the mark and only adds
   // screen size and language to that view (docs/statistics.md, "Server-side pageviews").
-  let view: string | undefined;
-  try {
-    view = (performance.getEntriesByType("navigation")[0] as PerformanceNavigationTiming).serverTiming.find(
-      (entry) => entry.name == "tally",
-    )!.description;
-  } catch {}
+  // (serverTiming is missing before Safari 16.4.)
+  let view = (performance.getEntriesByType("navigation")[0] as PerformanceNavigationTiming | undefined)?.serverTiming?.find(
+    (entry) => entry.name == "tally",
+  )?.description;
 
   try {
     // Throws in sandboxed iframes and with storage disabled.
@@ -63,18 +69,23 @@ try {
   } catch {}
   if (FEATURE_FOREIGN) off ||= foreignOff(script);
 
-  // `engaged`: an engagement signal (milliseconds visible and focused), not a hit.
-  const send = (name?: string, props?: Props, engaged?: number) => {
-    const url = hash ? loc.href : loc.href.split("#")[0]!;
+  if (FEATURE_EXTENSIONS) current.extensions = data.extensions || "";
+
+  // `engaged`: an engagement signal (milliseconds visible and focused), not a hit. The
+  // extension build gives the whole signal instead, `{e, d, w}` (scroll depth, vitals).
+  const send = (name?: string, props?: Props, engaged?: number | Signal) => {
+    let url = hash ? loc.href : loc.href.split("#")[0]!;
     let mark: string | undefined;
     if (!name && !(FEATURE_ENGAGED && engaged)) {
       // A pageview for the URL we just counted (popstate after a hash link, a router
       // calling both pushState and replaceState) is the same view.
       if (url == last) return;
+      // Time on page: the page left gets its own signal, before the next one is counted.
+      if (FEATURE_EXTENSIONS && last) current.leave();
       last = url;
       mark = view;
       view = undefined;
-    }
+    } else if (FEATURE_EXTENSIONS && engaged) url = last || url; // the page the signal is about
     if (off) return;
     if (FEATURE_FOREIGN) return sendForeign(endpoint, script, { n: name, u: url, p: props, h: hash, e: engaged });
     try {
@@ -95,8 +106,9 @@ try {
           n: name,
           p: props,
           h: hash,
-          e: FEATURE_ENGAGED ? engaged : undefined,
+          e: FEATURE_ENGAGED && !FEATURE_EXTENSIONS ? (engaged as number) : undefined,
           v: mark,
+          ...(FEATURE_EXTENSIONS && (engaged as Signal)),
         }),
       );
     } catch {}
@@ -121,15 +133,19 @@ try {
     hash && addEventListener("hashchange", page);
   }
 
-  if (FEATURE_OUTBOUND && "outbound" in data) {
+  const outbound = FEATURE_OUTBOUND && (FEATURE_FOREIGN ? "outbound" in data || named(script, "outbound-links") : "outbound" in data);
+  if ((FEATURE_OUTBOUND && outbound) || (FEATURE_DOWNLOADS && downloadsOn(script))) {
     const click = (event: MouseEvent) => {
       const target = event.target as Element;
-      const link = target.closest && (target.closest("a[href]") as HTMLAnchorElement | null);
+      const link = target.closest?.("a[href]") as HTMLAnchorElement | null | undefined;
       // Primary click or middle click (auxclick also fires for the right button).
       // Never preventDefault: the beacon outlives the page.
-      event.button < 2 && link && link.host && link.host != loc.host && send("Outbound Link: Click", { url: link.href });
+      if (event.button < 2 && link) {
+        (!FEATURE_DOWNLOADS || outbound) && link.host && link.host != loc.host && send("Outbound Link: Click", { url: link.href });
+        FEATURE_DOWNLOADS && isDownload(script, link) && send("File Download", { url: link.href });
+      }
     };
-    for (const type of ["click", "auxclick"] as const) doc.addEventListener(type, click);
+    for (const type of ["click", "auxclick"] as const) addEventListener(type, click);
   }
 
   if (FEATURE_ENGAGED) {
@@ -146,18 +162,45 @@ try {
       since = doc.hidden || !doc.hasFocus() ? 0 : now;
       // "pagehide" and "visibilitychange" sort after "o"; "focus" and "blur" before. A
       // pagehide may come before the visibilitychange: nothing runs on after a send.
-      if (engaged && event!.type > "o") (send(undefined, undefined, engaged), (engaged = since = 0));
+      if (FEATURE_EXTENSIONS) {
+        // (The first call, at start, has no event.)
+        if (event && event.type > "o") {
+          // The extension build: the signal carries `d` and `w`, and goes out for vitals alone.
+          const scroll = on("scroll");
+          if (scroll) current.depth = Math.max(current.depth, scrolled());
+          const w = on("vitals") && Object.keys(current.vitals).length ? current.vitals : undefined;
+          if (engaged || w) send(undefined, undefined, { e: engaged, d: scroll ? current.depth : undefined, w });
+          // Vitals go out once; `d` is the page's deepest so far, in every signal of the page.
+          engaged = 0;
+          current.vitals = {};
+          // After a pagehide nothing runs on (a visibilitychange may follow); a hidden page
+          // gathers nothing already; an SPA navigation ("x") leaves for a new page, measured.
+          if (event.type < "v") since = 0;
+          if (event.type > "w") current.depth = 0;
+        }
+      } else if (engaged && event!.type > "o") (send(undefined, undefined, engaged), (engaged = since = 0));
     };
+    // Time on page: an SPA navigation sends the page left's signal (type "x": sorts after "o").
+    if (FEATURE_EXTENSIONS) current.leave = () => measure({ type: "x" } as Event);
     measure();
-    for (const type of ["focus", "blur", "pagehide", "visibilitychange"]) addEventListener(type, measure);
+    for (const type of ["pagehide", "visibilitychange", "focus", "blur"]) addEventListener(type, measure);
   }
+
+  if (FEATURE_EXTENSIONS && on("scroll")) addEventListener("scroll", () => (current.depth = Math.max(current.depth, scrolled())));
+  if (FEATURE_EXTENSIONS && on("vitals")) observeVitals();
+  // A successful submission: the browser validated the form and the page did not stop it.
+  // The window's listener runs after the form's and the document's.
+  if (FEATURE_EXTENSIONS && on("forms"))
+    addEventListener("submit", (event) => event.defaultPrevented || send("Form: Submission", { path: loc.pathname }));
 
   // A prerendered page counts when (if) the visitor actually sees it.
   if (!(FEATURE_FOREIGN && manual(script))) {
     (doc as Document & { prerendering?: boolean }).prerendering ? doc.addEventListener("prerenderingchange", page) : page();
   }
+  // A page that declares itself a 404: <meta name="tally-404">.
+  if (FEATURE_EXTENSIONS && on("404") && doc.querySelector('meta[name="tally-404"]')) send("404", { path: loc.pathname });
 
-  const queue = FEATURE_QUEUE && (win.tally || ({} as Global)).q;
+  const queue = FEATURE_QUEUE && win.tally?.q;
   win.tally = { track };
   if (queue) for (const args of queue) track.apply(0, args as unknown as Parameters<Track>);
   // An explicit pageview (plausible("pageview"), umami.track()) counts even on the URL counted last.

@@ -1,16 +1,18 @@
 // The builds of the tracker for other tools' snippets (build.mjs: plausible.min.js served
-// at /js/script.js, umami.min.js at /umami.js; README "Coming from Plausible, Umami or
+// at /js/script.js, umami.min.js at /umami.js, goatcounter.min.js at /count.js; README "Coming from Plausible, Umami or
 // GoatCounter"). A module of its own: Tally's builds never call it, so they carry none of it.
 import type { Props, Track } from "./tracker.js";
 
 declare const FEATURE_PLAUSIBLE: boolean;
 declare const FEATURE_UMAMI: boolean;
+declare const FEATURE_GOATCOUNTER: boolean;
 
 type UmamiPayload = Record<string, unknown>;
 type PlausibleOptions = { props?: Props; callback?: () => void };
 type Foreign = Window & {
   plausible?: ((name: string, options?: PlausibleOptions) => void) & { q?: IArguments[] };
   umami?: { track(value?: string | UmamiPayload | ((payload: UmamiPayload) => UmamiPayload), props?: Props): void };
+  goatcounter?: { count(vars?: { path?: string; event?: boolean }): void; no_onload?: boolean };
 };
 
 /** What the tracker sends, in its own short keys (the /collect body). */
@@ -24,21 +26,37 @@ interface TrackerHit {
 
 /** Umami: data-host-url is where Umami runs, else beside the script; Plausible: data-api, else {base}/api/event beside {base}/js/script.js. */
 export const foreignEndpoint = (script: HTMLScriptElement) =>
-  FEATURE_UMAMI
-    ? (script.dataset.hostUrl ? script.dataset.hostUrl.replace(/\/$/, "") + "/" : script.src.replace(/[^/]*$/, "")) + "api/send"
-    : script.dataset.api || new URL("../api/event", script.src).href;
+  // GoatCounter: data-goatcounter="https://…/count", else /count beside count.js.
+  FEATURE_GOATCOUNTER
+    ? script.dataset.goatcounter || new URL("count", script.src).href
+    : FEATURE_UMAMI
+      ? (script.dataset.hostUrl ? script.dataset.hostUrl.replace(/\/$/, "") + "/" : script.src.replace(/[^/]*$/, "")) + "api/send"
+      : script.dataset.api || new URL("../api/event", script.src).href;
 
 /** Plausible's script names its features in its file name: script.hash.outbound-links.js, script.manual.js… */
-export const hashNamed = (script: HTMLScriptElement) => /\.hash\./.test(script.src);
+export const named = (script: HTMLScriptElement, feature: string) => script.src.split("/").pop()!.split(".").includes(feature);
 
 /** No automatic pageviews nor history tracking: Umami's data-auto-track="false", Plausible's script.manual.js. */
-export const manual = (script: HTMLScriptElement) => (FEATURE_UMAMI ? script.dataset.autoTrack == "false" : /\.manual\./.test(script.src));
+export const manual = (script: HTMLScriptElement) =>
+  FEATURE_GOATCOUNTER
+    ? // data-goatcounter-settings='{"no_onload": true}', or window.goatcounter = {no_onload: true} set first.
+      /"no_onload"\s*:\s*true/.test(script.dataset.goatcounterSettings || "") || !!(window as Foreign).goatcounter?.no_onload
+    : FEATURE_UMAMI
+      ? script.dataset.autoTrack == "false"
+      : named(script, "manual");
 
 /** The other tool's opt-outs: Umami counts only with a website id, on the hosts data-domains lists. */
 export function foreignOff(script: HTMLScriptElement): boolean {
   const data = script.dataset;
   try {
-    if (FEATURE_PLAUSIBLE ? localStorage.plausible_ignore == "true" : localStorage.getItem("umami.disabled")) return true;
+    if (
+      FEATURE_GOATCOUNTER
+        ? localStorage.getItem("skipgc") == "t"
+        : FEATURE_PLAUSIBLE
+          ? localStorage.plausible_ignore == "true"
+          : localStorage.getItem("umami.disabled")
+    )
+      return true;
   } catch {}
   return (
     FEATURE_UMAMI && (!data.websiteId || (!!data.domains && !data.domains.split(",").some((host) => host.trim() == location.hostname)))
@@ -75,10 +93,32 @@ const umamiPayload = (script: HTMLScriptElement, url: string): UmamiPayload => (
   language: navigator.language,
 });
 
+/**
+ * GoatCounter's count.js request: a beacon with the query of `/count` and no body. `p` is
+ * the page's path (its query apart, as `q`) or an event's name (`e=true`, counted on this
+ * page); GoatCounter has no properties and no engaged time.
+ */
+function countGoatCounter(endpoint: string, hit: TrackerHit): void {
+  if (hit.e) return;
+  const url = new URL(hit.u);
+  const query = new URLSearchParams({
+    p: hit.n || url.pathname,
+    r: document.referrer,
+    t: document.title,
+    s: [screen.width, screen.height, devicePixelRatio].join(),
+    q: url.search,
+  });
+  if (hit.n) query.set("e", "true");
+  try {
+    navigator.sendBeacon(endpoint + "?" + query);
+  } catch {}
+}
+
 /** A hit in the other tool's body (plus screen and language, which Tally keeps), to its endpoint. */
 export function sendForeign(endpoint: string, script: HTMLScriptElement, hit: TrackerHit): void {
   const data = script.dataset;
   if (FEATURE_UMAMI) return post(endpoint, { type: "event", payload: { ...umamiPayload(script, hit.u), name: hit.n, data: hit.p } });
+  if (FEATURE_GOATCOUNTER) return countGoatCounter(endpoint, hit);
   if ((data.include && !matches(data.include)) || (data.exclude && matches(data.exclude))) return;
   post(endpoint, {
     n: hit.n || (hit.e ? "engagement" : "pageview"),
@@ -93,7 +133,7 @@ export function sendForeign(endpoint: string, script: HTMLScriptElement, hit: Tr
   });
 }
 
-/** window.plausible (and the calls queued before load) or window.umami. */
+/** window.plausible (and the calls queued before load), window.umami or window.goatcounter. */
 export function defineForeignGlobal(tracker: { endpoint: string; script: HTMLScriptElement; track: Track; pageview: () => void }): void {
   const win = window as Foreign;
   if (FEATURE_PLAUSIBLE) {
@@ -119,5 +159,17 @@ export function defineForeignGlobal(tracker: { endpoint: string; script: HTMLScr
               ? tracker.track(value, props)
               : tracker.pageview(),
     };
+  }
+  if (FEATURE_GOATCOUNTER) {
+    // goatcounter.count({path: "Signup", event: true}) counts an event; count() a pageview.
+    win.goatcounter = {
+      ...win.goatcounter,
+      count: (vars = {}) => (vars.event ? tracker.track(vars.path || "") : tracker.pageview()),
+    };
+    // GoatCounter's data-goatcounter-click="name": a click on the element is that event.
+    document.addEventListener("click", (event) => {
+      const target = (event.target as Element).closest?.("[data-goatcounter-click]") as HTMLElement | null | undefined;
+      if (target) tracker.track(target.dataset.goatcounterClick!);
+    });
   }
 }

@@ -1,9 +1,19 @@
 import { messageAnswer } from "../http/answers.js";
 import { collect, COLLECT_BODY_LIMIT, CORS_HEADERS, hitBody } from "./collect.js";
 import { defineRoute, type Route } from "../http/route.js";
-import { trackerScriptResponse } from "./script.js";
+import { EXTENSIONS_TRACKER, trackerScriptResponse } from "./script.js";
 
 /** `/collect`'s 202: counted, or dropped on purpose (then `X-Tally-Dropped` says why). */
+/** The answers of a script route (here and the other tools' builds in foreign-routes.ts). */
+export const scriptAnswers = {
+  200: {
+    description: "The minified script.",
+    media: { "text/javascript": "The tracker." },
+    headers: { ETag: { description: "Send it back in `If-None-Match`.", required: true } },
+  },
+  304: { description: "Not modified (`If-None-Match` matched the ETag)." },
+} as const;
+
 export const hitAnswer = messageAnswer(202, "Accepted.");
 
 /** What the tracker talks to: the hit endpoint (public, CORS open) and the script itself. */
@@ -59,14 +69,18 @@ export const collectRoutes: readonly Route[] = [
     summary: "The tracker script",
     tag: "Collection",
     description: '`<script defer src="{base}/script.js"></script>`: it posts to the `/collect` beside its own URL (README "The tracker").',
-    responses: {
-      200: {
-        description: "The minified script.",
-        media: { "text/javascript": "The tracker." },
-        headers: { ETag: { description: "Send it back in `If-None-Match`.", required: true } },
-      },
-      304: { description: "Not modified (`If-None-Match` matched the ETag)." },
-    },
+    responses: scriptAnswers,
     handle: ({ request }) => trackerScriptResponse(request),
+  }),
+  defineRoute({
+    method: "GET",
+    path: "/script.ext.js",
+    auth: "public",
+    summary: "The tracker script with its extensions",
+    tag: "Collection",
+    description:
+      '`<script defer src="{base}/script.ext.js" data-extensions="downloads 404 forms scroll vitals"></script>`: the tracker plus the extensions, each turned on by its word in `data-extensions`; an SPA navigation sends the page left\'s engagement signal first (README "The tracker", "Extensions").',
+    responses: scriptAnswers,
+    handle: ({ request }) => trackerScriptResponse(request, EXTENSIONS_TRACKER),
   }),
 ];

@@ -2,6 +2,7 @@ import * as z from "zod";
 import { HttpError, MESSAGES } from "../http/errors.js";
 import { defineRoute, type Route, type RouteAnswer } from "../http/route.js";
 import { COLLECT_BODY_LIMIT, CORS_HEADERS } from "./collect.js";
+import { scriptAnswers } from "./collect-routes.js";
 import { foreignHitHandler } from "./foreign-hits.js";
 import { goatCounterQuery, goatCounterTracker } from "./goatcounter.js";
 import { plausibleEventBody, plausibleTracker } from "./plausible.js";
@@ -12,15 +13,6 @@ import { UMAMI_CORS_HEADERS, umamiSendBody, umamiTracker } from "./umami.js";
 // (README "Coming from Plausible, Umami or GoatCounter").
 
 const dropped = { "X-Tally-Dropped": { description: "Why the hit was not counted (`bot`, `excluded-ip`, …), as on `/collect`." } };
-
-const scriptAnswers = {
-  200: {
-    description: "The minified script.",
-    media: { "text/javascript": "Tally's tracker, built for that snippet." },
-    headers: { ETag: { description: "Send it back in `If-None-Match`.", required: true } },
-  },
-  304: { description: "Not modified (`If-None-Match` matched the ETag)." },
-} as const;
 
 const plausibleErrors = z.object({ errors: z.record(z.string(), z.array(z.string())) }).meta({ id: "PlausibleError" });
 const umamiError = z.object({ error: z.object({ message: z.string(), code: z.string(), status: z.int() }) }).meta({ id: "UmamiError" });
@@ -91,14 +83,15 @@ export const foreignRoutes: readonly Route[] = [
     auth: "public",
     params: z.object({
       file: z.string().meta({
-        description: "`script.js` or one of Plausible's extension names (`script.hash.js`, `script.manual.js`…).",
+        description:
+          "`script.js` or Plausible's extension names, combined in any order (`script.hash.js`, `script.file-downloads.outbound-links.js`…); names Tally does not carry are ignored.",
         example: "script.js",
       }),
     }),
     summary: "Tally's tracker for Plausible's snippet",
     tag: "Collection",
     description:
-      '`<script defer data-domain="example.com" src="{base}/js/script.js"></script>`: reads `data-domain`, `data-api`, `data-include`, `data-exclude`, the `hash` and `manual` extension names, and offers `plausible(name, {props, callback})` with its queue; posts to `{base}/api/event`.',
+      '`<script defer data-domain="example.com" src="{base}/js/script.js"></script>`: reads `data-domain`, `data-api`, `data-include`, `data-exclude`, the `hash`, `manual`, `outbound-links` and `file-downloads` extension names (and `file-types`), and offers `plausible(name, {props, callback})` with its queue; posts to `{base}/api/event`.',
     responses: { ...scriptAnswers, 404: "error" },
     async handle({ request, params }) {
       if (!PLAUSIBLE_SCRIPT.test(params.file ?? "")) throw new HttpError(404, MESSAGES.notFound);
@@ -135,6 +128,17 @@ export const foreignRoutes: readonly Route[] = [
       '`<script defer src="{base}/umami.js" data-website-id="…"></script>` (Umami\'s is `/script.js`, which is Tally\'s own): reads `data-website-id`, `data-host-url`, `data-domains`, `data-auto-track`, and offers `umami.track(…)`; posts to `{base}/api/send`.',
     responses: scriptAnswers,
     handle: ({ request }) => trackerScriptResponse(request, FOREIGN_TRACKERS.umami),
+  }),
+  defineRoute({
+    method: "GET",
+    path: "/count.js",
+    auth: "public",
+    summary: "Tally's tracker for GoatCounter's snippet",
+    tag: "Collection",
+    description:
+      '`<script data-goatcounter="{base}/count" async src="{base}/count.js"></script>`: counts the page through `{base}/count` (a beacon), reads `data-goatcounter-settings` (`no_onload`), `localStorage.skipgc`, `data-goatcounter-click`, and offers `goatcounter.count({path, event})`.',
+    responses: scriptAnswers,
+    handle: ({ request }) => trackerScriptResponse(request, FOREIGN_TRACKERS.goatcounter),
   }),
   countRoute("GET", {
     summary: "GoatCounter's pixel: count a pageview or an event",

@@ -1,4 +1,13 @@
-import { plausibleTracker, trackerEncoded, trackerEtag, trackerScript, umamiTracker, type ServedTracker } from "@tally-analytics/tracker";
+import {
+  extensionsTracker,
+  goatCounterTracker,
+  plausibleTracker,
+  trackerEncoded,
+  trackerEtag,
+  trackerScript,
+  umamiTracker,
+  type ServedTracker,
+} from "@tally-analytics/tracker";
 import { staticTextResponse, type StaticText } from "../http/static-text.js";
 
 /** The script URL is not versioned: a day of freshness, a week of serving stale while revalidating. */
@@ -18,8 +27,15 @@ const served = ({ script, etag, encoded }: ServedTracker): StaticText => ({
   encoded,
 });
 
+/** The build with the extensions, at /script.ext.js (README "The tracker", "Extensions"). */
+export const EXTENSIONS_TRACKER = served(extensionsTracker);
+
 /** The builds for other tools' snippets (README "Coming from Plausible, Umami or GoatCounter"). */
-export const FOREIGN_TRACKERS = { plausible: served(plausibleTracker), umami: served(umamiTracker) } as const;
+export const FOREIGN_TRACKERS = {
+  plausible: served(plausibleTracker),
+  umami: served(umamiTracker),
+  goatcounter: served(goatCounterTracker),
+} as const;
 
 /** GET /script.js (or another build): the tracker, gzip or brotli as built, with an ETag so revalidation costs a 304. */
 export async function trackerScriptResponse(request: Request, text: StaticText = TRACKER): Promise<Response> {
