@@ -10,7 +10,7 @@ import { ROOT, requireFromCore } from "./paths.mjs";
 
 // A visit's named source and channel, by Tally's own rules: the raw rows carry them as
 // columns (worked out once at insert), so the baseline is the GROUP BY, as for any column.
-const { channelOf, clickIdOf, sourceOf } = await import(pathToFileURL(join(ROOT, "packages/core/dist/internal.js")).href);
+const { channelOf, clickIdOf, regionOfName, sourceOf } = await import(pathToFileURL(join(ROOT, "packages/core/dist/internal.js")).href);
 
 export const RAW_COLUMNS = [
   "website_id",
@@ -41,6 +41,7 @@ export const RAW_COLUMNS = [
   "os_version",
   "source",
   "channel",
+  "region",
 ];
 const PG_TYPES = {
   website_id: "int",
@@ -92,7 +93,7 @@ export function rangeBounds(from, to, timeZone) {
   return [localMidnight(from, timeZone), localMidnight(next, timeZone)];
 }
 
-/** Country/continent/city values as Tally stores them, from the DB-IP city files. */
+/** Country/continent/city/region values as Tally stores them, from the DB-IP city files (a region's name to its ISO code by Tally's own rule). */
 export async function openRawGeo(paths) {
   if (!paths) return null;
   const maxmind = requireFromCore("maxmind");
@@ -113,6 +114,7 @@ export async function openRawGeo(paths) {
         country: `${code}:${names.of(code) ?? countries[code]?.name ?? code}`,
         continent: continents[continent] ? `${continent}:${continents[continent]}` : null,
         city: record.city ? `${code}:${record.city}` : null,
+        region: regionOfName(code, record.state1 ?? "") || null,
       };
     }
     if (cache.size > 200_000) cache.clear();
@@ -230,6 +232,7 @@ export function createRawRowMaker({ websiteId, domain, timeZone, visitors, geo }
       ua.osVersion,
       start ? acquisition.source : null,
       start ? acquisition.channel : null,
+      place?.region ?? null,
     ];
   };
 }
@@ -272,6 +275,7 @@ const VISITOR_DIMENSIONS = {
   city: "city",
   browser_version: "browser_version",
   os_version: "os_version",
+  region: "region",
 };
 const VISIT_DIMENSIONS = {
   landing_page: "page",

@@ -1,4 +1,4 @@
-// A database from before the dimensions of issue 26 (migrations 0016 and 0017): opening it
+// A database from before the dimensions of issue 26 (migrations 0016, 0017 and 0022): opening it
 // adds their `visits` columns and drops the day blocks that lack them; filtered statistics
 // of the old days answer as before, and new hits carry the new values.
 import { createTally, type Tally } from "@tally-analytics/core";
@@ -7,7 +7,7 @@ import { afterAll, describe, expect, it } from "vitest";
 import { createTempTally } from "../support/tally-fixture.js";
 
 const CHROME = "Mozilla/5.0 (Windows NT 10.0; Win64; x64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/131.0.0.0 Safari/537.36";
-const NEW_COLUMNS = ["source", "channel", "browser_version", "os_version"];
+const NEW_COLUMNS = ["source", "channel", "browser_version", "os_version", "region"];
 const DAYS = ["2026-03-01", "2026-03-02", "2026-03-03"];
 
 describe("opening a database from before the source, channel and version dimensions", () => {

@@ -65,11 +65,11 @@ export function filterCases(visits: readonly ModelVisit[], sites: readonly strin
   const pick = <T>(items: readonly T[]): T => items[int(items.length)]!;
   const bySite = new Map(sites.map((site) => [site, occurrences(visits.filter((visit) => visit.site === site))]));
 
-  /** A value for `is` / `is_not`: mostly one that occurs, sometimes none that does; codes for countries and continents. */
+  /** A value for `is` / `is_not`: mostly one that occurs, sometimes none that does; codes for countries, continents and regions. */
   function exact(dimension: string, values: readonly string[]): string {
     if (rand() < 0.12) return pick(["zz-none", "/none", "Nothing|Here"]);
     const value = pick(values);
-    if ((dimension === "country" || dimension === "continent") && rand() < 0.4) {
+    if ((dimension === "country" || dimension === "continent" || dimension === "region") && rand() < 0.4) {
       const code = value.split(":")[0]!;
       return rand() < 0.5 ? code : code.toLowerCase();
     }

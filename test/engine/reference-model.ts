@@ -27,7 +27,7 @@ import {
 export { localDayHour } from "./reference-fields.js";
 
 export interface GeoSource {
-  lookup(ip: string): { country: string; continent: string; city: string } | null;
+  lookup(ip: string): { country: string; continent: string; city: string; region: string } | null;
 }
 export interface AgentSource {
   parse(userAgent: string): { browser: string; os: string; device: string; browserVersion: string; osVersion: string };
@@ -63,6 +63,7 @@ export const VISIT_DIMENSIONS = [
   "country",
   "continent",
   "city",
+  "region",
   "language",
   "resolution",
   "source",
@@ -264,6 +265,7 @@ export function buildModel(
       add(site.key, "country", day, place?.country ?? "");
       add(site.key, "continent", day, place?.continent ?? "");
       add(site.key, "city", day, place?.city ?? "");
+      add(site.key, "region", day, place?.region ?? "");
     }
 
     // Rule 2 across midnight: a day's first hit sees the day before only within 30 minutes of midnight.
@@ -304,6 +306,7 @@ export function buildModel(
           country: place?.country ?? "",
           continent: place?.continent ?? "",
           city: place?.city ?? "",
+          region: place?.region ?? "",
           language: languageOf(hit.language),
           resolution: screenOf(hit.screen),
           source,

@@ -35,7 +35,7 @@ export function filterText(condition: FilterCondition): string {
 }
 
 const isVisitDimension = (dimension: string): dimension is VisitDimension => (VISIT_DIMENSIONS as readonly string[]).includes(dimension);
-const CODED = new Set(["country", "continent"]);
+const CODED = new Set(["country", "continent", "region"]);
 
 /** Does a known value match `is` (or `contains`)? An unknown value ("") never does. */
 function valueMatches(dimension: string, value: string, values: readonly string[], contains: boolean): boolean {
@@ -94,6 +94,7 @@ const VISITOR_COUNTS: readonly VisitDimension[] = [
   "country",
   "continent",
   "city",
+  "region",
   "language",
   "resolution",
   "browser_version",

@@ -57,6 +57,8 @@ const EXPECTED: Record<string, Record<string, number>> = {
   country: { "US:United States": 1, "DE:Germany": 2 },
   continent: { "NA:North America": 1, "EU:Europe": 2 },
   city: {},
+  // GoatCounter's `US-TX`: the region.
+  region: { "US-TX:Texas": 1 },
   event: { "signup-click": 1 },
   goals: { "signup-click": 1 },
 };

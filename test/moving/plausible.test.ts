@@ -102,6 +102,8 @@ const EXPECTED: Record<string, Record<string, number>> = {
   country: { "US:United States": 6, "DE:Germany": 4, "FR:France": 5 },
   continent: { "NA:North America": 6, "EU:Europe": 9 },
   city: {},
+  // imported_locations' region column.
+  region: { "US-CA:California": 4, "US-TX:Texas": 2, "FR-IDF:Île-de-France": 5 },
   event: { Signup: 3, "Outbound Link: Click": 3 },
   goals: { Signup: 2, "Outbound Link: Click": 2 },
   "event_property:Outbound Link: Click:url": { "https://github.com/x": 2, "https://docs.example/": 1 },

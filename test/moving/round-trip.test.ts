@@ -32,6 +32,7 @@ const PLAUSIBLE_CARRIES = [
   "device",
   "country",
   "continent",
+  "region",
   "event",
   "goals",
 ];
@@ -52,6 +53,7 @@ describe.each(DIALECTS)("export, then import into an empty website, on %s", (dia
     original = await allStatistics(stored.tally, accountId, sourceId, FROM, TO);
     expect(original.totals.pageviews).toBeGreaterThan(500);
     expect(Object.keys(original.stats.country ?? {}).length).toBeGreaterThan(1);
+    expect(Object.keys(original.stats.region ?? {}).length).toBeGreaterThan(0);
   });
   afterAll(async () => {
     await stored.dispose();

@@ -25,6 +25,7 @@ const LABELS: Readonly<Record<string, MessageKey>> = {
   os_version: "dimension.osVersion",
   country: "dimension.country",
   continent: "dimension.continent",
+  region: "dimension.region",
   city: "dimension.city",
   language: "dimension.language",
   resolution: "dimension.resolution",

@@ -29,10 +29,10 @@ export interface ValueLabel {
   text: string;
 }
 
-/** How a row's value reads in a card: `US:United States` → [US] United States, `US:Austin` → [US] Austin. */
+/** How a row's value reads in a card: `US:United States` → [US] United States, `US:Austin` → [US] Austin, `US-TX:Texas` → [US-TX] Texas. */
 export function valueLabel(name: string, value: string): ValueLabel {
   const colon = value.indexOf(":");
-  if (colon < 0 || !["country", "continent", "city"].includes(name)) return { text: value };
+  if (colon < 0 || !["country", "continent", "region", "city"].includes(name)) return { text: value };
   const text = value.slice(colon + 1);
   return name === "continent" ? { text } : { code: value.slice(0, colon), text };
 }

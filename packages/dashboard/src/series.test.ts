@@ -48,6 +48,7 @@ describe("series", () => {
   it("labels geo values", () => {
     expect(valueLabel("country", "US:United States")).toEqual({ code: "US", text: "United States" });
     expect(valueLabel("city", "US:Austin")).toEqual({ code: "US", text: "Austin" });
+    expect(valueLabel("region", "US-TX:Texas")).toEqual({ code: "US-TX", text: "Texas" });
     expect(valueLabel("continent", "NA:North America")).toEqual({ text: "North America" });
     expect(valueLabel("page", "/a:b")).toEqual({ text: "/a:b" });
   });

@@ -87,6 +87,7 @@ const CARDS: ReadonlyArray<[MessageKey, readonly Tab[]]> = [
     [
       ["country", "tab.countries", "unit.visitors"],
       ["continent", "tab.continents", "unit.visitors"],
+      ["region", "tab.regions", "unit.visitors"],
       ["city", "tab.cities", "unit.visitors"],
     ],
   ],

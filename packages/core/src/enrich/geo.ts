@@ -2,8 +2,9 @@ import { countries } from "countries-list";
 import type { Reader, Response } from "maxmind";
 import { isIP } from "node:net";
 import { createLruCache } from "./lru-cache.js";
+import { regionOfCode, regionOfName } from "./regions.js";
 
-/** Values as the country, continent and city statistics store them; "" when unknown. */
+/** Values as the country, continent, region and city statistics store them; "" when unknown. */
 export interface GeoLocation {
   /** `"US:United States"`: ISO 3166-1 alpha-2 code and English name. */
   readonly country: string;
@@ -11,6 +12,8 @@ export interface GeoLocation {
   readonly continent: string;
   /** `"US:Austin"`: country code and the city's English name; "" without a city database. */
   readonly city: string;
+  /** `"US-TX:Texas"`: ISO 3166-2 code and name (enrich/regions.ts); "" without a city database. */
+  readonly region: string;
 }
 
 export interface GeoLookup {
@@ -121,7 +124,7 @@ function normalizeIp(ip: string): { address: string; family: 4 | 6 } | null {
   return { address: [high >> 8, high & 0xff, low >> 8, low & 0xff].join("."), family: 4 };
 }
 
-/** Reads both layouts: GeoLite2 (`country.iso_code`, `city.names.en`) and ip-location-db (`country_code`, `city`). */
+/** Reads both layouts: GeoLite2 (`country.iso_code`, `city.names.en`, `subdivisions`) and ip-location-db (`country_code`, `city`, `state1`). */
 function toLocation(record: unknown): GeoLocation | null {
   if (!isObject(record)) return null;
   const countryCode = validCountryCode(
@@ -133,13 +136,20 @@ function toLocation(record: unknown): GeoLocation | null {
     (countryCode ? (countryData[countryCode]?.continent ?? "") : "");
   const continentName = CONTINENT_NAMES[continentCode];
   const continent = continentName ? `${continentCode}:${continentName}` : "";
-  if (!countryCode) return continent ? { country: "", continent, city: "" } : null;
+  if (!countryCode) return continent ? { country: "", continent, city: "", region: "" } : null;
   const cityName = stringAt(record, "city", "names", "en") || stringAt(record, "city");
-  return { ...locationOf(countryCode, cityName)!, continent };
+  const subdivision = Array.isArray(record["subdivisions"]) ? (record["subdivisions"][0] as unknown) : undefined;
+  const region =
+    regionOfCode(countryCode, stringAt(subdivision, "iso_code")) ||
+    regionOfName(countryCode, stringAt(subdivision, "names", "en") || stringAt(record, "state1"));
+  return { ...locationOf(countryCode, cityName)!, continent, region };
 }
 
-/** The stored values of a country code (and a city in it), as a lookup would give them; null for no valid code. */
-export function locationOf(code: string, cityName = ""): GeoLocation | null {
+/**
+ * The stored values of a country code (and a city and an ISO 3166-2 region code in it, `US-TX`),
+ * as a lookup would give them; null for no valid code.
+ */
+export function locationOf(code: string, cityName = "", regionCode = ""): GeoLocation | null {
   const countryCode = validCountryCode(code);
   if (!countryCode) return null;
   const continentCode = countryData[countryCode]?.continent ?? "";
@@ -148,6 +158,7 @@ export function locationOf(code: string, cityName = ""): GeoLocation | null {
     country: `${countryCode}:${countryName(countryCode)}`,
     continent: continentName ? `${continentCode}:${continentName}` : "",
     city: cityName ? `${countryCode}:${cityName}` : "",
+    region: regionCode ? regionOfCode(countryCode, regionCode) : "",
   };
 }
 

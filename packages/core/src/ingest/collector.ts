@@ -147,7 +147,7 @@ export function createCollector(options: CollectorOptions) {
 
   /** Where the hit comes from: what an import knew, else the geo database's answer for the address. */
   function placeOf(hit: CheckedHit): GeoLocation | null {
-    if (hit.known?.country) return locationOf(hit.known.country, hit.known.city);
+    if (hit.known?.country) return locationOf(hit.known.country, hit.known.city, hit.known.region);
     return hit.ip === "" ? null : (geo?.lookup(hit.ip) ?? null);
   }
 

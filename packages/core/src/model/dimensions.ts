@@ -42,7 +42,7 @@ export interface HitSources {
     readonly browserVersion: string;
     readonly osVersion: string;
   };
-  readonly place: { readonly country: string; readonly continent: string; readonly city: string } | null;
+  readonly place: { readonly country: string; readonly continent: string; readonly city: string; readonly region: string } | null;
   readonly language: string;
   readonly screen: string;
   /** The visit's named source and channel (enrich/sources.ts, enrich/channels.ts). */
@@ -118,6 +118,7 @@ export const DIMENSIONS = {
     visit: { browser_version: perVisitor("browser_version") },
   },
   os_version: { code: 22, newPerDay: 1000, read: (s) => s.agent.osVersion, visit: { os_version: perVisitor("os_version") } },
+  region: { code: 23, newPerDay: 2000, read: (s) => s.place?.region ?? "", visit: { region: perVisitor("region") }, coded: true },
 } as const satisfies Record<string, DimensionRow>;
 
 export type DimensionKind = keyof typeof DIMENSIONS;

@@ -62,6 +62,8 @@ export interface KnownValues {
   country?: string;
   /** The city's English name (with `country`). */
   city?: string;
+  /** The ISO 3166-2 code of the region (`US-TX`, with `country`). */
+  region?: string;
   /** A source the tool named without a host (GoatCounter's generated referrers, `Email`): stands in for `utm_source`. */
   source?: string;
   /** `Chrome 120`, `Mac OS 14.1`, as the browser_version and os_version statistics name them. */
@@ -172,6 +174,7 @@ function checkKnown(known: KnownValues | null | undefined): KnownValues | null {
     device: clean(known.device),
     country: /^[A-Z]{2}$/.test(country) ? country : "",
     city: clean(known.city),
+    region: clean(known.region),
     source: clean(known.source),
     browserVersion: clean(known.browserVersion),
     osVersion: clean(known.osVersion),

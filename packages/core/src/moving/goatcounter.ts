@@ -54,10 +54,12 @@ function referrer(record: CsvRecord): { url: string; source: string } {
   return { url: /^[a-z][a-z0-9+.-]*:/i.test(text) ? text : `https://${text}`, source: "" };
 }
 
-/** `US` or `US-TX`: the country; with a user agent in the row, the rest comes from parsing it. */
+/** `US` or `US-TX`: the country and the region; with a user agent in the row, the rest comes from parsing it. */
 function known(record: CsvRecord, hasUserAgent: boolean, source: string): KnownValues {
-  const country = record.get("Location").trim().split("-", 1)[0] ?? "";
-  if (hasUserAgent) return { country, source };
+  const location = record.get("Location").trim();
+  const country = location.split("-", 1)[0] ?? "";
+  const region = location.includes("-") ? location : "";
+  if (hasUserAgent) return { country, region, source };
   const os = systemName(record.get("System"));
   const browser = browserName(record.get("Browser"));
   return {
@@ -65,6 +67,7 @@ function known(record: CsvRecord, hasUserAgent: boolean, source: string): KnownV
     os,
     device: deviceOfSystem(os),
     country,
+    region,
     source,
     browserVersion: withVersionOf(browser, record.get("Browser"), 1),
     osVersion: withVersionOf(os, record.get("System"), 2),

@@ -39,6 +39,7 @@ export const PLAUSIBLE_NAMES = [
   NAMED_SOURCE.statistic,
   "event",
   "country",
+  "region",
   "device",
   "browser",
   "os",
@@ -147,19 +148,24 @@ export function plausibleFiles(db: Kysely<Database>, website: WebsiteRow, range:
         for (const row of rows) yield [day, row.value, "", "", visitors.get(row.value) ?? 0, row.count];
       }
     }),
-    file("locations", ["date", "country", "region", "city", ...SESSION_COLUMNS], () =>
-      completed("country", visitsBy("country"), (row, f) => [
-        row.day,
-        row.value.split(":", 1)[0] ?? "",
-        "",
-        0,
-        row.count,
-        f?.visits ?? row.count,
-        f?.duration ?? 0,
-        f?.bounces ?? 0,
-        f?.pageviews ?? 0,
-      ]),
-    ),
+    file("locations", ["date", "country", "region", "city", ...SESSION_COLUMNS], async function* () {
+      // Countries, then regions with the country empty: Tally counts them apart (as the sources' fields).
+      // A region the ISO list did not name (`NL:North Holland`) has no code for Plausible's column.
+      for (const name of ["country", "region"] as const) {
+        const lines = completed(name, visitsBy(name), (row, f) => [
+          row.day,
+          name === "country" ? (row.value.split(":", 1)[0] ?? "") : "",
+          name === "region" ? (row.value.split(":", 1)[0] ?? "") : "",
+          0,
+          row.count,
+          f?.visits ?? row.count,
+          f?.duration ?? 0,
+          f?.bounces ?? 0,
+          f?.pageviews ?? 0,
+        ]);
+        for await (const line of lines) if (name === "country" || String(line[2]).includes("-")) yield line;
+      }
+    }),
     visitorBreakdown("devices", "device", ["device"]),
     visitorBreakdown("browsers", "browser", ["browser", "browser_version"]),
     visitorBreakdown("operating_systems", "os", ["operating_system", "operating_system_version"]),

@@ -123,16 +123,21 @@ const TABLES: Readonly<Record<string, PlausibleTable>> = {
   },
   locations: {
     required: ["date", "country", "visitors"],
-    counts(record) {
+    counts(record, has) {
       // Cities are GeoNames ids, which Tally cannot name without GeoNames' data: left out.
-      const place = locationOf(record.get("country").trim());
+      // A row of Tally's own export names a region alone, its country empty (counted apart).
+      const region = has("region") ? record.get("region").trim() : "";
+      const place = locationOf(record.get("country").trim() || (region.split("-", 1)[0] ?? ""), "", region);
       const visitors = count(record, "visitors");
-      return place
-        ? [
-            { name: "country", value: place.country, count: visitors },
-            { name: "continent", value: place.continent, count: visitors },
-          ]
-        : [];
+      if (!place) return [];
+      const drafts: CountDraft[] = [];
+      if (record.get("country").trim() !== "")
+        drafts.push(
+          { name: "country", value: place.country, count: visitors },
+          { name: "continent", value: place.continent, count: visitors },
+        );
+      if (place.region !== "") drafts.push({ name: "region", value: place.region, count: visitors });
+      return drafts;
     },
   },
   devices: dimension("device", "device", "device"),

@@ -321,6 +321,7 @@ const migrationFactories: Record<string, MigrationFactory> = {
       await sql`insert into rollup_watermarks (website_id, closed_through) select id, ${closed} from websites`.execute(db);
     },
   }),
+  "0022_regions": () => ({ up: (db) => addVisitColumns(db, ["region"]) }),
 };
 
 /**
