@@ -321,6 +321,13 @@ const migrationFactories: Record<string, MigrationFactory> = {
       await sql`insert into rollup_watermarks (website_id, closed_through) select id, ${closed} from websites`.execute(db);
     },
   }),
+  // Day blocks keep a visit's hits in the order they came (`seq`, as funnels and journeys read
+  // them) instead of by time: the blocks built before go, and buildDayBlocks writes them again.
+  "0025_block_hit_order": () => ({
+    async up(db) {
+      await sql`delete from day_blocks`.execute(db);
+    },
+  }),
 };
 
 /**
