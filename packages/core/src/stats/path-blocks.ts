@@ -3,7 +3,6 @@ import type { Database } from "../storage/schema.js";
 import type { BlockColumn } from "./day-block-builder.js";
 import { hitTests, matchingVisits, offsets, runsOf, type ResolvedCondition } from "./day-block-counter.js";
 import { decodeColumn, valueAt, type Column } from "./day-block-format.js";
-import type { JourneyHit } from "./path-reader.js";
 
 /**
  * Funnels and journeys read from day blocks (docs/architecture.md, "A query's path"): a
@@ -14,6 +13,17 @@ import type { JourneyHit } from "./path-reader.js";
  * `-(d·2²⁴ + v + 1)`, its visitor-day run the visitor of the same form (the rows' ids are
  * positive, and a visitor-day is one day's, so a block's and the rows' never meet).
  */
+
+/** A hit of a visit that has a journey's start, in the visit's order. */
+export interface JourneyHit {
+  visit: number;
+  visitor: number;
+  /** A page's or an event name's dictionary id. */
+  page: number;
+  event: number;
+  /** Whether it is the start (its page or event matches). */
+  start: boolean;
+}
 
 /** A current block's columns, by name. */
 export type PathBlock = (name: BlockColumn) => Column;

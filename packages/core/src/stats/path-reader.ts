@@ -13,6 +13,7 @@ import {
   countBlockFunnel,
   currentBlocks,
   stepBits,
+  type JourneyHit,
   type PathBlock,
   type RangeBlocks,
   type StepBits,
@@ -27,16 +28,7 @@ interface StepHit {
   steps: number;
 }
 
-/** A hit of a visit that has a journey's start, in the visit's order. */
-export interface JourneyHit {
-  visit: number;
-  visitor: number;
-  /** A page's or an event name's dictionary id. */
-  page: number;
-  event: number;
-  /** Whether it is the start (its page or event matches). */
-  start: boolean;
-}
+export type { JourneyHit };
 
 /** The stored hits funnels and journeys are computed from (docs/statistics.md, "Funnels and journeys"). */
 export interface PathReader {
