@@ -228,6 +228,14 @@ describe.each(DIALECTS)("segments store on %s", (dialect) => {
     await tally.flush();
     const wholeRange = { from: "2026-09-01", to: "2026-09-30" };
     const before = await rows(tally, site.id, { name: "pageviews", ...wholeRange });
+    // Funnels and journeys read day blocks where they are current: those of the deleted days go too.
+    expect(await tally.buildDayBlocks()).toBe(11);
+    const funnel = await tally.funnels.create(accountId, site.id, { name: "Old", steps: ["page:/d*", "page:/d*"] });
+    const funnelVisitors = async () =>
+      (await tally.stats.funnel(accountId, site.id, { funnel: funnel.id, ...wholeRange })).data.map((row) => row.visitors);
+    const journeyStart = async () => (await tally.stats.journey(accountId, site.id, { from_event: "E", ...wholeRange })).data[0]?.visitors;
+    expect(await funnelVisitors()).toEqual([12 * 4, 0]);
+    expect(await journeyStart()).toBe(12);
     const database = await openDatabase(stored.url);
     try {
       const calls: number[] = [];
@@ -253,6 +261,8 @@ describe.each(DIALECTS)("segments store on %s", (dialect) => {
     expect(new Date(Number(oldest!.t) * 1000).toISOString().slice(0, 10)).toBe("2026-09-14");
     // Unfiltered statistics (rollups) still have every day; filtered ones only the kept days.
     expect(await rows(tally, site.id, { name: "pageviews", ...wholeRange })).toEqual(before);
+    expect(await funnelVisitors()).toEqual([7 * 4, 0]);
+    expect(await journeyStart()).toBe(7);
     const filtered = await rows(tally, site.id, {
       name: "pageviews",
       ...wholeRange,

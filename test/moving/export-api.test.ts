@@ -39,6 +39,8 @@ describe.each(apiMatrix)("GET /api/v1/websites/{id}/export, $name", ({ transport
     expect(response.headers.get("content-type")).toBe("application/zip");
     expect(response.headers.get("content-disposition")).toBe('attachment; filename="tally-export.example-20250105-20250106.zip"');
     expect(Object.keys(files)).toContain("event_property.csv");
+    // The funnel definitions (none here) ride along for `tally import`.
+    expect(strFromU8(files["funnels.csv"]!)).toBe('"name","steps"\n');
     expect(strFromU8(files["pageviews.csv"]!)).toBe('"date","pageviews"\n"2025-01-05",2\n');
     expect(strFromU8(files["page.csv"]!)).toBe('"date","value","count"\n"2025-01-05","/",1\n"2025-01-05","/a,""b""",1\n');
     expect(strFromU8(files["visits.csv"]!)).toBe(

@@ -69,7 +69,12 @@ describe.each(DIALECTS)("export, then import into an empty website, on %s", (dia
     return path;
   }
 
-  it("Tally's CSV export gives every statistic back exactly", async () => {
+  it("Tally's CSV export gives every statistic back exactly, and the funnel definitions", async () => {
+    const funnels = [
+      { name: 'Checkout, "quoted"', steps: ["page:/", "page:/pricing*", "event:Signup"] },
+      { name: "Blog", steps: ["page:/blog/*", "event:🎉 Celebrate"] },
+    ];
+    for (const funnel of funnels) await stored.tally.funnels.create(accountId, sourceId, funnel);
     const file = await exportToFile("csv");
     expect(file).toMatch(/tally-source\.example-20250\d{3}-202506\d\d\.zip$/);
     const target = await stored.tally.websites.create(accountId, { domain: "csv.target.example", timezone: "Europe/Berlin" });
@@ -78,6 +83,14 @@ describe.each(DIALECTS)("export, then import into an empty website, on %s", (dia
     const copy = await allStatistics(stored.tally, accountId, target.id, FROM, TO);
     expect(copy.stats).toEqual(original.stats);
     expect(copy.totals).toEqual(original.totals);
+    const defined = async () =>
+      (await stored.tally.funnels.list(accountId, target.id)).map((funnel) => ({ name: funnel.name, steps: funnel.steps }));
+    expect(await defined()).toEqual(funnels);
+    // Into a website that has one of them already: only the other is defined.
+    const other = await stored.tally.websites.create(accountId, { domain: "csv.other.example", timezone: "Europe/Berlin" });
+    await stored.tally.funnels.create(accountId, other.id, funnels[1]!);
+    await stored.tally.import(file, { websiteId: other.id });
+    expect((await stored.tally.funnels.list(accountId, other.id)).map((funnel) => funnel.name)).toEqual(["Blog", funnels[0]!.name]);
   });
 
   it("Plausible's layout gives back every statistic it carries", async () => {

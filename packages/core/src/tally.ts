@@ -363,6 +363,7 @@ async function openServices(options: TallyOptions): Promise<Services> {
   });
   const flushed = collector;
   const importAgents = createUserAgentParser();
+  const funnels = createFunnels(store.db, websites);
   const importContext: ImportContext = {
     db: store.db,
     dialect: store.dialect,
@@ -393,6 +394,21 @@ async function openServices(options: TallyOptions): Promise<Services> {
         }
       }
     },
+    async addFunnels(websiteId, definitions) {
+      const row = await directory.findById(websiteId);
+      if (!row) return;
+      const accountId = Number(row.account_id);
+      const key = (funnel: { name: string; steps: readonly string[] }) => JSON.stringify([funnel.name, funnel.steps]);
+      const defined = new Set((await funnels.list(accountId, websiteId)).map(key));
+      for (const definition of definitions) {
+        if (defined.has(key(definition))) continue;
+        try {
+          defined.add(key(await funnels.create(accountId, websiteId, definition)));
+        } catch (error) {
+          if (!(error instanceof ValidationError)) throw error;
+        }
+      }
+    },
   };
   const outbox = createOutboxRelay({
     db: store.db,
@@ -407,7 +423,6 @@ async function openServices(options: TallyOptions): Promise<Services> {
   const stopDayBlocks = scheduleEvery(() => dayBlocks.run(), options.dayBlocksIntervalMs ?? 600_000, DAY_BLOCKS_FIRST_RUN_MS, onError);
   const accounts = createAccounts(store.db);
   const beforeRead = () => flushed.settleForRead();
-  const funnels = createFunnels(store.db, websites);
   const stats: Stats = {
     ...createStats(websites, reads, beforeRead, createRealtimeReader(store.db)),
     ...createPathStats({ websites, funnels, runner: reads, beforeRead }),

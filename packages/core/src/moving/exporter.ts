@@ -4,7 +4,7 @@ import type { WebsiteRow } from "../websites/websites.js";
 import { checkDayRange } from "./day-range.js";
 import { plausibleFiles, PLAUSIBLE_NAMES } from "./plausible-export.js";
 import { countDayRows, dataRange, dayRows, daySeries, type ExportRange } from "./rollup-rows.js";
-import { keyFields, TALLY_FILES } from "./tally-layout.js";
+import { FUNNELS_FILE, keyFields, TALLY_FILES } from "./tally-layout.js";
 import { zipCsv, type OutputFile } from "./zip-csv.js";
 
 export type ExportFormat = "csv" | "plausible";
@@ -31,8 +31,19 @@ export interface WebsiteExport {
   body: ReadableStream<Uint8Array>;
 }
 
+/** The website's funnels, in the order they were defined. */
+const funnelRows = (db: Kysely<Database>, websiteId: number) =>
+  db.selectFrom("funnels").select(["name", "steps"]).where("website_id", "=", websiteId).orderBy("id").execute();
+
 function tallyFiles(db: Kysely<Database>, websiteId: number, range: ExportRange): OutputFile[] {
-  return TALLY_FILES.map((file) => {
+  const funnels: OutputFile = {
+    name: FUNNELS_FILE.file,
+    header: FUNNELS_FILE.columns,
+    async *rows() {
+      for (const funnel of await funnelRows(db, websiteId)) yield [funnel.name, funnel.steps];
+    },
+  };
+  return TALLY_FILES.map((file): OutputFile => {
     const names = Object.values(file.counts);
     const derived = Object.entries(file.derived ?? {});
     return {
@@ -49,7 +60,7 @@ function tallyFiles(db: Kysely<Database>, websiteId: number, range: ExportRange)
         for await (const row of dayRows(db, websiteId, names[0]!, range)) yield [row.day, ...keyFields(file, row.value), row.count];
       },
     };
-  });
+  }).concat(funnels);
 }
 
 const TALLY_NAMES = TALLY_FILES.flatMap((file) => Object.values(file.counts));
@@ -64,7 +75,9 @@ export async function exportWebsite(db: Kysely<Database>, website: WebsiteRow, o
   const range = { from: options.from ?? data?.from ?? today, to: options.to ?? data?.to ?? today };
   if (range.from > range.to) range.from = range.to;
   const files = format === "csv" ? tallyFiles(db, websiteId, range) : plausibleFiles(db, website, range);
-  const totalRows = await countDayRows(db, websiteId, format === "csv" ? TALLY_NAMES : PLAUSIBLE_NAMES, range);
+  const totalRows =
+    (await countDayRows(db, websiteId, format === "csv" ? TALLY_NAMES : PLAUSIBLE_NAMES, range)) +
+    (format === "csv" ? (await funnelRows(db, websiteId)).length : 0);
   const compact = (day: string) => day.replace(/-/g, "");
   const fileName =
     format === "csv"

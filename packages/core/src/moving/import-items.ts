@@ -54,7 +54,15 @@ export interface FormatReader {
   items(counter: ByteCounter): AsyncGenerator<ImportItem>;
   /** The ids the other tool knew the website by, seen while reading (Umami's `website_id`): the website's aliases after the import. */
   aliases?(): readonly string[];
+  /** Funnel definitions the input carries (Tally's own export): defined on the website after the import where it lacks them. */
+  funnels?(): Promise<readonly FunnelDefinition[]>;
   close(): Promise<void>;
+}
+
+/** A funnel as an export carries it: its name and its steps (`page:/x`, `event:Name`). */
+export interface FunnelDefinition {
+  name: string;
+  steps: readonly string[];
 }
 
 export type OpenReader = (input: ImportInput, website: TargetWebsite, scratchDirectory: string) => Promise<FormatReader>;

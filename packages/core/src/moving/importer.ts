@@ -12,7 +12,7 @@ import type { WebsiteRow } from "../websites/websites.js";
 import { createCountsWriter } from "./counts-writer.js";
 import { checkDayRange } from "./day-range.js";
 import { detectFormat, READERS } from "./detect-format.js";
-import type { FormatReader, ImportFormat, ImportItem, TargetWebsite } from "./import-items.js";
+import type { FormatReader, FunnelDefinition, ImportFormat, ImportItem, TargetWebsite } from "./import-items.js";
 import { createImportsLedger, type ImportCounts, type ImportRow } from "./imports-ledger.js";
 import { openInput, type ByteCounter, type ImportInput } from "./input-files.js";
 import { batchedInsert, openScratch } from "./scratch.js";
@@ -72,6 +72,8 @@ export interface ImportContext {
   isBot(userAgent: string): boolean;
   /** Adds these ids to the website's aliases, each where it is free (a taken or malformed one is left out). */
   addAliases(websiteId: number, aliases: readonly string[]): Promise<void>;
+  /** Defines these funnels on the website, each it lacks (same name and steps) while it has room; an invalid one is left out. */
+  addFunnels(websiteId: number, funnels: readonly FunnelDefinition[]): Promise<void>;
 }
 
 /** checkHit names fields as the tracker sends them. */
@@ -224,6 +226,7 @@ export async function runImport(context: ImportContext, file: string, options: I
     });
     // Umami's website id: its /api/send bodies find this website by it from now on.
     if (reader.aliases) await context.addAliases(website.id, reader.aliases());
+    if (reader.funnels) await context.addFunnels(website.id, await reader.funnels());
     return summary;
   } finally {
     await reader?.close();

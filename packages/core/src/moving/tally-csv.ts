@@ -1,7 +1,7 @@
 import { isInDomain } from "../shared/calendar.js";
 import { openCsv, type CsvRecord } from "./csv-records.js";
-import type { ImportItem, OpenReader } from "./import-items.js";
-import { TALLY_FILES, rollupValue, type TallyFile } from "./tally-layout.js";
+import type { FunnelDefinition, ImportItem, OpenReader } from "./import-items.js";
+import { FUNNELS_FILE, TALLY_FILES, rollupValue, type TallyFile } from "./tally-layout.js";
 
 /** Any integer: a day's exit-page count can go below zero when a visit's exit moves to another day's row. */
 function integer(record: CsvRecord, column: string): number {
@@ -31,7 +31,7 @@ export const openTallyCsv: OpenReader = async (input) => {
   return {
     format: "tally",
     kind: "counts",
-    ignored: input.entries.filter((entry) => !fileOf(entry.name)).map((entry) => entry.name),
+    ignored: input.entries.filter((entry) => !fileOf(entry.name) && entry.name !== FUNNELS_FILE.file).map((entry) => entry.name),
     async *items(counter) {
       for (const entry of input.entries) {
         const file = fileOf(entry.name);
@@ -42,6 +42,14 @@ export const openTallyCsv: OpenReader = async (input) => {
         const csv = await openCsv(entry.name, await entry.open(counter), ["date", ...file.keys, ...Object.keys(file.counts)]);
         for await (const record of csv.records()) yield itemOf(file, record);
       }
+    },
+    async funnels() {
+      const entry = input.entries.find((candidate) => candidate.name === FUNNELS_FILE.file);
+      if (!entry) return [];
+      const csv = await openCsv(entry.name, await entry.open({ bytes: 0 }), FUNNELS_FILE.columns);
+      const funnels: FunnelDefinition[] = [];
+      for await (const record of csv.records()) funnels.push({ name: record.get("name"), steps: record.get("steps").split("\n") });
+      return funnels;
     },
     close: async () => {},
   };

@@ -39,6 +39,12 @@ export const TALLY_FILES: readonly TallyFile[] = [
   { file: "event_property.csv", keys: ["event", "property", "value"], counts: { count: "event_property" } },
 ];
 
+/**
+ * The website's funnel definitions, a row each: `name`, and `steps` one a line (as the form
+ * input takes them). Not statistics: `tally import` defines the funnels the website lacks.
+ */
+export const FUNNELS_FILE = { file: "funnels.csv", columns: ["name", "steps"] } as const;
+
 /** The rollup value of a row's key fields (the day itself for day series). */
 export function rollupValue(file: TallyFile, day: string, keys: readonly string[]): string {
   return file.keys.length === 0 ? day : keys.join(PROPERTY_SEPARATOR);

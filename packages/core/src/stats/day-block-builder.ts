@@ -9,7 +9,7 @@ import { VISIT_DIMENSIONS } from "../model/dimensions.js";
  * read"). Filtered statistics scan these instead of the rows, a few bytes per value.
  *
  * Visits are in visitor-day order (`v.run_start` is 1 where a visitor-day's run starts), hits in visit order
- * (`v.hits` of them per visit), properties in hit order (`p.hit`). Times are seconds
+ * (`v.hits` of them per visit; within a visit as they came), properties in hit order (`p.hit`). Times are seconds
  * from the start of the day.
  */
 export const VISIT_COUNTS = ["start", "duration", "pageviews", "events"] as const;
@@ -64,7 +64,8 @@ async function readBlock(db: Kysely<Database>, websiteId: number, day: number): 
       event: Number(hit.event),
       seq: Number(hit.seq),
     }))
-    .sort((a, b) => a.visit - b.visit || a.time - b.time || a.seq - b.seq);
+    // A visit's hits in the order they came (`seq`; rows older than it have 0: by time), as funnels read them.
+    .sort((a, b) => a.visit - b.visit || a.seq - b.seq || a.time - b.time);
   const hitKey = (visit: number, time: number, event: number, seq: number) => `${visit}:${time}:${event}:${seq}`;
   const hitIndex = new Map(sortedHits.map((hit, i) => [hitKey(hit.visit, hit.time, hit.event, hit.seq), i]));
   const sortedProps = props

@@ -31,15 +31,21 @@ export interface BlockScan {
 
 const visitColumn = (dimension: VisitDimension): BlockColumn => `v.${dimension}`;
 
-/** The columns a scan reads; `h.time` only where some hits may fall outside the range. */
-export function columnsFor(counting: BlockCounting, conditions: readonly Condition[], withTime: boolean): BlockColumn[] {
-  const columns = new Set<BlockColumn>(["v.run_start", "v.hits"]);
+/** The columns the conditions are tested on. */
+export function conditionColumns(conditions: readonly Condition[]): BlockColumn[] {
+  const columns = new Set<BlockColumn>();
   for (const condition of conditions) {
     if (condition.on === "visit") columns.add(visitColumn(condition.dimension));
     else if (condition.on === "page") columns.add("h.page");
     else if (condition.on === "event") columns.add("h.event");
     else for (const column of ["p.hit", "p.name", "p.value", "h.event"] as const) columns.add(column);
   }
+  return [...columns];
+}
+
+/** The columns a scan reads; `h.time` only where some hits may fall outside the range. */
+export function columnsFor(counting: BlockCounting, conditions: readonly Condition[], withTime: boolean): BlockColumn[] {
+  const columns = new Set<BlockColumn>(["v.run_start", "v.hits", ...conditionColumns(conditions)]);
   if (typeof counting.key === "object") columns.add(visitColumn(counting.key.visit));
   if (counting.from === "visits") {
     columns.add("v.start");
@@ -56,14 +62,14 @@ export function columnsFor(counting: BlockCounting, conditions: readonly Conditi
 }
 
 /** Per distinct value of a column, whether it is one of `ids`: a test per row is then an array read. */
-function matcher(column: Column, ids: ReadonlySet<number>): (row: number) => boolean {
+export function matcher(column: Column, ids: ReadonlySet<number>): (row: number) => boolean {
   const { values, index } = asDictionary(column);
   const hit = Uint8Array.from(values, (value) => Number(ids.has(value)));
   return (row) => hit[index[row]!] === 1;
 }
 
 /** Where each visit's hits start: prefix sums over the block's order. */
-function offsets(counts: Column, rows: number): Uint32Array {
+export function offsets(counts: Column, rows: number): Uint32Array {
   const at = new Uint32Array(rows + 1);
   for (let i = 0; i < rows; i++) at[i + 1] = at[i]! + valueAt(counts, i);
   return at;
@@ -78,7 +84,7 @@ function propOffsets(propHit: Column, hits: number): Uint32Array {
 }
 
 /** Each visit's visitor-day run number, from the flags where runs start. */
-function runsOf(starts: Column): Uint32Array {
+export function runsOf(starts: Column): Uint32Array {
   const runs = new Uint32Array(starts.length);
   let run = 0;
   for (let v = 0; v < starts.length; v++) runs[v] = run += valueAt(starts, v);
@@ -117,23 +123,8 @@ function createSlotCounter(distinctVisitors: boolean, runs: Uint32Array) {
   };
 }
 
-/**
- * Counts one day block into `into` (key → count), as segment-reader.ts's SQL counts the
- * same rows: visits that match every condition, and of those the hits the statistic
- * counts. Keys are day numbers, hours, dictionary ids, or 0 for a page goal.
- */
-export function countBlock(
-  day: number,
-  column: (name: BlockColumn) => Column,
-  scan: BlockScan,
-  withTime: boolean,
-  into: Map<number, number>,
-): void {
-  const { counting } = scan;
-  const runs = runsOf(column("v.run_start"));
-  const visitCount = runs.length;
-  const hitStart = offsets(column("v.hits"), visitCount);
-  const hitCount = hitStart[visitCount]!;
+/** Tests of a block's hits against page, event and property conditions (before negation). */
+export function hitTests(column: (name: BlockColumn) => Column, hitCount: number) {
   let propStart: Uint32Array | null = null;
   const propsOfHit = () => (propStart ??= propOffsets(column("p.hit"), hitCount));
 
@@ -155,10 +146,19 @@ export function countBlock(
     if (condition.on === "event") return matcher(column("h.event"), resolved.ids);
     return hasProp(resolved);
   }
+  return { hitTest, propsOfHit };
+}
 
-  // Which visits match every condition, worked out once per block.
+/** Which visits of a block match every condition (1) or not (0), worked out once per block. */
+export function matchingVisits(
+  column: (name: BlockColumn) => Column,
+  conditions: readonly ResolvedCondition[],
+  hitStart: Uint32Array,
+  hitTest: (resolved: ResolvedCondition) => (h: number) => boolean,
+): Uint8Array {
+  const visitCount = hitStart.length - 1;
   const visitOk = new Uint8Array(visitCount).fill(1);
-  for (const resolved of scan.conditions) {
+  for (const resolved of conditions) {
     const { condition } = resolved;
     const negated = isNegated(condition.operator);
     if (condition.on === "visit") {
@@ -175,6 +175,28 @@ export function countBlock(
       if (any === negated) visitOk[v] = 0;
     }
   }
+  return visitOk;
+}
+
+/**
+ * Counts one day block into `into` (key → count), as segment-reader.ts's SQL counts the
+ * same rows: visits that match every condition, and of those the hits the statistic
+ * counts. Keys are day numbers, hours, dictionary ids, or 0 for a page goal.
+ */
+export function countBlock(
+  day: number,
+  column: (name: BlockColumn) => Column,
+  scan: BlockScan,
+  withTime: boolean,
+  into: Map<number, number>,
+): void {
+  const { counting } = scan;
+  const runs = runsOf(column("v.run_start"));
+  const visitCount = runs.length;
+  const hitStart = offsets(column("v.hits"), visitCount);
+  const hitCount = hitStart[visitCount]!;
+  const { hitTest, propsOfHit } = hitTests(column, hitCount);
+  const visitOk = matchingVisits(column, scan.conditions, hitStart, hitTest);
 
   const slots = createSlotCounter(counting.count === "visitors", runs);
   let keyOf: (slot: number) => number;

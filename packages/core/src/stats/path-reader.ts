@@ -6,38 +6,68 @@ import type { PathStep } from "../model/path-steps.js";
 import { localBounds, type DayRange } from "./count-reader.js";
 import { dictionaryValues } from "./dictionary-values.js";
 import { segmentConditions } from "./segment-conditions.js";
-import { VISITOR } from "./segment-reader.js";
+import { resolveConditions, VISITOR } from "./segment-reader.js";
+import { conditionColumns, type ResolvedCondition } from "./day-block-counter.js";
+import {
+  blockJourneyHits,
+  countBlockFunnel,
+  currentBlocks,
+  stepBits,
+  type JourneyHit,
+  type PathBlock,
+  type RangeBlocks,
+  type StepBits,
+} from "./path-blocks.js";
 
 type Sql = RawBuilder<unknown>;
 
-/** A hit of a visit, in the visit's order: `steps` has bit i set when it matches step i. */
-export interface StepHit {
+/** A hit of a visit read from rows, in the visit's order: `steps` has bit i set when it matches step i. */
+interface StepHit {
   visit: number;
   visitor: number;
   steps: number;
 }
 
-/** A hit of a visit that has a journey's start, in the visit's order. */
-export interface JourneyHit {
-  visit: number;
-  visitor: number;
-  /** A page's or an event name's dictionary id. */
-  page: number;
-  event: number;
-  /** Whether it is the start (its page or event matches). */
-  start: boolean;
-}
+export type { JourneyHit };
 
 /** The stored hits funnels and journeys are computed from (docs/statistics.md, "Funnels and journeys"). */
 export interface PathReader {
-  /** The hits matching any of the steps, of the visits starting in the range that match the filters. */
-  stepHits(steps: readonly PathStep[], range: DayRange): Promise<StepHit[]>;
+  /** Visitors of each step, of the visits starting in the range that match the filters (docs/statistics.md, "Funnels"). */
+  funnelVisitors(steps: readonly PathStep[], range: DayRange): Promise<number[]>;
   /** Every hit of the visits starting in the range, matching the filters, that have a hit matching `start`. */
   journeyHits(start: PathStep, range: DayRange): Promise<JourneyHit[]>;
   /** The values of dictionary ids (pages, event names). */
   valuesOf(ids: readonly number[]): Promise<Map<number, string>>;
   /** How many hits lie in the range, counting no further than `atMost + 1` (a bound checked before running). */
   rowsRead(range: DayRange, atMost: number): Promise<number>;
+}
+
+/** Visitors of each step: visitor-days with a visit that did steps 1…n in order. */
+function visitorsOfHits(hits: readonly StepHit[], stepCount: number): number[] {
+  const reached = Array.from({ length: stepCount }, () => new Set<number>());
+  let visit = -1;
+  let next = 0;
+  for (const hit of hits) {
+    if (hit.visit !== visit) [visit, next] = [hit.visit, 0];
+    // The earliest hit of each step, in order: one hit makes one step.
+    if (next < stepCount && (hit.steps & (2 ** next)) !== 0) reached[next++]!.add(hit.visitor);
+  }
+  return reached.map((visitors) => visitors.size);
+}
+
+/** Local seconds `[start, end)`. */
+type Span = [number, number];
+
+/** The runs of consecutive days without a block, as spans. */
+function spansWithout({ days, blocks }: RangeBlocks): Span[] {
+  const spans: Span[] = [];
+  for (const day of days) {
+    if (blocks.has(day)) continue;
+    const last = spans[spans.length - 1];
+    if (last && last[1] === day * 86_400) last[1] += 86_400;
+    else spans.push([day * 86_400, (day + 1) * 86_400]);
+  }
+  return spans;
 }
 
 /** Visits and hits of one website, filtered by `conditions`, read a visit at a time in hit order. */
@@ -60,51 +90,113 @@ export function createPathReader(
       : sql`h.event in ${where.idsOf("event", step.name)}`;
 
   /**
-   * Hits of the range's matching visits, in each visit's order: by `seq`, as they came (local
-   * times go back when clocks do; rows older than `seq` all have 0). The hits drive, read by
-   * time (rows lie in about that order): from a day before the range (a late hit joins the visit
-   * its person started next) to the latest hit of the visits started in it (`day_versions`).
+   * Hits of the matching visits that started in `[start, end)` (local seconds), in each visit's
+   * order: by `seq`, as they came (local times go back when clocks do; rows older than `seq` all
+   * have 0). The hits drive, read by time (rows lie in about that order): from a day before
+   * (a late hit joins the visit its person started next) to the latest hit of the visits
+   * started in it (`day_versions`).
    */
-  function hitsOf(range: DayRange): Sql {
-    const [start, end] = localBounds(range);
+  function hitsOf(start: number, end: number): Sql {
     const lastHit = sql`(select max(d.last_hit) from day_versions d
       where d.website_id = ${websiteId} and d.day >= ${start / 86_400} and d.day < ${end / 86_400})`;
     return sql`h.website_id = ${websiteId} and h.time >= ${start - 86_400} and h.time <= ${lastHit}`;
   }
 
-  function visitHits(columns: Sql, condition: Sql, range: DayRange): Sql {
-    const [start, end] = localBounds(range);
+  function visitHits(columns: Sql, condition: Sql, [start, end]: Span): Sql {
     return sql`select v.id as visit, ${VISITOR} as visitor, ${columns} from hits h cross join visits v
-      where ${hitsOf(range)} and v.id = h.visit_id and v.start >= ${start} and v.start < ${end} and ${where.visit()} and ${condition}
+      where ${hitsOf(start, end)} and v.id = h.visit_id and v.start >= ${start} and v.start < ${end} and ${where.visit()} and ${condition}
       order by v.id, h.seq, h.time`;
   }
 
+  async function idSet(query: Sql): Promise<Set<number>> {
+    return new Set((await run<{ id: number }>(sql`select id from ${query} ids`)).map((row) => Number(row.id)));
+  }
+
+  /** Which steps each page and event id is, looked up once per call. */
+  const bitsOf = async (steps: readonly PathStep[]): Promise<StepBits> =>
+    stepBits(
+      await Promise.all(
+        steps.map(async (step) => ({
+          kind: step.kind,
+          ids: await idSet(step.kind === "page" ? where.pagesMatching(step.pattern) : where.idsOf("event", step.name)),
+        })),
+      ),
+    );
+
+  let resolving: Promise<ResolvedCondition[]> | null = null;
+  const resolvedConditions = () => (resolving ??= resolveConditions(db, where));
+
+  /**
+   * The range's days with a current day block, scanned by `fromBlock`, and the runs of its
+   * other days with visits (today, days written since their block was built), read from rows
+   * by `fromRows`.
+   */
+  async function eachPart(
+    range: DayRange,
+    fromBlock: (day: number, block: PathBlock, conditions: readonly ResolvedCondition[]) => void,
+    fromRows: (span: Span) => Promise<void>,
+  ): Promise<void> {
+    const [start, end] = localBounds(range);
+    const conditions = await resolvedConditions();
+    const stored = await currentBlocks(
+      db,
+      websiteId,
+      start / 86_400,
+      end / 86_400,
+      conditionColumns(conditions.map((resolved) => resolved.condition)),
+    );
+    for (const [day, block] of stored.blocks) fromBlock(day, block, conditions);
+    for (const span of spansWithout(stored)) await fromRows(span);
+  }
+
   return {
-    async stepHits(steps, range) {
+    async funnelVisitors(steps, range) {
       const tests = steps.map(isStep);
       const mask = sql.join(
         tests.map((test, index) => sql`case when ${test} then ${2 ** index} else 0 end`),
         sql` + `,
       );
-      const rows = await run<{ visit: number; visitor: number; steps: number }>(
-        visitHits(sql`${mask} as steps`, sql`(${sql.join(tests, sql` or `)})`, range),
+      const bits = await bitsOf(steps);
+      const visitors = steps.map(() => 0);
+      // Block days and row spans hold different days, so different visitor-days: their counts add up.
+      await eachPart(
+        range,
+        (_day, block, conditions) => countBlockFunnel(block, conditions, bits, visitors),
+        async (span) => {
+          const rows = await run<{ visit: number; visitor: number; steps: number }>(
+            visitHits(sql`${mask} as steps`, sql`(${sql.join(tests, sql` or `)})`, span),
+          );
+          const hits = rows.map((row) => ({ visit: Number(row.visit), visitor: Number(row.visitor), steps: Number(row.steps) }));
+          visitorsOfHits(hits, steps.length).forEach((count, step) => (visitors[step]! += count));
+        },
       );
-      return rows.map((row) => ({ visit: Number(row.visit), visitor: Number(row.visitor), steps: Number(row.steps) }));
+      return visitors;
     },
     async journeyHits(start, range) {
       const startTest = isStep(start);
-      // The visits with a start, found once among the same hits.
-      const hasStart = sql`v.id in (select h.visit_id from hits h where ${hitsOf(range)} and ${startTest})`;
-      const rows = await run<{ visit: number; visitor: number; page: number; event: number; start: number }>(
-        visitHits(sql`h.page, h.event, case when ${startTest} then 1 else 0 end as start`, hasStart, range),
+      const bits = await bitsOf([start]);
+      const hits: JourneyHit[] = [];
+      await eachPart(
+        range,
+        (day, block, conditions) => hits.push(...blockJourneyHits(day, block, conditions, bits)),
+        async (span) => {
+          // The visits with a start, found once among the same hits.
+          const hasStart = sql`v.id in (select h.visit_id from hits h where ${hitsOf(...span)} and ${startTest})`;
+          const rows = await run<{ visit: number; visitor: number; page: number; event: number; start: number }>(
+            visitHits(sql`h.page, h.event, case when ${startTest} then 1 else 0 end as start`, hasStart, span),
+          );
+          for (const row of rows) {
+            hits.push({
+              visit: Number(row.visit),
+              visitor: Number(row.visitor),
+              page: Number(row.page),
+              event: Number(row.event),
+              start: Number(row.start) === 1,
+            });
+          }
+        },
       );
-      return rows.map((row) => ({
-        visit: Number(row.visit),
-        visitor: Number(row.visitor),
-        page: Number(row.page),
-        event: Number(row.event),
-        start: Number(row.start) === 1,
-      }));
+      return hits;
     },
     valuesOf: (ids) => dictionaryValues(db, ids),
     async rowsRead(range, atMost) {

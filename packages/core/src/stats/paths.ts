@@ -4,7 +4,7 @@ import { parseStep, stepText, type PathStep } from "../model/path-steps.js";
 import { ratio } from "../model/stat-names.js";
 import { comparisonRange } from "./comparison.js";
 import type { DayRange } from "./count-reader.js";
-import type { JourneyHit, PathReader, StepHit } from "./path-reader.js";
+import type { JourneyHit, PathReader } from "./path-reader.js";
 import type { FunnelQuery, JourneyQuery } from "./path-query.js";
 
 /** The reader of one website's hits under a request's filters. */
@@ -20,19 +20,6 @@ export const JOURNEY_TOP = 10;
 /** Percent with one decimal, as the conversion rate of goals. */
 const percent = (part: number, whole: number) => ratio("bounce_rate", part, whole);
 const byCodePoint = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0);
-
-/** Visitors of each step: visitor-days with a visit that did steps 1…n in order (docs/statistics.md, "Funnels"). */
-export function funnelVisitors(hits: readonly StepHit[], stepCount: number): number[] {
-  const reached = Array.from({ length: stepCount }, () => new Set<number>());
-  let visit = -1;
-  let next = 0;
-  for (const hit of hits) {
-    if (hit.visit !== visit) [visit, next] = [hit.visit, 0];
-    // The earliest hit of each step, in order: one hit makes one step.
-    if (next < stepCount && (hit.steps & (2 ** next)) !== 0) reached[next++]!.add(hit.visitor);
-  }
-  return reached.map((visitors) => visitors.size);
-}
 
 /** The hits of one visit after (or before, nearest first) its first start, repeats of the value before collapsed, `depth` of them at most. */
 function stepsFrom(hits: readonly JourneyHit[], direction: "next" | "previous", depth: number): string[] {
@@ -131,7 +118,7 @@ export function createPathRunner(pathsFor: PathsFor): PathRunner {
   async function funnel(websiteId: number, query: FunnelRun): Promise<FunnelAnswer> {
     const reader = pathsFor(websiteId, query.conditions);
     const steps = query.steps.map((text) => parseStep(text)).filter((step): step is PathStep => step !== null);
-    const visitorsOver = async (range: DayRange) => funnelVisitors(await reader.stepHits(steps, range), steps.length);
+    const visitorsOver = (range: DayRange) => reader.funnelVisitors(steps, range);
     const range = { from: query.from, to: query.to };
     const visitors = await visitorsOver(range);
     const data: FunnelRow[] = visitors.map((count, index) => ({

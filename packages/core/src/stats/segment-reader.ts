@@ -124,6 +124,24 @@ interface CandidateDay {
 /** Columns of the blocks read, per day. */
 type BlockColumns = Map<number, Map<BlockColumn, Column>>;
 
+/** Every condition's dictionary ids (and property names), in one statement. */
+export async function resolveConditions(db: Kysely<Database>, where: ReturnType<typeof segmentConditions>): Promise<ResolvedCondition[]> {
+  if (where.conditions.length === 0) return [];
+  const parts = where.conditions.flatMap((condition, index) => {
+    const queries = where.idQueries(condition);
+    return [
+      sql`select ${index} as c, 0 as names, id from ${queries.ids} ids`,
+      sql`select ${index} as c, 1 as names, id from ${queries.names} names`,
+    ];
+  });
+  const rows = (await sql<{ c: number; names: number; id: number }>`${sql.join(parts, sql` union all `)}`.execute(db)).rows;
+  return where.conditions.map((condition, index) => {
+    const of = (names: number) =>
+      new Set(rows.filter((row) => Number(row.c) === index && Number(row.names) === names).map((row) => Number(row.id)));
+    return { condition, ids: of(0), names: of(1) };
+  });
+}
+
 /**
  * Filtered statistics, from the visits and hits (docs/statistics.md, "Segments: filters").
  * Conditions become sets of dictionary ids, so the large tables compare integers only.
@@ -276,27 +294,9 @@ export function createSegmentReader(
     return blocks;
   }
 
-  /** Every condition's dictionary ids (and property names), in one statement, once per request. */
+  /** Every condition's dictionary ids (and property names), looked up once per request. */
   let resolving: Promise<ResolvedCondition[]> | null = null;
-  function resolvedConditions(): Promise<ResolvedCondition[]> {
-    resolving ??= (async () => {
-      if (where.conditions.length === 0) return [];
-      const parts = where.conditions.flatMap((condition, index) => {
-        const queries = where.idQueries(condition);
-        return [
-          sql`select ${index} as c, 0 as names, id from ${queries.ids} ids`,
-          sql`select ${index} as c, 1 as names, id from ${queries.names} names`,
-        ];
-      });
-      const rows = await run<{ c: number; names: number; id: number }>(sql.join(parts, sql` union all `));
-      return where.conditions.map((condition, index) => {
-        const of = (names: number) =>
-          new Set(rows.filter((row) => Number(row.c) === index && Number(row.names) === names).map((row) => Number(row.id)));
-        return { condition, ids: of(0), names: of(1) };
-      });
-    })();
-    return resolving;
-  }
+  const resolvedConditions = () => (resolving ??= resolveConditions(db, where));
 
   /** What a block scan needs besides the columns: the conditions' ids, looked up once. */
   async function blockScan(stat: Statistic, counting: Counting, start: number, end: number): Promise<BlockScan> {

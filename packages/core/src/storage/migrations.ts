@@ -322,6 +322,13 @@ const migrationFactories: Record<string, MigrationFactory> = {
     },
   }),
   "0022_regions": () => ({ up: (db) => addVisitColumns(db, ["region"]) }),
+  // Day blocks keep a visit's hits in the order they came (`seq`, as funnels and journeys read
+  // them) instead of by time: the blocks built before go, and buildDayBlocks writes them again.
+  "0025_block_hit_order": () => ({
+    async up(db) {
+      await sql`delete from day_blocks`.execute(db);
+    },
+  }),
 };
 
 /**

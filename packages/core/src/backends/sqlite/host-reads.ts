@@ -83,9 +83,9 @@ export function createHostSqliteReads(
     }
     return {
       ...reader,
-      async stepHits(steps, range) {
+      async funnelVisitors(steps, range) {
         await admit(range);
-        return reader.stepHits(steps, range);
+        return reader.funnelVisitors(steps, range);
       },
       async journeyHits(start, range) {
         await admit(range);
