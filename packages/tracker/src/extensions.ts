@@ -17,7 +17,7 @@ export const listed = (list: string | undefined, word: string) => (list || "").s
 export type Vitals = { lcp?: number; inp?: number; cls?: number; fcp?: number; ttfb?: number };
 
 /** The extension build's engagement signal: engaged milliseconds, scroll depth, vitals. */
-export type Signal = { e: number; d?: number; w?: Vitals };
+export type Signal = { e: number; d?: number | undefined; w?: Vitals | undefined };
 
 /**
  * The page being measured: its data-extensions, deepest scroll and vitals (sent with its
@@ -91,7 +91,7 @@ export function observeVitals(): void {
     // A new session window after a 1 s gap or once the window spans 5 s.
     if (time - previous > 1000 || time - first > 5000) ((burst = 0), (first = time));
     previous = time;
-    burst += entry.value;
+    burst += entry.value as number;
     vitals().cls = Math.max(vitals().cls || 0, round(burst * 1e4) / 1e4);
   });
 }

@@ -87,7 +87,7 @@ try {
       view = undefined;
     } else if (FEATURE_EXTENSIONS && engaged) url = last || url; // the page the signal is about
     if (off) return;
-    if (FEATURE_FOREIGN) return sendForeign(endpoint, script, { n: name, u: url, p: props, h: hash, e: engaged });
+    if (FEATURE_FOREIGN) return sendForeign(endpoint, script, { n: name, u: url, p: props, h: hash, e: engaged as number | undefined });
     try {
       // Transport: navigator.sendBeacon alone, the smallest option that is also robust.
       // - A string body goes out as text/plain;charset=UTF-8: CORS-safelisted, no preflight.
