@@ -1,5 +1,6 @@
 import { randomUUID } from "node:crypto";
 import { Migrator, sql, type Kysely, type Migration, type RawBuilder } from "kysely";
+import { VITALS } from "../model/hit-input.js";
 import type { SqlDialect } from "./dialect.js";
 import type { Database } from "./schema.js";
 import { backfillDimensions, backfillVisits } from "./segments-backfill.js";
@@ -319,6 +320,24 @@ const migrationFactories: Record<string, MigrationFactory> = {
       // time zone's yesterday or before) are closed; later ones are summed again when they close.
       const closed = new Date(Date.now() - 2 * 86_400_000).toISOString().slice(0, 10);
       await sql`insert into rollup_watermarks (website_id, closed_through) select id, ${closed} from websites`.execute(db);
+    },
+  }),
+  "0024_page_engagement": (dialect) => ({
+    async up(db) {
+      // One row per engagement signal (docs/statistics.md, "Engagement"): the page it was
+      // sent from, its engaged time, and what it measured (null: not sent).
+      let table = db.schema
+        .createTable("page_engagement")
+        .addColumn("website_id", "integer", (c) => c.notNull())
+        .addColumn("visit_id", "integer", (c) => c.notNull())
+        .addColumn("time", dialect.counterType, (c) => c.notNull())
+        .addColumn("page", "integer", (c) => c.notNull())
+        .addColumn("engaged_ms", "integer", (c) => c.notNull())
+        .addColumn("scroll_depth", "integer");
+      for (const vital of VITALS) table = table.addColumn(vital, vital === "cls" ? "double precision" : "integer");
+      await table.execute();
+      await db.schema.createIndex("page_engagement_range_idx").on("page_engagement").columns(["website_id", "time"]).execute();
+      await db.schema.createIndex("page_engagement_visit_idx").on("page_engagement").column("visit_id").execute();
     },
   }),
 };
