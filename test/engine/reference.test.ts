@@ -6,13 +6,15 @@
  * totals call. Filtered statistics: reference-segments.test.ts.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { NotFoundError, STAT_NAMES } from "@tally-analytics/core";
+import { ENGAGEMENT_STATISTICS, NotFoundError, STAT_NAMES } from "@tally-analytics/core";
 import { DIALECTS } from "../support/databases.js";
 import { createUserAgentParser } from "@tally-analytics/core/internal";
 import { SITES } from "./reference-data.js";
 import { answer, compared, comparisonRange, totalsOf, type CompareMode, type Counter } from "./reference-answers.js";
 import { createChecker, searchesFor, type Asked } from "./reference-check.js";
+import { engagementAnswer } from "./reference-engagement.js";
 import { openReference, type Reference } from "./reference-fixture.js";
+import { keptVisits } from "./reference-segments.js";
 import { expectedPage, sumDays, type ListQuery, type Row } from "./reference-model.js";
 
 /** Ranges asked of every site; each site adds the local days of its DST changes. */
@@ -68,7 +70,8 @@ interface Named {
   event?: string;
   property?: string;
 }
-const STATISTICS: Named[] = STAT_NAMES.flatMap((name): Named[] =>
+/** The counted statistics; the engagement statistics (per page figures of signals) are checked against their own model below. */
+const STATISTICS: Named[] = STAT_NAMES.filter((name) => !(ENGAGEMENT_STATISTICS as readonly string[]).includes(name)).flatMap((name): Named[] =>
   name === "event_property"
     ? PROPERTY_PAIRS.map(([event, property]) => ({ label: `event_property ${event}.${property}`, name, event, property }))
     : [{ label: name, name }],
@@ -275,6 +278,41 @@ describe.each(DIALECTS)("reference on %s", (dialect) => {
               if (problems.length > 5) break;
             }
             expect(problems.slice(0, 5)).toEqual([]);
+          },
+        );
+
+        it.each(ENGAGEMENT_STATISTICS.map((name) => [name] as const))(
+          "%s (engagement): every range, order and page, and compared, against the signals the model saw",
+          { timeout: 180_000 },
+          async (name) => {
+            const visits = keptVisits(reference.model.visits, site.key, reference.firstKeptDay.get(site.key)!);
+            const problems: string[] = [];
+            let rowsSeen = 0;
+            for (const [from, to] of rangesOf(site.key)) {
+              const asked: Asked = { site: site.key, name, from, to };
+              const expected = engagementAnswer(visits, name, from, to);
+              rowsSeen += expected.rows.length;
+              problems.push(...(await check.whole(asked, expected)));
+              for (const list of LIST_VARIANTS(expected.rows.length)) {
+                const problem = await check.page(asked, expected, list);
+                if (problem) problems.push(problem);
+              }
+            }
+            for (const [from, to, compare] of COMPARED) {
+              const main = engagementAnswer(visits, name, from, to);
+              const comparison = comparisonRange(from, to, compare);
+              const before = engagementAnswer(visits, name, comparison.from, comparison.to);
+              const previous = new Map(before.rows.map((row) => [row.value, row]));
+              const rows = main.rows.map((row) => {
+                const old = previous.get(row.value);
+                const figure = old?.average ?? old?.seconds;
+                return { ...row, previous: old?.count ?? 0, ...(figure === undefined ? {} : { previous_figure: figure }) };
+              });
+              const expected = { rows, comparison, ...(main.total === undefined ? {} : { total: main.total, previousTotal: before.total }) };
+              problems.push(...(await check.whole({ site: site.key, name, from, to, compare }, expected)));
+            }
+            expect(problems.slice(0, 5)).toEqual([]);
+            expect(rowsSeen).toBeGreaterThan(20);
           },
         );
 
