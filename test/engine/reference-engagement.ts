@@ -88,7 +88,11 @@ export function engagementAnswer(visits: readonly ModelVisit[], name: string, fr
     };
   }
   return {
-    rows: [...perPage].map(([page, values]) => ({ value: page, count: values.length, seconds: oneDecimal(sumOf(values) / values.length / 1000) })),
+    rows: [...perPage].map(([page, values]) => ({
+      value: page,
+      count: values.length,
+      seconds: oneDecimal(sumOf(values) / values.length / 1000),
+    })),
     total: all.length === 0 ? 0 : oneDecimal(sumOf(all) / all.length / 1000),
   };
 }

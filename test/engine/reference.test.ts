@@ -71,10 +71,11 @@ interface Named {
   property?: string;
 }
 /** The counted statistics; the engagement statistics (per page figures of signals) are checked against their own model below. */
-const STATISTICS: Named[] = STAT_NAMES.filter((name) => !(ENGAGEMENT_STATISTICS as readonly string[]).includes(name)).flatMap((name): Named[] =>
-  name === "event_property"
-    ? PROPERTY_PAIRS.map(([event, property]) => ({ label: `event_property ${event}.${property}`, name, event, property }))
-    : [{ label: name, name }],
+const STATISTICS: Named[] = STAT_NAMES.filter((name) => !(ENGAGEMENT_STATISTICS as readonly string[]).includes(name)).flatMap(
+  (name): Named[] =>
+    name === "event_property"
+      ? PROPERTY_PAIRS.map(([event, property]) => ({ label: `event_property ${event}.${property}`, name, event, property }))
+      : [{ label: name, name }],
 );
 
 const USER_AGENT = "Mozilla/5.0 (Windows NT 10.0; Win64; x64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/124.0.0.0 Safari/537.36";
@@ -308,7 +309,11 @@ describe.each(DIALECTS)("reference on %s", (dialect) => {
                 const figure = old?.average ?? old?.seconds;
                 return { ...row, previous: old?.count ?? 0, ...(figure === undefined ? {} : { previous_figure: figure }) };
               });
-              const expected = { rows, comparison, ...(main.total === undefined ? {} : { total: main.total, previousTotal: before.total }) };
+              const expected = {
+                rows,
+                comparison,
+                ...(main.total === undefined ? {} : { total: main.total, previousTotal: before.total }),
+              };
               problems.push(...(await check.whole({ site: site.key, name, from, to, compare }, expected)));
             }
             expect(problems.slice(0, 5)).toEqual([]);

@@ -1,6 +1,6 @@
 import type { Tally } from "@tally-analytics/core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { expectJson, type ApiBody, type ApiResponse } from "../support/api-client.js";
+import { apiClient, expectJson, type ApiBody, type ApiClient, type ApiResponse } from "../support/api-client.js";
 import { DIALECTS } from "../support/databases.js";
 import { createTestTally, type TestTally } from "../support/tally-fixture.js";
 import { transports, type Served } from "../support/transports.js";
@@ -35,6 +35,8 @@ describe.each(DIALECTS)("engagement signals with scroll depth and web vitals on 
   let stored: TestTally;
   let tally: Tally;
   let served: Served;
+  let owner: ApiClient;
+  let siteId: number;
   const url = (path: string) => `https://engaged.example${path}`;
 
   const signals = async (): Promise<StoredSignal[]> => {
@@ -52,8 +54,9 @@ describe.each(DIALECTS)("engagement signals with scroll depth and web vitals on 
     stored = await createTestTally(dialect);
     tally = stored.tally;
     const account = await tally.accounts.create({ name: "engaged" });
-    await tally.websites.create(account.accountId, { domain: "engaged.example" });
+    siteId = (await tally.websites.create(account.accountId, { domain: "engaged.example" })).id;
     served = await node.serve(tally);
+    owner = apiClient(served, account.key);
   });
 
   afterAll(async () => {
@@ -157,5 +160,44 @@ describe.each(DIALECTS)("engagement signals with scroll depth and web vitals on 
     expect((await signals()).filter((row) => row.page === "/api-page")).toEqual([
       { page: "/api-page", engaged_ms: 700, scroll_depth: 100, lcp: null, inp: null, cls: 0, fcp: null, ttfb: null },
     ]);
+  });
+
+  it("the statistics over HTTP: scroll_depth, time_on_page and vitals per page, with totals and a filter", async () => {
+    const today = new Date().toISOString().slice(0, 10);
+    const ask = async (query: string) => {
+      const response = await owner.get(`/api/v1/stats/${siteId}?from=${today}&to=${today}&sort_by=value&sort=asc&${query}`);
+      expectJson(response, 200);
+      return response.body as { data: Record<string, unknown>[]; total: number };
+    };
+    // Chrome's visit: /article deepest 85 of 40 and 85, engaged 12.4 + 3 s; /pricing 5 s. The library's visit: /api-page 100, 0.7 s.
+    const scroll = await ask("name=scroll_depth");
+    expect(scroll.data).toEqual([
+      { value: "/api-page", count: 1, average: 100, median: 100 },
+      { value: "/article", count: 1, average: 85, median: 85 },
+    ]);
+    // `total` is the range's figure: the mean of every visit's deepest scroll on a page.
+    expect(scroll.total).toBe(92.5);
+    const time = await ask("name=time_on_page");
+    expect(time.data).toEqual([
+      { value: "/api-page", count: 1, seconds: 0.7 },
+      { value: "/article", count: 1, seconds: 15.4 },
+      { value: "/pricing", count: 1, seconds: 5 },
+    ]);
+    expect(time.total).toBe(7);
+    const vitals = await ask("name=vitals");
+    const poorLcp = { count: 1, p75: 4500, good: 0, needs_improvement: 0, poor: 100 };
+    expect(vitals.data.find((row) => row.value === "/pricing")).toEqual({
+      value: "/pricing",
+      count: 1,
+      vitals: { lcp: poorLcp, inp: null, cls: null, fcp: null, ttfb: null },
+    });
+    const article = vitals.data.find((row) => row.value === "/article")!.vitals as Record<string, { p75: number; good: number }>;
+    expect(article.lcp).toMatchObject({ p75: 2100, good: 100 });
+    expect(article.cls).toMatchObject({ p75: 0.1235, good: 0, needs_improvement: 100 });
+    // A filter keeps the visits that match it: only the library's visit saw /api-page.
+    const filtered = await ask("name=time_on_page&filter=page:is:/api-page");
+    expect(filtered.data).toEqual([{ value: "/api-page", count: 1, seconds: 0.7 }]);
+    const bad = await owner.get(`/api/v1/stats/${siteId}?name=vitals&from=${today}&to=${today}&filter=nope:is:x`);
+    expect(bad.status).toBeGreaterThanOrEqual(400);
   });
 });

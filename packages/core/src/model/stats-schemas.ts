@@ -34,13 +34,22 @@ export const statRowSchema = z
     conversion_rate: z.number().optional().meta({ description: "`goals` only: visitors who fired it, in percent of all visitors." }),
     average: z.number().optional().meta({ description: "`scroll_depth` only: the average of the visits' deepest scroll, in percent." }),
     median: z.number().optional().meta({ description: "`scroll_depth` only: the median of the visits' deepest scroll, in percent." }),
-    seconds: z.number().optional().meta({ description: "`time_on_page` only: the mean engaged seconds of the visits that engaged on the page." }),
+    seconds: z
+      .number()
+      .optional()
+      .meta({ description: "`time_on_page` only: the mean engaged seconds of the visits that engaged on the page." }),
     previous_figure: z
       .number()
       .optional()
       .meta({ description: "`scroll_depth` and `time_on_page` with `compare`: `average` or `seconds` in the comparison range." }),
     vitals: z
-      .object({ lcp: vitalFiguresSchema, inp: vitalFiguresSchema, cls: vitalFiguresSchema, fcp: vitalFiguresSchema, ttfb: vitalFiguresSchema })
+      .object({
+        lcp: vitalFiguresSchema,
+        inp: vitalFiguresSchema,
+        cls: vitalFiguresSchema,
+        fcp: vitalFiguresSchema,
+        ttfb: vitalFiguresSchema,
+      })
       .optional()
       .meta({ description: "`vitals` only: each vital's figures (null: not measured on the page)." }),
   })

@@ -110,7 +110,13 @@ export function engagementRows(name: EngagementStatistic, signals: readonly Enga
     }
     const rows = [...byPage].map(([page, pageSignals]): StatRow => {
       const vitals = Object.fromEntries(
-        VITALS.map((vital) => [vital, vitalFigures(vital, pageSignals.flatMap((signal) => signal.vitals[vital] ?? []))]),
+        VITALS.map((vital) => [
+          vital,
+          vitalFigures(
+            vital,
+            pageSignals.flatMap((signal) => signal.vitals[vital] ?? []),
+          ),
+        ]),
       ) as Record<Vital, VitalFigures | null>;
       return { value: page, count: pageSignals.length, vitals };
     });
@@ -118,15 +124,28 @@ export function engagementRows(name: EngagementStatistic, signals: readonly Enga
   }
   const pages = visitPages(signals);
   if (name === "scroll_depth") {
-    const depths = groupBy(pages, (seen) => seen.page, (seen) => seen.scrollDepth);
+    const depths = groupBy(
+      pages,
+      (seen) => seen.page,
+      (seen) => seen.scrollDepth,
+    );
     const all = [...depths.values()].flat();
     return {
-      rows: [...depths].map(([page, values]) => ({ value: page, count: values.length, average: tenth(mean(values)), median: median(values) })),
+      rows: [...depths].map(([page, values]) => ({
+        value: page,
+        count: values.length,
+        average: tenth(mean(values)),
+        median: median(values),
+      })),
       rangeTotal: all.length === 0 ? 0 : tenth(mean(all)),
     };
   }
   // Summed in whole milliseconds (exact in any order), divided once.
-  const engaged = groupBy(pages, (seen) => seen.page, (seen) => (seen.engagedMs > 0 ? seen.engagedMs : null));
+  const engaged = groupBy(
+    pages,
+    (seen) => seen.page,
+    (seen) => (seen.engagedMs > 0 ? seen.engagedMs : null),
+  );
   const all = [...engaged.values()].flat();
   return {
     rows: [...engaged].map(([page, values]) => ({ value: page, count: values.length, seconds: tenth(mean(values) / 1000) })),

@@ -9,7 +9,16 @@ import { comparedDay, comparisonRange, type CompareMode } from "./comparison.js"
 import type { Realtime, createRealtimeReader } from "./realtime.js";
 import { pageRows, type CountReader, type DayRange, type ListOptions, type Statistic } from "./count-reader.js";
 import { engagementRows } from "./engagement.js";
-import { DAILY_SERIES, HAS_RANGE_TOTAL, isEngagementStatistic, HOUR_SERIES, isRatio, ratio, RATIO_SERIES, type RatioName } from "../model/stat-names.js";
+import {
+  DAILY_SERIES,
+  HAS_RANGE_TOTAL,
+  isEngagementStatistic,
+  HOUR_SERIES,
+  isRatio,
+  ratio,
+  RATIO_SERIES,
+  type RatioName,
+} from "../model/stat-names.js";
 import type { StatRow, TotalFigures, Totals } from "../model/stats-schemas.js";
 import {
   parseStatsQuery,
