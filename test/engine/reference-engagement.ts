@@ -3,6 +3,7 @@
  * from the model's visits and the signals that joined them, written from the docs, not
  * from the engine's code.
  */
+import { comparisonRange, type CompareMode, type ComparedAnswer } from "./reference-answers.js";
 import type { ModelVisit, Row } from "./reference-model.js";
 
 const VITALS = ["lcp", "inp", "cls", "fcp", "ttfb"] as const;
@@ -95,4 +96,24 @@ export function engagementAnswer(visits: readonly ModelVisit[], name: string, fr
     })),
     total: all.length === 0 ? 0 : oneDecimal(sumOf(all) / all.length / 1000),
   };
+}
+
+/** The same compared: each row's `previous` count and `previous_figure`, and the previous range total. */
+export function engagementCompared(
+  visits: readonly ModelVisit[],
+  name: string,
+  from: string,
+  to: string,
+  mode: CompareMode,
+): ComparedAnswer {
+  const main = engagementAnswer(visits, name, from, to);
+  const comparison = comparisonRange(from, to, mode);
+  const before = engagementAnswer(visits, name, comparison.from, comparison.to);
+  const previous = new Map(before.rows.map((row) => [row.value, row]));
+  const rows = main.rows.map((row) => {
+    const old = previous.get(row.value);
+    const figure = old?.average ?? old?.seconds;
+    return { ...row, previous: old?.count ?? 0, ...(figure === undefined ? {} : { previous_figure: figure }) };
+  });
+  return { rows, comparison, ...(main.total === undefined ? {} : { total: main.total, previousTotal: before.total }) };
 }

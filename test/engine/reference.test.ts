@@ -12,7 +12,7 @@ import { createUserAgentParser } from "@tally-analytics/core/internal";
 import { SITES } from "./reference-data.js";
 import { answer, compared, comparisonRange, totalsOf, type CompareMode, type Counter } from "./reference-answers.js";
 import { createChecker, searchesFor, type Asked } from "./reference-check.js";
-import { engagementAnswer } from "./reference-engagement.js";
+import { engagementAnswer, engagementCompared } from "./reference-engagement.js";
 import { openReference, type Reference } from "./reference-fixture.js";
 import { keptVisits } from "./reference-segments.js";
 import { expectedPage, sumDays, type ListQuery, type Row } from "./reference-model.js";
@@ -300,20 +300,7 @@ describe.each(DIALECTS)("reference on %s", (dialect) => {
               }
             }
             for (const [from, to, compare] of COMPARED) {
-              const main = engagementAnswer(visits, name, from, to);
-              const comparison = comparisonRange(from, to, compare);
-              const before = engagementAnswer(visits, name, comparison.from, comparison.to);
-              const previous = new Map(before.rows.map((row) => [row.value, row]));
-              const rows = main.rows.map((row) => {
-                const old = previous.get(row.value);
-                const figure = old?.average ?? old?.seconds;
-                return { ...row, previous: old?.count ?? 0, ...(figure === undefined ? {} : { previous_figure: figure }) };
-              });
-              const expected = {
-                rows,
-                comparison,
-                ...(main.total === undefined ? {} : { total: main.total, previousTotal: before.total }),
-              };
+              const expected = engagementCompared(visits, name, from, to, compare);
               problems.push(...(await check.whole({ site: site.key, name, from, to, compare }, expected)));
             }
             expect(problems.slice(0, 5)).toEqual([]);
