@@ -13,6 +13,10 @@ const normal = (row: { [K in keyof Row]: Row[K] | undefined }) => ({
   ...(row.events === undefined ? {} : { events: row.events }),
   ...(row.conversion_rate === undefined ? {} : { conversion_rate: row.conversion_rate }),
   ...(row.previous === undefined ? {} : { previous: row.previous }),
+  ...(row.average === undefined ? {} : { average: row.average, median: row.median }),
+  ...(row.seconds === undefined ? {} : { seconds: row.seconds }),
+  ...(row.previous_figure === undefined ? {} : { previous_figure: row.previous_figure }),
+  ...(row.vitals === undefined ? {} : { vitals: row.vitals }),
 });
 
 export interface Asked extends StatQuery {

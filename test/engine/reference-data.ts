@@ -26,6 +26,9 @@ export interface RawHit {
   hash?: boolean;
   /** An engagement signal (docs/statistics.md): milliseconds the page was visible. */
   engagedMs?: number;
+  /** With a signal: the deepest percentage of the page seen, and the pageview's web vitals. */
+  scrollDepth?: number;
+  vitals?: Record<string, number>;
   ip: string;
   userAgent: string;
   timestamp: number;
@@ -415,6 +418,23 @@ export function generateHits(seed: number, sessionsWanted: number): RawHit[] {
   const int = (n: number) => Math.floor(rand() * n);
   const pick = <T>(items: readonly T[]): T => items[int(items.length)]!;
   const chance = (p: number) => rand() < p;
+  // Scroll depths and web vitals from their own sequence: the hits stay those of the seed.
+  const figureRand = seededRandom(seed + 1);
+  const figure = (n: number) => Math.floor(figureRand() * n);
+  /** What a signal measured: a scroll depth (0 and 100 included) and some vitals around their thresholds, or nothing. */
+  const engagementFigures = (): { scrollDepth?: number; vitals?: Record<string, number> } => {
+    const measured: { scrollDepth?: number; vitals?: Record<string, number> } = {};
+    if (figureRand() < 0.7) measured.scrollDepth = figureRand() < 0.1 ? 100 * figure(2) : figure(101);
+    if (figureRand() < 0.6) {
+      const ranges = { lcp: 6000, inp: 800, cls: 40, fcp: 4500, ttfb: 2500 };
+      const vitals: Record<string, number> = {};
+      for (const [vital, top] of Object.entries(ranges)) {
+        if (figureRand() < 0.8) vitals[vital] = vital === "cls" ? figure(top) / 100 : figure(top);
+      }
+      measured.vitals = vitals;
+    }
+    return measured;
+  };
 
   const pages: string[] = [...TOP_PAGES];
   for (const section of SECTIONS) {
@@ -584,7 +604,7 @@ export function generateHits(seed: number, sessionsWanted: number): RawHit[] {
       if (chance(0.2)) {
         // The page was left or hidden: an engagement signal up to 40 minutes later.
         const { event: _event, props: _props, ...page } = hit;
-        out.push({ ...page, timestamp: time + 1000 + int(40 * MINUTE), engagedMs: int(10 * MINUTE) });
+        out.push({ ...page, timestamp: time + 1000 + int(40 * MINUTE), engagedMs: int(10 * MINUTE), ...engagementFigures() });
       }
     }
     if (chance(0.02)) {

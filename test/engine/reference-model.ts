@@ -49,6 +49,21 @@ export interface Row {
   conversion_rate?: number;
   /** With a comparison. */
   previous?: number;
+  /** `scroll_depth`, `time_on_page`, `vitals` (reference-engagement.ts). */
+  average?: number;
+  median?: number;
+  seconds?: number;
+  previous_figure?: number;
+  vitals?: unknown;
+}
+
+/** An engagement signal that joined a visit: its page, local day and what it reported. */
+export interface ModelSignal {
+  day: string;
+  page: string;
+  engagedMs: number;
+  scrollDepth: number | undefined;
+  vitals: Record<string, number> | undefined;
 }
 
 /** What a visit has one value of (docs/statistics.md, "Visits"); "" when unknown. */
@@ -97,6 +112,7 @@ export interface ModelVisit {
   /** Time of its last activity (hit or engagement signal). */
   last: number;
   hits: ModelHit[];
+  signals: ModelSignal[];
 }
 
 export const durationOf = (visit: ModelVisit) => Math.floor((visit.last - visit.start) / 1000);
@@ -238,6 +254,13 @@ export function buildModel(
         diagnostics.signalsInVisits++;
         person.last = Math.max(person.last, hit.timestamp);
         person.visit.last = Math.max(person.visit.last, hit.timestamp);
+        person.visit.signals.push({
+          day,
+          page: pageOf(new URL(hit.url), site, hit.hash === true),
+          engagedMs: Math.min(Math.round(hit.engagedMs), 6 * 3600 * 1000),
+          scrollDepth: hit.scrollDepth,
+          vitals: hit.vitals,
+        });
       } else diagnostics.signalsIgnored++;
       continue;
     }
@@ -318,6 +341,7 @@ export function buildModel(
         events: 0,
         last: hit.timestamp,
         hits: [],
+        signals: [],
       };
       visits.push(current);
       people.set(personKey, { last: hit.timestamp, lastHitDay: day, visit: current });

@@ -7,10 +7,11 @@
  */
 import { isDeepStrictEqual } from "node:util";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { STAT_NAMES } from "@tally-analytics/core";
+import { ENGAGEMENT_STATISTICS, STAT_NAMES } from "@tally-analytics/core";
+import { engagementAnswer, engagementCompared } from "./reference-engagement.js";
 import { DIALECTS, runSql } from "../support/databases.js";
 import { SITES } from "./reference-data.js";
-import { answer, compared, comparisonRange, totalsOf, type Counter, type StatQuery } from "./reference-answers.js";
+import { answer, compared, comparisonRange, totalsOf, type CompareMode, type Counter, type StatQuery } from "./reference-answers.js";
 import { createChecker, piece, type Asked } from "./reference-check.js";
 import { FILTER_DIMENSIONS, filterCases, type FilterCase } from "./reference-filters.js";
 import { openReference, type Reference } from "./reference-fixture.js";
@@ -31,6 +32,7 @@ const PROPERTY_PAIRS: [string, string][] = [
 ];
 
 type Statistic = Omit<StatQuery, "from" | "to">;
+const isEngagement = (name: string) => (ENGAGEMENT_STATISTICS as readonly string[]).includes(name);
 
 function statisticsFor(index: number): Statistic[] {
   const pairs = [PROPERTY_PAIRS[(2 * index) % PROPERTY_PAIRS.length]!, PROPERTY_PAIRS[(2 * index + 1) % PROPERTY_PAIRS.length]!];
@@ -74,14 +76,19 @@ describe.each(READS)("reference, filtered, on %s, from %s", (dialect, read) => {
   async function checkCase(filterCase: FilterCase, index: number): Promise<string[]> {
     const { site, conditions, from, to, compare } = filterCase;
     const visits = keptVisits(reference.model.visits, site, reference.firstKeptDay.get(site)!);
-    const { matching, count } = segmentOf(visits, conditions);
+    const segment = segmentOf(visits, conditions);
+    const { matching, count } = segment;
     matched[index] = matching;
     const filter = conditions.map(filterText);
     const problems: string[] = [];
     for (const statistic of statisticsFor(index)) {
       const asked: Asked = { site, ...statistic, from, to, filter };
-      const expected = answer(count, asked);
-      if (compare) problems.push(...(await check.whole({ ...asked, compare }, compared(count, asked, compare))));
+      // The engagement statistics: from the signals of the matching visits (reference-engagement.ts).
+      const engagement = isEngagement(statistic.name);
+      const expected = engagement ? engagementAnswer(segment.visits, statistic.name, from, to) : answer(count, asked);
+      const comparedAnswer = (mode: CompareMode) =>
+        engagement ? engagementCompared(segment.visits, statistic.name, from, to, mode) : compared(count, asked, mode);
+      if (compare) problems.push(...(await check.whole({ ...asked, compare }, comparedAnswer(compare))));
       else problems.push(...(await check.whole(asked, expected)));
       const middle = [...expected.rows].sort((a, b) => compareValues(a.value, b.value))[Math.floor(expected.rows.length / 2)]?.value ?? "a";
       const lists: ListQuery[] = [

@@ -120,7 +120,7 @@ export function segmentOf(
   visits: readonly ModelVisit[],
   conditions: readonly FilterCondition[],
   pageGoals: readonly string[] = [],
-): { matching: number; count: Counter } {
+): { matching: number; count: Counter; visits: readonly ModelVisit[] } {
   const goalTests = pageGoals.map((pattern) => [`Visit ${pattern}`, pagePattern(pattern)] as const);
   const matching = visits.filter((visit) => conditions.every((condition) => visitMatches(visit, condition)));
   const counts: DayCounts = new Map();
@@ -192,7 +192,7 @@ export function segmentOf(
     }
     return visitors;
   };
-  return { matching: matching.length, count };
+  return { matching: matching.length, count, visits: matching };
 }
 
 /** The visits the store still holds: those that started on or after the first kept local day. */

@@ -6,13 +6,15 @@
  * totals call. Filtered statistics: reference-segments.test.ts.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { NotFoundError, STAT_NAMES } from "@tally-analytics/core";
+import { ENGAGEMENT_STATISTICS, NotFoundError, STAT_NAMES } from "@tally-analytics/core";
 import { DIALECTS } from "../support/databases.js";
 import { createUserAgentParser } from "@tally-analytics/core/internal";
 import { SITES } from "./reference-data.js";
 import { answer, compared, comparisonRange, totalsOf, type CompareMode, type Counter } from "./reference-answers.js";
 import { createChecker, searchesFor, type Asked } from "./reference-check.js";
+import { engagementAnswer, engagementCompared } from "./reference-engagement.js";
 import { openReference, type Reference } from "./reference-fixture.js";
+import { keptVisits } from "./reference-segments.js";
 import { expectedPage, sumDays, type ListQuery, type Row } from "./reference-model.js";
 
 /** Ranges asked of every site; each site adds the local days of its DST changes. */
@@ -68,10 +70,12 @@ interface Named {
   event?: string;
   property?: string;
 }
-const STATISTICS: Named[] = STAT_NAMES.flatMap((name): Named[] =>
-  name === "event_property"
-    ? PROPERTY_PAIRS.map(([event, property]) => ({ label: `event_property ${event}.${property}`, name, event, property }))
-    : [{ label: name, name }],
+/** The counted statistics; the engagement statistics (per page figures of signals) are checked against their own model below. */
+const STATISTICS: Named[] = STAT_NAMES.filter((name) => !(ENGAGEMENT_STATISTICS as readonly string[]).includes(name)).flatMap(
+  (name): Named[] =>
+    name === "event_property"
+      ? PROPERTY_PAIRS.map(([event, property]) => ({ label: `event_property ${event}.${property}`, name, event, property }))
+      : [{ label: name, name }],
 );
 
 const USER_AGENT = "Mozilla/5.0 (Windows NT 10.0; Win64; x64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/124.0.0.0 Safari/537.36";
@@ -275,6 +279,32 @@ describe.each(DIALECTS)("reference on %s", (dialect) => {
               if (problems.length > 5) break;
             }
             expect(problems.slice(0, 5)).toEqual([]);
+          },
+        );
+
+        it.each(ENGAGEMENT_STATISTICS.map((name) => [name] as const))(
+          "%s (engagement): every range, order and page, and compared, against the signals the model saw",
+          { timeout: 180_000 },
+          async (name) => {
+            const visits = keptVisits(reference.model.visits, site.key, reference.firstKeptDay.get(site.key)!);
+            const problems: string[] = [];
+            let rowsSeen = 0;
+            for (const [from, to] of rangesOf(site.key)) {
+              const asked: Asked = { site: site.key, name, from, to };
+              const expected = engagementAnswer(visits, name, from, to);
+              rowsSeen += expected.rows.length;
+              problems.push(...(await check.whole(asked, expected)));
+              for (const list of LIST_VARIANTS(expected.rows.length)) {
+                const problem = await check.page(asked, expected, list);
+                if (problem) problems.push(problem);
+              }
+            }
+            for (const [from, to, compare] of COMPARED) {
+              const expected = engagementCompared(visits, name, from, to, compare);
+              problems.push(...(await check.whole({ site: site.key, name, from, to, compare }, expected)));
+            }
+            expect(problems.slice(0, 5)).toEqual([]);
+            expect(rowsSeen).toBeGreaterThan(20);
           },
         );
 

@@ -1239,6 +1239,28 @@ export type components = {
              * @example 12500
              */
             e?: number | null;
+            /**
+             * @description With an engagement signal (`e`): the deepest percentage of the page seen, an integer 0–100.
+             * @example 75
+             */
+            d?: number | null;
+            /**
+             * @description With an engagement signal (`e`): the pageview's web vitals, each optional: `lcp`, `inp`, `fcp`, `ttfb` in milliseconds (at most 600000), `cls` a score (at most 10).
+             * @example {
+             *       "lcp": 1800,
+             *       "inp": 120,
+             *       "cls": 0.05,
+             *       "fcp": 900,
+             *       "ttfb": 300
+             *     }
+             */
+            w?: {
+                lcp?: number | null;
+                inp?: number | null;
+                cls?: number | null;
+                fcp?: number | null;
+                ttfb?: number | null;
+            } | null;
             /** @description A pageview's server mark, read from the page's `Server-Timing: tally;desc=…`: the app's server counted this view already (the middleware), and this pageview only adds screen size and language to it. */
             v?: string | null;
         };
@@ -1635,7 +1657,35 @@ export type components = {
             events?: number;
             /** @description `goals` only: visitors who fired it, in percent of all visitors. */
             conversion_rate?: number;
+            /** @description `scroll_depth` only: the average of the visits' deepest scroll, in percent. */
+            average?: number;
+            /** @description `scroll_depth` only: the median of the visits' deepest scroll, in percent. */
+            median?: number;
+            /** @description `time_on_page` only: the mean engaged seconds of the visits that engaged on the page. */
+            seconds?: number;
+            /** @description `scroll_depth` and `time_on_page` with `compare`: `average` or `seconds` in the comparison range. */
+            previous_figure?: number;
+            /** @description `vitals` only: each vital's figures (null: not measured on the page). */
+            vitals?: {
+                lcp: components["schemas"]["VitalFigures"];
+                inp: components["schemas"]["VitalFigures"];
+                cls: components["schemas"]["VitalFigures"];
+                fcp: components["schemas"]["VitalFigures"];
+                ttfb: components["schemas"]["VitalFigures"];
+            };
         };
+        VitalFigures: {
+            /** @description Pageviews that measured it. */
+            count: number;
+            /** @description The 75th percentile (nearest rank): milliseconds, or a score for CLS. */
+            p75: number;
+            /** @description Percent of the measurements that are good. */
+            good: number;
+            /** @description Percent that need improvement. */
+            needs_improvement: number;
+            /** @description Percent that are poor. */
+            poor: number;
+        } | null;
         DayRange: {
             /**
              * Format: date
@@ -2533,7 +2583,7 @@ export interface operations {
         parameters: {
             query: {
                 /** @description The statistic (README "Statistics: what each one counts", docs/statistics.md). */
-                name: "bounce_rate" | "browser" | "browser_version" | "campaign" | "channel" | "city" | "continent" | "country" | "device" | "event" | "event_property" | "exit_page" | "goals" | "landing_page" | "language" | "os" | "os_version" | "page" | "pageviews" | "pageviews_hours" | "referrer" | "region" | "resolution" | "source" | "utm_content" | "utm_medium" | "utm_source" | "utm_term" | "views_per_visit" | "visit_duration" | "visitors" | "visitors_hours" | "visits";
+                name: "bounce_rate" | "browser" | "browser_version" | "campaign" | "channel" | "city" | "continent" | "country" | "device" | "event" | "event_property" | "exit_page" | "goals" | "landing_page" | "language" | "os" | "os_version" | "page" | "pageviews" | "pageviews_hours" | "referrer" | "region" | "resolution" | "scroll_depth" | "source" | "time_on_page" | "utm_content" | "utm_medium" | "utm_source" | "utm_term" | "views_per_visit" | "visit_duration" | "visitors" | "visitors_hours" | "visits" | "vitals";
                 /** @description Only rows whose value contains this, ignoring case. */
                 search?: string;
                 /** @description `url` and `value` mean the same: the row's value. Any other value means `url`. */
@@ -3569,7 +3619,7 @@ export interface operations {
         parameters: {
             query: {
                 /** @description The statistic (README "Statistics: what each one counts", docs/statistics.md). */
-                name: "bounce_rate" | "browser" | "browser_version" | "campaign" | "channel" | "city" | "continent" | "country" | "device" | "event" | "event_property" | "exit_page" | "goals" | "landing_page" | "language" | "os" | "os_version" | "page" | "pageviews" | "pageviews_hours" | "referrer" | "region" | "resolution" | "source" | "utm_content" | "utm_medium" | "utm_source" | "utm_term" | "views_per_visit" | "visit_duration" | "visitors" | "visitors_hours" | "visits";
+                name: "bounce_rate" | "browser" | "browser_version" | "campaign" | "channel" | "city" | "continent" | "country" | "device" | "event" | "event_property" | "exit_page" | "goals" | "landing_page" | "language" | "os" | "os_version" | "page" | "pageviews" | "pageviews_hours" | "referrer" | "region" | "resolution" | "scroll_depth" | "source" | "time_on_page" | "utm_content" | "utm_medium" | "utm_source" | "utm_term" | "views_per_visit" | "visit_duration" | "visitors" | "visitors_hours" | "visits" | "vitals";
                 /** @description Only rows whose value contains this, ignoring case. */
                 search?: string;
                 /** @description `url` and `value` mean the same: the row's value. Any other value means `url`. */

@@ -33,7 +33,7 @@ export type { Realtime } from "./stats/realtime.js";
 export type { PlausibleAnswer } from "./stats/plausible-answer.js";
 export { PlausibleQueryError } from "./stats/plausible-query.js";
 export type { StatRow, StatsQuery, StatsQueryInput, TotalsQuery, TotalsQueryInput } from "./stats/stats-query.js";
-export { STAT_NAMES, type StatName } from "./model/stat-names.js";
+export { ENGAGEMENT_STATISTICS, STAT_NAMES, type EngagementStatistic, type StatName } from "./model/stat-names.js";
 export type { CountStats } from "./stats/stats.js";
 export type { PathStats } from "./stats/path-stats.js";
 export type { Funnel, FunnelInput, Funnels } from "./websites/funnels.js";

@@ -173,6 +173,8 @@ export function createCollector(options: CollectorOptions) {
       previousVisitorHash: dayBefore === day ? null : await hashOn(dayBefore, rules, hit),
       nextVisitorHash: dayAfter === day || engagement ? null : await hashOn(dayAfter, rules, hit),
       engagedMs: hit.engagedMs ?? 0,
+      scrollDepth: hit.scrollDepth,
+      vitals: hit.vitals,
       props: hit.props && truncatedValues(hit.props),
       values: readValues({
         page: rules.pageNames === "route" ? routePageOf(hit.url, hit.route) : pageOf(hit.url, rules.params, hit.hash),

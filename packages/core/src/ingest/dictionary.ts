@@ -84,7 +84,11 @@ export function createDictionary(maxCached = 200_000): Dictionary {
       if (!values.has(value)) values.set(value, day);
     };
     for (const hit of hits) {
-      if (hit.kind === "engagement") continue;
+      // An engagement signal's page names its row (page_engagement); its other values are never stored.
+      if (hit.kind === "engagement") {
+        need(hit.websiteId, DIMENSION_KINDS.page, hit.values.page, dayNumber(hit.day));
+        continue;
+      }
       const day = dayNumber(hit.day);
       for (const kind of HIT_DIMENSIONS) need(hit.websiteId, DIMENSION_KINDS[kind], hit.values[kind], day);
       for (const [name, value] of Object.entries(hit.props ?? {})) {
@@ -126,7 +130,10 @@ export function createDictionary(maxCached = 200_000): Dictionary {
     const capped = (websiteId: number, kind: DimensionKind, value: string) =>
       value !== "" && lookup(websiteId, DIMENSION_KINDS[kind], value) === undefined ? OTHER : value;
     for (const hit of hits) {
-      if (hit.kind === "engagement") continue;
+      if (hit.kind === "engagement") {
+        hit.values.page = capped(hit.websiteId, "page", hit.values.page);
+        continue;
+      }
       for (const kind of HIT_DIMENSIONS) hit.values[kind] = capped(hit.websiteId, kind, hit.values[kind]);
       if (!hit.props) continue;
       const props: Record<string, string> = {};

@@ -15,6 +15,7 @@ const WEBSITE_TABLES = [
   "visits",
   "hits",
   "event_props",
+  "page_engagement",
   "dimensions",
   "day_versions",
   "day_blocks",
@@ -25,6 +26,7 @@ const WEBSITE_TABLES = [
 const TIMED_TABLES = [
   ["hits", "time"],
   ["event_props", "time"],
+  ["page_engagement", "time"],
   ["visits", "start"],
 ] as const;
 

@@ -1,5 +1,12 @@
 import type { Insertable } from "kysely";
-import type { EventPropsTable, HitsTable, RollupWatermarksTable, VisitorsTable, VisitsTable } from "../storage/schema.js";
+import type {
+  EventPropsTable,
+  HitsTable,
+  PageEngagementTable,
+  RollupWatermarksTable,
+  VisitorsTable,
+  VisitsTable,
+} from "../storage/schema.js";
 import type { CounterRow } from "../model/counters.js";
 import type { DimensionIo, NewDimension } from "./dictionary.js";
 import { VISIT_COLUMNS } from "../model/dimensions.js";
@@ -8,6 +15,7 @@ import { WIDER_ROLLUPS } from "../model/stat-names.js";
 import type { WriteDialect } from "../storage/dialect.js";
 import { allRows, runStatement, type RunResult, type SqlRunner } from "../storage/sql-runner.js";
 import type { Steps } from "../shared/steps.js";
+import { VITALS } from "../model/hit-input.js";
 import { newVisitorState, type VisitorState } from "../model/hit.js";
 import { MAX_SEEN_PER_VISITOR } from "./visit-processor.js";
 
@@ -57,6 +65,7 @@ export interface FlushIo extends DimensionIo {
   updateVisits(rows: readonly VisitUpdateRow[]): Steps<void>;
   insertHits(rows: readonly HitsTable[]): Steps<void>;
   insertProps(rows: readonly EventPropsTable[]): Steps<void>;
+  insertEngagements(rows: readonly PageEngagementTable[]): Steps<void>;
   saveVisitors(rows: readonly VisitorsTable[]): Steps<void>;
   addCounts(rows: readonly CounterRow[]): Steps<void>;
   /** The websites' rollup watermarks (model/periods.ts): website → the day its closed periods end by ("" or none: none closed). Locked until commit where rows are locked. */
@@ -171,6 +180,17 @@ const VISIT_UPDATE_COLUMNS = [
   "engaged",
 ] as const satisfies readonly (keyof VisitUpdateRow)[];
 
+/** An engagement row's columns: where it was, then what it reported. */
+const ENGAGEMENT_COLUMNS = [
+  "website_id",
+  "visit_id",
+  "time",
+  "page",
+  "engaged_ms",
+  "scroll_depth",
+  ...VITALS,
+] as const satisfies readonly (keyof PageEngagementTable)[];
+
 /** The texts of a dialect's flush statements, built once. */
 function flushStatements(dialect: WriteDialect) {
   const greatest = (a: string, b: string) => `${dialect.greatestFunction}(${a}, ${b})`;
@@ -205,6 +225,7 @@ function flushStatements(dialect: WriteDialect) {
     ),
     insertHits: inserter<HitsTable>("hits", ["website_id", "visit_id", "time", "page", "event", "seq"]),
     insertProps: inserter<EventPropsTable>("event_props", ["website_id", "visit_id", "time", "event", "seq", "name", "value"]),
+    insertEngagements: inserter<PageEngagementTable>("page_engagement", ENGAGEMENT_COLUMNS),
     saveVisitors: inserter<VisitorsTable>(
       "visitors",
       VISITOR_COLUMNS,
@@ -315,6 +336,9 @@ export function createFlushIo(runner: SqlRunner, dialect: WriteDialect): FlushIo
     },
     *insertHits(rows) {
       yield* s.insertHits(runner, rows);
+    },
+    *insertEngagements(rows) {
+      yield* s.insertEngagements(runner, rows);
     },
     *insertProps(rows) {
       yield* s.insertProps(runner, rows);

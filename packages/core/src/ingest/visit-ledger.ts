@@ -1,4 +1,5 @@
 import type { Hit } from "../model/hit.js";
+import type { CheckedVitals } from "../model/hit-input.js";
 
 /** A visit that starts in this flush. `id` and `firstVisitId` are provisional (negative) until stored. */
 export interface NewVisit {
@@ -36,6 +37,17 @@ export interface HitRow {
   event: string;
   /** Its place in the visit. */
   seq: number;
+}
+
+/** An engagement signal as stored: the page it came from and what it reported (model/hit.ts). */
+export interface EngagementRow {
+  websiteId: number;
+  visit: number;
+  time: number;
+  page: string;
+  engagedMs: number;
+  scrollDepth: number | null;
+  vitals: CheckedVitals | null;
 }
 
 export interface PropRow {

@@ -1,7 +1,15 @@
 import { createCounters, type Counters } from "../model/counters.js";
 import { PROPERTY_SEPARATOR, VISIT_COLUMNS, type Counted, type VisitColumnOf } from "../model/dimensions.js";
 import { newVisitorState, type Hit, type VisitorState } from "../model/hit.js";
-import { createVisitLedger, type HitRow, type NewVisit, type PropRow, type VisitChange, type VisitLedger } from "./visit-ledger.js";
+import {
+  createVisitLedger,
+  type EngagementRow,
+  type HitRow,
+  type NewVisit,
+  type PropRow,
+  type VisitChange,
+  type VisitLedger,
+} from "./visit-ledger.js";
 
 /** The visit columns by how their statistic is counted. */
 const COUNTED = Object.fromEntries(
@@ -27,6 +35,7 @@ export interface FlushChanges {
   visitUpdates: VisitChange[];
   hits: HitRow[];
   props: PropRow[];
+  engagements: EngagementRow[];
 }
 
 /** What one flush works with: counters, visits, the hit rows and the states it touched. */
@@ -37,6 +46,7 @@ interface Flush {
   touched: Set<VisitorState>;
   hits: HitRow[];
   props: PropRow[];
+  engagements: EngagementRow[];
 }
 
 /**
@@ -45,7 +55,15 @@ interface Flush {
  * states before and stores everything after, in one transaction (docs/statistics.md).
  */
 export function processHits(hits: readonly Hit[], states: Map<string, VisitorState>): FlushChanges {
-  const flush: Flush = { states, counters: createCounters(), visits: createVisitLedger(), touched: new Set(), hits: [], props: [] };
+  const flush: Flush = {
+    states,
+    counters: createCounters(),
+    visits: createVisitLedger(),
+    touched: new Set(),
+    hits: [],
+    props: [],
+    engagements: [],
+  };
   for (const hit of hits) {
     if (hit.kind === "engagement") applyEngagement(flush, hit);
     else applyHit(flush, hit);
@@ -57,6 +75,7 @@ export function processHits(hits: readonly Hit[], states: Map<string, VisitorSta
     visitUpdates: flush.visits.updates(),
     hits: flush.hits,
     props: flush.props,
+    engagements: flush.engagements,
   };
 }
 
@@ -186,6 +205,8 @@ function applyEngagement(flush: Flush, signal: Hit): void {
   const holder = today && today.lastSeen > 0 && today.visit !== 0 ? today : yesterday;
   if (!holder || holder.lastSeen === 0 || holder.visit === 0) return;
   flush.visits.change(holder.visit, holder.websiteId, holder.visitDay).engagedMs += signal.engagedMs;
+  const { websiteId, localTime: time, engagedMs, scrollDepth, vitals } = signal;
+  flush.engagements.push({ websiteId, visit: holder.visit, time, page: signal.values.page, engagedMs, scrollDepth, vitals });
   if (signal.timestamp > holder.lastSeen) extendVisit(flush, holder, signal.timestamp);
   flush.touched.add(holder);
 }

@@ -140,6 +140,21 @@ export function* writeFlush(io: FlushIo, dictionary: Dictionary, hits: readonly 
       value: id(prop.websiteId, "prop_value", prop.value),
     })),
   );
+  yield* io.insertEngagements(
+    changes.engagements.map(({ websiteId, visit, time, page, engagedMs, scrollDepth, vitals }) => ({
+      website_id: websiteId,
+      visit_id: real(visit),
+      time,
+      page: id(websiteId, "page", page),
+      engaged_ms: engagedMs,
+      scroll_depth: scrollDepth ?? null, // a signal spilled by an older version has none
+      lcp: vitals?.lcp ?? null,
+      inp: vitals?.inp ?? null,
+      cls: vitals?.cls ?? null,
+      fcp: vitals?.fcp ?? null,
+      ttfb: vitals?.ttfb ?? null,
+    })),
+  );
   yield* io.saveVisitors(
     changes.states.map((state) => rowOf({ ...state, firstVisitId: real(state.firstVisitId), visit: real(state.visit) })),
   );

@@ -38,6 +38,10 @@ export interface HitInput {
    * (docs/statistics.md) rather than a pageview. Not allowed with `event`.
    */
   engagedMs?: number | null | undefined;
+  /** With an engagement signal: the deepest percentage of the page seen, an integer 0–100. */
+  scrollDepth?: number | null | undefined;
+  /** With an engagement signal: the pageview's web vitals (each optional; milliseconds, CLS a score). */
+  vitals?: WebVitals | null | undefined;
   /**
    * A pageview's server mark (`Server-Timing: tally;desc=<mark>` on the page's response):
    * the pageview completes the one the app's server counted (docs/statistics.md,
@@ -50,6 +54,22 @@ export interface HitInput {
    */
   route?: string | null | undefined;
 }
+
+/** A pageview's web vitals as the browser measured them: LCP, INP, FCP, TTFB in milliseconds, CLS a score. */
+export interface WebVitals {
+  lcp?: number | null | undefined;
+  inp?: number | null | undefined;
+  cls?: number | null | undefined;
+  fcp?: number | null | undefined;
+  ttfb?: number | null | undefined;
+}
+
+/** The web vitals, in the order they are stored and listed. */
+export const VITALS = ["lcp", "inp", "cls", "fcp", "ttfb"] as const;
+export type Vital = (typeof VITALS)[number];
+
+/** A signal's vitals as checked: each a finite number within its bound, null when not measured. */
+export type CheckedVitals = Record<Vital, number | null>;
 
 /** Values an import brings along; "" (or absent) means unknown. */
 export interface KnownValues {
@@ -82,6 +102,11 @@ export const LIMITS = {
   userAgent: 1024,
   /** Longest engagement one signal may report: six hours. */
   engagedMs: 6 * 3600 * 1000,
+  /**
+   * Largest vital accepted: ten minutes for the timings (a page slower than that is a
+   * broken measurement, not a slow page), 10 for CLS (real pages stay far below 1).
+   */
+  vitals: { lcp: 600_000, inp: 600_000, cls: 10, fcp: 600_000, ttfb: 600_000 },
 } as const;
 
 const SCREEN = /^(\d{1,5})x(\d{1,5})$/;
@@ -105,6 +130,10 @@ export interface CheckedHit {
   timestamp: number;
   /** Engagement signal's milliseconds (capped); null for a pageview or event. */
   engagedMs: number | null;
+  /** An engagement signal's scroll depth (0–100); null when not sent. */
+  scrollDepth: number | null;
+  /** An engagement signal's web vitals; null when not sent. */
+  vitals: CheckedVitals | null;
   /** The route template the app's server answered with; null when unknown. */
   route: string | null;
 }
@@ -142,6 +171,9 @@ export function checkHit(input: HitInput): CheckedHit {
     known: checkKnown(input.known),
     timestamp,
     engagedMs: checkEngagement(input.engagedMs, input.event),
+    // Most hits carry neither: one comparison each, no work.
+    scrollDepth: input.scrollDepth === undefined || input.scrollDepth === null ? null : checkScrollDepth(input),
+    vitals: input.vitals === undefined || input.vitals === null ? null : checkVitals(input),
     route: checkRoute(input.route),
   };
 }
@@ -188,6 +220,46 @@ function checkEngagement(engagedMs: unknown, event: unknown): number | null {
   }
   if (event !== undefined && event !== null) throw invalid("e", "An engagement signal has no event name.");
   return Math.min(Math.round(engagedMs), LIMITS.engagedMs);
+}
+
+/** Scroll depth rides on an engagement signal only (it is measured when the page is hidden or left). */
+function checkScrollDepth(input: HitInput): number {
+  const depth = input.scrollDepth;
+  if (typeof depth !== "number" || !Number.isInteger(depth) || depth < 0 || depth > 100) {
+    throw invalid("d", "The scroll depth must be an integer percentage from 0 to 100.");
+  }
+  if (input.engagedMs === undefined || input.engagedMs === null)
+    throw invalid("d", "The scroll depth is sent with an engagement signal (e).");
+  return depth;
+}
+
+function checkVitals(input: HitInput): CheckedVitals | null {
+  const vitals: unknown = input.vitals;
+  if (typeof vitals !== "object" || vitals === null || Array.isArray(vitals)) throw invalid("w", "The web vitals must be an object.");
+  if (input.engagedMs === undefined || input.engagedMs === null)
+    throw invalid("w", "The web vitals are sent with an engagement signal (e).");
+  const given = vitals as Record<string, unknown>;
+  for (const key of Object.keys(given)) {
+    if (!(VITALS as readonly string[]).includes(key))
+      throw invalid("w", `Unknown web vital "${key.slice(0, 20)}": expected ${VITALS.join(", ")}.`);
+  }
+  const checked = {} as CheckedVitals;
+  let measured = false;
+  for (const vital of VITALS) {
+    const value = given[vital];
+    if (value === undefined || value === null) {
+      checked[vital] = null;
+      continue;
+    }
+    const max = LIMITS.vitals[vital];
+    if (typeof value !== "number" || !Number.isFinite(value) || value < 0 || value > max) {
+      throw invalid("w", `The web vital ${vital} must be a number from 0 to ${max}${vital === "cls" ? "" : " (milliseconds)"}.`);
+    }
+    // Timings to the millisecond; CLS to four decimals (its thresholds are 0.1 and 0.25).
+    checked[vital] = vital === "cls" ? Math.round(value * 10_000) / 10_000 : Math.round(value);
+    measured = true;
+  }
+  return measured ? checked : null;
 }
 
 function checkEvent(event: unknown): string | null {

@@ -20,11 +20,21 @@ describe("hits packed for another thread", () => {
       previousVisitorHash: "hash-yesterday",
       nextVisitorHash: null,
       engagedMs: 0,
+      scrollDepth: 55,
+      vitals: { lcp: 1800, inp: null, cls: 0.05, fcp: 700, ttfb: 90 },
       props: { plan: "pro", "two words": "ü" },
       values: values("a"),
       outboxId: 42,
     };
-    const plain: Hit = { ...full, kind: "pageview", props: null, values: values("b"), previousVisitorHash: null };
+    const plain: Hit = {
+      ...full,
+      kind: "pageview",
+      props: null,
+      values: values("b"),
+      previousVisitorHash: null,
+      scrollDepth: null,
+      vitals: null,
+    };
     delete plain.outboxId;
     const [first, second] = unpackHits(structuredClone(packHits([full, plain])));
     expect(first).toEqual(full);

@@ -20,6 +20,8 @@ const SCALARS = [
   "previousVisitorHash",
   "nextVisitorHash",
   "engagedMs",
+  "scrollDepth",
+  "vitals",
   "props",
   "outboxId",
 ] as const satisfies readonly (keyof Hit)[];

@@ -1,4 +1,5 @@
 import type { DimensionValues } from "./dimensions.js";
+import type { CheckedVitals } from "./hit-input.js";
 
 /** A pageview, an event, or an engagement signal (which is no hit: docs/statistics.md). */
 export type HitKind = "pageview" | "event" | "engagement";
@@ -21,6 +22,10 @@ export interface Hit {
   nextVisitorHash: string | null;
   /** Milliseconds of an engagement signal; 0 for hits. */
   engagedMs: number;
+  /** An engagement signal's deepest percentage of the page seen; null when not sent (and for hits). */
+  scrollDepth: number | null;
+  /** An engagement signal's web vitals of its pageview; null when not sent (and for hits). */
+  vitals: CheckedVitals | null;
   props: Record<string, string> | null;
   /**
    * One value per kind of the registry (model/dimensions.ts): `page` without tracking

@@ -12,10 +12,16 @@ const SERIES_NAMES = [
   "visits",
 ] as const;
 
-export type StatName = (typeof SERIES_NAMES)[number] | DimensionStatistic;
+/** The statistics of engagement signals, one row per page (docs/statistics.md, "Engagement"): read from their rows, never rolled up. */
+export const ENGAGEMENT_STATISTICS = ["scroll_depth", "time_on_page", "vitals"] as const;
+export type EngagementStatistic = (typeof ENGAGEMENT_STATISTICS)[number];
+export const isEngagementStatistic = (name: string): name is EngagementStatistic =>
+  (ENGAGEMENT_STATISTICS as readonly string[]).includes(name);
+
+export type StatName = (typeof SERIES_NAMES)[number] | DimensionStatistic | EngagementStatistic;
 
 /** Every statistic the API serves, in alphabetical order: the seed's 17 (SPEC §5) and the visit metrics, UTM fields, exit pages, properties and goals. */
-export const STAT_NAMES = [...SERIES_NAMES, ...DIMENSION_STATISTICS].sort() as [StatName, ...StatName[]];
+export const STAT_NAMES = [...SERIES_NAMES, ...DIMENSION_STATISTICS, ...ENGAGEMENT_STATISTICS].sort() as [StatName, ...StatName[]];
 
 /** Series whose value is the day itself: stored at day level only. */
 export const DAILY_SERIES: ReadonlySet<string> = new Set(["pageviews", "visitors", "visits"]);
@@ -39,7 +45,7 @@ export const isRatio = (name: string): name is RatioName => Object.hasOwn(RATIO_
 
 /** The rollups that also have rows for wider periods (summed when a period closes): every other statistic, and the counts statistics are read from (`event_visitors`). */
 export const WIDER_ROLLUPS: readonly string[] = [...new Set([...STAT_NAMES, ...Object.keys(STAT_KINDS)])].filter(
-  (name) => !DAY_ONLY.has(name) && !isRatio(name),
+  (name) => !DAY_ONLY.has(name) && !isRatio(name) && !isEngagementStatistic(name),
 );
 
 /** docs/statistics.md: `Math.round(scale × numerator ÷ denominator) ÷ divisor`, 0 without visits. */
@@ -49,4 +55,11 @@ export function ratio(name: RatioName, numerator: number, denominator: number): 
 }
 
 /** Names with a `total` beside their rows: the day series of visits and the ratios. */
-export const HAS_RANGE_TOTAL: ReadonlySet<string> = new Set(["visits", "bounce_rate", "visit_duration", "views_per_visit"]);
+export const HAS_RANGE_TOTAL: ReadonlySet<string> = new Set([
+  "visits",
+  "bounce_rate",
+  "visit_duration",
+  "views_per_visit",
+  "scroll_depth",
+  "time_on_page",
+]);

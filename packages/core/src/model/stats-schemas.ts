@@ -5,6 +5,18 @@ const day = z.string().meta({ format: "date", example: "2026-11-01" });
 /** An inclusive range of local days, `Y-m-d`. */
 export const dayRangeSchema = z.object({ from: day, to: day }).meta({ id: "DayRange" });
 
+/** One web vital's figures on a page: its p75 and the shares by the published thresholds. */
+const vitalFiguresSchema = z
+  .object({
+    count: z.number().meta({ description: "Pageviews that measured it." }),
+    p75: z.number().meta({ description: "The 75th percentile (nearest rank): milliseconds, or a score for CLS." }),
+    good: z.number().meta({ description: "Percent of the measurements that are good." }),
+    needs_improvement: z.number().meta({ description: "Percent that need improvement." }),
+    poor: z.number().meta({ description: "Percent that are poor." }),
+  })
+  .nullable()
+  .meta({ id: "VitalFigures" });
+
 /** One row of a statistic. */
 export const statRowSchema = z
   .object({
@@ -20,6 +32,26 @@ export const statRowSchema = z
     previous: z.number().optional().meta({ description: "With `compare`: the count in the comparison range." }),
     events: z.number().optional().meta({ description: "`goals` only: how many times the event fired." }),
     conversion_rate: z.number().optional().meta({ description: "`goals` only: visitors who fired it, in percent of all visitors." }),
+    average: z.number().optional().meta({ description: "`scroll_depth` only: the average of the visits' deepest scroll, in percent." }),
+    median: z.number().optional().meta({ description: "`scroll_depth` only: the median of the visits' deepest scroll, in percent." }),
+    seconds: z
+      .number()
+      .optional()
+      .meta({ description: "`time_on_page` only: the mean engaged seconds of the visits that engaged on the page." }),
+    previous_figure: z
+      .number()
+      .optional()
+      .meta({ description: "`scroll_depth` and `time_on_page` with `compare`: `average` or `seconds` in the comparison range." }),
+    vitals: z
+      .object({
+        lcp: vitalFiguresSchema,
+        inp: vitalFiguresSchema,
+        cls: vitalFiguresSchema,
+        fcp: vitalFiguresSchema,
+        ttfb: vitalFiguresSchema,
+      })
+      .optional()
+      .meta({ description: "`vitals` only: each vital's figures (null: not measured on the page)." }),
   })
   .meta({ id: "StatRow" });
 

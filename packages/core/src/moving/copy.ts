@@ -28,6 +28,8 @@ const COPY_ORDER = {
   visits: 15,
   hits: 16,
   event_props: 17,
+  // After its visits, like hits.
+  page_engagement: 24,
   rollups: 18,
   day_versions: 19,
   day_blocks: 20,

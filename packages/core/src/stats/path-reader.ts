@@ -18,6 +18,8 @@ import {
   type RangeBlocks,
   type StepBits,
 } from "./path-blocks.js";
+import type { EngagementSignal } from "./engagement.js";
+import { VITALS } from "../model/hit-input.js";
 
 type Sql = RawBuilder<unknown>;
 
@@ -36,6 +38,8 @@ export interface PathReader {
   funnelVisitors(steps: readonly PathStep[], range: DayRange): Promise<number[]>;
   /** Every hit of the visits starting in the range, matching the filters, that have a hit matching `start`. */
   journeyHits(start: PathStep, range: DayRange): Promise<JourneyHit[]>;
+  /** The engagement signals of the visits starting in the range that match the filters (docs/statistics.md, "Engagement"). */
+  engagementSignals(range: DayRange): Promise<EngagementSignal[]>;
   /** The values of dictionary ids (pages, event names). */
   valuesOf(ids: readonly number[]): Promise<Map<number, string>>;
   /** How many hits lie in the range, counting no further than `atMost + 1` (a bound checked before running). */
@@ -197,6 +201,23 @@ export function createPathReader(
         },
       );
       return hits;
+    },
+    async engagementSignals(range) {
+      const [start, end] = localBounds(range);
+      // Driven by the range's visits (a signal may come days after its visit started, when the visit ran past midnight).
+      const rows = await run<Record<string, number | string | null>>(sql`select e.visit_id as visit, dp.value as page, e.engaged_ms,
+          e.scroll_depth, ${sql.join(VITALS.map((vital) => sql`e.${sql.ref(vital)}`))}
+        from visits v cross join page_engagement e cross join dimensions dp
+        where v.website_id = ${websiteId} and v.start >= ${start} and v.start < ${end} and ${where.visit()}
+          and e.visit_id = v.id and dp.id = e.page`);
+      const numberOrNull = (value: number | string | null | undefined) => (value === null || value === undefined ? null : Number(value));
+      return rows.map((row) => ({
+        visit: Number(row.visit),
+        page: String(row.page),
+        engagedMs: Number(row.engaged_ms),
+        scrollDepth: numberOrNull(row.scroll_depth),
+        vitals: Object.fromEntries(VITALS.map((vital) => [vital, numberOrNull(row[vital])])) as EngagementSignal["vitals"],
+      }));
     },
     valuesOf: (ids) => dictionaryValues(db, ids),
     async rowsRead(range, atMost) {

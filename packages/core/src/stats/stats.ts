@@ -8,7 +8,17 @@ import { createPathRunner, type PathRunner, type PathsFor } from "./paths.js";
 import { comparedDay, comparisonRange, type CompareMode } from "./comparison.js";
 import type { Realtime, createRealtimeReader } from "./realtime.js";
 import { pageRows, type CountReader, type DayRange, type ListOptions, type Statistic } from "./count-reader.js";
-import { DAILY_SERIES, HAS_RANGE_TOTAL, HOUR_SERIES, isRatio, ratio, RATIO_SERIES, type RatioName } from "../model/stat-names.js";
+import { engagementRows } from "./engagement.js";
+import {
+  DAILY_SERIES,
+  HAS_RANGE_TOTAL,
+  isEngagementStatistic,
+  HOUR_SERIES,
+  isRatio,
+  ratio,
+  RATIO_SERIES,
+  type RatioName,
+} from "../model/stat-names.js";
 import type { StatRow, TotalFigures, Totals } from "../model/stats-schemas.js";
 import {
   parseStatsQuery,
@@ -153,7 +163,31 @@ export interface StatsSources {
 
 /** Statistics counted from a database: rollups without filters, visits and hits with them. */
 export function createStatsRunner({ readerFor, pathsFor }: StatsSources): StatsRunner {
+  /** `scroll_depth`, `time_on_page`, `vitals`: from the range's engagement signals, each range read once. */
+  async function engagementPage(websiteId: number, query: StatsQuery & { name: "scroll_depth" | "time_on_page" | "vitals" }) {
+    const reader = pathsFor(websiteId, query.conditions);
+    const range = { from: query.from, to: query.to };
+    const answer = engagementRows(query.name, await reader.engagementSignals(range));
+    const list = { search: query.search.toLowerCase(), sortBy: query.sort_by, sort: query.sort, perPage: query.per_page, page: query.page };
+    const { rows, total } = pageRows(answer.rows, list);
+    const page: StatsPage = { data: rows, total, page: query.page, perPage: query.per_page };
+    if (answer.rangeTotal !== undefined) page.rangeTotal = answer.rangeTotal;
+    if (!query.compare) return page;
+    const previousRange = comparisonRange(range, query.compare);
+    const previous = engagementRows(query.name, await reader.engagementSignals(previousRange));
+    const before = new Map(previous.rows.map((row) => [row.value, row]));
+    page.comparison = previousRange;
+    if (previous.rangeTotal !== undefined) page.previousRangeTotal = previous.rangeTotal;
+    page.data = rows.map((row) => {
+      const old = before.get(row.value);
+      const figure = old?.average ?? old?.seconds;
+      return { ...row, previous: old?.count ?? 0, ...(figure === undefined ? {} : { previous_figure: figure }) };
+    });
+    return page;
+  }
+
   async function statsPage(websiteId: number, query: StatsQuery): Promise<StatsPage> {
+    if (isEngagementStatistic(query.name)) return engagementPage(websiteId, { ...query, name: query.name });
     const reader = readerFor(websiteId, query);
     const range = { from: query.from, to: query.to };
     const stat: Statistic = { name: query.name, event: query.event, property: query.property };

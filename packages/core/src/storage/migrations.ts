@@ -1,5 +1,6 @@
 import { randomUUID } from "node:crypto";
 import { Migrator, sql, type Kysely, type Migration, type RawBuilder } from "kysely";
+import { VITALS } from "../model/hit-input.js";
 import type { SqlDialect } from "./dialect.js";
 import type { Database } from "./schema.js";
 import { backfillDimensions, backfillVisits } from "./segments-backfill.js";
@@ -322,6 +323,24 @@ const migrationFactories: Record<string, MigrationFactory> = {
     },
   }),
   "0022_regions": () => ({ up: (db) => addVisitColumns(db, ["region"]) }),
+  "0024_page_engagement": (dialect) => ({
+    async up(db) {
+      // One row per engagement signal (docs/statistics.md, "Engagement"): the page it was
+      // sent from, its engaged time, and what it measured (null: not sent).
+      let table = db.schema
+        .createTable("page_engagement")
+        .addColumn("website_id", "integer", (c) => c.notNull())
+        .addColumn("visit_id", "integer", (c) => c.notNull())
+        .addColumn("time", dialect.counterType, (c) => c.notNull())
+        .addColumn("page", "integer", (c) => c.notNull())
+        .addColumn("engaged_ms", "integer", (c) => c.notNull())
+        .addColumn("scroll_depth", "integer");
+      for (const vital of VITALS) table = table.addColumn(vital, vital === "cls" ? "double precision" : "integer");
+      await table.execute();
+      await db.schema.createIndex("page_engagement_range_idx").on("page_engagement").columns(["website_id", "time"]).execute();
+      await db.schema.createIndex("page_engagement_visit_idx").on("page_engagement").column("visit_id").execute();
+    },
+  }),
   // Day blocks keep a visit's hits in the order they came (`seq`, as funnels and journeys read
   // them) instead of by time: the blocks built before go, and buildDayBlocks writes them again.
   "0025_block_hit_order": () => ({

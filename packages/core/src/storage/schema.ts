@@ -15,6 +15,7 @@ export interface Database {
   visits: VisitsTable;
   hits: HitsTable;
   event_props: EventPropsTable;
+  page_engagement: PageEngagementTable;
   report_runs: ReportRunsTable;
   report_secrets: ReportSecretsTable;
   imports: ImportsTable;
@@ -110,6 +111,26 @@ export interface EventPropsTable {
   seq: number;
   name: number;
   value: number;
+}
+
+/**
+ * One row per engagement signal that joined a visit: the page it was sent from, the engaged
+ * milliseconds it reported, and the scroll depth and web vitals it carried (null: not sent).
+ */
+export interface PageEngagementTable {
+  website_id: number;
+  visit_id: number;
+  /** Local wall-clock seconds, as VisitsTable.start. */
+  time: number;
+  page: number;
+  engaged_ms: number;
+  scroll_depth: number | null;
+  lcp: number | null;
+  inp: number | null;
+  /** Cumulative layout shift, a score (not milliseconds). */
+  cls: number | null;
+  fcp: number | null;
+  ttfb: number | null;
 }
 
 export interface SaltsTable {

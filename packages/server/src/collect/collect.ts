@@ -32,6 +32,25 @@ export const hitBody = z
         "An engagement signal, not a hit: milliseconds the page was visible and focused since the last signal (sent when it is hidden or left; at most 6 hours count). Never with `n`.",
       example: 12500,
     }),
+    d: z.number().nullish().meta({
+      description: "With an engagement signal (`e`): the deepest percentage of the page seen, an integer 0–100.",
+      example: 75,
+    }),
+    w: z
+      .object({
+        lcp: z.number().nullish(),
+        inp: z.number().nullish(),
+        cls: z.number().nullish(),
+        fcp: z.number().nullish(),
+        ttfb: z.number().nullish(),
+      })
+      .strict()
+      .nullish()
+      .meta({
+        description:
+          "With an engagement signal (`e`): the pageview's web vitals, each optional: `lcp`, `inp`, `fcp`, `ttfb` in milliseconds (at most 600000), `cls` a score (at most 10).",
+        example: { lcp: 1800, inp: 120, cls: 0.05, fcp: 900, ttfb: 300 },
+      }),
     v: z.string().max(64).nullish().meta({
       description:
         "A pageview's server mark, read from the page's `Server-Timing: tally;desc=…`: the app's server counted this view already (the middleware), and this pageview only adds screen size and language to it.",
@@ -101,6 +120,8 @@ async function collectHit(tally: Tally, request: HitRequest): Promise<{ message:
     props: body.p,
     hash: body.h === 1 || body.h === true,
     engagedMs: body.e,
+    scrollDepth: body.d,
+    vitals: body.w,
     view: body.v,
   });
   if (result.status === "dropped") return { message: `Dropped: ${result.reason}.`, headers: { "x-tally-dropped": result.reason } };

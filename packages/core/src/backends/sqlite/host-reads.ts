@@ -91,6 +91,10 @@ export function createHostSqliteReads(
         await admit(range);
         return reader.journeyHits(start, range);
       },
+      async engagementSignals(range) {
+        await admit(range);
+        return reader.engagementSignals(range);
+      },
     };
   }
 
