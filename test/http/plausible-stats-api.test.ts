@@ -36,11 +36,12 @@ const PLACES = [
 const UTM = ["?utm_medium=social&utm_source=twitter", "?utm_medium=email&utm_source=newsletter", ""];
 const LANDING = ["/", "/blog/hello", "/docs/start", "/login"];
 
-/** Twelve people a day over the last ten days (and a few on two days of 2024), as imports name them. */
+/** Twelve people a day over the last ten days (and a few on three days of 2024), as imports name them. */
 async function generate(tally: Tally, now: number): Promise<void> {
   const days = [
     ...Array.from({ length: 10 }, (_, ago) => Date.parse(`${dayOf(now - ago * DAY_MS)}T00:00:00Z`)),
     Date.parse("2024-01-10T00:00:00Z"),
+    Date.parse("2024-06-20T00:00:00Z"),
     Date.parse("2024-08-05T00:00:00Z"),
   ];
   for (const [index, start] of days.entries()) {
@@ -68,6 +69,11 @@ async function generate(tally: Tally, now: number): Promise<void> {
         referrer: p % 3 === 2 ? "https://news.example/" : "",
       });
       if (p % 2 === 0) await tally.collect({ ...visitor, url: "https://dummy.site/pricing", timestamp: at + 20_000 });
+      // A profile page (operator-matches' `^/user/\d+$`) and a support chat (behavioral-filters-2024).
+      if (p % 4 === 1) await tally.collect({ ...visitor, url: `https://dummy.site/user/${p}`, timestamp: at + 30_000 });
+      if (p % 4 === 3) {
+        await tally.collect({ ...visitor, url: "https://dummy.site/pricing", timestamp: at + 35_000, event: "Open Support Chat" });
+      }
       if (p % 3 === 0) {
         const props = { is_customer: p % 2 === 0 ? "true" : "false" };
         await tally.collect({ ...visitor, url: "https://dummy.site/pricing", timestamp: at + 40_000, event: "Signup", props });
