@@ -242,6 +242,34 @@ describe.each(DIALECTS)("Plausible's Stats API v2 on %s", (dialect) => {
     } else throw new Error(`no check for ${fixture.id}`);
   });
 
+  it("matches regular expressions as RE2 does, in linear time, and refuses what RE2 refuses", async () => {
+    const range = { from: dayOf(now - 9 * DAY_MS), to: dayOf(now) };
+    const byPattern = await v1Totals(range, ["page:matches:^/user/\\d+$"]);
+    expect(byPattern.visitors).toBeGreaterThan(0);
+    expect(byPattern).toEqual(await v1Totals(range, ["page:contains:/user/"]));
+    expect((await v1Totals(range, ["page:matches_not:^/user/\\d+$"])).visitors).toBe(
+      (await v1Totals(range, ["page:contains_not:/user/"])).visitors,
+    );
+    // A pattern that backtracks exponentially in JavaScript's engine: linear in RE2.
+    const started = performance.now();
+    const { status } = await query({
+      site_id: "dummy.site",
+      metrics: ["visitors"],
+      date_range: "7d",
+      filters: [["matches", "event:page", ["^(/+)+$x"]]],
+    });
+    expect(status).toBe(200);
+    expect(performance.now() - started).toBeLessThan(5_000);
+    const refused = await query({
+      site_id: "dummy.site",
+      metrics: ["visitors"],
+      date_range: "7d",
+      filters: [["matches", "event:page", ["(a)\\1"]]],
+    });
+    expect(refused.status).toBe(400);
+    expect(String(refused.body.error)).toContain("not a regular expression");
+  });
+
   it("reckons named date ranges as Plausible does", async () => {
     const today = dayOf(now);
     const ranges: Record<string, [string, string]> = {
