@@ -36,11 +36,12 @@ const PLACES = [
 const UTM = ["?utm_medium=social&utm_source=twitter", "?utm_medium=email&utm_source=newsletter", ""];
 const LANDING = ["/", "/blog/hello", "/docs/start", "/login"];
 
-/** Twelve people a day over the last ten days (and a few on two days of 2024), as imports name them. */
+/** Twelve people a day over the last ten days (and a few on three days of 2024), as imports name them. */
 async function generate(tally: Tally, now: number): Promise<void> {
   const days = [
     ...Array.from({ length: 10 }, (_, ago) => Date.parse(`${dayOf(now - ago * DAY_MS)}T00:00:00Z`)),
     Date.parse("2024-01-10T00:00:00Z"),
+    Date.parse("2024-06-20T00:00:00Z"),
     Date.parse("2024-08-05T00:00:00Z"),
   ];
   for (const [index, start] of days.entries()) {
@@ -68,6 +69,11 @@ async function generate(tally: Tally, now: number): Promise<void> {
         referrer: p % 3 === 2 ? "https://news.example/" : "",
       });
       if (p % 2 === 0) await tally.collect({ ...visitor, url: "https://dummy.site/pricing", timestamp: at + 20_000 });
+      // A profile page (operator-matches' `^/user/\d+$`) and a support chat (behavioral-filters-2024).
+      if (p % 4 === 1) await tally.collect({ ...visitor, url: `https://dummy.site/user/${p}`, timestamp: at + 30_000 });
+      if (p % 4 === 3) {
+        await tally.collect({ ...visitor, url: "https://dummy.site/pricing", timestamp: at + 35_000, event: "Open Support Chat" });
+      }
       if (p % 3 === 0) {
         const props = { is_customer: p % 2 === 0 ? "true" : "false" };
         await tally.collect({ ...visitor, url: "https://dummy.site/pricing", timestamp: at + 40_000, event: "Signup", props });
@@ -234,6 +240,34 @@ describe.each(DIALECTS)("Plausible's Stats API v2 on %s", (dialect) => {
         expect(row.metrics).toEqual(await v1Figures(range, [...filters, `${filter}:is:${row.dimensions[0]}`], fixture.body.metrics));
       }
     } else throw new Error(`no check for ${fixture.id}`);
+  });
+
+  it("matches regular expressions as RE2 does, in linear time, and refuses what RE2 refuses", async () => {
+    const range = { from: dayOf(now - 9 * DAY_MS), to: dayOf(now) };
+    const byPattern = await v1Totals(range, ["page:matches:^/user/\\d+$"]);
+    expect(byPattern.visitors).toBeGreaterThan(0);
+    expect(byPattern).toEqual(await v1Totals(range, ["page:contains:/user/"]));
+    expect((await v1Totals(range, ["page:matches_not:^/user/\\d+$"])).visitors).toBe(
+      (await v1Totals(range, ["page:contains_not:/user/"])).visitors,
+    );
+    // A pattern that backtracks exponentially in JavaScript's engine: linear in RE2.
+    const started = performance.now();
+    const { status } = await query({
+      site_id: "dummy.site",
+      metrics: ["visitors"],
+      date_range: "7d",
+      filters: [["matches", "event:page", ["^(/+)+$x"]]],
+    });
+    expect(status).toBe(200);
+    expect(performance.now() - started).toBeLessThan(5_000);
+    const refused = await query({
+      site_id: "dummy.site",
+      metrics: ["visitors"],
+      date_range: "7d",
+      filters: [["matches", "event:page", ["(a)\\1"]]],
+    });
+    expect(refused.status).toBe(400);
+    expect(String(refused.body.error)).toContain("not a regular expression");
   });
 
   it("reckons named date ranges as Plausible does", async () => {

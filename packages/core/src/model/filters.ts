@@ -1,12 +1,16 @@
 import { ValidationError } from "../shared/errors.js";
+import { compilePattern } from "../shared/patterns.js";
 import { VISIT_DIMENSIONS, type VisitColumnName } from "./dimensions.js";
 
 /** A filter on a visit column. */
 export type VisitDimension = VisitColumnName;
-export type Operator = "is" | "is_not" | "contains" | "contains_not";
+export type Operator = "is" | "is_not" | "contains" | "contains_not" | "matches" | "matches_not";
 
-/** Operators that keep what does not match: `is_not`, `contains_not`. */
-export const isNegated = (operator: Operator): boolean => operator === "is_not" || operator === "contains_not";
+/** Operators that keep what does not match: `is_not`, `contains_not`, `matches_not`. */
+export const isNegated = (operator: Operator): boolean => operator.endsWith("_not");
+
+/** Operators whose values are regular expressions (RE2 syntax): `matches`, `matches_not`. */
+export const isPattern = (operator: Operator): boolean => operator === "matches" || operator === "matches_not";
 
 /** Operators that match a substring, ignoring case: `contains`, `contains_not`. */
 export const isSubstring = (operator: Operator): boolean => operator === "contains" || operator === "contains_not";
@@ -20,7 +24,7 @@ export type Condition =
 /** Bounds on one request's filters, so a query's work stays bounded. */
 export const FILTER_LIMITS = { conditions: 20, values: 50, valueLength: 2048 } as const;
 
-const SYNTAX = /^(prop:[\s\S]+?|[a-z_]+):(is|is_not|contains_not|contains):([\s\S]*)$/;
+const SYNTAX = /^(prop:[\s\S]+?|[a-z_]+):(is|is_not|contains_not|contains|matches_not|matches):([\s\S]*)$/;
 
 /** `a|b\|c` → ["a", "b|c"]: `|` separates, `\|` and `\\` are literal. */
 function splitValues(text: string): string[] {
@@ -41,7 +45,7 @@ function splitValues(text: string): string[] {
 function parseCondition(text: string): Condition | string {
   const match = SYNTAX.exec(text);
   if (!match)
-    return `The filter "${text.slice(0, 100)}" is not of the form dimension:operator:value (operators: is, is_not, contains, contains_not).`;
+    return `The filter "${text.slice(0, 100)}" is not of the form dimension:operator:value (operators: is, is_not, contains, contains_not, matches, matches_not).`;
   const [, dimension = "", operator = "", rest = ""] = match;
   const values = splitValues(rest);
   if (values.some((value) => value === "")) return `The filter "${text.slice(0, 100)}" has an empty value.`;
@@ -49,6 +53,10 @@ function parseCondition(text: string): Condition | string {
   if (values.some((value) => value.length > FILTER_LIMITS.valueLength))
     return `A filter value may be at most ${FILTER_LIMITS.valueLength} characters.`;
   const op = operator as Operator;
+  if (isPattern(op)) {
+    const invalid = values.map(compilePattern).find((regex) => typeof regex === "string");
+    if (invalid !== undefined) return invalid;
+  }
   if (dimension.startsWith("prop:")) return { on: "prop", name: dimension.slice(5), operator: op, values };
   if (dimension === "page" || dimension === "event") return { on: dimension, operator: op, values };
   if ((VISIT_DIMENSIONS as readonly string[]).includes(dimension))

@@ -2,6 +2,7 @@ import * as z from "zod";
 import { addDays, dayNumber, isCalendarDate, isInDomain } from "../shared/calendar.js";
 import { TallyError } from "../shared/errors.js";
 import type { Operator } from "../model/filters.js";
+import { compilePattern } from "../shared/patterns.js";
 import { PLAUSIBLE_DIMENSIONS, PROPS_PREFIX } from "./plausible-dimensions.js";
 
 /** A Stats API v2 query Tally cannot answer: a 400 `{"error": message}`, as Plausible answers. */
@@ -41,6 +42,8 @@ export interface PlausibleCondition {
   operator: Operator;
   dimension: string;
   clauses: string[];
+  /** `has_done` / `has_not_done`: selects visits, never narrows which of their hits are counted. */
+  visitLevel?: boolean;
 }
 
 export interface PlausibleQuery {
@@ -75,7 +78,7 @@ export const plausibleQuerySchema = z
       .optional()
       .meta({
         description:
-          "`[operator, dimension, clauses]` with `is`, `is_not`, `contains`, `contains_not`; `and`, `not`, and `or` of conditions on one dimension.",
+          "`[operator, dimension, clauses, modifiers?]` with `is`, `is_not`, `contains`, `contains_not`, `matches`, `matches_not` (RE2 regular expressions), `{case_sensitive}` modifiers on `is` and `contains`; `and`, `not`, `or` of conditions on one dimension, `has_done` and `has_not_done` of one event condition.",
         example: [["is", "visit:country", ["DE"]]],
       }),
     order_by: z.array(z.tuple([z.string(), z.enum(["asc", "desc"])])).optional(),
@@ -86,7 +89,14 @@ export const plausibleQuerySchema = z
   })
   .meta({ id: "PlausibleQuery" });
 
-const NEGATION: Readonly<Record<Operator, Operator>> = { is: "is_not", is_not: "is", contains: "contains_not", contains_not: "contains" };
+const NEGATION: Readonly<Record<Operator, Operator>> = {
+  is: "is_not",
+  is_not: "is",
+  contains: "contains_not",
+  contains_not: "contains",
+  matches: "matches_not",
+  matches_not: "matches",
+};
 
 /** A dimension Tally keeps, or a 400 that names it. */
 function checkDimension(name: unknown, where: string): string {
@@ -97,11 +107,26 @@ function checkDimension(name: unknown, where: string): string {
   return name;
 }
 
+/** RE2's metacharacters escaped: a value as a pattern that matches it literally. */
+const literal = (value: string) => value.replace(/[\\^$.|?*+()[\]{}]/g, "\\$&");
+
+/**
+ * A condition honouring Plausible's `case_sensitive` modifier. Tally's `is` is case-sensitive
+ * and its `contains` ignores case; the other two cases are regular expressions: `is` ignoring
+ * case is `(?i)^value$`, a case-sensitive `contains` is the value as a pattern.
+ */
+function withCase(condition: PlausibleCondition, caseSensitive: boolean): PlausibleCondition {
+  const { operator, clauses } = condition;
+  const negated = operator.endsWith("_not");
+  if ((operator === "is" || operator === "is_not") && !caseSensitive)
+    return { ...condition, operator: negated ? "matches_not" : "matches", clauses: clauses.map((value) => `(?i)^${literal(value)}$`) };
+  if ((operator === "contains" || operator === "contains_not") && caseSensitive)
+    return { ...condition, operator: negated ? "matches_not" : "matches", clauses: clauses.map(literal) };
+  return condition;
+}
+
 function simpleCondition(filter: unknown[]): PlausibleCondition {
   const [operator, dimension, clauses, modifiers] = filter;
-  if (operator === "matches" || operator === "matches_not")
-    return fail(`Tally does not support the ${operator} operator (regular expressions) yet; use contains.`);
-  if (operator === "has_done" || operator === "has_not_done") return fail(`Tally does not support the ${operator} operator yet.`);
   if (typeof operator !== "string" || !Object.hasOwn(NEGATION, operator)) return fail(`Invalid filter ${show(filter)}: unknown operator.`);
   if (dimension === "segment") return fail("Tally has no saved segments; filter on the dimensions instead.");
   if (typeof dimension === "string" && isTimeDimension(dimension))
@@ -115,14 +140,26 @@ function simpleCondition(filter: unknown[]): PlausibleCondition {
     return fail(`Invalid filter ${show(filter)}: clauses must be a non-empty list of strings.`);
   }
   const op = operator as Operator;
-  if (modifiers !== undefined) {
-    const caseSensitive = (modifiers as { case_sensitive?: unknown } | null)?.case_sensitive;
-    // Tally's `contains` ignores case and its `is` does not: other modifiers cannot be honoured.
-    if (typeof caseSensitive !== "boolean" || caseSensitive !== (op === "is" || op === "is_not")) {
-      return fail(`Invalid filter ${show(filter)}: Tally's is/is_not are case-sensitive and contains/contains_not ignore case.`);
-    }
+  const condition: PlausibleCondition = { operator: op, dimension: checked, clauses: clauses.map(String) };
+  if (op === "matches" || op === "matches_not") {
+    const invalid = condition.clauses.map(compilePattern).find((regex) => typeof regex === "string");
+    if (invalid !== undefined) fail(`Invalid filter ${show(filter)}: ${invalid}`);
   }
-  return { operator: op, dimension: checked, clauses: clauses.map(String) };
+  if (modifiers === undefined) return condition;
+  const caseSensitive = (modifiers as { case_sensitive?: unknown } | null)?.case_sensitive;
+  if (typeof caseSensitive !== "boolean" || (op !== "is" && op !== "is_not" && op !== "contains" && op !== "contains_not"))
+    return fail(`Invalid filter ${show(filter)}: only is and contains take modifiers, {"case_sensitive": true|false}.`);
+  return withCase(condition, caseSensitive);
+}
+
+/** `has_done` / `has_not_done`: whether a visit has (has no) event or pageview matching the inner condition. */
+function behaviouralCondition(filter: unknown[]): PlausibleCondition {
+  const [head, inner] = filter;
+  const parts = conditionsOf(inner);
+  if (parts.length !== 1 || !parts[0]!.dimension.startsWith("event:"))
+    return fail(`Invalid filter ${show(filter)}: ${String(head)} takes one condition on an event: dimension.`);
+  const [part] = parts;
+  return { ...part!, operator: head === "has_done" ? part!.operator : NEGATION[part!.operator], visitLevel: true };
 }
 
 /** One filter as conditions that must all hold: `and` flattened, `not` of a condition negated, `or` on one dimension merged. */
@@ -138,14 +175,16 @@ function conditionsOf(filter: unknown): PlausibleCondition[] {
     if (negated.length !== 1) return fail(`Tally can negate (not) only one condition: ${show(filter)}.`);
     return [{ ...negated[0]!, operator: NEGATION[negated[0]!.operator] }];
   }
+  if (head === "has_done" || head === "has_not_done") return [behaviouralCondition(filter)];
   if (head === "or") {
     if (!Array.isArray(inner) || inner.length === 0) return fail(`Invalid filter ${show(filter)}.`);
     const parts = inner.flatMap(conditionsOf);
     const [first] = parts;
     const oneDimension =
-      parts.length === inner.length && parts.every((part) => part.dimension === first!.dimension && part.operator === first!.operator);
-    if (!oneDimension || (first!.operator !== "is" && first!.operator !== "contains")) {
-      return fail(`Tally can combine filters with or only on one dimension with is or contains: ${show(filter)}.`);
+      parts.length === inner.length &&
+      parts.every((part) => part.dimension === first!.dimension && part.operator === first!.operator && !part.visitLevel);
+    if (!oneDimension || (first!.operator !== "is" && first!.operator !== "contains" && first!.operator !== "matches")) {
+      return fail(`Tally can combine filters with or only on one dimension with is, contains or matches: ${show(filter)}.`);
     }
     return [{ ...first!, clauses: parts.flatMap((part) => part.clauses) }];
   }
@@ -226,7 +265,28 @@ function checkMetrics(query: PlausibleQuery): void {
   if (session.length > 0 && query.dimensions.some((name) => name.startsWith("event:") && name !== "event:page")) {
     fail(`Session metric(s) \`${session.join(", ")}\` cannot be queried along with event dimensions.`);
   }
+  checkBehavioural(query);
   if (query.include.time_labels && !query.dimensions.some(isTimeDimension)) fail("Invalid include.time_labels: requires a time dimension.");
+}
+
+/**
+ * `has_done` selects visits only. Tally's v1 filters select visits too, and also narrow the hits
+ * a page condition's pageviews (or an event condition's events) count: answered where that
+ * narrowing changes nothing the query asks, else a 400 that says so.
+ */
+function checkBehavioural(query: PlausibleQuery): void {
+  for (const condition of query.conditions.filter((part) => part.visitLevel)) {
+    const onPages = condition.dimension === "event:page";
+    const narrowed = query.metrics.filter((metric) =>
+      onPages ? ["pageviews", "events", "views_per_visit"].includes(metric) : metric === "events",
+    );
+    const eventDimension = query.dimensions.find((name) => name.startsWith("event:") && (onPages || name !== "event:page"));
+    if (narrowed.length > 0 || eventDimension) {
+      fail(
+        `Tally answers has_done / has_not_done on ${condition.dimension} only with visit metrics and dimensions, not ${[...narrowed, eventDimension].filter(Boolean).join(", ")}.`,
+      );
+    }
+  }
 }
 
 const KEYS = new Set(["site_id", "date_range", "metrics", "dimensions", "filters", "order_by", "pagination", "include"]);

@@ -72,6 +72,9 @@ export function createRowReader(source: StatsSource) {
     const property = propertyOf(dimension);
     if (property !== null) return filterText(`prop:${property}`, operator, clauses);
     const mapping = mappingOf(dimension);
+    // Stored `US:Austin`: a pattern written for the code or the name alone would not match it.
+    if (mapping.part && operator.startsWith("matches"))
+      throw new PlausibleQueryError(`Tally cannot match regular expressions (or ignore case) on ${dimension}; use is or contains.`);
     if (clauses.includes("")) {
       // "has a value": every stored `code:name` value has a colon.
       if (operator === "is_not" && clauses.length === 1 && mapping.part) return filterText(mapping.filter, "contains", [":"]);
@@ -89,7 +92,9 @@ export function createRowReader(source: StatsSource) {
   /** The query's own scope: its range and its conditions as v1 filters. */
   async function baseScope(range: DayRange, conditions: readonly PlausibleCondition[]): Promise<Scope> {
     const filters = await Promise.all(conditions.map((condition) => filterOf(condition, range)));
-    const eventsOnly = conditions.some((condition) => condition.dimension === "event:goal" && !condition.operator.endsWith("_not"));
+    const eventsOnly = conditions.some(
+      (condition) => condition.dimension === "event:goal" && !condition.operator.endsWith("_not") && !condition.visitLevel,
+    );
     return { range, filters, eventsOnly };
   }
 

@@ -1,7 +1,7 @@
 import { sql, type RawBuilder } from "kysely";
 import type { SqlDialect } from "../storage/dialect.js";
 import { DIMENSION_KINDS, isCoded, VISIT_COLUMNS, type DimensionKind } from "../model/dimensions.js";
-import { isNegated, isSubstring, type Condition } from "../model/filters.js";
+import { isNegated, isPattern, isSubstring, type Condition } from "../model/filters.js";
 
 type Sql = RawBuilder<unknown>;
 
@@ -14,12 +14,15 @@ const VISIT_KINDS = new Map(VISIT_COLUMNS.map(({ column, kind }) => [column, kin
  * so the big tables are compared on integers only.
  */
 export function segmentConditions(dialect: SqlDialect, websiteId: number, conditions: readonly Condition[]) {
-  /** Ids of the website's values of a kind that the condition's values match, as `is` or `contains` would. */
-  function matchingIds(kind: DimensionKind, values: readonly string[], contains: boolean): Sql {
-    const tests: Sql[] = contains
-      ? values.map((value) => dialect.contains(sql.ref("search"), value.toLowerCase()))
-      : [sql`value in (${sql.join(values)})`];
-    if (!contains && isCoded(kind)) {
+  /** Ids of the website's values of a kind that the condition's values match, as `is`, `contains` or `matches` would. */
+  function matchingIds(kind: DimensionKind, values: readonly string[], how: "is" | "contains" | "matches"): Sql {
+    const tests: Sql[] =
+      how === "contains"
+        ? values.map((value) => dialect.contains(sql.ref("search"), value.toLowerCase()))
+        : how === "matches"
+          ? values.map((pattern) => dialect.matchesRegex(sql.ref("value"), pattern))
+          : [sql`value in (${sql.join(values)})`];
+    if (how === "is" && isCoded(kind)) {
       for (const code of values.filter((value) => !value.includes(":"))) {
         const prefix = `${code.toUpperCase()}:`;
         tests.push(sql`substr(value, 1, ${prefix.length}) = ${prefix}`);
@@ -28,9 +31,10 @@ export function segmentConditions(dialect: SqlDialect, websiteId: number, condit
     return sql`(select id from dimensions where website_id = ${websiteId} and kind = ${DIMENSION_KINDS[kind]} and (${sql.join(tests, sql` or `)}))`;
   }
 
-  const ids = (kind: DimensionKind, condition: Condition) => matchingIds(kind, condition.values, isSubstring(condition.operator));
+  const ids = (kind: DimensionKind, condition: Condition) =>
+    matchingIds(kind, condition.values, isSubstring(condition.operator) ? "contains" : isPattern(condition.operator) ? "matches" : "is");
   const negated = (condition: Condition) => isNegated(condition.operator);
-  const propertyNames = (name: string) => matchingIds("prop_name", [name], false);
+  const propertyNames = (name: string) => matchingIds("prop_name", [name], "is");
 
   /** The hits of visit `v` that match a hit condition positively (is / contains). */
   function matchingHitsOfVisit(condition: Condition): Sql {
@@ -88,7 +92,7 @@ export function segmentConditions(dialect: SqlDialect, websiteId: number, condit
     hit: (eventStatistic: boolean) =>
       all(conditions.filter((c) => c.on === "page" || (eventStatistic && (c.on === "event" || c.on === "prop"))).map(onHit)),
     /** Ids of the dictionary values equal to `value` (event and property names of `event_property`). */
-    idsOf: (kind: DimensionKind, value: string) => matchingIds(kind, [value], false),
+    idsOf: (kind: DimensionKind, value: string) => matchingIds(kind, [value], "is"),
     /** Ids of the website's pages a page goal's pattern matches (`*`: any characters). */
     pagesMatching: (pattern: string) =>
       sql`(select id from dimensions where website_id = ${websiteId} and kind = ${DIMENSION_KINDS.page} and ${dialect.matchesWildcard(sql.ref("value"), pattern)})`,

@@ -13,6 +13,7 @@ export interface SqliteDatabaseLike {
     all(...params: unknown[]): unknown[];
   };
   pragma(source: string, options?: { simple?: boolean }): unknown;
+  function(name: string, options: { deterministic: boolean }, fn: (...args: never[]) => unknown): unknown;
   close(): unknown;
   transaction<A extends unknown[], R>(fn: (...args: A) => R): SqliteTransaction<A, R>;
 }

@@ -16,6 +16,8 @@ export const postgresDialect: SqlDialect = {
   contains: (value, needle) => sql`strpos(${value}, ${needle}) > 0`,
   // LIKE (case-sensitive) with its own wildcards made literal and `*` turned into `%`.
   matchesWildcard: (value, pattern) => sql`${value} like ${pattern.replace(/[\\%_]/g, (c) => `\\${c}`).replace(/\*/g, "%")}`,
+  // PostgreSQL's own engine (not a backtracking one): RE2's common syntax means the same there.
+  matchesRegex: (value, pattern) => sql`${value} ~ ${pattern}`,
   byCodePoint: (value) => sql`${value} collate "C"`,
   greatest: (a, b) => sql`greatest(${a}, ${b})`,
   async withMigrationLock(db, fn) {

@@ -1,3 +1,4 @@
+import { registerSqliteRegexp } from "../../shared/patterns.js";
 import { Kysely, SqliteDialect } from "kysely";
 import { createKyselyStore } from "../../ingest/kysely-store.js";
 import { COPY_BATCH, type Row } from "../../moving/copy.js";
@@ -26,6 +27,7 @@ export function sqliteBackend(database: SqliteDatabaseLike, owned: boolean): Bac
   database.pragma(`journal_size_limit = ${WAL_SIZE_LIMIT}`);
   // How long a write waits for another connection's lock: the caller's own setting, else 5 s.
   if (Number(database.pragma("busy_timeout", { simple: true })) === 0) database.pragma("busy_timeout = 5000");
+  registerSqliteRegexp(database);
   const db = new Kysely<Database>({ dialect: new SqliteDialect({ database: database as never }) });
   const memory = inMemory(database);
   return {

@@ -10,12 +10,14 @@ import type { Database as Schema } from "../../storage/schema.js";
 import { databaseSources } from "../../stats/database-readers.js";
 import { createStatsRunner } from "../../stats/stats.js";
 import type { ReadRequest, ReadyMessage } from "./reads.js";
+import { registerSqliteRegexp } from "../../shared/patterns.js";
 import { serveRequests } from "./thread-messages.js";
 import { sqliteDialect } from "./sql-dialect.js";
 
 const { path } = workerData as { path: string };
 const database = new Database(path, { readonly: true, fileMustExist: true });
 database.pragma("busy_timeout = 5000");
+registerSqliteRegexp(database);
 const db = new Kysely<Schema>({ dialect: new SqliteDialect({ database }) });
 const runner = createStatsRunner(databaseSources(db, sqliteDialect));
 

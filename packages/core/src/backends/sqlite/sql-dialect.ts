@@ -1,4 +1,5 @@
 import { sql } from "kysely";
+import { SQLITE_REGEXP_FUNCTION } from "../../shared/patterns.js";
 import type { SqlDialect } from "../../storage/dialect.js";
 import { sqliteWriteDialect } from "./write-dialect.js";
 
@@ -14,6 +15,8 @@ export const sqliteDialect: SqlDialect = {
   contains: (value, needle) => sql`instr(${value}, ${needle}) > 0`,
   // GLOB's own `*`; its other special characters (`?`, `[`) are made literal.
   matchesWildcard: (value, pattern) => sql`${value} glob ${pattern.replace(/[?[]/g, (c) => `[${c}]`)}`,
+  // No REGEXP in SQLite: a function of Tally's on each connection (shared/patterns.ts), linear-time RE2.
+  matchesRegex: (value, pattern) => sql`${sql.raw(SQLITE_REGEXP_FUNCTION)}(${pattern}, ${value}) = 1`,
   byCodePoint: (value) => sql`${value}`,
   greatest: (a, b) => sql`max(${a}, ${b})`,
   withMigrationLock: (_db, fn) => fn(),
