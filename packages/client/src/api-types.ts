@@ -279,6 +279,26 @@ export type paths = {
         patch?: never;
         trace?: never;
     };
+    "/script.ext.js": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The tracker script with its extensions
+         * @description `<script defer src="{base}/script.ext.js" data-extensions="downloads 404 forms scroll vitals"></script>`: the tracker plus the extensions, each turned on by its word in `data-extensions`; an SPA navigation sends the page left's engagement signal first (README "The tracker", "Extensions").
+         */
+        get: operations["getScriptExtJs"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/event": {
         parameters: {
             query?: never;
@@ -309,7 +329,7 @@ export type paths = {
         };
         /**
          * Tally's tracker for Plausible's snippet
-         * @description `<script defer data-domain="example.com" src="{base}/js/script.js"></script>`: reads `data-domain`, `data-api`, `data-include`, `data-exclude`, the `hash` and `manual` extension names, and offers `plausible(name, {props, callback})` with its queue; posts to `{base}/api/event`.
+         * @description `<script defer data-domain="example.com" src="{base}/js/script.js"></script>`: reads `data-domain`, `data-api`, `data-include`, `data-exclude`, the `hash`, `manual`, `outbound-links` and `file-downloads` extension names (and `file-types`), and offers `plausible(name, {props, callback})` with its queue; posts to `{base}/api/event`.
          */
         get: operations["getJsByFile"];
         put?: never;
@@ -353,6 +373,26 @@ export type paths = {
          * @description `<script defer src="{base}/umami.js" data-website-id="…"></script>` (Umami's is `/script.js`, which is Tally's own): reads `data-website-id`, `data-host-url`, `data-domains`, `data-auto-track`, and offers `umami.track(…)`; posts to `{base}/api/send`.
          */
         get: operations["getUmamiJs"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/count.js": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Tally's tracker for GoatCounter's snippet
+         * @description `<script data-goatcounter="{base}/count" async src="{base}/count.js"></script>`: counts the page through `{base}/count` (a beacon), reads `data-goatcounter-settings` (`no_onload`), `localStorage.skipgc`, `data-goatcounter-click`, and offers `goatcounter.count({path, event})`.
+         */
+        get: operations["getCountJs"];
         put?: never;
         post?: never;
         delete?: never;
@@ -1199,6 +1239,28 @@ export type components = {
              * @example 12500
              */
             e?: number | null;
+            /**
+             * @description With an engagement signal (`e`): the deepest percentage of the page seen, an integer 0–100.
+             * @example 75
+             */
+            d?: number | null;
+            /**
+             * @description With an engagement signal (`e`): the pageview's web vitals, each optional: `lcp`, `inp`, `fcp`, `ttfb` in milliseconds (at most 600000), `cls` a score (at most 10).
+             * @example {
+             *       "lcp": 1800,
+             *       "inp": 120,
+             *       "cls": 0.05,
+             *       "fcp": 900,
+             *       "ttfb": 300
+             *     }
+             */
+            w?: {
+                lcp?: number | null;
+                inp?: number | null;
+                cls?: number | null;
+                fcp?: number | null;
+                ttfb?: number | null;
+            } | null;
             /** @description A pageview's server mark, read from the page's `Server-Timing: tally;desc=…`: the app's server counted this view already (the middleware), and this pageview only adds screen size and language to it. */
             v?: string | null;
         };
@@ -1595,7 +1657,35 @@ export type components = {
             events?: number;
             /** @description `goals` only: visitors who fired it, in percent of all visitors. */
             conversion_rate?: number;
+            /** @description `scroll_depth` only: the average of the visits' deepest scroll, in percent. */
+            average?: number;
+            /** @description `scroll_depth` only: the median of the visits' deepest scroll, in percent. */
+            median?: number;
+            /** @description `time_on_page` only: the mean engaged seconds of the visits that engaged on the page. */
+            seconds?: number;
+            /** @description `scroll_depth` and `time_on_page` with `compare`: `average` or `seconds` in the comparison range. */
+            previous_figure?: number;
+            /** @description `vitals` only: each vital's figures (null: not measured on the page). */
+            vitals?: {
+                lcp: components["schemas"]["VitalFigures"];
+                inp: components["schemas"]["VitalFigures"];
+                cls: components["schemas"]["VitalFigures"];
+                fcp: components["schemas"]["VitalFigures"];
+                ttfb: components["schemas"]["VitalFigures"];
+            };
         };
+        VitalFigures: {
+            /** @description Pageviews that measured it. */
+            count: number;
+            /** @description The 75th percentile (nearest rank): milliseconds, or a score for CLS. */
+            p75: number;
+            /** @description Percent of the measurements that are good. */
+            good: number;
+            /** @description Percent that need improvement. */
+            needs_improvement: number;
+            /** @description Percent that are poor. */
+            poor: number;
+        } | null;
         DayRange: {
             /**
              * Format: date
@@ -2493,7 +2583,7 @@ export interface operations {
         parameters: {
             query: {
                 /** @description The statistic (README "Statistics: what each one counts", docs/statistics.md). */
-                name: "bounce_rate" | "browser" | "browser_version" | "campaign" | "channel" | "city" | "continent" | "country" | "device" | "event" | "event_property" | "exit_page" | "goals" | "landing_page" | "language" | "os" | "os_version" | "page" | "pageviews" | "pageviews_hours" | "referrer" | "resolution" | "source" | "utm_content" | "utm_medium" | "utm_source" | "utm_term" | "views_per_visit" | "visit_duration" | "visitors" | "visitors_hours" | "visits";
+                name: "bounce_rate" | "browser" | "browser_version" | "campaign" | "channel" | "city" | "continent" | "country" | "device" | "event" | "event_property" | "exit_page" | "goals" | "landing_page" | "language" | "os" | "os_version" | "page" | "pageviews" | "pageviews_hours" | "referrer" | "region" | "resolution" | "scroll_depth" | "source" | "time_on_page" | "utm_content" | "utm_medium" | "utm_source" | "utm_term" | "views_per_visit" | "visit_duration" | "visitors" | "visitors_hours" | "visits" | "vitals";
                 /** @description Only rows whose value contains this, ignoring case. */
                 search?: string;
                 /** @description `url` and `value` mean the same: the row's value. Any other value means `url`. */
@@ -2510,7 +2600,7 @@ export interface operations {
                 from: string;
                 /** @description Last day of the range (inclusive), `Y-m-d` in the website's time zone, 1970-01-01 to 9998-12-31. */
                 to: string;
-                /** @description Conditions that must all hold, each `<dimension>:<operator>:<value>[|<value>…]`; repeat the parameter for several. Dimensions: `page`, `event` (visits that fired it), `entry_page`, `exit_page`, `referrer`, `utm_source`, `utm_medium`, `utm_campaign`, `utm_content`, `utm_term`, `browser`, `os`, `device`, `country`, `continent`, `city`, `language`, `resolution`, `source`, `channel`, `browser_version`, `os_version`, and `prop:<name>` (an event property). Operators: `is`, `is_not`, `contains` and `contains_not` (ignoring case), `matches` and `matches_not` (RE2 regular expressions). `|` separates values (any of them; `is_not`, `contains_not`: none of them); `\|` and `\\` are a literal `|` and `\`. `country:is:US` matches by code. At most 20 conditions, 50 values each, 2048 characters a value. A bad condition is a 422 naming it (`filter.0`). */
+                /** @description Conditions that must all hold, each `<dimension>:<operator>:<value>[|<value>…]`; repeat the parameter for several. Dimensions: `page`, `event` (visits that fired it), `entry_page`, `exit_page`, `referrer`, `utm_source`, `utm_medium`, `utm_campaign`, `utm_content`, `utm_term`, `browser`, `os`, `device`, `country`, `continent`, `city`, `language`, `resolution`, `source`, `channel`, `browser_version`, `os_version`, `region`, and `prop:<name>` (an event property). Operators: `is`, `is_not`, `contains` and `contains_not` (ignoring case), `matches` and `matches_not` (RE2 regular expressions). `|` separates values (any of them; `is_not`, `contains_not`: none of them); `\|` and `\\` are a literal `|` and `\`. `country:is:US` matches by code. At most 20 conditions, 50 values each, 2048 characters a value. A bad condition is a 422 naming it (`filter.0`). */
                 filter?: string | string[];
                 /** @description Adds `previous` to every row (and `previous_total`, `comparison`): the same number of days just before, or the same days a year earlier. */
                 compare?: "previous_period" | "year";
@@ -2559,7 +2649,7 @@ export interface operations {
                 from: string;
                 /** @description Last day of the range (inclusive), `Y-m-d` in the website's time zone, 1970-01-01 to 9998-12-31. */
                 to: string;
-                /** @description Conditions that must all hold, each `<dimension>:<operator>:<value>[|<value>…]`; repeat the parameter for several. Dimensions: `page`, `event` (visits that fired it), `entry_page`, `exit_page`, `referrer`, `utm_source`, `utm_medium`, `utm_campaign`, `utm_content`, `utm_term`, `browser`, `os`, `device`, `country`, `continent`, `city`, `language`, `resolution`, `source`, `channel`, `browser_version`, `os_version`, and `prop:<name>` (an event property). Operators: `is`, `is_not`, `contains` and `contains_not` (ignoring case), `matches` and `matches_not` (RE2 regular expressions). `|` separates values (any of them; `is_not`, `contains_not`: none of them); `\|` and `\\` are a literal `|` and `\`. `country:is:US` matches by code. At most 20 conditions, 50 values each, 2048 characters a value. A bad condition is a 422 naming it (`filter.0`). */
+                /** @description Conditions that must all hold, each `<dimension>:<operator>:<value>[|<value>…]`; repeat the parameter for several. Dimensions: `page`, `event` (visits that fired it), `entry_page`, `exit_page`, `referrer`, `utm_source`, `utm_medium`, `utm_campaign`, `utm_content`, `utm_term`, `browser`, `os`, `device`, `country`, `continent`, `city`, `language`, `resolution`, `source`, `channel`, `browser_version`, `os_version`, `region`, and `prop:<name>` (an event property). Operators: `is`, `is_not`, `contains` and `contains_not` (ignoring case), `matches` and `matches_not` (RE2 regular expressions). `|` separates values (any of them; `is_not`, `contains_not`: none of them); `\|` and `\\` are a literal `|` and `\`. `country:is:US` matches by code. At most 20 conditions, 50 values each, 2048 characters a value. A bad condition is a 422 naming it (`filter.0`). */
                 filter?: string | string[];
                 /** @description Adds `previous` to every row (and `previous_total`, `comparison`): the same number of days just before, or the same days a year earlier. */
                 compare?: "previous_period" | "year";
@@ -2614,7 +2704,7 @@ export interface operations {
                 from: string;
                 /** @description Last day of the range (inclusive), `Y-m-d` in the website's time zone, 1970-01-01 to 9998-12-31. */
                 to: string;
-                /** @description Conditions that must all hold, each `<dimension>:<operator>:<value>[|<value>…]`; repeat the parameter for several. Dimensions: `page`, `event` (visits that fired it), `entry_page`, `exit_page`, `referrer`, `utm_source`, `utm_medium`, `utm_campaign`, `utm_content`, `utm_term`, `browser`, `os`, `device`, `country`, `continent`, `city`, `language`, `resolution`, `source`, `channel`, `browser_version`, `os_version`, and `prop:<name>` (an event property). Operators: `is`, `is_not`, `contains` and `contains_not` (ignoring case), `matches` and `matches_not` (RE2 regular expressions). `|` separates values (any of them; `is_not`, `contains_not`: none of them); `\|` and `\\` are a literal `|` and `\`. `country:is:US` matches by code. At most 20 conditions, 50 values each, 2048 characters a value. A bad condition is a 422 naming it (`filter.0`). */
+                /** @description Conditions that must all hold, each `<dimension>:<operator>:<value>[|<value>…]`; repeat the parameter for several. Dimensions: `page`, `event` (visits that fired it), `entry_page`, `exit_page`, `referrer`, `utm_source`, `utm_medium`, `utm_campaign`, `utm_content`, `utm_term`, `browser`, `os`, `device`, `country`, `continent`, `city`, `language`, `resolution`, `source`, `channel`, `browser_version`, `os_version`, `region`, and `prop:<name>` (an event property). Operators: `is`, `is_not`, `contains` and `contains_not` (ignoring case), `matches` and `matches_not` (RE2 regular expressions). `|` separates values (any of them; `is_not`, `contains_not`: none of them); `\|` and `\\` are a literal `|` and `\`. `country:is:US` matches by code. At most 20 conditions, 50 values each, 2048 characters a value. A bad condition is a 422 naming it (`filter.0`). */
                 filter?: string | string[];
                 /** @description Adds `previous` to every row (and `previous_total`, `comparison`): the same number of days just before, or the same days a year earlier. */
                 compare?: "previous_period" | "year";
@@ -2665,7 +2755,7 @@ export interface operations {
                 from: string;
                 /** @description Last day of the range (inclusive), `Y-m-d` in the website's time zone, 1970-01-01 to 9998-12-31. */
                 to: string;
-                /** @description Conditions that must all hold, each `<dimension>:<operator>:<value>[|<value>…]`; repeat the parameter for several. Dimensions: `page`, `event` (visits that fired it), `entry_page`, `exit_page`, `referrer`, `utm_source`, `utm_medium`, `utm_campaign`, `utm_content`, `utm_term`, `browser`, `os`, `device`, `country`, `continent`, `city`, `language`, `resolution`, `source`, `channel`, `browser_version`, `os_version`, and `prop:<name>` (an event property). Operators: `is`, `is_not`, `contains` and `contains_not` (ignoring case), `matches` and `matches_not` (RE2 regular expressions). `|` separates values (any of them; `is_not`, `contains_not`: none of them); `\|` and `\\` are a literal `|` and `\`. `country:is:US` matches by code. At most 20 conditions, 50 values each, 2048 characters a value. A bad condition is a 422 naming it (`filter.0`). */
+                /** @description Conditions that must all hold, each `<dimension>:<operator>:<value>[|<value>…]`; repeat the parameter for several. Dimensions: `page`, `event` (visits that fired it), `entry_page`, `exit_page`, `referrer`, `utm_source`, `utm_medium`, `utm_campaign`, `utm_content`, `utm_term`, `browser`, `os`, `device`, `country`, `continent`, `city`, `language`, `resolution`, `source`, `channel`, `browser_version`, `os_version`, `region`, and `prop:<name>` (an event property). Operators: `is`, `is_not`, `contains` and `contains_not` (ignoring case), `matches` and `matches_not` (RE2 regular expressions). `|` separates values (any of them; `is_not`, `contains_not`: none of them); `\|` and `\\` are a literal `|` and `\`. `country:is:US` matches by code. At most 20 conditions, 50 values each, 2048 characters a value. A bad condition is a 422 naming it (`filter.0`). */
                 filter?: string | string[];
                 /** @description Adds `previous` to every row (and `previous_total`, `comparison`): the same number of days just before, or the same days a year earlier. */
                 compare?: "previous_period" | "year";
@@ -2945,6 +3035,36 @@ export interface operations {
             500: components["responses"]["ServerError"];
         };
     };
+    getScriptExtJs: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The minified script. */
+            200: {
+                headers: {
+                    /** @description Send it back in `If-None-Match`. */
+                    ETag: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/javascript": string;
+                };
+            };
+            /** @description Not modified (`If-None-Match` matched the ETag). */
+            304: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            500: components["responses"]["ServerError"];
+        };
+    };
     postApiEvent: {
         parameters: {
             query?: never;
@@ -3033,7 +3153,7 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
-                /** @description `script.js` or one of Plausible's extension names (`script.hash.js`, `script.manual.js`…). */
+                /** @description `script.js` or Plausible's extension names, combined in any order (`script.hash.js`, `script.file-downloads.outbound-links.js`…); names Tally does not carry are ignored. */
                 file: string;
             };
             cookie?: never;
@@ -3143,6 +3263,36 @@ export interface operations {
         };
     };
     getUmamiJs: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The minified script. */
+            200: {
+                headers: {
+                    /** @description Send it back in `If-None-Match`. */
+                    ETag: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/javascript": string;
+                };
+            };
+            /** @description Not modified (`If-None-Match` matched the ETag). */
+            304: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            500: components["responses"]["ServerError"];
+        };
+    };
+    getCountJs: {
         parameters: {
             query?: never;
             header?: never;
@@ -3469,7 +3619,7 @@ export interface operations {
         parameters: {
             query: {
                 /** @description The statistic (README "Statistics: what each one counts", docs/statistics.md). */
-                name: "bounce_rate" | "browser" | "browser_version" | "campaign" | "channel" | "city" | "continent" | "country" | "device" | "event" | "event_property" | "exit_page" | "goals" | "landing_page" | "language" | "os" | "os_version" | "page" | "pageviews" | "pageviews_hours" | "referrer" | "resolution" | "source" | "utm_content" | "utm_medium" | "utm_source" | "utm_term" | "views_per_visit" | "visit_duration" | "visitors" | "visitors_hours" | "visits";
+                name: "bounce_rate" | "browser" | "browser_version" | "campaign" | "channel" | "city" | "continent" | "country" | "device" | "event" | "event_property" | "exit_page" | "goals" | "landing_page" | "language" | "os" | "os_version" | "page" | "pageviews" | "pageviews_hours" | "referrer" | "region" | "resolution" | "scroll_depth" | "source" | "time_on_page" | "utm_content" | "utm_medium" | "utm_source" | "utm_term" | "views_per_visit" | "visit_duration" | "visitors" | "visitors_hours" | "visits" | "vitals";
                 /** @description Only rows whose value contains this, ignoring case. */
                 search?: string;
                 /** @description `url` and `value` mean the same: the row's value. Any other value means `url`. */
@@ -3486,7 +3636,7 @@ export interface operations {
                 from: string;
                 /** @description Last day of the range (inclusive), `Y-m-d` in the website's time zone, 1970-01-01 to 9998-12-31. */
                 to: string;
-                /** @description Conditions that must all hold, each `<dimension>:<operator>:<value>[|<value>…]`; repeat the parameter for several. Dimensions: `page`, `event` (visits that fired it), `entry_page`, `exit_page`, `referrer`, `utm_source`, `utm_medium`, `utm_campaign`, `utm_content`, `utm_term`, `browser`, `os`, `device`, `country`, `continent`, `city`, `language`, `resolution`, `source`, `channel`, `browser_version`, `os_version`, and `prop:<name>` (an event property). Operators: `is`, `is_not`, `contains` and `contains_not` (ignoring case), `matches` and `matches_not` (RE2 regular expressions). `|` separates values (any of them; `is_not`, `contains_not`: none of them); `\|` and `\\` are a literal `|` and `\`. `country:is:US` matches by code. At most 20 conditions, 50 values each, 2048 characters a value. A bad condition is a 422 naming it (`filter.0`). */
+                /** @description Conditions that must all hold, each `<dimension>:<operator>:<value>[|<value>…]`; repeat the parameter for several. Dimensions: `page`, `event` (visits that fired it), `entry_page`, `exit_page`, `referrer`, `utm_source`, `utm_medium`, `utm_campaign`, `utm_content`, `utm_term`, `browser`, `os`, `device`, `country`, `continent`, `city`, `language`, `resolution`, `source`, `channel`, `browser_version`, `os_version`, `region`, and `prop:<name>` (an event property). Operators: `is`, `is_not`, `contains` and `contains_not` (ignoring case), `matches` and `matches_not` (RE2 regular expressions). `|` separates values (any of them; `is_not`, `contains_not`: none of them); `\|` and `\\` are a literal `|` and `\`. `country:is:US` matches by code. At most 20 conditions, 50 values each, 2048 characters a value. A bad condition is a 422 naming it (`filter.0`). */
                 filter?: string | string[];
                 /** @description Adds `previous` to every row (and `previous_total`, `comparison`): the same number of days just before, or the same days a year earlier. */
                 compare?: "previous_period" | "year";
@@ -3562,7 +3712,7 @@ export interface operations {
                 from: string;
                 /** @description Last day of the range (inclusive), `Y-m-d` in the website's time zone, 1970-01-01 to 9998-12-31. */
                 to: string;
-                /** @description Conditions that must all hold, each `<dimension>:<operator>:<value>[|<value>…]`; repeat the parameter for several. Dimensions: `page`, `event` (visits that fired it), `entry_page`, `exit_page`, `referrer`, `utm_source`, `utm_medium`, `utm_campaign`, `utm_content`, `utm_term`, `browser`, `os`, `device`, `country`, `continent`, `city`, `language`, `resolution`, `source`, `channel`, `browser_version`, `os_version`, and `prop:<name>` (an event property). Operators: `is`, `is_not`, `contains` and `contains_not` (ignoring case), `matches` and `matches_not` (RE2 regular expressions). `|` separates values (any of them; `is_not`, `contains_not`: none of them); `\|` and `\\` are a literal `|` and `\`. `country:is:US` matches by code. At most 20 conditions, 50 values each, 2048 characters a value. A bad condition is a 422 naming it (`filter.0`). */
+                /** @description Conditions that must all hold, each `<dimension>:<operator>:<value>[|<value>…]`; repeat the parameter for several. Dimensions: `page`, `event` (visits that fired it), `entry_page`, `exit_page`, `referrer`, `utm_source`, `utm_medium`, `utm_campaign`, `utm_content`, `utm_term`, `browser`, `os`, `device`, `country`, `continent`, `city`, `language`, `resolution`, `source`, `channel`, `browser_version`, `os_version`, `region`, and `prop:<name>` (an event property). Operators: `is`, `is_not`, `contains` and `contains_not` (ignoring case), `matches` and `matches_not` (RE2 regular expressions). `|` separates values (any of them; `is_not`, `contains_not`: none of them); `\|` and `\\` are a literal `|` and `\`. `country:is:US` matches by code. At most 20 conditions, 50 values each, 2048 characters a value. A bad condition is a 422 naming it (`filter.0`). */
                 filter?: string | string[];
                 /** @description Adds `previous` to every row (and `previous_total`, `comparison`): the same number of days just before, or the same days a year earlier. */
                 compare?: "previous_period" | "year";
