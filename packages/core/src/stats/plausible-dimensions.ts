@@ -41,8 +41,9 @@ export const PLAUSIBLE_DIMENSIONS: Readonly<Record<string, DimensionMapping | nu
   "visit:os_version": null,
   "visit:country": { statistic: "country", filter: "country", part: "code", counts: "visitors" },
   "visit:country_name": { statistic: "country", filter: "country", part: "name", counts: "visitors" },
-  "visit:region": null,
-  "visit:region_name": null,
+  // Stored `US-TX:Texas` (the ISO 3166-2 code, or the country's code when the subdivision has none).
+  "visit:region": { statistic: "region", filter: "region", part: "code", counts: "visitors" },
+  "visit:region_name": { statistic: "region", filter: "region", part: "name", counts: "visitors" },
   // Tally keeps a city's name, not its GeoName id: both show the name.
   "visit:city": { statistic: "city", filter: "city", part: "name", counts: "visitors" },
   "visit:city_name": { statistic: "city", filter: "city", part: "name", counts: "visitors" },

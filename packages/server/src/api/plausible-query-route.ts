@@ -63,7 +63,7 @@ export const plausibleQueryRoute = defineRoute({
     200: { description: "The rows.", schema: plausibleAnswerSchema },
     400: {
       description: "A query Tally cannot answer, or a malformed one.",
-      schema: plausibleError("Tally does not keep visit:region; it cannot be used in dimensions."),
+      schema: plausibleError("Tally does not keep visit:entry_page_hostname; it cannot be used in dimensions."),
     },
     401: { description: "No valid API key.", schema: plausibleError("Missing or invalid API key: send Authorization: Bearer <key>.") },
     404: {
