@@ -189,7 +189,7 @@ describe.skipIf(skip)("managing websites in the dashboard, in Chromium", () => {
       }
       if (others.length > 0) await page.click(`section[data-card="${card}"] [role="tab"][data-name="${first}"]`);
     }
-    expect(checked).toBe(22); // 3 page tabs, 2 acquisition, 6 sources, 3 locations, 5 devices and versions, 2 screens and languages, goals
+    expect(checked).toBe(23); // 3 page tabs, 2 acquisition, 6 sources, 4 locations, 5 devices and versions, 2 screens and languages, goals
   }
 
   it("adds a website, copies its tracking code, sees the first pageview arrive, then the engaged time of a page read for 3 s", async () => {
