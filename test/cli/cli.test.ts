@@ -324,7 +324,7 @@ describe("tally keys, websites, migrate", () => {
       code: 0,
       stdout: "Created website 1: solo.example, account 1, privacy 1, UTC\n",
     });
-  });
+  }, 90_000); // about twenty CLI processes, each starting Node and opening the database: slow on a loaded machine
 
   it("an unknown command is one line on stderr and exit 2; help exits 0", async () => {
     const unknown = await tally(["frobnicate"], cwd);
