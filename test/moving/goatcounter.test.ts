@@ -61,6 +61,10 @@ const EXPECTED: Record<string, Record<string, number>> = {
   region: { "US-TX:Texas": 1 },
   event: { "signup-click": 1 },
   goals: { "signup-click": 1 },
+  // An export carries no engagement signals: no scroll depth, time on page or vitals.
+  scroll_depth: {},
+  time_on_page: {},
+  vitals: {},
 };
 
 describe.each(DIALECTS)("GoatCounter CSV export v2 on %s", (dialect) => {

@@ -106,6 +106,10 @@ const EXPECTED: Record<string, Record<string, number>> = {
   region: { "US-CA:California": 4, "US-TX:Texas": 2, "FR-IDF:Île-de-France": 5 },
   event: { Signup: 3, "Outbound Link: Click": 3 },
   goals: { Signup: 2, "Outbound Link: Click": 2 },
+  // An export carries no engagement signals: no scroll depth, time on page or vitals.
+  scroll_depth: {},
+  time_on_page: {},
+  vitals: {},
   "event_property:Outbound Link: Click:url": { "https://github.com/x": 2, "https://docs.example/": 1 },
 };
 

@@ -319,6 +319,10 @@ const EXPECTED: Record<string, Record<string, number>> = {
   region: {},
   event: { Signup: 2 },
   goals: { Signup: 2 },
+  // An export carries no engagement signals: no scroll depth, time on page or vitals.
+  scroll_depth: {},
+  time_on_page: {},
+  vitals: {},
   "event_property:Signup:plan": { pro: 1, free: 1 },
   "event_property:Signup:seats": { "3": 1 },
 };
