@@ -173,7 +173,7 @@ describe.each(apiMatrix)("segments over $name", ({ transport, dialect }) => {
   it("a bad filter is a 422 naming it; event_property needs its event and property", async () => {
     expectInvalid(await owner.get(`/api/v1/stats/${id}?name=page&${RANGE}&filter=page:is:/a&filter=browser:equals:x`), {
       "filter.1": [
-        'The filter "browser:equals:x" is not of the form dimension:operator:value (operators: is, is_not, contains, contains_not).',
+        'The filter "browser:equals:x" is not of the form dimension:operator:value (operators: is, is_not, contains, contains_not, matches, matches_not).',
       ],
     });
     expectInvalid(await owner.get(`/api/v1/stats/${id}?name=page&${RANGE}&filter=planet:is:mars`), {
