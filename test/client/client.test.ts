@@ -107,7 +107,9 @@ describe("the client against tally serve", () => {
     });
     const filter = await refusal(client.stats.query(1, { name: "page", ...RANGE, filter: ["country:is:DE", "nope"] }));
     expect(filter.errors).toEqual({
-      "filter.1": ['The filter "nope" is not of the form dimension:operator:value (operators: is, is_not, contains, contains_not, matches, matches_not).'],
+      "filter.1": [
+        'The filter "nope" is not of the form dimension:operator:value (operators: is, is_not, contains, contains_not, matches, matches_not).',
+      ],
     });
   });
 
