@@ -2859,7 +2859,7 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /** @example Tally does not keep visit:region; it cannot be used in dimensions. */
+                        /** @example Tally does not keep visit:entry_page_hostname; it cannot be used in dimensions. */
                         error: string;
                     };
                 };
