@@ -43,6 +43,7 @@ describe("opening a database from before the source, channel and version dimensi
     // The migrations after them are undone too (a database of that version had none of them).
     db.exec("drop table funnels");
     db.exec("drop table rollup_watermarks");
+    db.exec("drop table page_engagement");
     db.exec("delete from tally_migrations where name >= '0016'");
     db.exec(`delete from day_blocks where name in (${NEW_COLUMNS.map((column) => `'v.${column}'`).join(", ")})`);
     expect(Number((db.prepare("select count(*) as n from day_blocks").get() as { n: number }).n)).toBeGreaterThan(0);
