@@ -1,7 +1,7 @@
 /**
  * Values no statistic should ever choke on: control characters (PostgreSQL refuses NUL
  * in text, so one such hit would fail every flush after it), percent-escaped NULs,
- * quotes and SQL-looking text. Each is counted, readable, and later hits still land.
+ * quotes, SQL-looking text and lone UTF-16 surrogates. Each is counted, readable, and later hits still land.
  */
 import { afterEach, describe, expect, it } from "vitest";
 import { DIALECTS } from "../support/databases.js";
@@ -24,6 +24,10 @@ describe.each(DIALECTS)("hostile values on %s", (dialect) => {
     await tally.collect({ ...hit, url: "https://hostile.example/a%00b?utm_campaign=spr%00ing&q=x%00y" });
     await tally.collect({ ...hit, url: "https://hostile.example/x", event: "Sign\u0000up\u0007", props: { "pl\u0000an": "pro\u0000" } });
     await tally.collect({ ...hit, url: "https://hostile.example/'; drop table rollups; --" });
+    // A lone UTF-16 surrogate (a string cut inside an emoji): stored as U+FFFD, as UTF-8 writes it.
+    await tally.collect({ ...hit, url: "https://hostile.example/x", event: "Cut \ud83c", props: { plan: "pro \udf89" } });
+    // A long value cut to 200 characters inside an emoji's pair.
+    await tally.collect({ ...hit, url: "https://hostile.example/x", event: "Long", props: { note: `${"a".repeat(199)}🎉` } });
     await expect(tally.collect({ ...hit, url: "https://hostile.example/", event: "\u0000\u0001" })).rejects.toMatchObject({
       errors: { n: [expect.any(String)] },
     });
@@ -40,7 +44,27 @@ describe.each(DIALECTS)("hostile values on %s", (dialect) => {
       { value: "/after", count: 1 },
     ]);
     expect(await values("campaign")).toEqual([{ value: "spring", count: 1 }]);
-    expect(await values("event")).toEqual([{ value: "Signup", count: 1 }]);
+    expect(await values("event")).toEqual([
+      { value: "Cut \ufffd", count: 1 },
+      { value: "Long", count: 1 },
+      { value: "Signup", count: 1 },
+    ]);
+    const plans = await tally.stats.query(accountId, site.id, {
+      name: "event_property",
+      event: "Cut \ufffd",
+      property: "plan",
+      from: DAY,
+      to: DAY,
+    });
+    expect(plans.data).toEqual([{ value: "pro \ufffd", count: 1 }]);
+    const notes = await tally.stats.query(accountId, site.id, {
+      name: "event_property",
+      event: "Long",
+      property: "note",
+      from: DAY,
+      to: DAY,
+    });
+    expect(notes.data).toEqual([{ value: `${"a".repeat(199)}\ufffd`, count: 1 }]);
     expect(await values("pageviews")).toEqual([{ value: DAY, count: 3 }]);
   });
 });

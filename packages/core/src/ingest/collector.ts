@@ -1,5 +1,6 @@
 import { addDays } from "../shared/calendar.js";
 import { NotFoundError, UnavailableError } from "../shared/errors.js";
+import { wellFormed } from "../shared/text.js";
 import { normalizeDomain, stripWww } from "../websites/domain.js";
 import { locationOf, type GeoLocation, type GeoLookup } from "../enrich/geo.js";
 import type { createUserAgentParser, UserAgentInfo } from "../enrich/user-agent.js";
@@ -20,10 +21,11 @@ import { VISIT_TIMEOUT_MS } from "./visit-processor.js";
 import { isExcludedIp, type WebsiteRules, type createWebsiteCache } from "./website-rules.js";
 import { createWriteQueue, type Chunk } from "./write-queue.js";
 
-/** Property values as stored: cut to PROP_VALUE_LENGTH. */
+/** Property values as stored: cut to PROP_VALUE_LENGTH (never inside a surrogate pair). */
 function truncatedValues(props: Record<string, string>): Record<string, string> {
   const kept: Record<string, string> = {};
-  for (const [name, value] of Object.entries(props)) kept[name] = value.slice(0, PROP_VALUE_LENGTH);
+  for (const [name, value] of Object.entries(props))
+    kept[name] = value.length > PROP_VALUE_LENGTH ? wellFormed(value.slice(0, PROP_VALUE_LENGTH)) : value;
   return kept;
 }
 

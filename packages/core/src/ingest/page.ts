@@ -1,6 +1,6 @@
 import { DROP_ALL_PARAMS, splitList } from "../shared/exclusion-lists.js";
 import { stripWww } from "../websites/domain.js";
-import { hasControlCharacters, withoutControlCharacters } from "../shared/text.js";
+import { hasControlCharacters, storableText } from "../shared/text.js";
 import { isTrackingParam, mayHoldTrackingParams, paramName, UTM_PREFIX } from "./tracking-params.js";
 
 /** A website's exclude_params compiled once: null keeps everything, "all" drops the query. */
@@ -88,7 +88,7 @@ export function externalReferrer(referrer: string, ownDomain: string): string {
 
 /** A `utm_*` parameter as stored: trimmed, no control characters, at most 200 characters. */
 const utmValue = (params: URLSearchParams, name: string) =>
-  withoutControlCharacters(params.get(name) ?? "")
+  storableText(params.get(name) ?? "")
     .trim()
     .slice(0, 200);
 

@@ -1,7 +1,7 @@
 import { isIP } from "node:net";
 import { FIRST_DAY, isTimeInDomain, LAST_DAY } from "../shared/calendar.js";
 import { ValidationError } from "../shared/errors.js";
-import { withoutControlCharacters } from "../shared/text.js";
+import { storableText, wellFormed } from "../shared/text.js";
 
 /** One pageview or event, as the tracker (or an import) reports it. */
 export interface HitInput {
@@ -189,7 +189,7 @@ function checkWebsite(website: unknown): string | null {
 /** A route template is a path: `/` first, no control characters, at most as long as a URL. */
 function checkRoute(route: unknown): string | null {
   if (route === undefined || route === null) return null;
-  if (typeof route !== "string" || !route.startsWith("/") || route.length > LIMITS.url || withoutControlCharacters(route) !== route) {
+  if (typeof route !== "string" || !route.startsWith("/") || route.length > LIMITS.url || storableText(route) !== route) {
     throw invalid("route", "The route must be a path template of at most 2048 characters, starting with /.");
   }
   return route;
@@ -198,7 +198,7 @@ function checkRoute(route: unknown): string | null {
 /** Known values as stored: no control characters, trimmed, at most 200 characters; a country is two letters. */
 function checkKnown(known: KnownValues | null | undefined): KnownValues | null {
   if (!known) return null;
-  const clean = (value: unknown) => (typeof value === "string" ? withoutControlCharacters(value).trim().slice(0, 200) : "");
+  const clean = (value: unknown) => (typeof value === "string" ? wellFormed(storableText(value).trim().slice(0, 200)) : "");
   const country = clean(known.country).toUpperCase();
   return {
     browser: clean(known.browser),
@@ -264,7 +264,7 @@ function checkVitals(input: HitInput): CheckedVitals | null {
 
 function checkEvent(event: unknown): string | null {
   if (event === undefined || event === null) return null;
-  const name = typeof event === "string" ? withoutControlCharacters(event).trim() : "";
+  const name = typeof event === "string" ? storableText(event).trim() : "";
   if (name === "" || name.length > LIMITS.event) {
     throw invalid("n", `The event name must be 1 to ${LIMITS.event} characters.`);
   }
@@ -285,8 +285,8 @@ function checkProps(props: unknown): Record<string, string> | null {
         `The event property "${key.slice(0, 50)}" must be a string, number or boolean of at most ${LIMITS.propValue} characters.`,
       );
     }
-    const name = withoutControlCharacters(key);
-    if (name !== "") checked[name] = withoutControlCharacters(String(value));
+    const name = storableText(key);
+    if (name !== "") checked[name] = storableText(String(value));
   }
   return checked;
 }
