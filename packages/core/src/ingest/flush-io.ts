@@ -90,12 +90,48 @@ function textsByCount(build: (count: number) => string): (count: number) => stri
 }
 
 /** `insert into table (columns) values (…), (…) [suffix]`, a statement per `rowsPerStatement` rows. */
-function inserter<R>(table: string, columns: readonly (keyof R & string)[], suffix = "") {
+function valuesInserter<R>(table: string, columns: readonly (keyof R & string)[], suffix = "") {
   const textFor = textsByCount((count) => `insert into ${table} (${columns.join(", ")}) values ${list(count, columns.length)} ${suffix}`);
   return function* insert(runner: SqlRunner, rows: readonly R[]): Steps<number> {
     let changed = 0;
     for (const [count, paramLists] of batches(rows, runner.rowsPerStatement, (row) => columns.map((column) => row[column]))) {
       changed += (yield runner.runEach(textFor(count), paramLists)) as number;
+    }
+    return changed;
+  };
+}
+
+/** Rows a JSON list carries at most: bounds one parameter's size. */
+const JSON_LIST_ROWS = 20_000;
+
+/**
+ * A JSON list as PostgreSQL reads it: JSON.stringify escapes a lone UTF-16 surrogate (a value
+ * cut inside a pair, or sent that way) as `\udxxx`, which PostgreSQL's JSON refuses; it
+ * becomes U+FFFD, what a UTF-8 encoder writes for one (and so what a parameter stored).
+ */
+export function jsonList(items: readonly unknown[], keys?: string[]): string {
+  const json = JSON.stringify(items, keys);
+  if (!json.includes("\\ud")) return json;
+  // An escape ends a backslash run of odd length: `\\ud800` in the JSON is a backslash and the text "ud800".
+  return json.replace(/(\\+)u(d[89a-f][0-9a-f]{2})/g, (match, slashes: string) =>
+    slashes.length % 2 === 1 ? `${slashes.slice(1)}\ufffd` : match,
+  );
+}
+
+/**
+ * The same insert with the rows as one JSON parameter, typed by the table's own row type
+ * (WriteDialect.jsonLists): one statement and one plan a list, whatever its length.
+ */
+function jsonInserter<R>(table: string, columns: readonly (keyof R & string)[], suffix = "") {
+  const names = columns.join(", ");
+  const keys: string[] = [...columns];
+  const text = `insert into ${table} (${names}) select ${names} from json_populate_recordset(null::${table}, cast(? as json)) ${suffix}`;
+  return function* insert(runner: SqlRunner, rows: readonly R[]): Steps<number> {
+    let changed = 0;
+    for (let start = 0; start < rows.length; start += JSON_LIST_ROWS) {
+      // The replacer list keeps each row's own columns, in the statement's order.
+      const json = jsonList(rows.slice(start, start + JSON_LIST_ROWS), keys);
+      changed += yield* runStatement(runner, text, [json]);
     }
     return changed;
   };
@@ -133,6 +169,18 @@ function selecter<R>(build: (matches: string) => string) {
     const found: R[] = [];
     for (const [count, paramLists] of batches(values, runner.rowsPerStatement, (value) => [value], before)) {
       found.push(...((yield runner.allEach(textFor(count), paramLists)) as R[]));
+    }
+    return found;
+  };
+}
+
+/** The same select with the values as one JSON list (WriteDialect.jsonLists), for a text column. */
+function jsonTextSelecter<R>(build: (matches: string) => string) {
+  const text = build("in (select json_array_elements_text(cast(? as json)))");
+  return function* select(runner: SqlRunner, before: readonly unknown[], values: readonly unknown[]): Steps<R[]> {
+    const found: R[] = [];
+    for (let start = 0; start < values.length; start += JSON_LIST_ROWS) {
+      found.push(...(yield* allRows<R>(runner, text, [...before, jsonList(values.slice(start, start + JSON_LIST_ROWS))])));
     }
     return found;
   };
@@ -180,6 +228,8 @@ const VISIT_UPDATE_COLUMNS = [
   "engaged",
 ] as const satisfies readonly (keyof VisitUpdateRow)[];
 
+const VISIT_UPDATE_KEYS: string[] = [...VISIT_UPDATE_COLUMNS];
+
 /** An engagement row's columns: where it was, then what it reported. */
 const ENGAGEMENT_COLUMNS = [
   "website_id",
@@ -193,13 +243,15 @@ const ENGAGEMENT_COLUMNS = [
 
 /** The texts of a dialect's flush statements, built once. */
 function flushStatements(dialect: WriteDialect) {
+  const inserter = dialect.jsonLists ? jsonInserter : valuesInserter;
+  const textSelecter = dialect.jsonLists ? jsonTextSelecter : selecter;
   const greatest = (a: string, b: string) => `${dialect.greatestFunction}(${a}, ${b})`;
   const cell = "cast(? as integer)"; // PostgreSQL types bare VALUES parameters as text
   const changes = textsByCount((count) =>
     Array.from({ length: count }, () => `(${VISIT_UPDATE_COLUMNS.map(() => cell).join(", ")})`).join(", "),
   );
   return {
-    dimensions: selecter<{ id: number; value: string }>(
+    dimensions: textSelecter<{ id: number; value: string }>(
       (values) => `select id, value from dimensions where website_id = ? and kind = ? and value ${values}`,
     ),
     insertDimensions: inserter<NewDimension>(
@@ -209,7 +261,9 @@ function flushStatements(dialect: WriteDialect) {
     ),
     outboxRows: textsByCount((count) => `delete from tally_outbox where id in (${placeholders(count)})`),
     claimVisitors: inserter<VisitorsTable>("visitors", VISITOR_COLUMNS, "on conflict (hash) do nothing"),
-    visitors: selecter<VisitorsTable>((hashes) => `select * from visitors where hash ${hashes}${dialect.lockRows ? " for update" : ""}`),
+    visitors: textSelecter<VisitorsTable>(
+      (hashes) => `select * from visitors where hash ${hashes}${dialect.lockRows ? " for update" : ""}`,
+    ),
     insertVisitsWithIds: inserter<VisitRow & { id: number }>("visits", ["id", ...VISIT_ROW_COLUMNS]),
     insertVisit: `insert into visits (${VISIT_ROW_COLUMNS.join(", ")}) values ${list(1, VISIT_ROW_COLUMNS.length)}`,
     // One visit a statement (better-sqlite3): a plain UPDATE by id; a VALUES list joined costs a plan per row.
@@ -223,6 +277,12 @@ function flushStatements(dialect: WriteDialect) {
           engaged = visits.engaged + changes.engaged
         from changes where visits.id = changes.id`,
     ),
+    /** The same update with the changes as one JSON list, typed by the visits table (WriteDialect.jsonLists). */
+    updateVisitsJson: `update visits set pageviews = visits.pageviews + changes.pageviews, events = visits.events + changes.events,
+        duration = ${greatest("visits.duration", "changes.duration")},
+        exit_page = case when changes.exit_page = 0 then visits.exit_page else changes.exit_page end,
+        engaged = visits.engaged + changes.engaged
+      from json_populate_recordset(null::visits, cast(? as json)) changes where visits.id = changes.id`,
     insertHits: inserter<HitsTable>("hits", ["website_id", "visit_id", "time", "page", "event", "seq"]),
     insertProps: inserter<EventPropsTable>("event_props", ["website_id", "visit_id", "time", "event", "seq", "name", "value"]),
     insertEngagements: inserter<PageEngagementTable>("page_engagement", ENGAGEMENT_COLUMNS),
@@ -324,7 +384,14 @@ export function createFlushIo(runner: SqlRunner, dialect: WriteDialect): FlushIo
         yield runner.runEach(s.updateVisit, paramLists);
         return;
       }
-      // Many a statement (PostgreSQL): the changes as a VALUES list joined to the visits.
+      if (dialect.jsonLists) {
+        for (let start = 0; start < rows.length; start += JSON_LIST_ROWS) {
+          const json = jsonList(rows.slice(start, start + JSON_LIST_ROWS), VISIT_UPDATE_KEYS);
+          yield* runStatement(runner, s.updateVisitsJson, [json]);
+        }
+        return;
+      }
+      // Many a statement: the changes as a VALUES list joined to the visits.
       for (let start = 0; start < rows.length; start += 100) {
         const part = rows.slice(start, start + 100);
         yield* runStatement(

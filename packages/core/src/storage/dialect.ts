@@ -17,6 +17,12 @@ export interface WriteDialect {
   readonly rowLocator: "rowid" | "tableoid, ctid";
   /** Hands out ids of a table's serial column before inserting (PostgreSQL sequences; parameters: the table, how many); absent where rows learn their id on insert. */
   readonly reserveIdsSql?: string;
+  /**
+   * Lists of rows and values go in as one JSON parameter a statement, typed by the table itself
+   * (`json_populate_recordset`): a round trip and a plan per list instead of a parameter per
+   * cell (PostgreSQL). Without it, rows go in as VALUES lists of `SqlRunner.rowsPerStatement`.
+   */
+  readonly jsonLists?: boolean;
 }
 
 /**
