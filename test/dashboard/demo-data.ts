@@ -105,7 +105,9 @@ export async function generateTraffic(tally: Tally, options: DemoOptions): Promi
       const url = `https://${options.domain}${page}${view === 0 && campaign ? `${page.includes("?") ? "&" : "?"}${campaign}` : ""}`;
       hits.push({ url, referrer, screen, language, ...visitor, timestamp: time });
       if (options.engagement) {
-        const vital = (scale: number) => Math.round(scale * (0.3 + next() * 2.5) * 1000) / 1000;
+        // Some pages load fast, some slowly: every rating shows up.
+        const speed = 0.3 + (page.length % 5) * 0.35;
+        const vital = (scale: number) => Math.round(scale * speed * (0.6 + next() * 0.8) * 1000) / 1000;
         hits.push({
           url,
           engagedMs: 1_000 + Math.floor(next() * 120_000),

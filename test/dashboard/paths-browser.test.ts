@@ -8,7 +8,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { skipWithoutChromium as skip, warnIfSkipped } from "../support/chromium.js";
 import { createTempTally } from "../support/tally-fixture.js";
 import type { Served } from "../support/transports.js";
-import { addDays, dashboardPages, serveTallyAndSite, todayIn } from "./dashboard-pages.js";
+import { addDays, dashboardPages, screenshotPath, serveTallyAndSite, todayIn } from "./dashboard-pages.js";
 import { generateTraffic } from "./demo-data.js";
 
 warnIfSkipped("paths-browser");
@@ -125,6 +125,7 @@ describe.skipIf(skip)("funnels, journeys and engagement in the dashboard, in Chr
       await expect
         .poll(() => shown(name))
         .toEqual(expected.data.map((row) => [row.value, row.count, [String(row[key]), String(row.previous_figure ?? "")]]));
+      await page.locator(card).screenshot({ path: screenshotPath(`dashboard-${name}.png`) });
     }
     await page.click(`${card} [data-name="vitals"]`);
     const vitals = await tally.stats.query(accountId, siteId, { name: "vitals", ...query });
@@ -140,6 +141,7 @@ describe.skipIf(skip)("funnels, journeys and engagement in the dashboard, in Chr
       ]]),
     ]);
     await expect.poll(() => shown("vitals")).toEqual(expected);
+    await page.locator(card).screenshot({ path: screenshotPath("dashboard-vitals.png") });
     // Every colour shows up in the generated spread of values.
     expect(new Set(expected.flatMap((row) => (row[2] as string[][]).map((vital) => vital[2])))).toEqual(
       new Set(["vital good", "vital fair", "vital poor"]),
