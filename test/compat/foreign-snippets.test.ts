@@ -147,7 +147,14 @@ describe.skipIf(skip)("other tools' snippets in Chromium → Tally", () => {
     // The package's own measure: the bottom of the window seen, over the page's tallest height.
     const expected = await page.evaluate(() => {
       const [body, root] = [document.body, document.documentElement];
-      const height = Math.max(body.scrollHeight, body.offsetHeight, body.clientHeight, root.scrollHeight, root.offsetHeight, root.clientHeight);
+      const height = Math.max(
+        body.scrollHeight,
+        body.offsetHeight,
+        body.clientHeight,
+        root.scrollHeight,
+        root.offsetHeight,
+        root.clientHeight,
+      );
       return Math.round(((scrollY + innerHeight) / height) * 100);
     });
     expect(expected).toBeGreaterThan(60);

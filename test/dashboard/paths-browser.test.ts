@@ -102,7 +102,7 @@ describe.skipIf(skip)("funnels, journeys and engagement in the dashboard, in Chr
     await page.goto(`${server.base}/analytics/#/websites/${siteId}?range=30d&compare=previous_period`);
     const card = '[data-card="scroll_depth time_on_page vitals"]';
     const query = { ...range, per_page: "10", compare: "previous_period" as const };
-    const shown = (tab: string) =>
+    const shown = () =>
       page.$$eval(`${card} li[data-count]`, (items) =>
         items.map((item) => {
           const figure = item.querySelector<HTMLElement>("[data-figure]");
@@ -123,7 +123,7 @@ describe.skipIf(skip)("funnels, journeys and engagement in the dashboard, in Chr
       expect(expected.data.length).toBeGreaterThan(3);
       expect(expected.data.some((row) => row.previous_figure !== undefined)).toBe(true);
       await expect
-        .poll(() => shown(name))
+        .poll(shown)
         .toEqual(expected.data.map((row) => [row.value, row.count, [String(row[key]), String(row.previous_figure ?? "")]]));
       await page.locator(card).screenshot({ path: screenshotPath(`dashboard-${name}.png`) });
     }
@@ -134,13 +134,11 @@ describe.skipIf(skip)("funnels, journeys and engagement in the dashboard, in Chr
     const expected = vitals.data.map((row) => [
       row.value,
       row.count,
-      Object.entries(row.vitals!).flatMap(([vital, figures]) => figures === null ? [] : [[
-        vital,
-        figures.p75,
-        `vital ${rating(vital as keyof typeof THRESHOLDS, figures.p75)}`,
-      ]]),
+      Object.entries(row.vitals!).flatMap(([vital, figures]) =>
+        figures === null ? [] : [[vital, figures.p75, `vital ${rating(vital as keyof typeof THRESHOLDS, figures.p75)}`]],
+      ),
     ]);
-    await expect.poll(() => shown("vitals")).toEqual(expected);
+    await expect.poll(shown).toEqual(expected);
     await page.locator(card).screenshot({ path: screenshotPath("dashboard-vitals.png") });
     // Every colour shows up in the generated spread of values.
     expect(new Set(expected.flatMap((row) => (row[2] as string[][]).map((vital) => vital[2])))).toEqual(

@@ -58,7 +58,7 @@ describe.each(apiMatrix)("GET /api/v1/websites/{id}/export, $name", ({ transport
     );
     expect(strFromU8(files["event_property.csv"]!)).toBe(
       '"date","event","property","value","count"\n"2025-01-06","Signup","plan","pro",1\n',
-    );    // The engagement signals, one row per signal (import does not read them back: they belong to visits).
+    ); // The engagement signals, one row per signal (import does not read them back: they belong to visits).
     expect(strFromU8(files["engagement.csv"]!)).toBe(
       '"date","visit","page","engaged_ms","scroll_depth","lcp","inp","cls","fcp","ttfb"\n' +
         '"2025-01-05",1,"/",20000,60,2100,"",0.05,"",""\n' +
@@ -74,7 +74,7 @@ describe.each(apiMatrix)("GET /api/v1/websites/{id}/export, $name", ({ transport
     );
     expect(strFromU8(files["imported_custom_events_20250106_20250106.csv"]!)).toBe(
       '"date","name","link_url","path","visitors","events"\n"2025-01-06","Signup","","",1,1\n',
-    );    // A page's scroll depth and time on page totals, as Plausible's export reckons them (each visit's deepest, its seconds).
+    ); // A page's scroll depth and time on page totals, as Plausible's export reckons them (each visit's deepest, its seconds).
     const engaged = await download("?format=plausible&from=2025-01-05&to=2025-01-05");
     expect(strFromU8(engaged.files["imported_pages_20250105_20250105.csv"]!)).toBe(
       '"date","hostname","page","visits","visitors","pageviews","total_scroll_depth","total_scroll_depth_visits","total_time_on_page","total_time_on_page_visits"\n' +

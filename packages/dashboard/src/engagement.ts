@@ -22,7 +22,11 @@ const THRESHOLDS: Readonly<Record<Vital, readonly [number, number]>> = {
 
 /** A p75 as people read it: CLS a score, the others in ms or seconds. */
 const vitalText = (vital: Vital, p75: number) =>
-  vital === "cls" ? formatNumber(p75) : p75 < 1000 ? `${formatNumber(Math.round(p75))} ms` : `${formatNumber(Math.round(p75 / 100) / 10)} s`;
+  vital === "cls"
+    ? formatNumber(p75)
+    : p75 < 1000
+      ? `${formatNumber(Math.round(p75))} ms`
+      : `${formatNumber(Math.round(p75 / 100) / 10)} s`;
 
 function vitals(row: StatRow): HTMLElement {
   return h(
@@ -58,8 +62,7 @@ function figure(row: StatRow, text: string, format: (value: number) => string): 
   );
 }
 
-const emptyHint = () =>
-  h("span", { class: "hint-block" }, t("engagement.empty"), " ", h("code", {}, 'data-extensions="scroll vitals"'));
+const emptyHint = () => h("span", { class: "hint-block" }, t("engagement.empty"), " ", h("code", {}, 'data-extensions="scroll vitals"'));
 
 /** The three tabs' parts beyond name, label and unit; `compare` is the view's comparison when a tab loads. */
 export function engagementTabs(compare: () => Compare): Partial<Record<StatName, Partial<BreakdownTab>>> {

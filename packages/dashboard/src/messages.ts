@@ -832,7 +832,8 @@ const fr: Messages = {
   "engagement.scroll": "{average} en moyenne · {median} médiane",
   "engagement.was": "avant {value}",
   "engagement.shares": "p75 · bon {good} · à améliorer {needs} · mauvais {poor}",
-  "engagement.empty": "Le temps sur la page vient avec chaque traceur ; le défilement et les signaux web demandent ceci sur sa balise script :",
+  "engagement.empty":
+    "Le temps sur la page vient avec chaque traceur ; le défilement et les signaux web demandent ceci sur sa balise script :",
   "goals.none": "Pas encore d’objectifs. Envoyez un événement depuis vos pages :",
   "goals.noneHint":
     "Les événements apparaissent ici avec leurs visiteurs et leur taux de conversion ; les objectifs de page s’ajoutent ci-dessous.",
@@ -1165,7 +1166,8 @@ const es: Messages = {
   "engagement.scroll": "{average} de media · {median} de mediana",
   "engagement.was": "antes {value}",
   "engagement.shares": "p75 · buena {good} · mejorable {needs} · mala {poor}",
-  "engagement.empty": "El tiempo en la página llega con cada rastreador; el desplazamiento y las métricas web necesitan esto en su etiqueta script:",
+  "engagement.empty":
+    "El tiempo en la página llega con cada rastreador; el desplazamiento y las métricas web necesitan esto en su etiqueta script:",
   "goals.none": "Todavía no hay objetivos. Envía un evento desde tus páginas:",
   "goals.noneHint": "Los eventos aparecen aquí con sus visitantes y su tasa de conversión; los objetivos de página se añaden abajo.",
   "goals.properties": "Propiedades",

@@ -1,6 +1,7 @@
 import { sql, type Kysely } from "kysely";
 import { dayNumber, dayText } from "../shared/calendar.js";
 import { VITALS, type Vital } from "../model/hit-input.js";
+import { visitPages } from "../stats/engagement.js";
 import type { Database } from "../storage/schema.js";
 import type { ExportRange } from "./rollup-rows.js";
 import type { OutputFile } from "./zip-csv.js";
@@ -125,24 +126,16 @@ export interface PageEngagementTotals {
  * `total_time_on_page`: the visits' engaged seconds there, over the visits that engaged).
  */
 function pageTotals(signals: readonly EngagementRow[]): Map<string, PageEngagementTotals> {
-  const perVisit = new Map<string, { page: string; scroll: number | null; ms: number }>();
-  for (const signal of signals) {
-    const key = `${signal.visit}\u0000${signal.page}`;
-    let seen = perVisit.get(key);
-    if (!seen) perVisit.set(key, (seen = { page: signal.page, scroll: null, ms: 0 }));
-    seen.ms += signal.engagedMs;
-    if (signal.scrollDepth !== null) seen.scroll = Math.max(seen.scroll ?? 0, signal.scrollDepth);
-  }
   const totals = new Map<string, PageEngagementTotals>();
-  for (const { page, scroll, ms } of perVisit.values()) {
+  for (const { page, scrollDepth, engagedMs } of visitPages(signals)) {
     let total = totals.get(page);
     if (!total) totals.set(page, (total = { totalScrollDepth: 0, scrollDepthVisits: 0, totalTimeOnPage: 0, timeOnPageVisits: 0 }));
-    if (scroll !== null) {
-      total.totalScrollDepth += scroll;
+    if (scrollDepth !== null) {
+      total.totalScrollDepth += scrollDepth;
       total.scrollDepthVisits++;
     }
-    if (ms > 0) {
-      total.totalTimeOnPage += ms / 1000;
+    if (engagedMs > 0) {
+      total.totalTimeOnPage += engagedMs / 1000;
       total.timeOnPageVisits++;
     }
   }
