@@ -162,7 +162,7 @@ export const en = {
   "engagement.scroll": "{average} average · {median} median",
   "engagement.was": "was {value}",
   "engagement.shares": "p75 · good {good} · needs improvement {needs} · poor {poor}",
-  "engagement.empty": "Time on page comes with every tracker; scroll depth and web vitals need this on its script tag:",
+  "engagement.empty": "Time on page comes with the tracker; scroll depth and web vitals need this on its script tag:",
 
   "goals.none": "No goals yet. Send an event from your pages:",
   "goals.noneHint": "Events appear here with their visitors and conversion rate; page goals are added below.",
@@ -500,7 +500,7 @@ const de: Messages = {
   "engagement.scroll": "{average} Durchschnitt · {median} Median",
   "engagement.was": "vorher {value}",
   "engagement.shares": "p75 · gut {good} · verbesserungswürdig {needs} · schlecht {poor}",
-  "engagement.empty": "Die Zeit auf der Seite misst jeder Tracker; Scrolltiefe und Web Vitals brauchen dies am Script-Tag:",
+  "engagement.empty": "Die Zeit auf der Seite misst der Tracker; Scrolltiefe und Web Vitals brauchen dies am Script-Tag:",
   "goals.none": "Noch keine Ziele. Sende ein Ereignis aus deinen Seiten:",
   "goals.noneHint": "Ereignisse erscheinen hier mit Besuchern und Konversionsrate; Seitenziele werden unten hinzugefügt.",
   "goals.properties": "Eigenschaften",
@@ -832,8 +832,7 @@ const fr: Messages = {
   "engagement.scroll": "{average} en moyenne · {median} médiane",
   "engagement.was": "avant {value}",
   "engagement.shares": "p75 · bon {good} · à améliorer {needs} · mauvais {poor}",
-  "engagement.empty":
-    "Le temps sur la page vient avec chaque traceur ; le défilement et les signaux web demandent ceci sur sa balise script :",
+  "engagement.empty": "Le temps sur la page vient avec le traceur ; le défilement et les signaux web demandent ceci sur sa balise script :",
   "goals.none": "Pas encore d’objectifs. Envoyez un événement depuis vos pages :",
   "goals.noneHint":
     "Les événements apparaissent ici avec leurs visiteurs et leur taux de conversion ; les objectifs de page s’ajoutent ci-dessous.",
@@ -1167,7 +1166,7 @@ const es: Messages = {
   "engagement.was": "antes {value}",
   "engagement.shares": "p75 · buena {good} · mejorable {needs} · mala {poor}",
   "engagement.empty":
-    "El tiempo en la página llega con cada rastreador; el desplazamiento y las métricas web necesitan esto en su etiqueta script:",
+    "El tiempo en la página llega con el rastreador; el desplazamiento y las métricas web necesitan esto en su etiqueta script:",
   "goals.none": "Todavía no hay objetivos. Envía un evento desde tus páginas:",
   "goals.noneHint": "Los eventos aparecen aquí con sus visitantes y su tasa de conversión; los objetivos de página se añaden abajo.",
   "goals.properties": "Propiedades",
