@@ -17,9 +17,12 @@ import { build, transform } from "esbuild";
  * for teams (issue 28): the Team page, two-factor set-up, a person's own keys and their
  * texts (~2.6 KB); the sign-in pages themselves are server-rendered and cost nothing here.
  * Raised to 29,000 (28.8 KB then) for funnels and journeys (issue 27): the funnel card with
- * its form, the journey card and their texts (~1.5 KB).
+ * its form, the journey card and their texts (~1.5 KB). Raised to 30,000 (29.8 KB then) for
+ * the Engagement card (issue 27): scroll depth, time on page and coloured web vitals per page,
+ * their empty state and texts (~0.8 KB); a card among the others, on the first screen's
+ * scroll, is not worth a second request (a lazy chunk would cost its own loader and round trip).
  */
-const GZIP_BUDGET = 29_000;
+const GZIP_BUDGET = 30_000;
 const dist = new URL("./dist/", import.meta.url);
 const source = (file) => new URL(`./src/${file}`, import.meta.url).pathname;
 

@@ -31,6 +31,7 @@ describe.each(transports)("other tools' hit endpoints ($name)", (transport) => {
   let served: Served;
   let shop: number;
   let excluded: number;
+  let reading: number;
 
   beforeAll(async () => {
     stored = await createTestTally("sqlite");
@@ -38,6 +39,7 @@ describe.each(transports)("other tools' hit endpoints ($name)", (transport) => {
     const { accountId } = await stored.tally.accounts.create();
     shop = (await stored.tally.websites.create(accountId, { domain: "shop.example" })).id;
     excluded = (await stored.tally.websites.create(accountId, { domain: "office.example", exclude_ips: "127.0.0.1\n::1" })).id;
+    reading = (await stored.tally.websites.create(accountId, { domain: "read.example" })).id;
   });
   afterAll(async () => {
     await served.close();
@@ -83,6 +85,23 @@ describe.each(transports)("other tools' hit endpoints ($name)", (transport) => {
       expect(office.headers.get("x-tally-dropped")).toBe("excluded-ip");
       expect(await rows(stored.tally, shop, { name: "page" })).toEqual({ "/pricing": 1 });
       expect(await rows(stored.tally, excluded, { name: "page" })).toEqual({});
+    });
+
+    it("keeps an engagement event's e as engaged time and its sd as scroll depth (past 100: 100)", async () => {
+      const event = (body: object) =>
+        post(served, "/api/event", { d: "read.example", u: "https://read.example/essay", ...body }, { "content-type": "text/plain" });
+      const read = async (name: string) => (await stored.tally.stats.queryWebsite(reading, { name, from: today, to: today })).data;
+      expect((await event({ n: "pageview" })).status).toBe(202);
+      expect((await event({ n: "engagement", e: 4_000, sd: 40, v: 36 })).status).toBe(202);
+      expect((await event({ n: "engagement", e: 2_000, sd: 130 })).status).toBe(202);
+      await stored.tally.flush();
+      expect(await read("scroll_depth")).toEqual([{ value: "/essay", count: 1, average: 100, median: 100 }]);
+      expect(await read("time_on_page")).toEqual([{ value: "/essay", count: 1, seconds: 6 }]);
+      const bad = await event({ n: "engagement", e: 1_000, sd: "deep" });
+      expect(bad.status).toBe(400);
+      expect(Object.keys((await bad.json()).errors)).toEqual(["sd"]);
+      await stored.tally.flush();
+      expect(await read("time_on_page")).toEqual([{ value: "/essay", count: 1, seconds: 6 }]);
     });
 
     it.each([

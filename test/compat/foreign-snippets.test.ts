@@ -133,6 +133,41 @@ describe.skipIf(skip)("other tools' snippets in Chromium → Tally", () => {
     await expectRows(shop, { name: "event_property", event: "Purchase", property: "plan" }, { team: 1 });
   });
 
+  it("@plausible-analytics/tracker's engagement event: its sd is the page's scroll depth", async () => {
+    const init = `init({ domain: "shop.example", endpoint: location.origin + "/analytics/api/event", captureOnLocalhost: true });`;
+    pages.set(
+      "/long",
+      html(`<script type="module">import { init } from "/npm/plausible.js";${init}</script>`, '<div style="height:3600px">long</div>'),
+    );
+    const page = await context.newPage();
+    await page.goto(`${origin}/long`, { waitUntil: "load" });
+    await page.waitForTimeout(200);
+    await page.evaluate(() => scrollTo(0, 1800));
+    await page.waitForTimeout(200);
+    // The package's own measure: the bottom of the window seen, over the page's tallest height.
+    const expected = await page.evaluate(() => {
+      const [body, root] = [document.body, document.documentElement];
+      const height = Math.max(
+        body.scrollHeight,
+        body.offsetHeight,
+        body.clientHeight,
+        root.scrollHeight,
+        root.offsetHeight,
+        root.clientHeight,
+      );
+      return Math.round(((scrollY + innerHeight) / height) * 100);
+    });
+    expect(expected).toBeGreaterThan(60);
+    expect(expected).toBeLessThan(80);
+    await page.close({ runBeforeUnload: true }); // hidden: the package sends its engagement event
+    const scrolled = async () => {
+      await tally.flush();
+      const { data } = await tally.stats.queryWebsite(shop, { name: "scroll_depth", from: today(), to: today() });
+      return data.map((row) => [row.value, row.count, row.average]);
+    };
+    await expect.poll(scrolled, { timeout: 5_000 }).toEqual([["/long", 1, expected]]);
+  });
+
   it("Umami's snippet and umami.track in its documented forms", async () => {
     pages.set(
       "/docs",

@@ -66,6 +66,8 @@ export interface DemoOptions {
   liveSessions?: number;
   seed?: number;
   now?: number;
+  /** Each pageview also sends an engagement signal with scroll depth and web vitals. @default false */
+  engagement?: boolean;
 }
 
 /** Counts every generated hit and writes them; returns how many were sent. */
@@ -102,6 +104,19 @@ export async function generateTraffic(tally: Tally, options: DemoOptions): Promi
       const page = view === 0 ? pick(PAGES) : pick(PAGES.slice(3));
       const url = `https://${options.domain}${page}${view === 0 && campaign ? `${page.includes("?") ? "&" : "?"}${campaign}` : ""}`;
       hits.push({ url, referrer, screen, language, ...visitor, timestamp: time });
+      if (options.engagement) {
+        // Some pages load fast, some slowly: every rating shows up.
+        const speed = 0.3 + (page.length % 5) * 0.35;
+        const vital = (scale: number) => Math.round(scale * speed * (0.6 + next() * 0.8) * 1000) / 1000;
+        hits.push({
+          url,
+          engagedMs: 1_000 + Math.floor(next() * 120_000),
+          scrollDepth: Math.floor(next() * 101),
+          vitals: { lcp: vital(2000), inp: vital(150), cls: vital(0.08), fcp: vital(1500), ttfb: vital(600) },
+          ...visitor,
+          timestamp: time + 5_000,
+        });
+      }
       if (page === "/signup" && next() < 0.5)
         hits.push({ url, event: "Signup", props: { plan: pick(["free", "pro"]) }, ...visitor, timestamp: time + 20_000 });
       if (next() < 0.08)

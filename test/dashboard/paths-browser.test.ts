@@ -1,20 +1,24 @@
-// The funnel and journey cards of the built dashboard in real headless Chromium: a
-// funnel's bars, conversion and drop-off are the API's; a funnel defined through the
-// card's form is stored and shown; a journey's columns are the API's nodes.
+// The funnel, journey and engagement cards of the built dashboard in real headless Chromium:
+// a funnel's bars, conversion and drop-off are the API's; a funnel defined through the
+// card's form is stored and shown; a journey's columns are the API's nodes; each page's scroll
+// depth, time on page (with the comparison's) and web vitals (coloured) are the API's.
 import type { Tally } from "@tally-analytics/core";
 import type { Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { skipWithoutChromium as skip, warnIfSkipped } from "../support/chromium.js";
 import { createTempTally } from "../support/tally-fixture.js";
 import type { Served } from "../support/transports.js";
-import { addDays, dashboardPages, serveTallyAndSite, todayIn } from "./dashboard-pages.js";
+import { addDays, dashboardPages, screenshotPath, serveTallyAndSite, todayIn } from "./dashboard-pages.js";
 import { generateTraffic } from "./demo-data.js";
 
 warnIfSkipped("paths-browser");
 
 const TIMEZONE = "Europe/Paris";
 
-describe.skipIf(skip)("funnels and journeys in the dashboard, in Chromium", () => {
+/** web.dev's thresholds (docs/statistics.md, "Engagement"): good up to the first, poor above the second. */
+const THRESHOLDS = { lcp: [2500, 4000], inp: [200, 500], cls: [0.1, 0.25], fcp: [1800, 3000], ttfb: [800, 1800] } as const;
+
+describe.skipIf(skip)("funnels, journeys and engagement in the dashboard, in Chromium", () => {
   let fixture: ReturnType<typeof createTempTally>;
   let tally: Tally;
   let server: Served;
@@ -31,7 +35,7 @@ describe.skipIf(skip)("funnels and journeys in the dashboard, in Chromium", () =
     const account = await tally.accounts.create({ name: "Paths" });
     [key, accountId] = [account.key, account.accountId];
     siteId = (await tally.websites.create(accountId, { domain: "paths.example", timezone: TIMEZONE })).id;
-    await generateTraffic(tally, { domain: "paths.example", days: 40 });
+    await generateTraffic(tally, { domain: "paths.example", days: 70, engagement: true });
     await tally.funnels.create(accountId, siteId, { name: "Blog to signup", steps: ["page:/", "page:/blog/*", "event:Signup"] });
     ({ server } = await serveTallyAndSite(tally));
     await pages.launch();
@@ -91,5 +95,58 @@ describe.skipIf(skip)("funnels and journeys in the dashboard, in Chromium", () =
     expect(expected.data.some((node) => node.step === 2)).toBe(true);
     await expect.poll(() => rowsOf(page, ".journey .flow")).toEqual(expected.data.map((node) => [node.value, node.visitors]));
     expect(await page.$$eval(".journey .flow ol", (lists) => lists.length)).toBe(3);
+  });
+
+  it("shows each page's scroll depth, time on page and web vitals as the API counts them, with the comparison's", async () => {
+    const page = await pages.open({ signedInWith: key, timezoneId: TIMEZONE });
+    await page.goto(`${server.base}/analytics/#/websites/${siteId}?range=30d&compare=previous_period`);
+    const card = '[data-card="scroll_depth time_on_page vitals"]';
+    const query = { ...range, per_page: "10", compare: "previous_period" as const };
+    const shown = () =>
+      page.$$eval(`${card} li[data-count]`, (items) =>
+        items.map((item) => {
+          const figure = item.querySelector<HTMLElement>("[data-figure]");
+          const vitals = [...item.querySelectorAll<HTMLElement>("[data-vital]")].map((vital) => [
+            vital.dataset.vital,
+            Number(vital.dataset.p75),
+            vital.className,
+          ]);
+          return [item.dataset.value, Number(item.dataset.count), figure ? [figure.dataset.figure, figure.dataset.previous] : vitals];
+        }),
+      );
+    for (const [name, key] of [
+      ["scroll_depth", "average"],
+      ["time_on_page", "seconds"],
+    ] as const) {
+      await page.click(`${card} [data-name="${name}"]`);
+      const expected = await tally.stats.query(accountId, siteId, { name, ...query });
+      expect(expected.data.length).toBeGreaterThan(3);
+      expect(expected.data.some((row) => row.previous_figure !== undefined)).toBe(true);
+      await expect
+        .poll(shown)
+        .toEqual(expected.data.map((row) => [row.value, row.count, [String(row[key]), String(row.previous_figure ?? "")]]));
+      await page.locator(card).screenshot({ path: screenshotPath(`dashboard-${name}.png`) });
+    }
+    await page.click(`${card} [data-name="vitals"]`);
+    const vitals = await tally.stats.query(accountId, siteId, { name: "vitals", ...query });
+    const rating = (vital: keyof typeof THRESHOLDS, p75: number) =>
+      p75 <= THRESHOLDS[vital][0] ? "good" : p75 > THRESHOLDS[vital][1] ? "poor" : "fair";
+    const expected = vitals.data.map((row) => [
+      row.value,
+      row.count,
+      Object.entries(row.vitals!).flatMap(([vital, figures]) =>
+        figures === null ? [] : [[vital, figures.p75, `vital ${rating(vital as keyof typeof THRESHOLDS, figures.p75)}`]],
+      ),
+    ]);
+    await expect.poll(shown).toEqual(expected);
+    await page.locator(card).screenshot({ path: screenshotPath("dashboard-vitals.png") });
+    // Every colour shows up in the generated spread of values.
+    expect(new Set(expected.flatMap((row) => (row[2] as string[][]).map((vital) => vital[2])))).toEqual(
+      new Set(["vital good", "vital fair", "vital poor"]),
+    );
+
+    // A range without signals says how to get them.
+    await page.goto(`${server.base}/analytics/#/websites/${siteId}?range=custom&from=2001-01-01&to=2001-01-02`);
+    await expect.poll(() => page.textContent(`${card} .empty`)).toContain('data-extensions="scroll vitals"');
   });
 });

@@ -69,7 +69,20 @@ async function generate(tally: Tally, now: number): Promise<void> {
         timestamp: at,
         referrer: p % 3 === 2 ? "https://news.example/" : "",
       });
-      if (p % 2 === 0) await tally.collect({ ...visitor, url: "https://dummy.site/pricing", timestamp: at + 20_000 });
+      // Engagement signals (time on page, scroll depth but from every third person) on the landing page and /pricing.
+      const signal = (url: string, timestamp: number, seed: number) =>
+        tally.collect({
+          ...visitor,
+          url,
+          timestamp,
+          engagedMs: 1_000 + seed * 1_537,
+          scrollDepth: p % 3 === 1 ? null : (seed * 37) % 101,
+        });
+      await signal(`https://dummy.site${landing}`, at + 10_000, p + index);
+      if (p % 2 === 0) {
+        await tally.collect({ ...visitor, url: "https://dummy.site/pricing", timestamp: at + 20_000 });
+        await signal("https://dummy.site/pricing", at + 25_000, 2 * p + index + 1);
+      }
       // A profile page (operator-matches' `^/user/\d+$`) and a support chat (behavioral-filters-2024).
       if (p % 4 === 1) await tally.collect({ ...visitor, url: `https://dummy.site/user/${p}`, timestamp: at + 30_000 });
       if (p % 4 === 3) {
@@ -383,6 +396,62 @@ describe.each(DIALECTS)("Plausible's Stats API v2 on %s", (dialect) => {
     for (const row of rows) {
       const day = { from: row.dimensions[0]!, to: row.dimensions[0]! };
       expect(row.metrics).toEqual(await v1Figures(day, ["os:is:GNU/Linux|Mac"], metrics));
+    }
+  });
+
+  it("answers scroll_depth and time_on_page per page as v1's average and seconds, rounded; null for a page without any", async () => {
+    const metrics = ["visitors", "scroll_depth", "time_on_page"];
+    const { status, body } = await query({ site_id: "dummy.site", metrics, date_range: "7d", dimensions: ["event:page"] });
+    expect(status, JSON.stringify(body)).toBe(200);
+    const answer = body as unknown as { results: { dimensions: string[]; metrics: (number | null)[] }[]; query: { date_range: string[] } };
+    const range = { from: answer.query.date_range[0]!.slice(0, 10), to: answer.query.date_range[1]!.slice(0, 10) };
+    const [scroll, time] = await Promise.all([v1("scroll_depth", range), v1("time_on_page", range)]);
+    const figure = (rows: V1Row[], page: string, key: "average" | "seconds") => {
+      const found = (rows as (V1Row & Record<typeof key, number>)[]).find((row) => row.value === page);
+      return found ? Math.round(found[key]) : null;
+    };
+    expect(answer.results.length).toBeGreaterThan(4);
+    for (const row of answer.results) {
+      const page = row.dimensions[0]!;
+      const filtered = [`page:is:${page}`];
+      const [visitors, pageScroll, pageTime] = await Promise.all([
+        v1Totals(range, filtered),
+        v1("scroll_depth", range, filtered),
+        v1("time_on_page", range, filtered),
+      ]);
+      expect(row.metrics, page).toEqual([visitors.visitors, figure(pageScroll, page, "average"), figure(pageTime, page, "seconds")]);
+      // The page's own visits are the visits that engaged on it: filtered or not, the same figures.
+      expect(row.metrics.slice(1), page).toEqual([figure(scroll, page, "average"), figure(time, page, "seconds")]);
+    }
+    const kinds = (at: number) => new Set(answer.results.map((row) => (row.metrics[at] === null ? "null" : "number")));
+    expect(kinds(1)).toEqual(new Set(["null", "number"]));
+    expect(kinds(2)).toEqual(new Set(["null", "number"]));
+
+    // One page by a filter, by day.
+    const byDay = await query({
+      site_id: "dummy.site",
+      metrics: ["scroll_depth", "time_on_page"],
+      date_range: "7d",
+      dimensions: ["time:day"],
+      filters: [["is", "event:page", ["/pricing"]]],
+    });
+    expect(byDay.status, JSON.stringify(byDay.body)).toBe(200);
+    const days = (byDay.body as unknown as typeof answer).results;
+    expect(days).toHaveLength(7);
+    for (const row of days) {
+      const day = { from: row.dimensions[0]!, to: row.dimensions[0]! };
+      const filtered = ["page:is:/pricing"];
+      const [dayScroll, dayTime] = await Promise.all([v1("scroll_depth", day, filtered), v1("time_on_page", day, filtered)]);
+      expect(row.metrics).toEqual([figure(dayScroll, "/pricing", "average"), figure(dayTime, "/pricing", "seconds")]);
+    }
+
+    // Plausible's rule: a per-page metric needs the page.
+    for (const filters of [[], [["contains", "event:page", ["/blog"]]]]) {
+      const refused = await query({ site_id: "dummy.site", metrics: ["time_on_page"], date_range: "7d", filters });
+      expect(refused.status).toBe(400);
+      expect(refused.body.error).toBe(
+        "Metric `time_on_page` can only be queried with an event:page dimension or an is filter on one event:page.",
+      );
     }
   });
 

@@ -15,6 +15,16 @@ describe.each(apiMatrix)("GET /api/v1/websites/{id}/export, $name", ({ transport
     key = (await fixture.tally.accounts.createKey(fixture.aliceId)).key;
     const hit = { ip: "198.51.100.4", userAgent: "Mozilla/5.0 (X11; Linux x86_64; rv:127.0) Gecko/20100101 Firefox/127.0" };
     await fixture.tally.collect({ ...hit, url: "https://export.example/", timestamp: Date.UTC(2025, 0, 5, 10) });
+    // Two engagement signals on the first page (scroll depth, web vitals), within the visit's minute.
+    const signal = { ...hit, url: "https://export.example/" };
+    await fixture.tally.collect({
+      ...signal,
+      engagedMs: 20_000,
+      scrollDepth: 60,
+      vitals: { lcp: 2100, cls: 0.05 },
+      timestamp: Date.UTC(2025, 0, 5, 10, 0, 20),
+    });
+    await fixture.tally.collect({ ...signal, engagedMs: 5_000, scrollDepth: 40, timestamp: Date.UTC(2025, 0, 5, 10, 0, 40) });
     await fixture.tally.collect({ ...hit, url: 'https://export.example/a,"b"', timestamp: Date.UTC(2025, 0, 5, 10, 1) });
     await fixture.tally.collect({
       ...hit,
@@ -48,6 +58,11 @@ describe.each(apiMatrix)("GET /api/v1/websites/{id}/export, $name", ({ transport
     );
     expect(strFromU8(files["event_property.csv"]!)).toBe(
       '"date","event","property","value","count"\n"2025-01-06","Signup","plan","pro",1\n',
+    ); // The engagement signals, one row per signal (import does not read them back: they belong to visits).
+    expect(strFromU8(files["engagement.csv"]!)).toBe(
+      '"date","visit","page","engaged_ms","scroll_depth","lcp","inp","cls","fcp","ttfb"\n' +
+        '"2025-01-05",1,"/",20000,60,2100,"",0.05,"",""\n' +
+        '"2025-01-05",1,"/",5000,40,"","","","",""\n',
     );
   });
 
@@ -59,7 +74,16 @@ describe.each(apiMatrix)("GET /api/v1/websites/{id}/export, $name", ({ transport
     );
     expect(strFromU8(files["imported_custom_events_20250106_20250106.csv"]!)).toBe(
       '"date","name","link_url","path","visitors","events"\n"2025-01-06","Signup","","",1,1\n',
+    ); // A page's scroll depth and time on page totals, as Plausible's export reckons them (each visit's deepest, its seconds).
+    const engaged = await download("?format=plausible&from=2025-01-05&to=2025-01-05");
+    expect(strFromU8(engaged.files["imported_pages_20250105_20250105.csv"]!)).toBe(
+      '"date","hostname","page","visits","visitors","pageviews","total_scroll_depth","total_scroll_depth_visits","total_time_on_page","total_time_on_page_visits"\n' +
+        '"2025-01-05","export.example","/",1,1,1,60,1,25,1\n' +
+        '"2025-01-05","export.example","/a,""b""",1,1,1,0,0,0,0\n',
     );
+    const v1 = (name: string) => fixture.tally.stats.queryWebsite(websiteId, { name, from: "2025-01-05", to: "2025-01-05" });
+    expect((await v1("scroll_depth")).data).toEqual([{ value: "/", count: 1, average: 60, median: 60 }]);
+    expect((await v1("time_on_page")).data).toEqual([{ value: "/", count: 1, seconds: 25 }]);
   });
 
   it("refuses bad parameters with 422, another account's website with 404", async () => {

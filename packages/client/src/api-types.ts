@@ -1167,7 +1167,7 @@ export type components = {
              *       "pageviews"
              *     ]
              */
-            metrics: ("visitors" | "visits" | "pageviews" | "views_per_visit" | "bounce_rate" | "visit_duration" | "events" | "percentage" | "conversion_rate")[];
+            metrics: ("visitors" | "visits" | "pageviews" | "views_per_visit" | "bounce_rate" | "visit_duration" | "events" | "percentage" | "conversion_rate" | "scroll_depth" | "time_on_page")[];
             /** @description `event:page`, `event:goal`, `event:props:<name>`, `visit:*`, `time`, `time:hour|day|week|month`. */
             dimensions?: string[];
             /**
@@ -1264,7 +1264,7 @@ export type components = {
             /** @description A pageview's server mark, read from the page's `Server-Timing: tally;desc=…`: the app's server counted this view already (the middleware), and this pageview only adds screen size and language to it. */
             v?: string | null;
         };
-        /** @description Revenue (`$`, `m`), scroll depth (`sd`) and the script version (`v`) are accepted and ignored. */
+        /** @description Revenue (`$`, `m`) and the script version (`v`) are accepted and ignored. */
         PlausibleEvent: {
             /**
              * @description Event name: `pageview`, `engagement` (time on page), or a custom event.
@@ -1314,6 +1314,8 @@ export type components = {
             interactive?: boolean | null;
             /** @description With `n: engagement`: milliseconds engaged since the last signal. */
             e?: number | null;
+            /** @description With `n: engagement`: the deepest percentage of the page seen; kept as Tally's scroll depth (`d`), within 0–100. */
+            sd?: number | null;
             /** @description Tally's addition (its build of the script sends it): screen size, `WxH`. */
             s?: string | null;
             /** @description Tally's addition: the browser's language. */
@@ -1807,8 +1809,8 @@ export type components = {
             results: {
                 /** @description One value per queried dimension, in their order. */
                 dimensions: string[];
-                /** @description One number per queried metric, in their order. */
-                metrics: number[];
+                /** @description One number per queried metric, in their order; `scroll_depth` and `time_on_page` are null for a page without any, as Plausible's. */
+                metrics: (number | null)[];
             }[];
             meta: {
                 total_rows?: number;

@@ -27,8 +27,8 @@ export interface BreakdownTab {
   params?(): Partial<StatsQuery>;
   /** The filter a row stands for; by default `<filterOf(name)>:is:<value>`, null for none. */
   filter?(row: StatRow): Filter | null;
-  /** A second figure beside the count (a goal's conversion rate). */
-  extra?(row: StatRow): string;
+  /** A second figure beside the count (a goal's conversion rate, a page's scroll depth or web vitals). */
+  extra?(row: StatRow): Child;
   /** Controls at the end of a row (a goal's properties); `detail` is the row's slot for what they open. */
   actions?(row: StatRow, detail: HTMLElement): Child;
   /** Rows to show on the first page beside the API's (Direct / None), in count order. */

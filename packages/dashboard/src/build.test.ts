@@ -14,11 +14,11 @@ const read = (file: string) => {
 };
 
 describe("built dashboard", () => {
-  it("is one script and one stylesheet, together under 29 KB gzipped (build.mjs says why)", () => {
+  it("is one script and one stylesheet, together under 30 KB gzipped (build.mjs says why)", () => {
     const script = read("dashboard.js");
     const styles = read("dashboard.css");
     expect(() => new Script(script, { filename: "dashboard.js" })).not.toThrow();
-    expect(gzipSync(script, { level: 9 }).length + gzipSync(styles, { level: 9 }).length).toBeLessThanOrEqual(29_000);
+    expect(gzipSync(script, { level: 9 }).length + gzipSync(styles, { level: 9 }).length).toBeLessThanOrEqual(30_000);
   });
 
   it("exports each file with its content type and a content-hash version", () => {

@@ -33,7 +33,15 @@ const LABELS: Readonly<Record<string, MessageKey>> = {
 };
 
 /** Statistics whose rows filter on a dimension of another name; the others on their own name. */
-const RENAMED: Partial<Record<StatName, string>> = { landing_page: "entry_page", campaign: "utm_campaign", goals: "event", event: "event" };
+const RENAMED: Partial<Record<StatName, string>> = {
+  landing_page: "entry_page",
+  campaign: "utm_campaign",
+  goals: "event",
+  event: "event",
+  scroll_depth: "page",
+  time_on_page: "page",
+  vitals: "page",
+};
 
 /** The filter dimension a card's row stands for, if any. */
 export const filterOf = (name: StatName): string | undefined => RENAMED[name] ?? (Object.hasOwn(LABELS, name) ? name : undefined);

@@ -5,6 +5,7 @@
 import { isApiError, type StatName, type StatRow } from "./api.js";
 import { breakdownCard, type BreakdownTab, type CardQuery, type ExtraRow } from "./breakdown.js";
 import { chart } from "./chart.js";
+import { engagementTabs } from "./engagement.js";
 import { comparisonRange, formatDay, todayIn } from "./dates.js";
 import { h, mount } from "./dom.js";
 import { filterBar, filterText } from "./filters.js";
@@ -108,6 +109,14 @@ const CARDS: ReadonlyArray<[MessageKey, readonly Tab[]]> = [
       ["language", "tab.languages", "unit.visitors"],
     ],
   ],
+  [
+    "card.engagement",
+    [
+      ["scroll_depth", "tab.scrollDepth", "unit.visits"],
+      ["time_on_page", "tab.timeOnPage", "unit.visits"],
+      ["vitals", "tab.vitals", "unit.measurements"],
+    ],
+  ],
 ];
 
 /** The filters a 422 names (`filter.2`), with the API's words; empty for any other failure. */
@@ -163,6 +172,7 @@ export function statsView(options: StatsViewOptions): StatsView {
     country: { empty: () => locationsHint("locations.noGeo") },
     continent: { empty: () => locationsHint("locations.noGeo") },
     city: { empty: () => locationsHint("locations.noCity") },
+    ...engagementTabs(() => state.compare),
   };
   const cards = CARDS.map(([title, tabs]) => breakdownCard({ title, tabs: tabsOf(tabs), source, onFilter: addFilter, explained }));
   const goals = goalCards({ source, onFilter: addFilter, explained, goals: () => state.goals, onGoals: (list) => change({ goals: list }) });

@@ -2,6 +2,7 @@ import type { Kysely } from "kysely";
 import type { Database } from "../storage/schema.js";
 import type { WebsiteRow } from "../websites/websites.js";
 import { checkDayRange } from "./day-range.js";
+import { countSignals, engagementFile } from "./engagement-rows.js";
 import { plausibleFiles, PLAUSIBLE_NAMES } from "./plausible-export.js";
 import { countDayRows, dataRange, dayRows, daySeries, type ExportRange } from "./rollup-rows.js";
 import { FUNNELS_FILE, keyFields, TALLY_FILES } from "./tally-layout.js";
@@ -11,7 +12,9 @@ export type ExportFormat = "csv" | "plausible";
 
 export interface ExportOptions {
   /**
-   * `csv`: Tally's own layout, one file per statistic (read back exactly by `tally import`);
+   * `csv`: Tally's own layout, one file per statistic (read back exactly by `tally import`),
+   * and the engagement signals (`engagement.csv`, one row per signal; not read back: they
+   * belong to visits, which an export does not carry);
    * `plausible`: the files Plausible's CSV import takes.
    * @default "csv"
    */
@@ -74,10 +77,15 @@ export async function exportWebsite(db: Kysely<Database>, website: WebsiteRow, o
   const today = new Date().toISOString().slice(0, 10);
   const range = { from: options.from ?? data?.from ?? today, to: options.to ?? data?.to ?? today };
   if (range.from > range.to) range.from = range.to;
-  const files = format === "csv" ? tallyFiles(db, websiteId, range) : plausibleFiles(db, website, range);
+  // The signals' file only when there are signals: an export without them reads back with nothing ignored.
+  const signals = format === "csv" ? await countSignals(db, websiteId, range) : 0;
+  const files =
+    format === "csv"
+      ? [...tallyFiles(db, websiteId, range), ...(signals > 0 ? [engagementFile(db, websiteId, range)] : [])]
+      : plausibleFiles(db, website, range);
   const totalRows =
     (await countDayRows(db, websiteId, format === "csv" ? TALLY_NAMES : PLAUSIBLE_NAMES, range)) +
-    (format === "csv" ? (await funnelRows(db, websiteId)).length : 0);
+    (format === "csv" ? (await funnelRows(db, websiteId)).length + signals : 0);
   const compact = (day: string) => day.replace(/-/g, "");
   const fileName =
     format === "csv"

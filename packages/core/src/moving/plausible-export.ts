@@ -2,6 +2,7 @@ import type { Kysely } from "kysely";
 import type { Database } from "../storage/schema.js";
 import { ARRIVAL_COLUMNS } from "../model/dimensions.js";
 import type { WebsiteRow } from "../websites/websites.js";
+import { pageTotalsOn } from "./engagement-rows.js";
 import { toPlausibleName } from "./names.js";
 import { byDay, dayRows, daySeries, type DayRow, type ExportRange } from "./rollup-rows.js";
 import { pageFiguresOn, visitFiguresOn, type VisitColumn, type VisitFigures } from "./visit-figures.js";
@@ -14,7 +15,8 @@ import type { OutputFile } from "./zip-csv.js";
  * breakdown (a page's visitors, a browser's visits, durations, bounces…) from the visits
  * store for the days it still holds (`retention_days`). Older days get the nearest count
  * Tally has (a page's visitors and visits are its pageviews, a referrer's visitors its
- * visits, a browser's visits its visitors) and 0 for durations, bounces and pageviews.
+ * visits, a browser's visits its visitors) and 0 for durations, bounces and pageviews. A
+ * page's scroll depth and time on page totals come from the engagement signals of its day.
  */
 const VISITORS = ["visitors", "pageviews", "bounces", "visits", "visit_duration"] as const;
 const SOURCE_HEADER = [
@@ -29,6 +31,19 @@ const SOURCE_HEADER = [
 ];
 const NAMED_SOURCE = { statistic: "source", column: "source" } as const;
 const SESSION_COLUMNS = ["visitors", "visits", "visit_duration", "bounces", "pageviews"];
+/** A page's engagement columns: from the signals of its day (engagement-rows.ts), 0 where the store no longer holds them. */
+const PAGES_HEADER = [
+  "date",
+  "hostname",
+  "page",
+  "visits",
+  "visitors",
+  "pageviews",
+  "total_scroll_depth",
+  "total_scroll_depth_visits",
+  "total_time_on_page",
+  "total_time_on_page_visits",
+];
 
 export const PLAUSIBLE_NAMES = [
   ...VISITORS,
@@ -92,13 +107,27 @@ export function plausibleFiles(db: Kysely<Database>, website: WebsiteRow, range:
     file("visitors", ["date", ...VISITORS], async function* () {
       for (const [day, counts] of await daySeries(db, id, VISITORS, range)) yield [day, ...VISITORS.map((name) => counts.get(name) ?? 0)];
     }),
-    file("pages", ["date", "hostname", "page", "visits", "visitors", "pageviews", "total_scroll_depth", "total_scroll_depth_visits"], () =>
-      completed(
-        "page",
-        (day) => pageFiguresOn(db, id, day),
-        (row, f) => [row.day, website.domain, row.value, f?.visits ?? row.count, f?.visitors ?? row.count, row.count, 0, 0],
-      ),
-    ),
+    file("pages", PAGES_HEADER, async function* () {
+      for await (const { day, rows } of byDay(dayRows(db, id, "page", range))) {
+        const [figures, engaged] = await Promise.all([pageFiguresOn(db, id, day), pageTotalsOn(db, id, day)]);
+        for (const row of rows) {
+          const f = figures.get(row.value);
+          const e = engaged.get(row.value);
+          yield [
+            row.day,
+            website.domain,
+            row.value,
+            f?.visits ?? row.count,
+            f?.visitors ?? row.count,
+            row.count,
+            e?.totalScrollDepth ?? 0,
+            e?.scrollDepthVisits ?? 0,
+            e?.totalTimeOnPage ?? 0,
+            e?.timeOnPageVisits ?? 0,
+          ];
+        }
+      }
+    }),
     file("entry_pages", ["date", "entry_page", "visitors", "entrances", "visit_duration", "bounces", "pageviews"], () =>
       completed("landing_page", visitsBy("entry_page"), (row, f) => [
         row.day,

@@ -39,13 +39,14 @@ export function p75(values: readonly number[]): number {
 }
 
 /** What one visit did on one page: its deepest scroll (null: never sent) and its engaged milliseconds. */
-interface VisitPage {
+export interface VisitPage {
   page: string;
   scrollDepth: number | null;
   engagedMs: number;
 }
 
-function visitPages(signals: readonly EngagementSignal[]): VisitPage[] {
+/** The signals summed per (visit, page): engaged milliseconds added up, the deepest scroll kept. */
+export function visitPages(signals: readonly Pick<EngagementSignal, "visit" | "page" | "engagedMs" | "scrollDepth">[]): VisitPage[] {
   const byVisitPage = new Map<string, VisitPage>();
   for (const signal of signals) {
     const key = `${signal.visit}\u0000${signal.page}`;

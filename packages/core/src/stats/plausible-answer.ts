@@ -12,16 +12,26 @@ import {
   type Scope,
   type StatsSource,
 } from "./plausible-rows.js";
-import { isTimeDimension, PlausibleQueryError, resolveDateRange, type PlausibleMetric, type PlausibleQuery } from "./plausible-query.js";
+import {
+  filteredPage,
+  isPageMetric,
+  isTimeDimension,
+  PAGE_METRICS,
+  PlausibleQueryError,
+  resolveDateRange,
+  type PlausibleMetric,
+  type PlausibleQuery,
+} from "./plausible-query.js";
 
 /** Plausible's answer: `{results: [{dimensions, metrics}], meta, query}`. */
 export interface PlausibleAnswer {
-  results: { dimensions: string[]; metrics: number[] }[];
+  /** A metric is null where Plausible's is: `scroll_depth` or `time_on_page` of a page without any. */
+  results: { dimensions: string[]; metrics: (number | null)[] }[];
   meta: { total_rows?: number; time_labels?: string[]; imports_included?: boolean };
   query: Record<string, unknown>;
 }
 
-type Figures = Partial<Record<PlausibleMetric, number>>;
+type Figures = Partial<Record<PlausibleMetric, number | null>>;
 
 interface Computed {
   dimensions: string[];
@@ -68,7 +78,7 @@ function countedFigures(query: PlausibleQuery, row: Row): Figures | null {
   if (row.counted.events !== undefined) figures.events = row.counted.events;
   if (row.counted.conversion_rate !== undefined) figures.conversion_rate = row.counted.conversion_rate;
   const missing = query.metrics.some(
-    (metric) => figures[metric] === undefined && !(metric === "percentage" && figures.visitors !== undefined),
+    (metric) => figures[metric] === undefined && !(metric === "percentage" && figures.visitors !== undefined) && !isPageMetric(metric),
   );
   return missing ? null : figures;
 }
@@ -113,6 +123,23 @@ export function createPlausibleAnswerer(source: StatsSource) {
     if (metrics.includes("events")) {
       const events = await reader.allRows(scope, { name: "event" });
       figures.events = events.reduce((sum, row) => sum + row.count, scope.eventsOnly ? 0 : (figures.pageviews ?? 0));
+    }
+    return figures;
+  }
+
+  /**
+   * `scroll_depth`, `time_on_page`: the v1 figure of the row's page (its `event:page` value, or the
+   * query's one filtered page) under the row's filters, rounded to a whole number as Plausible's;
+   * null when the page has none.
+   */
+  async function pageFigures(query: PlausibleQuery, row: Row): Promise<Figures> {
+    const figures: Figures = {};
+    const at = query.dimensions.indexOf("event:page");
+    const page = at >= 0 ? row.dimensions[at]! : filteredPage(query.conditions)!;
+    for (const metric of query.metrics.filter(isPageMetric)) {
+      const rows = await reader.allRows(row.scope, { name: metric, search: page });
+      const figure = rows.find((each) => each.value === page)?.[PAGE_METRICS[metric]];
+      figures[metric] = figure === undefined ? null : Math.round(figure);
     }
     return figures;
   }
@@ -167,9 +194,13 @@ export function createPlausibleAnswerer(source: StatsSource) {
       return dayRows(query, base);
     }
     const rows = await reader.rowsOf(query.dimensions, base);
+    const perPage = query.metrics.some(isPageMetric);
     const computed = await mapConcurrently(rows, async (row) => ({
       dimensions: row.dimensions,
-      figures: countedFigures(query, row) ?? (await figuresOf(row.scope, query.metrics)),
+      figures: {
+        ...(countedFigures(query, row) ?? (await figuresOf(row.scope, query.metrics))),
+        ...(perPage ? await pageFigures(query, row) : {}),
+      },
     }));
     if (query.metrics.includes("percentage")) {
       const whole = (await source.totals({ ...base.range, filter: base.filters })).data.visitors;
@@ -210,7 +241,10 @@ export function createPlausibleAnswerer(source: StatsSource) {
     return {
       results: rows.slice(offset, offset + limit).map((row) => ({
         dimensions: row.dimensions,
-        metrics: query.metrics.map((metric) => row.figures[metric] ?? 0),
+        metrics: query.metrics.map((metric) => {
+          const figure = row.figures[metric];
+          return figure === undefined ? 0 : figure;
+        }),
       })),
       meta,
       query: {

@@ -23,11 +23,18 @@ export const PLAUSIBLE_METRICS = [
   "events",
   "percentage",
   "conversion_rate",
+  "scroll_depth",
+  "time_on_page",
 ] as const;
 export type PlausibleMetric = (typeof PLAUSIBLE_METRICS)[number];
 
+/** Plausible's per-page metrics: a page's v1 `scroll_depth` average, its `time_on_page` seconds. */
+export const PAGE_METRICS = { scroll_depth: "average", time_on_page: "seconds" } as const;
+export type PageMetric = keyof typeof PAGE_METRICS;
+export const isPageMetric = (metric: string): metric is PageMetric => Object.hasOwn(PAGE_METRICS, metric);
+
 /** Plausible's metrics Tally does not compute: named in the 400. */
-const METRICS_NOT_KEPT = new Set(["group_conversion_rate", "scroll_depth", "time_on_page", "average_revenue", "total_revenue"]);
+const METRICS_NOT_KEPT = new Set(["group_conversion_rate", "average_revenue", "total_revenue"]);
 
 export const TIME_DIMENSIONS = ["time", "time:hour", "time:day", "time:week", "time:month"] as const;
 export type TimeDimension = (typeof TIME_DIMENSIONS)[number];
@@ -265,8 +272,20 @@ function checkMetrics(query: PlausibleQuery): void {
   if (session.length > 0 && query.dimensions.some((name) => name.startsWith("event:") && name !== "event:page")) {
     fail(`Session metric(s) \`${session.join(", ")}\` cannot be queried along with event dimensions.`);
   }
+  const perPage = query.metrics.find(isPageMetric);
+  if (perPage && !query.dimensions.includes("event:page") && filteredPage(query.conditions) === null) {
+    fail(`Metric \`${perPage}\` can only be queried with an event:page dimension or an is filter on one event:page.`);
+  }
   checkBehavioural(query);
   if (query.include.time_labels && !query.dimensions.some(isTimeDimension)) fail("Invalid include.time_labels: requires a time dimension.");
+}
+
+/** The one page an `is` filter on `event:page` names (the page of `scroll_depth` and `time_on_page` without the dimension), else null. */
+export function filteredPage(conditions: readonly PlausibleCondition[]): string | null {
+  const condition = conditions.find(
+    (each) => each.dimension === "event:page" && each.operator === "is" && each.clauses.length === 1 && !each.visitLevel,
+  );
+  return condition?.clauses[0] ?? null;
 }
 
 /**

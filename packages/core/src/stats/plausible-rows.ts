@@ -46,7 +46,7 @@ const propertyOf = (dimension: string) => (dimension.startsWith(PROPS_PREFIX) ? 
 /** Reads the rows a scope needs from the v1 statistics. */
 export function createRowReader(source: StatsSource) {
   /** Every row of a v1 statistic in a scope, paged through 100 at a time. */
-  async function allRows(scope: Scope, stat: Pick<StatsQueryInput, "name" | "event" | "property">): Promise<StatRow[]> {
+  async function allRows(scope: Scope, stat: Pick<StatsQueryInput, "name" | "event" | "property" | "search">): Promise<StatRow[]> {
     const rows: StatRow[] = [];
     for (let page = 1; ; page++) {
       const answer = await source.list({ ...stat, from: scope.range.from, to: scope.range.to, filter: scope.filters, per_page: 100, page });

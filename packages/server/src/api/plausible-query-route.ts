@@ -14,7 +14,10 @@ const plausibleAnswerSchema = z
     results: z.array(
       z.object({
         dimensions: z.array(z.string()).meta({ description: "One value per queried dimension, in their order." }),
-        metrics: z.array(z.number()).meta({ description: "One number per queried metric, in their order." }),
+        metrics: z.array(z.number().nullable()).meta({
+          description:
+            "One number per queried metric, in their order; `scroll_depth` and `time_on_page` are null for a page without any, as Plausible's.",
+        }),
       }),
     ),
     meta: z.object({

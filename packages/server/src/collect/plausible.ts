@@ -34,12 +34,15 @@ export const plausibleEventBody = z
     i: z.boolean().nullish().meta({ description: "Interactive; accepted, and counted like any event (README)." }),
     interactive: z.boolean().nullish().meta({ description: "Same as `i`." }),
     e: z.number().nullish().meta({ description: "With `n: engagement`: milliseconds engaged since the last signal." }),
+    sd: z.number().nullish().meta({
+      description: "With `n: engagement`: the deepest percentage of the page seen; kept as Tally's scroll depth (`d`), within 0–100.",
+    }),
     s: text.meta({ description: "Tally's addition (its build of the script sends it): screen size, `WxH`." }),
     l: text.meta({ description: "Tally's addition: the browser's language." }),
   })
   .meta({
     id: "PlausibleEvent",
-    description: "Revenue (`$`, `m`), scroll depth (`sd`) and the script version (`v`) are accepted and ignored.",
+    description: "Revenue (`$`, `m`) and the script version (`v`) are accepted and ignored.",
   });
 
 type PlausibleEvent = z.infer<typeof plausibleEventBody>;
@@ -76,8 +79,11 @@ export function plausibleHits(event: PlausibleEvent): HitFields[] {
     screen: event.s,
     language: event.l,
   };
-  if (name === "engagement") hit.engagedMs = event.e ?? 0;
-  else if (name !== "pageview") Object.assign(hit, { event: name, props: propsOf(event.p ?? event.props) });
+  if (name === "engagement") {
+    hit.engagedMs = event.e ?? 0;
+    // Plausible's server takes any number here; Tally keeps whole percents from 0 to 100 (rounded, held to the bounds).
+    if (typeof event.sd === "number" && Number.isFinite(event.sd)) hit.scrollDepth = Math.min(100, Math.max(0, Math.round(event.sd)));
+  } else if (name !== "pageview") Object.assign(hit, { event: name, props: propsOf(event.p ?? event.props) });
   const domains = (event.d ?? event.domain ?? "")
     .split(",")
     .map((domain) => domain.trim())
