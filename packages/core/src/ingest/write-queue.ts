@@ -31,7 +31,7 @@ export interface WriteQueueOptions {
   store: Pick<EngineStore, "write" | "maxHitsPerWrite" | "probe" | "check">;
   /** @default 1000 */
   flushIntervalMs?: number;
-  /** A flush starts as soon as this many hits wait; also the most hits one write carries. @default 20000 */
+  /** A flush starts as soon as this many hits wait; also the most hits one write carries. @default 2000 */
   batchSize?: number;
   /** Past this many unwritten hits, `admit` refuses with UnavailableError. @default 200000 */
   maxBufferedHits?: number;
@@ -63,7 +63,7 @@ const nextTurn = () => new Promise((resolve) => setImmediate(resolve));
 export function createWriteQueue(options: WriteQueueOptions) {
   const { store } = options;
   const intervalMs = options.flushIntervalMs ?? 1000;
-  const batchSize = options.batchSize ?? 20_000;
+  const batchSize = options.batchSize ?? 2000;
   const maxBuffered = options.maxBufferedHits ?? 200_000;
   const chunkSize = Math.min(store.maxHitsPerWrite ?? batchSize, batchSize);
   let buffer: Hit[] = [];
