@@ -48,8 +48,7 @@ function occurrences(visits: readonly ModelVisit[]): Map<string, string[]> {
     for (const [dimension, value] of Object.entries(visit.dims)) note(dimension, value);
     for (const hit of visit.hits) {
       note("page", hit.page);
-      if (hit.event === null) continue;
-      note("event", hit.event);
+      if (hit.event !== null) note("event", hit.event);
       for (const [name, value] of hit.props ?? []) {
         note("prop names", name);
         note(`prop:${name}`, value);

@@ -29,6 +29,8 @@ const PROPERTY_PAIRS: [string, string][] = [
   ["play_video", "position"],
   ["🎉 Celebrate", "mood"],
   ["signup", "method"],
+  ["pageview", "author"],
+  ["pageview", "plan"],
 ];
 
 type Statistic = Omit<StatQuery, "from" | "to">;

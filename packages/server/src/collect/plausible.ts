@@ -77,7 +77,11 @@ export function plausibleHits(event: PlausibleEvent): HitFields[] {
     language: event.l,
   };
   if (name === "engagement") hit.engagedMs = event.e ?? 0;
-  else if (name !== "pageview") Object.assign(hit, { event: name, props: propsOf(event.p ?? event.props) });
+  else {
+    // A pageview's properties too: Plausible's custom properties for pageviews.
+    hit.props = propsOf(event.p ?? event.props);
+    if (name !== "pageview") hit.event = name;
+  }
   const domains = (event.d ?? event.domain ?? "")
     .split(",")
     .map((domain) => domain.trim())
