@@ -6,26 +6,16 @@
 //
 // Every test gets its own Tally, database and port. Headless Chromium is a bot to isbot:
 // the website is created with exclude_bots 0. One browser context is one visitor.
-import type { Browser, BrowserContext, Page } from "playwright-core";
-import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
-import { launchChromium, skipWithoutChromium as skip, warnIfSkipped } from "../support/chromium.js";
-import { startEmbeddedSite, stopEmbeddedSite, type EmbeddedSite } from "../support/embedded-site.js";
+import type { Page } from "playwright-core";
+import { describe, it } from "vitest";
+import { skipWithoutChromium as skip, warnIfSkipped } from "../support/chromium.js";
+import { chromiumPerTest, expectTodaysStats, PLAIN_PAGE, scriptPage, todayUtc } from "../support/browser-pages.js";
+import { startEmbeddedSite, type EmbeddedSite } from "../support/embedded-site.js";
 
 warnIfSkipped("pageview-props-browser");
 
 interface Site extends EmbeddedSite {
   pages: Map<string, string>;
-}
-
-const PLAIN = '<!doctype html><html><head><meta charset="utf-8"></head><body>elsewhere</body></html>';
-
-/** A page with a script tag (`src` under /analytics) plus extra attributes, head and body. */
-function page({ src = "script.ext.js", attrs = "", head = "", body = "" } = {}): string {
-  return (
-    `<!doctype html><html><head><meta charset="utf-8">${head}` +
-    `<script defer src="/analytics/${src}"${attrs ? ` ${attrs}` : ""}></script>` +
-    `</head><body>${body}</body></html>`
-  );
 }
 
 /** `data-props` with the JSON of `props`, quoted for an HTML attribute. */
@@ -39,89 +29,50 @@ async function startSite(): Promise<Site> {
     else if (path === "/favicon.ico") res.writeHead(204).end();
     else {
       res.writeHead(200, { "content-type": "text/html; charset=utf-8", "cache-control": "no-store" });
-      res.end(pages.get(path) ?? PLAIN);
+      res.end(pages.get(path) ?? PLAIN_PAGE);
     }
   });
   return Object.assign(embedded, { pages });
 }
 
-const today = () => new Date().toISOString().slice(0, 10);
-
-let browser: Browser;
-let context: BrowserContext;
-let site: Site;
-let pageErrors: string[] = [];
-
-/** One statistic for today through the HTTP API, as {value: count}. */
-async function stats(name: string, extra: Record<string, string> = {}): Promise<Record<string, number>> {
-  const query = new URLSearchParams({ name, from: today(), to: today(), per_page: "100", ...extra });
-  const response = await fetch(`${site.origin}/analytics/api/v1/stats/${site.websiteId}?${query}`, {
-    headers: { authorization: `Bearer ${site.key}`, accept: "application/json" },
-  });
-  const body = (await response.json()) as { data: { value: string; count: number }[] };
-  expect(response.status, JSON.stringify(body)).toBe(200);
-  return Object.fromEntries(body.data.map((row) => [row.value, row.count]));
-}
+const session = chromiumPerTest(startSite);
 
 /** Polls until `expected` shows up (beacons are asynchronous), then asserts it exactly. */
-async function expectStats(name: string, expected: Record<string, number>, extra: Record<string, string> = {}): Promise<void> {
-  await expect.poll(() => stats(name, extra), { timeout: 5_000, interval: 50 }).toEqual(expected);
-}
+const expectStats = (name: string, expected: Record<string, number>, extra: Record<string, string> = {}) =>
+  expectTodaysStats(session.site, { name, expected, extra });
 
 /** The pageviews' breakdown by one property. */
 const byProperty = (property: string) => ({ event: "pageview", property });
 
-async function newPage(): Promise<Page> {
-  const tab = await context.newPage();
-  tab.on("pageerror", (error) => pageErrors.push(error.message));
-  return tab;
-}
-
 /** Opens each path in turn in one tab, each pageview counted before the next page. */
 async function visit(paths: readonly string[]): Promise<Page> {
-  const tab = await newPage();
+  const tab = await session.newPage();
   for (const [index, path] of paths.entries()) {
-    await tab.goto(`${site.origin}${path}`);
-    await expectStats("pageviews", { [today()]: index + 1 });
+    await tab.goto(`${session.site.origin}${path}`);
+    await expectStats("pageviews", { [todayUtc()]: index + 1 });
   }
   return tab;
 }
 
 describe.skipIf(skip)("pageview properties → embedded Tally, in Chromium", () => {
-  beforeAll(async () => {
-    browser = await launchChromium();
-  });
-
-  afterAll(async () => {
-    await browser?.close();
-  });
-
-  beforeEach(async () => {
-    pageErrors = [];
-    site = await startSite();
-    context = await browser.newContext({ viewport: { width: 1280, height: 720 } });
-  });
-
-  afterEach(async () => {
-    await context?.close();
-    if (site) await stopEmbeddedSite(site);
-    expect(pageErrors, "page errors").toEqual([]);
-  });
-
   it("script.ext.js: data-props gives the pageview its properties, listed under the event pageview and selected by prop: filters", async () => {
-    site.pages.set("/posts/a", page({ attrs: dataProps({ author: "Jane", words: 1200, draft: false }) }));
-    site.pages.set("/posts/b", page({ attrs: dataProps({ author: "Ünal Öz" }) }));
-    site.pages.set("/posts/c", page({ attrs: dataProps({ author: "Jane" }) }));
-    site.pages.set("/about", page());
-    site.pages.set("/broken", page({ attrs: "data-props='{not json'" }));
-    site.pages.set("/list", page({ attrs: dataProps(["Jane"]) }));
+    session.site.pages.set("/posts/a", scriptPage({ attrs: dataProps({ author: "Jane", words: 1200, draft: false }) }));
+    session.site.pages.set("/posts/b", scriptPage({ attrs: dataProps({ author: "Ünal Öz" }) }));
+    session.site.pages.set("/posts/c", scriptPage({ attrs: dataProps({ author: "Jane" }) }));
+    session.site.pages.set("/about", scriptPage());
+    session.site.pages.set("/broken", scriptPage({ attrs: "data-props='{not json'" }));
+    session.site.pages.set("/list", scriptPage({ attrs: dataProps(["Jane"]) }));
     // One visitor, one visit: a second visitor (another context) reads only /about.
     const tab = await visit(["/posts/a", "/posts/b", "/posts/c", "/about", "/broken", "/list"]);
-    await tab.evaluate(() => (window as unknown as { tally: { track(name: string, props: object): void } }).tally.track("Share", { author: "Jane" }));
+    await tab.evaluate(() =>
+      (window as unknown as { tally: { track(name: string, props: object): void } }).tally.track("Share", { author: "Jane" }),
+    );
     await expectStats("event", { Share: 1 });
-    const firefox = await browser.newContext({ userAgent: "Mozilla/5.0 (X11; Linux x86_64; rv:128.0) Gecko/20100101 Firefox/128.0" });
-    await (await firefox.newPage()).goto(`${site.origin}/about`);
-    await expectStats("pageviews", { [today()]: 7 });
+    const firefox = await session.browser.newContext({
+      userAgent: "Mozilla/5.0 (X11; Linux x86_64; rv:128.0) Gecko/20100101 Firefox/128.0",
+    });
+    await (await firefox.newPage()).goto(`${session.site.origin}/about`);
+    await expectStats("pageviews", { [todayUtc()]: 7 });
     await firefox.close();
 
     // The breakdown: pageviews by their property (numbers and booleans as text); a page
@@ -135,10 +86,10 @@ describe.skipIf(skip)("pageview properties → embedded Tally, in Chromium", () 
 
     // prop: filters select the pageviews that have the property, and the visits and visitors that had them.
     const jane = { filter: "prop:author:is:Jane" };
-    await expectStats("pageviews", { [today()]: 2 }, jane);
+    await expectStats("pageviews", { [todayUtc()]: 2 }, jane);
     await expectStats("page", { "/posts/a": 1, "/posts/c": 1 }, jane);
-    await expectStats("visitors", { [today()]: 1 }, jane);
-    await expectStats("visits", { [today()]: 1 }, jane);
+    await expectStats("visitors", { [todayUtc()]: 1 }, jane);
+    await expectStats("visits", { [todayUtc()]: 1 }, jane);
     await expectStats("event", { Share: 1 }, jane);
     await expectStats("page", { "/posts/b": 1 }, { filter: "prop:author:contains:ünal" });
     // is_not: the visits none of whose hits has either value (the other visitor's), as for events.
@@ -148,44 +99,44 @@ describe.skipIf(skip)("pageview properties → embedded Tally, in Chromium", () 
   });
 
   it("script.ext.js: data-props is read at each pageview, so a single-page app sets the next page's properties before it navigates", async () => {
-    site.pages.set("/app", page({ attrs: `id="tally" ${dataProps({ section: "home" })}` }));
+    session.site.pages.set("/app", scriptPage({ attrs: `id="tally" ${dataProps({ section: "home" })}` }));
     const tab = await visit(["/app"]);
     await tab.evaluate(() => {
       document.getElementById("tally")!.dataset.props = JSON.stringify({ section: "settings" });
       history.pushState({}, "", "/app/settings");
     });
-    await expectStats("pageviews", { [today()]: 2 });
+    await expectStats("pageviews", { [todayUtc()]: 2 });
     await tab.evaluate(() => {
       delete document.getElementById("tally")!.dataset.props;
       history.pushState({}, "", "/app/help");
     });
-    await expectStats("pageviews", { [today()]: 3 });
+    await expectStats("pageviews", { [todayUtc()]: 3 });
     await expectStats("event_property", { home: 1, settings: 1 }, byProperty("section"));
     await expectStats("page", { "/app/settings": 1 }, { filter: "prop:section:is:settings" });
   });
 
   it("the default script.js sends no pageview properties (its budget is spent); data-props there does nothing", async () => {
-    site.pages.set("/plain", page({ src: "script.js", attrs: dataProps({ author: "Jane" }) }));
+    session.site.pages.set("/plain", scriptPage({ src: "script.js", attrs: dataProps({ author: "Jane" }) }));
     await visit(["/plain"]);
     await expectStats("event_property", {}, byProperty("author"));
   });
 
   it("Plausible's snippet: script.pageview-props.js sends event-* attributes; plausible('pageview', {props}) sends its props", async () => {
     const snippet = (file: string, attrs: string, body = "") =>
-      page({ src: `js/${file}`, attrs: `data-domain="127.0.0.1" ${attrs}`, body });
-    site.pages.set("/attributes", snippet("script.pageview-props.js", 'event-author="Jane" event-type="post"'));
-    site.pages.set("/unnamed", snippet("script.js", 'event-author="Nobody"')); // pageview-props not named
+      scriptPage({ src: `js/${file}`, attrs: `data-domain="127.0.0.1" ${attrs}`, body });
+    session.site.pages.set("/attributes", snippet("script.pageview-props.js", 'event-author="Jane" event-type="post"'));
+    session.site.pages.set("/unnamed", snippet("script.js", 'event-author="Nobody"')); // pageview-props not named
     const queued =
       "<script>window.plausible=window.plausible||function(){(plausible.q=plausible.q||[]).push(arguments)};" +
       'plausible("pageview", { props: { author: "Bob" } })</script>';
-    site.pages.set("/manual", snippet("script.manual.js", "", queued));
+    session.site.pages.set("/manual", snippet("script.manual.js", "", queued));
     const tab = await visit(["/attributes", "/unnamed", "/manual"]);
     await expectStats("event_property", { Jane: 1, Bob: 1 }, byProperty("author"));
     await expectStats("event_property", { post: 1 }, byProperty("type"));
 
     // An event on a pageview-props page carries the attributes too (Plausible's script does), its own props first.
-    await tab.goto(`${site.origin}/attributes`);
-    await expectStats("pageviews", { [today()]: 4 });
+    await tab.goto(`${session.site.origin}/attributes`);
+    await expectStats("pageviews", { [todayUtc()]: 4 });
     await tab.evaluate(() =>
       (window as unknown as { plausible(name: string, options: object): void }).plausible("Signup", { props: { type: "trial" } }),
     );
