@@ -56,7 +56,8 @@ function hitValue(hit: ModelHit, dimension: string): string {
 }
 
 /** The hits a hit condition looks at: the events for `event`, every hit for `page` and `prop:`. */
-const hitsFor = (visit: ModelVisit, dimension: string) => (dimension === "event" ? visit.hits.filter((hit) => hit.event !== null) : visit.hits);
+const hitsFor = (visit: ModelVisit, dimension: string) =>
+  dimension === "event" ? visit.hits.filter((hit) => hit.event !== null) : visit.hits;
 
 export function visitMatches(visit: ModelVisit, condition: FilterCondition): boolean {
   const { dimension, operator, values } = condition;

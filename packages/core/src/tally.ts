@@ -528,11 +528,18 @@ export function createTally<E extends EventMap<E> = AnyEvents>(options: TallyOpt
   async function collect(hit: HitInput): Promise<CollectResult> {
     const { collector } = await services;
     const isPageview =
-      (hit.event === undefined || hit.event === null || hit.event === PAGEVIEW_EVENT) && (hit.engagedMs === undefined || hit.engagedMs === null);
+      (hit.event === undefined || hit.event === null || hit.event === PAGEVIEW_EVENT) &&
+      (hit.engagedMs === undefined || hit.engagedMs === null);
     const served = isPageview ? views.claim(hit) : undefined;
     if (served === null) return { status: "dropped", reason: "counted" };
     // The server's view (its time, page and referrer) with what only the browser knows.
-    if (served) return collector.collect({ ...served, screen: hit.screen, language: hit.language || served.language, props: hit.props ?? served.props });
+    if (served)
+      return collector.collect({
+        ...served,
+        screen: hit.screen,
+        language: hit.language || served.language,
+        props: hit.props ?? served.props,
+      });
     return collector.collect(hit);
   }
   const tally: Tally = {

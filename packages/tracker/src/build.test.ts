@@ -32,7 +32,15 @@ describe("built tracker", () => {
 
   it("puts the extensions in the extension build only", () => {
     // JSON.parse: data-props, the pageview's properties.
-    const markers = ["data-file-types", "File Download", "Form: Submission", "tally-404", "largest-contentful-paint", "scrollY", "JSON.parse"];
+    const markers = [
+      "data-file-types",
+      "File Download",
+      "Form: Submission",
+      "tally-404",
+      "largest-contentful-paint",
+      "scrollY",
+      "JSON.parse",
+    ];
     for (const marker of markers) {
       expect(read("tally.ext.min.js")).toContain(marker);
       expect(read("tally.min.js")).not.toContain(marker);

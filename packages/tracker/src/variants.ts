@@ -121,7 +121,8 @@ function countGoatCounter(endpoint: string, hit: TrackerHit): void {
 function withScriptProps(script: HTMLScriptElement, props: Props | undefined): Props | undefined {
   if (!named(script, "pageview-props")) return props;
   const all: Props = {};
-  for (const attribute of script.getAttributeNames()) if (attribute.startsWith("event-")) all[attribute.slice(6)] = script.getAttribute(attribute)!;
+  for (const attribute of script.getAttributeNames())
+    if (attribute.startsWith("event-")) all[attribute.slice(6)] = script.getAttribute(attribute)!;
   return { ...all, ...props };
 }
 
