@@ -51,7 +51,7 @@ describe.each(transports)("other tools' hit endpoints ($name)", (transport) => {
       const pageview = await post(
         served,
         "/api/event",
-        { n: "pageview", u: "https://shop.example/pricing", d: "shop.example", r: null },
+        { n: "pageview", u: "https://shop.example/pricing", d: "shop.example", r: null, p: { author: "Jane" } },
         { "content-type": "text/plain" },
       );
       expect(pageview.status).toBe(202);
@@ -69,6 +69,8 @@ describe.each(transports)("other tools' hit endpoints ($name)", (transport) => {
       expect(await rows(stored.tally, shop, { name: "event" })).toEqual({ Signup: 1 });
       expect(await rows(stored.tally, shop, { name: "event_property", event: "Signup", property: "plan" })).toEqual({ pro: 1 });
       expect(await rows(stored.tally, shop, { name: "event_property", event: "Signup", property: "seats" })).toEqual({ 3: 1 });
+      // A pageview's props: Plausible's custom properties for pageviews.
+      expect(await rows(stored.tally, shop, { name: "event_property", event: "pageview", property: "author" })).toEqual({ Jane: 1 });
     });
 
     it("drops bots and excluded addresses as /collect does, saying so", async () => {

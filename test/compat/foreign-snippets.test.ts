@@ -124,13 +124,17 @@ describe.skipIf(skip)("other tools' snippets in Chromium → Tally", () => {
       "/app",
       html(
         '<script type="module">import { init, track } from "/npm/plausible.js";' +
-          `init({ domain: "shop.example", endpoint: location.origin + "/analytics/api/event", captureOnLocalhost: true });` +
+          `init({ domain: "shop.example", endpoint: location.origin + "/analytics/api/event", captureOnLocalhost: true,` +
+          ` customProperties: { author: "Jane" } });` +
           "track('Purchase', { props: { plan: 'team' } });</script>",
       ),
     );
     await visit("/app");
     await expectRows(shop, { name: "page" }, { "/app": 1 });
     await expectRows(shop, { name: "event_property", event: "Purchase", property: "plan" }, { team: 1 });
+    // customProperties go with every hit: the pageview's properties too (Plausible's custom properties for pageviews).
+    await expectRows(shop, { name: "event_property", event: "pageview", property: "author" }, { Jane: 1 });
+    await expectRows(shop, { name: "event_property", event: "Purchase", property: "author" }, { Jane: 1 });
   });
 
   it("@plausible-analytics/tracker's engagement event: its sd is the page's scroll depth", async () => {

@@ -308,6 +308,17 @@ const UTM_VALUES: Record<string, readonly string[]> = {
   utm_term: ["running+shoes", "analytics", "privacy%20first", "x".repeat(230)],
 };
 
+const AUTHORS = ["Jane", "Ünal Öz", "a|b", "  spaced  "];
+/**
+ * A pageview's properties (data-props): an author, some with a plan (a name events have
+ * too). Drawn from the time, not the generator, so the rest of the data set stays as it was.
+ */
+function pageviewProps(time: number): Record<string, string> {
+  const second = Math.floor(time / 1000);
+  const author = AUTHORS[second % AUTHORS.length]!;
+  return second % 3 === 0 ? { author, plan: PLANS[second % PLANS.length]! } : { author };
+}
+
 /** Properties of each event, as a tracker would send them (or none). */
 function propsFor(event: string, rand: () => number): Record<string, string | number | boolean> | undefined {
   const pick = <T>(items: readonly T[]): T => items[Math.floor(rand() * items.length)]!;
@@ -591,7 +602,7 @@ export function generateHits(seed: number, sessionsWanted: number): RawHit[] {
         hit.event = pick(EVENTS);
         const props = propsFor(hit.event, rand);
         if (props) hit.props = props;
-      } else if (chance(0.01)) hit.props = { plan: "on a pageview, ignored" };
+      } else if (chance(0.04)) hit.props = pageviewProps(time);
       out.push(hit);
       if (hit.event !== undefined && chance(0.05)) {
         // Fired twice (a double click): the same event within the same second or the next, other properties.

@@ -48,8 +48,7 @@ function occurrences(visits: readonly ModelVisit[]): Map<string, string[]> {
     for (const [dimension, value] of Object.entries(visit.dims)) note(dimension, value);
     for (const hit of visit.hits) {
       note("page", hit.page);
-      if (hit.event === null) continue;
-      note("event", hit.event);
+      if (hit.event !== null) note("event", hit.event);
       for (const [name, value] of hit.props ?? []) {
         note("prop names", name);
         note(`prop:${name}`, value);
@@ -136,5 +135,17 @@ export function filterCases(visits: readonly ModelVisit[], sites: readonly strin
     const site = sites[index % sites.length]!;
     add(site, [condition(site, dimension, "contains_not")]);
   }
+  // Pageview properties (after the rest, which stays as it was): one only pageviews have,
+  // one events have too (with an event condition), and one among other hit conditions.
+  add("ny", [{ dimension: "prop:author", operator: "is", values: ["Jane", "a|b"] }]);
+  add("kolkata", [
+    { dimension: "prop:plan", operator: "is_not", values: ["pro"] },
+    { dimension: "event", operator: "is", values: ["purchase"] },
+  ]);
+  add("utc", [
+    { dimension: "prop:author", operator: "contains", values: ["ü"] },
+    { dimension: "page", operator: "contains", values: ["/"] },
+  ]);
+  add("lordhowe", [{ dimension: "prop:plan", operator: "is", values: ["Team Plus", "free"] }]);
   return cases;
 }

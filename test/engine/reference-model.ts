@@ -95,7 +95,7 @@ export interface ModelHit {
   page: string;
   /** Null for a pageview. */
   event: string | null;
-  /** An event's properties (null for a pageview or an event without any). */
+  /** The hit's properties, an event's or a pageview's (null when it has none). */
   props: ReadonlyMap<string, string> | null;
 }
 
@@ -124,6 +124,8 @@ const MAX_SEEN = 32;
 
 /** Key of an `event_property` count: the event and the property. */
 export const propertyCounter = (event: string, property: string) => `event_property\u0000${event}\u0000${property}`;
+/** The event a pageview's properties are listed under, and the event name that is a pageview. */
+export const PAGEVIEW = "pageview";
 
 export interface Model {
   verdicts: Verdict[];
@@ -269,7 +271,7 @@ export function buildModel(
     const page = pageOf(url, site, hit.hash === true);
     const referrer = referrerHost(hit.referrer, site);
     const utm = utmOf(url);
-    const isPageview = hit.event === undefined;
+    const isPageview = hit.event === undefined || hit.event.trim() === PAGEVIEW;
     const event = isPageview ? null : hit.event!.trim();
 
     const visitorKey = [site.key, day, hit.ip, hit.userAgent].join("\u0000");
@@ -358,8 +360,9 @@ export function buildModel(
     once(seen, site.key, "resolution", day, "screen", screenOf(hit.screen));
     once(seen, site.key, "language", day, "language", languageOf(hit.language));
 
-    const props = isPageview ? null : propsOf(hit.props);
+    const props = propsOf(hit.props);
     current.hits.push({ time: hit.timestamp, day, hour, page, event, props });
+    for (const [name, value] of props ?? []) add(site.key, propertyCounter(event ?? PAGEVIEW, name), day, value);
     if (isPageview) {
       current.pageviews++;
       current.dims.exit_page = page;
@@ -370,7 +373,6 @@ export function buildModel(
       current.events++;
       add(site.key, "event", day, event!);
       once(seen, site.key, "goal_visitors", day, "goal", event!);
-      for (const [name, value] of props ?? []) add(site.key, propertyCounter(event!, name), day, value);
     }
   }
 

@@ -29,6 +29,8 @@ const PROPERTY_PAIRS: [string, string][] = [
   ["play_video", "position"],
   ["🎉 Celebrate", "mood"],
   ["signup", "method"],
+  ["pageview", "author"],
+  ["pageview", "plan"],
 ];
 
 type Statistic = Omit<StatQuery, "from" | "to">;
@@ -125,8 +127,10 @@ describe.each(DIALECTS)("reference, filtered, on %s", (dialect) => {
   }
 
   const singles = () => FILTER_DIMENSIONS.length * 3;
-  /** The special cases after the combined ones; then contains_not on each dimension. */
+  /** The special cases after the combined ones; then contains_not on each dimension, then the pageview properties' cases. */
   const SPECIAL = 6;
+  const PAGEVIEW_PROPERTIES = 4;
+  const containsNotEnd = () => singles() + COMBINED + SPECIAL + FILTER_DIMENSIONS.length;
 
   const filteredAgree = () =>
     describe("reference: filtered statistics count exactly what docs/statistics.md defines", () => {
@@ -151,7 +155,11 @@ describe.each(DIALECTS)("reference, filtered, on %s", (dialect) => {
       });
 
       it("contains_not on each dimension, alone, on every statistic", { timeout: 300_000 }, async () => {
-        await checkCases((_, index) => index >= singles() + COMBINED + SPECIAL);
+        await checkCases((_, index) => index >= singles() + COMBINED + SPECIAL && index < containsNotEnd());
+      });
+
+      it("pageview properties, alone and with event and page conditions, on every statistic", { timeout: 300_000 }, async () => {
+        await checkCases((_, index) => index >= containsNotEnd());
       });
 
       it("(model self-check) a filter every visit matches counts what the unfiltered model counts, where docs/statistics.md says it must", () => {
@@ -227,7 +235,7 @@ describe.each(DIALECTS)("reference, filtered, on %s", (dialect) => {
       );
 
       it("the sample covered every dimension and operator, matched some visits and not others, and crossed ny's retention", () => {
-        expect(cases.length).toBe(singles() + COMBINED + SPECIAL + FILTER_DIMENSIONS.length);
+        expect(cases.length).toBe(containsNotEnd() + PAGEVIEW_PROPERTIES);
         const pairs = new Set(
           cases.flatMap((c) => c.conditions.map((condition) => `${condition.dimension.split(":")[0]} ${condition.operator}`)),
         );

@@ -7,6 +7,7 @@ import {
   addTo,
   durationOf,
   isBounce,
+  PAGEVIEW,
   propertyCounter,
   sumDays,
   VISIT_DIMENSIONS,
@@ -54,9 +55,9 @@ function hitValue(hit: ModelHit, dimension: string): string {
   return hit.props?.get(dimension.slice(5)) ?? "";
 }
 
-/** The hits a hit condition looks at: every hit for `page`, the events for `event` and `prop:`. */
+/** The hits a hit condition looks at: the events for `event`, every hit for `page` and `prop:`. */
 const hitsFor = (visit: ModelVisit, dimension: string) =>
-  dimension === "page" ? visit.hits : visit.hits.filter((hit) => hit.event !== null);
+  dimension === "event" ? visit.hits.filter((hit) => hit.event !== null) : visit.hits;
 
 export function visitMatches(visit: ModelVisit, condition: FilterCondition): boolean {
   const { dimension, operator, values } = condition;
@@ -125,7 +126,8 @@ export function segmentOf(
   const matching = visits.filter((visit) => conditions.every((condition) => visitMatches(visit, condition)));
   const counts: DayCounts = new Map();
   const add = (name: string, day: string, value: string, amount = 1) => addTo(counts, name, day, value, amount);
-  const pageConditions = conditions.filter((condition) => condition.dimension === "page");
+  // A hit has a page and properties; only an event has a name.
+  const pageviewConditions = conditions.filter((condition) => condition.dimension === "page" || condition.dimension.startsWith("prop:"));
   const eventConditions = conditions.filter(
     (condition) => condition.dimension === "page" || condition.dimension === "event" || condition.dimension.startsWith("prop:"),
   );
@@ -165,10 +167,11 @@ export function segmentOf(
 
     for (const hit of visit.hits) {
       if (hit.event === null) {
-        if (!pageConditions.every((condition) => hitMatches(hit, condition))) continue;
+        if (!pageviewConditions.every((condition) => hitMatches(hit, condition))) continue;
         add("pageviews", hit.day, hit.day);
         add("pageviews_hours", hit.day, hit.hour);
         add("page", hit.day, hit.page);
+        for (const [property, value] of hit.props ?? []) add(propertyCounter(PAGEVIEW, property), hit.day, value);
         for (const [goal, matches] of goalTests) {
           if (!matches(hit.page)) continue;
           add("page_goal_views", hit.day, goal);

@@ -63,6 +63,8 @@ const PROPERTY_PAIRS: [string, string][] = [
   ["signup", "no-such-property"],
   ["🎉 Celebrate", "mood"], // characters outside the BMP in the event and property names
   ["🎉 Celebrate", "🎨"],
+  ["pageview", "author"], // the pageviews' properties
+  ["pageview", "plan"],
 ];
 interface Named {
   label: string;

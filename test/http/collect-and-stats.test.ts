@@ -108,6 +108,26 @@ describe.each(apiMatrix)("collect, script and stats over $name", ({ transport, d
       expect(await pageCount(alice, siteId, "/pricing")).toBe(0);
     });
 
+    it("counts a pageview's properties (p; n: pageview is a pageview): listed under the event pageview, selected by prop: filters", async () => {
+      expectAccepted(await sendHit(served, { u: "https://collect.example/posts/props", p: { author: "Jane", words: 1200 } }));
+      expectAccepted(await sendHit(served, { u: "https://collect.example/posts/named", n: "pageview", p: { author: "Bob" } }));
+      expect(await pageCount(alice, siteId, "/posts/props")).toBe(1);
+      expect(await pageCount(alice, siteId, "/posts/named")).toBe(1);
+      const range = `from=${day(-1)}&to=${day(1)}`;
+      const authors = await alice.get(`/api/v1/stats/${siteId}?name=event_property&event=pageview&property=author&${range}`);
+      expect(authors.body.data).toEqual([
+        { value: "Bob", count: 1 },
+        { value: "Jane", count: 1 },
+      ]);
+      const words = await alice.get(`/api/v1/stats/${siteId}?name=event_property&event=pageview&property=words&${range}`);
+      expect(words.body.data).toEqual([{ value: "1200", count: 1 }]);
+      // One visit has every hit of this suite: the filter keeps the pageview that has the property, not the visit's others.
+      const pages = await alice.get(`/api/v1/stats/${siteId}?name=page&filter=prop:author:is:Jane&${range}`);
+      expect(pages.body.data).toEqual([{ value: "/posts/props", count: 1 }]);
+      const events = await alice.get(`/api/v1/stats/${siteId}?name=event&${range}`);
+      expect(events.body.data.map((row: { value: string }) => row.value)).not.toContain("pageview");
+    });
+
     it("accepts an engagement signal (e): no pageview, no event", async () => {
       expectAccepted(await sendHit(served, { u: "https://collect.example/engaged" }));
       expectAccepted(await sendHit(served, { u: "https://collect.example/engaged", s: "1920x1080", l: "en-US", e: 12_500 }));

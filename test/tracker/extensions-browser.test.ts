@@ -14,6 +14,7 @@ import type { IncomingMessage } from "node:http";
 import type { Browser, BrowserContext, Page } from "playwright-core";
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { launchChromium, skipWithoutChromium as skip, warnIfSkipped } from "../support/chromium.js";
+import { expectTodaysStats, PLAIN_PAGE, scriptPage, todayUtc } from "../support/browser-pages.js";
 import { startEmbeddedSite, stopEmbeddedSite, type EmbeddedSite } from "../support/embedded-site.js";
 
 warnIfSkipped("extensions-browser");
@@ -32,17 +33,6 @@ interface Site extends EmbeddedSite {
   pages: Map<string, string>;
   /** Every POST body to /analytics/collect or /analytics/api/event, in arrival order. */
   bodies: Body[];
-}
-
-const PLAIN = '<!doctype html><html><head><meta charset="utf-8"></head><body>elsewhere</body></html>';
-
-/** A page with a script tag (`src` under /analytics) plus extra attributes, head and body. */
-function page({ src = "script.ext.js", attrs = "", head = "", body = "" } = {}): string {
-  return (
-    `<!doctype html><html><head><meta charset="utf-8">${head}` +
-    `<script defer src="/analytics/${src}"${attrs ? ` ${attrs}` : ""}></script>` +
-    `</head><body>${body}</body></html>`
-  );
 }
 
 /** Reads a request's body, then leaves it where Tally's node adapter takes a parsed body from. */
@@ -68,35 +58,24 @@ async function startSite(): Promise<Site> {
     else if (path === "/favicon.ico") res.writeHead(204).end();
     else {
       res.writeHead(200, { "content-type": "text/html; charset=utf-8", "cache-control": "no-store" });
-      res.end(state.pages.get(path) ?? PLAIN);
+      res.end(state.pages.get(path) ?? PLAIN_PAGE);
     }
   });
   return Object.assign(state, embedded);
 }
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
-const today = () => new Date().toISOString().slice(0, 10);
+const today = todayUtc;
+const page = scriptPage;
 
 let browser: Browser;
 let context: BrowserContext;
 let site: Site;
 let pageErrors: string[] = [];
 
-/** One statistic for today through the HTTP API, as {value: count}. */
-async function stats(name: string, extra: Record<string, string> = {}): Promise<Record<string, number>> {
-  const query = new URLSearchParams({ name, from: today(), to: today(), per_page: "100", ...extra });
-  const response = await fetch(`${site.origin}/analytics/api/v1/stats/${site.websiteId}?${query}`, {
-    headers: { authorization: `Bearer ${site.key}`, accept: "application/json" },
-  });
-  const body = (await response.json()) as { data: { value: string; count: number }[] };
-  expect(response.status, JSON.stringify(body)).toBe(200);
-  return Object.fromEntries(body.data.map((row) => [row.value, row.count]));
-}
-
 /** Polls until `expected` shows up (beacons are asynchronous), then asserts it exactly. */
-async function expectStats(name: string, expected: Record<string, number>, extra: Record<string, string> = {}): Promise<void> {
-  await expect.poll(() => stats(name, extra), { timeout: 5_000, interval: 50 }).toEqual(expected);
-}
+const expectStats = (name: string, expected: Record<string, number>, extra: Record<string, string> = {}) =>
+  expectTodaysStats(site, { name, expected, extra });
 
 /** The engagement signals received so far (bodies with `e`), polled until there are `count`. */
 async function signals(count: number): Promise<Body[]> {

@@ -1219,12 +1219,12 @@ export type components = {
              */
             l?: string | null;
             /**
-             * @description Event name; absent for a pageview.
+             * @description Event name; absent (or `pageview`) for a pageview.
              * @example Signup
              */
             n?: string | null;
             /**
-             * @description Event properties.
+             * @description The event's or the pageview's properties.
              * @example {
              *       "plan": "pro"
              *     }
@@ -2606,7 +2606,7 @@ export interface operations {
                 filter?: string | string[];
                 /** @description Adds `previous` to every row (and `previous_total`, `comparison`): the same number of days just before, or the same days a year earlier. */
                 compare?: "previous_period" | "year";
-                /** @description With `name=event_property`: the event whose property is broken down. */
+                /** @description With `name=event_property`: the event whose property is broken down; `pageview` for the pageviews' properties. */
                 event?: string;
                 /** @description With `name=event_property`: the property. */
                 property?: string;
@@ -3642,7 +3642,7 @@ export interface operations {
                 filter?: string | string[];
                 /** @description Adds `previous` to every row (and `previous_total`, `comparison`): the same number of days just before, or the same days a year earlier. */
                 compare?: "previous_period" | "year";
-                /** @description With `name=event_property`: the event whose property is broken down. */
+                /** @description With `name=event_property`: the event whose property is broken down; `pageview` for the pageviews' properties. */
                 event?: string;
                 /** @description With `name=event_property`: the property. */
                 property?: string;

@@ -12,6 +12,7 @@ import { openGeoLookup } from "./enrich/geo.js";
 import { createUserAgentParser } from "./enrich/user-agent.js";
 import { createCollector, type CollectResult } from "./ingest/collector.js";
 import type { HitInput } from "./model/hit-input.js";
+import { PAGEVIEW_EVENT } from "./model/dimensions.js";
 import type { AnyEvents, AppTransaction, EventMap, RecordArgs, TypedHit } from "./model/events.js";
 import { createOutageLog } from "./ingest/outage-log.js";
 import { markStarted, replayKeptHits, spillFoldersOf } from "./ingest/kept-hits.js";
@@ -158,8 +159,8 @@ export interface Tally {
   readonly reports: Reports;
   /**
    * Counts one pageview or event (SPEC §6). Throws NotFoundError for an unknown host. A
-   * pageview that completes one the server holds (`servePageview`) adds its screen size and
-   * language to it; one carrying a mark no longer held is dropped as `counted`.
+   * pageview that completes one the server holds (`servePageview`) adds its screen size,
+   * language and properties to it; one carrying a mark no longer held is dropped as `counted`.
    */
   collect(hit: HitInput): Promise<CollectResult>;
   /**
@@ -528,11 +529,19 @@ export function createTally<E extends EventMap<E> = AnyEvents>(options: TallyOpt
   });
   async function collect(hit: HitInput): Promise<CollectResult> {
     const { collector } = await services;
-    const isPageview = (hit.event === undefined || hit.event === null) && (hit.engagedMs === undefined || hit.engagedMs === null);
+    const isPageview =
+      (hit.event === undefined || hit.event === null || hit.event === PAGEVIEW_EVENT) &&
+      (hit.engagedMs === undefined || hit.engagedMs === null);
     const served = isPageview ? views.claim(hit) : undefined;
     if (served === null) return { status: "dropped", reason: "counted" };
     // The server's view (its time, page and referrer) with what only the browser knows.
-    if (served) return collector.collect({ ...served, screen: hit.screen, language: hit.language || served.language });
+    if (served)
+      return collector.collect({
+        ...served,
+        screen: hit.screen,
+        language: hit.language || served.language,
+        props: hit.props ?? served.props,
+      });
     return collector.collect(hit);
   }
   const tally: Tally = {

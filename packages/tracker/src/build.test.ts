@@ -31,7 +31,16 @@ describe("built tracker", () => {
   });
 
   it("puts the extensions in the extension build only", () => {
-    const markers = ["data-file-types", "File Download", "Form: Submission", "tally-404", "largest-contentful-paint", "scrollY"];
+    // JSON.parse: data-props, the pageview's properties.
+    const markers = [
+      "data-file-types",
+      "File Download",
+      "Form: Submission",
+      "tally-404",
+      "largest-contentful-paint",
+      "scrollY",
+      "JSON.parse",
+    ];
     for (const marker of markers) {
       expect(read("tally.ext.min.js")).toContain(marker);
       expect(read("tally.min.js")).not.toContain(marker);
@@ -69,6 +78,7 @@ describe("built tracker", () => {
     }
     expect(plausible).toContain("../api/event");
     expect(plausible).toContain("plausible_ignore");
+    expect(plausible).toContain('"event-"'); // script.pageview-props.js
     expect(umami).toContain("api/send");
     expect(umami).toContain("umami.disabled");
     const goatcounter = read("goatcounter.min.js");

@@ -1,6 +1,7 @@
 // The tracker's extensions (build.mjs: tally.ext.min.js, served at /script.ext.js; the
 // Plausible build carries the downloads one for script.file-downloads.js). Each is turned
-// on per page, by data-extensions="downloads 404 forms scroll vitals" on the script tag.
+// on per page, by data-extensions="downloads 404 forms scroll vitals" on the script tag;
+// data-props='{"author":"Jane"}' gives each pageview its properties (read in tracker.ts).
 // Tally's default build never calls into this module, so it carries none of it.
 
 import { named } from "./variants.js";

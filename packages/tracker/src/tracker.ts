@@ -10,7 +10,7 @@
  * When the page is hidden or left, the time it was visible and focused goes out as an
  * engagement signal (`e`, milliseconds; docs/statistics.md).
  * The extension build (script.ext.js) adds data-extensions="downloads 404 forms scroll
- * vitals" (extensions.ts).
+ * vitals" and the pageview's properties, data-props='{"author":"Jane"}' (extensions.ts).
  *
  * Pre-load queue (optional, put it before any tally.track call):
  * <script>window.tally=window.tally||{q:[],track:function(){tally.q.push(arguments)}}</script>
@@ -85,6 +85,12 @@ try {
       last = url;
       mark = view;
       view = undefined;
+      // The extension build: data-props, the pageview's properties, read at each pageview (an
+      // SPA may change it). Spread, any JSON goes out as an object; none when it is no JSON.
+      if (FEATURE_EXTENSIONS)
+        try {
+          props = { ...JSON.parse(data.props!) };
+        } catch {}
     } else if (FEATURE_EXTENSIONS && engaged) url = last || url; // the page the signal is about
     if (off) return;
     if (FEATURE_FOREIGN) return sendForeign(endpoint, script, { n: name, u: url, p: props, h: hash, e: engaged as number | undefined });
@@ -204,5 +210,5 @@ try {
   win.tally = { track };
   if (queue) for (const args of queue) track.apply(0, args as unknown as Parameters<Track>);
   // An explicit pageview (plausible("pageview"), umami.track()) counts even on the URL counted last.
-  if (FEATURE_FOREIGN) defineForeignGlobal({ endpoint, script, track, pageview: () => ((last = undefined), page()) });
+  if (FEATURE_FOREIGN) defineForeignGlobal({ endpoint, script, track, pageview: (props) => ((last = undefined), send(undefined, props)) });
 } catch {}

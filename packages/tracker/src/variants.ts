@@ -114,6 +114,18 @@ function countGoatCounter(endpoint: string, hit: TrackerHit): void {
   } catch {}
 }
 
+/**
+ * Plausible's script.pageview-props.js: each `event-<name>` attribute of the script tag is
+ * a property of every hit it sends, pageviews and events (one the call gives wins).
+ */
+function withScriptProps(script: HTMLScriptElement, props: Props | undefined): Props | undefined {
+  if (!named(script, "pageview-props")) return props;
+  const all: Props = {};
+  for (const attribute of script.getAttributeNames())
+    if (attribute.startsWith("event-")) all[attribute.slice(6)] = script.getAttribute(attribute)!;
+  return { ...all, ...props };
+}
+
 /** A hit in the other tool's body (plus screen and language, which Tally keeps), to its endpoint. */
 export function sendForeign(endpoint: string, script: HTMLScriptElement, hit: TrackerHit): void {
   const data = script.dataset;
@@ -125,7 +137,7 @@ export function sendForeign(endpoint: string, script: HTMLScriptElement, hit: Tr
     u: hit.u,
     d: data.domain || location.hostname,
     r: document.referrer || undefined,
-    p: hit.p,
+    p: withScriptProps(script, hit.p),
     h: hit.h,
     e: hit.e,
     s: screen.width + "x" + screen.height,
@@ -134,13 +146,19 @@ export function sendForeign(endpoint: string, script: HTMLScriptElement, hit: Tr
 }
 
 /** window.plausible (and the calls queued before load), window.umami or window.goatcounter. */
-export function defineForeignGlobal(tracker: { endpoint: string; script: HTMLScriptElement; track: Track; pageview: () => void }): void {
+export function defineForeignGlobal(tracker: {
+  endpoint: string;
+  script: HTMLScriptElement;
+  track: Track;
+  /** A pageview, counted even on the URL counted last, with the properties given. */
+  pageview: (props?: Props) => void;
+}): void {
   const win = window as Foreign;
   if (FEATURE_PLAUSIBLE) {
     // window.plausible=window.plausible||function(){(plausible.q=plausible.q||[]).push(arguments)}
     const waiting = (win.plausible || {}).q || [];
     const plausible = (name: string, options: PlausibleOptions = {}) => {
-      name == "pageview" ? tracker.pageview() : tracker.track(name, options.props);
+      name == "pageview" ? tracker.pageview(options.props) : tracker.track(name, options.props);
       options.callback && options.callback();
     };
     win.plausible = plausible;

@@ -1,5 +1,5 @@
 import { createCounters, type Counters } from "../model/counters.js";
-import { PROPERTY_SEPARATOR, VISIT_COLUMNS, type Counted, type VisitColumnOf } from "../model/dimensions.js";
+import { PAGEVIEW_EVENT, PROPERTY_SEPARATOR, VISIT_COLUMNS, type Counted, type VisitColumnOf } from "../model/dimensions.js";
 import { newVisitorState, type Hit, type VisitorState } from "../model/hit.js";
 import {
   createVisitLedger,
@@ -230,12 +230,12 @@ function countHit(flush: Flush, hit: Hit, visit: number, seq: number): void {
     counters.addDaily(websiteId, "pageviews", day, day);
     counters.add(websiteId, "pageviews_hours", day, hit.hour);
     counters.add(websiteId, "page", day, page);
-    return;
-  }
-  counters.add(websiteId, "event", day, event);
+  } else counters.add(websiteId, "event", day, event);
+  // A pageview's properties are listed under the event `pageview`; its rows keep its own event, "".
+  const listedAs = hit.kind === "pageview" ? PAGEVIEW_EVENT : event;
   for (const [name, value] of Object.entries(hit.props ?? {})) {
     // An empty value is stored (`prop:<name>:is_not:…` sees it) but, like every empty value, never listed.
-    if (value !== "") counters.add(websiteId, "event_property", day, [event, name, value].join(PROPERTY_SEPARATOR));
+    if (value !== "") counters.add(websiteId, "event_property", day, [listedAs, name, value].join(PROPERTY_SEPARATOR));
     flush.props.push({ websiteId, visit, time: hit.localTime, event, seq, name, value });
   }
 }

@@ -229,3 +229,10 @@ export const PROP_VALUE_LENGTH = 200;
 
 /** Separates event, property name and value in the `event_property` rollup's values. */
 export const PROPERTY_SEPARATOR = "\u001f";
+
+/**
+ * The event part of a pageview's properties in `event_property` (Plausible's name for a
+ * pageview). Never a custom event's name: a hit sent as the event `pageview` is a pageview
+ * (model/hit-input.ts).
+ */
+export const PAGEVIEW_EVENT = "pageview";

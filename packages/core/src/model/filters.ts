@@ -15,11 +15,19 @@ export const isPattern = (operator: Operator): boolean => operator === "matches"
 /** Operators that match a substring, ignoring case: `contains`, `contains_not`. */
 export const isSubstring = (operator: Operator): boolean => operator === "contains" || operator === "contains_not";
 
-/** One `filter`: a visit dimension, `page`, `event`, or an event property `prop:<name>`. */
+/** One `filter`: a visit dimension, `page`, `event`, or a property `prop:<name>` (of an event or a pageview). */
 export type Condition =
   | { on: "visit"; dimension: VisitDimension; operator: Operator; values: string[] }
   | { on: "page" | "event"; operator: Operator; values: string[] }
   | { on: "prop"; name: string; operator: Operator; values: string[] };
+
+/**
+ * Whether a hit statistic's hits must match a condition themselves (docs/statistics.md,
+ * "Segments: filters"): every hit has a page and may have properties; only events have a
+ * name, so an `event` condition narrows the events counted and, for pageviews, only the visits.
+ */
+export const appliesToHit = (condition: Condition, events: boolean): boolean =>
+  condition.on === "page" || condition.on === "prop" || (events && condition.on === "event");
 
 /** Bounds on one request's filters, so a query's work stays bounded. */
 export const FILTER_LIMITS = { conditions: 20, values: 50, valueLength: 2048 } as const;

@@ -2,6 +2,7 @@ import { isIP } from "node:net";
 import { FIRST_DAY, isTimeInDomain, LAST_DAY } from "../shared/calendar.js";
 import { ValidationError } from "../shared/errors.js";
 import { storableText, wellFormed } from "../shared/text.js";
+import { PAGEVIEW_EVENT } from "./dimensions.js";
 
 /** One pageview or event, as the tracker (or an import) reports it. */
 export interface HitInput {
@@ -16,8 +17,9 @@ export interface HitInput {
   /** `WxH` */
   screen?: string | null | undefined;
   language?: string | null | undefined;
-  /** Event name; absent for a pageview. */
+  /** Event name; absent (or `pageview`, Plausible's name for it) for a pageview. */
   event?: string | null | undefined;
+  /** The event's or the pageview's properties. */
   props?: Record<string, string | number | boolean> | null | undefined;
   /** The site uses hash routing: the fragment is part of the page. */
   hash?: boolean | null | undefined;
@@ -262,13 +264,14 @@ function checkVitals(input: HitInput): CheckedVitals | null {
   return measured ? checked : null;
 }
 
+/** The event's name; null for a pageview (no name, or Plausible's `pageview`). */
 function checkEvent(event: unknown): string | null {
   if (event === undefined || event === null) return null;
   const name = typeof event === "string" ? storableText(event).trim() : "";
   if (name === "" || name.length > LIMITS.event) {
     throw invalid("n", `The event name must be 1 to ${LIMITS.event} characters.`);
   }
-  return name;
+  return name === PAGEVIEW_EVENT ? null : name;
 }
 
 function checkProps(props: unknown): Record<string, string> | null {

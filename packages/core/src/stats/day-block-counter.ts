@@ -1,6 +1,6 @@
 import type { BlockColumn } from "./day-block-builder.js";
 import { asDictionary, valueAt, type Column } from "./day-block-format.js";
-import { isNegated, type Condition, type VisitDimension } from "../model/filters.js";
+import { appliesToHit, isNegated, type Condition, type VisitDimension } from "../model/filters.js";
 
 /** A statistic as counted from a day block: the same definitions as the SQL of segment-reader.ts. */
 export interface BlockCounting {
@@ -25,6 +25,8 @@ export interface BlockScan {
   end: number;
   /** event_property: the event and property name ids; page goals: the matching page ids. */
   eventIds?: ReadonlySet<number>;
+  /** event_property of `pageview`: the hits counted are pageviews (event id 0). */
+  ofPageviews?: boolean;
   propNames?: ReadonlySet<number>;
   goalPages?: ReadonlySet<number>;
 }
@@ -263,7 +265,7 @@ function countHits(
 ): (slot: number) => number {
   const { counting } = scan;
   const dayStart = day * 86_400;
-  const events = counting.from !== "pageviews";
+  const events = counting.from !== "pageviews" && !scan.ofPageviews;
   const event = asDictionary(column("h.event"));
   const isEvent = Uint8Array.from(event.values, (value) => Number(value !== 0));
   const wantEvent = Number(events);
@@ -272,7 +274,7 @@ function countHits(
   const start = scan.start - dayStart;
   const end = scan.end - dayStart;
   const hitTests = scan.conditions
-    .filter(({ condition }) => condition.on === "page" || (events && condition.on !== "visit"))
+    .filter(({ condition }) => appliesToHit(condition, events))
     .map((resolved) => {
       const test = hitTest(resolved);
       return isNegated(resolved.condition.operator) ? (h: number) => !test(h) : test;

@@ -1,4 +1,5 @@
 import { addDays, dayNumber, dayText } from "../shared/calendar.js";
+import { PAGEVIEW_EVENT } from "../model/dimensions.js";
 import type { StatRow } from "../model/stats-schemas.js";
 import type { DayRange } from "./count-reader.js";
 import type { StatsQueryInput, TotalsQueryInput } from "./stats-query.js";
@@ -56,12 +57,12 @@ export function createRowReader(source: StatsSource) {
     }
   }
 
-  /** The values of a custom property over every event, as v1 lists them per event. */
+  /** The values of a custom property over the pageviews and every event, as v1 lists them per event. */
   async function propertyValues(scope: Scope, property: string): Promise<string[]> {
-    const events = await allRows(scope, { name: "event" });
+    const events = [PAGEVIEW_EVENT, ...(await allRows(scope, { name: "event" })).map((row) => row.value)];
     const values = new Set<string>();
     for (const event of events) {
-      for (const row of await allRows(scope, { name: "event_property", event: event.value, property })) values.add(row.value);
+      for (const row of await allRows(scope, { name: "event_property", event, property })) values.add(row.value);
     }
     return [...values];
   }

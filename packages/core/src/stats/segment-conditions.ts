@@ -1,7 +1,7 @@
 import { sql, type RawBuilder } from "kysely";
 import type { SqlDialect } from "../storage/dialect.js";
 import { DIMENSION_KINDS, isCoded, VISIT_COLUMNS, type DimensionKind } from "../model/dimensions.js";
-import { isNegated, isPattern, isSubstring, type Condition } from "../model/filters.js";
+import { appliesToHit, isNegated, isPattern, isSubstring, type Condition } from "../model/filters.js";
 
 type Sql = RawBuilder<unknown>;
 
@@ -88,9 +88,8 @@ export function segmentConditions(dialect: SqlDialect, websiteId: number, condit
     idQueries,
     /** Every condition, evaluated on the visit `v`. */
     visit: () => all(conditions.map(onVisit)),
-    /** What a hit `h` of a matching visit must match itself: page conditions, and for event statistics event and property ones. */
-    hit: (eventStatistic: boolean) =>
-      all(conditions.filter((c) => c.on === "page" || (eventStatistic && (c.on === "event" || c.on === "prop"))).map(onHit)),
+    /** What a hit `h` of a matching visit must match itself: page and property conditions, and for event statistics event ones. */
+    hit: (eventStatistic: boolean) => all(conditions.filter((c) => appliesToHit(c, eventStatistic)).map(onHit)),
     /** Ids of the dictionary values equal to `value` (event and property names of `event_property`). */
     idsOf: (kind: DimensionKind, value: string) => matchingIds(kind, [value], "is"),
     /** Ids of the website's pages a page goal's pattern matches (`*`: any characters). */

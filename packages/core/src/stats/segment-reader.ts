@@ -4,7 +4,7 @@ import type { SqlDialect } from "../storage/dialect.js";
 import type { BlockColumn } from "./day-block-builder.js";
 import { columnsFor, countBlock, type BlockCounting, type BlockScan, type ResolvedCondition } from "./day-block-counter.js";
 import { decodeColumn, type Column } from "./day-block-format.js";
-import { VISIT_COLUMNS } from "../model/dimensions.js";
+import { PAGEVIEW_EVENT, VISIT_COLUMNS } from "../model/dimensions.js";
 import type { Condition, VisitDimension } from "../model/filters.js";
 import {
   dayValue,
@@ -103,6 +103,10 @@ const COUNTINGS: Readonly<Record<string, Counting>> = {
   page_goal_views: ofHits("pageviews", sql`h.event`, "goal", false, "goal"),
 };
 
+/** Whether a hit statistic counts events rather than pageviews (`event_property` of `pageview`: pageviews). */
+const countsEvents = (stat: Statistic, counting: Counting) =>
+  counting.from === "events" || (counting.from === "properties" && stat.event !== PAGEVIEW_EVENT);
+
 function countingOf(stat: Statistic): Counting {
   const counting = COUNTINGS[stat.name];
   if (!counting) throw new TypeError(`no segment counting for ${stat.name}`);
@@ -196,21 +200,22 @@ export function createSegmentReader(
     const { source, kind, extra } = hitSource(stat, counting);
     return sql`select ${counting.key} as k, ${counting.count} as n from ${source}
       where h.visit_id = v.id and ${visits} and h.time >= ${start} and h.time < ${end} and ${kind} and ${extra}
-        and ${where.visit()} and ${where.hit(counting.from !== "pageviews")}
+        and ${where.visit()} and ${where.hit(countsEvents(stat, counting))}
       group by ${counting.key}`;
   }
 
   /** Hits of matching visits (and their properties): the source of a hit statistic's SQL. */
   function hitSource(stat: Statistic, counting: Counting): { source: Sql; kind: Sql; extra: Sql } {
-    const events = counting.from !== "pageviews";
+    const events = countsEvents(stat, counting);
     const kind = events ? sql`h.event <> 0` : sql`h.event = 0`;
     // Cross join: the visits of the days drive, their hits are found by visit.
     const hits = sql`visits v cross join hits h`;
     if (counting.from === "properties") {
+      const named = events ? sql`h.event in ${where.idsOf("event", stat.event ?? "")}` : sql`1 = 1`;
       return {
         source: sql`${hits} join event_props p on p.visit_id = h.visit_id and p.time = h.time and p.event = h.event and p.seq = h.seq`,
         kind,
-        extra: sql`h.event in ${where.idsOf("event", stat.event ?? "")} and p.name in ${where.idsOf("prop_name", stat.property ?? "")}`,
+        extra: sql`${named} and p.name in ${where.idsOf("prop_name", stat.property ?? "")}`,
       };
     }
     if (counting.keys === "goal") return { source: hits, kind, extra: sql`h.page in ${where.pagesMatching(stat.pattern ?? "")}` };
@@ -302,7 +307,9 @@ export function createSegmentReader(
   async function blockScan(stat: Statistic, counting: Counting, start: number, end: number): Promise<BlockScan> {
     const scan: BlockScan = { counting: counting.block, conditions: await resolvedConditions(), start, end };
     if (counting.from === "properties") {
-      scan.eventIds = await idSet(where.idsOf("event", stat.event ?? ""));
+      // A pageview's event id is 0.
+      scan.ofPageviews = !countsEvents(stat, counting);
+      scan.eventIds = scan.ofPageviews ? new Set([0]) : await idSet(where.idsOf("event", stat.event ?? ""));
       scan.propNames = await idSet(where.idsOf("prop_name", stat.property ?? ""));
     }
     if (counting.keys === "goal") scan.goalPages = await idSet(where.pagesMatching(stat.pattern ?? ""));

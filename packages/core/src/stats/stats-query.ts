@@ -150,11 +150,10 @@ export const statsQuerySchema = z
     sort: sortDirection,
     ...paginationQuery,
     ...rangeFields,
-    event: z
-      .string({ error: "The event must be a string." })
-      .max(200, "The event may not be longer than 200 characters.")
-      .optional()
-      .meta({ description: "With `name=event_property`: the event whose property is broken down.", example: "Signup" }),
+    event: z.string({ error: "The event must be a string." }).max(200, "The event may not be longer than 200 characters.").optional().meta({
+      description: "With `name=event_property`: the event whose property is broken down; `pageview` for the pageviews' properties.",
+      example: "Signup",
+    }),
     property: z
       .string({ error: "The property must be a string." })
       .max(200, "The property may not be longer than 200 characters.")

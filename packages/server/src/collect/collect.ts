@@ -18,11 +18,11 @@ export const hitBody = z
     r: z.string().nullish().meta({ description: "The referrer.", example: "https://news.ycombinator.com/" }),
     s: z.string().nullish().meta({ description: "Screen size, `WxH`.", example: "1920x1080" }),
     l: z.string().nullish().meta({ description: "Language.", example: "en-US" }),
-    n: z.string().nullish().meta({ description: "Event name; absent for a pageview.", example: "Signup" }),
+    n: z.string().nullish().meta({ description: "Event name; absent (or `pageview`) for a pageview.", example: "Signup" }),
     p: z
       .record(z.string(), z.union([z.string(), z.number(), z.boolean()]))
       .nullish()
-      .meta({ description: "Event properties.", example: { plan: "pro" } }),
+      .meta({ description: "The event's or the pageview's properties.", example: { plan: "pro" } }),
     h: z
       .union([z.literal(0), z.literal(1), z.boolean()])
       .nullish()

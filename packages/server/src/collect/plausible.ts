@@ -83,7 +83,11 @@ export function plausibleHits(event: PlausibleEvent): HitFields[] {
     hit.engagedMs = event.e ?? 0;
     // Plausible's server takes any number here; Tally keeps whole percents from 0 to 100 (rounded, held to the bounds).
     if (typeof event.sd === "number" && Number.isFinite(event.sd)) hit.scrollDepth = Math.min(100, Math.max(0, Math.round(event.sd)));
-  } else if (name !== "pageview") Object.assign(hit, { event: name, props: propsOf(event.p ?? event.props) });
+  } else {
+    // A pageview's properties too: Plausible's custom properties for pageviews.
+    hit.props = propsOf(event.p ?? event.props);
+    if (name !== "pageview") hit.event = name;
+  }
   const domains = (event.d ?? event.domain ?? "")
     .split(",")
     .map((domain) => domain.trim())
