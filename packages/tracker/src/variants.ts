@@ -1,11 +1,12 @@
 // The builds of the tracker for other tools' snippets (build.mjs: plausible.min.js served
-// at /js/script.js, umami.min.js at /umami.js, goatcounter.min.js at /count.js; README "Coming from Plausible, Umami or
+// at /js/script.js, plausible-tagged.min.js at /js/script.tagged-events.js and the names with it, umami.min.js at /umami.js, goatcounter.min.js at /count.js; README "Coming from Plausible, Umami or
 // GoatCounter"). A module of its own: Tally's builds never call it, so they carry none of it.
 import type { Props, Track } from "./tracker.js";
 
 declare const FEATURE_PLAUSIBLE: boolean;
 declare const FEATURE_UMAMI: boolean;
 declare const FEATURE_GOATCOUNTER: boolean;
+declare const FEATURE_TAGGED: boolean;
 
 type UmamiPayload = Record<string, unknown>;
 type PlausibleOptions = { props?: Props; callback?: () => void };
@@ -133,6 +134,42 @@ export function sendForeign(endpoint: string, script: HTMLScriptElement, hit: Tr
   });
 }
 
+/** A tagged element's event: `plausible-event-name=Signup` names it, `plausible-event-<prop>=<value>` add properties (`--` for `=`, `+` for a space). */
+function taggedEvent(element: Element | null): { name?: string; props: Props } {
+  const event: { name?: string; props: Props } = { props: {} };
+  element?.classList?.forEach((token) => {
+    const [, key, value] = /^plausible-event-(.+?)(?:=|--)(.+)/.exec(token) || [];
+    if (key) key.toLowerCase() == "name" ? (event.name = value!.replace(/\+/g, " ")) : (event.props[key] = value!.replace(/\+/g, " "));
+  });
+  return event;
+}
+
+/**
+ * Plausible's script.tagged-events.js (a build of its own, FEATURE_TAGGED): a click on a tagged element (or within up to three levels
+ * of it; a link's `url` added) sends its event, as does submitting a tagged form (or one in a
+ * tagged element). Clicks inside forms count only as the form's submission.
+ */
+function trackTaggedEvents(track: Track): void {
+  const click = (event: MouseEvent) => {
+    if (event.button > 1) return;
+    let tagged: { name?: string; props: Props } | undefined;
+    let link: HTMLAnchorElement | undefined;
+    for (let element = event.target as Element | null, level = 0; element && level < 4; element = element.parentElement, level++) {
+      if (element.tagName == "FORM") return;
+      if (element.tagName == "A") link ||= element as HTMLAnchorElement;
+      const found = taggedEvent(element);
+      if (found.name) tagged ||= found;
+    }
+    if (tagged) track(tagged.name!, link?.href ? { ...tagged.props, url: link.href } : tagged.props);
+  };
+  for (const type of ["click", "auxclick"] as const) addEventListener(type, click);
+  addEventListener("submit", (event) => {
+    const form = event.target as Element;
+    const tagged = taggedEvent(form).name ? taggedEvent(form) : taggedEvent(form.parentElement);
+    tagged.name && track(tagged.name, tagged.props);
+  });
+}
+
 /** window.plausible (and the calls queued before load), window.umami or window.goatcounter. */
 export function defineForeignGlobal(tracker: { endpoint: string; script: HTMLScriptElement; track: Track; pageview: () => void }): void {
   const win = window as Foreign;
@@ -145,6 +182,7 @@ export function defineForeignGlobal(tracker: { endpoint: string; script: HTMLScr
     };
     win.plausible = plausible;
     for (const args of waiting) plausible.apply(0, args as unknown as Parameters<typeof plausible>);
+    if (FEATURE_TAGGED) trackTaggedEvents(tracker.track);
   }
   if (FEATURE_UMAMI) {
     const url = () => location.href.split("#")[0]!;

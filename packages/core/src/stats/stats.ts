@@ -63,8 +63,58 @@ export interface CountStats {
   plausible(accountId: number, body: unknown, canSee?: (websiteId: number) => boolean): Promise<PlausibleAnswer>;
 }
 
-/** Picks where a query is counted from: rollups without filters or page goals, the visits and hits with them. */
-export type ReaderFor = (websiteId: number, query: TotalsQuery & { goal_page?: readonly string[] }) => CountReader;
+/**
+ * Picks where a query is counted from: rollups without filters or page goals, the visits and
+ * hits with them, or when `fromRows` (statistics only the rows keep: by the hour of each day).
+ */
+export type ReaderFor = (websiteId: number, query: TotalsQuery & { goal_page?: readonly string[]; fromRows?: boolean }) => CountReader;
+
+/** One hour of one day's figures, as the totals call gives a range's; `events` are the custom events. */
+export interface HourFigures extends TotalFigures {
+  /** `Y-m-d HH`, local. */
+  hour: string;
+  events: number;
+}
+
+/** The hourly series read together (segment-reader.ts), in the order `hourFigures` reads them. */
+const HOUR_FIGURES = [
+  "visitors_by_hour",
+  "visits_by_hour",
+  "pageviews_by_hour",
+  "bounces_by_hour",
+  "visit_duration_by_hour",
+  "visit_pageviews_by_hour",
+  "events_by_hour",
+] as const;
+
+/** Every hour of a range with a visit, a pageview or an event, in time order: every series of every hour read in one plan. */
+async function hourFigures(reader: CountReader, range: DayRange): Promise<HourFigures[]> {
+  const series = (await reader.allOf(HOUR_FIGURES.map((name) => ({ stat: { name }, range })))).map(
+    (rows) => new Map(rows.map((row) => [row.value, row.count])),
+  );
+  const hours = [...new Set(series.flatMap((byHour) => [...byHour.keys()]))].sort();
+  return hours.map((hour) => {
+    const [visitors, visits, pageviews, bounces, duration, visitPageviews, events] = series.map((byHour) => byHour.get(hour) ?? 0) as [
+      number,
+      number,
+      number,
+      number,
+      number,
+      number,
+      number,
+    ];
+    return {
+      hour,
+      visitors,
+      visits,
+      pageviews,
+      views_per_visit: ratio("views_per_visit", visitPageviews, visits),
+      bounce_rate: ratio("bounce_rate", bounces, visits),
+      visit_duration: ratio("visit_duration", duration, visits),
+      events,
+    };
+  });
+}
 
 const sum = (rows: readonly StatRow[]) => rows.reduce((total, row) => total + row.count, 0);
 
@@ -153,6 +203,8 @@ async function goalVisitors(reader: CountReader, range: DayRange, patterns: read
 export interface StatsRunner extends PathRunner {
   page(websiteId: number, query: StatsQuery): Promise<StatsPage>;
   totals(websiteId: number, query: TotalsQuery): Promise<Totals>;
+  /** The totals of each hour of the range (from the visits and hits, so within `retention_days`). */
+  hourly(websiteId: number, query: TotalsQuery): Promise<HourFigures[]>;
 }
 
 /** Where a request's statistics are read: counts (rollups or segments), and the hits of funnels and journeys. */
@@ -256,7 +308,11 @@ export function createStatsRunner({ readerFor, pathsFor }: StatsSources): StatsR
     return result;
   }
 
-  return { page: statsPage, totals, ...createPathRunner(pathsFor) };
+  async function hourly(websiteId: number, query: TotalsQuery): Promise<HourFigures[]> {
+    return hourFigures(readerFor(websiteId, { ...query, fromRows: true }), { from: query.from, to: query.to });
+  }
+
+  return { page: statsPage, totals, hourly, ...createPathRunner(pathsFor) };
 }
 
 const localTime = createLocalClock();
@@ -303,6 +359,11 @@ export function createStats(
       const answerer = createPlausibleAnswerer({
         list: (input) => stats.queryWebsite(website.id, input),
         totals: (input) => stats.totalsWebsite(website.id, input),
+        async hourly(input) {
+          const query = parseTotalsQuery(input);
+          await beforeRead();
+          return runner.hourly(website.id, query);
+        },
       });
       return answerer.answer(query, { timezone: website.timezone, today: localTime(website.timezone, Date.now()).day });
     },
