@@ -159,9 +159,13 @@ describe.each(DIALECTS)("reference, filtered, on %s", (dialect) => {
         await checkCases((_, index) => index >= singles() + COMBINED + SPECIAL && index < anyStart());
       });
 
-      it("any of a hit condition and a visit condition (joined by ||), alone or beside another, on every statistic", { timeout: 300_000 }, async () => {
-        await checkCases((_, index) => index >= anyStart());
-      });
+      it(
+        "any of a hit condition and a visit condition (joined by ||), alone or beside another, on every statistic",
+        { timeout: 300_000 },
+        async () => {
+          await checkCases((_, index) => index >= anyStart());
+        },
+      );
 
       it("(model self-check) a filter every visit matches counts what the unfiltered model counts, where docs/statistics.md says it must", () => {
         const site = "utc";

@@ -498,7 +498,11 @@ describe.each(DIALECTS)("Plausible's Stats API v2 on %s", (dialect) => {
       Array.from({ length: 12 }, async (_, p) => {
         const filters = [`browser:is:${["Chrome", "Firefox", "Safari"][p % 3]}`, `os:is:${["GNU/Linux", "Mac", "Windows", "iOS"][p % 4]}`];
         const start = Date.parse(`${day}T08:00:00Z`) + p * 47 * 60_000;
-        return { hour: new Date(start).toISOString().slice(11, 13), totals: await v1Totals(range, filters), events: await v1Events(range, filters) };
+        return {
+          hour: new Date(start).toISOString().slice(11, 13),
+          totals: await v1Totals(range, filters),
+          events: await v1Events(range, filters),
+        };
       }),
     );
     const hours = [...new Set(people.map((person) => person.hour))].sort();

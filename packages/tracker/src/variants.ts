@@ -144,23 +144,28 @@ function taggedEvent(element: Element | null): { name?: string; props: Props } {
   return event;
 }
 
+/** The event a click sends: of the tagged element it is on or within up to three levels of (a link's `url` added); none inside a form. */
+export function taggedClick(target: EventTarget | null): { name: string; props: Props } | undefined {
+  let tagged: { name?: string; props: Props } | undefined;
+  let link: HTMLAnchorElement | undefined;
+  for (let element = target as Element | null, level = 0; element && level < 4; element = element.parentElement, level++) {
+    if (element.tagName == "FORM") return;
+    if (element.tagName == "A") link ||= element as HTMLAnchorElement;
+    const found = taggedEvent(element);
+    if (found.name) tagged ||= found;
+  }
+  if (tagged) return { name: tagged.name!, props: link?.href ? { ...tagged.props, url: link.href } : tagged.props };
+}
+
 /**
- * Plausible's script.tagged-events.js (a build of its own, FEATURE_TAGGED): a click on a tagged element (or within up to three levels
- * of it; a link's `url` added) sends its event, as does submitting a tagged form (or one in a
- * tagged element). Clicks inside forms count only as the form's submission.
+ * Plausible's script.tagged-events.js (a build of its own, FEATURE_TAGGED): a click (or middle
+ * click) on a tagged element sends its event (tracker.ts then counts no outbound click for it),
+ * as does submitting a tagged form (or one in a tagged element).
  */
 function trackTaggedEvents(track: Track): void {
   const click = (event: MouseEvent) => {
-    if (event.button > 1) return;
-    let tagged: { name?: string; props: Props } | undefined;
-    let link: HTMLAnchorElement | undefined;
-    for (let element = event.target as Element | null, level = 0; element && level < 4; element = element.parentElement, level++) {
-      if (element.tagName == "FORM") return;
-      if (element.tagName == "A") link ||= element as HTMLAnchorElement;
-      const found = taggedEvent(element);
-      if (found.name) tagged ||= found;
-    }
-    if (tagged) track(tagged.name!, link?.href ? { ...tagged.props, url: link.href } : tagged.props);
+    const tagged = event.button < 2 && taggedClick(event.target);
+    tagged && track(tagged.name, tagged.props);
   };
   for (const type of ["click", "auxclick"] as const) addEventListener(type, click);
   addEventListener("submit", (event) => {

@@ -6,7 +6,8 @@ import { isNegated, simpleConditions, type Condition, type SimpleCondition, type
 export interface BlockCounting {
   from: "visits" | "pageviews" | "events" | "properties";
   /** `first-hour`: the hour of each visitor-day's first matching visit; `day-hour`, `first-day-hour`: the same hours keyed day × 24 + hour. */
-  key: "day" | "hour" | "day-hour" | "first-hour" | "first-day-hour" | "goal" | "h.page" | "h.event" | "p.value" | { visit: VisitDimension };
+  key:
+    "day" | "hour" | "day-hour" | "first-hour" | "first-day-hour" | "goal" | "h.page" | "h.event" | "p.value" | { visit: VisitDimension };
   count: "rows" | "visitors" | "bounces" | "duration" | "pageviews";
 }
 
@@ -359,11 +360,11 @@ function countHits(
         ? (h: number) => Math.floor((((valueAt(time!, h) % 86_400) + 86_400) % 86_400) / 3600)
         : counting.key === "day-hour"
           ? (h: number) => Math.floor(valueAt(time!, h) / 3600)
-        : counting.key === "h.page"
-          ? (h: number) => page!.index[h]!
-          : counting.key === "h.event"
-            ? (h: number) => event.index[h]!
-            : () => 0;
+          : counting.key === "h.page"
+            ? (h: number) => page!.index[h]!
+            : counting.key === "h.event"
+              ? (h: number) => event.index[h]!
+              : () => 0;
   for (let v = 0; v < visitOk.length; v++) {
     if (!visitOk[v]) continue;
     for (let h = hitStart[v]!; h < hitStart[v + 1]!; h++) {

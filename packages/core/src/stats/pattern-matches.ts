@@ -42,7 +42,9 @@ export function preparedConditions(
   conditions: readonly Condition[],
 ): () => Promise<SegmentConditions> {
   const needsMatching = !dialect.matchesRegex && simpleConditions(conditions).some((condition) => isPattern(condition.operator));
-  let prepared: Promise<SegmentConditions> | null = needsMatching ? null : Promise.resolve(segmentConditions(dialect, websiteId, conditions));
+  let prepared: Promise<SegmentConditions> | null = needsMatching
+    ? null
+    : Promise.resolve(segmentConditions(dialect, websiteId, conditions));
   return () =>
     (prepared ??= matchPatterns(db, websiteId, conditions).then((matched) => segmentConditions(dialect, websiteId, conditions, matched)));
 }

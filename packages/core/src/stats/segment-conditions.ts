@@ -27,12 +27,7 @@ export function conditionKind(condition: SimpleCondition): DimensionKind {
  */
 export type SegmentConditions = ReturnType<typeof segmentConditions>;
 
-export function segmentConditions(
-  dialect: SqlDialect,
-  websiteId: number,
-  conditions: readonly Condition[],
-  matched?: PatternMatches,
-) {
+export function segmentConditions(dialect: SqlDialect, websiteId: number, conditions: readonly Condition[], matched?: PatternMatches) {
   /** Ids of the values a pattern matches: by the database, or among those matched beforehand. */
   function patternTest(kind: DimensionKind, pattern: string): Sql {
     if (dialect.matchesRegex) return dialect.matchesRegex(sql.ref("value"), pattern);
@@ -59,7 +54,11 @@ export function segmentConditions(
   }
 
   const ids = (condition: SimpleCondition) =>
-    matchingIds(conditionKind(condition), condition.values, isSubstring(condition.operator) ? "contains" : isPattern(condition.operator) ? "matches" : "is");
+    matchingIds(
+      conditionKind(condition),
+      condition.values,
+      isSubstring(condition.operator) ? "contains" : isPattern(condition.operator) ? "matches" : "is",
+    );
   const negated = (condition: SimpleCondition) => isNegated(condition.operator);
   const propertyNames = (name: string) => matchingIds("prop_name", [name], "is");
 
@@ -130,8 +129,7 @@ export function segmentConditions(
     /** Every condition, evaluated on the visit `v`. */
     visit: () => all(conditions.map(onVisit)),
     /** What a hit `h` of a matching visit must match itself: page conditions, and for event statistics event and property ones. */
-    hit: (eventStatistic: boolean) =>
-      all(conditions.filter((c) => narrowsHits(c, eventStatistic)).map((c) => onHit(c, eventStatistic))),
+    hit: (eventStatistic: boolean) => all(conditions.filter((c) => narrowsHits(c, eventStatistic)).map((c) => onHit(c, eventStatistic))),
     /** Ids of the dictionary values equal to `value` (event and property names of `event_property`). */
     idsOf: (kind: DimensionKind, value: string) => matchingIds(kind, [value], "is"),
     /** Ids of the website's pages a page goal's pattern matches (`*`: any characters). */

@@ -445,7 +445,13 @@ export function createSegmentReader(
       return counted.flatMap(([id, count]) => (values.has(id) ? [{ value: values.get(id)!, count }] : []));
     }
     const read =
-      keys === "goal" ? () => pageGoalValue(stat.pattern ?? "") : keys === "day" ? dayValue : keys === "day-hour" ? dayHourValue : hourValue;
+      keys === "goal"
+        ? () => pageGoalValue(stat.pattern ?? "")
+        : keys === "day"
+          ? dayValue
+          : keys === "day-hour"
+            ? dayHourValue
+            : hourValue;
     return counted.map(([key, count]) => ({ value: read(key), count }));
   }
 
