@@ -86,6 +86,14 @@ describe.each(options)("createTally({ database: %s })", (_name, database) => {
         filters: [["matches", "event:page", ["^/user/"]]],
       });
       expect(answer.results).toEqual([{ dimensions: [], metrics: [2, 2] }]);
+      // The visits-and-hits reader of funnels, journeys and engagement takes the same filters.
+      const journey = await tally.stats.journey(accountId, site.id, {
+        from_page: "/user/*",
+        from: day,
+        to: day,
+        filter: "page:matches:^/user/\\d+$",
+      });
+      expect(journey.data).toEqual([{ step: 0, value: "page:/user/*", visitors: 1 }]);
     };
     await check();
     expect(await tally.buildDayBlocks()).toBeGreaterThan(0);

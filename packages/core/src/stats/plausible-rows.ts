@@ -1,9 +1,7 @@
 import { addDays, dayNumber, dayText } from "../shared/calendar.js";
-import type { StatRow } from "../model/stats-schemas.js";
 import type { DayRange } from "./count-reader.js";
 import type { StatsQueryInput, TotalsQueryInput } from "./stats-query.js";
-import type { Totals } from "../model/stats-schemas.js";
-import type { HourFigures } from "./stats.js";
+import type { HourFigures, StatRow, Totals } from "../model/stats-schemas.js";
 import { PLAUSIBLE_DIMENSIONS, PROPS_PREFIX, shownValue, type DimensionMapping } from "./plausible-dimensions.js";
 import { PlausibleQueryError, type PlausibleCondition, type PlausibleFilter, type TimeDimension } from "./plausible-query.js";
 

@@ -19,7 +19,7 @@ import {
   RATIO_SERIES,
   type RatioName,
 } from "../model/stat-names.js";
-import type { StatRow, TotalFigures, Totals } from "../model/stats-schemas.js";
+import type { HourFigures, StatRow, TotalFigures, Totals } from "../model/stats-schemas.js";
 import {
   parseStatsQuery,
   parseTotalsQuery,
@@ -38,7 +38,7 @@ export interface StatsPage extends Page<StatRow> {
   comparison?: DayRange;
 }
 
-export type { TotalFigures, Totals } from "../model/stats-schemas.js";
+export type { HourFigures, TotalFigures, Totals } from "../model/stats-schemas.js";
 
 /** Every statistics call: counts (`query`, `totals`, `realtime`) and paths (`funnel`, `journey`). */
 export interface Stats extends CountStats, PathStats {}
@@ -69,13 +69,6 @@ export interface CountStats {
  */
 export type ReaderFor = (websiteId: number, query: TotalsQuery & { goal_page?: readonly string[]; fromRows?: boolean }) => CountReader;
 
-/** One hour of one day's figures, as the totals call gives a range's; `events` are the custom events. */
-export interface HourFigures extends TotalFigures {
-  /** `Y-m-d HH`, local. */
-  hour: string;
-  events: number;
-}
-
 /** The hourly series read together (segment-reader.ts), in the order `hourFigures` reads them. */
 const HOUR_FIGURES = [
   "visitors_by_hour",
@@ -87,6 +80,21 @@ const HOUR_FIGURES = [
   "events_by_hour",
 ] as const;
 
+/** The sums a range's (or an hour's) figures are worked out from, in this order. */
+type Sums = [visitors: number, visits: number, pageviews: number, bounces: number, duration: number, visitPageviews: number];
+
+/** Counts and ratios from the sums, as docs/statistics.md defines them. */
+function figuresFrom([visitors, visits, pageviews, bounces, duration, visitPageviews]: Sums): TotalFigures {
+  return {
+    visitors,
+    visits,
+    pageviews,
+    views_per_visit: ratio("views_per_visit", visitPageviews, visits),
+    bounce_rate: ratio("bounce_rate", bounces, visits),
+    visit_duration: ratio("visit_duration", duration, visits),
+  };
+}
+
 /** Every hour of a range with a visit, a pageview or an event, in time order: every series of every hour read in one plan. */
 async function hourFigures(reader: CountReader, range: DayRange): Promise<HourFigures[]> {
   const series = (await reader.allOf(HOUR_FIGURES.map((name) => ({ stat: { name }, range })))).map(
@@ -94,25 +102,8 @@ async function hourFigures(reader: CountReader, range: DayRange): Promise<HourFi
   );
   const hours = [...new Set(series.flatMap((byHour) => [...byHour.keys()]))].sort();
   return hours.map((hour) => {
-    const [visitors, visits, pageviews, bounces, duration, visitPageviews, events] = series.map((byHour) => byHour.get(hour) ?? 0) as [
-      number,
-      number,
-      number,
-      number,
-      number,
-      number,
-      number,
-    ];
-    return {
-      hour,
-      visitors,
-      visits,
-      pageviews,
-      views_per_visit: ratio("views_per_visit", visitPageviews, visits),
-      bounce_rate: ratio("bounce_rate", bounces, visits),
-      visit_duration: ratio("visit_duration", duration, visits),
-      events,
-    };
+    const counts = series.map((byHour) => byHour.get(hour) ?? 0);
+    return { hour, ...figuresFrom(counts.slice(0, 6) as Sums), events: counts[6]! };
   });
 }
 
@@ -143,19 +134,7 @@ const FIGURES = ["visitors", "visits", "pageviews", "bounces", "visit_duration",
 /** The totals of each range, every figure of every range read in one plan. */
 async function totalFigures(reader: CountReader, ranges: readonly DayRange[]): Promise<TotalFigures[]> {
   const rows = await reader.allOf(ranges.flatMap((range) => FIGURES.map((name) => ({ stat: { name }, range }))));
-  return ranges.map((_, index) => {
-    const [visitors, visits, pageviews, bounces, duration, visitPageviews] = rows
-      .slice(index * FIGURES.length, (index + 1) * FIGURES.length)
-      .map(sum) as [number, number, number, number, number, number];
-    return {
-      visitors,
-      visits,
-      pageviews,
-      views_per_visit: ratio("views_per_visit", visitPageviews, visits),
-      bounce_rate: ratio("bounce_rate", bounces, visits),
-      visit_duration: ratio("visit_duration", duration, visits),
-    };
-  });
+  return ranges.map((_, index) => figuresFrom(rows.slice(index * FIGURES.length, (index + 1) * FIGURES.length).map(sum) as Sums));
 }
 
 /** `goals`: visitors who fired each event (or viewed a page goal's pages), its events (or those pageviews), and their share of all visitors. */
