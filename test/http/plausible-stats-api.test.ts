@@ -453,6 +453,7 @@ describe.each(DIALECTS)("Plausible's Stats API v2 on %s", (dialect) => {
         "Metric `time_on_page` can only be queried with an event:page dimension or an is filter on one event:page.",
       );
     }
+  });
 
   it("answers or across dimensions as v1's || filter, and not of an or as its negated conditions", async () => {
     const range = { from: dayOf(now - 6 * DAY_MS), to: dayOf(now) };
