@@ -6,7 +6,7 @@
 //                           dist/goatcounter.min.js for GoatCounter's (/count.js)
 //   dist/index.js           export const trackerScript, trackerEtag, trackerEncoded (gzip and brotli, base64),
 //                           plausibleTracker, umamiTracker ({ script, etag, encoded })
-// Prints gzip (level 9) and brotli sizes; exits 1 if the full script or the extension build exceeds its budget.
+// Prints gzip (level 9) and brotli sizes; exits 1 if the full script, the extension build or a Plausible build exceeds its budget.
 import { createHash } from "node:crypto";
 import { mkdirSync, writeFileSync } from "node:fs";
 import { brotliCompressSync, constants, gzipSync } from "node:zlib";
@@ -15,11 +15,14 @@ import { build } from "esbuild";
 /** The issue's budgets, gzip -9: the default build, and the build with every extension. */
 const GZIP_BUDGET = 850;
 const EXTENSIONS_GZIP_BUDGET = 2000;
+/** Plausible's snippet: its build, and the one with tagged events (script.tagged-events.js). */
+const PLAUSIBLE_GZIP_BUDGET = 1500;
+const PLAUSIBLE_TAGGED_GZIP_BUDGET = 1800;
 const dist = new URL("./dist/", import.meta.url);
 
 const FEATURES = ["SPA", "HASH", "OUTBOUND", "DNT", "QUEUE", "ENGAGED"];
 /** Flags of the variants for other tools' snippets; never in Tally's own builds. */
-const FLAGS = [...FEATURES, "PLAUSIBLE", "UMAMI", "GOATCOUNTER", "FOREIGN", "EXTENSIONS", "DOWNLOADS"];
+const FLAGS = [...FEATURES, "PLAUSIBLE", "UMAMI", "GOATCOUNTER", "FOREIGN", "EXTENSIONS", "DOWNLOADS", "TAGGED"];
 
 /** @param {string[]} enabled */
 async function bundle(enabled) {
@@ -55,6 +58,8 @@ const variants = {
   "tally.ext.min.js": [...FEATURES, "EXTENSIONS", "DOWNLOADS"],
   // Served at /js/script.js (and script.*.js) and /umami.js: README "Coming from Plausible, Umami or GoatCounter".
   "plausible.min.js": ["FOREIGN", "PLAUSIBLE", "SPA", "HASH", "OUTBOUND", "DOWNLOADS", "ENGAGED"],
+  // Served for the script names with tagged-events: elements' plausible-event-* classes.
+  "plausible-tagged.min.js": ["FOREIGN", "PLAUSIBLE", "SPA", "HASH", "OUTBOUND", "DOWNLOADS", "ENGAGED", "TAGGED"],
   "umami.min.js": ["FOREIGN", "UMAMI", "SPA"],
   // count.js follows no SPA navigation by itself (a page calls goatcounter.count()).
   "goatcounter.min.js": ["FOREIGN", "GOATCOUNTER"],
@@ -90,6 +95,7 @@ writeFileSync(
     `export const trackerEtag = ${JSON.stringify(tally.etag)};`,
     `export const trackerEncoded = ${JSON.stringify(tally.encoded)};`,
     `export const plausibleTracker = ${JSON.stringify(served(built["plausible.min.js"]))};`,
+    `export const plausibleTaggedTracker = ${JSON.stringify(served(built["plausible-tagged.min.js"]))};`,
     `export const umamiTracker = ${JSON.stringify(served(built["umami.min.js"]))};`,
     `export const goatCounterTracker = ${JSON.stringify(served(built["goatcounter.min.js"]))};`,
     `export const extensionsTracker = ${JSON.stringify(served(built["tally.ext.min.js"]))};`,
@@ -109,6 +115,8 @@ writeFileSync(
     "export interface ServedTracker { readonly script: string; readonly etag: string; readonly encoded: { readonly gzip: string; readonly br: string } }",
     '/** The build for Plausible\'s snippet, served at `{base}/js/script.js` (README "Coming from Plausible, Umami or GoatCounter"). */',
     "export declare const plausibleTracker: ServedTracker;",
+    "/** The same with Plausible's tagged events (`plausible-event-name=…` classes), served for `script.tagged-events.js` and the names with it. */",
+    "export declare const plausibleTaggedTracker: ServedTracker;",
     "/** The build for Umami's snippet, served at `{base}/umami.js`. */",
     "export declare const umamiTracker: ServedTracker;",
     "/** The build for GoatCounter's snippet (`data-goatcounter`), served at `{base}/count.js`. */",
@@ -135,6 +143,8 @@ writeFileSync(
 for (const [file, budget] of [
   ["tally.min.js", GZIP_BUDGET],
   ["tally.ext.min.js", EXTENSIONS_GZIP_BUDGET],
+  ["plausible.min.js", PLAUSIBLE_GZIP_BUDGET],
+  ["plausible-tagged.min.js", PLAUSIBLE_TAGGED_GZIP_BUDGET],
 ]) {
   const { gzip } = sizes(built[file]);
   if (gzip > budget) {

@@ -119,6 +119,48 @@ describe.skipIf(skip)("other tools' snippets in Chromium → Tally", () => {
     await expectRows(shop, { name: "page" }, { "/manual": 1 });
   });
 
+  it(
+    "Plausible's script.tagged-events.js: tagged elements send their event and props on click, tagged forms on submit",
+    { timeout: 60_000 },
+    async () => {
+      pages.set(
+        "/signup",
+        html(
+          '<script defer data-domain="shop.example" src="/analytics/js/script.outbound-links.tagged-events.js"></script>',
+          '<button class="plausible-event-name=Signup plausible-event-plan=Pro+Plus"><span id="inner">Sign up</span></button>' +
+            '<div class="plausible-event-name=Docs+Link"><a id="docs" href="https://elsewhere.example/docs" target="_blank">Docs</a></div>' +
+            '<a id="away" href="https://elsewhere.example/away" target="_blank">Away</a>' +
+            '<button id="plain">Nothing</button>' +
+            '<form class="plausible-event-name=Newsletter plausible-event-list--weekly" action="/thanks">' +
+            '<button id="subscribe">Subscribe</button></form>',
+        ),
+      );
+      pages.set("/thanks", html(""));
+      const page = await context.newPage();
+      const errors: string[] = [];
+      page.on("pageerror", (error) => errors.push(error.message));
+      await page.goto(`${origin}/signup`, { waitUntil: "load" });
+      // A click within the tagged button, an outbound link within a tagged element (its tagged event only), an untagged
+      // outbound link, an untagged button, then a tagged form's submission.
+      await page.click("#inner");
+      await page.click("#docs");
+      await page.click("#away");
+      await page.click("#plain");
+      await Promise.all([page.waitForURL(/\/thanks\b/), page.click("#subscribe")]);
+      await page.close();
+      expect(errors, "page errors").toEqual([]);
+      await expectRows(shop, { name: "event" }, { "Docs Link": 1, Newsletter: 1, "Outbound Link: Click": 1, Signup: 1 });
+      await expectRows(shop, { name: "event_property", event: "Signup", property: "plan" }, { "Pro Plus": 1 });
+      await expectRows(shop, { name: "event_property", event: "Docs Link", property: "url" }, { "https://elsewhere.example/docs": 1 });
+      await expectRows(
+        shop,
+        { name: "event_property", event: "Outbound Link: Click", property: "url" },
+        { "https://elsewhere.example/away": 1 },
+      );
+      await expectRows(shop, { name: "event_property", event: "Newsletter", property: "list" }, { weekly: 1 });
+    },
+  );
+
   it("@plausible-analytics/tracker (the npm package) pointed at Tally's /api/event", async () => {
     pages.set(
       "/app",

@@ -54,6 +54,52 @@ describe.each(options)("createTally({ database: %s })", (_name, database) => {
     expect(visitors.data).toEqual([{ value: DAY, count: 3 }]);
     await tally.close();
   });
+
+  it("filters with regular expressions (matches, matches_not) from rows and day blocks, in v1 and the Stats API v2", async () => {
+    // Yesterday: within retention, and a day whose block can be built.
+    const day = new Date(Date.now() - 86_400_000).toISOString().slice(0, 10);
+    const tally = createTally({ database: database(), flushIntervalMs: 60_000 });
+    const { accountId } = await tally.accounts.create();
+    const site = await tally.websites.create(accountId, { domain: "patterns.example" });
+    for (const [i, path] of ["/user/12", "/user/7/edit", "/users", "/about"].entries()) {
+      await tally.collect({
+        url: `https://patterns.example${path}`,
+        ip: `198.51.100.${i + 1}`,
+        userAgent: UA,
+        timestamp: Date.parse(`${day}T10:0${i}:00Z`),
+      });
+    }
+    // A hit today: a website's latest day has no block, yesterday then has one.
+    await tally.collect({ url: "https://patterns.example/today", ip: "198.51.100.9", userAgent: UA, timestamp: Date.now() - 60_000 });
+    const pages = async (filter: string) =>
+      (await tally.stats.query(accountId, site.id, { name: "page", from: day, to: day, filter, sort_by: "value", sort: "asc" })).data.map(
+        (row) => row.value,
+      );
+    const check = async () => {
+      expect(await pages("page:matches:^/user/\\d+$")).toEqual(["/user/12"]);
+      expect(await pages("page:matches_not:^/user/")).toEqual(["/about", "/users"]);
+      expect(await pages("page:matches:^/about$||entry_page:matches:edit$")).toEqual(["/about", "/user/7/edit"]);
+      const answer = await tally.stats.plausible(accountId, {
+        site_id: "patterns.example",
+        metrics: ["visitors", "pageviews"],
+        date_range: [day, day],
+        filters: [["matches", "event:page", ["^/user/"]]],
+      });
+      expect(answer.results).toEqual([{ dimensions: [], metrics: [2, 2] }]);
+      // The visits-and-hits reader of funnels, journeys and engagement takes the same filters.
+      const journey = await tally.stats.journey(accountId, site.id, {
+        from_page: "/user/*",
+        from: day,
+        to: day,
+        filter: "page:matches:^/user/\\d+$",
+      });
+      expect(journey.data).toEqual([{ step: 0, value: "page:/user/*", visitors: 1 }]);
+    };
+    await check();
+    expect(await tally.buildDayBlocks()).toBeGreaterThan(0);
+    await check();
+    await tally.close();
+  });
 });
 
 describe("a database URL Tally does not support", () => {

@@ -7,12 +7,16 @@
 import { seededRandom } from "../support/random.js";
 import type { CompareMode } from "./reference-answers.js";
 import { VISIT_DIMENSIONS, type ModelVisit } from "./reference-model.js";
-import type { FilterCondition, Operator } from "./reference-segments.js";
+import type { FilterCondition, Operator, SimpleFilter } from "./reference-segments.js";
 
 /** Every dimension a filter may name (`prop` for `prop:<name>`). */
 export const FILTER_DIMENSIONS = ["page", ...VISIT_DIMENSIONS, "event", "prop"] as const;
 export type FilterDimension = (typeof FILTER_DIMENSIONS)[number];
 const OPERATORS: readonly Operator[] = ["is", "is_not", "contains"];
+const HIT_DIMENSIONS: readonly FilterDimension[] = ["page", "event", "prop"];
+
+/** Filter sets with conditions joined by `||` (any of them), at the end of the sample. */
+export const ANY_CASES = 12;
 
 export interface FilterCase {
   site: string;
@@ -84,7 +88,7 @@ export function filterCases(visits: readonly ModelVisit[], sites: readonly strin
     return cased.trim() === "" ? value : cased;
   }
 
-  function condition(site: string, dimension: FilterDimension, operator: Operator): FilterCondition {
+  function condition(site: string, dimension: FilterDimension, operator: Operator): SimpleFilter {
     const seen = bySite.get(site)!;
     const name = dimension === "prop" ? pick(seen.get("prop names")!) : "";
     const key = dimension === "prop" ? `prop:${name}` : dimension;
@@ -147,5 +151,14 @@ export function filterCases(visits: readonly ModelVisit[], sites: readonly strin
     { dimension: "page", operator: "contains", values: ["/"] },
   ]);
   add("lordhowe", [{ dimension: "prop:plan", operator: "is", values: ["Team Plus", "free"] }]);
+  // Any of a hit condition and a visit condition (and sometimes a third), sometimes beside another condition: last, as above.
+  for (let i = 0; i < ANY_CASES; i++) {
+    const site = pick(sites);
+    const other = () => condition(site, pick(FILTER_DIMENSIONS), pick(OPERATORS));
+    const parts = [condition(site, pick(HIT_DIMENSIONS), pick(OPERATORS)), condition(site, pick(VISIT_DIMENSIONS), pick(OPERATORS))];
+    if (rand() < 0.4) parts.push(other());
+    const any: FilterCondition = { any: parts };
+    add(site, rand() < 0.3 ? [any, other()] : [any]);
+  }
   return cases;
 }

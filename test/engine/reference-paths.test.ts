@@ -48,6 +48,19 @@ const CASES: { from: string; to: string; filter: FilterCondition[]; compare?: Co
     compare: "previous_period",
   },
   { from: "2026-02-20", to: "2026-03-21", filter: [], compare: "year" },
+  // Any of a visit condition and a hit condition (`||`).
+  {
+    from: "2026-02-20",
+    to: "2026-04-10",
+    filter: [
+      {
+        any: [
+          { dimension: "device", operator: "is", values: ["mobile"] },
+          { dimension: "page", operator: "contains", values: ["/blog"] },
+        ],
+      },
+    ],
+  },
 ];
 
 describe.each(DIALECTS)("funnels and journeys on %s agree with the reference model", (dialect) => {

@@ -13,7 +13,7 @@ import { DIALECTS, runSql } from "../support/databases.js";
 import { SITES } from "./reference-data.js";
 import { answer, compared, comparisonRange, totalsOf, type CompareMode, type Counter, type StatQuery } from "./reference-answers.js";
 import { createChecker, piece, type Asked } from "./reference-check.js";
-import { FILTER_DIMENSIONS, filterCases, type FilterCase } from "./reference-filters.js";
+import { ANY_CASES, FILTER_DIMENSIONS, filterCases, type FilterCase } from "./reference-filters.js";
 import { openReference, type Reference } from "./reference-fixture.js";
 import { compareValues, sumDays, type ListQuery } from "./reference-model.js";
 import { filterText, keptVisits, segmentOf } from "./reference-segments.js";
@@ -127,10 +127,15 @@ describe.each(DIALECTS)("reference, filtered, on %s", (dialect) => {
   }
 
   const singles = () => FILTER_DIMENSIONS.length * 3;
-  /** The special cases after the combined ones; then contains_not on each dimension, then the pageview properties' cases. */
+  /** The special cases after the combined ones; then contains_not on each dimension, the pageview properties' cases, and conditions joined by `||`. */
   const SPECIAL = 6;
   const PAGEVIEW_PROPERTIES = 4;
   const containsNotEnd = () => singles() + COMBINED + SPECIAL + FILTER_DIMENSIONS.length;
+  const anyStart = () => containsNotEnd() + PAGEVIEW_PROPERTIES;
+  const firstDimension = (filterCase: FilterCase) => {
+    const [first] = filterCase.conditions;
+    return first && !("any" in first) ? first.dimension.split(":")[0] : undefined;
+  };
 
   const filteredAgree = () =>
     describe("reference: filtered statistics count exactly what docs/statistics.md defines", () => {
@@ -138,7 +143,7 @@ describe.each(DIALECTS)("reference, filtered, on %s", (dialect) => {
         "%s: is, is_not and contains, alone, on every statistic",
         { timeout: 300_000 },
         async (dimension) => {
-          await checkCases((filterCase, index) => index < singles() && filterCase.conditions[0]!.dimension.split(":")[0] === dimension);
+          await checkCases((filterCase, index) => index < singles() && firstDimension(filterCase) === dimension);
         },
       );
 
@@ -159,8 +164,16 @@ describe.each(DIALECTS)("reference, filtered, on %s", (dialect) => {
       });
 
       it("pageview properties, alone and with event and page conditions, on every statistic", { timeout: 300_000 }, async () => {
-        await checkCases((_, index) => index >= containsNotEnd());
+        await checkCases((_, index) => index >= containsNotEnd() && index < anyStart());
       });
+
+      it(
+        "any of a hit condition and a visit condition (joined by ||), alone or beside another, on every statistic",
+        { timeout: 300_000 },
+        async () => {
+          await checkCases((_, index) => index >= anyStart());
+        },
+      );
 
       it("(model self-check) a filter every visit matches counts what the unfiltered model counts, where docs/statistics.md says it must", () => {
         const site = "utc";
@@ -235,9 +248,13 @@ describe.each(DIALECTS)("reference, filtered, on %s", (dialect) => {
       );
 
       it("the sample covered every dimension and operator, matched some visits and not others, and crossed ny's retention", () => {
-        expect(cases.length).toBe(containsNotEnd() + PAGEVIEW_PROPERTIES);
+        expect(cases.length).toBe(anyStart() + ANY_CASES);
         const pairs = new Set(
-          cases.flatMap((c) => c.conditions.map((condition) => `${condition.dimension.split(":")[0]} ${condition.operator}`)),
+          cases.flatMap((c) =>
+            c.conditions
+              .flatMap((condition) => ("any" in condition ? condition.any : [condition]))
+              .map((condition) => `${condition.dimension.split(":")[0]} ${condition.operator}`),
+          ),
         );
         expect(pairs.size).toBe(FILTER_DIMENSIONS.length * 4);
         expect(matched.filter((n) => n === 0).length).toBeGreaterThan(3);

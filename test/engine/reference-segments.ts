@@ -23,14 +23,18 @@ const negated = (operator: Operator) => operator === "is_not" || operator === "c
 const substring = (operator: Operator) => operator === "contains" || operator === "contains_not";
 
 /** One condition: a visit dimension, `page`, `event` or `prop:<name>`. */
-export interface FilterCondition {
+export interface SimpleFilter {
   dimension: string;
   operator: Operator;
   values: string[];
 }
 
-/** `dimension:operator:value|value`, with `|` and `\` in values escaped. */
+/** A condition, or conditions of which any must hold (`||` in one filter). */
+export type FilterCondition = SimpleFilter | { any: SimpleFilter[] };
+
+/** `dimension:operator:value|value`, with `|` and `\` in values escaped; `any` joined by `||`. */
 export function filterText(condition: FilterCondition): string {
+  if ("any" in condition) return condition.any.map(filterText).join("||");
   const values = condition.values.map((value) => value.replace(/\\/g, "\\\\").replace(/\|/g, "\\|"));
   return `${condition.dimension}:${condition.operator}:${values.join("|")}`;
 }
@@ -60,6 +64,7 @@ const hitsFor = (visit: ModelVisit, dimension: string) =>
   dimension === "event" ? visit.hits.filter((hit) => hit.event !== null) : visit.hits;
 
 export function visitMatches(visit: ModelVisit, condition: FilterCondition): boolean {
+  if ("any" in condition) return condition.any.some((part) => visitMatches(visit, part));
   const { dimension, operator, values } = condition;
   if (isVisitDimension(dimension)) {
     const value = visit.dims[dimension];
@@ -70,7 +75,7 @@ export function visitMatches(visit: ModelVisit, condition: FilterCondition): boo
 }
 
 /** A hit of a matching visit is counted when it matches the conditions on itself. */
-function hitMatches(hit: ModelHit, condition: FilterCondition): boolean {
+function hitMatches(hit: ModelHit, condition: SimpleFilter): boolean {
   const { dimension, operator, values } = condition;
   const value = hitValue(hit, dimension);
   return valueMatches(dimension, value, values, substring(operator)) !== negated(operator);
@@ -127,10 +132,21 @@ export function segmentOf(
   const counts: DayCounts = new Map();
   const add = (name: string, day: string, value: string, amount = 1) => addTo(counts, name, day, value, amount);
   // A hit has a page and properties; only an event has a name.
-  const pageviewConditions = conditions.filter((condition) => condition.dimension === "page" || condition.dimension.startsWith("prop:"));
-  const eventConditions = conditions.filter(
-    (condition) => condition.dimension === "page" || condition.dimension === "event" || condition.dimension.startsWith("prop:"),
-  );
+  const onPageviews = (condition: SimpleFilter) => condition.dimension === "page" || condition.dimension.startsWith("prop:");
+  const onEvents = (condition: SimpleFilter) =>
+    condition.dimension === "page" || condition.dimension === "event" || condition.dimension.startsWith("prop:");
+  /** The conditions a counted hit must match itself; `any`: one of its conditions, on the hit where it applies to hits, else on the visit. */
+  const hitFilter = (applies: (condition: SimpleFilter) => boolean) => {
+    const narrowing = conditions.filter((condition) => ("any" in condition ? condition.any.some(applies) : applies(condition)));
+    return (visit: ModelVisit, hit: ModelHit) =>
+      narrowing.every((condition) =>
+        "any" in condition
+          ? condition.any.some((part) => (applies(part) ? hitMatches(hit, part) : visitMatches(visit, part)))
+          : hitMatches(hit, condition),
+      );
+  };
+  const pageviewCounted = hitFilter(onPageviews);
+  const eventCounted = hitFilter(onEvents);
   /** event name → visitor-day → days of its counted events */
   const goals = new Map<string, Map<string, Set<string>>>();
   /** visitor-day values already counted (visitor statistics count each once) */
@@ -167,7 +183,7 @@ export function segmentOf(
 
     for (const hit of visit.hits) {
       if (hit.event === null) {
-        if (!pageviewConditions.every((condition) => hitMatches(hit, condition))) continue;
+        if (!pageviewCounted(visit, hit)) continue;
         add("pageviews", hit.day, hit.day);
         add("pageviews_hours", hit.day, hit.hour);
         add("page", hit.day, hit.page);
@@ -179,7 +195,7 @@ export function segmentOf(
         }
         continue;
       }
-      if (!eventConditions.every((condition) => hitMatches(hit, condition))) continue;
+      if (!eventCounted(visit, hit)) continue;
       add("event", hit.day, hit.event);
       for (const [property, value] of hit.props ?? []) add(propertyCounter(hit.event, property), hit.day, value);
       addGoal(hit.event, visit.visitor, hit.day);

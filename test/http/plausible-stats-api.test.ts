@@ -455,6 +455,90 @@ describe.each(DIALECTS)("Plausible's Stats API v2 on %s", (dialect) => {
     }
   });
 
+  it("answers or across dimensions as v1's || filter, and not of an or as its negated conditions", async () => {
+    const range = { from: dayOf(now - 6 * DAY_MS), to: dayOf(now) };
+    const metrics = ["visitors", "visits", "pageviews", "events", "bounce_rate"];
+    const branches = [
+      ["is", "visit:browser", ["Safari"]],
+      ["contains", "event:page", ["/user/"]],
+      ["is", "event:goal", ["Signup"]],
+    ];
+    const figures = async (filters: unknown[]) => {
+      const { status, body } = await query({ site_id: "dummy.site", metrics, date_range: "7d", filters });
+      expect(status, JSON.stringify(body)).toBe(200);
+      return (body as unknown as Answer).results[0]!.metrics;
+    };
+    const either = await figures([["or", branches]]);
+    expect(either).toEqual(await v1Figures(range, ["browser:is:Safari||page:contains:/user/||event:is:Signup"], metrics));
+    // More than any branch alone: the branches select different visits.
+    for (const branch of branches) expect(either[0]).toBeGreaterThan((await figures([branch]))[0]!);
+    expect(await figures([["not", ["or", branches]]])).toEqual(
+      await v1Figures(range, ["browser:is_not:Safari", "page:contains_not:/user/", "event:is_not:Signup"], metrics),
+    );
+    expect(await figures([["not", ["and", branches.slice(0, 2)]]])).toEqual(
+      await v1Figures(range, ["browser:is_not:Safari||page:contains_not:/user/"], metrics),
+    );
+    const refused = await query({
+      site_id: "dummy.site",
+      metrics,
+      date_range: "7d",
+      filters: [["or", [["and", branches.slice(0, 2)], branches[2]]]],
+    });
+    expect(refused.status).toBe(400);
+    expect(String(refused.body.error)).toContain("only single conditions");
+  });
+
+  it("answers every metric by hour (time:hour): each hour's figures are those of the visits that started in it", async () => {
+    // Two days ago: today's people (up to 48 minutes before now) may fall on yesterday just after midnight.
+    const day = dayOf(now - 2 * DAY_MS);
+    const range = { from: day, to: day };
+    const metrics = ["visitors", "visits", "pageviews", "bounce_rate", "visit_duration", "views_per_visit", "events", "percentage"];
+    const { status, body } = await query({ site_id: "dummy.site", metrics, date_range: [day, day], dimensions: ["time:hour"] });
+    expect(status, JSON.stringify(body)).toBe(200);
+    // Person p visits once that day, at 08:00 + p × 47 min; browser and os together name each of the twelve.
+    const people = await Promise.all(
+      Array.from({ length: 12 }, async (_, p) => {
+        const filters = [`browser:is:${["Chrome", "Firefox", "Safari"][p % 3]}`, `os:is:${["GNU/Linux", "Mac", "Windows", "iOS"][p % 4]}`];
+        const start = Date.parse(`${day}T08:00:00Z`) + p * 47 * 60_000;
+        return {
+          hour: new Date(start).toISOString().slice(11, 13),
+          totals: await v1Totals(range, filters),
+          events: await v1Events(range, filters),
+        };
+      }),
+    );
+    const hours = [...new Set(people.map((person) => person.hour))].sort();
+    const sum = (values: number[]) => values.reduce((total, value) => total + value, 0);
+    const expected = hours.map((hour) => {
+      const here = people.filter((person) => person.hour === hour);
+      const visits = sum(here.map((person) => person.totals.visits!));
+      const pageviews = sum(here.map((person) => person.totals.pageviews!));
+      const bounces = sum(here.map((person) => (person.totals.bounce_rate! / 100) * person.totals.visits!));
+      const duration = sum(here.map((person) => person.totals.visit_duration! * person.totals.visits!));
+      return {
+        dimensions: [`${day} ${hour}:00:00`],
+        metrics: [
+          here.length,
+          visits,
+          pageviews,
+          Math.round((1000 * bounces) / visits) / 10,
+          Math.round(duration / visits),
+          Math.round((100 * pageviews) / visits) / 100,
+          sum(here.map((person) => person.events)),
+          Math.round((1000 * here.length) / 12) / 10,
+        ],
+      };
+    });
+    expect((body as unknown as Answer).results).toEqual(expected);
+    // The same from day blocks (every day but today gets one).
+    expect(await stored.tally.buildDayBlocks()).toBeGreaterThan(0);
+    const fromBlocks = await query({ site_id: "dummy.site", metrics, date_range: [day, day], dimensions: ["time:hour"] });
+    expect((fromBlocks.body as unknown as Answer).results).toEqual(expected);
+    const tooLong = await query({ site_id: "dummy.site", metrics: ["visits"], date_range: "all", dimensions: ["time:hour"] });
+    expect(tooLong.status).toBe(400);
+    expect(String(tooLong.body.error)).toContain("at most 31 days");
+  });
+
   it("answers Plausible's errors: 401 without a key, 404 for another domain, 400 for what Tally does not keep", async () => {
     const anonymous = apiClient(served, null);
     const unauthenticated = await anonymous.post(

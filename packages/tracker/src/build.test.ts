@@ -79,6 +79,13 @@ describe("built tracker", () => {
     expect(plausible).toContain("../api/event");
     expect(plausible).toContain("plausible_ignore");
     expect(plausible).toContain('"event-"'); // script.pageview-props.js
+    // Tagged events (script.tagged-events.js): a build of its own, within its budget.
+    const tagged = read("plausible-tagged.min.js");
+    expect(() => new Script(tagged, { filename: "plausible-tagged.min.js" })).not.toThrow();
+    expect(tagged).toContain("plausible-event-");
+    expect(plausible).not.toContain("plausible-event-");
+    expect(gzipSync(plausible, { level: 9 }).length).toBeLessThanOrEqual(1500);
+    expect(gzipSync(tagged, { level: 9 }).length).toBeLessThanOrEqual(1800);
     expect(umami).toContain("api/send");
     expect(umami).toContain("umami.disabled");
     const goatcounter = read("goatcounter.min.js");

@@ -20,7 +20,7 @@
  */
 
 import { current, downloadsOn, isDownload, observeVitals, on, scrolled, type Signal } from "./extensions.js";
-import { defineForeignGlobal, foreignEndpoint, foreignOff, manual, named, sendForeign } from "./variants.js";
+import { defineForeignGlobal, foreignEndpoint, foreignOff, manual, named, sendForeign, taggedClick } from "./variants.js";
 
 // Build-time flags, set by esbuild `define`; false lets the minifier drop the feature.
 declare const FEATURE_SPA: boolean;
@@ -36,6 +36,7 @@ declare const FEATURE_FOREIGN: boolean;
 declare const FEATURE_EXTENSIONS: boolean;
 // File downloads: in the extension build and the Plausible one (script.file-downloads.js).
 declare const FEATURE_DOWNLOADS: boolean;
+declare const FEATURE_TAGGED: boolean;
 
 export type Props = Record<string, string | number | boolean>;
 export type Track = (name: string, props?: Props) => void;
@@ -146,7 +147,8 @@ try {
       const link = target.closest?.("a[href]") as HTMLAnchorElement | null | undefined;
       // Primary click or middle click (auxclick also fires for the right button).
       // Never preventDefault: the beacon outlives the page.
-      if (event.button < 2 && link) {
+      // A tagged link's click is its tagged event only, as Plausible's.
+      if (event.button < 2 && link && !(FEATURE_TAGGED && taggedClick(target))) {
         (!FEATURE_DOWNLOADS || outbound) && link.host && link.host != loc.host && send("Outbound Link: Click", { url: link.href });
         FEATURE_DOWNLOADS && isDownload(script, link) && send("File Download", { url: link.href });
       }

@@ -1,11 +1,12 @@
 // The builds of the tracker for other tools' snippets (build.mjs: plausible.min.js served
-// at /js/script.js, umami.min.js at /umami.js, goatcounter.min.js at /count.js; README "Coming from Plausible, Umami or
+// at /js/script.js, plausible-tagged.min.js at /js/script.tagged-events.js and the names with it, umami.min.js at /umami.js, goatcounter.min.js at /count.js; README "Coming from Plausible, Umami or
 // GoatCounter"). A module of its own: Tally's builds never call it, so they carry none of it.
 import type { Props, Track } from "./tracker.js";
 
 declare const FEATURE_PLAUSIBLE: boolean;
 declare const FEATURE_UMAMI: boolean;
 declare const FEATURE_GOATCOUNTER: boolean;
+declare const FEATURE_TAGGED: boolean;
 
 type UmamiPayload = Record<string, unknown>;
 type PlausibleOptions = { props?: Props; callback?: () => void };
@@ -145,6 +146,47 @@ export function sendForeign(endpoint: string, script: HTMLScriptElement, hit: Tr
   });
 }
 
+/** A tagged element's event: `plausible-event-name=Signup` names it, `plausible-event-<prop>=<value>` add properties (`--` for `=`, `+` for a space). */
+function taggedEvent(element: Element | null): { name?: string; props: Props } {
+  const event: { name?: string; props: Props } = { props: {} };
+  element?.classList?.forEach((token) => {
+    const [, key, value] = /^plausible-event-(.+?)(?:=|--)(.+)/.exec(token) || [];
+    if (key) key.toLowerCase() == "name" ? (event.name = value!.replace(/\+/g, " ")) : (event.props[key] = value!.replace(/\+/g, " "));
+  });
+  return event;
+}
+
+/** The event a click sends: of the tagged element it is on or within up to three levels of (a link's `url` added); none inside a form. */
+export function taggedClick(target: EventTarget | null): { name: string; props: Props } | undefined {
+  let tagged: { name?: string; props: Props } | undefined;
+  let link: HTMLAnchorElement | undefined;
+  for (let element = target as Element | null, level = 0; element && level < 4; element = element.parentElement, level++) {
+    if (element.tagName == "FORM") return;
+    if (element.tagName == "A") link ||= element as HTMLAnchorElement;
+    const found = taggedEvent(element);
+    if (found.name) tagged ||= found;
+  }
+  if (tagged) return { name: tagged.name!, props: link?.href ? { ...tagged.props, url: link.href } : tagged.props };
+}
+
+/**
+ * Plausible's script.tagged-events.js (a build of its own, FEATURE_TAGGED): a click (or middle
+ * click) on a tagged element sends its event (tracker.ts then counts no outbound click for it),
+ * as does submitting a tagged form (or one in a tagged element).
+ */
+function trackTaggedEvents(track: Track): void {
+  const click = (event: MouseEvent) => {
+    const tagged = event.button < 2 && taggedClick(event.target);
+    tagged && track(tagged.name, tagged.props);
+  };
+  for (const type of ["click", "auxclick"] as const) addEventListener(type, click);
+  addEventListener("submit", (event) => {
+    const form = event.target as Element;
+    const tagged = taggedEvent(form).name ? taggedEvent(form) : taggedEvent(form.parentElement);
+    tagged.name && track(tagged.name, tagged.props);
+  });
+}
+
 /** window.plausible (and the calls queued before load), window.umami or window.goatcounter. */
 export function defineForeignGlobal(tracker: {
   endpoint: string;
@@ -163,6 +205,7 @@ export function defineForeignGlobal(tracker: {
     };
     win.plausible = plausible;
     for (const args of waiting) plausible.apply(0, args as unknown as Parameters<typeof plausible>);
+    if (FEATURE_TAGGED) trackTaggedEvents(tracker.track);
   }
   if (FEATURE_UMAMI) {
     const url = () => location.href.split("#")[0]!;

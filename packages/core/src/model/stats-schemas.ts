@@ -83,5 +83,12 @@ export const realtimeSchema = z
 export type DayRange = z.infer<typeof dayRangeSchema>;
 export type StatRow = z.infer<typeof statRowSchema>;
 export type TotalFigures = z.infer<typeof totalFiguresSchema>;
+
+/** One hour of one day's figures, as the totals call gives a range's; `events` are the custom events. */
+export interface HourFigures extends TotalFigures {
+  /** `Y-m-d HH`, local. */
+  hour: string;
+  events: number;
+}
 export type Totals = z.infer<typeof totalsSchema>;
 export type Realtime = z.infer<typeof realtimeSchema>;

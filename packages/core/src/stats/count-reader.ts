@@ -73,3 +73,5 @@ export function localBounds(range: DayRange): [number, number] {
 /** `Y-m-d` of a local day number, `HH` of an hour: how series values read. */
 export const dayValue = (day: number) => dayText(day);
 export const hourValue = (hour: number) => String(hour).padStart(2, "0");
+/** `Y-m-d HH` of an hour counted from 1970-01-01 00:00 local (day × 24 + hour). */
+export const dayHourValue = (hour: number) => `${dayValue(Math.floor(hour / 24))} ${hourValue(((hour % 24) + 24) % 24)}`;

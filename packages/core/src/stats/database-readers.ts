@@ -10,11 +10,11 @@ import type { StatsSources } from "./stats.js";
 /** How long a statistics query may run before it is stopped (HTTP 503). */
 export const DEFAULT_QUERY_TIMEOUT_MS = 20_000;
 
-/** Rollups without filters or page goals, the visits and hits with them (and for funnels and journeys), read through `db`. */
+/** Rollups without filters or page goals, the visits and hits with them or when asked (and for funnels and journeys), read through `db`. */
 export function databaseSources(db: Kysely<Database>, dialect: SqlDialect): StatsSources {
   return {
     readerFor: (websiteId, query) =>
-      query.conditions.length === 0 && (query.goal_page ?? []).length === 0
+      query.conditions.length === 0 && (query.goal_page ?? []).length === 0 && !query.fromRows
         ? createRollupReader(db, dialect, websiteId)
         : createSegmentReader(db, dialect, websiteId, query.conditions),
     pathsFor: (websiteId, conditions) => createPathReader(db, dialect, websiteId, conditions),

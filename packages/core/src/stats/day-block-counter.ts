@@ -1,20 +1,22 @@
 import type { BlockColumn } from "./day-block-builder.js";
 import { asDictionary, valueAt, type Column } from "./day-block-format.js";
-import { appliesToHit, isNegated, type Condition, type VisitDimension } from "../model/filters.js";
+import { appliesToHit, isNegated, simpleConditions, type Condition, type SimpleCondition, type VisitDimension } from "../model/filters.js";
 
 /** A statistic as counted from a day block: the same definitions as the SQL of segment-reader.ts. */
 export interface BlockCounting {
   from: "visits" | "pageviews" | "events" | "properties";
-  /** `first-hour`: the hour of each visitor-day's first matching visit. */
-  key: "day" | "hour" | "first-hour" | "goal" | "h.page" | "h.event" | "p.value" | { visit: VisitDimension };
+  /** `first-hour`: the hour of each visitor-day's first matching visit; `day-hour`, `first-day-hour`: the same hours keyed day × 24 + hour. */
+  key:
+    "day" | "hour" | "day-hour" | "first-hour" | "first-day-hour" | "goal" | "h.page" | "h.event" | "p.value" | { visit: VisitDimension };
   count: "rows" | "visitors" | "bounces" | "duration" | "pageviews";
 }
 
-/** A filter condition with its dictionary ids (and property name ids) looked up. */
+/** A filter condition with its dictionary ids (and property name ids) looked up; `any`: its conditions, each resolved. */
 export interface ResolvedCondition {
   condition: Condition;
   ids: ReadonlySet<number>;
   names: ReadonlySet<number>;
+  branches?: readonly ResolvedCondition[];
 }
 
 export interface BlockScan {
@@ -36,7 +38,7 @@ const visitColumn = (dimension: VisitDimension): BlockColumn => `v.${dimension}`
 /** The columns the conditions are tested on. */
 export function conditionColumns(conditions: readonly Condition[]): BlockColumn[] {
   const columns = new Set<BlockColumn>();
-  for (const condition of conditions) {
+  for (const condition of simpleConditions(conditions)) {
     if (condition.on === "visit") columns.add(visitColumn(condition.dimension));
     else if (condition.on === "page") columns.add("h.page");
     else if (condition.on === "event") columns.add("h.event");
@@ -57,7 +59,7 @@ export function columnsFor(counting: BlockCounting, conditions: readonly Conditi
     return [...columns];
   }
   columns.add("h.event");
-  if (withTime || counting.key === "day" || counting.key === "hour") columns.add("h.time");
+  if (withTime || counting.key === "day" || counting.key === "hour" || counting.key === "day-hour") columns.add("h.time");
   if (counting.key === "h.page" || counting.key === "goal") columns.add("h.page");
   if (counting.from === "properties") columns.add("p.hit").add("p.name").add("p.value");
   return [...columns];
@@ -151,6 +153,41 @@ export function hitTests(column: (name: BlockColumn) => Column, hitCount: number
   return { hitTest, propsOfHit };
 }
 
+/** Which visits of a block match one condition (1) or not (0); hits are tested only for the visits `candidates` keeps. */
+function visitsMatching(
+  column: (name: BlockColumn) => Column,
+  resolved: ResolvedCondition,
+  hitStart: Uint32Array,
+  hitTest: (resolved: ResolvedCondition) => (h: number) => boolean,
+  candidates: Uint8Array,
+): Uint8Array {
+  const visitCount = hitStart.length - 1;
+  const matched = new Uint8Array(visitCount);
+  const { condition } = resolved;
+  if (condition.on === "any") {
+    for (const branch of resolved.branches ?? []) {
+      const part = visitsMatching(column, branch, hitStart, hitTest, candidates);
+      for (let v = 0; v < visitCount; v++) matched[v]! |= part[v]!;
+    }
+    return matched;
+  }
+  const negated = isNegated(condition.operator);
+  if (condition.on === "visit") {
+    const { values, index } = asDictionary(column(visitColumn(condition.dimension)));
+    const kept = Uint8Array.from(values, (value) => Number(resolved.ids.has(value) !== negated));
+    for (let v = 0; v < visitCount; v++) matched[v] = kept[index[v]!]!;
+    return matched;
+  }
+  const test = hitTest(resolved);
+  for (let v = 0; v < visitCount; v++) {
+    if (!candidates[v]) continue;
+    let any = false;
+    for (let h = hitStart[v]!; h < hitStart[v + 1]! && !any; h++) any = test(h);
+    matched[v] = Number(any !== negated);
+  }
+  return matched;
+}
+
 /** Which visits of a block match every condition (1) or not (0), worked out once per block. */
 export function matchingVisits(
   column: (name: BlockColumn) => Column,
@@ -158,26 +195,48 @@ export function matchingVisits(
   hitStart: Uint32Array,
   hitTest: (resolved: ResolvedCondition) => (h: number) => boolean,
 ): Uint8Array {
-  const visitCount = hitStart.length - 1;
-  const visitOk = new Uint8Array(visitCount).fill(1);
+  const visitOk = new Uint8Array(hitStart.length - 1).fill(1);
   for (const resolved of conditions) {
-    const { condition } = resolved;
-    const negated = isNegated(condition.operator);
-    if (condition.on === "visit") {
-      const { values, index } = asDictionary(column(visitColumn(condition.dimension)));
-      const kept = Uint8Array.from(values, (value) => Number(resolved.ids.has(value) !== negated));
-      for (let v = 0; v < visitCount; v++) visitOk[v]! &= kept[index[v]!]!;
-      continue;
-    }
-    const test = hitTest(resolved);
-    for (let v = 0; v < visitCount; v++) {
-      if (!visitOk[v]) continue;
-      let any = false;
-      for (let h = hitStart[v]!; h < hitStart[v + 1]! && !any; h++) any = test(h);
-      if (any === negated) visitOk[v] = 0;
-    }
+    const matched = visitsMatching(column, resolved, hitStart, hitTest, visitOk);
+    for (let v = 0; v < visitOk.length; v++) visitOk[v]! &= matched[v]!;
   }
   return visitOk;
+}
+
+/**
+ * The tests a counted hit `h` of visit `v` must pass, as segment-conditions.ts's `hit`: each
+ * condition that narrows hits, on the hit itself; `any`: one of its conditions, on the hit
+ * where it narrows hits, else on the visit.
+ */
+function countedHitTests(
+  column: (name: BlockColumn) => Column,
+  conditions: readonly ResolvedCondition[],
+  hitStart: Uint32Array,
+  hitTest: (resolved: ResolvedCondition) => (h: number) => boolean,
+  events: boolean,
+): ((h: number, v: number) => boolean)[] {
+  const onHit = (resolved: ResolvedCondition) => {
+    const test = hitTest(resolved);
+    return isNegated((resolved.condition as SimpleCondition).operator) ? (h: number) => !test(h) : test;
+  };
+  const all = new Uint8Array(hitStart.length - 1).fill(1);
+  const tests: ((h: number, v: number) => boolean)[] = [];
+  for (const resolved of conditions) {
+    const { condition } = resolved;
+    if (condition.on !== "any") {
+      if (appliesToHit(condition, events)) tests.push(onHit(resolved));
+      continue;
+    }
+    const branches = resolved.branches ?? [];
+    if (!branches.some((branch) => appliesToHit(branch.condition as SimpleCondition, events))) continue;
+    const parts = branches.map((branch) => {
+      if (appliesToHit(branch.condition as SimpleCondition, events)) return onHit(branch);
+      const visits = visitsMatching(column, branch, hitStart, hitTest, all);
+      return (_h: number, v: number) => visits[v] === 1;
+    });
+    tests.push((h, v) => parts.some((part) => part(h, v)));
+  }
+  return tests;
 }
 
 /**
@@ -203,14 +262,32 @@ export function countBlock(
   const slots = createSlotCounter(counting.count === "visitors", runs);
   let keyOf: (slot: number) => number;
   if (counting.from === "visits") keyOf = countVisits(day, column, counting, visitOk, runs, slots.add);
-  else keyOf = countHits(day, column, scan, withTime, visitOk, hitStart, hitTest, propsOfHit, slots.add);
+  else {
+    // Event statistics count events; event_property of `pageview` counts pageviews (as countHits does).
+    const events = counting.from !== "pageviews" && !scan.ofPageviews;
+    const tests = countedHitTests(column, scan.conditions, hitStart, hitTest, events);
+    keyOf = countHits(day, column, scan, withTime, visitOk, hitStart, tests, propsOfHit, slots.add);
+  }
   slots.forEach((n, slot) => {
     const key = keyOf(slot);
     into.set(key, (into.get(key) ?? 0) + n);
   });
 }
 
-/** Visits: keyed by their day, a visit column, or (first-hour) the hour of each visitor-day's first matching visit. */
+/** What each visit adds: 1, whether it bounced, its duration or its pageviews. */
+function visitFigures(column: (name: BlockColumn) => Column, counting: BlockCounting): (v: number) => number {
+  if (counting.count === "bounces") {
+    const [pageviews, events] = [column("v.pageviews"), column("v.events")];
+    return (v) => Number(valueAt(pageviews, v) === 1 && valueAt(events, v) === 0);
+  }
+  if (counting.count === "duration" || counting.count === "pageviews") {
+    const figure = column(counting.count === "duration" ? "v.duration" : "v.pageviews");
+    return (v) => valueAt(figure, v);
+  }
+  return () => 1;
+}
+
+/** Visits: keyed by their day, a visit column, the hour of the day they started, or (first-hour) the hour of each visitor-day's first matching visit. */
 function countVisits(
   day: number,
   column: (name: BlockColumn) => Column,
@@ -220,7 +297,7 @@ function countVisits(
   add: (v: number, slot: number, n: number) => void,
 ): (slot: number) => number {
   const visitCount = visitOk.length;
-  if (counting.key === "first-hour") {
+  if (counting.key === "first-hour" || counting.key === "first-day-hour") {
     const start = column("v.start");
     const firsts = new Map<number, number>();
     for (let v = 0; v < visitCount; v++) {
@@ -230,24 +307,16 @@ function countVisits(
       if (first === undefined || offset < first) firsts.set(runs[v]!, offset);
     }
     for (const offset of firsts.values()) add(0, Math.floor(offset / 3600), 1);
-    return (hour) => hour;
+    return counting.key === "first-hour" ? (hour) => hour : (hour) => day * 24 + hour;
+  }
+  const figure = visitFigures(column, counting);
+  if (counting.key === "day-hour") {
+    const start = column("v.start");
+    for (let v = 0; v < visitCount; v++) if (visitOk[v]) add(v, Math.floor(valueAt(start, v) / 3600), figure(v));
+    return (hour) => day * 24 + hour;
   }
   const keys = typeof counting.key === "object" ? asDictionary(column(visitColumn(counting.key.visit))) : null;
-  const pageviews = counting.count === "bounces" || counting.count === "pageviews" ? column("v.pageviews") : null;
-  const events = counting.count === "bounces" ? column("v.events") : null;
-  const duration = counting.count === "duration" ? column("v.duration") : null;
-  for (let v = 0; v < visitCount; v++) {
-    if (!visitOk[v]) continue;
-    const n =
-      counting.count === "bounces"
-        ? Number(valueAt(pageviews!, v) === 1 && valueAt(events!, v) === 0)
-        : counting.count === "duration"
-          ? valueAt(duration!, v)
-          : counting.count === "pageviews"
-            ? valueAt(pageviews!, v)
-            : 1;
-    add(v, keys ? keys.index[v]! : 0, n);
-  }
+  for (let v = 0; v < visitCount; v++) if (visitOk[v]) add(v, keys ? keys.index[v]! : 0, figure(v));
   return keys ? (slot) => keys.values[slot]! : () => day;
 }
 
@@ -259,7 +328,7 @@ function countHits(
   withTime: boolean,
   visitOk: Uint8Array,
   hitStart: Uint32Array,
-  hitTest: (resolved: ResolvedCondition) => (h: number) => boolean,
+  countedTests: readonly ((h: number, v: number) => boolean)[],
   propsOfHit: () => Uint32Array,
   add: (v: number, slot: number, n: number) => void,
 ): (slot: number) => number {
@@ -269,16 +338,10 @@ function countHits(
   const event = asDictionary(column("h.event"));
   const isEvent = Uint8Array.from(event.values, (value) => Number(value !== 0));
   const wantEvent = Number(events);
-  const timed = withTime || counting.key === "day" || counting.key === "hour";
+  const timed = withTime || counting.key === "day" || counting.key === "hour" || counting.key === "day-hour";
   const time = timed ? column("h.time") : null;
   const start = scan.start - dayStart;
   const end = scan.end - dayStart;
-  const hitTests = scan.conditions
-    .filter(({ condition }) => appliesToHit(condition, events))
-    .map((resolved) => {
-      const test = hitTest(resolved);
-      return isNegated(resolved.condition.operator) ? (h: number) => !test(h) : test;
-    });
   const page = counting.key === "h.page" || counting.key === "goal" ? asDictionary(column("h.page")) : null;
   const goal = counting.key === "goal" ? matcher(column("h.page"), scan.goalPages ?? new Set()) : null;
   const eventOf = counting.from === "properties" ? matcher(column("h.event"), scan.eventIds ?? new Set()) : null;
@@ -296,11 +359,13 @@ function countHits(
       ? (h: number) => Math.floor(valueAt(time!, h) / 86_400)
       : counting.key === "hour"
         ? (h: number) => Math.floor((((valueAt(time!, h) % 86_400) + 86_400) % 86_400) / 3600)
-        : counting.key === "h.page"
-          ? (h: number) => page!.index[h]!
-          : counting.key === "h.event"
-            ? (h: number) => event.index[h]!
-            : () => 0;
+        : counting.key === "day-hour"
+          ? (h: number) => Math.floor(valueAt(time!, h) / 3600)
+          : counting.key === "h.page"
+            ? (h: number) => page!.index[h]!
+            : counting.key === "h.event"
+              ? (h: number) => event.index[h]!
+              : () => 0;
   for (let v = 0; v < visitOk.length; v++) {
     if (!visitOk[v]) continue;
     for (let h = hitStart[v]!; h < hitStart[v + 1]!; h++) {
@@ -311,7 +376,7 @@ function countHits(
       }
       if (goal && !goal(h)) continue;
       let matches = true;
-      for (let t = 0; t < hitTests.length && matches; t++) matches = hitTests[t]!(h);
+      for (let t = 0; t < countedTests.length && matches; t++) matches = countedTests[t]!(h, v);
       if (!matches) continue;
       if (propNames) {
         if (!eventOf!(h)) continue;
@@ -326,6 +391,7 @@ function countHits(
   if (direct) direct.forEach((n, slot) => n > 0 && add(0, slot, n));
   if (counting.key === "day") return (slot) => day + slot;
   if (counting.key === "hour") return (slot) => slot;
+  if (counting.key === "day-hour") return (slot) => day * 24 + slot;
   if (counting.key === "h.page") return (slot) => page!.values[slot]!;
   if (counting.key === "h.event") return (slot) => event.values[slot]!;
   if (propValues) return (slot) => propValues.values[slot]!;

@@ -6,6 +6,7 @@ import type { PathStep } from "../model/path-steps.js";
 import { localBounds, type DayRange } from "./count-reader.js";
 import { dictionaryValues } from "./dictionary-values.js";
 import { segmentConditions } from "./segment-conditions.js";
+import { preparedConditions } from "./pattern-matches.js";
 import { resolveConditions, VISITOR } from "./segment-reader.js";
 import { conditionColumns, type ResolvedCondition } from "./day-block-counter.js";
 import {
@@ -81,7 +82,9 @@ export function createPathReader(
   websiteId: number,
   conditions: readonly Condition[],
 ): PathReader {
-  const where = segmentConditions(dialect, websiteId, conditions);
+  const prepare = preparedConditions(db, dialect, websiteId, conditions);
+  /** The conditions' SQL: patterns matched first where the database cannot (every read starts with `prepare`). */
+  let where = segmentConditions(dialect, websiteId, conditions);
 
   async function run<T>(query: Sql): Promise<T[]> {
     return (await query.execute(db)).rows as T[];
@@ -155,6 +158,7 @@ export function createPathReader(
 
   return {
     async funnelVisitors(steps, range) {
+      where = await prepare();
       const tests = steps.map(isStep);
       const mask = sql.join(
         tests.map((test, index) => sql`case when ${test} then ${2 ** index} else 0 end`),
@@ -177,6 +181,7 @@ export function createPathReader(
       return visitors;
     },
     async journeyHits(start, range) {
+      where = await prepare();
       const startTest = isStep(start);
       const bits = await bitsOf([start]);
       const hits: JourneyHit[] = [];
@@ -203,6 +208,7 @@ export function createPathReader(
       return hits;
     },
     async engagementSignals(range) {
+      where = await prepare();
       const [start, end] = localBounds(range);
       // Driven by the range's visits (a signal may come days after its visit started, when the visit ran past midnight).
       const rows = await run<Record<string, number | string | null>>(sql`select e.visit_id as visit, dp.value as page, e.engaged_ms,

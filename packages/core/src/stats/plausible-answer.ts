@@ -13,12 +13,14 @@ import {
   type StatsSource,
 } from "./plausible-rows.js";
 import {
+  conditionsIn,
   filteredPage,
   isPageMetric,
   isTimeDimension,
   PAGE_METRICS,
   PlausibleQueryError,
   resolveDateRange,
+  type PlausibleFilter,
   type PlausibleMetric,
   type PlausibleQuery,
 } from "./plausible-query.js";
@@ -58,6 +60,9 @@ function offsetAt(timeZone: string, day: string): string {
   return offset === "" ? "+00:00" : offset;
 }
 
+/** Longest range `time:hour` breaks down (744 rows at most). */
+const MAX_HOUR_DAYS = 31;
+
 /** How many rows are counted at once: the reader threads or the pool's connections work side by side. */
 const CONCURRENT_ROWS = 4;
 
@@ -73,7 +78,7 @@ async function mapConcurrently<T, R>(items: readonly T[], map: (item: T) => Prom
 function countedFigures(query: PlausibleQuery, row: Row): Figures | null {
   const mapping = PLAUSIBLE_DIMENSIONS[query.dimensions[0] ?? ""];
   // A goal filter changes what v1's goals divide by: counted row by row instead.
-  if (!row.counted || !mapping || query.conditions.some((condition) => condition.dimension === "event:goal")) return null;
+  if (!row.counted || !mapping || conditionsIn(query.conditions).some((condition) => condition.dimension === "event:goal")) return null;
   const figures: Figures = { [mapping.counts]: row.counted.count };
   if (row.counted.events !== undefined) figures.events = row.counted.events;
   if (row.counted.conversion_rate !== undefined) figures.conversion_rate = row.counted.conversion_rate;
@@ -144,27 +149,27 @@ export function createPlausibleAnswerer(source: StatsSource) {
     return figures;
   }
 
-  /** `time:hour`: visitors (by their first hit's hour) and pageviews of each hour of each day, from the hour series. */
+  /**
+   * `time:hour`: every metric of each hour of each day, from the visits and hits (so within
+   * `retention_days`): visits by the hour they started, visitors by the hour of their day's
+   * first visit, pageviews and events by their own hour.
+   */
   async function hourRows(query: PlausibleQuery, scope: Scope): Promise<Computed[]> {
-    const other = query.metrics.find((metric) => metric !== "visitors" && metric !== "pageviews");
-    if (other) throw new PlausibleQueryError(`Tally counts only visitors and pageviews by hour, not ${other}.`);
+    const unhourly = query.metrics.find((metric) => metric === "conversion_rate" || isPageMetric(metric));
+    if (unhourly) throw new PlausibleQueryError(`Tally does not break ${unhourly} down by hour.`);
     if (query.dimensions.length > 1) throw new PlausibleQueryError("Tally breaks down by hour only on its own, without other dimensions.");
-    if (dayNumber(scope.range.to) - dayNumber(scope.range.from) >= 31)
-      throw new PlausibleQueryError("Tally breaks down by hour at most 31 days.");
-    const rows: Computed[] = [];
-    for (let day = scope.range.from; day <= scope.range.to; day = addDays(day, 1)) {
-      const dayScope = { ...scope, range: { from: day, to: day } };
-      const [visitors, pageviews] = await Promise.all([
-        reader.allRows(dayScope, { name: "visitors_hours" }),
-        reader.allRows(dayScope, { name: "pageviews_hours" }),
-      ]);
-      const hours = new Set([...visitors, ...pageviews].filter((row) => row.count > 0).map((row) => row.value));
-      for (const hour of hours) {
-        const count = (series: typeof visitors) => series.find((row) => row.value === hour)?.count ?? 0;
-        rows.push({ dimensions: [`${day} ${hour}:00:00`], figures: { visitors: count(visitors), pageviews: count(pageviews) } });
-      }
-    }
-    return rows;
+    if (dayNumber(scope.range.to) - dayNumber(scope.range.from) >= MAX_HOUR_DAYS)
+      throw new PlausibleQueryError(`Tally breaks down by hour at most ${MAX_HOUR_DAYS} days.`);
+    const hours = await source.hourly({ ...scope.range, filter: scope.filters });
+    const whole = query.metrics.includes("percentage") ? (await source.totals({ ...scope.range, filter: scope.filters })).data.visitors : 0;
+    return hours.map(({ hour, events, ...figures }) => ({
+      dimensions: [`${hour}:00:00`],
+      figures: {
+        ...figures,
+        events: events + (scope.eventsOnly ? 0 : figures.pageviews),
+        percentage: percent(figures.visitors, whole),
+      },
+    }));
   }
 
   /** `time:day` alone, with metrics that are v1 day series: one series a metric instead of one totals call a day. */
@@ -208,7 +213,8 @@ export function createPlausibleAnswerer(source: StatsSource) {
     }
     if (query.metrics.includes("conversion_rate")) {
       // The divisor: every visitor of the range, under the query's filters except the goal ones.
-      const goals = query.conditions.filter((condition) => condition.dimension !== "event:goal");
+      const onGoals = (filter: PlausibleFilter) => conditionsIn([filter]).some((condition) => condition.dimension === "event:goal");
+      const goals = query.conditions.filter((filter) => !onGoals(filter));
       const all = await reader.baseScope(base.range, goals);
       const whole = (await source.totals({ ...all.range, filter: all.filters })).data.visitors;
       for (const row of computed) row.figures.conversion_rate ??= percent(row.figures.visitors ?? 0, whole);

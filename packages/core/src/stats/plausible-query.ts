@@ -53,12 +53,19 @@ export interface PlausibleCondition {
   visitLevel?: boolean;
 }
 
+/** A filter that must hold: a condition, or (`or` across dimensions) any of several. */
+export type PlausibleFilter = PlausibleCondition | { any: PlausibleCondition[] };
+
+/** Every simple condition of the filters, those within `or` included. */
+export const conditionsIn = (filters: readonly PlausibleFilter[]): PlausibleCondition[] =>
+  filters.flatMap((filter) => ("any" in filter ? filter.any : [filter]));
+
 export interface PlausibleQuery {
   site_id: string;
   date_range: DateRangeInput;
   metrics: PlausibleMetric[];
   dimensions: string[];
-  conditions: PlausibleCondition[];
+  conditions: PlausibleFilter[];
   /** The filters as sent, echoed back in `query`. */
   filters: unknown[];
   order_by: [string, "asc" | "desc"][];
@@ -85,7 +92,7 @@ export const plausibleQuerySchema = z
       .optional()
       .meta({
         description:
-          "`[operator, dimension, clauses, modifiers?]` with `is`, `is_not`, `contains`, `contains_not`, `matches`, `matches_not` (RE2 regular expressions), `{case_sensitive}` modifiers on `is` and `contains`; `and`, `not`, `or` of conditions on one dimension, `has_done` and `has_not_done` of one event condition.",
+          "`[operator, dimension, clauses, modifiers?]` with `is`, `is_not`, `contains`, `contains_not`, `matches`, `matches_not` (RE2 regular expressions), `{case_sensitive}` modifiers on `is` and `contains`; `and`, `or` (of conditions, across dimensions too), `not` (of a condition, an `and` or an `or`), `has_done` and `has_not_done` of one event condition.",
         example: [["is", "visit:country", ["DE"]]],
       }),
     order_by: z.array(z.tuple([z.string(), z.enum(["asc", "desc"])])).optional(),
@@ -163,38 +170,52 @@ function simpleCondition(filter: unknown[]): PlausibleCondition {
 function behaviouralCondition(filter: unknown[]): PlausibleCondition {
   const [head, inner] = filter;
   const parts = conditionsOf(inner);
-  if (parts.length !== 1 || !parts[0]!.dimension.startsWith("event:"))
-    return fail(`Invalid filter ${show(filter)}: ${String(head)} takes one condition on an event: dimension.`);
   const [part] = parts;
-  return { ...part!, operator: head === "has_done" ? part!.operator : NEGATION[part!.operator], visitLevel: true };
+  if (parts.length !== 1 || !part || "any" in part || !part.dimension.startsWith("event:"))
+    return fail(`Invalid filter ${show(filter)}: ${String(head)} takes one condition on an event: dimension.`);
+  return { ...part, operator: head === "has_done" ? part.operator : NEGATION[part.operator], visitLevel: true };
 }
 
-/** One filter as conditions that must all hold: `and` flattened, `not` of a condition negated, `or` on one dimension merged. */
-function conditionsOf(filter: unknown): PlausibleCondition[] {
+const negate = (condition: PlausibleCondition): PlausibleCondition => ({ ...condition, operator: NEGATION[condition.operator] });
+
+/** `not`: of a condition, its negation; of an `or`, every negated branch (and); of an `and`, any negated part (or). */
+function negated(filter: unknown): PlausibleFilter[] {
+  const parts = conditionsOf(filter);
+  const [first] = parts;
+  if (parts.length === 1 && first) return "any" in first ? first.any.map(negate) : [negate(first)];
+  const simple = parts.filter((part): part is PlausibleCondition => !("any" in part) && !part.visitLevel);
+  if (simple.length !== parts.length || parts.length === 0) return fail(`Tally cannot negate (not) this filter: ${show(filter)}.`);
+  return [{ any: simple.map(negate) }];
+}
+
+/** `or`: conditions on one dimension with one operator merged into one (any of its clauses), else any of the conditions. */
+function anyOf(filter: unknown[], inner: unknown): PlausibleFilter[] {
+  if (!Array.isArray(inner) || inner.length === 0) return fail(`Invalid filter ${show(filter)}.`);
+  const parts = inner.map(conditionsOf).map((branch) => {
+    const [only] = branch;
+    if (branch.length !== 1 || !only) return fail(`Tally can combine with or only single conditions, not an and: ${show(filter)}.`);
+    return "any" in only ? only.any : [only];
+  });
+  const branches = parts.flat();
+  if (branches.some((part) => part.visitLevel)) return fail(`Tally cannot combine has_done or has_not_done with or: ${show(filter)}.`);
+  const [first] = branches;
+  const oneDimension = branches.every((part) => part.dimension === first!.dimension && part.operator === first!.operator);
+  if (oneDimension && (first!.operator === "is" || first!.operator === "contains" || first!.operator === "matches"))
+    return [{ ...first!, clauses: branches.flatMap((part) => part.clauses) }];
+  return [{ any: branches }];
+}
+
+/** One filter as filters that must all hold: `and` flattened, `not` and `or` as above. */
+function conditionsOf(filter: unknown): PlausibleFilter[] {
   if (!Array.isArray(filter)) return fail(`Invalid filter ${show(filter)}.`);
   const [head, inner] = filter;
   if (head === "and") {
     if (!Array.isArray(inner)) return fail(`Invalid filter ${show(filter)}.`);
     return inner.flatMap(conditionsOf);
   }
-  if (head === "not") {
-    const negated = conditionsOf(inner);
-    if (negated.length !== 1) return fail(`Tally can negate (not) only one condition: ${show(filter)}.`);
-    return [{ ...negated[0]!, operator: NEGATION[negated[0]!.operator] }];
-  }
+  if (head === "not") return negated(inner);
   if (head === "has_done" || head === "has_not_done") return [behaviouralCondition(filter)];
-  if (head === "or") {
-    if (!Array.isArray(inner) || inner.length === 0) return fail(`Invalid filter ${show(filter)}.`);
-    const parts = inner.flatMap(conditionsOf);
-    const [first] = parts;
-    const oneDimension =
-      parts.length === inner.length &&
-      parts.every((part) => part.dimension === first!.dimension && part.operator === first!.operator && !part.visitLevel);
-    if (!oneDimension || (first!.operator !== "is" && first!.operator !== "contains" && first!.operator !== "matches")) {
-      return fail(`Tally can combine filters with or only on one dimension with is, contains or matches: ${show(filter)}.`);
-    }
-    return [{ ...first!, clauses: parts.flatMap((part) => part.clauses) }];
-  }
+  if (head === "or") return anyOf(filter, inner);
   return [simpleCondition(filter)];
 }
 
@@ -258,7 +279,7 @@ const SESSION_METRICS: readonly PlausibleMetric[] = ["bounce_rate", "views_per_v
 
 /** Plausible's rules on which metrics go with which dimensions and filters. */
 function checkMetrics(query: PlausibleQuery): void {
-  const filtersOn = (dimension: string) => query.conditions.some((condition) => condition.dimension === dimension);
+  const filtersOn = (dimension: string) => conditionsIn(query.conditions).some((condition) => condition.dimension === dimension);
   const goal = query.dimensions.includes("event:goal") || filtersOn("event:goal");
   if (query.metrics.includes("conversion_rate") && !goal)
     fail("Metric `conversion_rate` can only be queried with event:goal filters or dimensions.");
@@ -266,7 +287,9 @@ function checkMetrics(query: PlausibleQuery): void {
     fail("Metric `percentage` can only be queried with dimensions.");
   if (query.metrics.includes("views_per_visit")) {
     if (filtersOn("event:page")) fail("Metric `views_per_visit` cannot be queried with a filter on `event:page`.");
-    if (query.dimensions.length > 0) fail("Metric `views_per_visit` cannot be queried with `dimensions`.");
+    // Plausible refuses any dimension; a time dimension's rows are whole visits too, so Tally answers those.
+    if (query.dimensions.some((name) => !isTimeDimension(name)))
+      fail("Metric `views_per_visit` cannot be queried with `dimensions` other than time.");
   }
   const session = query.metrics.filter((metric) => SESSION_METRICS.includes(metric));
   if (session.length > 0 && query.dimensions.some((name) => name.startsWith("event:") && name !== "event:page")) {
@@ -281,9 +304,10 @@ function checkMetrics(query: PlausibleQuery): void {
 }
 
 /** The one page an `is` filter on `event:page` names (the page of `scroll_depth` and `time_on_page` without the dimension), else null. */
-export function filteredPage(conditions: readonly PlausibleCondition[]): string | null {
+export function filteredPage(conditions: readonly PlausibleFilter[]): string | null {
   const condition = conditions.find(
-    (each) => each.dimension === "event:page" && each.operator === "is" && each.clauses.length === 1 && !each.visitLevel,
+    (each): each is PlausibleCondition =>
+      !("any" in each) && each.dimension === "event:page" && each.operator === "is" && each.clauses.length === 1 && !each.visitLevel,
   );
   return condition?.clauses[0] ?? null;
 }
@@ -294,7 +318,7 @@ export function filteredPage(conditions: readonly PlausibleCondition[]): string 
  * narrowing changes nothing the query asks, else a 400 that says so.
  */
 function checkBehavioural(query: PlausibleQuery): void {
-  for (const condition of query.conditions.filter((part) => part.visitLevel)) {
+  for (const condition of conditionsIn(query.conditions).filter((part) => part.visitLevel)) {
     const onPages = condition.dimension === "event:page";
     const narrowed = query.metrics.filter((metric) =>
       onPages ? ["pageviews", "events", "views_per_visit"].includes(metric) : metric === "events",

@@ -1,16 +1,17 @@
 import { addDays, dayNumber, dayText } from "../shared/calendar.js";
 import { PAGEVIEW_EVENT } from "../model/dimensions.js";
-import type { StatRow } from "../model/stats-schemas.js";
 import type { DayRange } from "./count-reader.js";
 import type { StatsQueryInput, TotalsQueryInput } from "./stats-query.js";
-import type { Totals } from "../model/stats-schemas.js";
+import type { HourFigures, StatRow, Totals } from "../model/stats-schemas.js";
 import { PLAUSIBLE_DIMENSIONS, PROPS_PREFIX, shownValue, type DimensionMapping } from "./plausible-dimensions.js";
-import { PlausibleQueryError, type PlausibleCondition, type TimeDimension } from "./plausible-query.js";
+import { PlausibleQueryError, type PlausibleCondition, type PlausibleFilter, type TimeDimension } from "./plausible-query.js";
 
 /** Tally's v1 statistics of one website: what the Stats API v2 is computed from. */
 export interface StatsSource {
   list(input: StatsQueryInput): Promise<{ data: StatRow[]; total: number }>;
   totals(input: TotalsQueryInput): Promise<Totals>;
+  /** The totals of each hour (stats.ts `hourly`). */
+  hourly(input: TotalsQueryInput): Promise<HourFigures[]>;
 }
 
 /** What one result row counts: a range and v1 filters (`country:is:US`), all of which must hold. */
@@ -90,11 +91,18 @@ export function createRowReader(source: StatsSource) {
     return filterText(mapping.filter, operator, values);
   }
 
-  /** The query's own scope: its range and its conditions as v1 filters. */
-  async function baseScope(range: DayRange, conditions: readonly PlausibleCondition[]): Promise<Scope> {
-    const filters = await Promise.all(conditions.map((condition) => filterOf(condition, range)));
+  /** The query's own scope: its range and its filters as v1 filters (`or` across dimensions joined by `||`). */
+  async function baseScope(range: DayRange, conditions: readonly PlausibleFilter[]): Promise<Scope> {
+    const filters = await Promise.all(
+      conditions.map(async (condition) =>
+        "any" in condition
+          ? (await Promise.all(condition.any.map((part) => filterOf(part, range)))).join("||")
+          : filterOf(condition, range),
+      ),
+    );
     const eventsOnly = conditions.some(
-      (condition) => condition.dimension === "event:goal" && !condition.operator.endsWith("_not") && !condition.visitLevel,
+      (condition) =>
+        !("any" in condition) && condition.dimension === "event:goal" && !condition.operator.endsWith("_not") && !condition.visitLevel,
     );
     return { range, filters, eventsOnly };
   }

@@ -5,8 +5,9 @@ import type { BlockColumn } from "./day-block-builder.js";
 import { columnsFor, countBlock, type BlockCounting, type BlockScan, type ResolvedCondition } from "./day-block-counter.js";
 import { decodeColumn, type Column } from "./day-block-format.js";
 import { PAGEVIEW_EVENT, VISIT_COLUMNS } from "../model/dimensions.js";
-import type { Condition, VisitDimension } from "../model/filters.js";
+import { simpleConditions, type Condition, type VisitDimension } from "../model/filters.js";
 import {
+  dayHourValue,
   dayValue,
   hourValue,
   localBounds,
@@ -18,6 +19,7 @@ import {
 } from "./count-reader.js";
 import { dictionaryValues } from "./dictionary-values.js";
 import { segmentConditions } from "./segment-conditions.js";
+import { preparedConditions } from "./pattern-matches.js";
 import type { StatRow } from "./stats-query.js";
 
 type Sql = RawBuilder<unknown>;
@@ -34,8 +36,8 @@ interface Counting {
   key: Sql;
   /** What each group counts. */
   count: Sql;
-  /** How keys read: a day number, an hour, or a dictionary id. */
-  keys: "day" | "hour" | "dimension" | "goal";
+  /** How keys read: a day number, an hour, an hour of a day (day × 24 + hour), or a dictionary id. */
+  keys: "day" | "hour" | "day-hour" | "dimension" | "goal";
   /** The same, counted from a day block. */
   block: BlockCounting;
 }
@@ -49,6 +51,14 @@ const byDay = (count: Sql, block: BlockCounting["count"]): Counting => ({
   count,
   keys: "day",
   block: { from: "visits", key: "day", count: block },
+});
+/** The same by the hour (of its day) each visit started. */
+const byHourOfDay = (count: Sql, block: BlockCounting["count"]): Counting => ({
+  from: "visits",
+  key: sql`v.start / 3600`,
+  count,
+  keys: "day-hour",
+  block: { from: "visits", key: "day-hour", count: block },
 });
 const visitColumn = (column: VisitDimension, visitors: boolean): Counting => ({
   from: "visits",
@@ -94,6 +104,20 @@ const COUNTINGS: Readonly<Record<string, Counting>> = {
   },
   pageviews: ofHits("pageviews", sql`h.time / 86400`, "day", false, "day"),
   pageviews_hours: ofHits("pageviews", sql`(h.time % 86400) / 3600`, "hour", false, "hour"),
+  // By the hour of each day (the Stats API v2's time:hour): read from the rows only (`fromRows`).
+  visitors_by_hour: {
+    from: "visits",
+    key: sql`v.start / 3600`,
+    count: VISITORS,
+    keys: "day-hour",
+    block: { from: "visits", key: "first-day-hour", count: "rows" },
+  },
+  visits_by_hour: byHourOfDay(VISITS, "rows"),
+  bounces_by_hour: byHourOfDay(sql`sum(${BOUNCED})`, "bounces"),
+  visit_duration_by_hour: byHourOfDay(sql`sum(v.duration)`, "duration"),
+  visit_pageviews_by_hour: byHourOfDay(sql`sum(v.pageviews)`, "pageviews"),
+  pageviews_by_hour: ofHits("pageviews", sql`h.time / 3600`, "day-hour", false, "day-hour"),
+  events_by_hour: ofHits("events", sql`h.time / 3600`, "day-hour", false, "day-hour"),
   page: ofHits("pageviews", sql`h.page`, "dimension", false, "h.page"),
   event: ofHits("events", sql`h.event`, "dimension", false, "h.event"),
   event_visitors: ofHits("events", sql`h.event`, "dimension", true, "h.event"),
@@ -128,10 +152,11 @@ interface CandidateDay {
 /** Columns of the blocks read, per day. */
 type BlockColumns = Map<number, Map<BlockColumn, Column>>;
 
-/** Every condition's dictionary ids (and property names), in one statement. */
+/** Every condition's dictionary ids (and property names), in one statement; those within `any` as its branches. */
 export async function resolveConditions(db: Kysely<Database>, where: ReturnType<typeof segmentConditions>): Promise<ResolvedCondition[]> {
-  if (where.conditions.length === 0) return [];
-  const parts = where.conditions.flatMap((condition, index) => {
+  const simple = simpleConditions(where.conditions);
+  if (simple.length === 0) return [];
+  const parts = simple.flatMap((condition, index) => {
     const queries = where.idQueries(condition);
     return [
       sql`select ${index} as c, 0 as names, id from ${queries.ids} ids`,
@@ -139,10 +164,17 @@ export async function resolveConditions(db: Kysely<Database>, where: ReturnType<
     ];
   });
   const rows = (await sql<{ c: number; names: number; id: number }>`${sql.join(parts, sql` union all `)}`.execute(db)).rows;
-  return where.conditions.map((condition, index) => {
+  const resolved = simple.map((condition, index): ResolvedCondition => {
     const of = (names: number) =>
       new Set(rows.filter((row) => Number(row.c) === index && Number(row.names) === names).map((row) => Number(row.id)));
     return { condition, ids: of(0), names: of(1) };
+  });
+  const none = new Set<number>();
+  let next = 0;
+  return where.conditions.map((condition) => {
+    if (condition.on !== "any") return resolved[next++]!;
+    const branches = condition.conditions.map(() => resolved[next++]!);
+    return { condition, ids: none, names: none, branches };
   });
 }
 
@@ -157,7 +189,9 @@ export function createSegmentReader(
   websiteId: number,
   conditions: readonly Condition[],
 ): CountReader {
-  const where = segmentConditions(dialect, websiteId, conditions);
+  const prepare = preparedConditions(db, dialect, websiteId, conditions);
+  /** The conditions' SQL: patterns matched first where the database cannot (every count starts with `prepare`). */
+  let where = segmentConditions(dialect, websiteId, conditions);
 
   async function run<T>(query: Sql): Promise<T[]> {
     return (await query.execute(db)).rows as T[];
@@ -183,13 +217,14 @@ export function createSegmentReader(
   function grouped(stat: Statistic, range: DayRange, days: readonly number[]): Sql {
     const [start, end] = localBounds(range);
     const visits = sql`v.website_id = ${websiteId} and ${startingOn(days)}`;
-    if (stat.name === "visitors_hours") {
-      // The hour each visitor-day's first matching visit started.
-      return sql`select (first % 86400) / 3600 as k, count(*) as n from (
+    if (stat.name === "visitors_hours" || stat.name === "visitors_by_hour") {
+      // The hour (of the day, or of which day) each visitor-day's first matching visit started.
+      const hour = stat.name === "visitors_hours" ? sql`(first % 86400) / 3600` : sql`first / 3600`;
+      return sql`select ${hour} as k, count(*) as n from (
           select min(v.start) as first from visits v
           where ${visits} and v.start >= ${start} and v.start < ${end} and ${where.visit()}
           group by ${DAY_OF_VISIT}, ${VISITOR}) firsts
-        group by (first % 86400) / 3600`;
+        group by ${hour}`;
     }
     const counting = countingOf(stat);
     if (counting.from === "visits") {
@@ -323,6 +358,7 @@ export function createSegmentReader(
    * and pageviews from rows are one statement each for all.
    */
   async function countsByKey(requests: readonly CountRequest[]): Promise<Map<number, number>[]> {
+    where = await prepare();
     const bounds = requests.map(({ range }) => localBounds(range));
     const all = await candidateDays(Math.min(...bounds.map(([start]) => start)), Math.max(...bounds.map(([, end]) => end)));
     const plans = requests.map((request, index) => {
@@ -415,7 +451,14 @@ export function createSegmentReader(
       );
       return counted.flatMap(([id, count]) => (values.has(id) ? [{ value: values.get(id)!, count }] : []));
     }
-    const read = keys === "goal" ? () => pageGoalValue(stat.pattern ?? "") : keys === "day" ? dayValue : hourValue;
+    const read =
+      keys === "goal"
+        ? () => pageGoalValue(stat.pattern ?? "")
+        : keys === "day"
+          ? dayValue
+          : keys === "day-hour"
+            ? dayHourValue
+            : hourValue;
     return counted.map(([key, count]) => ({ value: read(key), count }));
   }
 

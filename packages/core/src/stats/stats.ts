@@ -19,7 +19,7 @@ import {
   RATIO_SERIES,
   type RatioName,
 } from "../model/stat-names.js";
-import type { StatRow, TotalFigures, Totals } from "../model/stats-schemas.js";
+import type { HourFigures, StatRow, TotalFigures, Totals } from "../model/stats-schemas.js";
 import {
   parseStatsQuery,
   parseTotalsQuery,
@@ -38,7 +38,7 @@ export interface StatsPage extends Page<StatRow> {
   comparison?: DayRange;
 }
 
-export type { TotalFigures, Totals } from "../model/stats-schemas.js";
+export type { HourFigures, TotalFigures, Totals } from "../model/stats-schemas.js";
 
 /** Every statistics call: counts (`query`, `totals`, `realtime`) and paths (`funnel`, `journey`). */
 export interface Stats extends CountStats, PathStats {}
@@ -63,8 +63,49 @@ export interface CountStats {
   plausible(accountId: number, body: unknown, canSee?: (websiteId: number) => boolean): Promise<PlausibleAnswer>;
 }
 
-/** Picks where a query is counted from: rollups without filters or page goals, the visits and hits with them. */
-export type ReaderFor = (websiteId: number, query: TotalsQuery & { goal_page?: readonly string[] }) => CountReader;
+/**
+ * Picks where a query is counted from: rollups without filters or page goals, the visits and
+ * hits with them, or when `fromRows` (statistics only the rows keep: by the hour of each day).
+ */
+export type ReaderFor = (websiteId: number, query: TotalsQuery & { goal_page?: readonly string[]; fromRows?: boolean }) => CountReader;
+
+/** The hourly series read together (segment-reader.ts), in the order `hourFigures` reads them. */
+const HOUR_FIGURES = [
+  "visitors_by_hour",
+  "visits_by_hour",
+  "pageviews_by_hour",
+  "bounces_by_hour",
+  "visit_duration_by_hour",
+  "visit_pageviews_by_hour",
+  "events_by_hour",
+] as const;
+
+/** The sums a range's (or an hour's) figures are worked out from, in this order. */
+type Sums = [visitors: number, visits: number, pageviews: number, bounces: number, duration: number, visitPageviews: number];
+
+/** Counts and ratios from the sums, as docs/statistics.md defines them. */
+function figuresFrom([visitors, visits, pageviews, bounces, duration, visitPageviews]: Sums): TotalFigures {
+  return {
+    visitors,
+    visits,
+    pageviews,
+    views_per_visit: ratio("views_per_visit", visitPageviews, visits),
+    bounce_rate: ratio("bounce_rate", bounces, visits),
+    visit_duration: ratio("visit_duration", duration, visits),
+  };
+}
+
+/** Every hour of a range with a visit, a pageview or an event, in time order: every series of every hour read in one plan. */
+async function hourFigures(reader: CountReader, range: DayRange): Promise<HourFigures[]> {
+  const series = (await reader.allOf(HOUR_FIGURES.map((name) => ({ stat: { name }, range })))).map(
+    (rows) => new Map(rows.map((row) => [row.value, row.count])),
+  );
+  const hours = [...new Set(series.flatMap((byHour) => [...byHour.keys()]))].sort();
+  return hours.map((hour) => {
+    const counts = series.map((byHour) => byHour.get(hour) ?? 0);
+    return { hour, ...figuresFrom(counts.slice(0, 6) as Sums), events: counts[6]! };
+  });
+}
 
 const sum = (rows: readonly StatRow[]) => rows.reduce((total, row) => total + row.count, 0);
 
@@ -93,19 +134,7 @@ const FIGURES = ["visitors", "visits", "pageviews", "bounces", "visit_duration",
 /** The totals of each range, every figure of every range read in one plan. */
 async function totalFigures(reader: CountReader, ranges: readonly DayRange[]): Promise<TotalFigures[]> {
   const rows = await reader.allOf(ranges.flatMap((range) => FIGURES.map((name) => ({ stat: { name }, range }))));
-  return ranges.map((_, index) => {
-    const [visitors, visits, pageviews, bounces, duration, visitPageviews] = rows
-      .slice(index * FIGURES.length, (index + 1) * FIGURES.length)
-      .map(sum) as [number, number, number, number, number, number];
-    return {
-      visitors,
-      visits,
-      pageviews,
-      views_per_visit: ratio("views_per_visit", visitPageviews, visits),
-      bounce_rate: ratio("bounce_rate", bounces, visits),
-      visit_duration: ratio("visit_duration", duration, visits),
-    };
-  });
+  return ranges.map((_, index) => figuresFrom(rows.slice(index * FIGURES.length, (index + 1) * FIGURES.length).map(sum) as Sums));
 }
 
 /** `goals`: visitors who fired each event (or viewed a page goal's pages), its events (or those pageviews), and their share of all visitors. */
@@ -153,6 +182,8 @@ async function goalVisitors(reader: CountReader, range: DayRange, patterns: read
 export interface StatsRunner extends PathRunner {
   page(websiteId: number, query: StatsQuery): Promise<StatsPage>;
   totals(websiteId: number, query: TotalsQuery): Promise<Totals>;
+  /** The totals of each hour of the range (from the visits and hits, so within `retention_days`). */
+  hourly(websiteId: number, query: TotalsQuery): Promise<HourFigures[]>;
 }
 
 /** Where a request's statistics are read: counts (rollups or segments), and the hits of funnels and journeys. */
@@ -256,7 +287,11 @@ export function createStatsRunner({ readerFor, pathsFor }: StatsSources): StatsR
     return result;
   }
 
-  return { page: statsPage, totals, ...createPathRunner(pathsFor) };
+  async function hourly(websiteId: number, query: TotalsQuery): Promise<HourFigures[]> {
+    return hourFigures(readerFor(websiteId, { ...query, fromRows: true }), { from: query.from, to: query.to });
+  }
+
+  return { page: statsPage, totals, hourly, ...createPathRunner(pathsFor) };
 }
 
 const localTime = createLocalClock();
@@ -303,6 +338,11 @@ export function createStats(
       const answerer = createPlausibleAnswerer({
         list: (input) => stats.queryWebsite(website.id, input),
         totals: (input) => stats.totalsWebsite(website.id, input),
+        async hourly(input) {
+          const query = parseTotalsQuery(input);
+          await beforeRead();
+          return runner.hourly(website.id, query);
+        },
       });
       return answerer.answer(query, { timezone: website.timezone, today: localTime(website.timezone, Date.now()).day });
     },

@@ -44,8 +44,11 @@ export interface SqlDialect extends WriteDialect {
   contains(value: Expression<string>, needle: string): RawBuilder<SqlBool>;
   /** `value` equals `pattern`, where each `*` in the pattern stands for any run of characters (case-sensitive). */
   matchesWildcard(value: Expression<string>, pattern: string): RawBuilder<SqlBool>;
-  /** `value` has a match of the regular expression `pattern` (RE2 syntax, checked before it gets here). */
-  matchesRegex(value: Expression<string>, pattern: string): RawBuilder<SqlBool>;
+  /**
+   * `value` has a match of the regular expression `pattern` (RE2 syntax, checked before it gets
+   * here); absent where the database cannot, and patterns are matched in JavaScript first (stats/pattern-matches.ts).
+   */
+  matchesRegex?(value: Expression<string>, pattern: string): RawBuilder<SqlBool>;
   /** `value` in an ORDER BY that sorts by code point, as JavaScript does. */
   byCodePoint(value: Expression<string>): RawBuilder<string>;
   /** The larger of two numbers (SQLite's two-argument max(), PostgreSQL's greatest()). */

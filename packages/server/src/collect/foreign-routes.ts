@@ -91,11 +91,12 @@ export const foreignRoutes: readonly Route[] = [
     summary: "Tally's tracker for Plausible's snippet",
     tag: "Collection",
     description:
-      '`<script defer data-domain="example.com" src="{base}/js/script.js"></script>`: reads `data-domain`, `data-api`, `data-include`, `data-exclude`, the `hash`, `manual`, `outbound-links` and `file-downloads` extension names (and `file-types`), and offers `plausible(name, {props, callback})` with its queue; posts to `{base}/api/event`.',
+      '`<script defer data-domain="example.com" src="{base}/js/script.js"></script>`: reads `data-domain`, `data-api`, `data-include`, `data-exclude`, the `hash`, `manual`, `outbound-links`, `file-downloads` (and `file-types`) and `tagged-events` extension names (elements with the classes `plausible-event-name=<event>` and `plausible-event-<prop>=<value>` send that event when clicked, forms when submitted), and offers `plausible(name, {props, callback})` with its queue; posts to `{base}/api/event`.',
     responses: { ...scriptAnswers, 404: "error" },
     async handle({ request, params }) {
       if (!PLAUSIBLE_SCRIPT.test(params.file ?? "")) throw new HttpError(404, MESSAGES.notFound);
-      return trackerScriptResponse(request, FOREIGN_TRACKERS.plausible);
+      const tagged = params.file!.split(".").includes("tagged-events");
+      return trackerScriptResponse(request, tagged ? FOREIGN_TRACKERS.plausibleTagged : FOREIGN_TRACKERS.plausible);
     },
   }),
   defineRoute({

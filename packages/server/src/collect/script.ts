@@ -1,6 +1,7 @@
 import {
   extensionsTracker,
   goatCounterTracker,
+  plausibleTaggedTracker,
   plausibleTracker,
   trackerEncoded,
   trackerEtag,
@@ -33,6 +34,7 @@ export const EXTENSIONS_TRACKER = served(extensionsTracker);
 /** The builds for other tools' snippets (README "Coming from Plausible, Umami or GoatCounter"). */
 export const FOREIGN_TRACKERS = {
   plausible: served(plausibleTracker),
+  plausibleTagged: served(plausibleTaggedTracker),
   umami: served(umamiTracker),
   goatcounter: served(goatCounterTracker),
 } as const;

@@ -118,6 +118,7 @@ export function createHostSqliteReads(
   return {
     page: (websiteId, query) => oneAtATime(() => runner.page(websiteId, query)),
     totals: (websiteId, query) => oneAtATime(() => runner.totals(websiteId, query)),
+    hourly: (websiteId, query) => oneAtATime(() => runner.hourly(websiteId, query)),
     funnel: (websiteId, query) => oneAtATime(() => runner.funnel(websiteId, query)),
     journey: (websiteId, query) => oneAtATime(() => runner.journey(websiteId, query)),
   };

@@ -8,7 +8,7 @@ import type { Database } from "../../storage/schema.js";
 import type { Backend } from "../backend.js";
 import { createHostSqliteReads } from "./host-reads.js";
 import { createSqliteReadPool } from "./reads.js";
-import { sqliteDialect } from "./sql-dialect.js";
+import { sqliteAppDialect, sqliteDialect } from "./sql-dialect.js";
 import { WAL_SIZE_LIMIT } from "./tight-disk.js";
 import { createSqliteWorkerStore } from "./worker-store.js";
 import { createSqliteStore } from "./writer.js";
@@ -80,11 +80,11 @@ export function sqliteBackend(database: SqliteDatabaseLike, owned: boolean): Bac
 export function sqliteKyselyBackend(db: Kysely<Database>): Backend {
   return {
     db,
-    dialect: sqliteDialect,
+    dialect: sqliteAppDialect,
     place: "server",
     close: async () => {},
-    openWriter: () => createKyselyStore(db, sqliteDialect),
-    openReads: (timeoutMs) => ({ ...createHostSqliteReads(databaseSources(db, sqliteDialect), { timeoutMs }), close: async () => {} }),
+    openWriter: () => createKyselyStore(db, sqliteAppDialect),
+    openReads: (timeoutMs) => ({ ...createHostSqliteReads(databaseSources(db, sqliteAppDialect), { timeoutMs }), close: async () => {} }),
     snapshot: () => Promise.reject(new Error("tally copy opens its databases by URL")),
     continueIds: async () => {},
   };

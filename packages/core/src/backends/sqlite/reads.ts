@@ -2,7 +2,7 @@ import { Worker } from "node:worker_threads";
 import { UnavailableError } from "../../shared/errors.js";
 import { DEFAULT_QUERY_TIMEOUT_MS, queryTooLong } from "../../stats/database-readers.js";
 import type { StatsQuery, TotalsQuery } from "../../stats/stats-query.js";
-import type { StatsPage, StatsRunner, Totals } from "../../stats/stats.js";
+import type { HourFigures, StatsPage, StatsRunner, Totals } from "../../stats/stats.js";
 import type { JourneyQuery } from "../../stats/path-query.js";
 import type { FunnelAnswer, FunnelRun } from "../../stats/paths.js";
 import type { JourneyResult } from "../../model/path-schemas.js";
@@ -12,6 +12,7 @@ import { workerUrl } from "./worker-url.js";
 export type ReadRequest = { websiteId: number } & (
   | { kind: "page"; query: StatsQuery }
   | { kind: "totals"; query: TotalsQuery }
+  | { kind: "hourly"; query: TotalsQuery }
   | { kind: "funnel"; query: FunnelRun }
   | { kind: "journey"; query: JourneyQuery }
 );
@@ -105,6 +106,7 @@ export function createSqliteReadPool(path: string, options: SqliteReadOptions = 
   return {
     page: (websiteId, query) => send<StatsPage>({ kind: "page", websiteId, query }),
     totals: (websiteId, query) => send<Totals>({ kind: "totals", websiteId, query }),
+    hourly: (websiteId, query) => send<HourFigures[]>({ kind: "hourly", websiteId, query }),
     funnel: (websiteId, query) => send<FunnelAnswer>({ kind: "funnel", websiteId, query }),
     journey: (websiteId, query) => send<JourneyResult>({ kind: "journey", websiteId, query }),
     async close() {

@@ -21,3 +21,9 @@ export const sqliteDialect: SqlDialect = {
   greatest: (a, b) => sql`max(${a}, ${b})`,
   withMigrationLock: (_db, fn) => fn(),
 };
+
+/**
+ * SQLite through a Kysely instance of the app's: Tally cannot reach its connections to register
+ * `tally_regexp`, so `matches` patterns are tested in JavaScript (stats/pattern-matches.ts).
+ */
+export const sqliteAppDialect: SqlDialect = (({ matchesRegex: _inSql, ...rest }) => rest)(sqliteDialect);
