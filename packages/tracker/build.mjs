@@ -15,9 +15,13 @@ import { build } from "esbuild";
 /** The issue's budgets, gzip -9: the default build, and the build with every extension. */
 const GZIP_BUDGET = 850;
 const EXTENSIONS_GZIP_BUDGET = 2000;
-/** Plausible's snippet: its build, and the one with tagged events (script.tagged-events.js). */
-const PLAUSIBLE_GZIP_BUDGET = 1500;
-const PLAUSIBLE_TAGGED_GZIP_BUDGET = 1800;
+/**
+ * Plausible's snippet: its build, and the one with tagged events (script.tagged-events.js).
+ * Tally's own limits (Plausible's script.js is about 1.4 KB): 1,500 and 1,800 B until the
+ * pageview properties of script.pageview-props.js (`event-*` attributes) added ~90 B to both.
+ */
+const PLAUSIBLE_GZIP_BUDGET = 1600;
+const PLAUSIBLE_TAGGED_GZIP_BUDGET = 1900;
 const dist = new URL("./dist/", import.meta.url);
 
 const FEATURES = ["SPA", "HASH", "OUTBOUND", "DNT", "QUEUE", "ENGAGED"];
