@@ -42,6 +42,7 @@ export const RAW_COLUMNS = [
   "source",
   "channel",
   "region",
+  "hostname",
 ];
 const PG_TYPES = {
   website_id: "int",
@@ -233,6 +234,8 @@ export function createRawRowMaker({ websiteId, domain, timeZone, visitors, geo }
       start ? acquisition.source : null,
       start ? acquisition.channel : null,
       place?.region ?? null,
+      // The page's host, `www.` stripped (the bench's data is on one host: no visit moves to another).
+      /^https?:\/\/([^/?#:]+)/i.exec(hit.url)?.[1].toLowerCase().replace(/^www\./, "") ?? null,
     ];
   };
 }
@@ -336,6 +339,8 @@ export function baselineSql(name, dialect, { event = "", prop = "", extra = "" }
         : `select hour as value, count(*) as count from (select visitor, hour, min(ts) from raw_events where ${where} group by visitor) first_hits ${tail}`;
     case "page":
       return count("page", "event is null");
+    case "hostname":
+      return count("hostname", "event is null and hostname is not null");
     case "exit_page":
       // The page of each visit's last pageview.
       return `select page as value, count(*) as count from (select page, row_number() over (partition by visit order by ts desc) as n

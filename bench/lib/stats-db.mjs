@@ -10,7 +10,7 @@ import { CACHE_DIR, geoDatabasePaths, importDist } from "./paths.mjs";
 import { RAW_COLUMNS, RAW_INDEX, SQLITE_RAW_SCHEMA, createRawRowMaker, openRawGeo } from "./raw-events.mjs";
 
 /** Bump when the way the database is built changes. */
-const BUILD_VERSION = 5;
+const BUILD_VERSION = 6;
 export const END_DAY = "2025-06-15";
 export const EXCLUDE_PARAMS = "utm_source\nutm_medium\nutm_campaign";
 const BATCH = 20_000;

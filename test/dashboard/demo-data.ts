@@ -58,6 +58,8 @@ const AGENTS = [
 
 export interface DemoOptions {
   domain: string;
+  /** Subdomains a quarter of the sessions are on (`docs`: `docs.<domain>`); the website must count its subdomains. @default [] */
+  subdomains?: readonly string[];
   /** Days of history before today. @default 400 */
   days?: number;
   /** Sessions on an average day. @default 14 */
@@ -99,10 +101,12 @@ export async function generateTraffic(tally: Tally, options: DemoOptions): Promi
     const campaign = tagged < 0.12 ? `utm_campaign=${pick(CAMPAIGNS)}` : tagged < 0.2 ? pick(CLICK_IDS) : "";
     let time = start;
     let referrer = pick(REFERRERS);
+    const subdomains = options.subdomains ?? [];
+    const host = subdomains.length > 0 && next() < 0.25 ? `${pick(subdomains)}.${options.domain}` : options.domain;
     const views = 1 + Math.floor(next() * next() * 5);
     for (let view = 0; view < views && time <= now; view++) {
       const page = view === 0 ? pick(PAGES) : pick(PAGES.slice(3));
-      const url = `https://${options.domain}${page}${view === 0 && campaign ? `${page.includes("?") ? "&" : "?"}${campaign}` : ""}`;
+      const url = `https://${host}${page}${view === 0 && campaign ? `${page.includes("?") ? "&" : "?"}${campaign}` : ""}`;
       hits.push({ url, referrer, screen, language, ...visitor, timestamp: time });
       if (options.engagement) {
         // Some pages load fast, some slowly: every rating shows up.

@@ -53,8 +53,9 @@ describe.skipIf(skip)("managing websites in the dashboard, in Chromium", () => {
     fixture = createTempTally({ geoip: GEOIP_FIXTURE });
     tally = fixture.tally;
     ({ accountId, key } = await tally.accounts.create({ name: "Demo" }));
-    demoId = (await tally.websites.create(accountId, { domain: "demo.example", timezone: TIMEZONE })).id;
-    await generateTraffic(tally, { domain: "demo.example" });
+    // It counts its subdomains: the Hostnames tab has docs.demo.example and blog.demo.example beside it.
+    demoId = (await tally.websites.create(accountId, { domain: "demo.example", timezone: TIMEZONE, include_subdomains: 1 })).id;
+    await generateTraffic(tally, { domain: "demo.example", subdomains: ["docs", "blog"] });
 
     ({ server, sitePages } = await serveTallyAndSite(tally));
     origin = server.base;
@@ -189,7 +190,7 @@ describe.skipIf(skip)("managing websites in the dashboard, in Chromium", () => {
       }
       if (others.length > 0) await page.click(`section[data-card="${card}"] [role="tab"][data-name="${first}"]`);
     }
-    expect(checked).toBe(23); // 3 page tabs, 2 acquisition, 6 sources, 4 locations, 5 devices and versions, 2 screens and languages, goals
+    expect(checked).toBe(24); // 4 page tabs (hostnames), 2 acquisition, 6 sources, 4 locations, 5 devices and versions, 2 screens and languages, goals
   }
 
   it("adds a website, copies its tracking code, sees the first pageview arrive, then the engaged time of a page read for 3 s", async () => {
@@ -255,6 +256,15 @@ describe.skipIf(skip)("managing websites in the dashboard, in Chromium", () => {
     await page.uncheck('input[name="page_names"]');
     await page.click('form.settings button[type="submit"]');
     await expect.poll(async () => (await api<{ data: { page_names: string } }>(`/websites/${id}`)).body.data.page_names).toBe("path");
+    // Counting its subdomains: a box, off by default.
+    const subdomains = async () => (await api<{ data: { include_subdomains: number } }>(`/websites/${id}`)).body.data.include_subdomains;
+    expect(await page.isChecked('input[name="include_subdomains"]')).toBe(false);
+    await page.check('input[name="include_subdomains"]');
+    await page.click('form.settings button[type="submit"]');
+    await expect.poll(subdomains).toBe(1);
+    await page.uncheck('input[name="include_subdomains"]');
+    await page.click('form.settings button[type="submit"]');
+    await expect.poll(subdomains).toBe(0);
 
     // A visitor opens a page carrying the copied code: the status turns green.
     sitePages.set(

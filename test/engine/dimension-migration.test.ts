@@ -1,4 +1,4 @@
-// A database from before the dimensions of issue 26 (migrations 0016, 0017 and 0022): opening it
+// A database from before the dimensions of issue 26 (migrations 0016, 0017, 0022 and 0026): opening it
 // adds their `visits` columns and drops the day blocks that lack them; filtered statistics
 // of the old days answer as before, and new hits carry the new values.
 import { createTally, type Tally } from "@tally-analytics/core";
@@ -7,7 +7,7 @@ import { afterAll, describe, expect, it } from "vitest";
 import { createTempTally } from "../support/tally-fixture.js";
 
 const CHROME = "Mozilla/5.0 (Windows NT 10.0; Win64; x64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/131.0.0.0 Safari/537.36";
-const NEW_COLUMNS = ["source", "channel", "browser_version", "os_version", "region"];
+const NEW_COLUMNS = ["source", "channel", "browser_version", "os_version", "region", "hostname"];
 const DAYS = ["2026-03-01", "2026-03-02", "2026-03-03"];
 
 describe("opening a database from before the source, channel and version dimensions", () => {
@@ -44,6 +44,8 @@ describe("opening a database from before the source, channel and version dimensi
     db.exec("drop table funnels");
     db.exec("drop table rollup_watermarks");
     db.exec("drop table page_engagement");
+    db.exec("alter table visitors drop column visit_hostname");
+    db.exec("alter table websites drop column include_subdomains");
     db.exec("delete from tally_migrations where name >= '0016'");
     db.exec(`delete from day_blocks where name in (${NEW_COLUMNS.map((column) => `'v.${column}'`).join(", ")})`);
     expect(Number((db.prepare("select count(*) as n from day_blocks").get() as { n: number }).n)).toBeGreaterThan(0);
@@ -75,6 +77,8 @@ describe("opening a database from before the source, channel and version dimensi
       });
       await reopened.flush();
       expect((await ask(reopened, "source")).data).toEqual([{ value: "Google", count: 1 }]);
+      // Old pageviews have no hostname; a new one has the page's host.
+      expect((await ask(reopened, "hostname")).data).toEqual([{ value: "old.example", count: 1 }]);
       expect((await ask(reopened, "browser_version", "channel:is:Organic Search")).data).toEqual([{ value: "Chrome 131", count: 1 }]);
     } finally {
       await reopened.close();

@@ -11,6 +11,10 @@ export interface SiteConfig {
   exclude_bots: 0 | 1;
   exclude_ips: string;
   exclude_params: string;
+  /** 1: hits on its subdomains (`hosts`) count for it too. */
+  include_subdomains: 0 | 1;
+  /** The hosts its pages are served on: the domain, and subdomains where it counts them. */
+  hosts: readonly string[];
   /** Rough UTC offset in hours, only used to aim sessions at local midnight. */
   approxOffset: number;
 }
@@ -42,6 +46,8 @@ export const SITES: readonly SiteConfig[] = [
     exclude_bots: 0,
     exclude_ips: "203.0.113.0/24\n2001:db8:aa::/48",
     exclude_params: "fbclid\nsession",
+    include_subdomains: 1,
+    hosts: ["alpha.example", "blog.alpha.example", "docs.alpha.example", "eu.shop.alpha.example"],
     approxOffset: 0,
   },
   {
@@ -51,6 +57,8 @@ export const SITES: readonly SiteConfig[] = [
     exclude_bots: 1,
     exclude_ips: "46.4.0.0/16\n198.51.100.7\n2001:db8:bb::/48",
     exclude_params: "fbclid\ngclid",
+    include_subdomains: 0,
+    hosts: ["shop.example.org"],
     approxOffset: -5,
   },
   {
@@ -60,6 +68,8 @@ export const SITES: readonly SiteConfig[] = [
     exclude_bots: 1,
     exclude_ips: "2a01:4f8::/32\n81.2.69.0/24",
     exclude_params: "utm_source\nutm_medium\nutm_campaign\nref\nsession",
+    include_subdomains: 0,
+    hosts: ["news.example.in"],
     approxOffset: 5.5,
   },
   {
@@ -69,6 +79,8 @@ export const SITES: readonly SiteConfig[] = [
     exclude_bots: 1,
     exclude_ips: "",
     exclude_params: "&",
+    include_subdomains: 0,
+    hosts: ["lh.example.au"],
     approxOffset: 10.5,
   },
 ];
@@ -512,18 +524,19 @@ export function generateHits(seed: number, sessionsWanted: number): RawHit[] {
     return day + int(DAY);
   }
 
-  function hostFor(site: SiteConfig): string {
+  /** The scheme and host of a page on `host` (one of the site's), written as browsers may send it. */
+  function hostFor(host: string): string {
     const r = rand();
-    if (r < 0.6) return `https://${site.domain}`;
-    if (r < 0.85) return `https://www.${site.domain}`;
-    if (r < 0.95) return `http://${site.domain.toUpperCase()}`;
-    return `http://${site.domain}:8080`;
+    if (r < 0.6) return `https://${host}`;
+    if (r < 0.85) return `https://www.${host}`;
+    if (r < 0.95) return `http://${host.toUpperCase()}`;
+    return `http://${host}:8080`;
   }
 
-  function internalReferrer(site: SiteConfig): string {
+  function internalReferrer(host: string): string {
     const r = rand();
-    const host = r < 0.5 ? site.domain : r < 0.8 ? `www.${site.domain}` : `WWW.${site.domain.toUpperCase()}`;
-    return `https://${host}${pick(pages)}`;
+    const written = r < 0.5 ? host : r < 0.8 ? `www.${host}` : `WWW.${host.toUpperCase()}`;
+    return `https://${written}${pick(pages)}`;
   }
 
   function session(visitor: Visitor, site: SiteConfig): RawHit[] {
@@ -532,7 +545,11 @@ export function generateHits(seed: number, sessionsWanted: number): RawHit[] {
     const length = 1 + Math.floor(-Math.log(1 - rand()) * 3.5);
     const campaign = chance(0.15) ? pick(CAMPAIGNS) : null;
     const hashSite = site.key === "utc" || site.key === "lordhowe";
+    // A session stays on one of the site's hosts, now and then moving to another (a link across subdomains).
+    let host = pick(site.hosts);
     for (let i = 0; i < length; i++) {
+      const previousHost = host;
+      if (i > 0 && site.hosts.length > 1 && chance(0.1)) host = pick(site.hosts);
       if (i > 0) {
         const g = rand();
         time +=
@@ -557,11 +574,12 @@ export function generateHits(seed: number, sessionsWanted: number): RawHit[] {
               : r < 0.68
                 ? pick(EXTERNAL_REFERRERS)
                 : r < 0.88
-                  ? internalReferrer(site)
+                  ? internalReferrer(host)
                   : pick(GARBAGE_REFERRERS);
       } else {
         const r = rand();
-        referrer = r < 0.78 ? internalReferrer(site) : r < 0.88 ? "" : r < 0.97 ? pick(EXTERNAL_REFERRERS) : pick(GARBAGE_REFERRERS);
+        referrer =
+          r < 0.78 ? internalReferrer(previousHost) : r < 0.88 ? "" : r < 0.97 ? pick(EXTERNAL_REFERRERS) : pick(GARBAGE_REFERRERS);
       }
       let path = pick(pages);
       let query = chance(0.25) ? pick(QUERIES) : "";
@@ -585,7 +603,7 @@ export function generateHits(seed: number, sessionsWanted: number): RawHit[] {
       }
       const hit: RawHit = {
         site: site.key,
-        url: `${hostFor(site)}${path}${query}${fragment}`,
+        url: `${hostFor(host)}${path}${query}${fragment}`,
         ip: visitor.ip,
         userAgent: visitor.userAgent,
         timestamp: time,
@@ -622,7 +640,7 @@ export function generateHits(seed: number, sessionsWanted: number): RawHit[] {
       // A signal days after the session (a tab left open): ignored unless the person came back the day before.
       out.push({
         site: site.key,
-        url: `${hostFor(site)}/`,
+        url: `${hostFor(host)}/`,
         ip: visitor.ip,
         userAgent: visitor.userAgent,
         timestamp: time + 3 * DAY,

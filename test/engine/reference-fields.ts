@@ -138,7 +138,11 @@ export function pageOf(url: URL, site: SiteConfig, hash: boolean): string {
   return page;
 }
 
-export function referrerHost(referrer: string | undefined, site: SiteConfig): string {
+/** docs/statistics.md, "Hostname": the page's host, `www.` stripped. */
+export const hostOf = (url: URL): string => withoutWww(url.hostname);
+
+/** The referring host, "" when it is the site's own: its domain, or for a site counting its subdomains the page's own host. */
+export function referrerHost(referrer: string | undefined, site: SiteConfig, page: URL): string {
   if (!referrer) return "";
   let url: URL;
   try {
@@ -148,7 +152,7 @@ export function referrerHost(referrer: string | undefined, site: SiteConfig): st
   }
   if (url.protocol !== "http:" && url.protocol !== "https:") return "";
   const host = withoutWww(url.hostname);
-  return host === site.domain ? "" : host;
+  return host === (site.include_subdomains === 1 ? hostOf(page) : site.domain) ? "" : host;
 }
 
 const SPAM = new Set(readFileSync(new URL("../../packages/core/lists/referrer-spam.txt", import.meta.url), "utf8").split("\n"));

@@ -87,6 +87,7 @@ export async function openReference(dialect: DialectName, options: ReferenceOpti
         exclude_bots: site.exclude_bots,
         exclude_ips: site.exclude_ips,
         exclude_params: site.exclude_params,
+        include_subdomains: site.include_subdomains,
         ...(kept === undefined ? {} : { retention_days }),
       });
       websiteIds.set(site.key, created.id);

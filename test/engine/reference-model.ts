@@ -11,6 +11,7 @@
 import type { RawHit, SiteConfig } from "./reference-data.js";
 import {
   channelOf,
+  hostOf,
   ipMatchesList,
   isReferrerSpam,
   languageOf,
@@ -85,6 +86,7 @@ export const VISIT_DIMENSIONS = [
   "channel",
   "browser_version",
   "os_version",
+  "hostname",
 ] as const;
 export type VisitDimension = (typeof VISIT_DIMENSIONS)[number];
 
@@ -93,6 +95,8 @@ export interface ModelHit {
   day: string;
   hour: string;
   page: string;
+  /** The page's host (docs/statistics.md, "Hostname"). */
+  host: string;
   /** Null for a pageview. */
   event: string | null;
   /** The hit's properties, an event's or a pageview's (null when it has none). */
@@ -135,6 +139,7 @@ export interface Model {
     gapsOfExactly30Minutes: number;
     visitsByReferrerChange: number;
     visitsByCampaignChange: number;
+    visitsByHostChange: number;
     signalsInVisits: number;
     signalsIgnored: number;
     newVisitsAfterSignalPastMidnight: number;
@@ -217,6 +222,7 @@ export function buildModel(
     gapsOfExactly30Minutes: 0,
     visitsByReferrerChange: 0,
     visitsByCampaignChange: 0,
+    visitsByHostChange: 0,
     signalsInVisits: 0,
     signalsIgnored: 0,
     newVisitsAfterSignalPastMidnight: 0,
@@ -236,7 +242,7 @@ export function buildModel(
       verdicts.push("bot");
       continue;
     }
-    if (site.exclude_bots === 1 && isReferrerSpam(referrerHost(hit.referrer, site))) {
+    if (site.exclude_bots === 1 && isReferrerSpam(referrerHost(hit.referrer, site, new URL(hit.url)))) {
       verdicts.push("referrer-spam");
       continue;
     }
@@ -269,7 +275,8 @@ export function buildModel(
 
     const url = new URL(hit.url);
     const page = pageOf(url, site, hit.hash === true);
-    const referrer = referrerHost(hit.referrer, site);
+    const host = hostOf(url);
+    const referrer = referrerHost(hit.referrer, site, url);
     const utm = utmOf(url);
     const isPageview = hit.event === undefined || hit.event.trim() === PAGEVIEW;
     const event = isPageview ? null : hit.event!.trim();
@@ -302,12 +309,14 @@ export function buildModel(
       !recognised ||
       hit.timestamp - person.last >= THIRTY_MINUTES ||
       (referrer !== "" && referrer !== visit!.dims.referrer) ||
-      (utm.utm_campaign !== "" && utm.utm_campaign !== visit!.dims.utm_campaign);
+      (utm.utm_campaign !== "" && utm.utm_campaign !== visit!.dims.utm_campaign) ||
+      host !== visit!.dims.hostname;
     if (person && hit.timestamp - person.last === THIRTY_MINUTES) diagnostics.gapsOfExactly30Minutes++;
     if (person && !recognised && hit.timestamp - person.last < THIRTY_MINUTES) diagnostics.newVisitsAfterSignalPastMidnight++;
     if (recognised && startsVisit && hit.timestamp - person.last < THIRTY_MINUTES) {
       if (referrer !== "" && referrer !== visit!.dims.referrer) diagnostics.visitsByReferrerChange++;
-      else diagnostics.visitsByCampaignChange++;
+      else if (utm.utm_campaign !== "" && utm.utm_campaign !== visit!.dims.utm_campaign) diagnostics.visitsByCampaignChange++;
+      else diagnostics.visitsByHostChange++;
     }
     if (!startsVisit && visit!.day !== day) diagnostics.visitsAcrossMidnight++;
 
@@ -338,6 +347,7 @@ export function buildModel(
           channel: channelOf(source, utm, url),
           browser_version: agent.browserVersion,
           os_version: agent.osVersion,
+          hostname: host,
         },
         pageviews: 0,
         events: 0,
@@ -361,7 +371,7 @@ export function buildModel(
     once(seen, site.key, "language", day, "language", languageOf(hit.language));
 
     const props = propsOf(hit.props);
-    current.hits.push({ time: hit.timestamp, day, hour, page, event, props });
+    current.hits.push({ time: hit.timestamp, day, hour, page, host, event, props });
     for (const [name, value] of props ?? []) add(site.key, propertyCounter(event ?? PAGEVIEW, name), day, value);
     if (isPageview) {
       current.pageviews++;
@@ -369,6 +379,7 @@ export function buildModel(
       add(site.key, "pageviews", day, day);
       add(site.key, "pageviews_hours", day, hour);
       add(site.key, "page", day, page);
+      add(site.key, "hostname", day, host);
     } else {
       current.events++;
       add(site.key, "event", day, event!);

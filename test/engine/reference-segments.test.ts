@@ -186,6 +186,7 @@ describe.each(DIALECTS)("reference, filtered, on %s", (dialect) => {
           "pageviews",
           "pageviews_hours",
           "page",
+          "hostname",
           "event",
           "visits",
           "landing_page",

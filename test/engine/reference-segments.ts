@@ -187,6 +187,7 @@ export function segmentOf(
         add("pageviews", hit.day, hit.day);
         add("pageviews_hours", hit.day, hit.hour);
         add("page", hit.day, hit.page);
+        add("hostname", hit.day, hit.host);
         for (const [property, value] of hit.props ?? []) add(propertyCounter(PAGEVIEW, property), hit.day, value);
         for (const [goal, matches] of goalTests) {
           if (!matches(hit.page)) continue;

@@ -226,6 +226,8 @@ describe.each(DIALECTS)("reference on %s", (dialect) => {
       expect(model.diagnostics.gapsOfExactly30Minutes).toBeGreaterThan(50);
       expect(model.diagnostics.visitsByReferrerChange).toBeGreaterThan(50);
       expect(model.diagnostics.visitsByCampaignChange).toBeGreaterThan(50);
+      // A page on another host of a site that counts its subdomains, without a referrer saying so.
+      expect(model.diagnostics.visitsByHostChange).toBeGreaterThan(20);
       expect(model.diagnostics.signalsInVisits).toBeGreaterThan(1000);
       expect(model.diagnostics.signalsIgnored).toBeGreaterThan(20);
       // The hand-made edges (reference-data.ts): a hit 45 minutes after midnight after a signal 20 minutes after it.

@@ -1,6 +1,6 @@
 import type { Tally, TrustProxy } from "@tally-analytics/core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { expectInvalid, expectJson, type ApiBody, type ApiClient, type ApiResponse } from "../support/api-client.js";
+import { expectInvalid, expectJson, form, jsonBody, type ApiBody, type ApiClient, type ApiResponse } from "../support/api-client.js";
 import { apiMatrix } from "../support/matrix.js";
 import { createTempTally, servedWithTwoAccounts, type TestTally } from "../support/tally-fixture.js";
 import { transports, type Served, type Transport } from "../support/transports.js";
@@ -203,6 +203,37 @@ describe.each(apiMatrix)("collect, script and stats over $name", ({ transport, d
       expectAccepted(await sendHit(served, { u: "https://www.collect.example/www" }));
       expectAccepted(await sendHit(served, { u: "https://WWW.Collect.Example/www" }));
       expect(await pageCount(alice, siteId, "/www")).toBe(2);
+    });
+
+    it("a website with include_subdomains counts its subdomains, each host its own hostname and visits", async () => {
+      const subs = (await tally.websites.create(aliceId, { domain: "subs.example" })).id;
+      const own = (await tally.websites.create(aliceId, { domain: "own.subs.example" })).id;
+      // Off (the default): a subdomain is a host no website has.
+      expectJson(await sendHit(served, { u: "https://blog.subs.example/off" }), 404);
+      expectJson(await alice.put(`/api/v1/websites/${subs}`, form({ include_subdomains: 1 })), 200);
+      // On, at once: any depth, www. stripped; a subdomain that is a website of its own keeps its hits.
+      expectAccepted(await sendHit(served, { u: "https://www.Blog.subs.example/a" }));
+      expectAccepted(await sendHit(served, { u: "https://blog.subs.example/b", r: "https://blog.subs.example/a" }));
+      expectAccepted(await sendHit(served, { u: "https://subs.example/c", r: "https://blog.subs.example/b" }));
+      expectAccepted(await sendHit(served, { u: "https://eu.shop.subs.example/d" }));
+      expectAccepted(await sendHit(served, { u: "https://own.subs.example/e" }));
+      const stats = async (id: number, name: string, filter = "") => {
+        const response = await alice.get(`/api/v1/stats/${id}?name=${name}&from=${day(-1)}&to=${day(1)}${filter && `&filter=${filter}`}`);
+        expectJson(response, 200);
+        return Object.fromEntries((response.body.data as { value: string; count: number }[]).map((row) => [row.value, row.count]));
+      };
+      expect(await stats(subs, "hostname")).toEqual({ "blog.subs.example": 2, "subs.example": 1, "eu.shop.subs.example": 1 });
+      expect(await stats(own, "hostname")).toEqual({ "own.subs.example": 1 });
+      // Another host of the website is a referrer; the same host is not. A page on another host starts a visit.
+      expect(await stats(subs, "referrer")).toEqual({ "blog.subs.example": 1 });
+      expect(Object.values(await stats(subs, "visits")).reduce((sum, n) => sum + n, 0)).toBe(3);
+      expect(await stats(subs, "page", "hostname:is:blog.subs.example")).toEqual({ "/a": 1, "/b": 1 });
+      expect(await stats(subs, "hostname", "hostname:contains:SHOP")).toEqual({ "eu.shop.subs.example": 1 });
+      expect(await stats(subs, "hostname", "hostname:is_not:subs.example")).toEqual({ "blog.subs.example": 2, "eu.shop.subs.example": 1 });
+      expect(await stats(subs, "hostname", "page:is:/c")).toEqual({ "subs.example": 1 });
+      // Off again: the subdomains are unknown at once.
+      expectJson(await alice.put(`/api/v1/websites/${subs}`, jsonBody({ include_subdomains: 0 })), 200);
+      expectJson(await sendHit(served, { u: "https://blog.subs.example/off-again" }), 404);
     });
 
     it("never trusts a client timestamp: a `t` key is ignored, the server clock is used", async () => {

@@ -65,7 +65,8 @@ async function generate(tally: Tally, now: number): Promise<void> {
       const landing = LANDING[(p + index) % 4]!;
       await tally.collect({
         ...visitor,
-        url: `https://dummy.site${landing}${UTM[p % 3]}${campaign}`,
+        // The website counts its subdomains: a few people land on its blog's host.
+        url: `https://${p % 6 === 1 ? "blog." : ""}dummy.site${landing}${UTM[p % 3]}${campaign}`,
         timestamp: at,
         referrer: p % 3 === 2 ? "https://news.example/" : "",
       });
@@ -112,7 +113,7 @@ describe.each(DIALECTS)("Plausible's Stats API v2 on %s", (dialect) => {
   beforeAll(async () => {
     stored = await createTestTally(dialect, { retentionIntervalMs: 0 });
     const { accountId, key } = await stored.tally.accounts.create();
-    id = (await stored.tally.websites.create(accountId, { domain: "dummy.site" })).id;
+    id = (await stored.tally.websites.create(accountId, { domain: "dummy.site", include_subdomains: 1 })).id;
     await generate(stored.tally, now);
     served = await transports[0]!.serve(stored.tally);
     owner = apiClient(served, key);
@@ -202,6 +203,26 @@ describe.each(DIALECTS)("Plausible's Stats API v2 on %s", (dialect) => {
     const filtered = await query({ ...body, filters: [["is", "visit:region", ["US-CA"]]] });
     expect((filtered.body as unknown as Answer).results[0]!.metrics).toEqual(
       expected.find((row) => row.value.startsWith("US-CA:"))!.metrics,
+    );
+  });
+
+  it("answers event:hostname as v1 counts hostname: the subdomains of a website that counts them", async () => {
+    const body = { site_id: "dummy.site", metrics: ["visitors", "pageviews"], date_range: "7d" };
+    const byHost = await query({ ...body, dimensions: ["event:hostname"] });
+    expect(byHost.status, JSON.stringify(byHost.body)).toBe(200);
+    const range = checkShape({ id: "hostname", body: { ...body, dimensions: ["event:hostname"] } } as Fixture, byHost.body as unknown as Answer);
+    const hosts = await v1("hostname", range);
+    expect(hosts.map((row) => row.value).sort()).toEqual(["blog.dummy.site", "dummy.site"]);
+    const expected = await Promise.all(
+      hosts.map(async (row) => ({ dimensions: [row.value], metrics: await v1Figures(range, [`hostname:is:${row.value}`], body.metrics) })),
+    );
+    const sorted = (rows: { dimensions: string[]; metrics: number[] }[]) =>
+      [...rows].sort((a, b) => a.dimensions[0]!.localeCompare(b.dimensions[0]!));
+    expect(sorted((byHost.body as unknown as Answer).results)).toEqual(sorted(expected));
+    for (const row of hosts) expect(expected.find((e) => e.dimensions[0] === row.value)!.metrics[1]).toBe(row.count);
+    const filtered = await query({ ...body, filters: [["is", "event:hostname", ["blog.dummy.site"]]] });
+    expect((filtered.body as unknown as Answer).results[0]!.metrics).toEqual(
+      expected.find((row) => row.dimensions[0] === "blog.dummy.site")!.metrics,
     );
   });
 
@@ -552,7 +573,7 @@ describe.each(DIALECTS)("Plausible's Stats API v2 on %s", (dialect) => {
     const hidden = await stranger.post("/api/v2/query", jsonBody({ site_id: "dummy.site", metrics: ["visitors"], date_range: "7d" }));
     expect(hidden.status).toBe(404);
     expect(hidden.body).toEqual({ error: 'Site "dummy.site" not found in this account.' });
-    for (const dimension of ["visit:entry_page_hostname", "visit:browser_version", "event:hostname"]) {
+    for (const dimension of ["visit:entry_page_hostname", "visit:browser_version", "visit:os_version"]) {
       const { status, body } = await query({ site_id: "dummy.site", metrics: ["visitors"], date_range: "7d", dimensions: [dimension] });
       expect(status).toBe(400);
       expect(body.error).toBe(`Tally does not keep ${dimension}; it cannot be used in dimensions.`);

@@ -141,6 +141,7 @@ describe.each(apiMatrix)("websites API over $name", ({ transport, dialect }) => 
           retention_days: 730,
           page_names: "path",
           aliases: "",
+          include_subdomains: 0,
           created_at: expect.stringMatching(ISO),
           updated_at: expect.stringMatching(ISO),
         },
@@ -209,10 +210,31 @@ describe.each(apiMatrix)("websites API over $name", ({ transport, dialect }) => 
     });
 
     it("names every broken choice at once", async () => {
-      expectInvalid(await alice.post("/api/v1/websites", form({ domain: "choices.example", privacy: 3, email: 2, exclude_bots: "yes" })), {
-        privacy: ["The selected privacy is invalid."],
-        email: ["The selected email is invalid."],
-        exclude_bots: ["The selected exclude bots is invalid."],
+      expectInvalid(
+        await alice.post(
+          "/api/v1/websites",
+          form({ domain: "choices.example", privacy: 3, email: 2, exclude_bots: "yes", include_subdomains: 2 }),
+        ),
+        {
+          privacy: ["The selected privacy is invalid."],
+          email: ["The selected email is invalid."],
+          exclude_bots: ["The selected exclude bots is invalid."],
+          include_subdomains: ["The selected include subdomains is invalid."],
+        },
+      );
+    });
+
+    it("counts its subdomains when include_subdomains is 1 (form or JSON), not by default", async () => {
+      const formed = await alice.post("/api/v1/websites", form({ domain: "subdomains-form.example", include_subdomains: "1" }));
+      expectJson(formed, 201);
+      expect(website(formed).include_subdomains).toBe(1);
+      const json = await alice.post("/api/v1/websites", jsonBody({ domain: "subdomains-json.example", include_subdomains: 1 }));
+      expect(website(json).include_subdomains).toBe(1);
+      const id = website(json).id;
+      expect(website(await alice.put(`/api/v1/websites/${id}`, jsonBody({ include_subdomains: 0 }))).include_subdomains).toBe(0);
+      expect(website(await alice.put(`/api/v1/websites/${id}`, form({ privacy: 0 }))).include_subdomains).toBe(0);
+      expectInvalid(await alice.put(`/api/v1/websites/${id}`, jsonBody({ include_subdomains: true })), {
+        include_subdomains: ["The include subdomains field must be a string."],
       });
     });
 

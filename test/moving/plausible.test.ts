@@ -13,7 +13,7 @@ const FILES: Record<string, string> = {
   "imported_pages_20240101_20240102.csv": [
     `"date","hostname","page","visits","visitors","pageviews","total_scroll_depth","total_scroll_depth_visits"`,
     `"2024-01-01","site.example","/",9,8,20,\\N,0`,
-    `"2024-01-01","site.example","/pricing",5,5,10,0,0`,
+    `"2024-01-01","www.blog.site.example","/pricing",5,5,10,0,0`,
     `"2024-01-02","site.example","/",6,5,8,0,0`,
   ].join("\n"),
   "imported_entry_pages_20240101_20240102.csv": [
@@ -80,6 +80,8 @@ const EXPECTED: Record<string, Record<string, number>> = {
   pageviews_hours: {},
   visitors_hours: {},
   page: { "/": 28, "/pricing": 10 },
+  // imported_pages' hostname column (`www.` stripped), summed over its pages.
+  hostname: { "site.example": 28, "blog.site.example": 10 },
   landing_page: { "/": 15, "/pricing": 3 },
   exit_page: { "/pricing": 8, "/": 10 },
   referrer: { "news.ycombinator.com": 4, "google.com": 6 },

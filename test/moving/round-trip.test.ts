@@ -18,6 +18,7 @@ const PLAUSIBLE_CARRIES = [
   "bounce_rate",
   "visit_duration",
   "page",
+  "hostname",
   "landing_page",
   "exit_page",
   "referrer",
@@ -47,13 +48,27 @@ describe.each(DIALECTS)("export, then import into an empty website, on %s", (dia
   beforeAll(async () => {
     stored = await createTestTally(dialect, { geoip: GEOIP_FIXTURE });
     ({ accountId } = await stored.tally.accounts.create({ name: "leaving" }));
-    const source = await stored.tally.websites.create(accountId, { domain: "source.example", timezone: "Europe/Berlin" });
+    // It counts its subdomains: Plausible's pages carry their hosts apart.
+    const source = await stored.tally.websites.create(accountId, {
+      domain: "source.example",
+      timezone: "Europe/Berlin",
+      include_subdomains: 1,
+    });
     sourceId = source.id;
-    await generateTraffic(stored.tally, { domain: "source.example", days: 45, sessionsPerDay: 12, liveSessions: 0, now: NOW, seed: 15 });
+    await generateTraffic(stored.tally, {
+      domain: "source.example",
+      subdomains: ["docs"],
+      days: 45,
+      sessionsPerDay: 12,
+      liveSessions: 0,
+      now: NOW,
+      seed: 15,
+    });
     original = await allStatistics(stored.tally, accountId, sourceId, FROM, TO);
     expect(original.totals.pageviews).toBeGreaterThan(500);
     expect(Object.keys(original.stats.country ?? {}).length).toBeGreaterThan(1);
     expect(Object.keys(original.stats.region ?? {}).length).toBeGreaterThan(0);
+    expect(Object.keys(original.stats.hostname ?? {}).sort()).toEqual(["docs.source.example", "source.example"]);
   });
   afterAll(async () => {
     await stored.dispose();
@@ -135,7 +150,11 @@ describe.each(DIALECTS)("export, then import into an empty website, on %s", (dia
     expect(sum(entries, "visit_duration")).toBe(await rollupSum("visit_duration"));
     expect(sum(entries, "bounces")).toBe(await rollupSum("bounces"));
     expect(sum(entries, "pageviews")).toBe(await rollupSum("visit_pageviews"));
-    const pages = rowsOf("pages");
+    // Pages with the host empty, hosts with the page empty: the website counts its subdomains.
+    const [pages, hosts] = [rowsOf("pages").filter((row) => row.page !== ""), rowsOf("pages").filter((row) => row.page === "")];
+    expect(pages.every((row) => row.hostname === "")).toBe(true);
+    expect(new Set(hosts.map((row) => row.hostname))).toEqual(new Set(["source.example", "docs.source.example"]));
+    expect(sum(hosts, "pageviews")).toBe(sum(pages, "pageviews"));
     expect(pages.every((row) => Number(row.visitors) <= Number(row.visits) && Number(row.visits) <= Number(row.pageviews))).toBe(true);
     expect(sum(pages, "visitors")).toBeLessThan(sum(pages, "pageviews"));
   });

@@ -12,6 +12,7 @@ export const WEBSITE_OPTIONS = {
   "retention-days": { type: "string", value: "DAYS", description: "days the visits behind filtered statistics are kept (default 730)" },
   "page-names": { type: "string", value: "path|route", description: "pages named by URL path (default) or by the app's route template" },
   email: { type: "string", value: "0|1", description: "1 puts it in its account's e-mail reports (default 0)" },
+  "include-subdomains": { type: "string", value: "0|1", description: "1 counts hits on its subdomains too (default 0)" },
   json: { type: "boolean", description: "print the website as JSON" },
 } as const satisfies OptionSpecs;
 

@@ -354,7 +354,7 @@ async function openServices(options: TallyOptions): Promise<Services> {
   collector = createCollector({
     store: rollups,
     salts: createSalts(rollups),
-    websites: createWebsiteCache((domain) => directory.findByDomain(domain)),
+    websites: createWebsiteCache((host) => directory.findForHost(host)),
     userAgents: createUserAgentParser(),
     geo,
     ...(outageLog ? { outageReport: outageLog } : { onFlushError: onError }),
@@ -376,7 +376,7 @@ async function openServices(options: TallyOptions): Promise<Services> {
       createCollector({
         store: rollups,
         salts: createMemorySalts(),
-        websites: createWebsiteCache((domain) => directory.findByDomain(domain)),
+        websites: createWebsiteCache((host) => directory.findForHost(host)),
         userAgents: importAgents,
         geo: null,
         onFlushError: onError,

@@ -8,6 +8,7 @@ import type { Filter } from "./view-state.js";
 
 const LABELS: Readonly<Record<string, MessageKey>> = {
   page: "dimension.page",
+  hostname: "dimension.hostname",
   entry_page: "dimension.entryPage",
   exit_page: "dimension.exitPage",
   referrer: "dimension.referrer",

@@ -63,6 +63,7 @@ const CARDS: ReadonlyArray<[MessageKey, readonly Tab[]]> = [
       ["page", "tab.pages", "unit.pageviews"],
       ["landing_page", "tab.entryPages", "unit.visits"],
       ["exit_page", "tab.exitPages", "unit.visits"],
+      ["hostname", "tab.hostnames", "unit.pageviews"],
     ],
   ],
   [

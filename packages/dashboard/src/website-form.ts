@@ -89,6 +89,7 @@ export function websiteSettingsForm(client: Client, site: Website, onSaved: (sit
   const ips = h("textarea", { name: "exclude_ips", rows: 3, spellcheck: "false", placeholder: "10.0.0.0/8" }, site.exclude_ips);
   const params = h("textarea", { name: "exclude_params", rows: 3, spellcheck: "false", placeholder: "ref" }, site.exclude_params);
   const routeNames = checkbox("page_names", site.page_names === "route");
+  const subdomains = checkbox("include_subdomains", site.include_subdomains === 1);
   const retention = h("input", {
     type: "number",
     name: "retention_days",
@@ -118,6 +119,7 @@ export function websiteSettingsForm(client: Client, site: Website, onSaved: (sit
       field(t("form.excludeParams"), params, t("form.excludeParamsHint")),
       field(t("form.retention"), retention, t("form.retentionHint")),
       field(t("form.routeNames"), routeNames, t("form.routeNamesHint")),
+      field(t("form.includeSubdomains"), subdomains, t("form.includeSubdomainsHint", { domain: site.domain })),
     ],
     t("form.save"),
     async () => {
@@ -135,6 +137,7 @@ export function websiteSettingsForm(client: Client, site: Website, onSaved: (sit
         exclude_params: params.value,
         retention_days: retention.value,
         page_names: routeNames.checked ? "route" : "path",
+        include_subdomains: subdomains.checked ? 1 : 0,
       });
       password.value = "";
       onSaved(saved);

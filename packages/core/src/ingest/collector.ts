@@ -153,8 +153,8 @@ export function createCollector(options: CollectorOptions) {
     return hit.ip === "" ? null : (geo?.lookup(hit.ip) ?? null);
   }
 
-  /** `referrer`: the external referring host, "" when direct or internal. */
-  async function enrich(hit: CheckedHit, rules: WebsiteRules, referrer: string): Promise<Hit> {
+  /** `referrer`: the external referring host, "" when direct or internal; `host`: the page's. */
+  async function enrich(hit: CheckedHit, rules: WebsiteRules, { referrer, host }: { referrer: string; host: string }): Promise<Hit> {
     const { day, hour, seconds } = localTime(rules.timezone, hit.timestamp);
     const engagement = hit.engagedMs !== null;
     // Yesterday's hash near midnight (a visit may continue), always for engagement (it may
@@ -180,6 +180,7 @@ export function createCollector(options: CollectorOptions) {
       props: hit.props && truncatedValues(hit.props),
       values: readValues({
         page: rules.pageNames === "route" ? routePageOf(hit.url, hit.route) : pageOf(hit.url, rules.params, hit.hash),
+        host,
         referrer,
         tag,
         acquisition: acquisitionOf(referrer, tag, hit),
@@ -197,10 +198,12 @@ export function createCollector(options: CollectorOptions) {
     const hit = checkHit(input);
     const rules = await rulesFor(hit);
     if (rules.excludeBots && userAgents.isBot(hit.userAgent)) return { status: "dropped", reason: "bot" };
-    const referrer = externalReferrer(hit.referrer, rules.domain);
+    const host = stripWww(hit.url.hostname);
+    // Counting its subdomains, each host is a site of its own: another host of the website refers.
+    const referrer = externalReferrer(hit.referrer, rules.includeSubdomains ? host : rules.domain);
     if (rules.excludeBots && isReferrerSpam(referrer)) return { status: "dropped", reason: "referrer-spam" };
     if (hit.ip !== "" && isExcludedIp(rules, hit.ip)) return { status: "dropped", reason: "excluded-ip" };
-    return enrich(hit, rules, referrer);
+    return enrich(hit, rules, { referrer, host });
   }
 
   async function count(input: HitInput): Promise<CollectResult> {

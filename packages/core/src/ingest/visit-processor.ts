@@ -13,7 +13,7 @@ import {
 
 /** The visit columns by how their statistic is counted. */
 const COUNTED = Object.fromEntries(
-  (["visit", "visitor", "visitor-value", "exit"] as const).map((counted) => [
+  (["visit", "visitor", "visitor-value", "exit", "pageview"] as const).map((counted) => [
     counted,
     VISIT_COLUMNS.filter((column) => column.counted === counted),
   ]),
@@ -90,7 +90,7 @@ function applyHit(flush: Flush, hit: Hit): void {
   for (const { statistic, kind } of COUNTED["visitor-value"]) countOncePerValue(flush.counters, hit, own, statistic, hit.values[kind]);
   if (hit.kind === "event") countOncePerValue(flush.counters, hit, own, "event_visitors", hit.values.event, "goal");
   addToVisit(flush, hit, holder, late);
-  countHit(flush, hit, holder.visit, holder.visitPageviews + holder.visitEvents - 1);
+  countHit(flush, hit, holder);
   own.lastSeen = Math.max(own.lastSeen, hit.timestamp);
 }
 
@@ -116,6 +116,7 @@ function stateFor(flush: Flush, hit: Hit): VisitorState {
 const visitOf = (state: VisitorState) => ({
   visitReferrer: state.visitReferrer,
   visitCampaign: state.visitCampaign,
+  visitHostname: state.visitHostname,
   visit: state.visit,
   visitStart: state.visitStart,
   visitDay: state.visitDay,
@@ -126,8 +127,10 @@ const visitOf = (state: VisitorState) => ({
 
 function startsVisit(hit: Hit, state: VisitorState): boolean {
   if (state.lastSeen === 0 || state.visit === 0 || hit.timestamp - state.lastSeen >= VISIT_TIMEOUT_MS) return true;
-  const { referrer, utm_campaign: campaign } = hit.values;
+  const { referrer, utm_campaign: campaign, hostname } = hit.values;
   if (referrer !== "" && referrer !== state.visitReferrer) return true;
+  // A visit is on one host (docs/statistics.md, "Hostname"); "" is a state from before hosts were kept.
+  if (hostname !== "" && state.visitHostname !== "" && hostname !== state.visitHostname) return true;
   return campaign !== "" && campaign !== state.visitCampaign;
 }
 
@@ -140,6 +143,7 @@ function startVisit(flush: Flush, hit: Hit, state: VisitorState): void {
     visitDay: hit.day,
     visitReferrer: hit.values.referrer,
     visitCampaign: hit.values.utm_campaign,
+    visitHostname: hit.values.hostname,
     visitPageviews: 0,
     visitEvents: 0,
     visitExit: "",
@@ -220,16 +224,20 @@ function countOncePerValue(counters: Counters, hit: Hit, state: VisitorState, na
   counters.add(hit.websiteId, name, hit.day, value);
 }
 
-/** Counts a hit, the `seq`-th of its visit, and keeps its row and its properties' rows. */
-function countHit(flush: Flush, hit: Hit, visit: number, seq: number): void {
+/** Counts a hit, the latest of the visit `holder` carries, and keeps its row and its properties' rows. */
+function countHit(flush: Flush, hit: Hit, holder: VisitorState): void {
   const { counters } = flush;
   const { websiteId, day } = hit;
   const { page, event } = hit.values;
+  const { visit } = holder;
+  const seq = holder.visitPageviews + holder.visitEvents - 1;
   flush.hits.push({ websiteId, visit, time: hit.localTime, page, event, seq });
   if (hit.kind === "pageview") {
     counters.addDaily(websiteId, "pageviews", day, day);
     counters.add(websiteId, "pageviews_hours", day, hit.hour);
     counters.add(websiteId, "page", day, page);
+    // Under the visit's host: a late hit of another host joined this visit all the same.
+    for (const { statistic } of COUNTED.pageview) counters.add(websiteId, statistic, day, holder.visitHostname);
   } else counters.add(websiteId, "event", day, event);
   // A pageview's properties are listed under the event `pageview`; its rows keep its own event, "".
   const listedAs = hit.kind === "pageview" ? PAGEVIEW_EVENT : event;

@@ -13,6 +13,8 @@ export interface WebsiteRules {
   excludedIps: BlockList | null;
   params: ParamFilter;
   pageNames: PageNames;
+  /** Hits on its subdomains count too: each host is then a site of its own for referrers and visits. */
+  includeSubdomains: boolean;
 }
 
 export function compileRules(row: WebsiteRow): WebsiteRules {
@@ -24,6 +26,7 @@ export function compileRules(row: WebsiteRow): WebsiteRules {
     excludedIps: compileIpRules(row.exclude_ips),
     params: compileParamFilter(row.exclude_params),
     pageNames: row.page_names === "route" ? "route" : "path",
+    includeSubdomains: Number(row.include_subdomains) === 1,
   };
 }
 
@@ -36,7 +39,7 @@ const TTL_MS = 10_000;
 const MAX_ENTRIES = 10_000;
 
 /**
- * Websites by domain for the collect path. Entries live a few seconds so changes made
+ * Websites by host for the collect path. Entries live a few seconds so changes made
  * by another process sharing the store are seen; changes made here drop them at once.
  * While the database cannot be read, the last rules known for a domain keep serving
  * (and the database is asked again only after another TTL), so hits keep being accepted.
@@ -64,8 +67,10 @@ export function createWebsiteCache(load: (domain: string) => Promise<WebsiteRow 
       }
       return remember(domain, row ? compileRules(row) : null);
     },
+    /** Drops a domain's entry and its subdomains' (a website that counts its subdomains answers for them). */
     forget(domain: string): void {
       entries.delete(domain);
+      for (const host of entries.keys()) if (host.endsWith(`.${domain}`)) entries.delete(host);
     },
   };
 }

@@ -16,7 +16,9 @@ export type Counted =
   /** once per visitor-day and distinct value */
   | "visitor-value"
   /** the visit's latest pageview: moved as the visit goes on */
-  | "exit";
+  | "exit"
+  /** once per pageview, under the visit's value (a value that stays the visit's: a new one starts a visit) */
+  | "pageview";
 
 interface VisitColumn {
   /** The statistic that breaks visits down by this column. */
@@ -30,6 +32,8 @@ interface VisitColumn {
  */
 export interface HitSources {
   readonly page: string;
+  /** The page's host, `www.` stripped. */
+  readonly host: string;
   /** The referring host ("" for the site itself or none). */
   readonly referrer: string;
   /** A campaign tag of the page URL by parameter name (`utm_source`…), "" when absent. */
@@ -119,6 +123,7 @@ export const DIMENSIONS = {
   },
   os_version: { code: 22, newPerDay: 1000, read: (s) => s.agent.osVersion, visit: { os_version: perVisitor("os_version") } },
   region: { code: 23, newPerDay: 2000, read: (s) => s.place?.region ?? "", visit: { region: perVisitor("region") }, coded: true },
+  hostname: { code: 24, newPerDay: 500, read: (s) => s.host, visit: { hostname: { statistic: "hostname", counted: "pageview" } } },
 } as const satisfies Record<string, DimensionRow>;
 
 export type DimensionKind = keyof typeof DIMENSIONS;

@@ -53,6 +53,8 @@ export interface VisitorState {
   lastSeen: number;
   visitReferrer: string;
   visitCampaign: string;
+  /** The host of the visit's pages (a hit on another host starts a visit); "" in a state saved before hosts were kept. */
+  visitHostname: string;
   /** Values counted once per visitor-day (resolutions, languages, goals). */
   seen: Set<string>;
   /** Id of this visitor-day's first visit; 0 before it has one; negative while provisional in a flush. */
@@ -73,6 +75,7 @@ export const newVisitorState = (hash: string, websiteId: number, day: string): V
   lastSeen: 0,
   visitReferrer: "",
   visitCampaign: "",
+  visitHostname: "",
   seen: new Set(),
   firstVisitId: 0,
   visit: 0,

@@ -48,6 +48,7 @@ const PAGES_HEADER = [
 export const PLAUSIBLE_NAMES = [
   ...VISITORS,
   "page",
+  "hostname",
   "landing_page",
   "exit_page",
   ...ARRIVAL_COLUMNS.map(({ statistic }) => statistic),
@@ -108,6 +109,9 @@ export function plausibleFiles(db: Kysely<Database>, website: WebsiteRow, range:
       for (const [day, counts] of await daySeries(db, id, VISITORS, range)) yield [day, ...VISITORS.map((name) => counts.get(name) ?? 0)];
     }),
     file("pages", PAGES_HEADER, async function* () {
+      // A website that counts its subdomains: pages with the host empty, then hosts with the page
+      // empty (Tally counts them apart, as the sources' fields); else every page on the domain.
+      const hostsApart = Number(website.include_subdomains) === 1;
       for await (const { day, rows } of byDay(dayRows(db, id, "page", range))) {
         const [figures, engaged] = await Promise.all([pageFiguresOn(db, id, day), pageTotalsOn(db, id, day)]);
         for (const row of rows) {
@@ -115,7 +119,7 @@ export function plausibleFiles(db: Kysely<Database>, website: WebsiteRow, range:
           const e = engaged.get(row.value);
           yield [
             row.day,
-            website.domain,
+            hostsApart ? "" : website.domain,
             row.value,
             f?.visits ?? row.count,
             f?.visitors ?? row.count,
@@ -127,6 +131,8 @@ export function plausibleFiles(db: Kysely<Database>, website: WebsiteRow, range:
           ];
         }
       }
+      if (hostsApart)
+        yield* completed("hostname", async () => new Map(), (row) => [row.day, row.value, "", row.count, row.count, row.count, 0, 0, 0, 0]);
     }),
     file("entry_pages", ["date", "entry_page", "visitors", "entrances", "visit_duration", "bounces", "pageviews"], () =>
       completed("landing_page", visitsBy("entry_page"), (row, f) => [

@@ -26,7 +26,7 @@ const count = (record: CsvRecord, column: string) => countField(record, column, 
 const daySeries = (record: CsvRecord, pairs: readonly [string, string][]) =>
   pairs.map(([name, column]) => ({ name, value: record.get("date").trim(), count: count(record, column) }));
 
-/** Plausible's `referrer` is a host and path (`news.ycombinator.com/item?id=1`); Tally counts the host. */
+/** Plausible's `referrer` is a host and path (`news.ycombinator.com/item?id=1`), its `hostname` a host: Tally counts the host, `www.` stripped. */
 function referrerHost(text: string): string {
   const value = text.trim();
   if (value === "") return "";
@@ -73,7 +73,12 @@ const TABLES: Readonly<Record<string, PlausibleTable>> = {
   },
   pages: {
     required: ["date", "page", "pageviews"],
-    counts: (record) => [{ name: "page", value: record.get("page"), count: count(record, "pageviews") }],
+    // A row per host and page: the host's pageviews are the sum of its rows (Tally's own export
+    // writes the hosts of a website that counts its subdomains apart, the page empty).
+    counts: (record, has) => [
+      { name: "page", value: record.get("page"), count: count(record, "pageviews") },
+      { name: "hostname", value: has("hostname") ? referrerHost(record.get("hostname")) : "", count: count(record, "pageviews") },
+    ],
   },
   entry_pages: {
     required: ["date", "entry_page", "entrances"],

@@ -16,27 +16,30 @@ import { batchedInsert, openScratch } from "./scratch.js";
  */
 const EVENT_COLUMNS = ["session_id", "created_at", "url_path", "event_type"];
 const SESSION_COLUMNS = ["session_id", "browser", "os", "device", "screen", "language", "country", "city"] as const;
+/** Read where the export has them: the ISO 3166-2 region (`US-TX`), `subdivision1` in Umami 2, `region` in later versions. */
+const OPTIONAL_SESSION_COLUMNS = ["subdivision1", "region"] as const;
+const SESSION_FIELDS = [...SESSION_COLUMNS, ...OPTIONAL_SESSION_COLUMNS] as const;
 const EVENT_TYPES = { pageView: 1, customEvent: 2, linkEvent: 3, pixelEvent: 4, performance: 5 } as const;
 
-type Session = Record<(typeof SESSION_COLUMNS)[number], string>;
+type Session = Record<(typeof SESSION_FIELDS)[number], string>;
 
 const nullable = (text: string) => (text === "\\N" ? "" : text);
 
 function sessionOf(record: CsvRecord): Session {
-  return Object.fromEntries(SESSION_COLUMNS.map((column) => [column, nullable(record.get(column)).trim()])) as Session;
+  return Object.fromEntries(SESSION_FIELDS.map((column) => [column, nullable(record.get(column)).trim()])) as Session;
 }
 
 /** Sessions and event properties in a scratch database, read once (their files are small beside the events). */
 async function loadSide(scratch: Database.Database, sessions: InputEntry | undefined, data: InputEntry | undefined, counter: ByteCounter) {
-  scratch.exec(`create table sessions (id text primary key, ${SESSION_COLUMNS.slice(1).join(" text, ")} text) without rowid;
+  scratch.exec(`create table sessions (id text primary key, ${SESSION_FIELDS.slice(1).join(" text, ")} text) without rowid;
     create table props (event text not null, key text not null, value text not null)`);
   if (sessions) {
     const csv = await openCsv(sessions.name, await sessions.open(counter), SESSION_COLUMNS);
-    const insert = batchedInsert(scratch, `insert or replace into sessions values (${SESSION_COLUMNS.map(() => "?").join(", ")})`);
+    const insert = batchedInsert(scratch, `insert or replace into sessions values (${SESSION_FIELDS.map(() => "?").join(", ")})`);
     for await (const record of csv.records()) {
       const session = sessionOf(record);
       if (session.session_id === "") record.fail("session_id", "the session id is empty");
-      insert.add(SESSION_COLUMNS.map((column) => session[column]));
+      insert.add(SESSION_FIELDS.map((column) => session[column]));
     }
     insert.finish();
   }
@@ -78,6 +81,8 @@ function knownOf(session: Session | undefined): KnownValues {
     device: umamiDevice(session.device),
     country: session.country,
     city: session.city,
+    // `US-TX`, as GoatCounter's locations: the region's code (enrich/regions.ts names it).
+    region: session.region || session.subdivision1,
   };
 }
 

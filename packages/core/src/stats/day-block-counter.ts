@@ -343,6 +343,8 @@ function countHits(
   const start = scan.start - dayStart;
   const end = scan.end - dayStart;
   const page = counting.key === "h.page" || counting.key === "goal" ? asDictionary(column("h.page")) : null;
+  // A visit column's value (the hostname): each hit is keyed by its visit's.
+  const visitKeys = typeof counting.key === "object" ? asDictionary(column(visitColumn(counting.key.visit))) : null;
   const goal = counting.key === "goal" ? matcher(column("h.page"), scan.goalPages ?? new Set()) : null;
   const eventOf = counting.from === "properties" ? matcher(column("h.event"), scan.eventIds ?? new Set()) : null;
   // event_property: slots are positions in the property values' dictionary.
@@ -385,7 +387,7 @@ function countHits(
         continue;
       }
       if (direct) direct[slotIndex![h]!]!++;
-      else add(v, slotOf(h), 1);
+      else add(v, visitKeys ? visitKeys.index[v]! : slotOf(h), 1);
     }
   }
   if (direct) direct.forEach((n, slot) => n > 0 && add(0, slot, n));
@@ -395,5 +397,6 @@ function countHits(
   if (counting.key === "h.page") return (slot) => page!.values[slot]!;
   if (counting.key === "h.event") return (slot) => event.values[slot]!;
   if (propValues) return (slot) => propValues.values[slot]!;
+  if (visitKeys) return (slot) => visitKeys.values[slot]!;
   return () => 0;
 }

@@ -21,7 +21,8 @@ export interface DimensionMapping {
 export const PLAUSIBLE_DIMENSIONS: Readonly<Record<string, DimensionMapping | null>> = {
   "event:page": { statistic: "page", filter: "page", counts: "pageviews" },
   "event:goal": { statistic: "goals", filter: "event", counts: "visitors" },
-  "event:hostname": null,
+  // A visit is on one host (docs/statistics.md, "Hostname"): the pageviews of the visits on it.
+  "event:hostname": { statistic: "hostname", filter: "hostname", counts: "pageviews" },
   "visit:entry_page": { statistic: "landing_page", filter: "entry_page", counts: "visits" },
   "visit:exit_page": { statistic: "exit_page", filter: "exit_page", counts: "visits" },
   "visit:entry_page_hostname": null,

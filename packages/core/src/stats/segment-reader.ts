@@ -86,11 +86,13 @@ const COUNTINGS: Readonly<Record<string, Counting>> = {
   bounces: byDay(sql`sum(${BOUNCED})`, "bounces"),
   visit_duration: byDay(sql`sum(v.duration)`, "duration"),
   visit_pageviews: byDay(sql`sum(v.pageviews)`, "pageviews"),
-  // Visit columns: visits per value; visitors for what is counted once per visitor-day.
+  // Visit columns: visits per value; visitors for what is counted once per visitor-day; pageviews under the visit's value.
   ...Object.fromEntries(
     VISIT_COLUMNS.map(({ column, statistic, counted }) => [
       statistic,
-      visitColumn(column, counted === "visitor" || counted === "visitor-value"),
+      counted === "pageview"
+        ? ofHits("pageviews", sql.ref(`v.${column}`), "dimension", false, { visit: column })
+        : visitColumn(column, counted === "visitor" || counted === "visitor-value"),
     ]),
   ),
   visitors: byDay(VISITORS, "visitors"),

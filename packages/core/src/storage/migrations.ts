@@ -348,6 +348,21 @@ const migrationFactories: Record<string, MigrationFactory> = {
       await sql`delete from day_blocks`.execute(db);
     },
   }),
+  // The hostname statistic: the visit's host (a visit is on one host), the visitor's visit
+  // under way remembers it, and a website may count its subdomains (issue 26).
+  "0026_hostname": () => ({
+    async up(db) {
+      await addVisitColumns(db, ["hostname"]);
+      await db.schema
+        .alterTable("visitors")
+        .addColumn("visit_hostname", "text", (c) => c.notNull().defaultTo(""))
+        .execute();
+      await db.schema
+        .alterTable("websites")
+        .addColumn("include_subdomains", "integer", (c) => c.notNull().defaultTo(0))
+        .execute();
+    },
+  }),
 };
 
 /**

@@ -148,6 +148,8 @@ export interface VisitorsTable {
   last_seen: number;
   visit_referrer: string;
   visit_campaign: string;
+  /** The host of the visit's pages ("" in rows from before migration 0026). */
+  visit_hostname: string;
   /** Per-visitor values already counted today (resolutions, languages, goals), one per line, at most 32. */
   seen: string;
   /** Id of this visitor-day's first visit (its number in the visits table); 0 before it has one. */
@@ -223,6 +225,8 @@ export interface WebsitesTable {
   page_names: string;
   /** Other names hits may name the website by (Umami's website id), one a line. */
   aliases: string;
+  /** 1: hits on any subdomain of `domain` count for it too (the `hostname` statistic tells them apart). */
+  include_subdomains: number;
   created_at: string;
   updated_at: string;
 }

@@ -16,6 +16,7 @@ export interface WebsiteInput {
   retention_days?: unknown;
   page_names?: unknown;
   aliases?: unknown;
+  include_subdomains?: unknown;
 }
 
 /**
@@ -129,6 +130,10 @@ const settingFields = {
     description: "E-mail reports: 1 sends this website in its account's periodic report (to the account's `email`), 0 does not (default).",
   }),
   exclude_bots: choice("exclude_bots", [0, 1]).optional().meta({ description: "Drop hits from bots: 1 yes (default), 0 no." }),
+  include_subdomains: choice("include_subdomains", [0, 1]).optional().meta({
+    description:
+      "Count the website's subdomains: 1 counts hits on any subdomain of `domain` (`blog.example.com`) for it, unless that subdomain is a website of its own, and the `hostname` statistic tells the hosts apart; 0 (default) counts only `domain` and `www.domain`.",
+  }),
   exclude_params: entryList(
     "exclude_params",
     isValidParamEntry,

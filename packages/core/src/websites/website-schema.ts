@@ -17,6 +17,7 @@ export const websiteSchema = z
     retention_days: z.int().meta({ example: 730 }),
     page_names: z.enum(PAGE_NAMES).meta({ description: "`path` or `route`: how pages are named.", example: "path" }),
     aliases: z.string().meta({ description: "Other names hits may name the website by (Umami's website id), one a line.", example: "" }),
+    include_subdomains: z.literal([0, 1]).meta({ description: "1: hits on any subdomain of `domain` count for this website too." }),
     created_at: timestamp,
     updated_at: timestamp,
   })

@@ -1,3 +1,4 @@
+import { isIP } from "node:net";
 import { sql, type Kysely, type Selectable } from "kysely";
 import type { Database, WebsitesTable } from "../storage/schema.js";
 import { NotFoundError, ValidationError } from "../shared/errors.js";
@@ -44,8 +45,10 @@ export interface Websites {
  * the CLI): never on the public `tally.websites`, since its rows hold password hashes.
  */
 export interface WebsiteDirectory {
-  /** The stored row for a host, or for one of its aliases (collect routing); null when no website has it. */
+  /** The stored row for a host, or for one of its aliases; null when no website has it. */
   findByDomain(domain: string): Promise<WebsiteRow | null>;
+  /** Collect routing: `findByDomain`, else the website of the nearest parent domain that counts its subdomains. */
+  findForHost(host: string): Promise<WebsiteRow | null>;
   /** The stored row by id regardless of account. */
   findById(id: number): Promise<WebsiteRow | null>;
   /** Every website's row, of every account (retention). */
@@ -74,6 +77,7 @@ export function toWebsite(row: WebsiteRow): Website {
     retention_days: Number(row.retention_days),
     page_names: row.page_names as Website["page_names"],
     aliases: row.aliases,
+    include_subdomains: Number(row.include_subdomains) as Website["include_subdomains"],
     created_at: row.created_at,
     updated_at: row.updated_at,
   };
@@ -126,6 +130,7 @@ export function createWebsites(db: Kysely<Database>, hooks: WebsiteHooks = {}): 
         retention_days: fields.retention_days ?? RETENTION_DAYS.default,
         page_names: fields.page_names ?? "path",
         aliases: fields.aliases ?? "",
+        include_subdomains: fields.include_subdomains ?? 0,
         created_at: now,
         updated_at: now,
       };
@@ -187,6 +192,7 @@ export function createWebsites(db: Kysely<Database>, hooks: WebsiteHooks = {}): 
           retention_days: fields.retention_days ?? Number(row.retention_days),
           page_names: fields.page_names ?? row.page_names,
           aliases: fields.aliases ?? row.aliases,
+          include_subdomains: fields.include_subdomains ?? Number(row.include_subdomains),
           updated_at: new Date().toISOString(),
         })
         .where("id", "=", row.id)
@@ -214,14 +220,35 @@ async function findByAlias(db: Kysely<Database>, alias: string): Promise<Website
     .executeTakeFirst();
 }
 
+/** `a.blog.example.com` → `blog.example.com`, `example.com` (not the top-level label); none for an IP address. */
+function parentDomains(host: string): string[] {
+  if (isIP(host.replace(/^\[|\]$/g, "")) !== 0) return [];
+  const labels = host.split(".");
+  return labels.slice(1, -1).map((_, i) => labels.slice(i + 1).join("."));
+}
+
+/** The website of the nearest parent domain of `host` that counts its subdomains (`include_subdomains`). */
+async function findByParentDomain(db: Kysely<Database>, host: string): Promise<WebsiteRow | undefined> {
+  const parents = parentDomains(host);
+  if (parents.length === 0) return undefined;
+  const rows = await db.selectFrom("websites").selectAll().where("domain", "in", parents).where("include_subdomains", "=", 1).execute();
+  return rows.sort((a, b) => b.domain.length - a.domain.length)[0];
+}
+
 export function createWebsiteDirectory(db: Kysely<Database>): WebsiteDirectory {
+  async function findByDomain(domain: string): Promise<WebsiteRow | null> {
+    return (
+      (await db.selectFrom("websites").selectAll().where("domain", "=", domain).executeTakeFirst()) ??
+      (await findByAlias(db, domain)) ??
+      null
+    );
+  }
+
   return {
-    async findByDomain(domain) {
-      return (
-        (await db.selectFrom("websites").selectAll().where("domain", "=", domain).executeTakeFirst()) ??
-        (await findByAlias(db, domain)) ??
-        null
-      );
+    findByDomain,
+
+    async findForHost(host) {
+      return (await findByDomain(host)) ?? (await findByParentDomain(db, host)) ?? null;
     },
 
     async findById(id) {
