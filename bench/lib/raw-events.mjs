@@ -235,7 +235,10 @@ export function createRawRowMaker({ websiteId, domain, timeZone, visitors, geo }
       start ? acquisition.channel : null,
       place?.region ?? null,
       // The page's host, `www.` stripped (the bench's data is on one host: no visit moves to another).
-      /^https?:\/\/([^/?#:]+)/i.exec(hit.url)?.[1].toLowerCase().replace(/^www\./, "") ?? null,
+      /^https?:\/\/([^/?#:]+)/i
+        .exec(hit.url)?.[1]
+        .toLowerCase()
+        .replace(/^www\./, "") ?? null,
     ];
   };
 }

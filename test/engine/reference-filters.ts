@@ -79,11 +79,12 @@ export function filterCases(visits: readonly ModelVisit[], sites: readonly strin
     return value;
   }
 
-  /** A piece of a value that occurs, in any case. */
+  /** A piece of a value that occurs, in any case; cut between characters (never half of 🎉's surrogate pair). */
   function piece(values: readonly string[]): string {
     const value = pick(values);
-    const start = int(value.length);
-    const text = value.slice(start, start + 1 + int(4));
+    const characters = Array.from(value);
+    const start = int(characters.length);
+    const text = characters.slice(start, start + 1 + int(4)).join("");
     const cased = rand() < 0.3 ? text.toUpperCase() : rand() < 0.5 ? text.toLowerCase() : text;
     return cased.trim() === "" ? value : cased;
   }

@@ -210,7 +210,10 @@ describe.each(DIALECTS)("Plausible's Stats API v2 on %s", (dialect) => {
     const body = { site_id: "dummy.site", metrics: ["visitors", "pageviews"], date_range: "7d" };
     const byHost = await query({ ...body, dimensions: ["event:hostname"] });
     expect(byHost.status, JSON.stringify(byHost.body)).toBe(200);
-    const range = checkShape({ id: "hostname", body: { ...body, dimensions: ["event:hostname"] } } as Fixture, byHost.body as unknown as Answer);
+    const range = checkShape(
+      { id: "hostname", body: { ...body, dimensions: ["event:hostname"] } } as Fixture,
+      byHost.body as unknown as Answer,
+    );
     const hosts = await v1("hostname", range);
     expect(hosts.map((row) => row.value).sort()).toEqual(["blog.dummy.site", "dummy.site"]);
     const expected = await Promise.all(
