@@ -132,7 +132,11 @@ export function plausibleFiles(db: Kysely<Database>, website: WebsiteRow, range:
         }
       }
       if (hostsApart)
-        yield* completed("hostname", async () => new Map(), (row) => [row.day, row.value, "", row.count, row.count, row.count, 0, 0, 0, 0]);
+        yield* completed(
+          "hostname",
+          async () => new Map(),
+          (row) => [row.day, row.value, "", row.count, row.count, row.count, 0, 0, 0, 0],
+        );
     }),
     file("entry_pages", ["date", "entry_page", "visitors", "entrances", "visit_duration", "bounces", "pageviews"], () =>
       completed("landing_page", visitsBy("entry_page"), (row, f) => [
