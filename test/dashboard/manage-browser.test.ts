@@ -190,7 +190,7 @@ describe.skipIf(skip)("managing websites in the dashboard, in Chromium", () => {
       }
       if (others.length > 0) await page.click(`section[data-card="${card}"] [role="tab"][data-name="${first}"]`);
     }
-    expect(checked).toBe(24); // 4 page tabs (hostnames), 2 acquisition, 6 sources, 4 locations, 5 devices and versions, 2 screens and languages, goals
+    expect(checked).toBe(27); // 4 page tabs (hostnames), 2 acquisition, 6 sources, 4 locations, 5 devices and versions, 2 screens and languages, 3 engagement, goals
   }
 
   it("adds a website, copies its tracking code, sees the first pageview arrive, then the engaged time of a page read for 3 s", async () => {
