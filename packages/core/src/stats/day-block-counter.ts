@@ -71,7 +71,9 @@ export function matcher(column: Column, ids: ReadonlySet<number>): (row: number)
 /** Where each visit's hits start: prefix sums over the block's order. */
 export function offsets(counts: Column, rows: number): Uint32Array {
   const at = new Uint32Array(rows + 1);
-  for (let i = 0; i < rows; i++) at[i + 1] = at[i]! + valueAt(counts, i);
+  const { values, index } = counts;
+  if (values) for (let i = 0; i < rows; i++) at[i + 1] = at[i]! + values[index[i]!]!;
+  else for (let i = 0; i < rows; i++) at[i + 1] = at[i]! + index[i]!;
   return at;
 }
 
@@ -86,8 +88,10 @@ function propOffsets(propHit: Column, hits: number): Uint32Array {
 /** Each visit's visitor-day run number, from the flags where runs start. */
 export function runsOf(starts: Column): Uint32Array {
   const runs = new Uint32Array(starts.length);
+  const { values, index } = starts;
   let run = 0;
-  for (let v = 0; v < starts.length; v++) runs[v] = run += valueAt(starts, v);
+  if (values) for (let v = 0; v < starts.length; v++) runs[v] = run += values[index[v]!]!;
+  else for (let v = 0; v < starts.length; v++) runs[v] = run += index[v]!;
   return runs;
 }
 
@@ -179,29 +183,44 @@ export function matchingVisits(
 }
 
 /**
- * Counts one day block into `into` (key → count), as segment-reader.ts's SQL counts the
- * same rows: visits that match every condition, and of those the hits the statistic
- * counts. Keys are day numbers, hours, dictionary ids, or 0 for a page goal.
+ * What every statistic of a request reads from one day's block, worked out once: its
+ * visitor-day runs, where each visit's hits start, and which visits match the conditions.
  */
-export function countBlock(
-  day: number,
-  column: (name: BlockColumn) => Column,
-  scan: BlockScan,
-  withTime: boolean,
-  into: Map<number, number>,
-): void {
-  const { counting } = scan;
-  const runs = runsOf(column("v.run_start"));
-  const visitCount = runs.length;
-  const hitStart = offsets(column("v.hits"), visitCount);
-  const hitCount = hitStart[visitCount]!;
-  const { hitTest, propsOfHit } = hitTests(column, hitCount);
-  const visitOk = matchingVisits(column, scan.conditions, hitStart, hitTest);
+export interface PreparedBlock {
+  day: number;
+  column: (name: BlockColumn) => Column;
+  runs: Uint32Array;
+  hitStart: Uint32Array;
+  visitOk: Uint8Array;
+  hitTest: (resolved: ResolvedCondition) => (h: number) => boolean;
+  propsOfHit: () => Uint32Array;
+}
 
-  const slots = createSlotCounter(counting.count === "visitors", runs);
-  let keyOf: (slot: number) => number;
-  if (counting.from === "visits") keyOf = countVisits(day, column, counting, visitOk, runs, slots.add);
-  else keyOf = countHits(day, column, scan, withTime, visitOk, hitStart, hitTest, propsOfHit, slots.add);
+export function prepareBlock(day: number, column: (name: BlockColumn) => Column, conditions: readonly ResolvedCondition[]): PreparedBlock {
+  const runs = runsOf(column("v.run_start"));
+  const hitStart = offsets(column("v.hits"), runs.length);
+  const { hitTest, propsOfHit } = hitTests(column, hitStart[runs.length]!);
+  return { day, column, runs, hitStart, hitTest, propsOfHit, visitOk: matchingVisits(column, conditions, hitStart, hitTest) };
+}
+
+/** One statistic counted from one prepared block into `into` (key → count). */
+export interface BlockCount {
+  block: PreparedBlock;
+  scan: BlockScan;
+  /** Whether hits' times are checked against the range (some may fall outside it). */
+  withTime: boolean;
+  into: Map<number, number>;
+}
+
+/**
+ * Counts one day block, as segment-reader.ts's SQL counts the same rows: visits that
+ * match every condition, and of those the hits the statistic counts. Keys are day
+ * numbers, hours, dictionary ids, or 0 for a page goal.
+ */
+export function countBlock(count: BlockCount): void {
+  const { block, scan, into } = count;
+  const slots = createSlotCounter(scan.counting.count === "visitors", block.runs);
+  const keyOf = scan.counting.from === "visits" ? countVisits(block, scan.counting, slots.add) : countHits(count, slots.add);
   slots.forEach((n, slot) => {
     const key = keyOf(slot);
     into.set(key, (into.get(key) ?? 0) + n);
@@ -210,11 +229,8 @@ export function countBlock(
 
 /** Visits: keyed by their day, a visit column, or (first-hour) the hour of each visitor-day's first matching visit. */
 function countVisits(
-  day: number,
-  column: (name: BlockColumn) => Column,
+  { day, column, visitOk, runs }: PreparedBlock,
   counting: BlockCounting,
-  visitOk: Uint8Array,
-  runs: Uint32Array,
   add: (v: number, slot: number, n: number) => void,
 ): (slot: number) => number {
   const visitCount = visitOk.length;
@@ -250,17 +266,8 @@ function countVisits(
 }
 
 /** Hits of matching visits, in the range and of the statistic's kind, that match the hit conditions. */
-function countHits(
-  day: number,
-  column: (name: BlockColumn) => Column,
-  scan: BlockScan,
-  withTime: boolean,
-  visitOk: Uint8Array,
-  hitStart: Uint32Array,
-  hitTest: (resolved: ResolvedCondition) => (h: number) => boolean,
-  propsOfHit: () => Uint32Array,
-  add: (v: number, slot: number, n: number) => void,
-): (slot: number) => number {
+function countHits({ block, scan, withTime }: BlockCount, add: (v: number, slot: number, n: number) => void): (slot: number) => number {
+  const { day, column, visitOk, hitStart, hitTest, propsOfHit } = block;
   const { counting } = scan;
   const dayStart = day * 86_400;
   const events = counting.from !== "pageviews";

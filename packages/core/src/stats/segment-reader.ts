@@ -2,7 +2,15 @@ import { sql, type Kysely, type RawBuilder } from "kysely";
 import type { Database } from "../storage/schema.js";
 import type { SqlDialect } from "../storage/dialect.js";
 import type { BlockColumn } from "./day-block-builder.js";
-import { columnsFor, countBlock, type BlockCounting, type BlockScan, type ResolvedCondition } from "./day-block-counter.js";
+import {
+  columnsFor,
+  countBlock,
+  prepareBlock,
+  type BlockCounting,
+  type BlockScan,
+  type PreparedBlock,
+  type ResolvedCondition,
+} from "./day-block-counter.js";
 import { decodeColumn, type Column } from "./day-block-format.js";
 import { VISIT_COLUMNS } from "../model/dimensions.js";
 import type { Condition, VisitDimension } from "../model/filters.js";
@@ -10,6 +18,7 @@ import {
   dayValue,
   hourValue,
   localBounds,
+  pageByCount,
   pageRows,
   type CountReader,
   type CountRequest,
@@ -298,6 +307,17 @@ export function createSegmentReader(
   let resolving: Promise<ResolvedCondition[]> | null = null;
   const resolvedConditions = () => (resolving ??= resolveConditions(db, where));
 
+  /** Each day's block as every statistic of this request reads it: runs, hit offsets, matching visits (worked out once). */
+  const preparedBlocks = new Map<number, PreparedBlock>();
+  function preparedBlock(day: number, conditions: readonly ResolvedCondition[]): PreparedBlock {
+    let block = preparedBlocks.get(day);
+    if (!block) {
+      const cached = columnCache.get(day)!;
+      preparedBlocks.set(day, (block = prepareBlock(day, (name) => cached.get(name)!, conditions)));
+    }
+    return block;
+  }
+
   /** What a block scan needs besides the columns: the conditions' ids, looked up once. */
   async function blockScan(stat: Statistic, counting: Counting, start: number, end: number): Promise<BlockScan> {
     const scan: BlockScan = { counting: counting.block, conditions: await resolvedConditions(), start, end };
@@ -340,20 +360,19 @@ export function createSegmentReader(
     const rowDays: number[][] = [];
     for (const [index, plan] of plans.entries()) {
       // The days whose current block has every column this request reads there (read above).
-      const blocks = new Map<number, Map<BlockColumn, Column>>();
-      for (const day of plan.days) {
+      const blockDays = plan.days.filter((day) => {
         const cached = columnCache.get(day.day);
-        const names = plan.needsTime(day) ? plan.timeColumns : plan.columns;
-        if (cached && names.every((name) => cached.get(name))) blocks.set(day.day, new Map(names.map((name) => [name, cached.get(name)!])));
-      }
-      if (blocks.size > 0) {
+        return cached && (plan.needsTime(day) ? plan.timeColumns : plan.columns).every((name) => cached.get(name));
+      });
+      if (blockDays.length > 0) {
         const scan = await blockScan(plan.request.stat, plan.counting, plan.start, plan.end);
-        for (const day of plan.days) {
-          const block = blocks.get(day.day);
-          if (block) countBlock(day.day, (name) => block.get(name)!, scan, plan.needsTime(day), counts[index]!);
+        for (const day of blockDays) {
+          const block = preparedBlock(day.day, scan.conditions);
+          countBlock({ block, scan, withTime: plan.needsTime(day), into: counts[index]! });
         }
       }
-      rowDays.push(plan.days.filter((day) => !blocks.has(day.day)).map((day) => day.day));
+      const counted = new Set(blockDays);
+      rowDays.push(plan.days.filter((day) => !counted.has(day)).map((day) => day.day));
     }
 
     // From rows: the day series of visits and pageviews together, everything else a statement each.
@@ -415,7 +434,11 @@ export function createSegmentReader(
   const all = async (stat: Statistic, range: DayRange) => (await allOf([{ stat, range }]))[0]!;
 
   return {
-    page: async (stat, range, list) => pageRows(await all(stat, range), list),
+    async page(stat, range, list) {
+      if (countingOf(stat).keys !== "dimension" || list.search !== "" || list.sortBy !== "count") return pageRows(await all(stat, range), list);
+      const [counts] = await countsByKey([{ stat, range }]);
+      return pageByCount(counts!, list, (ids) => dictionaryValues(db, ids));
+    },
     all,
     allOf,
     async countsOf(stat, range, values) {
