@@ -196,9 +196,31 @@ export interface PreparedBlock {
   propsOfHit: () => Uint32Array;
 }
 
+/** Arrays worked out from a decoded column, by the column: readers that share columns share these too. */
+const derived = new WeakMap<Column, Uint32Array>();
+function derivedFrom(column: Column, derive: (column: Column) => Uint32Array): Uint32Array {
+  let found = derived.get(column);
+  if (!found) derived.set(column, (found = derive(column)));
+  return found;
+}
+
+const plainArrays = new WeakMap<Column, Float64Array>();
+/** Every row's value in one array (worked out once per column): what hot loops read. */
+export function plainValues(column: Column): ArrayLike<number> {
+  const { values, index } = column;
+  if (!values) return index;
+  let found = plainArrays.get(column);
+  if (!found) {
+    found = new Float64Array(column.length);
+    for (let i = 0; i < column.length; i++) found[i] = values[index[i]!]!;
+    plainArrays.set(column, found);
+  }
+  return found;
+}
+
 export function prepareBlock(day: number, column: (name: BlockColumn) => Column, conditions: readonly ResolvedCondition[]): PreparedBlock {
-  const runs = runsOf(column("v.run_start"));
-  const hitStart = offsets(column("v.hits"), runs.length);
+  const runs = derivedFrom(column("v.run_start"), runsOf);
+  const hitStart = derivedFrom(column("v.hits"), (hits) => offsets(hits, runs.length));
   const { hitTest, propsOfHit } = hitTests(column, hitStart[runs.length]!);
   return { day, column, runs, hitStart, hitTest, propsOfHit, visitOk: matchingVisits(column, conditions, hitStart, hitTest) };
 }
@@ -219,12 +241,45 @@ export interface BlockCount {
  */
 export function countBlock(count: BlockCount): void {
   const { block, scan, into } = count;
+  if (scan.counting.from === "visits" && scan.counting.key === "day") {
+    into.set(block.day, (into.get(block.day) ?? 0) + dayTotal(block, scan.counting.count));
+    return;
+  }
   const slots = createSlotCounter(scan.counting.count === "visitors", block.runs);
   const keyOf = scan.counting.from === "visits" ? countVisits(block, scan.counting, slots.add) : countHits(count, slots.add);
   slots.forEach((n, slot) => {
     const key = keyOf(slot);
     into.set(key, (into.get(key) ?? 0) + n);
   });
+}
+
+/** A day's matching visits, visitor-days, bounces, seconds or pageviews: one sum. */
+function dayTotal({ column, visitOk, runs }: PreparedBlock, count: BlockCounting["count"]): number {
+  let total = 0;
+  if (count === "visitors") {
+    // A visitor-day's visits are side by side: count where a matching visit starts a new run.
+    let run = -1;
+    for (let v = 0; v < visitOk.length; v++) {
+      if (visitOk[v] && runs[v] !== run) {
+        run = runs[v]!;
+        total++;
+      }
+    }
+    return total;
+  }
+  if (count === "rows") {
+    for (let v = 0; v < visitOk.length; v++) total += visitOk[v]!;
+    return total;
+  }
+  if (count === "bounces") {
+    const pageviews = plainValues(column("v.pageviews"));
+    const events = plainValues(column("v.events"));
+    for (let v = 0; v < visitOk.length; v++) if (visitOk[v] && pageviews[v] === 1 && events[v] === 0) total++;
+    return total;
+  }
+  const summed = plainValues(column(count === "duration" ? "v.duration" : "v.pageviews"));
+  for (let v = 0; v < visitOk.length; v++) if (visitOk[v]) total += summed[v]!;
+  return total;
 }
 
 /** Visits: keyed by their day, a visit column, or (first-hour) the hour of each visitor-day's first matching visit. */
@@ -266,7 +321,7 @@ function countVisits(
 }
 
 /** Hits of matching visits, in the range and of the statistic's kind, that match the hit conditions. */
-function countHits({ block, scan, withTime }: BlockCount, add: (v: number, slot: number, n: number) => void): (slot: number) => number {
+function countHits({ block, scan, withTime, into }: BlockCount, add: (v: number, slot: number, n: number) => void): (slot: number) => number {
   const { day, column, visitOk, hitStart, hitTest, propsOfHit } = block;
   const { counting } = scan;
   const dayStart = day * 86_400;
@@ -275,7 +330,7 @@ function countHits({ block, scan, withTime }: BlockCount, add: (v: number, slot:
   const isEvent = Uint8Array.from(event.values, (value) => Number(value !== 0));
   const wantEvent = Number(events);
   const timed = withTime || counting.key === "day" || counting.key === "hour";
-  const time = timed ? column("h.time") : null;
+  const time = timed ? plainValues(column("h.time")) : null;
   const start = scan.start - dayStart;
   const end = scan.end - dayStart;
   const hitTests = scan.conditions
@@ -298,9 +353,9 @@ function countHits({ block, scan, withTime }: BlockCount, add: (v: number, slot:
       : null;
   const slotOf =
     counting.key === "day"
-      ? (h: number) => Math.floor(valueAt(time!, h) / 86_400)
+      ? (h: number) => Math.floor(time![h]! / 86_400)
       : counting.key === "hour"
-        ? (h: number) => Math.floor((((valueAt(time!, h) % 86_400) + 86_400) % 86_400) / 3600)
+        ? (h: number) => Math.floor((((time![h]! % 86_400) + 86_400) % 86_400) / 3600)
         : counting.key === "h.page"
           ? (h: number) => page!.index[h]!
           : counting.key === "h.event"
@@ -311,7 +366,7 @@ function countHits({ block, scan, withTime }: BlockCount, add: (v: number, slot:
     for (let h = hitStart[v]!; h < hitStart[v + 1]!; h++) {
       if (isEvent[event.index[h]!] !== wantEvent) continue;
       if (time) {
-        const offset = valueAt(time, h);
+        const offset = time[h]!;
         if (offset < start || offset >= end) continue;
       }
       if (goal && !goal(h)) continue;
@@ -328,7 +383,14 @@ function countHits({ block, scan, withTime }: BlockCount, add: (v: number, slot:
       else add(v, slotOf(h), 1);
     }
   }
-  if (direct) direct.forEach((n, slot) => n > 0 && add(0, slot, n));
+  if (direct) {
+    // Straight into the answer by dictionary id: no slots.
+    const values = counting.key === "h.page" ? page!.values : event.values;
+    for (let slot = 0; slot < direct.length; slot++) {
+      const n = direct[slot]!;
+      if (n > 0) into.set(values[slot]!, (into.get(values[slot]!) ?? 0) + n);
+    }
+  }
   if (counting.key === "day") return (slot) => day + slot;
   if (counting.key === "hour") return (slot) => slot;
   if (counting.key === "h.page") return (slot) => page!.values[slot]!;

@@ -10,6 +10,8 @@ import { PlausibleQueryError, type PlausibleCondition, type TimeDimension } from
 export interface StatsSource {
   list(input: StatsQueryInput): Promise<{ data: StatRow[]; total: number }>;
   totals(input: TotalsQueryInput): Promise<Totals>;
+  /** `totals` of several scopes at once (the rows of a breakdown): their day blocks are decoded once for all. */
+  totalsOf(inputs: readonly TotalsQueryInput[]): Promise<Totals[]>;
 }
 
 /** What one result row counts: a range and v1 filters (`country:is:US`), all of which must hold. */

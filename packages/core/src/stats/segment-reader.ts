@@ -133,6 +133,20 @@ interface CandidateDay {
 /** Columns of the blocks read, per day. */
 type BlockColumns = Map<number, Map<BlockColumn, Column>>;
 
+/**
+ * Decoded block columns of one website read so far, by day; a day known to lack a column
+ * maps it to null. One request's readers share it (a v2 query's rows, each with filters of its own).
+ */
+export type BlockColumnCache = Map<number, Map<BlockColumn, Column | null>>;
+
+/** What a segment reader counts: one website's statistics under `conditions`. */
+export interface SegmentScope {
+  websiteId: number;
+  conditions: readonly Condition[];
+  /** Block columns already decoded by other readers of the same request. */
+  columnCache?: BlockColumnCache | undefined;
+}
+
 /** Every condition's dictionary ids (and property names), in one statement. */
 export async function resolveConditions(db: Kysely<Database>, where: ReturnType<typeof segmentConditions>): Promise<ResolvedCondition[]> {
   if (where.conditions.length === 0) return [];
@@ -159,8 +173,7 @@ export async function resolveConditions(db: Kysely<Database>, where: ReturnType<
 export function createSegmentReader(
   db: Kysely<Database>,
   dialect: SqlDialect,
-  websiteId: number,
-  conditions: readonly Condition[],
+  { websiteId, conditions, columnCache = new Map() }: SegmentScope,
 ): CountReader {
   const where = segmentConditions(dialect, websiteId, conditions);
 
@@ -276,9 +289,6 @@ export function createSegmentReader(
         ? (day.day >= start / 86_400 || day.lastHit >= start) && day.day <= end / 86_400
         : day.day >= start / 86_400 && day.day < end / 86_400,
     );
-
-  /** Decoded block columns read so far in this request, by day; a day known to lack a column maps it to null. */
-  const columnCache = new Map<number, Map<BlockColumn, Column | null>>();
 
   /** The named columns of the days' current blocks (read once per request); a day missing any is left out. */
   async function blockColumns(days: readonly CandidateDay[], names: readonly BlockColumn[]): Promise<BlockColumns> {

@@ -9,6 +9,7 @@ import { comparedDay, comparisonRange, type CompareMode } from "./comparison.js"
 import type { Realtime, createRealtimeReader } from "./realtime.js";
 import { pageRows, type CountReader, type DayRange, type ListOptions, type Statistic } from "./count-reader.js";
 import { engagementRows } from "./engagement.js";
+import type { BlockColumnCache } from "./segment-reader.js";
 import {
   DAILY_SERIES,
   HAS_RANGE_TOTAL,
@@ -63,8 +64,15 @@ export interface CountStats {
   plausible(accountId: number, body: unknown, canSee?: (websiteId: number) => boolean): Promise<PlausibleAnswer>;
 }
 
-/** Picks where a query is counted from: rollups without filters or page goals, the visits and hits with them. */
-export type ReaderFor = (websiteId: number, query: TotalsQuery & { goal_page?: readonly string[] }) => CountReader;
+/**
+ * Picks where a query is counted from: rollups without filters or page goals, the visits and
+ * hits with them (sharing `columnCache`, when given, with the request's other readers).
+ */
+export type ReaderFor = (
+  websiteId: number,
+  query: TotalsQuery & { goal_page?: readonly string[] },
+  columnCache?: BlockColumnCache,
+) => CountReader;
 
 const sum = (rows: readonly StatRow[]) => rows.reduce((total, row) => total + row.count, 0);
 
@@ -153,6 +161,8 @@ async function goalVisitors(reader: CountReader, range: DayRange, patterns: read
 export interface StatsRunner extends PathRunner {
   page(websiteId: number, query: StatsQuery): Promise<StatsPage>;
   totals(websiteId: number, query: TotalsQuery): Promise<Totals>;
+  /** The totals of several queries of one website (a v2 query's rows): the day blocks they read are decoded once for all. */
+  totalsOf(websiteId: number, queries: readonly TotalsQuery[]): Promise<Totals[]>;
 }
 
 /** Where a request's statistics are read: counts (rollups or segments), and the hits of funnels and journeys. */
@@ -246,8 +256,8 @@ export function createStatsRunner({ readerFor, pathsFor }: StatsSources): StatsR
     page.data = page.data.map((row) => ({ ...row, previous: previousOf(row.value) }));
   }
 
-  async function totals(websiteId: number, query: TotalsQuery): Promise<Totals> {
-    const reader = readerFor(websiteId, query);
+  async function totals(websiteId: number, query: TotalsQuery, columnCache?: BlockColumnCache): Promise<Totals> {
+    const reader = readerFor(websiteId, query, columnCache);
     const range = { from: query.from, to: query.to };
     const comparison = query.compare ? comparisonRange(range, query.compare) : null;
     const [data, previous] = await totalFigures(reader, comparison ? [range, comparison] : [range]);
@@ -256,7 +266,14 @@ export function createStatsRunner({ readerFor, pathsFor }: StatsSources): StatsR
     return result;
   }
 
-  return { page: statsPage, totals, ...createPathRunner(pathsFor) };
+  async function totalsOf(websiteId: number, queries: readonly TotalsQuery[]): Promise<Totals[]> {
+    const columnCache: BlockColumnCache = new Map();
+    const answers: Totals[] = [];
+    for (const query of queries) answers.push(await totals(websiteId, query, columnCache));
+    return answers;
+  }
+
+  return { page: statsPage, totals: (websiteId, query) => totals(websiteId, query), totalsOf, ...createPathRunner(pathsFor) };
 }
 
 const localTime = createLocalClock();
@@ -303,6 +320,11 @@ export function createStats(
       const answerer = createPlausibleAnswerer({
         list: (input) => stats.queryWebsite(website.id, input),
         totals: (input) => stats.totalsWebsite(website.id, input),
+        async totalsOf(inputs) {
+          const queries = inputs.map(parseTotalsQuery);
+          await beforeRead();
+          return runner.totalsOf(website.id, queries);
+        },
       });
       return answerer.answer(query, { timezone: website.timezone, today: localTime(website.timezone, Date.now()).day });
     },

@@ -24,6 +24,7 @@ const runner = createStatsRunner(databaseSources(db, sqliteDialect));
 serveRequests<ReadRequest>((request) => {
   if (request.kind === "page") return runner.page(request.websiteId, request.query);
   if (request.kind === "totals") return runner.totals(request.websiteId, request.query);
+  if (request.kind === "totalsOf") return runner.totalsOf(request.websiteId, request.queries);
   if (request.kind === "funnel") return runner.funnel(request.websiteId, request.query);
   return runner.journey(request.websiteId, request.query);
 });

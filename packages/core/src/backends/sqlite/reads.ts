@@ -12,6 +12,7 @@ import { workerUrl } from "./worker-url.js";
 export type ReadRequest = { websiteId: number } & (
   | { kind: "page"; query: StatsQuery }
   | { kind: "totals"; query: TotalsQuery }
+  | { kind: "totalsOf"; queries: readonly TotalsQuery[] }
   | { kind: "funnel"; query: FunnelRun }
   | { kind: "journey"; query: JourneyQuery }
 );
@@ -105,6 +106,7 @@ export function createSqliteReadPool(path: string, options: SqliteReadOptions = 
   return {
     page: (websiteId, query) => send<StatsPage>({ kind: "page", websiteId, query }),
     totals: (websiteId, query) => send<Totals>({ kind: "totals", websiteId, query }),
+    totalsOf: (websiteId, queries) => send<Totals[]>({ kind: "totalsOf", websiteId, queries }),
     funnel: (websiteId, query) => send<FunnelAnswer>({ kind: "funnel", websiteId, query }),
     journey: (websiteId, query) => send<JourneyResult>({ kind: "journey", websiteId, query }),
     async close() {
