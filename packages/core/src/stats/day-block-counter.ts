@@ -321,7 +321,10 @@ function countVisits(
 }
 
 /** Hits of matching visits, in the range and of the statistic's kind, that match the hit conditions. */
-function countHits({ block, scan, withTime, into }: BlockCount, add: (v: number, slot: number, n: number) => void): (slot: number) => number {
+function countHits(
+  { block, scan, withTime, into }: BlockCount,
+  add: (v: number, slot: number, n: number) => void,
+): (slot: number) => number {
   const { day, column, visitOk, hitStart, hitTest, propsOfHit } = block;
   const { counting } = scan;
   const dayStart = day * 86_400;

@@ -445,7 +445,8 @@ export function createSegmentReader(
 
   return {
     async page(stat, range, list) {
-      if (countingOf(stat).keys !== "dimension" || list.search !== "" || list.sortBy !== "count") return pageRows(await all(stat, range), list);
+      if (countingOf(stat).keys !== "dimension" || list.search !== "" || list.sortBy !== "count")
+        return pageRows(await all(stat, range), list);
       const [counts] = await countsByKey([{ stat, range }]);
       return pageByCount(counts!, list, (ids) => dictionaryValues(db, ids));
     },
