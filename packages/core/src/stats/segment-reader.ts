@@ -130,9 +130,6 @@ interface CandidateDay {
   lastHit: number;
 }
 
-/** Columns of the blocks read, per day. */
-type BlockColumns = Map<number, Map<BlockColumn, Column>>;
-
 /**
  * Decoded block columns of one website read so far, by day; a day known to lack a column
  * maps it to null. One request's readers share it (a v2 query's rows, each with filters of its own).
@@ -290,27 +287,33 @@ export function createSegmentReader(
         : day.day >= start / 86_400 && day.day < end / 86_400,
     );
 
-  /** The named columns of the days' current blocks (read once per request); a day missing any is left out. */
-  async function blockColumns(days: readonly CandidateDay[], names: readonly BlockColumn[]): Promise<BlockColumns> {
-    const missing = days.filter((day) => names.some((name) => !columnCache.get(day.day)?.has(name)));
-    if (missing.length > 0) {
-      const rows = await run<{ day: number; name: BlockColumn; data: Uint8Array }>(sql`
-        select b.day, b.name, b.data from day_blocks b
+  /**
+   * The named columns of the days' current blocks, each group's days with its own names,
+   * in one statement; each column is read once per request (a day without it maps it to null).
+   */
+  async function readColumns(groups: readonly { days: readonly CandidateDay[]; names: readonly BlockColumn[] }[]): Promise<void> {
+    const missing = groups
+      .map(({ days, names }) => ({ days: days.filter((day) => names.some((name) => !columnCache.get(day.day)?.has(name))), names }))
+      .filter(({ days }) => days.length > 0);
+    if (missing.length === 0) return;
+    // A select per group, each an index lookup per day and name (one select with `or` scans the website's blocks).
+    const selects = missing.map(
+      ({ days, names }) => sql`select b.day, b.name, b.data from day_blocks b
         join day_versions d on d.website_id = b.website_id and d.day = b.day and d.version = b.version
-        where b.website_id = ${websiteId} and b.day in (${sql.join(missing.map((day) => day.day))}) and b.name in (${sql.join(names)})`);
-      for (const day of missing) {
+        where b.website_id = ${websiteId} and b.day in (${sql.join(days.map((day) => day.day))}) and b.name in (${sql.join(names)})`,
+    );
+    const rows = await run<{ day: number; name: BlockColumn; data: Uint8Array }>(sql.join(selects, sql` union all `));
+    for (const { days, names } of missing) {
+      for (const day of days) {
         let columns = columnCache.get(day.day);
         if (!columns) columnCache.set(day.day, (columns = new Map()));
         for (const name of names) if (!columns.has(name)) columns.set(name, null);
       }
-      for (const row of rows) columnCache.get(Number(row.day))!.set(row.name, decodeColumn(row.data));
     }
-    const blocks: BlockColumns = new Map();
-    for (const day of days) {
-      const cached = columnCache.get(day.day)!;
-      if (names.every((name) => cached.get(name))) blocks.set(day.day, new Map(names.map((name) => [name, cached.get(name)!])));
+    for (const row of rows) {
+      const columns = columnCache.get(Number(row.day))!;
+      if (!columns.get(row.name)) columns.set(row.name, decodeColumn(row.data));
     }
-    return blocks;
   }
 
   /** Every condition's dictionary ids (and property names), looked up once per request. */
@@ -360,10 +363,11 @@ export function createSegmentReader(
       return { request, start, end, counting, days: reaching(all, fromHits, start, end), needsTime, columns, timeColumns };
     });
     const reached = [...new Map(plans.flatMap((plan) => plan.days).map((day) => [day.day, day])).values()];
-    await blockColumns(reached, [...new Set(plans.flatMap((plan) => plan.columns))]);
     const timed = [...new Map(plans.flatMap((plan) => plan.days.filter(plan.needsTime)).map((day) => [day.day, day])).values()];
-    const timedWithBlocks = timed.filter((day) => [...(columnCache.get(day.day)?.values() ?? [])].some((column) => column));
-    if (timedWithBlocks.length > 0) await blockColumns(timedWithBlocks, [...new Set(plans.flatMap((plan) => plan.timeColumns))]);
+    await readColumns([
+      { days: reached, names: [...new Set(plans.flatMap((plan) => plan.columns))] },
+      { days: timed, names: [...new Set(plans.flatMap((plan) => plan.timeColumns))] },
+    ]);
 
     const counts = plans.map(() => new Map<number, number>());
     const add = (into: Map<number, number>, key: number, n: number) => into.set(key, (into.get(key) ?? 0) + n);
