@@ -65,6 +65,31 @@ export function pageRows(rows: readonly StatRow[], list: ListOptions): { rows: S
   return { rows: kept.slice(start, start + list.perPage), total: kept.length };
 }
 
+/**
+ * The page of dictionary counts sorted by count, looking up only the values that may be on
+ * it: the rows whose count lies between the page's first and last (ties are ordered by
+ * value). Id 0 is no value; every other id counted has one.
+ */
+export async function pageByCount(
+  counts: ReadonlyMap<number, number>,
+  list: ListOptions,
+  valuesOf: (ids: readonly number[]) => Promise<Map<number, string>>,
+): Promise<{ rows: StatRow[]; total: number }> {
+  const direction = list.sort === "asc" ? 1 : -1;
+  const counted = [...counts].filter(([id, n]) => id !== 0 && n > 0).sort((a, b) => direction * (a[1] - b[1]));
+  const start = (list.page - 1) * list.perPage;
+  const window = counted.slice(start, start + list.perPage);
+  if (window.length === 0) return { rows: [], total: counted.length };
+  const [first, last] = [window[0]![1], window.at(-1)![1]];
+  const between = (n: number) => direction * (n - first) >= 0 && direction * (n - last) <= 0;
+  const before = counted.findIndex(([, n]) => between(n));
+  const candidates = counted.filter(([, n]) => between(n));
+  const values = await valuesOf(candidates.map(([id]) => id));
+  const rows = candidates.map(([id, count]) => ({ value: values.get(id) ?? "", count }));
+  const sorted = pageRows(rows, { ...list, page: 1, perPage: rows.length }).rows;
+  return { rows: sorted.slice(start - before, start - before + list.perPage), total: counted.length };
+}
+
 /** Local seconds at which a range starts and ends (exclusive): rows store local wall-clock seconds. */
 export function localBounds(range: DayRange): [number, number] {
   return [dayNumber(range.from) * 86_400, (dayNumber(range.to) + 1) * 86_400];

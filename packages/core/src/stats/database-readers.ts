@@ -13,10 +13,10 @@ export const DEFAULT_QUERY_TIMEOUT_MS = 20_000;
 /** Rollups without filters or page goals, the visits and hits with them or when asked (and for funnels and journeys), read through `db`. */
 export function databaseSources(db: Kysely<Database>, dialect: SqlDialect): StatsSources {
   return {
-    readerFor: (websiteId, query) =>
+    readerFor: (websiteId, query, columnCache) =>
       query.conditions.length === 0 && (query.goal_page ?? []).length === 0 && !query.fromRows
         ? createRollupReader(db, dialect, websiteId)
-        : createSegmentReader(db, dialect, websiteId, query.conditions),
+        : createSegmentReader(db, dialect, { websiteId, conditions: query.conditions, columnCache }),
     pathsFor: (websiteId, conditions) => createPathReader(db, dialect, websiteId, conditions),
   };
 }

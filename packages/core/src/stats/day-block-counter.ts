@@ -75,7 +75,9 @@ export function matcher(column: Column, ids: ReadonlySet<number>): (row: number)
 /** Where each visit's hits start: prefix sums over the block's order. */
 export function offsets(counts: Column, rows: number): Uint32Array {
   const at = new Uint32Array(rows + 1);
-  for (let i = 0; i < rows; i++) at[i + 1] = at[i]! + valueAt(counts, i);
+  const { values, index } = counts;
+  if (values) for (let i = 0; i < rows; i++) at[i + 1] = at[i]! + values[index[i]!]!;
+  else for (let i = 0; i < rows; i++) at[i + 1] = at[i]! + index[i]!;
   return at;
 }
 
@@ -90,8 +92,10 @@ function propOffsets(propHit: Column, hits: number): Uint32Array {
 /** Each visit's visitor-day run number, from the flags where runs start. */
 export function runsOf(starts: Column): Uint32Array {
   const runs = new Uint32Array(starts.length);
+  const { values, index } = starts;
   let run = 0;
-  for (let v = 0; v < starts.length; v++) runs[v] = run += valueAt(starts, v);
+  if (values) for (let v = 0; v < starts.length; v++) runs[v] = run += values[index[v]!]!;
+  else for (let v = 0; v < starts.length; v++) runs[v] = run += index[v]!;
   return runs;
 }
 
@@ -240,34 +244,70 @@ function countedHitTests(
 }
 
 /**
- * Counts one day block into `into` (key → count), as segment-reader.ts's SQL counts the
- * same rows: visits that match every condition, and of those the hits the statistic
- * counts. Keys are day numbers, hours, dictionary ids, or 0 for a page goal.
+ * What every statistic of a request reads from one day's block, worked out once: its
+ * visitor-day runs, where each visit's hits start, and which visits match the conditions.
  */
-export function countBlock(
-  day: number,
-  column: (name: BlockColumn) => Column,
-  scan: BlockScan,
-  withTime: boolean,
-  into: Map<number, number>,
-): void {
-  const { counting } = scan;
-  const runs = runsOf(column("v.run_start"));
-  const visitCount = runs.length;
-  const hitStart = offsets(column("v.hits"), visitCount);
-  const hitCount = hitStart[visitCount]!;
-  const { hitTest, propsOfHit } = hitTests(column, hitCount);
-  const visitOk = matchingVisits(column, scan.conditions, hitStart, hitTest);
+export interface PreparedBlock {
+  day: number;
+  column: (name: BlockColumn) => Column;
+  runs: Uint32Array;
+  hitStart: Uint32Array;
+  visitOk: Uint8Array;
+  hitTest: (resolved: ResolvedCondition) => (h: number) => boolean;
+  propsOfHit: () => Uint32Array;
+}
 
-  const slots = createSlotCounter(counting.count === "visitors", runs);
-  let keyOf: (slot: number) => number;
-  if (counting.from === "visits") keyOf = countVisits(day, column, counting, visitOk, runs, slots.add);
-  else {
-    // Event statistics count events; event_property of `pageview` counts pageviews (as countHits does).
-    const events = counting.from !== "pageviews" && !scan.ofPageviews;
-    const tests = countedHitTests(column, scan.conditions, hitStart, hitTest, events);
-    keyOf = countHits(day, column, scan, withTime, visitOk, hitStart, tests, propsOfHit, slots.add);
+/** Arrays worked out from a decoded column, by the column: readers that share columns share these too. */
+const derived = new WeakMap<Column, Uint32Array>();
+function derivedFrom(column: Column, derive: (column: Column) => Uint32Array): Uint32Array {
+  let found = derived.get(column);
+  if (!found) derived.set(column, (found = derive(column)));
+  return found;
+}
+
+const plainArrays = new WeakMap<Column, Float64Array>();
+/** Every row's value in one array (worked out once per column): what hot loops read. */
+export function plainValues(column: Column): ArrayLike<number> {
+  const { values, index } = column;
+  if (!values) return index;
+  let found = plainArrays.get(column);
+  if (!found) {
+    found = new Float64Array(column.length);
+    for (let i = 0; i < column.length; i++) found[i] = values[index[i]!]!;
+    plainArrays.set(column, found);
   }
+  return found;
+}
+
+export function prepareBlock(day: number, column: (name: BlockColumn) => Column, conditions: readonly ResolvedCondition[]): PreparedBlock {
+  const runs = derivedFrom(column("v.run_start"), runsOf);
+  const hitStart = derivedFrom(column("v.hits"), (hits) => offsets(hits, runs.length));
+  const { hitTest, propsOfHit } = hitTests(column, hitStart[runs.length]!);
+  return { day, column, runs, hitStart, hitTest, propsOfHit, visitOk: matchingVisits(column, conditions, hitStart, hitTest) };
+}
+
+/** One statistic counted from one prepared block into `into` (key → count). */
+export interface BlockCount {
+  block: PreparedBlock;
+  scan: BlockScan;
+  /** Whether hits' times are checked against the range (some may fall outside it). */
+  withTime: boolean;
+  into: Map<number, number>;
+}
+
+/**
+ * Counts one day block, as segment-reader.ts's SQL counts the same rows: visits that
+ * match every condition, and of those the hits the statistic counts. Keys are day
+ * numbers, hours, dictionary ids, or 0 for a page goal.
+ */
+export function countBlock(count: BlockCount): void {
+  const { block, scan, into } = count;
+  if (scan.counting.from === "visits" && scan.counting.key === "day") {
+    into.set(block.day, (into.get(block.day) ?? 0) + dayTotal(block, scan.counting.count));
+    return;
+  }
+  const slots = createSlotCounter(scan.counting.count === "visitors", block.runs);
+  const keyOf = scan.counting.from === "visits" ? countVisits(block, scan.counting, slots.add) : countHits(count, slots.add);
   slots.forEach((n, slot) => {
     const key = keyOf(slot);
     into.set(key, (into.get(key) ?? 0) + n);
@@ -287,13 +327,41 @@ function visitFigures(column: (name: BlockColumn) => Column, counting: BlockCoun
   return () => 1;
 }
 
+
+/** A day's matching visits, visitor-days, bounces, seconds or pageviews: one sum. */
+function dayTotal({ column, visitOk, runs }: PreparedBlock, count: BlockCounting["count"]): number {
+  let total = 0;
+  if (count === "visitors") {
+    // A visitor-day's visits are side by side: count where a matching visit starts a new run.
+    let run = -1;
+    for (let v = 0; v < visitOk.length; v++) {
+      if (visitOk[v] && runs[v] !== run) {
+        run = runs[v]!;
+        total++;
+      }
+    }
+    return total;
+  }
+  if (count === "rows") {
+    for (let v = 0; v < visitOk.length; v++) total += visitOk[v]!;
+    return total;
+  }
+  if (count === "bounces") {
+    const pageviews = plainValues(column("v.pageviews"));
+    const events = plainValues(column("v.events"));
+    for (let v = 0; v < visitOk.length; v++) if (visitOk[v] && pageviews[v] === 1 && events[v] === 0) total++;
+    return total;
+  }
+  const summed = plainValues(column(count === "duration" ? "v.duration" : "v.pageviews"));
+  for (let v = 0; v < visitOk.length; v++) if (visitOk[v]) total += summed[v]!;
+  return total;
+}
+
+
 /** Visits: keyed by their day, a visit column, the hour of the day they started, or (first-hour) the hour of each visitor-day's first matching visit. */
 function countVisits(
-  day: number,
-  column: (name: BlockColumn) => Column,
+  { day, column, visitOk, runs }: PreparedBlock,
   counting: BlockCounting,
-  visitOk: Uint8Array,
-  runs: Uint32Array,
   add: (v: number, slot: number, n: number) => void,
 ): (slot: number) => number {
   const visitCount = visitOk.length;
@@ -322,24 +390,19 @@ function countVisits(
 
 /** Hits of matching visits, in the range and of the statistic's kind, that match the hit conditions. */
 function countHits(
-  day: number,
-  column: (name: BlockColumn) => Column,
-  scan: BlockScan,
-  withTime: boolean,
-  visitOk: Uint8Array,
-  hitStart: Uint32Array,
-  countedTests: readonly ((h: number, v: number) => boolean)[],
-  propsOfHit: () => Uint32Array,
+  { block, scan, withTime, into }: BlockCount,
   add: (v: number, slot: number, n: number) => void,
 ): (slot: number) => number {
+  const { day, column, visitOk, hitStart, hitTest, propsOfHit } = block;
   const { counting } = scan;
   const dayStart = day * 86_400;
   const events = counting.from !== "pageviews" && !scan.ofPageviews;
+  const countedTests = countedHitTests(column, scan.conditions, hitStart, hitTest, events);
   const event = asDictionary(column("h.event"));
   const isEvent = Uint8Array.from(event.values, (value) => Number(value !== 0));
   const wantEvent = Number(events);
   const timed = withTime || counting.key === "day" || counting.key === "hour" || counting.key === "day-hour";
-  const time = timed ? column("h.time") : null;
+  const time = timed ? plainValues(column("h.time")) : null;
   const start = scan.start - dayStart;
   const end = scan.end - dayStart;
   const page = counting.key === "h.page" || counting.key === "goal" ? asDictionary(column("h.page")) : null;
@@ -358,11 +421,11 @@ function countHits(
       : null;
   const slotOf =
     counting.key === "day"
-      ? (h: number) => Math.floor(valueAt(time!, h) / 86_400)
+      ? (h: number) => Math.floor(time![h]! / 86_400)
       : counting.key === "hour"
-        ? (h: number) => Math.floor((((valueAt(time!, h) % 86_400) + 86_400) % 86_400) / 3600)
+        ? (h: number) => Math.floor((((time![h]! % 86_400) + 86_400) % 86_400) / 3600)
         : counting.key === "day-hour"
-          ? (h: number) => Math.floor(valueAt(time!, h) / 3600)
+          ? (h: number) => Math.floor(time![h]! / 3600)
           : counting.key === "h.page"
             ? (h: number) => page!.index[h]!
             : counting.key === "h.event"
@@ -373,7 +436,7 @@ function countHits(
     for (let h = hitStart[v]!; h < hitStart[v + 1]!; h++) {
       if (isEvent[event.index[h]!] !== wantEvent) continue;
       if (time) {
-        const offset = valueAt(time, h);
+        const offset = time[h]!;
         if (offset < start || offset >= end) continue;
       }
       if (goal && !goal(h)) continue;
@@ -390,7 +453,14 @@ function countHits(
       else add(v, visitKeys ? visitKeys.index[v]! : slotOf(h), 1);
     }
   }
-  if (direct) direct.forEach((n, slot) => n > 0 && add(0, slot, n));
+  if (direct) {
+    // Straight into the answer by dictionary id: no slots.
+    const values = counting.key === "h.page" ? page!.values : event.values;
+    for (let slot = 0; slot < direct.length; slot++) {
+      const n = direct[slot]!;
+      if (n > 0) into.set(values[slot]!, (into.get(values[slot]!) ?? 0) + n);
+    }
+  }
   if (counting.key === "day") return (slot) => day + slot;
   if (counting.key === "hour") return (slot) => slot;
   if (counting.key === "day-hour") return (slot) => day * 24 + slot;

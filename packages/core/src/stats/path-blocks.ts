@@ -1,7 +1,7 @@
 import { sql, type Kysely } from "kysely";
 import type { Database } from "../storage/schema.js";
 import type { BlockColumn } from "./day-block-builder.js";
-import { hitTests, matchingVisits, offsets, runsOf, type ResolvedCondition } from "./day-block-counter.js";
+import { prepareBlock, type ResolvedCondition } from "./day-block-counter.js";
 import { decodeColumn, valueAt, type Column } from "./day-block-format.js";
 
 /**
@@ -76,10 +76,8 @@ export async function currentBlocks(
 
 /** A block's visits, their hit offsets, visitor-day runs, and which match the conditions. */
 function visitsOf(block: PathBlock, conditions: readonly ResolvedCondition[]) {
-  const runs = runsOf(block("v.run_start"));
-  const hitStart = offsets(block("v.hits"), runs.length);
-  const { hitTest } = hitTests(block, hitStart[runs.length]!);
-  return { runs, hitStart, ok: matchingVisits(block, conditions, hitStart, hitTest) };
+  const { runs, hitStart, visitOk } = prepareBlock(0, block, conditions);
+  return { runs, hitStart, ok: visitOk };
 }
 
 /** Marks a pageview (event id 0) among the event bits; steps use the bits below it (8 at most). */

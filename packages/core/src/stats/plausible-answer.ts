@@ -1,6 +1,7 @@
 import { addDays, dayNumber } from "../shared/calendar.js";
 import { ratio } from "../model/stat-names.js";
 import type { DayRange } from "./count-reader.js";
+import type { Totals } from "../model/stats-schemas.js";
 import { PLAUSIBLE_DIMENSIONS } from "./plausible-dimensions.js";
 import {
   createRowReader,
@@ -113,18 +114,14 @@ function compareRows(query: PlausibleQuery): (a: Computed, b: Computed) => numbe
 export function createPlausibleAnswerer(source: StatsSource) {
   const reader: RowReader = createRowReader(source);
 
-  /** The metrics of one scope: one totals call, and the events' counts when `events` is asked. */
-  async function figuresOf(scope: Scope, metrics: readonly PlausibleMetric[]): Promise<Figures> {
-    const figures: Figures = {};
-    const { from, to } = scope.range;
-    if (
-      metrics.some(
-        (metric) => TOTALS_METRICS.includes(metric) || metric === "events" || metric === "percentage" || metric === "conversion_rate",
-      )
-    ) {
-      const { data } = await source.totals({ from, to, filter: scope.filters });
-      Object.assign(figures, data);
-    }
+  const needsTotals = (metrics: readonly PlausibleMetric[]) =>
+    metrics.some(
+      (metric) => TOTALS_METRICS.includes(metric) || metric === "events" || metric === "percentage" || metric === "conversion_rate",
+    );
+
+  /** The metrics of one scope: its totals (read for every row at once), and the events' counts when `events` is asked. */
+  async function figuresOf(scope: Scope, metrics: readonly PlausibleMetric[], totals: Totals["data"] | undefined): Promise<Figures> {
+    const figures: Figures = { ...totals };
     if (metrics.includes("events")) {
       const events = await reader.allRows(scope, { name: "event" });
       figures.events = events.reduce((sum, row) => sum + row.count, scope.eventsOnly ? 0 : (figures.pageviews ?? 0));
@@ -200,10 +197,15 @@ export function createPlausibleAnswerer(source: StatsSource) {
     }
     const rows = await reader.rowsOf(query.dimensions, base);
     const perPage = query.metrics.some(isPageMetric);
+    const uncounted = rows.filter((row) => countedFigures(query, row) === null);
+    const totals = needsTotals(query.metrics)
+      ? await source.totalsOf(uncounted.map(({ scope }) => ({ ...scope.range, filter: scope.filters })))
+      : [];
+    const totalsOfRow = new Map(uncounted.map((row, index) => [row, totals[index]?.data]));
     const computed = await mapConcurrently(rows, async (row) => ({
       dimensions: row.dimensions,
       figures: {
-        ...(countedFigures(query, row) ?? (await figuresOf(row.scope, query.metrics))),
+        ...(countedFigures(query, row) ?? (await figuresOf(row.scope, query.metrics, totalsOfRow.get(row)))),
         ...(perPage ? await pageFigures(query, row) : {}),
       },
     }));

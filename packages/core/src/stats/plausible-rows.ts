@@ -12,6 +12,8 @@ export interface StatsSource {
   totals(input: TotalsQueryInput): Promise<Totals>;
   /** The totals of each hour (stats.ts `hourly`). */
   hourly(input: TotalsQueryInput): Promise<HourFigures[]>;
+  /** `totals` of several scopes at once (the rows of a breakdown): their day blocks are decoded once for all. */
+  totalsOf(inputs: readonly TotalsQueryInput[]): Promise<Totals[]>;
 }
 
 /** What one result row counts: a range and v1 filters (`country:is:US`), all of which must hold. */

@@ -2,7 +2,15 @@ import { sql, type Kysely, type RawBuilder } from "kysely";
 import type { Database } from "../storage/schema.js";
 import type { SqlDialect } from "../storage/dialect.js";
 import type { BlockColumn } from "./day-block-builder.js";
-import { columnsFor, countBlock, type BlockCounting, type BlockScan, type ResolvedCondition } from "./day-block-counter.js";
+import {
+  columnsFor,
+  countBlock,
+  prepareBlock,
+  type BlockCounting,
+  type BlockScan,
+  type PreparedBlock,
+  type ResolvedCondition,
+} from "./day-block-counter.js";
 import { decodeColumn, type Column } from "./day-block-format.js";
 import { PAGEVIEW_EVENT, VISIT_COLUMNS } from "../model/dimensions.js";
 import { simpleConditions, type Condition, type VisitDimension } from "../model/filters.js";
@@ -11,6 +19,7 @@ import {
   dayValue,
   hourValue,
   localBounds,
+  pageByCount,
   pageRows,
   type CountReader,
   type CountRequest,
@@ -151,8 +160,19 @@ interface CandidateDay {
   lastHit: number;
 }
 
-/** Columns of the blocks read, per day. */
-type BlockColumns = Map<number, Map<BlockColumn, Column>>;
+/**
+ * Decoded block columns of one website read so far, by day; a day known to lack a column
+ * maps it to null. One request's readers share it (a v2 query's rows, each with filters of its own).
+ */
+export type BlockColumnCache = Map<number, Map<BlockColumn, Column | null>>;
+
+/** What a segment reader counts: one website's statistics under `conditions`. */
+export interface SegmentScope {
+  websiteId: number;
+  conditions: readonly Condition[];
+  /** Block columns already decoded by other readers of the same request. */
+  columnCache?: BlockColumnCache | undefined;
+}
 
 /** Every condition's dictionary ids (and property names), in one statement; those within `any` as its branches. */
 export async function resolveConditions(db: Kysely<Database>, where: ReturnType<typeof segmentConditions>): Promise<ResolvedCondition[]> {
@@ -188,8 +208,7 @@ export async function resolveConditions(db: Kysely<Database>, where: ReturnType<
 export function createSegmentReader(
   db: Kysely<Database>,
   dialect: SqlDialect,
-  websiteId: number,
-  conditions: readonly Condition[],
+  { websiteId, conditions, columnCache = new Map() }: SegmentScope,
 ): CountReader {
   const prepare = preparedConditions(db, dialect, websiteId, conditions);
   /** The conditions' SQL: patterns matched first where the database cannot (every count starts with `prepare`). */
@@ -310,35 +329,49 @@ export function createSegmentReader(
         : day.day >= start / 86_400 && day.day < end / 86_400,
     );
 
-  /** Decoded block columns read so far in this request, by day; a day known to lack a column maps it to null. */
-  const columnCache = new Map<number, Map<BlockColumn, Column | null>>();
-
-  /** The named columns of the days' current blocks (read once per request); a day missing any is left out. */
-  async function blockColumns(days: readonly CandidateDay[], names: readonly BlockColumn[]): Promise<BlockColumns> {
-    const missing = days.filter((day) => names.some((name) => !columnCache.get(day.day)?.has(name)));
-    if (missing.length > 0) {
-      const rows = await run<{ day: number; name: BlockColumn; data: Uint8Array }>(sql`
-        select b.day, b.name, b.data from day_blocks b
+  /**
+   * The named columns of the days' current blocks, each group's days with its own names,
+   * in one statement; each column is read once per request (a day without it maps it to null).
+   */
+  async function readColumns(groups: readonly { days: readonly CandidateDay[]; names: readonly BlockColumn[] }[]): Promise<void> {
+    const missing = groups
+      .map(({ days, names }) => ({ days: days.filter((day) => names.some((name) => !columnCache.get(day.day)?.has(name))), names }))
+      .filter(({ days }) => days.length > 0);
+    if (missing.length === 0) return;
+    // A select per group, each an index lookup per day and name (one select with `or` scans the website's blocks).
+    const selects = missing.map(
+      ({ days, names }) => sql`select b.day, b.name, b.data from day_blocks b
         join day_versions d on d.website_id = b.website_id and d.day = b.day and d.version = b.version
-        where b.website_id = ${websiteId} and b.day in (${sql.join(missing.map((day) => day.day))}) and b.name in (${sql.join(names)})`);
-      for (const day of missing) {
+        where b.website_id = ${websiteId} and b.day in (${sql.join(days.map((day) => day.day))}) and b.name in (${sql.join(names)})`,
+    );
+    const rows = await run<{ day: number; name: BlockColumn; data: Uint8Array }>(sql.join(selects, sql` union all `));
+    for (const { days, names } of missing) {
+      for (const day of days) {
         let columns = columnCache.get(day.day);
         if (!columns) columnCache.set(day.day, (columns = new Map()));
         for (const name of names) if (!columns.has(name)) columns.set(name, null);
       }
-      for (const row of rows) columnCache.get(Number(row.day))!.set(row.name, decodeColumn(row.data));
     }
-    const blocks: BlockColumns = new Map();
-    for (const day of days) {
-      const cached = columnCache.get(day.day)!;
-      if (names.every((name) => cached.get(name))) blocks.set(day.day, new Map(names.map((name) => [name, cached.get(name)!])));
+    for (const row of rows) {
+      const columns = columnCache.get(Number(row.day))!;
+      if (!columns.get(row.name)) columns.set(row.name, decodeColumn(row.data));
     }
-    return blocks;
   }
 
   /** Every condition's dictionary ids (and property names), looked up once per request. */
   let resolving: Promise<ResolvedCondition[]> | null = null;
   const resolvedConditions = () => (resolving ??= resolveConditions(db, where));
+
+  /** Each day's block as every statistic of this request reads it: runs, hit offsets, matching visits (worked out once). */
+  const preparedBlocks = new Map<number, PreparedBlock>();
+  function preparedBlock(day: number, conditions: readonly ResolvedCondition[]): PreparedBlock {
+    let block = preparedBlocks.get(day);
+    if (!block) {
+      const cached = columnCache.get(day)!;
+      preparedBlocks.set(day, (block = prepareBlock(day, (name) => cached.get(name)!, conditions)));
+    }
+    return block;
+  }
 
   /** What a block scan needs besides the columns: the conditions' ids, looked up once. */
   async function blockScan(stat: Statistic, counting: Counting, start: number, end: number): Promise<BlockScan> {
@@ -375,30 +408,30 @@ export function createSegmentReader(
       return { request, start, end, counting, days: reaching(all, fromHits, start, end), needsTime, columns, timeColumns };
     });
     const reached = [...new Map(plans.flatMap((plan) => plan.days).map((day) => [day.day, day])).values()];
-    await blockColumns(reached, [...new Set(plans.flatMap((plan) => plan.columns))]);
     const timed = [...new Map(plans.flatMap((plan) => plan.days.filter(plan.needsTime)).map((day) => [day.day, day])).values()];
-    const timedWithBlocks = timed.filter((day) => [...(columnCache.get(day.day)?.values() ?? [])].some((column) => column));
-    if (timedWithBlocks.length > 0) await blockColumns(timedWithBlocks, [...new Set(plans.flatMap((plan) => plan.timeColumns))]);
+    await readColumns([
+      { days: reached, names: [...new Set(plans.flatMap((plan) => plan.columns))] },
+      { days: timed, names: [...new Set(plans.flatMap((plan) => plan.timeColumns))] },
+    ]);
 
     const counts = plans.map(() => new Map<number, number>());
     const add = (into: Map<number, number>, key: number, n: number) => into.set(key, (into.get(key) ?? 0) + n);
     const rowDays: number[][] = [];
     for (const [index, plan] of plans.entries()) {
       // The days whose current block has every column this request reads there (read above).
-      const blocks = new Map<number, Map<BlockColumn, Column>>();
-      for (const day of plan.days) {
+      const blockDays = plan.days.filter((day) => {
         const cached = columnCache.get(day.day);
-        const names = plan.needsTime(day) ? plan.timeColumns : plan.columns;
-        if (cached && names.every((name) => cached.get(name))) blocks.set(day.day, new Map(names.map((name) => [name, cached.get(name)!])));
-      }
-      if (blocks.size > 0) {
+        return cached && (plan.needsTime(day) ? plan.timeColumns : plan.columns).every((name) => cached.get(name));
+      });
+      if (blockDays.length > 0) {
         const scan = await blockScan(plan.request.stat, plan.counting, plan.start, plan.end);
-        for (const day of plan.days) {
-          const block = blocks.get(day.day);
-          if (block) countBlock(day.day, (name) => block.get(name)!, scan, plan.needsTime(day), counts[index]!);
+        for (const day of blockDays) {
+          const block = preparedBlock(day.day, scan.conditions);
+          countBlock({ block, scan, withTime: plan.needsTime(day), into: counts[index]! });
         }
       }
-      rowDays.push(plan.days.filter((day) => !blocks.has(day.day)).map((day) => day.day));
+      const counted = new Set(blockDays);
+      rowDays.push(plan.days.filter((day) => !counted.has(day)).map((day) => day.day));
     }
 
     // From rows: the day series of visits and pageviews together, everything else a statement each.
@@ -467,7 +500,12 @@ export function createSegmentReader(
   const all = async (stat: Statistic, range: DayRange) => (await allOf([{ stat, range }]))[0]!;
 
   return {
-    page: async (stat, range, list) => pageRows(await all(stat, range), list),
+    async page(stat, range, list) {
+      if (countingOf(stat).keys !== "dimension" || list.search !== "" || list.sortBy !== "count")
+        return pageRows(await all(stat, range), list);
+      const [counts] = await countsByKey([{ stat, range }]);
+      return pageByCount(counts!, list, (ids) => dictionaryValues(db, ids));
+    },
     all,
     allOf,
     async countsOf(stat, range, values) {

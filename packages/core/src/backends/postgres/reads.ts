@@ -32,6 +32,7 @@ export function createPostgresStatsReads(
     page: (websiteId, query) => bounded((runner) => runner.page(websiteId, query)),
     totals: (websiteId, query) => bounded((runner) => runner.totals(websiteId, query)),
     hourly: (websiteId, query) => bounded((runner) => runner.hourly(websiteId, query)),
+    totalsOf: (websiteId, queries) => bounded((runner) => runner.totalsOf(websiteId, queries)),
     funnel: (websiteId, query) => bounded((runner) => runner.funnel(websiteId, query)),
     journey: (websiteId, query) => bounded((runner) => runner.journey(websiteId, query)),
   };

@@ -99,7 +99,7 @@ export function createHostSqliteReads(
   }
 
   const runner = createStatsRunner({
-    readerFor: (websiteId, query) => bounded(readerFor(websiteId, query)),
+    readerFor: (websiteId, query, columnCache) => bounded(readerFor(websiteId, query, columnCache)),
     pathsFor: (websiteId, conditions) => boundedPaths(pathsFor(websiteId, conditions)),
   });
   let queue: Promise<unknown> = Promise.resolve();
@@ -119,6 +119,7 @@ export function createHostSqliteReads(
     page: (websiteId, query) => oneAtATime(() => runner.page(websiteId, query)),
     totals: (websiteId, query) => oneAtATime(() => runner.totals(websiteId, query)),
     hourly: (websiteId, query) => oneAtATime(() => runner.hourly(websiteId, query)),
+    totalsOf: (websiteId, queries) => oneAtATime(() => runner.totalsOf(websiteId, queries)),
     funnel: (websiteId, query) => oneAtATime(() => runner.funnel(websiteId, query)),
     journey: (websiteId, query) => oneAtATime(() => runner.journey(websiteId, query)),
   };

@@ -13,6 +13,7 @@ export type ReadRequest = { websiteId: number } & (
   | { kind: "page"; query: StatsQuery }
   | { kind: "totals"; query: TotalsQuery }
   | { kind: "hourly"; query: TotalsQuery }
+  | { kind: "totalsOf"; queries: readonly TotalsQuery[] }
   | { kind: "funnel"; query: FunnelRun }
   | { kind: "journey"; query: JourneyQuery }
 );
@@ -107,6 +108,7 @@ export function createSqliteReadPool(path: string, options: SqliteReadOptions = 
     page: (websiteId, query) => send<StatsPage>({ kind: "page", websiteId, query }),
     totals: (websiteId, query) => send<Totals>({ kind: "totals", websiteId, query }),
     hourly: (websiteId, query) => send<HourFigures[]>({ kind: "hourly", websiteId, query }),
+    totalsOf: (websiteId, queries) => send<Totals[]>({ kind: "totalsOf", websiteId, queries }),
     funnel: (websiteId, query) => send<FunnelAnswer>({ kind: "funnel", websiteId, query }),
     journey: (websiteId, query) => send<JourneyResult>({ kind: "journey", websiteId, query }),
     async close() {
