@@ -327,7 +327,6 @@ function visitFigures(column: (name: BlockColumn) => Column, counting: BlockCoun
   return () => 1;
 }
 
-
 /** A day's matching visits, visitor-days, bounces, seconds or pageviews: one sum. */
 function dayTotal({ column, visitOk, runs }: PreparedBlock, count: BlockCounting["count"]): number {
   let total = 0;
@@ -356,7 +355,6 @@ function dayTotal({ column, visitOk, runs }: PreparedBlock, count: BlockCounting
   for (let v = 0; v < visitOk.length; v++) if (visitOk[v]) total += summed[v]!;
   return total;
 }
-
 
 /** Visits: keyed by their day, a visit column, the hour of the day they started, or (first-hour) the hour of each visitor-day's first matching visit. */
 function countVisits(
