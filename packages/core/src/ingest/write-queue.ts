@@ -53,6 +53,8 @@ const PROBE_AFTER_MS = 10_000;
 const newChunkId = () => randomBytes(12).toString("base64url");
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 const nextTurn = () => new Promise((resolve) => setImmediate(resolve));
+/** While a write is under way, `add` lets the event loop turn once per this many hits. */
+const ADDS_PER_TURN = 256;
 
 /**
  * The hits accepted and not yet written, and their way into the store: a flush every
@@ -74,9 +76,24 @@ export function createWriteQueue(options: WriteQueueOptions) {
   let failure: { fault: StoreFault | null; since: number; attempts: number } | null = null;
   let retryAt = 0;
   let probing: Promise<void> | null = null;
+  /** Settled when the write under way ends (worked or failed): what a caller held back by back-pressure waits for. */
+  let writeEnd: { ended: Promise<void>; settle: () => void } | null = null;
+  let addsSinceTurn = 0;
 
   const unwritten = () => buffer.length + ready.reduce((total, chunk) => total + chunk.hits.length, 0);
   const backingOff = () => Date.now() < retryAt;
+  const nextWriteEnd = (): Promise<void> => {
+    if (!writeEnd) {
+      let settle = () => {};
+      const ended = new Promise<void>((resolve) => (settle = resolve));
+      writeEnd = { ended, settle };
+    }
+    return writeEnd.ended;
+  };
+  function writeEnded(): void {
+    writeEnd?.settle();
+    writeEnd = null;
+  }
 
   const timer = setInterval(() => {
     try {
@@ -125,6 +142,7 @@ export function createWriteQueue(options: WriteQueueOptions) {
       const hits = options.isDeleted ? chunk.hits.filter((hit) => !options.isDeleted!(hit.websiteId)) : chunk.hits;
       if (hits.length > 0) await store.write(hits, chunk.id);
       ready.shift();
+      writeEnded();
       succeeded(waiting);
       await options.written?.(hits);
       // A synchronous store (in memory) blocks the event loop for a write: let I/O in between.
@@ -142,6 +160,7 @@ export function createWriteQueue(options: WriteQueueOptions) {
         try {
           await writeReady();
         } catch (error) {
+          writeEnded();
           failed(error);
           throw error;
         }
@@ -165,12 +184,24 @@ export function createWriteQueue(options: WriteQueueOptions) {
       refuseIfReplaced();
       if (unwritten() >= maxBuffered) throw new UnavailableError("Too many hits are waiting to be written; try again shortly.");
     },
-    /** Adds an accepted hit; a full batch starts a write, and past two batches the caller waits for it (back-pressure). */
+    /**
+     * Adds an accepted hit; a full batch starts a write. Past two batches unwritten the
+     * caller waits for the write under way to end (back-pressure), not for the whole
+     * backlog: the store then always has the next batch ready instead of idling while
+     * the callers refill an emptied queue.
+     */
     async add(hit: Hit): Promise<void> {
       buffer.push(hit);
+      // While a write is under way, a caller that never yields (a loop of awaited collects)
+      // would hear of its end only when held back: let its answer in now and then, so the
+      // next batch goes out as soon as the store is free.
+      if (flushing && ++addsSinceTurn >= ADDS_PER_TURN) {
+        addsSinceTurn = 0;
+        await nextTurn();
+      }
       if (buffer.length < batchSize || backingOff()) return;
-      const written = flush().catch(() => {});
-      if (buffer.length >= 2 * batchSize) await written;
+      const flushed = flush().catch(() => {});
+      if (unwritten() >= 2 * batchSize) await Promise.race([flushed, nextWriteEnd()]);
     },
     flush,
     /**
