@@ -3,27 +3,17 @@ import type { Database } from "../storage/schema.js";
 import type { BlockColumn } from "./day-block-builder.js";
 import { prepareBlock, type ResolvedCondition } from "./day-block-counter.js";
 import { decodeColumn, valueAt, type Column } from "./day-block-format.js";
+import { stepKey, visitJourney, type JourneyShape, type JourneyVisit } from "./journey-steps.js";
 
 /**
  * Funnels and journeys read from day blocks (docs/architecture.md, "A query's path"): a
  * block holds a day's visits in visitor-day runs and each visit's hits in its order, a
  * few bytes a hit, so a range is a scan of typed arrays instead of a join over its hits.
- * A funnel is counted per block; a journey's hits come out as path-reader.ts gives them
- * from rows, with ids of their own: a block's visit `v` of day `d` is visit
- * `-(d·2²⁴ + v + 1)`, its visitor-day run the visitor of the same form (the rows' ids are
- * positive, and a visitor-day is one day's, so a block's and the rows' never meet).
+ * A funnel is counted per block; a journey's visits come out as path-reader.ts gives them
+ * from rows, with visitors of their own: a block's visitor-day run `r` of day `d` is visitor
+ * `-(d·2²⁴ + r + 1)` (the rows' ids are positive, and a visitor-day is one day's, so a
+ * block's and the rows' never meet).
  */
-
-/** A hit of a visit that has a journey's start, in the visit's order. */
-export interface JourneyHit {
-  visit: number;
-  visitor: number;
-  /** A page's or an event name's dictionary id. */
-  page: number;
-  event: number;
-  /** Whether it is the start (its page or event matches). */
-  start: boolean;
-}
 
 /** A current block's columns, by name. */
 export type PathBlock = (name: BlockColumn) => Column;
@@ -167,27 +157,29 @@ export function countBlockFunnel(block: PathBlock, conditions: readonly Resolved
   close();
 }
 
-/** Every hit of a block's matching visits that have a hit of the start (step 0 of `bits`), as JourneyHits. */
-export function blockJourneyHits(day: number, block: PathBlock, conditions: readonly ResolvedCondition[], bits: StepBits): JourneyHit[] {
+/** The journeys of a block's visits that match the conditions and have a start. */
+export function blockJourneyVisits(
+  day: number,
+  block: PathBlock,
+  conditions: readonly ResolvedCondition[],
+  bits: StepBits,
+  shape: JourneyShape,
+): JourneyVisit[] {
   const { runs, hitStart, ok } = visitsOf(block, conditions);
   const isStart = hitSteps(block, bits);
   const page = block("h.page");
   const event = block("h.event");
-  const hits: JourneyHit[] = [];
+  const visits: JourneyVisit[] = [];
   for (let v = 0; v < runs.length; v++) {
     if (!ok[v]) continue;
-    let first = hitStart[v]!;
-    while (first < hitStart[v + 1]! && isStart(first) === 0) first++;
-    if (first === hitStart[v + 1]) continue;
-    for (let h = hitStart[v]!; h < hitStart[v + 1]!; h++) {
-      hits.push({
-        visit: blockId(day, v),
-        visitor: blockId(day, runs[v]!),
-        page: valueAt(page, h),
-        event: valueAt(event, h),
-        start: isStart(h) !== 0,
-      });
-    }
+    const first = hitStart[v]!;
+    const steps = visitJourney(
+      hitStart[v + 1]! - first,
+      (hit) => isStart(first + hit) !== 0,
+      (hit) => stepKey(valueAt(page, first + hit), valueAt(event, first + hit)),
+      shape,
+    );
+    if (steps) visits.push({ visitor: blockId(day, runs[v]!), steps });
   }
-  return hits;
+  return visits;
 }

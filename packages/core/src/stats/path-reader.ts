@@ -10,15 +10,15 @@ import { preparedConditions } from "./pattern-matches.js";
 import { resolveConditions, VISITOR } from "./segment-reader.js";
 import { conditionColumns, type ResolvedCondition } from "./day-block-counter.js";
 import {
-  blockJourneyHits,
+  blockJourneyVisits,
   countBlockFunnel,
   currentBlocks,
   stepBits,
-  type JourneyHit,
   type PathBlock,
   type RangeBlocks,
   type StepBits,
 } from "./path-blocks.js";
+import { stepKey, visitJourney, type JourneyShape, type JourneyVisit } from "./journey-steps.js";
 import type { EngagementSignal } from "./engagement.js";
 import { VITALS } from "../model/hit-input.js";
 
@@ -31,14 +31,12 @@ interface StepHit {
   steps: number;
 }
 
-export type { JourneyHit };
-
 /** The stored hits funnels and journeys are computed from (docs/statistics.md, "Funnels and journeys"). */
 export interface PathReader {
   /** Visitors of each step, of the visits starting in the range that match the filters (docs/statistics.md, "Funnels"). */
   funnelVisitors(steps: readonly PathStep[], range: DayRange): Promise<number[]>;
-  /** Every hit of the visits starting in the range, matching the filters, that have a hit matching `start`. */
-  journeyHits(start: PathStep, range: DayRange): Promise<JourneyHit[]>;
+  /** The journeys of the visits starting in the range, matching the filters, that have a hit matching `start`; a visitor's visits together. */
+  journeyVisits(start: PathStep, range: DayRange, shape: JourneyShape): Promise<JourneyVisit[]>;
   /** The engagement signals of the visits starting in the range that match the filters (docs/statistics.md, "Engagement"). */
   engagementSignals(range: DayRange): Promise<EngagementSignal[]>;
   /** The values of dictionary ids (pages, event names). */
@@ -180,32 +178,41 @@ export function createPathReader(
       );
       return visitors;
     },
-    async journeyHits(start, range) {
+    async journeyVisits(start, range, shape) {
       where = await prepare();
       const startTest = isStep(start);
       const bits = await bitsOf([start]);
-      const hits: JourneyHit[] = [];
+      const visits: JourneyVisit[] = [];
+      // A block's visits come a visitor-day at a time; the rows' come by visit, so theirs are sorted.
       await eachPart(
         range,
-        (day, block, conditions) => hits.push(...blockJourneyHits(day, block, conditions, bits)),
+        (day, block, conditions) => {
+          for (const visit of blockJourneyVisits(day, block, conditions, bits, shape)) visits.push(visit);
+        },
         async (span) => {
           // The visits with a start, found once among the same hits.
           const hasStart = sql`v.id in (select h.visit_id from hits h where ${hitsOf(...span)} and ${startTest})`;
           const rows = await run<{ visit: number; visitor: number; page: number; event: number; start: number }>(
             visitHits(sql`h.page, h.event, case when ${startTest} then 1 else 0 end as start`, hasStart, span),
           );
-          for (const row of rows) {
-            hits.push({
-              visit: Number(row.visit),
-              visitor: Number(row.visitor),
-              page: Number(row.page),
-              event: Number(row.event),
-              start: Number(row.start) === 1,
-            });
+          const found: JourneyVisit[] = [];
+          // Rows come a visit at a time, in its order.
+          for (let first = 0; first < rows.length;) {
+            let end = first;
+            while (end < rows.length && rows[end]!.visit === rows[first]!.visit) end++;
+            const steps = visitJourney(
+              end - first,
+              (hit) => Number(rows[first + hit]!.start) === 1,
+              (hit) => stepKey(Number(rows[first + hit]!.page), Number(rows[first + hit]!.event)),
+              shape,
+            );
+            if (steps) found.push({ visitor: Number(rows[first]!.visitor), steps });
+            first = end;
           }
+          for (const visit of found.sort((a, b) => a.visitor - b.visitor)) visits.push(visit);
         },
       );
-      return hits;
+      return visits;
     },
     async engagementSignals(range) {
       where = await prepare();

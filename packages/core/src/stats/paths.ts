@@ -1,10 +1,11 @@
 import type { Condition } from "../model/filters.js";
-import type { FunnelRow, JourneyLink, JourneyNode, JourneyResult } from "../model/path-schemas.js";
+import type { FunnelRow, JourneyLink, JourneyResult } from "../model/path-schemas.js";
 import { parseStep, stepText, type PathStep } from "../model/path-steps.js";
 import { ratio } from "../model/stat-names.js";
 import { comparisonRange } from "./comparison.js";
 import type { DayRange } from "./count-reader.js";
-import type { JourneyHit, PathReader } from "./path-reader.js";
+import type { PathReader } from "./path-reader.js";
+import { stepOfKey, type JourneyVisit } from "./journey-steps.js";
 import type { FunnelQuery, JourneyQuery } from "./path-query.js";
 
 /** The reader of one website's hits under a request's filters. */
@@ -21,90 +22,95 @@ export const JOURNEY_TOP = 10;
 const percent = (part: number, whole: number) => ratio("bounce_rate", part, whole);
 const byCodePoint = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0);
 
-/** The hits of one visit after (or before, nearest first) its first start, repeats of the value before collapsed, `depth` of them at most. */
-function stepsFrom(hits: readonly JourneyHit[], direction: "next" | "previous", depth: number): string[] {
-  const at = hits.findIndex((hit) => hit.start);
-  const key = (hit: JourneyHit) => (hit.event === 0 ? `p${hit.page}` : `e${hit.event}`);
-  const steps: string[] = [];
-  let last = key(hits[at]!);
-  const move = direction === "next" ? 1 : -1;
-  for (let i = at + move; i >= 0 && i < hits.length && steps.length < depth; i += move) {
-    const value = key(hits[i]!);
-    if (value !== last) steps.push((last = value));
-  }
-  return steps;
-}
+/** Stands for the start in counts: every visit's first step, whatever page or event matched. */
+const START = -1;
+/** Visitors of a value at one step, by its key. */
+type VisitorsBy = Map<number, number>;
 
-/** Visitor sets per (step, value key) and per link, from the hits of the visits with a start. */
-function journeyCounts(hits: readonly JourneyHit[], query: JourneyQuery) {
-  const nodes = new Map<string, Set<number>>();
-  const links = new Map<string, Set<number>>();
-  const add = (into: Map<string, Set<number>>, key: string, visitor: number) => {
-    let visitors = into.get(key);
-    if (!visitors) into.set(key, (visitors = new Set()));
-    visitors.add(visitor);
+/**
+ * Visitors per step and value key, and per step and link (`from`, then `to`), from the visits'
+ * journeys, a visitor's visits coming together: each counts a visitor once however many of
+ * their visits took it.
+ */
+function journeyCounts(visits: readonly JourneyVisit[]) {
+  const nodes: VisitorsBy[] = [];
+  const links: Map<number, VisitorsBy>[] = [];
+  const bump = (into: VisitorsBy, key: number) => into.set(key, (into.get(key) ?? 0) + 1);
+  /** What the current visitor was counted for already, when they have several visits. */
+  let counted: Set<string> | null = null;
+  const firstTime = (text: () => string) => {
+    if (!counted) return true;
+    const key = text();
+    return counted.has(key) ? false : (counted.add(key), true);
   };
-  for (let first = 0; first < hits.length;) {
-    let end = first;
-    while (end < hits.length && hits[end]!.visit === hits[first]!.visit) end++;
-    const visitor = hits[first]!.visitor;
-    const steps = ["start", ...stepsFrom(hits.slice(first, end), query.direction, query.depth)];
-    steps.forEach((value, step) => {
-      add(nodes, `${step} ${value}`, visitor);
-      if (step > 0) add(links, `${step} ${steps[step - 1]} ${value}`, visitor);
-    });
-    first = end;
+  for (let at = 0; at < visits.length; at++) {
+    const { visitor, steps } = visits[at]!;
+    const several = visits[at - 1]?.visitor === visitor || visits[at + 1]?.visitor === visitor;
+    if (visits[at - 1]?.visitor !== visitor) counted = several ? new Set() : null;
+    for (let step = 0; step < steps.length; step++) {
+      const key = step === 0 ? START : steps[step]!;
+      if (firstTime(() => `${step} ${key}`)) bump((nodes[step] ??= new Map()), key);
+      if (step === 0) continue;
+      const from = step === 1 ? START : steps[step - 1]!;
+      if (!firstTime(() => `${step} ${from} ${key}`)) continue;
+      const into = (links[step] ??= new Map());
+      let to = into.get(from);
+      if (!to) into.set(from, (to = new Map()));
+      bump(to, key);
+    }
   }
   return { nodes, links };
 }
 
-/** Every page and event id a set of value keys (`p12`, `e7`) names, as their values (`page:/x`, `event:Signup`). */
-async function keyValues(reader: PathReader, keys: Iterable<string>, start: string): Promise<Map<string, string>> {
-  const unique = [...new Set(keys)].filter((key) => key !== "start");
-  const values = await reader.valuesOf([...new Set(unique.map((key) => Number(key.slice(1))))]);
-  const named = new Map(unique.map((key) => [key, `${key[0] === "p" ? "page" : "event"}:${values.get(Number(key.slice(1))) ?? ""}`]));
-  return named.set("start", start);
+/** Every step key's value (`page:/x`, `event:Signup`), the start as the journey's start. */
+async function keyValues(reader: PathReader, keys: readonly number[], start: string): Promise<Map<number, string>> {
+  const named = keys.filter((key) => key !== START);
+  const values = await reader.valuesOf([...new Set(named.map((key) => stepOfKey(key).id))]);
+  const names = new Map(
+    named.map((key) => {
+      const { id, page } = stepOfKey(key);
+      return [key, `${page ? "page" : "event"}:${values.get(id) ?? ""}`];
+    }),
+  );
+  return names.set(START, start);
 }
+
+type JourneyCounts = ReturnType<typeof journeyCounts>;
 
 /** Every (step, value) of a range with its visitors, and every link (docs/statistics.md, "Journeys"). */
-async function journeyOver(
-  reader: PathReader,
-  query: JourneyQuery,
-  range: DayRange,
-): Promise<{ nodes: JourneyNode[]; links: JourneyLink[] }> {
-  const counts = journeyCounts(await reader.journeyHits(query.start, range), query);
-  const split = (key: string) => key.split(" ");
-  const names = await keyValues(
-    reader,
-    [...counts.nodes.keys()].map((key) => split(key)[1]!),
-    stepText(query.start),
-  );
-  const nodes = [...counts.nodes].map(([key, visitors]) => {
-    const [step, value] = split(key);
-    return { step: Number(step), value: names.get(value!)!, visitors: visitors.size };
-  });
-  const links = [...counts.links].map(([key, visitors]) => {
-    const [step, from, to] = split(key);
-    return { step: Number(step), from: names.get(from!)!, to: names.get(to!)!, visitors: visitors.size };
-  });
-  return { nodes, links };
+async function journeyOver(reader: PathReader, query: JourneyQuery, range: DayRange): Promise<JourneyCounts> {
+  return journeyCounts(await reader.journeyVisits(query.start, range, query));
 }
 
-/** The start and the most frequent values of each step, and the links between the nodes kept. */
-function topOf(journey: { nodes: JourneyNode[]; links: JourneyLink[] }, depth: number): { nodes: JourneyNode[]; links: JourneyLink[] } {
-  const nodes: JourneyNode[] = [];
-  for (let step = 0; step <= depth; step++) {
-    const ranked = journey.nodes
-      .filter((node) => node.step === step)
-      .sort((a, b) => b.visitors - a.visitors || byCodePoint(a.value, b.value))
-      .slice(0, JOURNEY_TOP);
-    nodes.push(...ranked);
-  }
-  const kept = new Set(nodes.map((node) => `${node.step} ${node.value}`));
-  const links = journey.links
-    .filter((link) => kept.has(`${link.step - 1} ${link.from}`) && kept.has(`${link.step} ${link.to}`))
-    .sort((a, b) => a.step - b.step || b.visitors - a.visitors || byCodePoint(a.from, b.from) || byCodePoint(a.to, b.to));
-  return { nodes, links };
+/** A step's most frequent keys: the first JOURNEY_TOP by visitors, and any tied with the last of them (names order those). */
+function frequentKeys(values: VisitorsBy | undefined): number[] {
+  if (!values) return [];
+  const counts = [...values.values()].sort((a, b) => b - a);
+  const least = counts[Math.min(JOURNEY_TOP, counts.length) - 1]!;
+  return [...values].filter(([, visitors]) => visitors >= least).map(([key]) => key);
+}
+
+/** The start and the most frequent values of each step (their keys beside), and the links between the nodes kept. */
+async function topOf(reader: PathReader, query: JourneyQuery, counts: JourneyCounts) {
+  const frequent = counts.nodes.map(frequentKeys);
+  const names = await keyValues(reader, frequent.flat(), stepText(query.start));
+  const kept = frequent.map((keys, step) =>
+    keys
+      .map((key) => ({ key, node: { step, value: names.get(key)!, visitors: counts.nodes[step]!.get(key)! } }))
+      .sort((a, b) => b.node.visitors - a.node.visitors || byCodePoint(a.node.value, b.node.value))
+      .slice(0, JOURNEY_TOP),
+  );
+  const keptKeys = kept.map((ranked) => new Set(ranked.map(({ key }) => key)));
+  const links: JourneyLink[] = [];
+  counts.links.forEach((froms, step) => {
+    for (const [from, tos] of froms) {
+      if (!keptKeys[step - 1]!.has(from)) continue;
+      for (const [to, visitors] of tos)
+        if (keptKeys[step]!.has(to)) links.push({ step, from: names.get(from)!, to: names.get(to)!, visitors });
+    }
+  });
+  links.sort((a, b) => a.step - b.step || b.visitors - a.visitors || byCodePoint(a.from, b.from) || byCodePoint(a.to, b.to));
+  return { kept: kept.flat(), links };
 }
 
 /** Answers parsed funnel and journey queries (a part of every StatsRunner). */
@@ -137,12 +143,16 @@ export function createPathRunner(pathsFor: PathsFor): PathRunner {
   async function journey(websiteId: number, query: JourneyQuery): Promise<JourneyResult> {
     const reader = pathsFor(websiteId, query.conditions);
     const range = { from: query.from, to: query.to };
-    const { nodes, links } = topOf(await journeyOver(reader, query, range), query.depth);
-    if (!query.compare) return { data: nodes, links };
+    const { kept, links } = await topOf(reader, query, await journeyOver(reader, query, range));
+    const data = kept.map(({ node }) => node);
+    if (!query.compare) return { data, links };
     const comparison = comparisonRange(range, query.compare);
     const before = await journeyOver(reader, query, comparison);
-    const previousOf = new Map(before.nodes.map((node) => [`${node.step} ${node.value}`, node.visitors]));
-    return { data: nodes.map((node) => ({ ...node, previous: previousOf.get(`${node.step} ${node.value}`) ?? 0 })), links, comparison };
+    return {
+      data: kept.map(({ key, node }) => ({ ...node, previous: before.nodes[node.step]?.get(key) ?? 0 })),
+      links,
+      comparison,
+    };
   }
 
   return { funnel, journey };
