@@ -3,7 +3,9 @@
 // and a 3-deep journey (30 days), each against the same question answered by GROUP BY
 // (window functions and self-joins for funnels and journeys) over raw events in the same
 // database; and the database's size per million pageviews beside the raw table's.
-//   node bench/suites/stats.mjs [--quick|--smoke] [--backend sqlite|postgres]
+//   node bench/suites/stats.mjs [--quick|--smoke] [--backend sqlite|postgres] [--statistics page,region,…]
+// `--statistics` measures only the unfiltered statistics named (`page` among them: the day
+// blocks' figure compares with it); the filtered queries, funnels and journeys run as always.
 import Database from "better-sqlite3";
 import { args, log, percentile, report, round } from "../lib/measure.mjs";
 import { importDist } from "../lib/paths.mjs";
@@ -40,7 +42,8 @@ const PROPERTY = { event: "Signup", property: "plan" };
 
 const { ENGAGEMENT_STATISTICS, STAT_NAMES, copyDatabase, createTally } = await importDist("core");
 // The engagement statistics have no raw baseline: the bench's data sends no engagement signals.
-const COUNTED_STATISTICS = STAT_NAMES.filter((name) => !ENGAGEMENT_STATISTICS.includes(name));
+const named = typeof opts.statistics === "string" ? new Set(["page", ...opts.statistics.split(",")]) : null;
+const COUNTED_STATISTICS = STAT_NAMES.filter((name) => !ENGAGEMENT_STATISTICS.includes(name) && (!named || named.has(name)));
 const { path, meta } = await ensureStatsDatabase({ ...SIZE, log });
 
 const days = (n) => new Date(Date.parse(`${meta.endDay}T00:00:00Z`) - (n - 1) * 86_400_000).toISOString().slice(0, 10);
