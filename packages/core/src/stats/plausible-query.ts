@@ -173,6 +173,9 @@ function behaviouralCondition(filter: unknown[]): PlausibleCondition {
   const [part] = parts;
   if (parts.length !== 1 || !part || "any" in part || !part.dimension.startsWith("event:"))
     return fail(`Invalid filter ${show(filter)}: ${String(head)} takes one condition on an event: dimension.`);
+  // v1's negated condition keeps the visits none of whose hits match: "has done a hit that is not X" is not one of them.
+  if (part.operator.endsWith("_not"))
+    return fail(`Tally answers ${String(head)} of is, contains or matches conditions only, not of ${show(inner)}.`);
   return { ...part, operator: head === "has_done" ? part.operator : NEGATION[part.operator], visitLevel: true };
 }
 
@@ -315,10 +318,14 @@ export function filteredPage(conditions: readonly PlausibleFilter[]): string | n
 /**
  * `has_done` selects visits only. Tally's v1 filters select visits too, and also narrow the hits
  * a page condition's pageviews (or an event condition's events) count: answered where that
- * narrowing changes nothing the query asks, else a 400 that says so.
+ * narrowing changes nothing the query asks, else a 400 that says so. `has_not_done` is v1's
+ * negated condition, which keeps the visits none of whose hits match and narrows their hits to
+ * those that do not match: all of them, so it is answered with any metric and dimension
+ * (Plausible's own example, filtering-by-segment, counts `events` under one).
  */
 function checkBehavioural(query: PlausibleQuery): void {
-  for (const condition of conditionsIn(query.conditions).filter((part) => part.visitLevel)) {
+  const hasDone = (part: PlausibleCondition) => part.visitLevel === true && !part.operator.endsWith("_not");
+  for (const condition of conditionsIn(query.conditions).filter(hasDone)) {
     const onPages = condition.dimension === "event:page";
     const narrowed = query.metrics.filter((metric) =>
       onPages ? ["pageviews", "events", "views_per_visit"].includes(metric) : metric === "events",
@@ -326,7 +333,7 @@ function checkBehavioural(query: PlausibleQuery): void {
     const eventDimension = query.dimensions.find((name) => name.startsWith("event:") && (onPages || name !== "event:page"));
     if (narrowed.length > 0 || eventDimension) {
       fail(
-        `Tally answers has_done / has_not_done on ${condition.dimension} only with visit metrics and dimensions, not ${[...narrowed, eventDimension].filter(Boolean).join(", ")}.`,
+        `Tally answers has_done on ${condition.dimension} only with visit metrics and dimensions, not ${[...narrowed, eventDimension].filter(Boolean).join(", ")}.`,
       );
     }
   }
