@@ -29,35 +29,34 @@ type VisitorsBy = Map<number, number>;
 
 /**
  * Visitors per step and value key, and per step and link (`from`, then `to`), from the visits'
- * journeys, a visitor's visits coming together: each counts a visitor once however many of
- * their visits took it.
+ * journeys, a visitor's visits coming together: a visitor counts once for each node and link
+ * any of their visits took.
  */
 function journeyCounts(visits: readonly JourneyVisit[]) {
   const nodes: VisitorsBy[] = [];
   const links: Map<number, VisitorsBy>[] = [];
   const bump = (into: VisitorsBy, key: number) => into.set(key, (into.get(key) ?? 0) + 1);
-  /** What the current visitor was counted for already, when they have several visits. */
-  let counted: Set<string> | null = null;
-  const firstTime = (text: () => string) => {
-    if (!counted) return true;
-    const key = text();
-    return counted.has(key) ? false : (counted.add(key), true);
-  };
-  for (let at = 0; at < visits.length; at++) {
-    const { visitor, steps } = visits[at]!;
-    const several = visits[at - 1]?.visitor === visitor || visits[at + 1]?.visitor === visitor;
-    if (visits[at - 1]?.visitor !== visitor) counted = several ? new Set() : null;
-    for (let step = 0; step < steps.length; step++) {
-      const key = step === 0 ? START : steps[step]!;
-      if (firstTime(() => `${step} ${key}`)) bump((nodes[step] ??= new Map()), key);
-      if (step === 0) continue;
-      const from = step === 1 ? START : steps[step - 1]!;
-      if (!firstTime(() => `${step} ${from} ${key}`)) continue;
-      const into = (links[step] ??= new Map());
-      let to = into.get(from);
-      if (!to) into.set(from, (to = new Map()));
-      bump(to, key);
+  for (let first = 0; first < visits.length;) {
+    let end = first + 1;
+    while (end < visits.length && visits[end]!.visitor === visits[first]!.visitor) end++;
+    // Only a visitor with several visits needs to remember what they were counted for.
+    const seen = end - first > 1 ? new Set<string>() : null;
+    const once = (key: string) => !seen!.has(key) && Boolean(seen!.add(key));
+    for (let at = first; at < end; at++) {
+      const { steps } = visits[at]!;
+      for (let step = 0; step < steps.length; step++) {
+        const key = step === 0 ? START : steps[step]!;
+        if (!seen || once(`${step} ${key}`)) bump((nodes[step] ??= new Map()), key);
+        if (step === 0) continue;
+        const from = step === 1 ? START : steps[step - 1]!;
+        if (seen && !once(`${step} ${from} ${key}`)) continue;
+        const into = (links[step] ??= new Map());
+        let to = into.get(from);
+        if (!to) into.set(from, (to = new Map()));
+        bump(to, key);
+      }
     }
+    first = end;
   }
   return { nodes, links };
 }
