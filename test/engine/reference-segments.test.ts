@@ -15,8 +15,9 @@ import { answer, compared, comparisonRange, totalsOf, type CompareMode, type Cou
 import { createChecker, piece, type Asked } from "./reference-check.js";
 import { ANY_CASES, FILTER_DIMENSIONS, filterCases, type FilterCase } from "./reference-filters.js";
 import { openReference, type Reference } from "./reference-fixture.js";
-import { compareValues, sumDays, type ListQuery } from "./reference-model.js";
+import { compareValues, sumDays, VISIT_DIMENSIONS, type ListQuery, type VisitDimension } from "./reference-model.js";
 import { filterText, keptVisits, segmentOf } from "./reference-segments.js";
+import { breakdownColumns, plausibleFilter, totalsMetrics } from "./reference-plausible.js";
 
 const FILTER_SEED = 1207;
 const COMBINED = 24;
@@ -172,6 +173,53 @@ describe.each(DIALECTS)("reference, filtered, on %s", (dialect) => {
         { timeout: 300_000 },
         async () => {
           await checkCases((_, index) => index >= anyStart());
+        },
+      );
+
+      it(
+        "Stats API v2: a breakdown by a visit column under each filter set counts every row as the set with `column is value`",
+        {
+          timeout: 300_000,
+        },
+        async () => {
+          const columns = breakdownColumns(VISIT_DIMENSIONS);
+          const problems: string[] = [];
+          let rows = 0;
+          for (const [index, { site, conditions, from, to }] of cases.entries()) {
+            const filters = conditions.map(plausibleFilter);
+            if (filters.includes(null)) continue;
+            const [dimension, column] = columns[index % columns.length]!;
+            const query = {
+              site_id: SITES.find((each) => each.key === site)!.domain,
+              metrics: totalsMetrics(dimension),
+              date_range: [from, to],
+              dimensions: [dimension],
+              filters,
+            };
+            const answer = await reference.tally.stats.plausible(reference.accountId, query);
+            const visits = keptVisits(reference.model.visits, site, reference.firstKeptDay.get(site)!);
+            const values = new Set(
+              segmentOf(visits, conditions)
+                .visits.filter((visit) => visit.day >= from && visit.day <= to)
+                .map((visit) => visit.dims[column as VisitDimension])
+                .filter((value) => value !== ""),
+            );
+            const shown = answer.results.map((row) => row.dimensions[0]!);
+            if (!isDeepStrictEqual([...shown].sort(), [...values].sort()))
+              problems.push(`${JSON.stringify(query)}: rows ${JSON.stringify(shown)}, the model has ${JSON.stringify([...values])}`);
+            for (const row of answer.results) {
+              const { count } = segmentOf(visits, [...conditions, { dimension: column, operator: "is", values: [row.dimensions[0]!] }]);
+              const expected = totalsOf(count, from, to);
+              const got = Object.fromEntries(query.metrics.map((metric, at) => [metric, row.metrics[at]]));
+              const want = Object.fromEntries(query.metrics.map((metric) => [metric, expected[metric]]));
+              if (!isDeepStrictEqual(got, want))
+                problems.push(`${JSON.stringify(query)} ${row.dimensions[0]}: got ${JSON.stringify(got)} expected ${JSON.stringify(want)}`);
+              rows++;
+            }
+            if (problems.length > 5) break;
+          }
+          expect(problems.slice(0, 5)).toEqual([]);
+          expect(rows).toBeGreaterThan(100);
         },
       );
 

@@ -91,4 +91,10 @@ export interface HourFigures extends TotalFigures {
   events: number;
 }
 export type Totals = z.infer<typeof totalsSchema>;
+
+/** One value's figures in a breakdown by a visit column (the Stats API v2's rows). */
+export interface ValueTotals {
+  value: string;
+  data: TotalFigures;
+}
 export type Realtime = z.infer<typeof realtimeSchema>;

@@ -1,5 +1,6 @@
 import { dayNumber, dayText } from "../shared/calendar.js";
 import type { DayRange, StatRow } from "../model/stats-schemas.js";
+import type { VisitDimension } from "../model/filters.js";
 
 export type { DayRange } from "../model/stats-schemas.js";
 
@@ -14,6 +15,11 @@ export interface Statistic {
   property?: string | undefined;
   /** `page_goal_visitors` and `page_goal_views` (store only): the page goal's pattern. */
   pattern?: string | undefined;
+  /**
+   * A day series of visits or `pageviews` counted per value of this visit column instead of
+   * per day (segments only): a breakdown's totals, every value at once.
+   */
+  by?: VisitDimension | undefined;
 }
 
 /** One statistic over one range. */

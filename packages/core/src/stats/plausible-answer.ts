@@ -1,8 +1,8 @@
 import { addDays, dayNumber } from "../shared/calendar.js";
 import { ratio } from "../model/stat-names.js";
 import type { DayRange } from "./count-reader.js";
-import type { Totals } from "../model/stats-schemas.js";
-import { PLAUSIBLE_DIMENSIONS } from "./plausible-dimensions.js";
+import type { TotalFigures } from "../model/stats-schemas.js";
+import { PLAUSIBLE_DIMENSIONS, visitColumnOf } from "./plausible-dimensions.js";
 import {
   createRowReader,
   MAX_ROWS,
@@ -120,7 +120,7 @@ export function createPlausibleAnswerer(source: StatsSource) {
     );
 
   /** The metrics of one scope: its totals (read for every row at once), and the events' counts when `events` is asked. */
-  async function figuresOf(scope: Scope, metrics: readonly PlausibleMetric[], totals: Totals["data"] | undefined): Promise<Figures> {
+  async function figuresOf(scope: Scope, metrics: readonly PlausibleMetric[], totals: TotalFigures | undefined): Promise<Figures> {
     const figures: Figures = { ...totals };
     if (metrics.includes("events")) {
       const events = await reader.allRows(scope, { name: "event" });
@@ -183,6 +183,30 @@ export function createPlausibleAnswerer(source: StatsSource) {
     }));
   }
 
+  /**
+   * Each row's totals: a breakdown by one visit column (`visit:browser`) in one pass over the
+   * query's scope for all its values; any other row under its own filters (the day blocks
+   * they read decoded once for all).
+   */
+  async function rowTotals(query: PlausibleQuery, base: Scope, rows: readonly Row[]): Promise<Map<Row, TotalFigures>> {
+    const found = new Map<Row, TotalFigures>();
+    const by = query.dimensions.length === 1 ? visitColumnOf(query.dimensions[0]!) : null;
+    if (by && rows.length > 0) {
+      const totals = await source.totalsBy({ ...base.range, filter: base.filters }, by);
+      const byValue = new Map(totals.map(({ value, data }) => [value, data]));
+      for (const row of rows) {
+        const data = row.counted && byValue.get(row.counted.value);
+        if (data) found.set(row, data);
+      }
+    }
+    const rest = rows.filter((row) => !found.has(row));
+    if (rest.length > 0) {
+      const totals = await source.totalsOf(rest.map(({ scope }) => ({ ...scope.range, filter: scope.filters })));
+      rest.forEach((row, index) => found.set(row, totals[index]!.data));
+    }
+    return found;
+  }
+
   /** Every row's figures, the shares (`percentage`, `conversion_rate`) against the query's totals. */
   async function computedRows(query: PlausibleQuery, base: Scope): Promise<Computed[]> {
     const time = query.dimensions.find(isTimeDimension);
@@ -198,10 +222,7 @@ export function createPlausibleAnswerer(source: StatsSource) {
     const rows = await reader.rowsOf(query.dimensions, base);
     const perPage = query.metrics.some(isPageMetric);
     const uncounted = rows.filter((row) => countedFigures(query, row) === null);
-    const totals = needsTotals(query.metrics)
-      ? await source.totalsOf(uncounted.map(({ scope }) => ({ ...scope.range, filter: scope.filters })))
-      : [];
-    const totalsOfRow = new Map(uncounted.map((row, index) => [row, totals[index]?.data]));
+    const totalsOfRow = needsTotals(query.metrics) ? await rowTotals(query, base, uncounted) : new Map<Row, TotalFigures>();
     const computed = await mapConcurrently(rows, async (row) => ({
       dimensions: row.dimensions,
       figures: {

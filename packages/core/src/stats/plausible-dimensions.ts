@@ -60,3 +60,9 @@ export function shownValue(mapping: DimensionMapping, stored: string): string {
   if (colon < 0) return stored;
   return mapping.part === "code" ? stored.slice(0, colon) : stored.slice(colon + 1);
 }
+
+/** The visit column a dimension's values are (`visit:browser` → `browser`), or null (`event:page`, goals, properties, time). */
+export function visitColumnOf(dimension: string): VisitDimension | null {
+  const filter = PLAUSIBLE_DIMENSIONS[dimension]?.filter;
+  return filter === undefined || filter === "page" || filter === "event" ? null : filter;
+}

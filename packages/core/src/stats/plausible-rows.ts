@@ -2,7 +2,8 @@ import { addDays, dayNumber, dayText } from "../shared/calendar.js";
 import { PAGEVIEW_EVENT } from "../model/dimensions.js";
 import type { DayRange } from "./count-reader.js";
 import type { StatsQueryInput, TotalsQueryInput } from "./stats-query.js";
-import type { HourFigures, StatRow, Totals } from "../model/stats-schemas.js";
+import type { HourFigures, StatRow, Totals, ValueTotals } from "../model/stats-schemas.js";
+import type { VisitDimension } from "../model/filters.js";
 import { PLAUSIBLE_DIMENSIONS, PROPS_PREFIX, shownValue, type DimensionMapping } from "./plausible-dimensions.js";
 import { PlausibleQueryError, type PlausibleCondition, type PlausibleFilter, type TimeDimension } from "./plausible-query.js";
 
@@ -14,6 +15,8 @@ export interface StatsSource {
   hourly(input: TotalsQueryInput): Promise<HourFigures[]>;
   /** `totals` of several scopes at once (the rows of a breakdown): their day blocks are decoded once for all. */
   totalsOf(inputs: readonly TotalsQueryInput[]): Promise<Totals[]>;
+  /** `totals` of each value of a visit column in one scope (a breakdown by it): one pass for all values. */
+  totalsBy(input: TotalsQueryInput, by: VisitDimension): Promise<ValueTotals[]>;
 }
 
 /** What one result row counts: a range and v1 filters (`country:is:US`), all of which must hold. */

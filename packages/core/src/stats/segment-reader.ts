@@ -145,7 +145,13 @@ const countsEvents = (stat: Statistic, counting: Counting) =>
 function countingOf(stat: Statistic): Counting {
   const counting = COUNTINGS[stat.name];
   if (!counting) throw new TypeError(`no segment counting for ${stat.name}`);
-  return counting;
+  return stat.by === undefined ? counting : byVisitColumn(stat, counting, stat.by);
+}
+
+/** A day series counted per value of a visit column instead (a breakdown's totals): the same count, keyed by the visit's value. */
+function byVisitColumn(stat: Statistic, counting: Counting, column: VisitDimension): Counting {
+  if (!BY_COLUMN_SERIES.includes(stat.name)) throw new TypeError(`${stat.name} is not counted by a visit column`);
+  return { ...counting, key: sql.ref(`v.${column}`), keys: "dimension", block: { ...counting.block, key: { visit: column } } };
 }
 
 /** The row value of a page goal: Plausible's name for it. */
@@ -153,6 +159,8 @@ export const pageGoalValue = (pattern: string) => `Visit ${pattern}`;
 
 /** The day series counted from visits, which one statement reads together. */
 const VISIT_DAY_SERIES: readonly string[] = ["visits", "bounces", "visit_duration", "visit_pageviews", "visitors"];
+/** The day series that can be counted per value of a visit column (`Statistic.by`). */
+const BY_COLUMN_SERIES: readonly string[] = [...VISIT_DAY_SERIES, "pageviews"];
 
 /** Days of a range whose visits can count, each with what its block needs. */
 interface CandidateDay {
@@ -280,15 +288,23 @@ export function createSegmentReader(
 
   /**
    * The day series of visits (visits, bounces, durations, views, visitor-days), all at once,
-   * for visits starting on `days` within [start, end): one statement, by day.
+   * for visits starting on `days` within [start, end): one statement, by day, or by day and
+   * the value of a visit column (`by`).
    */
-  async function visitDaySeries(days: readonly number[], start: number, end: number): Promise<Map<string, Map<number, number>>> {
-    const rows = await run<Record<string, number>>(sql`select ${DAY_OF_VISIT} as k, ${sql.join(
+  async function visitSeries(
+    days: readonly number[],
+    start: number,
+    end: number,
+    by: VisitDimension | undefined,
+  ): Promise<{ day: number; key: number; counts: Record<string, number> }[]> {
+    const key = by === undefined ? DAY_OF_VISIT : sql.ref(`v.${by}`);
+    const groups = by === undefined ? DAY_OF_VISIT : sql`${DAY_OF_VISIT}, ${key}`;
+    const rows = await run<Record<string, number>>(sql`select ${DAY_OF_VISIT} as d, ${key} as k, ${sql.join(
       VISIT_DAY_SERIES.map((name) => sql`${countingOf({ name }).count} as ${sql.ref(name)}`),
     )} from visits v
       where v.website_id = ${websiteId} and ${startingOn(days)} and v.start >= ${start} and v.start < ${end} and ${where.visit()}
-      group by ${DAY_OF_VISIT}`);
-    return new Map(VISIT_DAY_SERIES.map((name) => [name, new Map(rows.map((row) => [Number(row.k), Number(row[name])]))]));
+      group by ${groups}`);
+    return rows.map((row) => ({ day: Number(row.d), key: Number(row.k), counts: row }));
   }
 
   /** Pageviews by (day the visit started, day of the hit) for visits starting on `days`: one statement. */
@@ -434,23 +450,28 @@ export function createSegmentReader(
       rowDays.push(plan.days.filter((day) => !counted.has(day)).map((day) => day.day));
     }
 
-    // From rows: the day series of visits and pageviews together, everything else a statement each.
-    const visitSeries = plans.flatMap((plan, index) =>
-      VISIT_DAY_SERIES.includes(plan.request.stat.name) && rowDays[index]!.length > 0 ? [index] : [],
-    );
+    // From rows: the day series of visits (per visit column alike) and pageviews together, everything else a statement each.
+    const visitSeriesBy = new Map<VisitDimension | undefined, number[]>();
+    for (const [index, plan] of plans.entries()) {
+      if (!VISIT_DAY_SERIES.includes(plan.request.stat.name) || rowDays[index]!.length === 0) continue;
+      const by = plan.request.stat.by;
+      visitSeriesBy.set(by, [...(visitSeriesBy.get(by) ?? []), index]);
+    }
+    const fromVisitSeries = new Set([...visitSeriesBy.values()].flat());
     const pageviewSeries = plans.flatMap((plan, index) =>
-      plan.request.stat.name === "pageviews" && rowDays[index]!.length > 0 ? [index] : [],
+      plan.request.stat.name === "pageviews" && plan.request.stat.by === undefined && rowDays[index]!.length > 0 ? [index] : [],
     );
     const union = (indexes: readonly number[]) => [...new Set(indexes.flatMap((index) => rowDays[index]!))].sort((a, b) => a - b);
     const span = (indexes: readonly number[]) =>
       [Math.min(...indexes.map((index) => plans[index]!.start)), Math.max(...indexes.map((index) => plans[index]!.end))] as const;
-    if (visitSeries.length > 0) {
-      const series = await visitDaySeries(union(visitSeries), ...span(visitSeries));
-      for (const index of visitSeries) {
+    for (const [by, indexes] of visitSeriesBy) {
+      const rows = await visitSeries(union(indexes), ...span(indexes), by);
+      for (const index of indexes) {
         const { request, start, end } = plans[index]!;
         const own = new Set(rowDays[index]);
-        for (const [day, n] of series.get(request.stat.name)!)
-          if (own.has(day) && day >= start / 86_400 && day < end / 86_400) add(counts[index]!, day, n);
+        for (const row of rows)
+          if (own.has(row.day) && row.day >= start / 86_400 && row.day < end / 86_400)
+            add(counts[index]!, row.key, Number(row.counts[request.stat.name]));
       }
     }
     if (pageviewSeries.length > 0) {
@@ -463,7 +484,7 @@ export function createSegmentReader(
       }
     }
     for (const [index, plan] of plans.entries()) {
-      if (rowDays[index]!.length === 0 || visitSeries.includes(index) || pageviewSeries.includes(index)) continue;
+      if (rowDays[index]!.length === 0 || fromVisitSeries.has(index) || pageviewSeries.includes(index)) continue;
       for (const row of await run<{ k: number; n: number }>(grouped(plan.request.stat, plan.request.range, rowDays[index]!)))
         add(counts[index]!, Number(row.k), Number(row.n));
     }

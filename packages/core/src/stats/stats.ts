@@ -10,6 +10,7 @@ import type { Realtime, createRealtimeReader } from "./realtime.js";
 import { pageRows, type CountReader, type DayRange, type ListOptions, type Statistic } from "./count-reader.js";
 import { engagementRows } from "./engagement.js";
 import type { BlockColumnCache } from "./segment-reader.js";
+import type { VisitDimension } from "../model/filters.js";
 import {
   DAILY_SERIES,
   HAS_RANGE_TOTAL,
@@ -20,7 +21,7 @@ import {
   RATIO_SERIES,
   type RatioName,
 } from "../model/stat-names.js";
-import type { HourFigures, StatRow, TotalFigures, Totals } from "../model/stats-schemas.js";
+import type { HourFigures, StatRow, TotalFigures, Totals, ValueTotals } from "../model/stats-schemas.js";
 import {
   parseStatsQuery,
   parseTotalsQuery,
@@ -39,7 +40,7 @@ export interface StatsPage extends Page<StatRow> {
   comparison?: DayRange;
 }
 
-export type { HourFigures, TotalFigures, Totals } from "../model/stats-schemas.js";
+export type { HourFigures, TotalFigures, Totals, ValueTotals } from "../model/stats-schemas.js";
 
 /** Every statistics call: counts (`query`, `totals`, `realtime`) and paths (`funnel`, `journey`). */
 export interface Stats extends CountStats, PathStats {}
@@ -137,6 +138,20 @@ const isSeries = (name: string) => DAILY_SERIES.has(name) || HOUR_SERIES.has(nam
 
 const FIGURES = ["visitors", "visits", "pageviews", "bounces", "visit_duration", "visit_pageviews"] as const;
 
+/** The totals of each value of a visit column over a range: every figure of every value read in one plan. */
+async function totalFiguresBy(reader: CountReader, range: DayRange, by: VisitDimension): Promise<ValueTotals[]> {
+  const rows = await reader.allOf(FIGURES.map((name) => ({ stat: { name, by }, range })));
+  const sums = new Map<string, Sums>();
+  rows.forEach((figure, at) => {
+    for (const { value, count } of figure) {
+      let found = sums.get(value);
+      if (!found) sums.set(value, (found = [0, 0, 0, 0, 0, 0]));
+      found[at] = count;
+    }
+  });
+  return [...sums].map(([value, counts]) => ({ value, data: figuresFrom(counts) }));
+}
+
 /** The totals of each range, every figure of every range read in one plan. */
 async function totalFigures(reader: CountReader, ranges: readonly DayRange[]): Promise<TotalFigures[]> {
   const rows = await reader.allOf(ranges.flatMap((range) => FIGURES.map((name) => ({ stat: { name }, range }))));
@@ -192,6 +207,8 @@ export interface StatsRunner extends PathRunner {
   hourly(websiteId: number, query: TotalsQuery): Promise<HourFigures[]>;
   /** The totals of several queries of one website (a v2 query's rows): the day blocks they read are decoded once for all. */
   totalsOf(websiteId: number, queries: readonly TotalsQuery[]): Promise<Totals[]>;
+  /** The totals of each value of a visit column under the query's filters (a v2 breakdown by it), from the visits and hits. */
+  totalsBy(websiteId: number, query: TotalsQuery, by: VisitDimension): Promise<ValueTotals[]>;
 }
 
 /** Where a request's statistics are read: counts (rollups or segments), and the hits of funnels and journeys. */
@@ -306,7 +323,18 @@ export function createStatsRunner({ readerFor, pathsFor }: StatsSources): StatsR
     return answers;
   }
 
-  return { page: statsPage, totals: (websiteId, query) => totals(websiteId, query), hourly, totalsOf, ...createPathRunner(pathsFor) };
+  async function totalsBy(websiteId: number, query: TotalsQuery, by: VisitDimension): Promise<ValueTotals[]> {
+    return totalFiguresBy(readerFor(websiteId, { ...query, fromRows: true }), { from: query.from, to: query.to }, by);
+  }
+
+  return {
+    page: statsPage,
+    totals: (websiteId, query) => totals(websiteId, query),
+    hourly,
+    totalsOf,
+    totalsBy,
+    ...createPathRunner(pathsFor),
+  };
 }
 
 const localTime = createLocalClock();
@@ -362,6 +390,11 @@ export function createStats(
           const queries = inputs.map(parseTotalsQuery);
           await beforeRead();
           return runner.totalsOf(website.id, queries);
+        },
+        async totalsBy(input, by) {
+          const query = parseTotalsQuery(input);
+          await beforeRead();
+          return runner.totalsBy(website.id, query, by);
         },
       });
       return answerer.answer(query, { timezone: website.timezone, today: localTime(website.timezone, Date.now()).day });

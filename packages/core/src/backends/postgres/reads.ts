@@ -33,6 +33,7 @@ export function createPostgresStatsReads(
     totals: (websiteId, query) => bounded((runner) => runner.totals(websiteId, query)),
     hourly: (websiteId, query) => bounded((runner) => runner.hourly(websiteId, query)),
     totalsOf: (websiteId, queries) => bounded((runner) => runner.totalsOf(websiteId, queries)),
+    totalsBy: (websiteId, query, by) => bounded((runner) => runner.totalsBy(websiteId, query, by)),
     funnel: (websiteId, query) => bounded((runner) => runner.funnel(websiteId, query)),
     journey: (websiteId, query) => bounded((runner) => runner.journey(websiteId, query)),
   };

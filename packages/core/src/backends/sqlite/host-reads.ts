@@ -120,6 +120,7 @@ export function createHostSqliteReads(
     totals: (websiteId, query) => oneAtATime(() => runner.totals(websiteId, query)),
     hourly: (websiteId, query) => oneAtATime(() => runner.hourly(websiteId, query)),
     totalsOf: (websiteId, queries) => oneAtATime(() => runner.totalsOf(websiteId, queries)),
+    totalsBy: (websiteId, query, by) => oneAtATime(() => runner.totalsBy(websiteId, query, by)),
     funnel: (websiteId, query) => oneAtATime(() => runner.funnel(websiteId, query)),
     journey: (websiteId, query) => oneAtATime(() => runner.journey(websiteId, query)),
   };

@@ -2,7 +2,8 @@ import { Worker } from "node:worker_threads";
 import { UnavailableError } from "../../shared/errors.js";
 import { DEFAULT_QUERY_TIMEOUT_MS, queryTooLong } from "../../stats/database-readers.js";
 import type { StatsQuery, TotalsQuery } from "../../stats/stats-query.js";
-import type { HourFigures, StatsPage, StatsRunner, Totals } from "../../stats/stats.js";
+import type { HourFigures, StatsPage, StatsRunner, Totals, ValueTotals } from "../../stats/stats.js";
+import type { VisitDimension } from "../../model/filters.js";
 import type { JourneyQuery } from "../../stats/path-query.js";
 import type { FunnelAnswer, FunnelRun } from "../../stats/paths.js";
 import type { JourneyResult } from "../../model/path-schemas.js";
@@ -14,6 +15,7 @@ export type ReadRequest = { websiteId: number } & (
   | { kind: "totals"; query: TotalsQuery }
   | { kind: "hourly"; query: TotalsQuery }
   | { kind: "totalsOf"; queries: readonly TotalsQuery[] }
+  | { kind: "totalsBy"; query: TotalsQuery; by: VisitDimension }
   | { kind: "funnel"; query: FunnelRun }
   | { kind: "journey"; query: JourneyQuery }
 );
@@ -109,6 +111,7 @@ export function createSqliteReadPool(path: string, options: SqliteReadOptions = 
     totals: (websiteId, query) => send<Totals>({ kind: "totals", websiteId, query }),
     hourly: (websiteId, query) => send<HourFigures[]>({ kind: "hourly", websiteId, query }),
     totalsOf: (websiteId, queries) => send<Totals[]>({ kind: "totalsOf", websiteId, queries }),
+    totalsBy: (websiteId, query, by) => send<ValueTotals[]>({ kind: "totalsBy", websiteId, query, by }),
     funnel: (websiteId, query) => send<FunnelAnswer>({ kind: "funnel", websiteId, query }),
     journey: (websiteId, query) => send<JourneyResult>({ kind: "journey", websiteId, query }),
     async close() {
