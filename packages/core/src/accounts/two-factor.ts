@@ -1,6 +1,6 @@
 import { randomBytes } from "node:crypto";
 import type { Kysely } from "kysely";
-import * as OTPAuth from "otpauth";
+import { lazyRequire } from "../shared/lazy-require.js";
 import { NotFoundError, ValidationError } from "../shared/errors.js";
 import { tokenId } from "./secret-token.js";
 import type { Database } from "../storage/schema.js";
@@ -31,8 +31,16 @@ export interface TwoFactor {
   disable(userId: number): Promise<void>;
 }
 
+const otpauth = lazyRequire<typeof import("otpauth")>("otpauth");
 const totpOf = (secret: string, label: string) =>
-  new OTPAuth.TOTP({ issuer: "Tally", label, algorithm: "SHA1", digits: 6, period: PERIOD_S, secret: OTPAuth.Secret.fromBase32(secret) });
+  new (otpauth().TOTP)({
+    issuer: "Tally",
+    label,
+    algorithm: "SHA1",
+    digits: 6,
+    period: PERIOD_S,
+    secret: otpauth().Secret.fromBase32(secret),
+  });
 
 /** `abcd-efgh-jkmn`: 60 bits from an alphabet without look-alikes. */
 function recoveryCode(): string {
@@ -97,7 +105,7 @@ export function createTwoFactor(db: Kysely<Database>): TwoFactor {
   return {
     async begin(userId) {
       const { email } = await user(userId);
-      const secret = new OTPAuth.Secret({ size: 20 }).base32;
+      const secret = new (otpauth().Secret)({ size: 20 }).base32;
       await db.updateTable("users").set({ totp_pending: secret }).where("id", "=", userId).execute();
       return { secret, uri: totpOf(secret, email).toString() };
     },

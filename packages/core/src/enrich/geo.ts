@@ -1,4 +1,4 @@
-import { countries } from "countries-list";
+import { lazyRequire } from "../shared/lazy-require.js";
 import type { Reader, Response } from "maxmind";
 import { isIP } from "node:net";
 import { createLruCache } from "./lru-cache.js";
@@ -41,7 +41,9 @@ const CONTINENT_NAMES: Readonly<Record<string, string>> = {
   SA: "South America",
 };
 
-const countryData: Readonly<Partial<Record<string, { name: string; continent: string }>>> = countries;
+const countryList = lazyRequire<typeof import("countries-list")>("countries-list");
+const countryOf = (code: string): { name: string; continent: string } | undefined =>
+  (countryList().countries as Partial<Record<string, { name: string; continent: string }>>)[code];
 const regionNames = new Intl.DisplayNames(["en"], { type: "region", fallback: "none" });
 
 /**
@@ -133,7 +135,7 @@ function toLocation(record: unknown): GeoLocation | null {
   const continentCode =
     stringAt(record, "continent", "code") ||
     stringAt(record, "continent_code") ||
-    (countryCode ? (countryData[countryCode]?.continent ?? "") : "");
+    (countryCode ? (countryOf(countryCode)?.continent ?? "") : "");
   const continentName = CONTINENT_NAMES[continentCode];
   const continent = continentName ? `${continentCode}:${continentName}` : "";
   if (!countryCode) return continent ? { country: "", continent, city: "", region: "" } : null;
@@ -152,7 +154,7 @@ function toLocation(record: unknown): GeoLocation | null {
 export function locationOf(code: string, cityName = "", regionCode = ""): GeoLocation | null {
   const countryCode = validCountryCode(code);
   if (!countryCode) return null;
-  const continentCode = countryData[countryCode]?.continent ?? "";
+  const continentCode = countryOf(countryCode)?.continent ?? "";
   const continentName = CONTINENT_NAMES[continentCode];
   return {
     country: `${countryCode}:${countryName(countryCode)}`,
@@ -169,7 +171,7 @@ function validCountryCode(code: string): string {
 }
 
 function countryName(code: string): string {
-  return regionNames.of(code) ?? countryData[code]?.name ?? code;
+  return regionNames.of(code) ?? countryOf(code)?.name ?? code;
 }
 
 function isObject(value: unknown): value is Record<string, unknown> {

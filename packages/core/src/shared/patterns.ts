@@ -1,4 +1,5 @@
-import { RE2JS } from "re2js";
+import type { RE2JS } from "re2js";
+import { lazyRequire } from "./lazy-require.js";
 
 /**
  * Regular expressions of the `matches` filters, in RE2's syntax (Plausible's, whose database
@@ -9,6 +10,7 @@ import { RE2JS } from "re2js";
 /** Longest pattern: as a filter value. */
 export const MAX_PATTERN_LENGTH = 2048;
 
+const re2 = lazyRequire<typeof import("re2js")>("re2js");
 const compiled = new Map<string, RE2JS>();
 /** Compiled patterns kept: a query uses the same few for every dictionary value it tests. */
 const CACHE_SIZE = 100;
@@ -19,7 +21,7 @@ export function compilePattern(pattern: string): RE2JS | string {
   if (cached) return cached;
   if (pattern.length > MAX_PATTERN_LENGTH) return `A regular expression may be at most ${MAX_PATTERN_LENGTH} characters.`;
   try {
-    const regex = RE2JS.compile(pattern);
+    const regex = re2().RE2JS.compile(pattern);
     if (compiled.size >= CACHE_SIZE) compiled.delete(compiled.keys().next().value!);
     compiled.set(pattern, regex);
     return regex;
