@@ -1,5 +1,6 @@
 import { randomBytes } from "node:crypto";
 import type { Kysely } from "kysely";
+import type * as OtpAuth from "otpauth";
 import { lazyRequire } from "../shared/lazy-require.js";
 import { NotFoundError, ValidationError } from "../shared/errors.js";
 import { tokenId } from "./secret-token.js";
@@ -31,7 +32,7 @@ export interface TwoFactor {
   disable(userId: number): Promise<void>;
 }
 
-const otpauth = lazyRequire<typeof import("otpauth")>("otpauth");
+const otpauth = lazyRequire<typeof OtpAuth>("otpauth");
 const totpOf = (secret: string, label: string) =>
   new (otpauth().TOTP)({
     issuer: "Tally",

@@ -1,3 +1,4 @@
+import type * as CountriesList from "countries-list";
 import { lazyRequire } from "../shared/lazy-require.js";
 import type { Reader, Response } from "maxmind";
 import { isIP } from "node:net";
@@ -41,7 +42,7 @@ const CONTINENT_NAMES: Readonly<Record<string, string>> = {
   SA: "South America",
 };
 
-const countryList = lazyRequire<typeof import("countries-list")>("countries-list");
+const countryList = lazyRequire<typeof CountriesList>("countries-list");
 const countryOf = (code: string): { name: string; continent: string } | undefined =>
   (countryList().countries as Partial<Record<string, { name: string; continent: string }>>)[code];
 const regionNames = new Intl.DisplayNames(["en"], { type: "region", fallback: "none" });

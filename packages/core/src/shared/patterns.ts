@@ -1,4 +1,5 @@
 import type { RE2JS } from "re2js";
+import type * as Re2 from "re2js";
 import { lazyRequire } from "./lazy-require.js";
 
 /**
@@ -10,7 +11,7 @@ import { lazyRequire } from "./lazy-require.js";
 /** Longest pattern: as a filter value. */
 export const MAX_PATTERN_LENGTH = 2048;
 
-const re2 = lazyRequire<typeof import("re2js")>("re2js");
+const re2 = lazyRequire<typeof Re2>("re2js");
 const compiled = new Map<string, RE2JS>();
 /** Compiled patterns kept: a query uses the same few for every dictionary value it tests. */
 const CACHE_SIZE = 100;

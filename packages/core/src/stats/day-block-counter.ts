@@ -59,6 +59,8 @@ export function columnsFor(counting: BlockCounting, conditions: readonly Conditi
     return [...columns];
   }
   columns.add("h.event");
+  // Pageviews by a visit column: each visit's count, where no hit needs testing (countBlock).
+  if (counting.from === "pageviews" && typeof counting.key === "object") columns.add("v.pageviews");
   if (withTime || counting.key === "day" || counting.key === "hour" || counting.key === "day-hour") columns.add("h.time");
   if (counting.key === "h.page" || counting.key === "goal") columns.add("h.page");
   if (counting.from === "properties") columns.add("p.hit").add("p.name").add("p.value");
@@ -207,6 +209,15 @@ export function matchingVisits(
   return visitOk;
 }
 
+/** Whether some condition narrows the hits counted (a page or property condition; an event one for events), alone or in an `any`. */
+function narrowsHits(conditions: readonly ResolvedCondition[], events: boolean): boolean {
+  return conditions.some(({ condition, branches }) =>
+    condition.on === "any"
+      ? (branches ?? []).some((branch) => appliesToHit(branch.condition as SimpleCondition, events))
+      : appliesToHit(condition, events),
+  );
+}
+
 /**
  * The tests a counted hit `h` of visit `v` must pass, as segment-conditions.ts's `hit`: each
  * condition that narrows hits, on the hit itself; `any`: one of its conditions, on the hit
@@ -255,6 +266,15 @@ export interface PreparedBlock {
   visitOk: Uint8Array;
   hitTest: (resolved: ResolvedCondition) => (h: number) => boolean;
   propsOfHit: () => Uint32Array;
+  /** The matching visits' figures by the value of a visit column, worked out once for all of them. */
+  byValue: Map<VisitDimension, ValueSums>;
+}
+
+/** Per dictionary position of a visit column: the matching visits' figures. */
+interface ValueSums {
+  values: Float64Array | Int32Array;
+  /** The figures the block's columns read so far allow. */
+  sums: Partial<Record<BlockCounting["count"], Float64Array>>;
 }
 
 /** Arrays worked out from a decoded column, by the column: readers that share columns share these too. */
@@ -266,14 +286,17 @@ function derivedFrom(column: Column, derive: (column: Column) => Uint32Array): U
 }
 
 const plainArrays = new WeakMap<Column, Float64Array>();
-/** Every row's value in one array (worked out once per column): what hot loops read. */
-export function plainValues(column: Column): ArrayLike<number> {
-  const { values, index } = column;
-  if (!values) return index;
+/**
+ * Every row's value in one Float64Array (worked out once per column): what hot loops read,
+ * always of one array type, so their element loads stay monomorphic whatever each block's encoding.
+ */
+export function plainValues(column: Column): Float64Array {
   let found = plainArrays.get(column);
   if (!found) {
+    const { values, index } = column;
     found = new Float64Array(column.length);
-    for (let i = 0; i < column.length; i++) found[i] = values[index[i]!]!;
+    if (values) for (let i = 0; i < column.length; i++) found[i] = values[index[i]!]!;
+    else for (let i = 0; i < column.length; i++) found[i] = index[i]!;
     plainArrays.set(column, found);
   }
   return found;
@@ -283,7 +306,8 @@ export function prepareBlock(day: number, column: (name: BlockColumn) => Column,
   const runs = derivedFrom(column("v.run_start"), runsOf);
   const hitStart = derivedFrom(column("v.hits"), (hits) => offsets(hits, runs.length));
   const { hitTest, propsOfHit } = hitTests(column, hitStart[runs.length]!);
-  return { day, column, runs, hitStart, hitTest, propsOfHit, visitOk: matchingVisits(column, conditions, hitStart, hitTest) };
+  const visitOk = matchingVisits(column, conditions, hitStart, hitTest);
+  return { day, column, runs, hitStart, hitTest, propsOfHit, visitOk, byValue: new Map() };
 }
 
 /** One statistic counted from one prepared block into `into` (key → count). */
@@ -304,6 +328,21 @@ export function countBlock(count: BlockCount): void {
   const { block, scan, into } = count;
   if (scan.counting.from === "visits" && scan.counting.key === "day") {
     into.set(block.day, (into.get(block.day) ?? 0) + dayTotal(block, scan.counting.count));
+    return;
+  }
+  if (scan.counting.from === "visits" && typeof scan.counting.key === "object") {
+    countVisitsByValue(block, scan.counting.key.visit, scan.counting.count, into);
+    return;
+  }
+  // Pageviews by a visit column, every hit of the block in the range and none narrowed by a
+  // condition: each matching visit's own count of pageviews.
+  if (
+    scan.counting.from === "pageviews" &&
+    typeof scan.counting.key === "object" &&
+    !count.withTime &&
+    !narrowsHits(scan.conditions, false)
+  ) {
+    countVisitsByValue(block, scan.counting.key.visit, "pageviews", into);
     return;
   }
   const slots = createSlotCounter(scan.counting.count === "visitors", block.runs);
@@ -356,7 +395,61 @@ function dayTotal({ column, visitOk, runs }: PreparedBlock, count: BlockCounting
   return total;
 }
 
-/** Visits: keyed by their day, a visit column, the hour of the day they started, or (first-hour) the hour of each visitor-day's first matching visit. */
+/** Visits by the value of one of their columns (`browser`: a breakdown, v2's grouped totals). */
+function countVisitsByValue(
+  block: PreparedBlock,
+  dimension: VisitDimension,
+  count: BlockCounting["count"],
+  into: Map<number, number>,
+): void {
+  let found = block.byValue.get(dimension);
+  if (!found?.sums[count]) block.byValue.set(dimension, (found = valueSums(block, dimension)));
+  const { values, sums } = found;
+  const counted = sums[count]!;
+  for (let slot = 0; slot < counted.length; slot++) {
+    const n = counted[slot]!;
+    if (n > 0) into.set(values[slot]!, (into.get(values[slot]!) ?? 0) + n);
+  }
+}
+
+/**
+ * One pass over a block's matching visits, straight into arrays by dictionary position: every
+ * figure the columns read so far allow (a v2 breakdown's totals ask them together). A
+ * visitor-day is counted once per value by remembering the last run each value was counted in
+ * (runs only go up).
+ */
+function valueSums({ column, visitOk, runs }: PreparedBlock, dimension: VisitDimension): ValueSums {
+  const { values, index } = asDictionary(column(visitColumn(dimension)));
+  const array = () => new Float64Array(values.length);
+  const [rows, visitors, lastRun] = [array(), array(), array().fill(-1)];
+  const read = (name: BlockColumn) => {
+    const found = column(name) as Column | null | undefined;
+    return found ? plainValues(found) : null;
+  };
+  const [pageviews, events, duration] = [read("v.pageviews"), read("v.events"), read("v.duration")];
+  const bounces = pageviews && events ? array() : null;
+  const views = pageviews ? array() : null;
+  const seconds = duration ? array() : null;
+  for (let v = 0; v < visitOk.length; v++) {
+    if (!visitOk[v]) continue;
+    const slot = index[v]!;
+    rows[slot]!++;
+    if (lastRun[slot] !== runs[v]) {
+      lastRun[slot] = runs[v]!;
+      visitors[slot]!++;
+    }
+    if (views) views[slot]! += pageviews![v]!;
+    if (bounces && pageviews![v] === 1 && events![v] === 0) bounces[slot]!++;
+    if (seconds) seconds[slot]! += duration![v]!;
+  }
+  const sums: ValueSums["sums"] = { rows, visitors };
+  if (bounces) sums.bounces = bounces;
+  if (views) sums.pageviews = views;
+  if (seconds) sums.duration = seconds;
+  return { values, sums };
+}
+
+/** Visits: keyed by their day, the hour of the day they started, or (first-hour) the hour of each visitor-day's first matching visit. */
 function countVisits(
   { day, column, visitOk, runs }: PreparedBlock,
   counting: BlockCounting,
@@ -381,9 +474,8 @@ function countVisits(
     for (let v = 0; v < visitCount; v++) if (visitOk[v]) add(v, Math.floor(valueAt(start, v) / 3600), figure(v));
     return (hour) => day * 24 + hour;
   }
-  const keys = typeof counting.key === "object" ? asDictionary(column(visitColumn(counting.key.visit))) : null;
-  for (let v = 0; v < visitCount; v++) if (visitOk[v]) add(v, keys ? keys.index[v]! : 0, figure(v));
-  return keys ? (slot) => keys.values[slot]! : () => day;
+  for (let v = 0; v < visitCount; v++) if (visitOk[v]) add(v, 0, figure(v));
+  return () => day;
 }
 
 /** Hits of matching visits, in the range and of the statistic's kind, that match the hit conditions. */

@@ -75,11 +75,13 @@ async function mapConcurrently<T, R>(items: readonly T[], map: (item: T) => Prom
   return results;
 }
 
+/** A goal filter changes what v1's goals divide by: such rows are counted row by row. */
+const goalFiltered = (query: PlausibleQuery) => conditionsIn(query.conditions).some((condition) => condition.dimension === "event:goal");
+
 /** A one-dimension row's figures from its statistic alone (`browser` counts visitors, `goals` also events and conversion rates), when they are all the query asks. */
 function countedFigures(query: PlausibleQuery, row: Row): Figures | null {
   const mapping = PLAUSIBLE_DIMENSIONS[query.dimensions[0] ?? ""];
-  // A goal filter changes what v1's goals divide by: counted row by row instead.
-  if (!row.counted || !mapping || conditionsIn(query.conditions).some((condition) => condition.dimension === "event:goal")) return null;
+  if (!row.counted || !mapping || goalFiltered(query)) return null;
   const figures: Figures = { [mapping.counts]: row.counted.count };
   if (row.counted.events !== undefined) figures.events = row.counted.events;
   if (row.counted.conversion_rate !== undefined) figures.conversion_rate = row.counted.conversion_rate;
@@ -184,20 +186,28 @@ export function createPlausibleAnswerer(source: StatsSource) {
   }
 
   /**
-   * Each row's totals: a breakdown by one visit column (`visit:browser`) in one pass over the
-   * query's scope for all its values; any other row under its own filters (the day blocks
-   * they read decoded once for all).
+   * A breakdown by one visit column (`visit:browser`) with more than its statistic's count:
+   * every value's totals in one pass over the query's scope, its rows listed from them.
    */
-  async function rowTotals(query: PlausibleQuery, base: Scope, rows: readonly Row[]): Promise<Map<Row, TotalFigures>> {
+  async function groupedTotals(query: PlausibleQuery, base: Scope): Promise<Map<string, TotalFigures> | null> {
+    const [dimension, ...others] = query.dimensions;
+    const by = dimension !== undefined && others.length === 0 ? visitColumnOf(dimension) : null;
+    if (!by || !needsTotals(query.metrics)) return null;
+    const { counts } = PLAUSIBLE_DIMENSIONS[dimension!]!;
+    const countSuffices =
+      !goalFiltered(query) &&
+      query.metrics.every((metric) => metric === counts || (metric === "percentage" && counts === "visitors") || isPageMetric(metric));
+    if (countSuffices) return null;
+    const totals = await source.totalsBy({ ...base.range, filter: base.filters }, by);
+    return new Map(totals.map(({ value, data }) => [value, data]));
+  }
+
+  /** Each row's totals: from the grouped totals, or else under its own filters (the day blocks they read decoded once for all). */
+  async function rowTotals(rows: readonly Row[], grouped: Map<string, TotalFigures> | null): Promise<Map<Row, TotalFigures>> {
     const found = new Map<Row, TotalFigures>();
-    const by = query.dimensions.length === 1 ? visitColumnOf(query.dimensions[0]!) : null;
-    if (by && rows.length > 0) {
-      const totals = await source.totalsBy({ ...base.range, filter: base.filters }, by);
-      const byValue = new Map(totals.map(({ value, data }) => [value, data]));
-      for (const row of rows) {
-        const data = row.counted && byValue.get(row.counted.value);
-        if (data) found.set(row, data);
-      }
+    for (const row of rows) {
+      const data = row.counted && grouped?.get(row.counted.value);
+      if (data) found.set(row, data);
     }
     const rest = rows.filter((row) => !found.has(row));
     if (rest.length > 0) {
@@ -219,10 +229,14 @@ export function createPlausibleAnswerer(source: StatsSource) {
     ) {
       return dayRows(query, base);
     }
-    const rows = await reader.rowsOf(query.dimensions, base);
+    const grouped = await groupedTotals(query, base);
+    // The values v1's statistic lists: those it counts at least once.
+    const counts = PLAUSIBLE_DIMENSIONS[query.dimensions[0] ?? ""]?.counts ?? "visits";
+    const listed = grouped && [...grouped].flatMap(([value, data]) => (data[counts] > 0 ? [{ value, count: data[counts] }] : []));
+    const rows = await reader.rowsOf(query.dimensions, base, listed ?? undefined);
     const perPage = query.metrics.some(isPageMetric);
     const uncounted = rows.filter((row) => countedFigures(query, row) === null);
-    const totalsOfRow = needsTotals(query.metrics) ? await rowTotals(query, base, uncounted) : new Map<Row, TotalFigures>();
+    const totalsOfRow = needsTotals(query.metrics) ? await rowTotals(uncounted, grouped) : new Map<Row, TotalFigures>();
     const computed = await mapConcurrently(rows, async (row) => ({
       dimensions: row.dimensions,
       figures: {

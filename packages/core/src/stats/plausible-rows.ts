@@ -112,8 +112,12 @@ export function createRowReader(source: StatsSource) {
     return { range, filters, eventsOnly };
   }
 
-  /** One dimension's values in a scope, each with the narrower scope that counts it. */
-  async function valuesOf(dimension: string, scope: Scope): Promise<{ shown: string; scope: Scope; counted?: StatRow }[]> {
+  /** One dimension's values in a scope, each with the narrower scope that counts it; `listed`: its statistic's rows, already counted. */
+  async function valuesOf(
+    dimension: string,
+    scope: Scope,
+    listed?: readonly StatRow[],
+  ): Promise<{ shown: string; scope: Scope; counted?: StatRow }[]> {
     if (dimension.startsWith("time")) return timeBuckets(dimension as TimeDimension, scope);
     const property = propertyOf(dimension);
     if (property !== null) {
@@ -123,7 +127,8 @@ export function createRowReader(source: StatsSource) {
       }));
     }
     const mapping = mappingOf(dimension);
-    return (await allRows(scope, { name: mapping.statistic })).map((row) => ({
+    if (listed && listed.length > MAX_ROWS) throw tooMany(`The breakdown by ${mapping.statistic}`);
+    return (listed ?? (await allRows(scope, { name: mapping.statistic }))).map((row) => ({
       shown: shownValue(mapping, row.value),
       counted: row,
       scope: {
@@ -142,11 +147,14 @@ export function createRowReader(source: StatsSource) {
       .filter(({ scope: bucket }) => [...days].some((day) => day >= bucket.range.from && day <= bucket.range.to));
   }
 
-  /** Every row of the dimensions' values, in a scope: each combination of values that has data. */
-  async function rowsOf(dimensions: readonly string[], scope: Scope): Promise<Row[]> {
+  /**
+   * Every row of the dimensions' values, in a scope: each combination of values that has data;
+   * `listed`: the first dimension's statistic rows when they are already counted.
+   */
+  async function rowsOf(dimensions: readonly string[], scope: Scope, listed?: readonly StatRow[]): Promise<Row[]> {
     const [first, ...rest] = dimensions;
     if (first === undefined) return [{ dimensions: [], scope }];
-    const values = await valuesOf(first, scope);
+    const values = await valuesOf(first, scope, listed);
     if (rest.length === 0)
       return values.map(({ shown, scope: narrowed, counted }) => ({
         dimensions: [shown],
