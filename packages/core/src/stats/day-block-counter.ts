@@ -286,17 +286,14 @@ function derivedFrom(column: Column, derive: (column: Column) => Uint32Array): U
 }
 
 const plainArrays = new WeakMap<Column, Float64Array>();
-/**
- * Every row's value in one Float64Array (worked out once per column): what hot loops read,
- * always of one array type, so their element loads stay monomorphic whatever each block's encoding.
- */
-export function plainValues(column: Column): Float64Array {
+/** Every row's value in one array (worked out once per column): what hot loops read. */
+export function plainValues(column: Column): ArrayLike<number> {
+  const { values, index } = column;
+  if (!values) return index;
   let found = plainArrays.get(column);
   if (!found) {
-    const { values, index } = column;
     found = new Float64Array(column.length);
-    if (values) for (let i = 0; i < column.length; i++) found[i] = values[index[i]!]!;
-    else for (let i = 0; i < column.length; i++) found[i] = index[i]!;
+    for (let i = 0; i < column.length; i++) found[i] = values[index[i]!]!;
     plainArrays.set(column, found);
   }
   return found;
