@@ -355,11 +355,14 @@ export function createSegmentReader(
       .filter(({ days }) => days.length > 0);
     if (missing.length === 0) return;
     // A select per group, each an index lookup per day and name (one select with `or` scans the website's blocks).
-    const selects = missing.map(
-      ({ days, names }) => sql`select b.day, b.name, b.data from day_blocks b
+    // The days are listed for both tables: PostgreSQL carries no `in` list across the join's equality,
+    // and would otherwise look up every day the website has.
+    const selects = missing.map(({ days, names }) => {
+      const listed = sql.join(days.map((day) => day.day));
+      return sql`select b.day, b.name, b.data from day_blocks b
         join day_versions d on d.website_id = b.website_id and d.day = b.day and d.version = b.version
-        where b.website_id = ${websiteId} and b.day in (${sql.join(days.map((day) => day.day))}) and b.name in (${sql.join(names)})`,
-    );
+        where b.website_id = ${websiteId} and b.day in (${listed}) and d.day in (${listed}) and b.name in (${sql.join(names)})`;
+    });
     const rows = await run<{ day: number; name: BlockColumn; data: Uint8Array }>(sql.join(selects, sql` union all `));
     for (const { days, names } of missing) {
       for (const day of days) {
