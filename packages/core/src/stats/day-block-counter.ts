@@ -58,9 +58,8 @@ export function columnsFor(counting: BlockCounting, conditions: readonly Conditi
     if (counting.count === "pageviews") columns.add("v.pageviews");
     return [...columns];
   }
+  if (fromVisitPageviews(counting, conditions, withTime)) return [...columns.add("v.pageviews")];
   columns.add("h.event");
-  // Pageviews by a visit column: each visit's count, where no hit needs testing (countBlock).
-  if (counting.from === "pageviews" && typeof counting.key === "object") columns.add("v.pageviews");
   if (withTime || counting.key === "day" || counting.key === "hour" || counting.key === "day-hour") columns.add("h.time");
   if (counting.key === "h.page" || counting.key === "goal") columns.add("h.page");
   if (counting.from === "properties") columns.add("p.hit").add("p.name").add("p.value");
@@ -210,13 +209,15 @@ export function matchingVisits(
 }
 
 /** Whether some condition narrows the hits counted (a page or property condition; an event one for events), alone or in an `any`. */
-function narrowsHits(conditions: readonly ResolvedCondition[], events: boolean): boolean {
-  return conditions.some(({ condition, branches }) =>
-    condition.on === "any"
-      ? (branches ?? []).some((branch) => appliesToHit(branch.condition as SimpleCondition, events))
-      : appliesToHit(condition, events),
+function narrowsHits(conditions: readonly Condition[], events: boolean): boolean {
+  return conditions.some((condition) =>
+    condition.on === "any" ? condition.conditions.some((part) => appliesToHit(part, events)) : appliesToHit(condition, events),
   );
 }
+
+/** Pageviews by a visit column where no hit needs testing: each matching visit's own count (`v.pageviews`). */
+const fromVisitPageviews = (counting: BlockCounting, conditions: readonly Condition[], withTime: boolean) =>
+  counting.from === "pageviews" && typeof counting.key === "object" && !withTime && !narrowsHits(conditions, false);
 
 /**
  * The tests a counted hit `h` of visit `v` must pass, as segment-conditions.ts's `hit`: each
@@ -334,12 +335,13 @@ export function countBlock(count: BlockCount): void {
   // Pageviews by a visit column, every hit of the block in the range and none narrowed by a
   // condition: each matching visit's own count of pageviews.
   if (
-    scan.counting.from === "pageviews" &&
-    typeof scan.counting.key === "object" &&
-    !count.withTime &&
-    !narrowsHits(scan.conditions, false)
+    fromVisitPageviews(
+      scan.counting,
+      scan.conditions.map(({ condition }) => condition),
+      count.withTime,
+    )
   ) {
-    countVisitsByValue(block, scan.counting.key.visit, "pageviews", into);
+    countVisitsByValue(block, (scan.counting.key as { visit: VisitDimension }).visit, "pageviews", into);
     return;
   }
   const slots = createSlotCounter(scan.counting.count === "visitors", block.runs);
