@@ -30,13 +30,6 @@ function writerError(response: { message: string; code?: string }): Error {
  */
 const HITS_PER_THREAD_WRITE = 10_000;
 
-/**
- * The writer thread's young generation. V8's default lets it grow to 16 MB and more, all of
- * it resident in the host's memory under load; a write's garbage dies with the write, so a
- * smaller one costs more scavenges, no throughput we could measure (bench/suites/footprint.mjs, ingest.mjs).
- */
-const WRITER_YOUNG_GENERATION_MB = 8;
-
 /** A writer thread idle this long exits (an idle app holds no second isolate); the next write starts another. */
 export const WRITER_IDLE_EXIT_MS = 60_000;
 
@@ -56,10 +49,7 @@ export function createSqliteWorkerStore(path: string, busyTimeout: number, idleE
 
   function current() {
     if (thread) return thread;
-    const worker = new Worker(workerUrl("writer-worker.js"), {
-      workerData: { path, busyTimeout },
-      resourceLimits: { maxYoungGenerationSizeMb: WRITER_YOUNG_GENERATION_MB },
-    });
+    const worker = new Worker(workerUrl("writer-worker.js"), { workerData: { path, busyTimeout } });
     const client = createThreadClient<RequestBody>(worker, writerError);
     client.listen();
     return (thread = { worker, client });
