@@ -38,6 +38,8 @@ function cpuOf(pid) {
   return ((Number(fields[11]) + Number(fields[12])) / TICKS_PER_SECOND) * 1e6;
 }
 
+const median = (values) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)];
+
 const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
 
 const startApp = (tally) => forkApp(APP, ["--tally", tally ? "on" : "off"]);
@@ -69,16 +71,19 @@ async function loadAt(port, pid, path) {
   });
   clearInterval(sampler);
   const cpu = cpuOf(pid) - cpuBefore;
-  const rss = rssOf(pid);
+  samples.push(rssOf(pid));
+  // One sample swings by ±20 MB with the garbage collector's timing: the figure is the median
+  // of the last half's samples, and its growth compares the medians of that half's first and last thirds.
   const lastHalf = samples.slice(Math.floor(samples.length / 2));
+  const third = Math.max(1, Math.floor(lastHalf.length / 3));
   return {
     // Answered within the run (up to one a connection may still be in flight at its end).
     requests: result.requests.total,
     non2xx: result.non2xx,
     errors: result.errors,
     cpuPerRequestUs: cpu / Math.max(1, result.requests.total),
-    rss,
-    growthOverLastHalf: lastHalf.length > 1 ? lastHalf.at(-1) - lastHalf[0] : 0,
+    rss: median(lastHalf),
+    growthOverLastHalf: lastHalf.length > 1 ? median(lastHalf.slice(-third)) - median(lastHalf.slice(0, third)) : 0,
   };
 }
 
