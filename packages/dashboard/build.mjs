@@ -1,7 +1,9 @@
 // Builds the dashboard into dist/ and the module the server serves it from.
 //   dist/dashboard.js, dist/dashboard.css   the front end (what {base}/assets/* serves), English built in
 //   dist/messages-<locale>.json              every other language's messages, fetched only by its readers
-//   dist/index.js                            export const dashboardAssets (each with its gzip and brotli forms)
+//   dist/<file>.gz, dist/<file>.br             each file compressed at the highest levels, sent as it is
+//   dist/index.js                            export const dashboardAssets: each file's type and version; its body
+//                                            and compressed forms are read from dist/ when first served
 // Prints raw and gzip (level 9) sizes; exits 1 when the first load (JS + CSS) is above the budget.
 import { createHash } from "node:crypto";
 import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
@@ -88,12 +90,33 @@ for (const [file, text] of Object.entries(files)) {
   if (file in firstLoad) total += gzipped.length;
   console.log(`${file.padEnd(18)} ${Buffer.byteLength(text)} B raw, ${gzipped.length} B gzip, ${brotli.length} B brotli`);
   // Compressed once here, at the highest levels: the server sends these as they are.
-  const encoded = { gzip: gzipped.toString("base64"), br: brotli.toString("base64") };
-  assets[file] = { body: text, contentType: typeOf(file), version: hash(text), encoded };
+  writeFileSync(new URL(`${file}.gz`, dist), gzipped);
+  writeFileSync(new URL(`${file}.br`, dist), brotli);
+  assets[file] = { contentType: typeOf(file), version: hash(text) };
 }
 console.log(`${"first load".padEnd(18)} ${total} B gzip, JS + CSS (budget ${GZIP_BUDGET})`);
 
-writeFileSync(new URL("index.js", dist), `export const dashboardAssets = ${JSON.stringify(assets)};\n`);
+// The bodies stay in their files until first served: a host app that mounts the server
+// and never opens the dashboard does not hold its ~140 kB of text, twice compressed besides.
+writeFileSync(
+  new URL("index.js", dist),
+  [
+    'import { readFileSync } from "node:fs";',
+    "const read = (file) => readFileSync(new URL(file, import.meta.url));",
+    "function asset(file, { contentType, version }) {",
+    "  let body, encoded;",
+    "  return {",
+    "    contentType,",
+    "    version,",
+    '    get body() { return (body ??= read(file).toString("utf8")); },',
+    '    get encoded() { return (encoded ??= { gzip: read(`${file}.gz`).toString("base64"), br: read(`${file}.br`).toString("base64") }); },',
+    "  };",
+    "}",
+    `const built = ${JSON.stringify(assets)};`,
+    "export const dashboardAssets = Object.fromEntries(Object.entries(built).map(([file, meta]) => [file, asset(file, meta)]));",
+    "",
+  ].join("\n"),
+);
 writeFileSync(
   new URL("index.d.ts", dist),
   [

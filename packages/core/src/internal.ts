@@ -44,5 +44,4 @@ export { dayNumber, dayText } from "./shared/calendar.js";
 export { createUserAgentParser } from "./enrich/user-agent.js";
 export { channelOf, clickIdOf } from "./enrich/channels.js";
 export { sourceOf } from "./enrich/sources.js";
-export { regionOfName } from "./enrich/regions.js";
-export { openGeoLookup, type GeoLookup } from "./enrich/geo.js";
+export { loadRegions, openGeoLookup, type GeoLookup } from "./enrich/geo.js";

@@ -1,7 +1,7 @@
 import { createHash } from "node:crypto";
 import { existsSync, readFileSync } from "node:fs";
 import { Script } from "node:vm";
-import { gzipSync } from "node:zlib";
+import { brotliDecompressSync, gunzipSync, gzipSync } from "node:zlib";
 import { dashboardAssets } from "@tally-analytics/dashboard";
 import { describe, expect, it } from "vitest";
 import { en } from "./messages.js";
@@ -35,6 +35,14 @@ describe("built dashboard", () => {
       expect(asset.contentType).toMatch(/^application\/json/);
       expect(Object.keys(JSON.parse(asset.body) as object).sort()).toEqual(english);
       expect(read("dashboard.js")).toContain(`assets/messages-${locale}.json?v=${asset.version}`);
+    }
+  });
+
+  it("keeps the bodies in their files until one is served: the module a host imports holds only types and versions", () => {
+    expect(read("index.js").length).toBeLessThan(4_000);
+    for (const asset of Object.values(dashboardAssets)) {
+      expect(gunzipSync(Buffer.from(asset.encoded.gzip, "base64")).toString("utf8")).toBe(asset.body);
+      expect(brotliDecompressSync(Buffer.from(asset.encoded.br, "base64")).toString("utf8")).toBe(asset.body);
     }
   });
 

@@ -1,9 +1,9 @@
 import type * as CountriesList from "countries-list";
 import { lazyRequire } from "../shared/lazy-require.js";
 import type { Reader, Response } from "maxmind";
+import type * as RegionsModule from "./regions.js";
 import { isIP } from "node:net";
 import { createLruCache } from "./lru-cache.js";
-import { regionOfCode, regionOfName } from "./regions.js";
 
 /** Values as the country, continent, region and city statistics store them; "" when unknown. */
 export interface GeoLocation {
@@ -45,6 +45,22 @@ const CONTINENT_NAMES: Readonly<Record<string, string>> = {
 const countryList = lazyRequire<typeof CountriesList>("countries-list");
 const countryOf = (code: string): { name: string; continent: string } | undefined =>
   (countryList().countries as Partial<Record<string, { name: string; continent: string }>>)[code];
+type Regions = typeof RegionsModule;
+let regions: Regions | undefined;
+
+/**
+ * ISO 3166-2's 5,000 subdivisions (1.6 MB of the host's heap), loaded with the first GeoIP
+ * database opened or the first record that names a region: an app with neither never holds them.
+ */
+export async function loadRegions(): Promise<Regions> {
+  return (regions ??= await import("./regions.js"));
+}
+
+function loadedRegions(): Regions {
+  if (!regions) throw new Error("A region was named before loadRegions() finished (enrich/geo.ts).");
+  return regions;
+}
+
 const regionNames = new Intl.DisplayNames(["en"], { type: "region", fallback: "none" });
 
 /**
@@ -58,6 +74,7 @@ export async function openGeoLookup(path: string | readonly string[], { cacheSiz
   const paths = typeof path === "string" ? [path] : path;
   if (paths.length === 0) throw new TypeError("openGeoLookup needs at least one database path");
   let readers: Reader<Response>[] = await Promise.all(paths.map((p) => openReader(p)));
+  await loadRegions();
   const cache = createLruCache<string, GeoLocation | null>(cacheSize);
 
   function lookupUncached(address: string, family: 4 | 6): GeoLocation | null {
@@ -142,6 +159,7 @@ function toLocation(record: unknown): GeoLocation | null {
   if (!countryCode) return continent ? { country: "", continent, city: "", region: "" } : null;
   const cityName = stringAt(record, "city", "names", "en") || stringAt(record, "city");
   const subdivision = Array.isArray(record["subdivisions"]) ? (record["subdivisions"][0] as unknown) : undefined;
+  const { regionOfCode, regionOfName } = loadedRegions();
   const region =
     regionOfCode(countryCode, stringAt(subdivision, "iso_code")) ||
     regionOfName(countryCode, stringAt(subdivision, "names", "en") || stringAt(record, "state1"));
@@ -149,8 +167,8 @@ function toLocation(record: unknown): GeoLocation | null {
 }
 
 /**
- * The stored values of a country code (and a city and an ISO 3166-2 region code in it, `US-TX`),
- * as a lookup would give them; null for no valid code.
+ * The stored values of a country code (and a city and an ISO 3166-2 region code in it, `US-TX`:
+ * loadRegions() first), as a lookup would give them; null for no valid code.
  */
 export function locationOf(code: string, cityName = "", regionCode = ""): GeoLocation | null {
   const countryCode = validCountryCode(code);
@@ -161,7 +179,7 @@ export function locationOf(code: string, cityName = "", regionCode = ""): GeoLoc
     country: `${countryCode}:${countryName(countryCode)}`,
     continent: continentName ? `${continentCode}:${continentName}` : "",
     city: cityName ? `${countryCode}:${cityName}` : "",
-    region: regionCode ? regionOfCode(countryCode, regionCode) : "",
+    region: regionCode ? loadedRegions().regionOfCode(countryCode, regionCode) : "",
   };
 }
 

@@ -2,7 +2,7 @@ import { addDays } from "../shared/calendar.js";
 import { NotFoundError, UnavailableError } from "../shared/errors.js";
 import { wellFormed } from "../shared/text.js";
 import { normalizeDomain, stripWww } from "../websites/domain.js";
-import { locationOf, type GeoLocation, type GeoLookup } from "../enrich/geo.js";
+import { loadRegions, locationOf, type GeoLocation, type GeoLookup } from "../enrich/geo.js";
 import type { createUserAgentParser, UserAgentInfo } from "../enrich/user-agent.js";
 import { PROP_VALUE_LENGTH, readValues } from "../model/dimensions.js";
 import { checkHit, type CheckedHit, type HitInput, type KnownValues } from "../model/hit-input.js";
@@ -196,6 +196,7 @@ export function createCollector(options: CollectorOptions) {
   /** The hit checked and enriched (no raw address left in it), or why it is dropped. */
   async function prepare(input: HitInput): Promise<Hit | Extract<CollectResult, { status: "dropped" }>> {
     const hit = checkHit(input);
+    if (hit.known?.region) await loadRegions();
     const rules = await rulesFor(hit);
     if (rules.excludeBots && userAgents.isBot(hit.userAgent)) return { status: "dropped", reason: "bot" };
     const host = stripWww(hit.url.hostname);

@@ -1,6 +1,6 @@
 import { isInDomain } from "../shared/calendar.js";
 import { ARRIVAL_COLUMNS, PROPERTY_SEPARATOR } from "../model/dimensions.js";
-import { locationOf } from "../enrich/geo.js";
+import { loadRegions, locationOf } from "../enrich/geo.js";
 import { stripWww } from "../websites/domain.js";
 import { countField, openCsv, type CsvRecord } from "./csv-records.js";
 import type { CountDraft, ImportItem, OpenReader } from "./import-items.js";
@@ -171,6 +171,7 @@ async function* entryItems(entry: InputEntry, table: PlausibleTable, counter: By
 /** Plausible's CSV export (Settings → Imports & Exports): daily aggregates, one file per table. */
 export const openPlausible: OpenReader = async (input) => {
   const tableOf = (entry: InputEntry) => TABLES[plausibleTable(entry.name) ?? ""];
+  if (input.entries.some((entry) => plausibleTable(entry.name) === "locations")) await loadRegions(); // names the regions of `locations`
   return {
     format: "plausible",
     kind: "counts",
