@@ -106,7 +106,7 @@ export function checkPackage(pkg, siblings) {
   for (const file of files) {
     if (/\.test\.[cm]?[jt]s$|\.tsbuildinfo$/.test(file)) problems.push(`ships ${file}`);
     // A compiled file whose source is gone (renamed or deleted since the last build).
-    const source = /^dist\/(.+)\.js$/.exec(file);
+    const source = /^dist\/(?!bundle\/)(.+)\.js$/.exec(file);
     if (source && has.has("src/index.ts") && !has.has(`src/${source[1]}.ts`))
       problems.push(`ships ${file}, compiled from a source that no longer exists`);
   }

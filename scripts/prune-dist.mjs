@@ -12,7 +12,8 @@ for (const name of ["core", "server", "cli", "client"]) {
   const dist = join(ROOT, "packages", name, "dist");
   if (!existsSync(dist)) continue;
   for (const file of readdirSync(dist, { recursive: true }).map(String)) {
-    if (!COMPILED.test(file)) continue;
+    // dist/bundle/ is bundled from the compiled files (scripts/bundle-dist.mjs), and rebuilt whole.
+    if (!COMPILED.test(file) || file.startsWith("bundle/")) continue;
     const source = join(ROOT, "packages", name, "src", file.replace(COMPILED, ".ts"));
     if (!existsSync(source)) {
       rmSync(join(dist, file));

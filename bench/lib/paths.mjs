@@ -9,9 +9,9 @@ export const ROOT = dirname(BENCH_DIR);
 export const CACHE_DIR = join(BENCH_DIR, ".cache");
 
 export const DIST = {
-  core: join(ROOT, "packages/core/dist/index.js"),
-  node: join(ROOT, "packages/server/dist/adapters/node.js"),
-  fastify: join(ROOT, "packages/server/dist/adapters/fastify.js"),
+  core: join(ROOT, "packages/core/dist/bundle/index.js"),
+  node: join(ROOT, "packages/server/dist/bundle/node.js"),
+  fastify: join(ROOT, "packages/server/dist/bundle/fastify.js"),
   tracker: join(ROOT, "packages/tracker/dist/index.js"),
   trackerScript: join(ROOT, "packages/tracker/dist/tally.min.js"),
   trackerCoreScript: join(ROOT, "packages/tracker/dist/tally.core.min.js"),

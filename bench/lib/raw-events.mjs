@@ -10,7 +10,9 @@ import { ROOT, requireFromCore } from "./paths.mjs";
 
 // A visit's named source and channel, by Tally's own rules: the raw rows carry them as
 // columns (worked out once at insert), so the baseline is the GROUP BY, as for any column.
-const { channelOf, clickIdOf, loadRegions, sourceOf } = await import(pathToFileURL(join(ROOT, "packages/core/dist/internal.js")).href);
+const { channelOf, clickIdOf, loadRegions, sourceOf } = await import(
+  pathToFileURL(join(ROOT, "packages/core/dist/bundle/internal.js")).href
+);
 const { regionOfName } = await loadRegions();
 
 export const RAW_COLUMNS = [

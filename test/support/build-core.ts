@@ -1,7 +1,8 @@
 /**
  * Vitest global setup: tests import core's TypeScript sources, but its worker threads
- * (the SQLite writer and reader) load compiled JavaScript from `dist/`. Building core
- * first (incremental: a second or two when nothing changed) makes every test run the
+ * (the SQLite writer and reader) load compiled JavaScript from `dist/`, and the CLI and
+ * the packed packages load core's bundles (`dist/bundle/`, made from those files). Building
+ * core first (incremental: a second or two when nothing changed) makes every test run the
  * current source; test/engine/current-build.test.ts checks that it did.
  */
 import { execFileSync } from "node:child_process";
@@ -17,4 +18,6 @@ export default function setup(): void {
   build();
   // A source touched without a change is not emitted again by an incremental build: emit everything then.
   if (staleBuilds().length > 0) build("--force");
+  // What the package exports and the CLI loads: the bundles of those compiled files (a second or so).
+  execFileSync(process.execPath, ["scripts/bundle-dist.mjs", "core"], { cwd: root, stdio: "inherit" });
 }

@@ -26,3 +26,13 @@ export function staleBuilds(): string[] {
     .filter((source) => modifiedAt(join(core, "dist", relative(join(core, "src"), source)).replace(/\.ts$/, ".js")) < modifiedAt(source))
     .map((source) => relative(core, source));
 }
+
+/** Core's bundles (what its package exports) older than a compiled file they are made of. */
+export function staleBundles(): string[] {
+  const dist = join(core, "dist");
+  const compiled = sources(join(core, "src")).map((source) => join(dist, relative(join(core, "src"), source)).replace(/\.ts$/, ".js"));
+  const newest = Math.max(...compiled.map(modifiedAt));
+  return readdirSync(join(dist, "bundle"))
+    .filter((file) => file.endsWith(".js") && modifiedAt(join(dist, "bundle", file)) < newest)
+    .map((file) => `dist/bundle/${file}`);
+}
