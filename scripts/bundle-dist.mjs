@@ -21,12 +21,15 @@ import { fileURLToPath } from "node:url";
 const PACKAGES = {
   core: {
     entries: ["index", "internal", "testing", "backends/sqlite/writer-worker", "backends/sqlite/read-worker"],
-    // The query builder: used by core alone, and the largest count of modules.
-    inline: ["kysely"],
+    // The query builder and zod: the largest counts of modules.
+    inline: ["kysely", "zod"],
   },
   server: {
     entries: ["index", "internal", "adapters/node", "adapters/fastify"],
-    inline: [],
+    // zod again (what the server's schemas and zod-openapi use of it): a second copy bundled
+    // costs less than one loaded as its modules. zod keeps its registry of schema metadata on
+    // globalThis, and checks a schema's kind by its traits, not its class: the copies interoperate.
+    inline: ["zod", "zod-openapi"],
   },
 };
 

@@ -123,11 +123,14 @@ describe.each(DIALECTS)("Plausible's Stats API v2 on %s", (dialect) => {
   let served: Served;
   let owner: ApiClient;
   let id = 0;
+  let accountId = "";
   const now = Date.now();
 
   beforeAll(async () => {
     stored = await createTestTally(dialect, { retentionIntervalMs: 0 });
-    const { accountId, key } = await stored.tally.accounts.create();
+    const created = await stored.tally.accounts.create();
+    accountId = created.accountId;
+    const { key } = created;
     id = (await stored.tally.websites.create(accountId, { domain: "dummy.site", include_subdomains: 1 })).id;
     await generate(stored.tally, now);
     served = await transports[0]!.serve(stored.tally);
@@ -600,6 +603,24 @@ describe.each(DIALECTS)("Plausible's Stats API v2 on %s", (dialect) => {
     const tooLong = await query({ site_id: "dummy.site", metrics: ["visits"], date_range: "all", dimensions: ["time:hour"] });
     expect(tooLong.status).toBe(400);
     expect(String(tooLong.body.error)).toContain("at most 31 days");
+  });
+
+  it("lists an hour only where a metric asked counts in it: a visit's second pageview past the hour is no `visitors` row", async () => {
+    await stored.tally.websites.create(accountId, { domain: "hours.example" });
+    const day = dayOf(now - 3 * DAY_MS);
+    const visitor = { ip: "203.0.113.77", userAgent: "Mozilla/5.0 (X11; Linux x86_64; rv:128.0) Gecko/20100101 Firefox/128.0" };
+    await stored.tally.collect({ ...visitor, url: "https://hours.example/", timestamp: Date.parse(`${day}T10:59:50Z`) });
+    await stored.tally.collect({ ...visitor, url: "https://hours.example/next", timestamp: Date.parse(`${day}T11:00:10Z`) });
+    await stored.tally.flush();
+    const asked = (metrics: string[]) =>
+      query({ site_id: "hours.example", metrics, date_range: [day, day], dimensions: ["time:hour"] }).then(
+        ({ body }) => (body as unknown as Answer).results,
+      );
+    expect(await asked(["visitors"])).toEqual([{ dimensions: [`${day} 10:00:00`], metrics: [1] }]);
+    expect(await asked(["visitors", "pageviews"])).toEqual([
+      { dimensions: [`${day} 10:00:00`], metrics: [1, 1] },
+      { dimensions: [`${day} 11:00:00`], metrics: [0, 1] },
+    ]);
   });
 
   it("answers Plausible's errors: 401 without a key, 404 for another domain, 400 for what Tally does not keep", async () => {

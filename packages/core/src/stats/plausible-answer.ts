@@ -151,7 +151,9 @@ export function createPlausibleAnswerer(source: StatsSource) {
   /**
    * `time:hour`: every metric of each hour of each day, from the visits and hits (so within
    * `retention_days`): visits by the hour they started, visitors by the hour of their day's
-   * first visit, pageviews and events by their own hour.
+   * first visit, pageviews and events by their own hour. An hour where none of the metrics
+   * asked counts anything is left out (a visit's later pageviews in the next hour, when only
+   * `visitors` is asked), as Plausible lists only the buckets its metrics count in.
    */
   async function hourRows(query: PlausibleQuery, scope: Scope): Promise<Computed[]> {
     const unhourly = query.metrics.find((metric) => metric === "conversion_rate" || isPageMetric(metric));
@@ -161,14 +163,16 @@ export function createPlausibleAnswerer(source: StatsSource) {
       throw new PlausibleQueryError(`Tally breaks down by hour at most ${MAX_HOUR_DAYS} days.`);
     const hours = await source.hourly({ ...scope.range, filter: scope.filters });
     const whole = query.metrics.includes("percentage") ? (await source.totals({ ...scope.range, filter: scope.filters })).data.visitors : 0;
-    return hours.map(({ hour, events, ...figures }) => ({
-      dimensions: [`${hour}:00:00`],
-      figures: {
-        ...figures,
-        events: events + (scope.eventsOnly ? 0 : figures.pageviews),
-        percentage: percent(figures.visitors, whole),
-      },
-    }));
+    return hours
+      .map(({ hour, events, ...figures }): Computed => ({
+        dimensions: [`${hour}:00:00`],
+        figures: {
+          ...figures,
+          events: events + (scope.eventsOnly ? 0 : figures.pageviews),
+          percentage: percent(figures.visitors, whole),
+        },
+      }))
+      .filter(({ figures }) => query.metrics.some((metric) => (figures[metric] ?? 0) !== 0));
   }
 
   /** `time:day` alone, with metrics that are v1 day series: one series a metric instead of one totals call a day. */
