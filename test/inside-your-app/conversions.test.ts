@@ -70,7 +70,11 @@ function plainHandle(dialect: DialectName, url: string): AppDatabase {
       await connected;
       return Number((await client.query("select count(*) as n from orders")).rows[0].n);
     },
-    close: () => client.end(),
+    // The table may still be in the making when a test never used the app's side: wait for it first.
+    close: async () => {
+      await connected.catch(() => {});
+      await client.end();
+    },
   };
 }
 
@@ -107,7 +111,10 @@ function kyselyOf(dialect: DialectName, url: string): AppDatabase {
         ).n,
       );
     },
-    close: () => db.destroy(),
+    close: async () => {
+      await ready.catch(() => {});
+      await db.destroy();
+    },
   };
 }
 
