@@ -45,6 +45,7 @@ const CONTINENT_NAMES: Readonly<Record<string, string>> = {
 const countryList = lazyRequire<typeof CountriesList>("countries-list");
 const countryOf = (code: string): { name: string; continent: string } | undefined =>
   (countryList().countries as Partial<Record<string, { name: string; continent: string }>>)[code];
+
 type Regions = typeof RegionsModule;
 let regions: Regions | undefined;
 
