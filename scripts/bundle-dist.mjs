@@ -60,6 +60,8 @@ async function bundlePackage(name) {
     platform: "node",
     target: "node20",
     sourcemap: true,
+    minifyWhitespace: true,
+    minifySyntax: true,
     chunkNames: "[name]-[hash]",
     plugins: [externalDependencies(inline)],
     logLevel: "warning",

@@ -1,7 +1,9 @@
 // Footprint: what Tally costs the app it lives in, measured from outside the app's process
 // (/proc: resident memory and CPU time of all its threads). The app is a small Express app
 // (footprint-app.mjs); the baseline is the same app without Tally.
-//   1. idle: RSS with Tally created and mounted, minus the app without it;
+//   1. idle: RSS with Tally created and mounted, minus the app without it (the median of the
+//      second half of IDLE_S seconds: V8 shrinks a heap grown at start-up only once it has
+//      been idle for a few seconds, so one early sample says more about timing than size);
 //   2. under load (~500 hits/s through POST /analytics/collect for a while): RSS minus the
 //      same app serving a hello-world route at that rate, and how much it still grew over
 //      the last half of the run;
@@ -17,7 +19,7 @@ import { args, log, report, round } from "../lib/measure.mjs";
 
 const opts = args();
 const mode = opts.smoke ? "smoke" : opts.quick ? "quick" : "full";
-const IDLE_S = Number(opts.idle ?? { smoke: 1, quick: 5, full: 10 }[mode]);
+const IDLE_S = Number(opts.idle ?? { smoke: 2, quick: 16, full: 30 }[mode]);
 const LOAD_S = Number(opts.duration ?? { smoke: 2, quick: 20, full: 60 }[mode]);
 const RATE = Number(opts.rate ?? 500);
 const CONNECTIONS = 10;
@@ -39,6 +41,9 @@ function cpuOf(pid) {
 }
 
 const median = (values) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)];
+
+/** Second half of the samples: the figures describe the app once it has settled. */
+const lastHalf = (samples) => samples.slice(Math.floor(samples.length / 2));
 
 const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
 
@@ -74,16 +79,16 @@ async function loadAt(port, pid, path) {
   samples.push(rssOf(pid));
   // One sample swings by ±20 MB with the garbage collector's timing: the figure is the median
   // of the last half's samples, and its growth compares the medians of that half's first and last thirds.
-  const lastHalf = samples.slice(Math.floor(samples.length / 2));
-  const third = Math.max(1, Math.floor(lastHalf.length / 3));
+  const settled = lastHalf(samples);
+  const third = Math.max(1, Math.floor(settled.length / 3));
   return {
     // Answered within the run (up to one a connection may still be in flight at its end).
     requests: result.requests.total,
     non2xx: result.non2xx,
     errors: result.errors,
     cpuPerRequestUs: cpu / Math.max(1, result.requests.total),
-    rss: median(lastHalf),
-    growthOverLastHalf: lastHalf.length > 1 ? median(lastHalf.slice(-third)) - median(lastHalf.slice(0, third)) : 0,
+    rss: median(settled),
+    growthOverLastHalf: settled.length > 1 ? median(settled.slice(-third)) - median(settled.slice(0, third)) : 0,
   };
 }
 
@@ -91,8 +96,12 @@ async function loadAt(port, pid, path) {
 async function measure(tally) {
   const { child, port } = await startApp(tally);
   try {
-    await sleep(IDLE_S * 1000);
-    const idle = rssOf(child.pid);
+    const samples = [];
+    for (let second = 0; second < IDLE_S; second++) {
+      await sleep(1000);
+      samples.push(rssOf(child.pid));
+    }
+    const idle = median(lastHalf(samples));
     const loaded = await loadAt(port, child.pid, tally ? "/analytics/collect" : "/hello");
     const stopped = await stopApp(child);
     return { idle, ...loaded, recorded: stopped?.recorded ?? null };
