@@ -60,6 +60,9 @@ async function bundlePackage(name) {
     platform: "node",
     target: "node20",
     sourcemap: true,
+    // Comments and whitespace out, names kept (stack traces stay readable): ~30% less source
+    // held per process, and all of it ASCII, which V8 stores at one byte a character (one "…"
+    // in a comment made a 780 kB chunk a two-byte string).
     minifyWhitespace: true,
     minifySyntax: true,
     chunkNames: "[name]-[hash]",
