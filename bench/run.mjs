@@ -98,7 +98,7 @@ printTables(results);
 process.exit(failures.length > 0 ? 1 : 0);
 
 function trackerFigures() {
-  // The tracker's budgets (README "The tracker"): the default script, and the build with every extension.
+  // The tracker's budgets (docs/tracker.md): the default script, and the build with every extension.
   const budgets = { default: 850, extensions: 2000 };
   const full = readFileSync(DIST.trackerScript);
   const core = readFileSync(DIST.trackerCoreScript);

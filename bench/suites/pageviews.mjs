@@ -1,4 +1,4 @@
-// What the server-side pageviews middleware costs an app (README, "Inside your app"):
+// What the server-side pageviews middleware costs an app (docs/guide/inside-your-app.md):
 // autocannon against an Express and a Fastify app serving an HTML page, each browser-like
 // request a pageview; baseline: the same app without the middleware.
 //   node bench/suites/pageviews.mjs [--quick] [--duration S] [--connections N]

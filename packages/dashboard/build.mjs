@@ -75,7 +75,7 @@ const messageFiles = Object.fromEntries(
   Object.entries(translations).map(([file, text]) => [file.slice(9, -5), `assets/${file}?v=${hash(text)}`]),
 );
 const firstLoad = { "dashboard.js": await bundleScript(messageFiles), "dashboard.css": await bundleStyles() };
-// The web components for the host app's own pages (README, "Inside your app"): not part of the dashboard's load.
+// The web components for the host app's own pages (docs/guide/inside-your-app.md): not part of the dashboard's load.
 const files = { ...firstLoad, ...translations, "components.js": await bundleScript({}, "components.ts") };
 const typeOf = (file) =>
   (file.endsWith(".js") ? "text/javascript" : file.endsWith(".css") ? "text/css" : "application/json") + "; charset=utf-8";

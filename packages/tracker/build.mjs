@@ -60,7 +60,7 @@ const variants = {
   "tally.core.min.js": ["QUEUE"],
   // Served at /script.ext.js: every extension, each turned on by data-extensions.
   "tally.ext.min.js": [...FEATURES, "EXTENSIONS", "DOWNLOADS"],
-  // Served at /js/script.js (and script.*.js) and /umami.js: README "Coming from Plausible, Umami or GoatCounter".
+  // Served at /js/script.js (and script.*.js) and /umami.js: docs/moving.md, "Coming from Plausible, Umami or GoatCounter".
   "plausible.min.js": ["FOREIGN", "PLAUSIBLE", "SPA", "HASH", "OUTBOUND", "DOWNLOADS", "ENGAGED"],
   // Served for the script names with tagged-events: elements' plausible-event-* classes.
   "plausible-tagged.min.js": ["FOREIGN", "PLAUSIBLE", "SPA", "HASH", "OUTBOUND", "DOWNLOADS", "ENGAGED", "TAGGED"],
@@ -117,7 +117,7 @@ writeFileSync(
     "export declare const trackerEncoded: { readonly gzip: string; readonly br: string };",
     "/** A build for another tool's snippet: its text, ETag and compressed forms, as above. */",
     "export interface ServedTracker { readonly script: string; readonly etag: string; readonly encoded: { readonly gzip: string; readonly br: string } }",
-    '/** The build for Plausible\'s snippet, served at `{base}/js/script.js` (README "Coming from Plausible, Umami or GoatCounter"). */',
+    '/** The build for Plausible\'s snippet, served at `{base}/js/script.js` (docs/moving.md, "Coming from Plausible, Umami or GoatCounter"). */',
     "export declare const plausibleTracker: ServedTracker;",
     "/** The same with Plausible's tagged events (`plausible-event-name=…` classes), served for `script.tagged-events.js` and the names with it. */",
     "export declare const plausibleTaggedTracker: ServedTracker;",

@@ -3,7 +3,8 @@
  * npm (not pnpm, not this workspace) into a new app in a temporary folder outside the
  * repository, with Express 5 and Fastify 5. The app runs the Express and Fastify
  * examples, Chromium loads their page with the tracker, and the pageview is read back
- * through the API; the README's embedding code type-checks against the installed types;
+ * through the API; the embedding code of the README and of Getting started type-checks
+ * against the installed types;
  * the `tally` binary from the tarball runs.
  *
  * better-sqlite3: npm installs it from the registry and runs its install script
@@ -24,7 +25,7 @@ import type { Browser } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { checkPackage, packPackages, type PackedPackage } from "../../scripts/pack.mjs";
 import { launchChromium, skipWithoutChromium, warnIfSkipped } from "../support/chromium.js";
-import { codeBlocks, section } from "../support/readme.js";
+import { codeBlocks, docPage, section } from "../support/readme.js";
 import { runProcess } from "../support/shell.js";
 
 warnIfSkipped("consumer (browser part)");
@@ -170,9 +171,10 @@ describe("the packed packages, installed by npm into an app outside the reposito
     expect([major("express"), major("fastify")]).toEqual(["5", "5"]);
   });
 
-  it("the README's embedding code type-checks against the installed types", { timeout: 120_000 }, async () => {
-    const blocks = codeBlocks(section("Embedding")).filter((block) => block.lang === "ts");
-    expect(blocks.length).toBe(2);
+  it("the embedding code of the README and of Getting started type-checks against the installed types", { timeout: 120_000 }, async () => {
+    const embedding = [section("Embedding"), section("Embedding", docPage("guide/getting-started.md"))];
+    const blocks = embedding.flatMap((text) => codeBlocks(text).filter((block) => block.lang === "ts"));
+    expect(blocks.map((block) => /from "@tally-analytics\/server\/(\w+)"/.exec(block.body)?.[1])).toEqual(["node", "fastify"]);
     blocks.forEach((block, i) => writeFileSync(join(app, `embedding-${i + 1}.ts`), block.body));
     const tsconfig = {
       compilerOptions: { module: "nodenext", target: "es2022", strict: true, noEmit: true, skipLibCheck: false, types: ["node"] },

@@ -11,7 +11,7 @@ import { listen, type Served } from "../support/transports.js";
 
 /**
  * Where the tests save screenshots: under test-results/ on every run; UPDATE_SCREENSHOTS=1
- * refreshes the copies the README shows (docs/screenshots/), so ordinary runs leave the tree clean.
+ * refreshes the copies the docs show (docs/screenshots/), so ordinary runs leave the tree clean.
  */
 export const SCREENSHOTS = new URL(
   process.env.UPDATE_SCREENSHOTS === "1" ? "../../docs/screenshots/" : "../../test-results/screenshots/",

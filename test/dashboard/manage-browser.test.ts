@@ -248,7 +248,7 @@ describe.skipIf(skip)("managing websites in the dashboard, in Chromium", () => {
       exclude_bots: 0,
       page_names: "path",
     });
-    // Pages by route template (README, "Inside your app"): a checkbox, off by default, saved as `route`.
+    // Pages by route template (docs/guide/inside-your-app.md): a checkbox, off by default, saved as `route`.
     expect(await page.isChecked('input[name="page_names"]')).toBe(false);
     await page.check('input[name="page_names"]');
     await page.click('form.settings button[type="submit"]');

@@ -282,7 +282,7 @@ describe.each(DIALECTS)("segments store on %s", (dialect) => {
   });
 
   it.runIf(dialect === "postgres")(
-    "retention on hits and properties partitioned by month (README, PostgreSQL) deletes only the old rows of the old partition",
+    "retention on hits and properties partitioned by month (docs/postgresql.md) deletes only the old rows of the old partition",
     async () => {
       const { stored, tally, accountId } = await fresh();
       const month = (year: number, index: number) => Date.UTC(year, index, 1) / 1000; // local seconds of a UTC website

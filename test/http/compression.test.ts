@@ -130,7 +130,7 @@ describe("compression", () => {
       expect(versioned.headers["cache-control"]).toBe("public, max-age=31536000, immutable");
       expect(versioned.body.equals(Buffer.from(asset.encoded.br, "base64"))).toBe(true);
       expect(decode(versioned).toString()).toBe(asset.body);
-      // Compressed at the highest level: at most what gzip -9 makes (the README's figure).
+      // Compressed at the highest level: at most what gzip -9 makes (the figure docs/configuration.md gives).
       expect(versioned.body.length).toBeLessThan(Buffer.from(asset.encoded.gzip, "base64").length);
       const unversioned = await raw(`${node.base}/assets/${name}`, { "accept-encoding": "gzip" });
       expect(unversioned.headers["cache-control"]).toBe("public, max-age=300");

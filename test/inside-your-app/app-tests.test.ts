@@ -1,4 +1,4 @@
-// The README's recipe for Tally in an app's own tests: an in-memory Tally, a test website,
+// The recipe of docs/guide/inside-your-app.md for Tally in an app's own tests: an in-memory Tally, a test website,
 // and `recorded`, which waits for the buffer (and for server pageviews still waiting for
 // the tracker) before it reads. The app here is a real Express app on port 0.
 import type { AddressInfo } from "node:net";

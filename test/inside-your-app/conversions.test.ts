@@ -1,4 +1,4 @@
-// Conversions in the app's own transaction (README, "Inside your app"): an order and its
+// Conversions in the app's own transaction (docs/guide/inside-your-app.md): an order and its
 // Purchase event commit or roll back together, on SQLite (the app's own better-sqlite3
 // handle on Tally's file, and a Kysely transaction) and on PostgreSQL (a pg client, and a
 // Kysely transaction), and the browser's same event is not counted a second time.

@@ -1,4 +1,4 @@
-// Server-side pageviews (README, "Inside your app"): a real Express app and a real Fastify
+// Server-side pageviews (docs/guide/inside-your-app.md): a real Express app and a real Fastify
 // app on port 0, each with Tally mounted and its counting middleware, visited by headless
 // Chromium with and without JavaScript, read back in-process.
 //

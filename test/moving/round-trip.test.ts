@@ -10,7 +10,7 @@ const NOW = Date.UTC(2025, 5, 30, 12);
 const FROM = "2025-05-01";
 const TO = "2025-06-30";
 
-/** What Plausible's layout carries of Tally's statistics (docs in the README, "Leaving Tally"). */
+/** What Plausible's layout carries of Tally's statistics (docs in the docs/moving.md, "Leaving Tally"). */
 const PLAUSIBLE_CARRIES = [
   "visitors",
   "pageviews",

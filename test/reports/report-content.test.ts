@@ -27,7 +27,7 @@ const METRIC_LABELS = {
   visit_duration: "Visit duration",
 } as const;
 
-// Reference formatting, written from the README's description, not taken from the implementation.
+// Reference formatting, written from the description in docs/reports.md, not taken from the implementation.
 const number = (n: number) => n.toLocaleString("en");
 function duration(seconds: number): string {
   if (seconds < 60) return `${seconds}s`;

@@ -1,6 +1,6 @@
 // The HTML part of a report as the SMTP server received it, rendered by real headless
 // Chromium with scripts off and the network closed: it asks for nothing remote, fits a
-// phone without sideways scrolling, and is saved as the README's screenshot.
+// phone without sideways scrolling, and is saved as the screenshot of docs/reports.md.
 import { mkdirSync } from "node:fs";
 import type { Browser } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -10,7 +10,7 @@ import { reportsFixture, SEND_TIME, type ReportsFixture } from "./fixture.js";
 
 warnIfSkipped("report-email-browser");
 
-// Every run saves it under test-results/; UPDATE_SCREENSHOTS=1 refreshes the copy the README shows.
+// Every run saves it under test-results/; UPDATE_SCREENSHOTS=1 refreshes the copy docs/reports.md shows.
 const SCREENSHOTS = new URL(
   process.env.UPDATE_SCREENSHOTS === "1" ? "../../docs/screenshots/" : "../../test-results/screenshots/",
   import.meta.url,
@@ -49,7 +49,7 @@ describe.skipIf(skip)("the HTML e-mail in Chromium", () => {
     return { context, page, requested };
   }
 
-  it("renders with nothing remote, every website and figure visible, and is saved for the README", async () => {
+  it("renders with nothing remote, every website and figure visible, and is saved for the docs", async () => {
     const { context, page, requested } = await render(720);
     expect(requested).toEqual([]);
     const text = await page.evaluate(() => document.body.innerText);

@@ -1,5 +1,5 @@
-// Reads the README's code as the tests run it: sections, fenced blocks, and shell steps
-// with the output the README shows for them, compared with `…` standing for anything.
+// Reads the code of the README and the docs as the tests run it: sections, fenced blocks,
+// and shell steps with the output shown for them, compared with `…` standing for anything.
 import { readFileSync } from "node:fs";
 
 export const README_PATH = new URL("../../README.md", import.meta.url);
@@ -8,10 +8,15 @@ export function readme(): string {
   return readFileSync(README_PATH, "utf8");
 }
 
+/** A page of the docs, by its path under `docs/` (`guide/getting-started.md`). */
+export function docPage(path: string): string {
+  return readFileSync(new URL(`../../docs/${path}`, import.meta.url), "utf8");
+}
+
 /** The text of one `## title` section, up to the next `## ` heading. */
 export function section(title: string, text = readme()): string {
   const start = text.indexOf(`\n## ${title}\n`);
-  if (start === -1) throw new Error(`README has no "## ${title}" section`);
+  if (start === -1) throw new Error(`no "## ${title}" section`);
   const next = text.indexOf("\n## ", start + 1);
   return text.slice(start, next === -1 ? undefined : next);
 }
@@ -65,7 +70,7 @@ export function shellSteps(body: string): ShellStep[] {
   return steps;
 }
 
-/** Whether an output is what the README shows, `…` standing for any text. */
+/** Whether an output is what the text shows, `…` standing for any text. */
 export function matchesShown(actual: string, shown: string): boolean {
   const pattern = shown
     .split("…")

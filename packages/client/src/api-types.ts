@@ -268,7 +268,7 @@ export type paths = {
         };
         /**
          * The tracker script
-         * @description `<script defer src="{base}/script.js"></script>`: it posts to the `/collect` beside its own URL (README "The tracker").
+         * @description `<script defer src="{base}/script.js"></script>`: it posts to the `/collect` beside its own URL (docs/tracker.md).
          */
         get: operations["getScriptJs"];
         put?: never;
@@ -288,7 +288,7 @@ export type paths = {
         };
         /**
          * The tracker script with its extensions
-         * @description `<script defer src="{base}/script.ext.js" data-extensions="downloads 404 forms scroll vitals"></script>`: the tracker plus the extensions, each turned on by its word in `data-extensions`; an SPA navigation sends the page left's engagement signal first (README "The tracker", "Extensions").
+         * @description `<script defer src="{base}/script.ext.js" data-extensions="downloads 404 forms scroll vitals"></script>`: the tracker plus the extensions, each turned on by its word in `data-extensions`; an SPA navigation sends the page left's engagement signal first (docs/tracker.md, "Extensions").
          */
         get: operations["getScriptExtJs"];
         put?: never;
@@ -1312,7 +1312,7 @@ export type components = {
             h?: (0 | 1 | boolean) | null;
             /** @description Same as `h`. */
             hash_mode?: (0 | 1 | boolean) | null;
-            /** @description Interactive; accepted, and counted like any event (README). */
+            /** @description Interactive; accepted, and counted like any event (docs/moving.md). */
             i?: boolean | null;
             /** @description Same as `i`. */
             interactive?: boolean | null;
@@ -2593,7 +2593,7 @@ export interface operations {
     getStatsById: {
         parameters: {
             query: {
-                /** @description The statistic (README "Statistics: what each one counts", docs/statistics.md). */
+                /** @description The statistic (docs/statistics.md). */
                 name: "bounce_rate" | "browser" | "browser_version" | "campaign" | "channel" | "city" | "continent" | "country" | "device" | "event" | "event_property" | "exit_page" | "goals" | "hostname" | "landing_page" | "language" | "os" | "os_version" | "page" | "pageviews" | "pageviews_hours" | "referrer" | "region" | "resolution" | "scroll_depth" | "source" | "time_on_page" | "utm_content" | "utm_medium" | "utm_source" | "utm_term" | "views_per_visit" | "visit_duration" | "visitors" | "visitors_hours" | "visits" | "vitals";
                 /** @description Only rows whose value contains this, ignoring case. */
                 search?: string;
@@ -3629,7 +3629,7 @@ export interface operations {
     getShareByDomainApiStats: {
         parameters: {
             query: {
-                /** @description The statistic (README "Statistics: what each one counts", docs/statistics.md). */
+                /** @description The statistic (docs/statistics.md). */
                 name: "bounce_rate" | "browser" | "browser_version" | "campaign" | "channel" | "city" | "continent" | "country" | "device" | "event" | "event_property" | "exit_page" | "goals" | "hostname" | "landing_page" | "language" | "os" | "os_version" | "page" | "pageviews" | "pageviews_hours" | "referrer" | "region" | "resolution" | "scroll_depth" | "source" | "time_on_page" | "utm_content" | "utm_medium" | "utm_source" | "utm_term" | "views_per_visit" | "visit_duration" | "visitors" | "visitors_hours" | "visits" | "vitals";
                 /** @description Only rows whose value contains this, ignoring case. */
                 search?: string;

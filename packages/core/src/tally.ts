@@ -65,7 +65,7 @@ export interface TallyOptions {
   /**
    * A write starts as soon as this many hits wait; past twice as many, `collect` waits for
    * that write (back-pressure). Small batches keep a busy app's memory flat at no cost in
-   * CPU per hit (README, Performance).
+   * CPU per hit (docs/performance.md).
    * @default 2000
    */
   batchSize?: number;
@@ -169,7 +169,7 @@ export interface Tally {
    */
   record(...args: RecordArgs<AnyEvents>): Promise<CollectResult>;
   /**
-   * A pageview the app's own server saw (the middleware: README, "Inside your app"): held
+   * A pageview the app's own server saw (the middleware: docs/guide/inside-your-app.md): held
    * `serverViewWaitMs` for the tracker's pageview to complete it, then counted. Answers the
    * mark the response carries (`Server-Timing: tally;desc=<mark>`). Never throws: an
    * unregistered host or a bot is simply not counted.
@@ -179,11 +179,11 @@ export interface Tally {
   flush(): Promise<void>;
   /**
    * Imports another tool's export (Plausible, GoatCounter, Umami) or Tally's own into a
-   * website (README, "Moving to Tally"). Throws ImportFileError for a malformed file,
+   * website (docs/moving.md, "Moving to Tally"). Throws ImportFileError for a malformed file,
    * having written nothing.
    */
   import(file: string, options: ImportOptions): Promise<ImportSummary>;
-  /** A website's daily statistics as a zip, streamed (README, "Leaving Tally"). */
+  /** A website's daily statistics as a zip, streamed (docs/moving.md, "Leaving Tally"). */
   export(websiteId: number, options?: ExportOptions): Promise<WebsiteExport>;
   /** Deletes visits and hits older than each website's `retention_days` now; answers how many rows went. */
   applyRetention(now?: number): Promise<number>;

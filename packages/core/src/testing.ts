@@ -1,5 +1,5 @@
 /**
- * Tally in an app's own tests (README, "Inside your app"): a website to count on, and what
+ * Tally in an app's own tests (docs/guide/inside-your-app.md): a website to count on, and what
  * was counted, once everything buffered is written.
  *
  *   const tally = createTally({ database: ":memory:" });

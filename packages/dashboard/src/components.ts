@@ -1,6 +1,6 @@
 /**
  * Web components that show a website's statistics inside the host app's own pages
- * (README, "Inside your app"), served at `{base}/assets/components.js`:
+ * (docs/guide/inside-your-app.md), served at `{base}/assets/components.js`:
  *
  *   <script type="module" src="/analytics/assets/components.js"></script>
  *   <tally-totals api="/analytics/api/v1" site="3"></tally-totals>

@@ -16,7 +16,7 @@ export interface PageviewContext {
 /**
  * Server-side pageviews for fetch frameworks (Hono, Bun, Deno): call the answer after the
  * app answered, `count(request, { ip, response })`. It never throws and awaits nothing
- * (README, "Inside your app"). A Response whose headers cannot change (one from `fetch`)
+ * (docs/guide/inside-your-app.md). A Response whose headers cannot change (one from `fetch`)
  * is counted unmarked: the tracker's pageview then finds it by address, user agent and URL.
  */
 export function countPageviews(tally: Tally, options: PageviewOptions = {}): (request: Request, context: PageviewContext) => void {

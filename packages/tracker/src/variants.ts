@@ -1,5 +1,5 @@
 // The builds of the tracker for other tools' snippets (build.mjs: plausible.min.js served
-// at /js/script.js, plausible-tagged.min.js at /js/script.tagged-events.js and the names with it, umami.min.js at /umami.js, goatcounter.min.js at /count.js; README "Coming from Plausible, Umami or
+// at /js/script.js, plausible-tagged.min.js at /js/script.tagged-events.js and the names with it, umami.min.js at /umami.js, goatcounter.min.js at /count.js; docs/moving.md, "Coming from Plausible, Umami or
 // GoatCounter"). A module of its own: Tally's builds never call it, so they carry none of it.
 import type { Props, Track } from "./tracker.js";
 

@@ -2,7 +2,7 @@ import { randomBytes } from "node:crypto";
 import type { HitInput } from "../model/hit-input.js";
 
 /**
- * Pageviews the app's server counted (the middleware, README "Inside your app"), held a
+ * Pageviews the app's server counted (the middleware, docs/guide/inside-your-app.md), held a
  * few seconds so that the tracker's pageview of the same view completes them instead of
  * counting again (docs/statistics.md, "Server-side pageviews"). A view nobody completes
  * (JavaScript off, the script blocked) is counted alone when its wait ends.

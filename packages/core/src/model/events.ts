@@ -3,7 +3,7 @@ import type { HitInput } from "./hit-input.js";
 
 /**
  * A transaction the app opened on Tally's own database, for a conversion to commit or roll
- * back with it (README, "Inside your app"): a Kysely transaction, a better-sqlite3 handle
+ * back with it (docs/guide/inside-your-app.md): a Kysely transaction, a better-sqlite3 handle
  * inside `BEGIN`…`COMMIT`, or a `pg` client inside `BEGIN`…`COMMIT`.
  */
 export type AppTransaction =

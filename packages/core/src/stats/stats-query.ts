@@ -53,7 +53,7 @@ const date = (field: string) =>
       example: field === "from" ? "2026-11-01" : "2026-11-30",
     });
 
-/** The filter syntax, for the API's documentation (README "Filters, comparison, totals"). */
+/** The filter syntax, for the API's documentation (docs/statistics.md, "Asking for statistics"). */
 const FILTER_DESCRIPTION = [
   "Conditions that must all hold, each `<dimension>:<operator>:<value>[|<value>…]`; repeat the parameter for several.",
   `Dimensions: \`page\`, \`event\` (visits that fired it), ${VISIT_DIMENSIONS.map((name) => `\`${name}\``).join(", ")}, and \`prop:<name>\` (an event property).`,
@@ -132,7 +132,7 @@ function checkPageGoals(query: { name: string; goal_page?: string | string[] | u
 export const statsQuerySchema = z
   .object({
     name: choice("name", STAT_NAMES).meta({
-      description: 'The statistic (README "Statistics: what each one counts", docs/statistics.md).',
+      description: "The statistic (docs/statistics.md).",
       example: "page",
     }),
     search: z

@@ -99,7 +99,7 @@ const headerOf = (request: FastifyRequest) => (name: string) => {
 const headerText = (value: unknown) => (value === undefined ? undefined : String(value));
 
 /**
- * Server-side pageviews (README, "Inside your app"): `await app.register(tallyPageviews,
+ * Server-side pageviews (docs/guide/inside-your-app.md): `await app.register(tallyPageviews,
  * { tally })` counts every successful HTML answer to a browser's `GET` in the whole app
  * (not only in the plugin's context), named by its route template (`/orders/:id`) on
  * websites with `page_names: "route"`, and marks it for the tracker.

@@ -42,7 +42,7 @@ const stringHeader = (res: ServerResponse, name: string) => {
  * Server-side pageviews for Express (`app.use(countPageviews(tally))`, after Tally's own
  * mount) and node:http (`countPageviews(tally)(req, res)` first in the listener): each
  * successful HTML answer to a browser's `GET` is a pageview, marked for the tracker
- * (README, "Inside your app"). The decision is made when the response's head is written,
+ * (docs/guide/inside-your-app.md). The decision is made when the response's head is written,
  * from its status and Content-Type; nothing is awaited on the request's way.
  */
 export function countPageviews(tally: Tally, options: PageviewOptions = {}): PageviewMiddleware {

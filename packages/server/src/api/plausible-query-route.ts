@@ -48,7 +48,7 @@ function errorAnswer(error: unknown): Response {
   throw error;
 }
 
-/** Plausible's Stats API v2: one endpoint, answered from Tally's own statistics (README "Plausible's Stats API"). */
+/** Plausible's Stats API v2: one endpoint, answered from Tally's own statistics (docs/moving.md, "Plausible's Stats API"). */
 export const plausibleQueryRoute = defineRoute({
   method: "POST",
   path: "/api/v2/query",

@@ -68,7 +68,7 @@ export const collectRoutes: readonly Route[] = [
     auth: "public",
     summary: "The tracker script",
     tag: "Collection",
-    description: '`<script defer src="{base}/script.js"></script>`: it posts to the `/collect` beside its own URL (README "The tracker").',
+    description: '`<script defer src="{base}/script.js"></script>`: it posts to the `/collect` beside its own URL (docs/tracker.md).',
     responses: scriptAnswers,
     handle: ({ request }) => trackerScriptResponse(request),
   }),
@@ -79,7 +79,7 @@ export const collectRoutes: readonly Route[] = [
     summary: "The tracker script with its extensions",
     tag: "Collection",
     description:
-      '`<script defer src="{base}/script.ext.js" data-extensions="downloads 404 forms scroll vitals"></script>`: the tracker plus the extensions, each turned on by its word in `data-extensions`; an SPA navigation sends the page left\'s engagement signal first (README "The tracker", "Extensions").',
+      '`<script defer src="{base}/script.ext.js" data-extensions="downloads 404 forms scroll vitals"></script>`: the tracker plus the extensions, each turned on by its word in `data-extensions`; an SPA navigation sends the page left\'s engagement signal first (docs/tracker.md, "Extensions").',
     responses: scriptAnswers,
     handle: ({ request }) => trackerScriptResponse(request, EXTENSIONS_TRACKER),
   }),

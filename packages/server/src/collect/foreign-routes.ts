@@ -10,7 +10,7 @@ import { FOREIGN_TRACKERS, trackerScriptResponse } from "./script.js";
 import { UMAMI_CORS_HEADERS, umamiSendBody, umamiTracker } from "./umami.js";
 
 // Other tools' endpoints and script paths, so their snippets and clients work unchanged
-// (README "Coming from Plausible, Umami or GoatCounter").
+// (docs/moving.md, "Coming from Plausible, Umami or GoatCounter").
 
 const dropped = { "X-Tally-Dropped": { description: "Why the hit was not counted (`bot`, `excluded-ip`, …), as on `/collect`." } };
 

@@ -31,7 +31,7 @@ export const plausibleEventBody = z
     props: props.meta({ description: "Same as `p`." }),
     h: flag.meta({ description: "Hash routing: the fragment is part of the page." }),
     hash_mode: flag.meta({ description: "Same as `h`." }),
-    i: z.boolean().nullish().meta({ description: "Interactive; accepted, and counted like any event (README)." }),
+    i: z.boolean().nullish().meta({ description: "Interactive; accepted, and counted like any event (docs/moving.md)." }),
     interactive: z.boolean().nullish().meta({ description: "Same as `i`." }),
     e: z.number().nullish().meta({ description: "With `n: engagement`: milliseconds engaged since the last signal." }),
     sd: z.number().nullish().meta({

@@ -28,10 +28,10 @@ const served = ({ script, etag, encoded }: ServedTracker): StaticText => ({
   encoded,
 });
 
-/** The build with the extensions, at /script.ext.js (README "The tracker", "Extensions"). */
+/** The build with the extensions, at /script.ext.js (docs/tracker.md, "Extensions"). */
 export const EXTENSIONS_TRACKER = served(extensionsTracker);
 
-/** The builds for other tools' snippets (README "Coming from Plausible, Umami or GoatCounter"). */
+/** The builds for other tools' snippets (docs/moving.md, "Coming from Plausible, Umami or GoatCounter"). */
 export const FOREIGN_TRACKERS = {
   plausible: served(plausibleTracker),
   plausibleTagged: served(plausibleTaggedTracker),

@@ -1,7 +1,7 @@
 import type { HitInput, Tally } from "@tally-analytics/core";
 import { proxyTrust, type HeaderReader } from "../http/client-ip.js";
 
-/** What every form of the server-side counting middleware takes (README, "Inside your app"). */
+/** What every form of the server-side counting middleware takes (docs/guide/inside-your-app.md). */
 export interface PageviewOptions {
   /**
    * Path prefixes never counted (`["/admin", "/analytics"]`): pages of yours that are not

@@ -1,6 +1,6 @@
 import { queryObject } from "./validation.js";
 
-/** The list parameters whose unknown values mean their default (README "The API"). */
+/** The list parameters whose unknown values mean their default (docs/api.md, "Lenient list parameters"). */
 const LENIENT_PARAMETERS = ["search_by", "sort_by", "sort", "per_page"] as const;
 
 /** A parameter the request gave a value Tally does not know, and the value used instead. */
