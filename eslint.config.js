@@ -5,7 +5,16 @@ import js from "@eslint/js";
 import tseslint from "typescript-eslint";
 
 export default tseslint.config(
-  { ignores: ["**/dist/**", "**/node_modules/**", "packages/client/src/api-types.ts", "bench/results.json", "examples/**/data/**"] },
+  {
+    ignores: [
+      "**/dist/**",
+      "**/node_modules/**",
+      "packages/client/src/api-types.ts",
+      "bench/results.json",
+      "examples/**/data/**",
+      "docs/.vitepress/cache/**",
+    ],
+  },
   js.configs.recommended,
   ...tseslint.configs.recommended,
   {

@@ -5,5 +5,6 @@
 export * from "./index.js";
 export { routes } from "./routes.js";
 export { createOpenApiDocument, impliedStatuses } from "./api/openapi.js";
+export { renderReference } from "./api/docs-page.js";
 export { addressKey, proxyTrust } from "./http/client-ip.js";
 export { permissionOf } from "./http/permissions.js";

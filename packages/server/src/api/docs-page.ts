@@ -186,8 +186,8 @@ function operations(document: OpenApiDocument) {
   );
 }
 
-/** The whole page. */
-export function renderDocsPage(document: OpenApiDocument): string {
+/** The reference's navigation, introduction and content (every tag with its operations, then the schemas). */
+export function renderReference(document: OpenApiDocument): { nav: string; intro: string; content: string } {
   const render = createRenderer(document);
   const all = operations(document);
   const tags = (document.tags ?? []).map((tag) => ({
@@ -211,27 +211,32 @@ export function renderDocsPage(document: OpenApiDocument): string {
         `<h2 id="${anchor("tag", tag.name)}">${escapeHtml(tag.name)}</h2>${markdown(tag.description)}${tag.ops.map(({ path, method, op }) => render.operation(path, method, op)).join("\n")}`,
     )
     .join("\n");
+  const schemaNames = Object.keys(document.components?.schemas ?? {});
   const schemas = Object.entries((document.components?.schemas ?? {}) as Record<string, Schema>)
     .map(
       ([name, schema]) =>
         `<section class="card" id="${anchor("schema", name)}"><h3>${escapeHtml(name)}</h3>${markdown(schema.description as string | undefined)}${render.fields({ $ref: `#/components/schemas/${name}` })}${render.exampleBlock(schema)}</section>`,
     )
     .join("\n");
+  return {
+    nav: `${nav}<h2>Schemas</h2><ul>${schemaNames.map((name) => `<li><a href="#${anchor("schema", name)}">${escapeHtml(name)}</a></li>`).join("")}</ul>`,
+    intro: markdown(document.info.description),
+    content: `${sections}\n<h2 id="schemas">Schemas</h2>\n${schemas}`,
+  };
+}
+
+/** The whole page. */
+export function renderDocsPage(document: OpenApiDocument): string {
+  const { nav, intro, content } = renderReference(document);
   return htmlDocument({
     title: `${document.info.title} reference`,
     head: [...PAGE_HEAD, `<style>${DOCS_CSS}</style>`],
-    body: `<nav><a href="#top"><strong>${escapeHtml(document.info.title)}</strong></a> <span class="muted">${escapeHtml(document.info.version)}</span>${nav}<h2>Schemas</h2><ul>${Object.keys(
-      document.components?.schemas ?? {},
-    )
-      .map((name) => `<li><a href="#${anchor("schema", name)}">${escapeHtml(name)}</a></li>`)
-      .join("")}</ul></nav>
+    body: `<nav><a href="#top"><strong>${escapeHtml(document.info.title)}</strong></a> <span class="muted">${escapeHtml(document.info.version)}</span>${nav}</nav>
 <main id="top">
 <h1>${escapeHtml(document.info.title)}</h1>
 <p class="muted">OpenAPI ${escapeHtml(document.openapi)} · <a href="v1/openapi.json">openapi.json</a> · base URL <code>${escapeHtml(document.servers?.[0]?.url ?? "")}</code></p>
-${markdown(document.info.description)}
-${sections}
-<h2 id="schemas">Schemas</h2>
-${schemas}
+${intro}
+${content}
 </main>`,
   });
 }

@@ -1,0 +1,4 @@
+import DefaultTheme from "vitepress/theme";
+import "./reference.css";
+
+export default DefaultTheme;
