@@ -87,7 +87,7 @@ describe("pnpm bench --smoke", () => {
     // Every statistic over every range, and the raw baseline agreeing on the smoke data.
     const table = byId.get("stats.sqlite.table")!;
     const { ENGAGEMENT_STATISTICS, STAT_NAMES } = await import("@tally-analytics/core");
-    // Issue 26's statistics are among them: their unfiltered 365-day figures are in the table.
+    // The acquisition, version, region and hostname statistics are among them: their unfiltered 365-day figures are in the table.
     expect(STAT_NAMES).toEqual(expect.arrayContaining(["source", "channel", "browser_version", "os_version", "region", "hostname"]));
     const counted = STAT_NAMES.filter((name) => !(ENGAGEMENT_STATISTICS as readonly string[]).includes(name));
     for (const range of RANGES) {

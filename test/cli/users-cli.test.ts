@@ -1,5 +1,5 @@
 /**
- * `tally users add|list|role|remove|reset-2fa` (issue 28), through the built binary on a
+ * `tally users add|list|role|remove|reset-2fa`, through the built binary on a
  * real SQLite file; the result is checked through a Tally opened on the same file.
  */
 import { join } from "node:path";

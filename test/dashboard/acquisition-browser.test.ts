@@ -1,4 +1,4 @@
-// Channels and named sources end to end, in real headless Chromium (issue 26): pages of a
+// Channels and named sources end to end, in real headless Chromium: pages of a
 // measured site loaded with the referrers of real sources and with UTM tags that reach
 // every channel, counted by the built tracker; the dashboard's Acquisition card shows
 // what the API answers and filters by a click on a channel or a source.

@@ -1,4 +1,4 @@
-// A new user's first ten minutes in the dashboard, in real headless Chromium (issue 31):
+// A new user's first ten minutes in the dashboard, in real headless Chromium:
 // primary buttons on hover (axe-core's colour contrast, both themes), the toolbar at 1440
 // and 390 px, Today by hour, Direct / None, guided empty states, comparisons against an
 // empty period, menus and Escape, a bad filter named once, a skeleton and no 401 on first

@@ -1,4 +1,4 @@
-// Issue 28's walk, in headless Chromium through the real pages (typing and clicking): the
+// A team's first walk, in headless Chromium through the real pages (typing and clicking): the
 // owner sets up their user with the first-run key, invites a viewer from the Team page;
 // the viewer accepts, chooses a password, turns on two-factor sign-in, signs out and in
 // again with both, sees statistics, is shown no way to change anything and is refused by

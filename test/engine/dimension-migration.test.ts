@@ -1,4 +1,5 @@
-// A database from before the dimensions of issue 26 (migrations 0016, 0017, 0022 and 0026): opening it
+// A database from before the source, channel, version, region and hostname dimensions
+// (migrations 0016, 0017, 0022 and 0026): opening it
 // adds their `visits` columns and drops the day blocks that lack them; filtered statistics
 // of the old days answer as before, and new hits carry the new values.
 import { createTally, type Tally } from "@tally-analytics/core";

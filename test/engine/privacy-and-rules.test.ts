@@ -1,6 +1,6 @@
 /**
  * Privacy guarantees and per-website rules of the engine (docs/statistics.md,
- * SPEC §5-§6), checked through the in-process API and by reading what is stored,
+ * docs/privacy.md), checked through the in-process API and by reading what is stored,
  * once per storage dialect (DIALECTS).
  */
 import BetterSqlite3 from "better-sqlite3";

@@ -441,7 +441,7 @@ export function generateHits(seed: number, sessionsWanted: number): RawHit[] {
   const int = (n: number) => Math.floor(rand() * n);
   const pick = <T>(items: readonly T[]): T => items[int(items.length)]!;
   const chance = (p: number) => rand() < p;
-  // Scroll depths and web vitals from their own sequence: the hits stay those of the seed.
+  // Scroll depths and web vitals from their own sequence: the hits stay those that `seed` alone gives.
   const figureRand = seededRandom(seed + 1);
   const figure = (n: number) => Math.floor(figureRand() * n);
   /** What a signal measured: a scroll depth (0 and 100 included) and some vitals around their thresholds, or nothing. */

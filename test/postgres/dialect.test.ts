@@ -1,5 +1,5 @@
 /**
- * The PostgreSQL ways into createTally (SPEC §2): a postgres:// URL, a pg Pool and a
+ * The PostgreSQL ways into createTally: a postgres:// URL, a pg Pool and a
  * Kysely with PostgresDialect; what the caller passed stays open after close().
  * Migrations are idempotent, and case-insensitive search folds non-ASCII letters.
  */

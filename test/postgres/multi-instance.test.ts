@@ -1,5 +1,5 @@
 /**
- * Several Tally instances on one PostgreSQL database (SPEC §1, §3): they start at
+ * Several Tally instances on one PostgreSQL database (docs/postgresql.md): they start at
  * once on an empty database, share salts, and split one visitor's hits between them
  * without counting anyone twice; the 17 statistics equal those of a single instance
  * that received the same hits.

@@ -1,5 +1,5 @@
 /**
- * Issue 11, item 7: an app that signs its users in through `authenticate(request)` (a
+ * An app that signs its users in through `authenticate(request)` (a
  * session cookie) must not let another site act for them. A plain cross-origin HTML
  * form POST once created a website in the victim's account. For requests the hook signs
  * in, a POST, PUT, PATCH or DELETE must be same-origin (`Sec-Fetch-Site`, or `Origin`

@@ -1,4 +1,4 @@
-// Issue 11, item 1: a date at the top of the calendar once hung the process (the period
+// A date at the top of the calendar once hung the process (the period
 // walk compared "10000-01-01" < "9999-12-31" as text and never ended). Dates outside the
 // accepted domain (1970-01-01 … 9998-12-31) are refused with a 422 before any work, and
 // the walk itself cannot loop.

@@ -4,7 +4,7 @@
  * fields, invalid UTF-8, huge query strings, deep JSON, wrong content types,
  * traversal-looking, SQL-looking and non-numeric ids, numbers out of range, impossible
  * dates. Every answer must be a 4xx whose JSON body has `status` equal to the HTTP
- * status (SPEC §4/§6), never a 5xx; the server keeps serving; and not one row of any
+ * status, never a 5xx; the server keeps serving; and not one row of any
  * table changes (a byte-exact snapshot of the SQLite file's tables before and after).
  *
  * 1. 4,000 cases through the bare fetch handler (fast, in-process).

@@ -1,5 +1,5 @@
 /**
- * Issue 11, item 5: behind a proxy, the client cannot choose its IP. Express's `trust
+ * Behind a proxy, the client cannot choose its IP. Express's `trust
  * proxy` convention, walked from the right: hops are skipped while trusted, the first
  * untrusted address is the client, anything to its left (which the client wrote itself)
  * is never read. `true` trusts one hop. With `TRUST_PROXY=true` the left-most

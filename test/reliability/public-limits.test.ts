@@ -1,5 +1,5 @@
 /**
- * Issue 11, items 4 and 6: what one anonymous client may ask for.
+ * What one anonymous client may ask for.
  * - Public routes that read the database (share pages, their API, the password form) are
  *   counted per client address: past `publicRateLimit` a 429 with Retry-After; /collect
  *   and /script.js are never counted. On by default (600 a minute), in `tally serve` too.

@@ -1,5 +1,5 @@
 /**
- * Issue 11, item 4: public reads cannot take the server down.
+ * Public reads cannot take the server down.
  * - 20 parallel anonymous share-page reads of a statistic with 200,000 distinct pages:
  *   GET /script.js is answered while they run (it was held 3.5 s), on a SQLite file
  *   (read on a thread of its own), an in-memory SQLite database (one bounded statement

@@ -1,5 +1,5 @@
 /**
- * Issue 11, items 8 and 10, through every transport:
+ * Response headers, through every transport:
  * - the share-page cookie's attributes come from the mount and the stored domain only: a
  *   share URL like `/share/x;Domain=evil.test;SameSite=None;Secure;@victim.example/api/auth`
  *   (which names victim.example once normalised) once answered a cookie whose Path

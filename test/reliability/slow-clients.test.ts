@@ -1,5 +1,5 @@
 /**
- * Issue 11, item 9: slow and vanishing clients.
+ * Slow and vanishing clients.
  * - `tally serve` bounds how long a client may take to send a request (node's defaults
  *   let a /collect body trickled at a byte every few seconds hold its socket ~300 s):
  *   headers within 5 s, the whole request within 10 s, checked every second; past that

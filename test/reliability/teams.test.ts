@@ -1,5 +1,5 @@
 /**
- * Issue 28's reliability proofs for people and sessions: a viewer's key (and any read
+ * The reliability proofs for people and sessions: a viewer's key (and any read
  * key) is refused on every route that changes something, a session cookie is refused on
  * every state-changing route when the request comes from another site (or as a form),
  * and nothing was written by any refused request. The route lists come from the route

@@ -1,5 +1,5 @@
 /**
- * Issue 11, item 2: one client (fixed IP and user agent) sending a new screen size with
+ * One client (fixed IP and user agent) sending a new screen size with
  * every hit used to make each hit re-split the visitor's whole list of values seen that
  * day — quadratic work that stalled every website's reads, and on `:memory:` the event
  * loop itself. The per-visitor work is now constant: at most 32 values are remembered

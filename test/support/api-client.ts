@@ -3,7 +3,7 @@ import type { Website } from "@tally-analytics/core";
 import { expect } from "vitest";
 import type { Served } from "./transports.js";
 
-/** A JSON answer of SPEC §4/§6: the body's `status` is the HTTP status, and no stack trace ever. */
+/** A JSON answer of the API: the body's `status` is the HTTP status, and no stack trace ever. */
 export function expectJson(response: ApiResponse, status: number): void {
   expect(response.status).toBe(status);
   expect(response.body.status).toBe(status);

@@ -1,5 +1,5 @@
 /**
- * Issue 28, phase B: invitations (single use, 7 days) and password resets (single use,
+ * Invitations (single use, 7 days) and password resets (single use,
  * one hour) go out through the mail setup reports use, to a real SMTP server; links point
  * at the configured public URL whatever Host a request claims; an unknown address gets
  * the same page and no mail. Real node:http, real SQLite.

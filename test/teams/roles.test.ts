@@ -1,5 +1,5 @@
 /**
- * Issue 28: roles, website limits and removal through the API; the host's own
+ * Roles, website limits and removal through the API; the host's own
  * `authenticate` hook may say a role and websites too. Real node:http, real SQLite.
  */
 import type { Tally } from "@tally-analytics/core";

@@ -1,5 +1,5 @@
 /**
- * Issue 28, phase A: people sign in with an e-mail and a password (a session cookie),
+ * People sign in with an e-mail and a password (a session cookie),
  * existing API keys keep working as owner keys, roles and key scopes are enforced on the
  * API, and failures say nothing about which addresses exist. Real node:http on port 0,
  * real SQLite; every answer is checked against the OpenAPI document.

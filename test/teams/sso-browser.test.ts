@@ -1,4 +1,4 @@
-// Issue 28, phase D: single sign-on with OpenID Connect, end to end in Chromium, against a
+// Single sign-on with OpenID Connect, end to end in Chromium, against a
 // real provider (oidc-provider, its development login and consent pages) in this process.
 // A user is matched by the e-mail the provider verified; an unverified address is refused;
 // someone new joins with the configured role, or is refused when none is configured.

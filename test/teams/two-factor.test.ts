@@ -1,5 +1,5 @@
 /**
- * Issue 28, phase C: TOTP two-factor sign-in (otpauth) through the API and the sign-in
+ * TOTP two-factor sign-in (otpauth) through the API and the sign-in
  * pages: set up with a code, recovery codes shown once, a code accepted once (replay
  * within its window refused), an owner may require it for everyone, and
  * `reset-2fa` turns it off. Real node:http, real SQLite.

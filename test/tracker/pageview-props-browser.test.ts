@@ -1,4 +1,4 @@
-// Properties on pageviews (issue 26), in real headless Chromium against a real embedded
+// Properties on pageviews, in real headless Chromium against a real embedded
 // Tally (SQLite, node:http, mounted under /analytics): the extension build's data-props,
 // and Plausible's snippet build (script.pageview-props.js with event-* attributes, and
 // plausible("pageview", {props})). Read back through /api/v1/stats: the property breakdown

@@ -208,7 +208,7 @@ function ssoConfig(vars: Variables): SsoConfig | undefined {
   return { issuer, clientId, clientSecret, defaultRole: vars.OIDC_DEFAULT_ROLE, account: vars.OIDC_ACCOUNT };
 }
 
-/** Everything `tally serve` reads from the environment, checked before anything starts (SPEC §3). */
+/** Everything `tally serve` reads from the environment, checked before anything starts. */
 export function serveConfig(env: Env): ServeConfig {
   const vars = parseEnv(environmentSchema, env);
   return {

@@ -158,7 +158,7 @@ export interface Tally {
   /** E-mail reports: build, preview, send; the unsubscribe links' checks. */
   readonly reports: Reports;
   /**
-   * Counts one pageview or event (SPEC §6). Throws NotFoundError for an unknown host. A
+   * Counts one pageview or event. Throws NotFoundError for an unknown host. A
    * pageview that completes one the server holds (`servePageview`) adds its screen size,
    * language and properties to it; one carrying a mark no longer held is dropped as `counted`.
    */

@@ -20,7 +20,7 @@ export const isEngagementStatistic = (name: string): name is EngagementStatistic
 
 export type StatName = (typeof SERIES_NAMES)[number] | DimensionStatistic | EngagementStatistic;
 
-/** Every statistic the API serves, in alphabetical order: the seed's 17 (SPEC §5) and the visit metrics, UTM fields, exit pages, properties and goals. */
+/** Every statistic the API serves, in alphabetical order: the 17 of the original API and the visit metrics, UTM fields, exit pages, properties and goals. */
 export const STAT_NAMES = [...SERIES_NAMES, ...DIMENSION_STATISTICS, ...ENGAGEMENT_STATISTICS].sort() as [StatName, ...StatName[]];
 
 /** Series whose value is the day itself: stored at day level only. */

@@ -27,9 +27,9 @@ export const choice = <const T extends readonly [string, ...string[]]>(field: st
   );
 
 /**
- * One of a fixed set of values where anything else means the default, as the seed's own
- * system does for `search_by`, `sort_by`, `sort` and `per_page`: its clients send values it
- * does not list. The server tells the caller what was used (`meta.fallbacks`, `Warning`).
+ * One of a fixed set of values where anything else means the default, as other services
+ * with this API's shape do for `search_by`, `sort_by`, `sort` and `per_page`: their clients
+ * send values they do not list. The server tells the caller what was used (`meta.fallbacks`, `Warning`).
  */
 export const fallbackChoice = <const T extends readonly [string, ...string[]]>(values: T, fallback: T[number]) =>
   z

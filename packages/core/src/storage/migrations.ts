@@ -349,7 +349,7 @@ const migrationFactories: Record<string, MigrationFactory> = {
     },
   }),
   // The hostname statistic: the visit's host (a visit is on one host), the visitor's visit
-  // under way remembers it, and a website may count its subdomains (issue 26).
+  // under way remembers it, and a website may count its subdomains.
   "0026_hostname": () => ({
     async up(db) {
       await addVisitColumns(db, ["hostname"]);

@@ -6,7 +6,7 @@ import { describeError, HttpError, reportToConsole, type ErrorReporter } from ".
 import { JSON_CONTENT_TYPE, NOSNIFF } from "../http/json-response.js";
 import type { RequestContext } from "../http/route.js";
 
-/** SPEC §6: a hit is at most 16 KiB. */
+/** A hit's body is at most 16 KiB. */
 export const COLLECT_BODY_LIMIT = 16 * 1024;
 
 /** The tracker's short keys. Lengths are checked again, with the hit's own rules, in core. */

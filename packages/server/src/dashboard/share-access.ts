@@ -12,7 +12,7 @@ import { createRateLimiter, type RateLimiter } from "../http/rate-limit.js";
 import type { RequestContext } from "../http/route.js";
 import { hasValidShareCookie } from "./share-cookie.js";
 
-/** Website privacy (SPEC §4): 0 public, 1 private, 2 password. */
+/** Website privacy: 0 public, 1 private, 2 password. */
 export const PRIVACY = { public: 0, private: 1, password: 2 } as const;
 
 export const PASSWORD_REQUIRED = "This page is protected by a password.";

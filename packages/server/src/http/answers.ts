@@ -16,7 +16,7 @@ import type { RouteAnswer } from "./route.js";
 // The JSON bodies the API answers, as zod schemas: handlers build them with `send`, so
 // their payloads are typed against these, and the OpenAPI document is generated from them.
 
-/** A body whose `status` is its HTTP status (SPEC §4). */
+/** A body whose `status` is its HTTP status. */
 type Answer = z.ZodObject<{ status: z.ZodLiteral<number> }>;
 
 /** A JSON answer built from its schema: the payload is typed by it, the HTTP status is its `status`. */
@@ -61,7 +61,7 @@ export const listMetaSchema = z
 
 /**
  * The list envelope (Laravel-style): one page of rows, links to the others, and where this
- * page is; `meta`'s figures also at the top level, where clients of the seed's system read them.
+ * page is; `meta`'s figures also at the top level, where existing clients of APIs of this shape read them.
  */
 const listAnswer = <T extends z.ZodType>(row: T) =>
   z.object({

@@ -11,7 +11,7 @@ export interface PageOf<T> {
 /**
  * The list envelope: absolute links built from the public request URL (other query
  * parameters kept, only `page` changed) and Laravel-style meta, whose figures also stand
- * at the top level (where clients of the seed's system read them). `fallbacks`: the list
+ * at the top level (where existing clients of APIs of this shape read them). `fallbacks`: the list
  * parameters whose unknown values were replaced by their defaults.
  */
 export function paginated<T>(url: URL, { data, total, page, perPage }: PageOf<T>, fallbacks: Fallbacks = {}) {

@@ -1,6 +1,6 @@
-// The calls a public integration of the seed's API sends (an automation platform's
-// component): it creates websites from JSON bodies, lists them for a picker, and pages
-// through statistics with sort_by values the seed's system does not list, per_page=100,
+// The calls a public integration written for APIs of this shape sends (an automation
+// platform's component): it creates websites from JSON bodies, lists them for a picker, and
+// pages through statistics with sort_by values the API does not list, per_page=100,
 // reading current_page and last_page at the top level. Each must succeed with the rows a
 // strict client (one that sends only listed values) gets.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -24,20 +24,20 @@ async function allRows(client: ApiClient, path: string): Promise<unknown[]> {
   }
 }
 
-describe.each(transports.slice(0, 2))("the seed integration's calls ($name)", (transport) => {
+describe.each(transports.slice(0, 2))("a public integration's calls ($name)", (transport) => {
   let fixture: Awaited<ReturnType<typeof servedWithTwoAccounts>>;
   let id: number;
 
   beforeAll(async () => {
     fixture = await servedWithTwoAccounts(transport, "sqlite");
-    const created = await fixture.alice.post("/api/v1/websites", jsonBody({ domain: "seed-client.example", privacy: 0 }));
+    const created = await fixture.alice.post("/api/v1/websites", jsonBody({ domain: "integration.example", privacy: 0 }));
     expectJson(created, 201);
     id = (created.body.data as { id: number }).id;
-    await fixture.alice.post("/api/v1/websites", jsonBody({ domain: "second-seed-client.example" }));
+    await fixture.alice.post("/api/v1/websites", jsonBody({ domain: "second-integration.example" }));
     for (let page = 0; page < PAGES; page++) {
       // Pages viewed 1, 2 or 3 times, so the order by count is not the order by value.
       for (let view = 0; view <= page % 3; view++) {
-        await fixture.tally.collect({ url: `https://seed-client.example/p/${page}`, ip: `10.0.${page}.${view}`, userAgent: CHROME });
+        await fixture.tally.collect({ url: `https://integration.example/p/${page}`, ip: `10.0.${page}.${view}`, userAgent: CHROME });
       }
     }
     await fixture.tally.flush();
@@ -47,10 +47,10 @@ describe.each(transports.slice(0, 2))("the seed integration's calls ($name)", (t
   it("creates a website from a JSON body", async () => {
     const response = await fixture.alice.get(`/api/v1/websites/${id}`);
     expectJson(response, 200);
-    expect(response.body.data).toMatchObject({ domain: "seed-client.example", privacy: 0 });
+    expect(response.body.data).toMatchObject({ domain: "integration.example", privacy: 0 });
   });
 
-  it("lists websites for a picker with sort_by values the seed does not list", async () => {
+  it("lists websites for a picker with sort_by values the API does not list", async () => {
     const strict = await fixture.alice.get("/api/v1/websites?per_page=100");
     for (const sortBy of ["url", "domain", "id"]) {
       const response = await fixture.alice.get(`/api/v1/websites?sort_by=${sortBy}&per_page=100`);
