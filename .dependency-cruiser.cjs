@@ -3,7 +3,7 @@
  * command. A folder may import from folders listed before it, never after.
  */
 const CORE_LAYERS = ["shared", "model", "storage", "enrich", "accounts", "websites", "ingest", "stats", "reports", "moving", "backends"];
-const SERVER_LAYERS = ["http", "collect", "api", "dashboard", "team"];
+const SERVER_LAYERS = ["http", "collect", "api", "dashboard", "team", "mcp"];
 
 /** One rule per layer: nothing in it imports a folder above it (root files included). */
 function layerRules(pkg, layers, top) {

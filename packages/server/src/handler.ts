@@ -65,7 +65,8 @@ export function createHandler(tally: Tally, options: HandlerOptions = {}): Tally
     const query = route.query ? validate(route.query, queryObject(url)) : queryObject(url);
     const body = route.body ? validate(route.body, await readFields(request, bodyLimit)) : undefined;
     const account = () => optionalAccount(request, context);
-    return { tally, request, url, params, query, body, ip: context.ip, basePath, account, sso: options.sso };
+    const reportError = (error: unknown) => report(error, request);
+    return { tally, request, url, params, query, body, ip: context.ip, basePath, account, sso: options.sso, report: reportError };
   }
 
   async function answerPublic(

@@ -8,3 +8,4 @@ export { createOpenApiDocument, impliedStatuses } from "./api/openapi.js";
 export { renderReference } from "./api/docs-page.js";
 export { addressKey, proxyTrust } from "./http/client-ip.js";
 export { permissionOf } from "./http/permissions.js";
+export { serveMcpOverStdio } from "./mcp/mcp-route.js";

@@ -40,6 +40,7 @@ import { statsBody } from "./http/stats-response.js";
 import { defineRoute, type Route } from "./http/route.js";
 import { unsubscribeRoutes } from "./api/unsubscribe.js";
 import { plausibleQueryRoute } from "./api/plausible-query-route.js";
+import { mcpRoute } from "./mcp/mcp-route.js";
 import { requireAllWebsites, visibleWebsite } from "./http/permissions.js";
 import { signInRoutes } from "./team/sign-in-routes.js";
 import { teamRoutes } from "./team/team-routes.js";
@@ -360,6 +361,7 @@ export const routes: readonly Route[] = [
     },
   }),
   plausibleQueryRoute,
+  mcpRoute,
   ...collectRoutes,
   ...foreignRoutes,
   healthRoute,

@@ -4,6 +4,7 @@ import { exportCommand } from "./export.js";
 import { importCommand } from "./import.js";
 import { keysCreate } from "./keys-create.js";
 import { keysRevoke } from "./keys-revoke.js";
+import { mcpCommand } from "./mcp.js";
 import { migrate } from "./migrate.js";
 import { reportsSend } from "./reports-send.js";
 import { reportsSet } from "./reports-set.js";
@@ -25,6 +26,7 @@ import { websitesUpdate } from "./websites-update.js";
  */
 export const COMMANDS: readonly Command[] = [
   serveCommand,
+  mcpCommand,
   migrate,
   keysCreate,
   keysRevoke,

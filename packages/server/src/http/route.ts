@@ -27,6 +27,8 @@ export interface RequestContext<Query, Body> {
   account(): Promise<Access | null>;
   /** The handler's single sign-on settings, when it has them. */
   sso: SsoOptions | undefined;
+  /** Tells the host's `onError` of an unexpected error a route answers itself (the handler reports the ones it sees). */
+  report(error: unknown): void;
 }
 
 interface RouteShape<Query, Body> {
@@ -72,6 +74,7 @@ export type RouteTag =
   | "Dashboard"
   | "Share pages"
   | "Reports"
+  | "MCP"
   | "Documentation";
 
 /** What one status of a route answers: a JSON body's schema, or other media types, and its headers. */
