@@ -2,7 +2,20 @@
  * The layering the code keeps (docs/architecture.md), checked by `pnpm lint` in the test
  * command. A folder may import from folders listed before it, never after.
  */
-const CORE_LAYERS = ["shared", "model", "storage", "enrich", "accounts", "websites", "ingest", "stats", "reports", "moving", "backends"];
+const CORE_LAYERS = [
+  "shared",
+  "model",
+  "storage",
+  "enrich",
+  "accounts",
+  "websites",
+  "ingest",
+  "stats",
+  "reports",
+  "alerts",
+  "moving",
+  "backends",
+];
 const SERVER_LAYERS = ["http", "collect", "api", "dashboard", "team", "mcp"];
 
 /** One rule per layer: nothing in it imports a folder above it (root files included). */

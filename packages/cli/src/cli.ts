@@ -84,12 +84,13 @@ async function execute(command: Command, rest: readonly string[], env: Env, prin
   let opened: Tally | undefined;
   const tally = async () => {
     if (!opened) {
-      // A short-lived command: no schedules (retention, reports), nothing collected to flush.
+      // A short-lived command: no schedules (retention, reports, alerts), nothing collected to flush.
       opened = createTally({
         ...tallyOptionsFor(env, command.environment ?? []),
         flushIntervalMs: 60_000,
         retentionIntervalMs: 0,
         reportIntervalMs: 0,
+        alerts: { intervalMs: 0 },
       });
     }
     return whenReady(opened);

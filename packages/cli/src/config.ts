@@ -40,7 +40,9 @@ export const SERVE_ENVIRONMENT: Readonly<Record<string, string>> = {
     "where hits that could not be written at a stop are kept, and read back at the next start (default: tally-spill beside the SQLite file, else the OS temp folder's)",
   SMTP_URL: "smtp:// or smtps:// server for e-mail reports (with MAIL_FROM)",
   MAIL_FROM: 'From address of the reports ("Tally <tally@example.com>")',
-  PUBLIC_URL: "where Tally is reached from outside, for links in the reports, invitations and password resets (resets need it)",
+  PUBLIC_URL: "where Tally is reached from outside, for links in the reports, alerts, invitations and password resets (resets need it)",
+  ALERT_INTERVAL_MS: "how often alert rules are checked and their deliveries sent (default 60000; 0 turns alerts off)",
+  ALERT_RETRY_MS: "wait before a failed alert delivery is tried again, doubling each time, at most an hour (default 60000)",
   OIDC_ISSUER: "single sign-on: the OpenID Connect provider's issuer URL (with OIDC_CLIENT_ID and OIDC_CLIENT_SECRET)",
   OIDC_CLIENT_ID: "single sign-on: Tally's client id at the provider",
   OIDC_CLIENT_SECRET: "single sign-on: Tally's client secret at the provider",
@@ -157,6 +159,8 @@ const environmentSchema = z.object({
   SMTP_URL: urlVariable("SMTP_URL", ["smtp", "smtps"]),
   MAIL_FROM: variable,
   PUBLIC_URL: urlVariable("PUBLIC_URL", ["http", "https"]),
+  ALERT_INTERVAL_MS: wholeNumber("ALERT_INTERVAL_MS", 0, 86_400_000, undefined, "a whole number of milliseconds from 0 to 86400000"),
+  ALERT_RETRY_MS: wholeNumber("ALERT_RETRY_MS", 1, 86_400_000, undefined, "a whole number of milliseconds from 1 to 86400000"),
   OIDC_ISSUER: urlVariable("OIDC_ISSUER", ["https", "http"]),
   OIDC_CLIENT_ID: variable,
   OIDC_CLIENT_SECRET: variable,
@@ -199,6 +203,12 @@ export function tallyOptionsFor(env: Env, variables: readonly string[]): TallyOp
   return { database: vars.DATABASE_URL ?? DEFAULT_DATABASE_URL, ...mailOptions(vars) };
 }
 
+/** ALERT_INTERVAL_MS and ALERT_RETRY_MS, when set. */
+function alertOptions({ ALERT_INTERVAL_MS: intervalMs, ALERT_RETRY_MS: retryMs }: Variables): Pick<TallyOptions, "alerts"> {
+  if (intervalMs === undefined && retryMs === undefined) return {};
+  return { alerts: { ...(intervalMs === undefined ? {} : { intervalMs }), ...(retryMs === undefined ? {} : { retryMs }) } };
+}
+
 /** OIDC_ISSUER, OIDC_CLIENT_ID and OIDC_CLIENT_SECRET: all three or none. */
 function ssoConfig(vars: Variables): SsoConfig | undefined {
   const { OIDC_ISSUER: issuer, OIDC_CLIENT_ID: clientId, OIDC_CLIENT_SECRET: clientSecret } = vars;
@@ -223,6 +233,7 @@ export function serveConfig(env: Env): ServeConfig {
       ...(vars.FLUSH_INTERVAL_MS === undefined ? {} : { flushIntervalMs: vars.FLUSH_INTERVAL_MS }),
       ...(vars.CLOSE_TIMEOUT_MS === undefined ? {} : { closeTimeoutMs: vars.CLOSE_TIMEOUT_MS }),
       ...(vars.TALLY_SPILL_DIR === undefined ? {} : { spillDir: vars.TALLY_SPILL_DIR }),
+      ...alertOptions(vars),
       ...mailOptions(vars),
     },
     handler: { rateLimit: vars.RATE_LIMIT === 0 ? false : { limit: vars.RATE_LIMIT ?? 600, windowMs: 60_000 } },

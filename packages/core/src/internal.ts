@@ -10,6 +10,8 @@ export { plausibleQuerySchema } from "./stats/plausible-query.js";
 export { PLAUSIBLE_DIMENSIONS } from "./stats/plausible-dimensions.js";
 export { funnelQuerySchema, journeyQuerySchema } from "./stats/path-query.js";
 export { funnelCreateSchema, funnelSchema } from "./websites/funnels.js";
+export { alertCreateSchema, alertUpdateSchema, alertSchema, alertDeliverySchema, WEBHOOK_FORMATS } from "./alerts/alert-input.js";
+export { ALERT_KINDS, ALERT_KIND_NAMES } from "./alerts/alert-kinds.js";
 export { funnelResultSchema, journeyResultSchema } from "./model/path-schemas.js";
 export type { UserRow } from "./accounts/users.js";
 export { userCreateSchema, userUpdateSchema, invitationSchema, keyCreateSchema, passwordField } from "./accounts/user-input.js";

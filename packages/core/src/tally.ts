@@ -36,6 +36,7 @@ import { checkTrustProxy, type TrustProxy } from "./shared/trust-proxy.js";
 import { createWebsiteDirectory, createWebsites, type WebsiteDirectory, type Websites } from "./websites/websites.js";
 import { createMailer, type MailOptions } from "./shared/mailer.js";
 import { createReports, type Reports } from "./reports/reports.js";
+import { createAlerts, type AlertOptions, type Alerts } from "./alerts/alerts.js";
 import { createServerViews } from "./ingest/server-views.js";
 import { createOutboxRelay, writeToOutbox } from "./ingest/outbox.js";
 
@@ -136,6 +137,12 @@ export interface TallyOptions {
    */
   reportIntervalMs?: number;
   /**
+   * Alerts (docs/alerts.md): how often each website's rules are checked (and the deliveries
+   * due sent), and how a failed delivery is retried. Webhooks need nothing else; e-mail needs `mail`.
+   * @default { intervalMs: 60000, retryMs: 60000, maxRetryMs: 3600000, attempts: 30, timeoutMs: 10000 }
+   */
+  alerts?: AlertOptions;
+  /**
    * How long a pageview the app's server counted (`servePageview`, the middleware) waits
    * for the tracker's pageview of the same view, which then adds screen size and language
    * to it instead of counting again; past it the view is counted alone (JavaScript off,
@@ -157,6 +164,8 @@ export interface Tally {
   readonly stats: Stats;
   /** E-mail reports: build, preview, send; the unsubscribe links' checks. */
   readonly reports: Reports;
+  /** Each website's alert rules (e-mail and webhooks), and their delivery log (docs/alerts.md). */
+  readonly alerts: Alerts;
   /**
    * Counts one pageview or event. Throws NotFoundError for an unknown host. A
    * pageview that completes one the server holds (`servePageview`) adds its screen size,
@@ -240,6 +249,7 @@ interface Services {
   funnels: Funnels;
   stats: Stats;
   reports: Reports;
+  alerts: Alerts;
   collector: ReturnType<typeof createCollector>;
   retention: ReturnType<typeof createRetention>;
   dayBlocks: ReturnType<typeof oneRunAtATime<[], number>>;
@@ -255,6 +265,7 @@ const RETENTION_FIRST_RUN_MS = 60_000;
 const DAY_BLOCKS_FIRST_RUN_MS = 120_000;
 
 const REPORTS_FIRST_RUN_MS = 30_000;
+const ALERTS_FIRST_RUN_MS = 30_000;
 
 /** Runs `run` every `intervalMs`, first after `firstRunMs` (unreferenced timers: they never keep the process alive). */
 function scheduleEvery(run: () => Promise<unknown>, intervalMs: number, firstRunMs: number, onError: (error: unknown) => void) {
@@ -436,6 +447,19 @@ async function openServices(options: TallyOptions): Promise<Services> {
   const stopReports = mailer
     ? scheduleEvery(() => reports.runDue(), options.reportIntervalMs ?? 300_000, REPORTS_FIRST_RUN_MS, reportError)
     : () => {};
+  const alertError =
+    options.onError ?? ((error: unknown) => console.error(`tally: ${error instanceof Error ? error.message : String(error)}`));
+  const alerts = createAlerts({
+    db: store.db,
+    dialect: store.dialect,
+    websites,
+    mailer,
+    publicUrl,
+    options: options.alerts ?? {},
+    beforeRead,
+    onError: alertError,
+  });
+  const stopAlerts = scheduleEvery(() => alerts.runDue(), options.alerts?.intervalMs ?? 60_000, ALERTS_FIRST_RUN_MS, alertError);
   return {
     async convert(input, trx) {
       const prepared = await flushed.prepareConversion(input);
@@ -455,6 +479,7 @@ async function openServices(options: TallyOptions): Promise<Services> {
     funnels,
     stats,
     reports,
+    alerts,
     collector,
     retention,
     dayBlocks,
@@ -482,10 +507,12 @@ async function openServices(options: TallyOptions): Promise<Services> {
       stopRetention();
       stopDayBlocks();
       stopReports();
+      stopAlerts();
       try {
         await retention.settle();
         await dayBlocks.settle();
         await reports.settle();
+        await alerts.settle();
         await flushed.close();
       } finally {
         mailer?.close();
@@ -552,6 +579,7 @@ export function createTally<E extends EventMap<E> = AnyEvents>(options: TallyOpt
     funnels: guarded((s) => s.funnels),
     stats: guarded((s) => s.stats),
     reports: guarded((s) => s.reports),
+    alerts: guarded((s) => s.alerts),
     collect,
     async record(name, { trx, ...input }) {
       const hit = { ...input, event: name };

@@ -8,7 +8,6 @@ import {
   websiteCreateSchema,
   websiteUpdateSchema,
   accountUpdateSchema,
-  type Access,
   type Account,
 } from "@tally-analytics/core/internal";
 import * as z from "zod";
@@ -41,18 +40,11 @@ import { defineRoute, type Route } from "./http/route.js";
 import { unsubscribeRoutes } from "./api/unsubscribe.js";
 import { plausibleQueryRoute } from "./api/plausible-query-route.js";
 import { mcpRoute } from "./mcp/mcp-route.js";
-import { requireAllWebsites, visibleWebsite } from "./http/permissions.js";
+import { alertRoutes } from "./api/alert-routes.js";
+import { requireAllWebsites } from "./http/permissions.js";
+import { resourceId, websiteParams } from "./http/website-params.js";
 import { signInRoutes } from "./team/sign-in-routes.js";
 import { teamRoutes } from "./team/team-routes.js";
-
-/** `{id}`: a positive integer; anything else names no resource (404, like a missing one). */
-const websiteParams = z.object({
-  id: z
-    .string()
-    .regex(/^\d+$/)
-    .refine((text) => Number.isSafeInteger(Number(text)) && Number(text) >= 1)
-    .meta({ description: "The website's id.", example: "1" }),
-});
 
 /** `{id}/funnels/{funnel}`: the website and one of its funnels. */
 const funnelParams = websiteParams.extend({
@@ -74,13 +66,6 @@ const exportQuery = z.object({
   from: z.string().optional().meta({ description: "First day, `Y-m-d` in the website's time zone.", example: "2026-01-01" }),
   to: z.string().optional().meta({ description: "Last day, `Y-m-d`.", example: "2026-12-31" }),
 });
-
-/** The website `{id}` names, when the caller may see it (a user limited to other websites gets 404, as for a missing one). */
-function resourceId({ params, access }: { params: Record<string, string>; access: Access }): number {
-  const parsed = websiteParams.safeParse(params);
-  if (!parsed.success) throw new NotFoundError();
-  return visibleWebsite(access, Number(parsed.data.id));
-}
 
 const notFound = { 404: "error" } as const;
 
@@ -360,6 +345,7 @@ export const routes: readonly Route[] = [
       return send(realtimeAnswer, { data: await tally.stats.realtime(accountId, resourceId(context)) });
     },
   }),
+  ...alertRoutes,
   plausibleQueryRoute,
   mcpRoute,
   ...collectRoutes,

@@ -1,4 +1,9 @@
 import type { Command } from "../command.js";
+import { alertsAdd } from "./alerts-add.js";
+import { alertsDelete } from "./alerts-delete.js";
+import { alertsDeliveries } from "./alerts-deliveries.js";
+import { alertsList } from "./alerts-list.js";
+import { alertsUpdate } from "./alerts-update.js";
 import { copyCommand } from "./copy.js";
 import { exportCommand } from "./export.js";
 import { importCommand } from "./import.js";
@@ -41,6 +46,11 @@ export const COMMANDS: readonly Command[] = [
   websitesDelete,
   reportsSend,
   reportsSet,
+  alertsList,
+  alertsAdd,
+  alertsUpdate,
+  alertsDelete,
+  alertsDeliveries,
   importCommand,
   exportCommand,
   copyCommand,

@@ -13,7 +13,7 @@ export interface AccountInput {
 }
 
 /** A plain address (`name@example.com`): no display name, no line breaks, at most 254 characters (RFC 5321). */
-const emailAddress = (field: string) =>
+export const emailAddress = (field: string) =>
   z
     .string({ error: `The ${field} must be a valid email address.` })
     .max(254, `The ${field} may not be longer than 254 characters.`)

@@ -37,6 +37,9 @@ const COPY_ORDER = {
   // Conversions committed and not yet counted.
   tally_outbox: 22,
   rollup_watermarks: 23,
+  // After their websites; deliveries after their rules.
+  alert_rules: 25,
+  alert_deliveries: 26,
   // Each database's own (its id names the files of hits kept at shutdown): never copied.
   tally_meta: null,
 } satisfies Record<keyof Database, number | null>;

@@ -11,7 +11,7 @@ import { gatherWebsite, type ReportedWebsite, type WebsiteReport } from "./repor
 import { periodAdjective, rangeLabel } from "./report-format.js";
 import { renderHtml } from "./report-html.js";
 import { lastCompleteRange, rangeOfKey, type ReportRange } from "./report-period.js";
-import { createReportRuns, MAX_ATTEMPTS, retryDelayMs } from "./report-runs.js";
+import { createReportRuns } from "./report-runs.js";
 import { renderText } from "./report-text.js";
 import { loadUnsubscribeSecret, signUnsubscribe, verifyUnsubscribe } from "./unsubscribe-token.js";
 
@@ -205,7 +205,7 @@ export function createReports(deps: ReportsDependencies): Reports & { settle(): 
     } catch (error) {
       summary.failed++;
       const reason = error instanceof Error ? error.message : String(error);
-      const retry = claimed.attempt >= MAX_ATTEMPTS ? "giving up" : `retrying in ${retryDelayMs(claimed.attempt) / 1000} s`;
+      const retry = runs.nextStep(claimed);
       deps.onError(
         new Error(`report ${run.period} of account ${run.accountId}, attempt ${claimed.attempt} (${retry}): ${reason}`, { cause: error }),
       );

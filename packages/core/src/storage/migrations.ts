@@ -363,6 +363,51 @@ const migrationFactories: Record<string, MigrationFactory> = {
         .execute();
     },
   }),
+  // Alerts (docs/alerts.md): each website's rules, and one row per firing and way it is sent
+  // (the unique triple is what makes a firing go out once), which is also the delivery log.
+  "0060_alerts": (dialect) => ({
+    async up(db) {
+      await db.schema
+        .createTable("alert_rules")
+        .addColumn("id", dialect.idColumnType, (c) => dialect.idColumn(c))
+        .addColumn("website_id", "integer", (c) => c.notNull().references("websites.id").onDelete("cascade"))
+        .addColumn("kind", "text", (c) => c.notNull())
+        .addColumn("threshold", "double precision", (c) => c.notNull())
+        .addColumn("goal", "text", (c) => c.notNull().defaultTo(""))
+        .addColumn("email", "text", (c) => c.notNull().defaultTo(""))
+        .addColumn("webhook_url", "text", (c) => c.notNull().defaultTo(""))
+        .addColumn("webhook_format", "text", (c) => c.notNull().defaultTo("json"))
+        .addColumn("webhook_secret", "text", (c) => c.notNull())
+        .addColumn("enabled", "integer", (c) => c.notNull().defaultTo(1))
+        .addColumn("state", "text", (c) => c.notNull().defaultTo("ok"))
+        .addColumn("firings", "integer", (c) => c.notNull().defaultTo(0))
+        .addColumn("evaluated_at", dialect.counterType, (c) => c.notNull().defaultTo(0))
+        .addColumn("created_at", "text", (c) => c.notNull())
+        .addColumn("updated_at", "text", (c) => c.notNull())
+        .execute();
+      await db.schema.createIndex("alert_rules_website_idx").on("alert_rules").columns(["website_id", "id"]).execute();
+      await db.schema
+        .createTable("alert_deliveries")
+        .addColumn("id", dialect.idColumnType, (c) => dialect.idColumn(c))
+        .addColumn("rule_id", "integer", (c) => c.notNull().references("alert_rules.id").onDelete("cascade"))
+        .addColumn("website_id", "integer", (c) => c.notNull())
+        .addColumn("firing", "integer", (c) => c.notNull())
+        .addColumn("channel", "text", (c) => c.notNull())
+        .addColumn("target", "text", (c) => c.notNull())
+        .addColumn("uid", "text", (c) => c.notNull())
+        .addColumn("payload", "text", (c) => c.notNull())
+        .addColumn("status", "text", (c) => c.notNull())
+        .addColumn("attempts", "integer", (c) => c.notNull().defaultTo(0))
+        .addColumn("next_attempt_at", dialect.counterType, (c) => c.notNull())
+        .addColumn("last_error", "text")
+        .addColumn("sent_at", "text")
+        .addColumn("created_at", "text", (c) => c.notNull())
+        .addUniqueConstraint("alert_deliveries_firing", ["rule_id", "firing", "channel"])
+        .execute();
+      await db.schema.createIndex("alert_deliveries_due_idx").on("alert_deliveries").columns(["status", "next_attempt_at"]).execute();
+      await db.schema.createIndex("alert_deliveries_website_idx").on("alert_deliveries").columns(["website_id", "id"]).execute();
+    },
+  }),
 };
 
 /**

@@ -29,6 +29,8 @@ export interface Database {
   recovery_codes: RecoveryCodesTable;
   tally_outbox: OutboxTable;
   funnels: FunnelsTable;
+  alert_rules: AlertRulesTable;
+  alert_deliveries: AlertDeliveriesTable;
 }
 
 /**
@@ -305,4 +307,57 @@ export interface DayBlocksTable {
   version: number;
   name: string;
   data: Uint8Array;
+}
+
+/** A website's alert rule (docs/alerts.md): what is watched, where it is sent, and where its evaluation stands. */
+export interface AlertRulesTable {
+  id: Generated<number>;
+  website_id: number;
+  /** ALERT_KINDS in alerts/alert-kinds.ts. */
+  kind: string;
+  threshold: number;
+  /** `event:<name>` or `page:<pattern>` for a goal rule, "" otherwise. */
+  goal: string;
+  /** An address, or "" for no e-mail. */
+  email: string;
+  /** An http(s) URL, or "" for no webhook. */
+  webhook_url: string;
+  /** `json` or `slack`. */
+  webhook_format: string;
+  /** `whsec_…`: the webhooks' signing key (Standard Webhooks). */
+  webhook_secret: string;
+  enabled: number;
+  /** `ok`, or `firing` while the condition of a rule that fired still holds (it fires again only after it ends). */
+  state: Generated<string>;
+  /** How many times it fired: the next firing is number `firings + 1`. */
+  firings: Generated<number>;
+  /** When it was last evaluated (epoch ms, 0 never): taken by compare-and-set, so one process evaluates it at a time. */
+  evaluated_at: Generated<number>;
+  created_at: string;
+  updated_at: string;
+}
+
+/** One firing of a rule sent one way (e-mail or webhook), retried until sent: the delivery log. */
+export interface AlertDeliveriesTable {
+  id: Generated<number>;
+  rule_id: number;
+  website_id: number;
+  /** The rule's firing number: (rule, firing, channel) is unique, so a firing is sent once each way. */
+  firing: number;
+  /** `email` or `webhook`. */
+  channel: string;
+  /** The address or URL, as the rule said when it fired. */
+  target: string;
+  /** The same at every attempt (`webhook-id`, the e-mail's Message-ID): receivers drop repeats by it. */
+  uid: string;
+  /** The alert as JSON (the webhook's body in the `json` format). */
+  payload: string;
+  /** `pending`, `sending` (claimed until next_attempt_at), `sent` or `failed`. */
+  status: string;
+  attempts: number;
+  /** Epoch milliseconds: when a pending delivery may be tried, or when a claim lapses. */
+  next_attempt_at: number;
+  last_error: string | null;
+  sent_at: string | null;
+  created_at: string;
 }

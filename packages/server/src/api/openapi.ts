@@ -57,6 +57,7 @@ const TAGS: oas31.TagObject[] = [
   { name: "Share pages", description: "Read-only statistics pages and their API, as each website's `privacy` allows." },
   { name: "Dashboard", description: "The built-in dashboard (HTML)." },
   { name: "Reports", description: "The unsubscribe link of e-mail reports: public, signed." },
+  { name: "Alerts", description: "Each website's alert rules (e-mail and signed webhooks) and their delivery log: admins and owners." },
   { name: "MCP", description: "The Model Context Protocol server for AI assistants: the statistics' read tools, with the key's access." },
   { name: "Documentation", description: "This document and its reference page." },
 ];

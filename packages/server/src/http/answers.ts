@@ -24,7 +24,7 @@ export function send<S extends Answer>(schema: S, payload: Omit<z.input<S>, "sta
   return json(schema.shape.status.value, payload, headers);
 }
 
-const status = <Code extends number>(code: Code) => z.literal(code).meta({ description: "The HTTP status, repeated." });
+export const status = <Code extends number>(code: Code) => z.literal(code).meta({ description: "The HTTP status, repeated." });
 
 /** `{ "data": …, "status": … }` */
 export const dataAnswer = <T extends z.ZodType, Code extends number>(data: T, code: Code) => z.object({ data, status: status(code) });

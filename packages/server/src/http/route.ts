@@ -74,6 +74,7 @@ export type RouteTag =
   | "Dashboard"
   | "Share pages"
   | "Reports"
+  | "Alerts"
   | "MCP"
   | "Documentation";
 
