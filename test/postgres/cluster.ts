@@ -30,6 +30,8 @@ export interface ServeProcess {
 export interface ServeEnv {
   DATABASE_URL: string;
   TALLY_API_KEY: string;
+  /** Any other setting of `tally serve` (SMTP_URL, ALERT_INTERVAL_MS…). */
+  [variable: string]: string;
 }
 
 /** Spawns `node packages/cli/dist/bin.js serve` and resolves when it prints its listening line. */

@@ -27,10 +27,11 @@ export interface AlertInput {
 const trimmed = (value: unknown) => (typeof value === "string" ? value.trim() : value);
 const KIND_LIST = ALERT_KIND_NAMES.join(", ");
 
+const NUMBER_MESSAGE = "The threshold must be a number.";
 const thresholdField = z
   .preprocess(
     trimmed,
-    z.union([z.number(), z.string().regex(/^\d+(\.\d+)?$/)], { error: "The threshold must be a number." }).transform(Number),
+    z.union([z.number(), z.string().regex(/^\d+(\.\d+)?$/, NUMBER_MESSAGE)], { error: NUMBER_MESSAGE }).transform(Number),
   )
   .meta({
     description: `The rule's number: ${ALERT_KIND_NAMES.map((name) => `\`${name}\` ${ALERT_KINDS[name].threshold.meaning}`).join("; ")}.`,
