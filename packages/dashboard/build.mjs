@@ -23,8 +23,11 @@ import { build, transform } from "esbuild";
  * the Engagement card (issue 27): scroll depth, time on page and coloured web vitals per page,
  * their empty state and texts (~0.8 KB); a card among the others, on the first screen's
  * scroll, is not worth a second request (a lazy chunk would cost its own loader and round trip).
+ * Raised to 32,000 (31.6 KB then) for the Alerts card of a website's settings: its rules, the
+ * form, a new rule's signing key, the delivery log and their texts (~1.6 KB); loading it apart
+ * would take a loader and a message table of its own for one card.
  */
-const GZIP_BUDGET = 30_000;
+const GZIP_BUDGET = 32_000;
 const dist = new URL("./dist/", import.meta.url);
 const source = (file) => new URL(`./src/${file}`, import.meta.url).pathname;
 

@@ -218,6 +218,68 @@ export type paths = {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/websites/{id}/alerts": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** List a website's alert rules */
+        get: operations["getWebsitesByIdAlerts"];
+        put?: never;
+        /**
+         * Add an alert rule
+         * @description `kind` and its `threshold`: `visitors` (visitors in the last hour ≥ threshold), `spike` (the last hour's visitors ≥ threshold × the same hour last week's), `no_pageviews` (none for threshold minutes), `goal` (`goal` converted by at least threshold visitors since the last check). Sent to `email`, to `webhook_url` (signed: docs/alerts.md), or both. The answer holds the webhooks' signing key.
+         */
+        post: operations["postWebsitesByIdAlerts"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/websites/{id}/alerts/{alert}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        /**
+         * Change an alert rule
+         * @description A partial update: fields left out keep their value. A new kind, threshold or goal starts the rule afresh (not firing).
+         */
+        put: operations["putWebsitesByIdAlertsByAlert"];
+        post?: never;
+        /** Delete an alert rule and its deliveries */
+        delete: operations["deleteWebsitesByIdAlertsByAlert"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/websites/{id}/alert-deliveries": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The alerts' delivery log
+         * @description The website's latest alert deliveries, newest first: each firing of a rule once per way it is sent, its status (`pending`, `sending`, `sent`, `failed`), attempts and last error.
+         */
+        get: operations["getWebsitesByIdAlertDeliveries"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v2/query": {
         parameters: {
             query?: never;
@@ -232,6 +294,26 @@ export type paths = {
          * @description A Plausible Stats API v2 query on one of the key's websites (`site_id`: its domain), answered `{results, meta, query}` as Plausible does. Errors are Plausible's `{"error": …}`; a dimension or metric Tally does not keep is a 400 that names it.
          */
         post: operations["postApiV2Query"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/mcp": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * The MCP server (Streamable HTTP)
+         * @description Model Context Protocol over Streamable HTTP, stateless: each POST carries JSON-RPC messages and is answered in JSON (no session, no event stream; GET is 405). The tools read what the API reads, with the key's access: list_websites, get_statistic, get_totals, query_stats, list_funnels, get_funnel, get_journey, get_realtime (docs/mcp.md). Clients must accept `application/json` and `text/event-stream`.
+         */
+        post: operations["postMcp"];
         delete?: never;
         options?: never;
         head?: never;
@@ -1151,6 +1233,76 @@ export type components = {
              */
             steps: string[] | string;
         };
+        AlertCreate: {
+            /**
+             * @description What the rule watches: visitors, spike, no_pageviews, goal (docs/alerts.md).
+             * @example visitors
+             * @enum {string}
+             */
+            kind: "visitors" | "spike" | "no_pageviews" | "goal";
+            /**
+             * @description The rule's number: `visitors` visitors; `spike` times last week's visitors; `no_pageviews` minutes; `goal` visitors who converted since the last check.
+             * @example 100
+             */
+            threshold?: number | string;
+            /**
+             * @description A `goal` rule's goal: `event:<name>`, or `page:<pattern>` (`*`: any characters), as funnel steps are written.
+             * @example event:Signup
+             */
+            goal?: string;
+            /**
+             * @description Where the alert is e-mailed; empty for none.
+             * @example ops@example.com
+             */
+            email?: "" | string;
+            /**
+             * @description Where the alert is POSTed, signed (docs/alerts.md); empty for none.
+             * @example https://hooks.example.com/tally
+             */
+            webhook_url?: string;
+            /**
+             * @description `json` (default): Tally's alert object; `slack`: `{"text": …}` for Slack-compatible incoming webhooks.
+             * @enum {string}
+             */
+            webhook_format?: "json" | "slack";
+            /** @description 1 (default) checks the rule; 0 keeps it without checking it. */
+            enabled?: (0 | 1) | ("0" | "1");
+        };
+        AlertUpdate: {
+            /**
+             * @description What the rule watches: visitors, spike, no_pageviews, goal (docs/alerts.md).
+             * @example visitors
+             * @enum {string}
+             */
+            kind?: "visitors" | "spike" | "no_pageviews" | "goal";
+            /**
+             * @description The rule's number: `visitors` visitors; `spike` times last week's visitors; `no_pageviews` minutes; `goal` visitors who converted since the last check.
+             * @example 100
+             */
+            threshold?: number | string;
+            /**
+             * @description A `goal` rule's goal: `event:<name>`, or `page:<pattern>` (`*`: any characters), as funnel steps are written.
+             * @example event:Signup
+             */
+            goal?: string;
+            /**
+             * @description Where the alert is e-mailed; empty for none.
+             * @example ops@example.com
+             */
+            email?: "" | string;
+            /**
+             * @description Where the alert is POSTed, signed (docs/alerts.md); empty for none.
+             * @example https://hooks.example.com/tally
+             */
+            webhook_url?: string;
+            /**
+             * @description `json` (default): Tally's alert object; `slack`: `{"text": …}` for Slack-compatible incoming webhooks.
+             * @enum {string}
+             */
+            webhook_format?: "json" | "slack";
+            /** @description 1 (default) checks the rule; 0 keeps it without checking it. */
+            enabled?: (0 | 1) | ("0" | "1");
+        };
         PlausibleQuery: {
             /**
              * @description The website's domain.
@@ -1199,6 +1351,18 @@ export type components = {
                 total_rows?: boolean;
                 time_labels?: boolean;
                 imports?: boolean;
+            };
+        };
+        /** @description An MCP message (JSON-RPC 2.0): `initialize`, `tools/list`, `tools/call`… */
+        JsonRpcRequest: {
+            /** @constant */
+            jsonrpc: "2.0";
+            /** @description Absent on a notification. */
+            id?: (string | number) | null;
+            /** @example tools/call */
+            method: string;
+            params?: {
+                [key: string]: unknown;
             };
         };
         Hit: {
@@ -1814,6 +1978,96 @@ export type components = {
              */
             visitors: number;
         };
+        AlertList: {
+            data: components["schemas"]["Alert"][];
+            /**
+             * @description The HTTP status, repeated.
+             * @constant
+             */
+            status: 200;
+        };
+        Alert: {
+            id: number;
+            website_id: number;
+            /** @enum {string} */
+            kind: "visitors" | "spike" | "no_pageviews" | "goal";
+            threshold: number;
+            goal: string;
+            email: string;
+            webhook_url: string;
+            /** @enum {string} */
+            webhook_format: "json" | "slack";
+            /** @description The webhooks' signing key (`whsec_…`, Standard Webhooks): check the `webhook-signature` header with it (docs/alerts.md). */
+            webhook_secret: string;
+            /** @enum {number} */
+            enabled: 0 | 1;
+            /**
+             * @description `firing` while the condition of a rule that fired still holds (it fires again once it has stopped).
+             * @enum {string}
+             */
+            state: "ok" | "firing";
+            /** @description How many times it fired. */
+            firings: number;
+            /**
+             * Format: date-time
+             * @example 2026-11-21T10:00:00.000Z
+             */
+            created_at: string;
+            /**
+             * Format: date-time
+             * @example 2026-11-21T10:00:00.000Z
+             */
+            updated_at: string;
+        };
+        AlertDeleted: {
+            id: number;
+            /** @constant */
+            object: "alert";
+            /** @constant */
+            deleted: true;
+            /**
+             * @description The HTTP status, repeated.
+             * @constant
+             */
+            status: 200;
+        };
+        AlertDeliveryList: {
+            data: components["schemas"]["AlertDelivery"][];
+            /**
+             * @description The HTTP status, repeated.
+             * @constant
+             */
+            status: 200;
+        };
+        AlertDelivery: {
+            id: number;
+            alert_id: number;
+            /** @description The rule's firing number. */
+            firing: number;
+            /** @enum {string} */
+            channel: "email" | "webhook";
+            /** @description The address or URL it went to. */
+            target: string;
+            /** @description The same at every attempt: the `webhook-id` header, the e-mail's Message-ID. */
+            uid: string;
+            /** @description What happened, in one line. */
+            text: string;
+            /**
+             * @description `pending` (waiting for its next attempt), `sending`, `sent`, or `failed` (gave up).
+             * @enum {string}
+             */
+            status: "pending" | "sending" | "sent" | "failed";
+            attempts: number;
+            last_error: string | null;
+            /** @description When a pending delivery is tried next. */
+            next_attempt_at: string | null;
+            sent_at: string | null;
+            /**
+             * Format: date-time
+             * @example 2026-11-21T10:00:00.000Z
+             */
+            created_at: string;
+        };
         PlausibleAnswer: {
             results: {
                 /** @description One value per queried dimension, in their order. */
@@ -1848,6 +2102,21 @@ export type components = {
                     limit: number;
                     offset: number;
                 };
+            };
+        };
+        /** @description An MCP answer (JSON-RPC 2.0): a `result`, or an `error`. */
+        JsonRpcAnswer: {
+            /** @constant */
+            jsonrpc: "2.0";
+            /** @description The request's id; null when the message could not be read. */
+            id: (string | number) | null;
+            result?: {
+                [key: string]: unknown;
+            };
+            error?: {
+                code: number;
+                message: string;
+                data?: unknown;
             };
         };
         PlausibleError: {
@@ -2841,6 +3110,209 @@ export interface operations {
             500: components["responses"]["ServerError"];
         };
     };
+    getWebsitesByIdAlerts: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The website's id. */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Every rule of the website, oldest first. */
+            200: {
+                headers: {
+                    /** @description Requests allowed per window (when rate limiting is on). */
+                    "X-RateLimit-Limit"?: string;
+                    /** @description Requests left in this window. */
+                    "X-RateLimit-Remaining"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AlertList"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["ServerError"];
+        };
+    };
+    postWebsitesByIdAlerts: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The website's id. */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/x-www-form-urlencoded": components["schemas"]["AlertCreate"];
+                "application/json": components["schemas"]["AlertCreate"];
+            };
+        };
+        responses: {
+            /** @description The rule added. */
+            201: {
+                headers: {
+                    /** @description Requests allowed per window (when rate limiting is on). */
+                    "X-RateLimit-Limit"?: string;
+                    /** @description Requests left in this window. */
+                    "X-RateLimit-Remaining"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["Alert"];
+                        /**
+                         * @description The HTTP status, repeated.
+                         * @constant
+                         */
+                        status: 201;
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["ValidationFailed"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["ServerError"];
+        };
+    };
+    putWebsitesByIdAlertsByAlert: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The website's id. */
+                id: string;
+                /** @description The alert rule's id. */
+                alert: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                "application/x-www-form-urlencoded": components["schemas"]["AlertUpdate"];
+                "application/json": components["schemas"]["AlertUpdate"];
+            };
+        };
+        responses: {
+            /** @description The rule, changed. */
+            200: {
+                headers: {
+                    /** @description Requests allowed per window (when rate limiting is on). */
+                    "X-RateLimit-Limit"?: string;
+                    /** @description Requests left in this window. */
+                    "X-RateLimit-Remaining"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["Alert"];
+                        /**
+                         * @description The HTTP status, repeated.
+                         * @constant
+                         */
+                        status: 200;
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["ValidationFailed"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["ServerError"];
+        };
+    };
+    deleteWebsitesByIdAlertsByAlert: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The website's id. */
+                id: string;
+                /** @description The alert rule's id. */
+                alert: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Deleted. */
+            200: {
+                headers: {
+                    /** @description Requests allowed per window (when rate limiting is on). */
+                    "X-RateLimit-Limit"?: string;
+                    /** @description Requests left in this window. */
+                    "X-RateLimit-Remaining"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AlertDeleted"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["ServerError"];
+        };
+    };
+    getWebsitesByIdAlertDeliveries: {
+        parameters: {
+            query?: {
+                /** @description Only this rule's deliveries. */
+                alert?: string;
+                /** @description How many, newest first (1 to 200). */
+                limit?: string;
+            };
+            header?: never;
+            path: {
+                /** @description The website's id. */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The deliveries. */
+            200: {
+                headers: {
+                    /** @description Requests allowed per window (when rate limiting is on). */
+                    "X-RateLimit-Limit"?: string;
+                    /** @description Requests left in this window. */
+                    "X-RateLimit-Remaining"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AlertDeliveryList"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            422: components["responses"]["ValidationFailed"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["ServerError"];
+        };
+    };
     postApiV2Query: {
         parameters: {
             query?: never;
@@ -2937,6 +3409,77 @@ export interface operations {
                     };
                 };
             };
+        };
+    };
+    postMcp: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["JsonRpcRequest"];
+            };
+        };
+        responses: {
+            /** @description The answers to the requests the body carried. */
+            200: {
+                headers: {
+                    /** @description Requests allowed per window (when rate limiting is on). */
+                    "X-RateLimit-Limit"?: string;
+                    /** @description Requests left in this window. */
+                    "X-RateLimit-Remaining"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["JsonRpcAnswer"] | components["schemas"]["JsonRpcAnswer"][];
+                };
+            };
+            /** @description The body carried only notifications or answers: accepted, nothing to say. */
+            202: {
+                headers: {
+                    /** @description Requests allowed per window (when rate limiting is on). */
+                    "X-RateLimit-Limit"?: string;
+                    /** @description Requests left in this window. */
+                    "X-RateLimit-Remaining"?: string;
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Not JSON, or not a JSON-RPC message. */
+            400: {
+                headers: {
+                    /** @description Requests allowed per window (when rate limiting is on). */
+                    "X-RateLimit-Limit"?: string;
+                    /** @description Requests left in this window. */
+                    "X-RateLimit-Remaining"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["JsonRpcAnswer"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            /** @description The client does not accept both `application/json` and `text/event-stream`. */
+            406: {
+                headers: {
+                    /** @description Requests allowed per window (when rate limiting is on). */
+                    "X-RateLimit-Limit"?: string;
+                    /** @description Requests left in this window. */
+                    "X-RateLimit-Remaining"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["JsonRpcAnswer"];
+                };
+            };
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["ServerError"];
         };
     };
     postCollect: {

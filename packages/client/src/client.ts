@@ -1,6 +1,12 @@
 import { TallyApiError } from "./errors.js";
 import type {
   Account,
+  Alert,
+  AlertCreate,
+  AlertDeleted,
+  AlertDeliveriesQuery,
+  AlertDelivery,
+  AlertUpdate,
   Funnel,
   FunnelCreate,
   FunnelDeleted,
@@ -82,6 +88,14 @@ export interface TallyClient {
     list(websiteId: number): Promise<Funnel[]>;
     create(websiteId: number, fields: FunnelCreate): Promise<Funnel>;
     delete(websiteId: number, funnelId: number): Promise<FunnelDeleted>;
+  };
+  /** Each website's alert rules (admins and owners) and their delivery log, newest first. */
+  alerts: {
+    list(websiteId: number): Promise<Alert[]>;
+    create(websiteId: number, fields: AlertCreate): Promise<Alert>;
+    update(websiteId: number, alertId: number, fields: AlertUpdate): Promise<Alert>;
+    delete(websiteId: number, alertId: number): Promise<AlertDeleted>;
+    deliveries(websiteId: number, query?: AlertDeliveriesQuery): Promise<AlertDelivery[]>;
   };
   stats: {
     /** One statistic: rows `{value, count}`, paged, with `meta` and `links`. */
@@ -175,6 +189,14 @@ export function createClient({ baseUrl, apiKey, fetch = globalThis.fetch }: Tall
       list: (websiteId) => data(call("GET", `/api/v1/websites/${id(websiteId)}/funnels`)),
       create: (websiteId, fields) => data(call("POST", `/api/v1/websites/${id(websiteId)}/funnels`, { body: fields })),
       delete: (websiteId, funnelId) => call("DELETE", `/api/v1/websites/${id(websiteId)}/funnels/${id(funnelId)}`),
+    },
+    alerts: {
+      list: (websiteId) => data(call("GET", `/api/v1/websites/${id(websiteId)}/alerts`)),
+      create: (websiteId, fields) => data(call("POST", `/api/v1/websites/${id(websiteId)}/alerts`, { body: fields })),
+      update: (websiteId, alertId, fields) =>
+        data(call("PUT", `/api/v1/websites/${id(websiteId)}/alerts/${id(alertId)}`, { body: fields })),
+      delete: (websiteId, alertId) => call("DELETE", `/api/v1/websites/${id(websiteId)}/alerts/${id(alertId)}`),
+      deliveries: (websiteId, query) => data(call("GET", `/api/v1/websites/${id(websiteId)}/alert-deliveries`, { query })),
     },
     stats: {
       query: (websiteId, query) => call("GET", `/api/v1/stats/${id(websiteId)}`, { query }),

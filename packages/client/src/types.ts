@@ -36,6 +36,11 @@ export type FunnelRow = Schemas["FunnelRow"];
 export type JourneyResult = Schemas["JourneyResult"];
 export type JourneyNode = Schemas["JourneyNode"];
 export type JourneyLink = Schemas["JourneyLink"];
+export type Alert = Schemas["Alert"];
+export type AlertCreate = Schemas["AlertCreate"];
+export type AlertUpdate = Schemas["AlertUpdate"];
+export type AlertDeleted = Schemas["AlertDeleted"];
+export type AlertDelivery = Schemas["AlertDelivery"];
 export type SharedWebsite = Schemas["SharedWebsite"];
 export type ListMeta = Schemas["ListMeta"];
 export type Me = Schemas["Me"];
@@ -56,5 +61,7 @@ export type TotalsQuery = QueryOf<operations["getStatsByIdTotals"]>;
 export type FunnelQuery = QueryOf<operations["getStatsByIdFunnel"]>;
 /** `from_page` or `from_event`, `from`, `to`, and optionally `direction`, `depth`, `filter` and `compare`. */
 export type JourneyQuery = QueryOf<operations["getStatsByIdJourney"]>;
+/** `alert` (one rule's) and `limit` (1 to 200, default 50). */
+export type AlertDeliveriesQuery = QueryOf<operations["getWebsitesByIdAlertDeliveries"]>;
 /** What the statistic names are: `page`, `referrer`, `visitors`… */
 export type StatName = StatsQuery["name"];

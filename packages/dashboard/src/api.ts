@@ -2,7 +2,21 @@
 // host's cookies, and the API key when one was entered.
 import { createClient as createTallyClient, TallyApiError, type TallyClient } from "@tally-analytics/client";
 
-export type { Account, Me, User, StatName, StatRow, StatsQuery, Totals, TotalFigures, TotalsQuery, Website } from "@tally-analytics/client";
+export type {
+  Account,
+  Alert,
+  AlertCreate,
+  AlertDelivery,
+  Me,
+  User,
+  StatName,
+  StatRow,
+  StatsQuery,
+  Totals,
+  TotalFigures,
+  TotalsQuery,
+  Website,
+} from "@tally-analytics/client";
 
 /** What the lists show of a page of rows. */
 export interface ListPage<T> {

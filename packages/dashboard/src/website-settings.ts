@@ -1,4 +1,5 @@
-// A website's own page of settings: its tracking code, every setting, and deletion.
+// A website's own page of settings: its tracking code, every setting, its alerts, and deletion.
+import { alertsCard } from "./alerts-card.js";
 import type { Client, Website } from "./api.js";
 import { h } from "./dom.js";
 import { apiForm, field, fieldError } from "./form.js";
@@ -58,6 +59,7 @@ export function websiteSettingsPage(client: Client, site: Website): { element: H
     ),
     snippet.element,
     websiteSettingsForm(client, site, (saved) => Object.assign(site, saved)),
+    alertsCard(client, site),
     deleteSection(client, site, () => (location.hash = "#/")),
   );
   return { element, destroy: snippet.destroy };

@@ -29,10 +29,10 @@ export interface AlertReader {
  */
 export function createAlertReader(db: Kysely<Database>, dialect: SqlDialect): AlertReader {
   const localTime = createLocalClock();
-  const span = (website: WatchedWebsite, from: number, to: number) => ({
-    start: localTime(website.timezone, from).seconds,
-    end: localTime(website.timezone, to).seconds,
-  });
+  // Hits keep whole seconds: a span's ends round up to theirs, so a check counts the hits of its
+  // own second, and two spans that meet count each second once.
+  const upTo = (website: WatchedWebsite, at: number) => localTime(website.timezone, at + 999).seconds;
+  const span = (website: WatchedWebsite, from: number, to: number) => ({ start: upTo(website, from), end: upTo(website, to) });
 
   async function countVisitors(website: WatchedWebsite, from: number, to: number, only = sql`1 = 1`): Promise<number> {
     const { start, end } = span(website, from, to);
