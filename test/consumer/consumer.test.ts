@@ -187,7 +187,7 @@ describe("the packed packages, installed by npm into an app outside the reposito
     expect(checked.code).toBe(0);
   });
 
-  it("the tally binary from the tarball runs: --version, keys create on a new SQLite file", async () => {
+  it("the tally binary from the tarball runs: --version, keys create on a new SQLite file, mcp over stdio", async () => {
     const bin = join(app, "node_modules", ".bin", "tally");
     const version = await runProcess(bin, ["--version"], app);
     expect(version.stdout).toBe(`${packed[0]!.version}\n`);
@@ -196,6 +196,31 @@ describe("the packed packages, installed by npm into an app outside the reposito
     const created = await runProcess(bin, ["keys", "create"], cwd);
     expect(created.code, created.stderr).toBe(0);
     expect(created.stdout).toMatch(/^Created account 1\. .*\ntly_[\w-]{43}\n$/);
+
+    // The MCP server on standard input and output: the SDK, a dependency of the server package, loads from the install.
+    const messages = [
+      {
+        jsonrpc: "2.0",
+        id: 1,
+        method: "initialize",
+        params: { protocolVersion: "2025-06-18", capabilities: {}, clientInfo: { name: "consumer", version: "1" } },
+      },
+      { jsonrpc: "2.0", method: "notifications/initialized" },
+      { jsonrpc: "2.0", id: 2, method: "tools/list" },
+    ];
+    const mcp = spawnSync(bin, ["mcp"], {
+      cwd,
+      input: messages.map((message) => `${JSON.stringify(message)}\n`).join(""),
+      encoding: "utf8",
+      env: { ...process.env, PATH: `${dirname(process.execPath)}:${process.env.PATH}` },
+    });
+    expect(mcp.status, mcp.stderr).toBe(0);
+    const answers = mcp.stdout
+      .trim()
+      .split("\n")
+      .map((line) => JSON.parse(line) as { id: number; result: { tools?: { name: string }[] } });
+    expect(answers.map((answer) => answer.id)).toEqual([1, 2]);
+    expect(answers[1]!.result.tools!.map((tool) => tool.name)).toContain("get_statistic");
   });
 });
 

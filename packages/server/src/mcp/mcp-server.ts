@@ -30,8 +30,8 @@ function refused(error: unknown, report: (error: unknown) => void): CallToolResu
   return { isError: true, content: [{ type: "text", text: JSON.stringify({ ...payload, status }) }] };
 }
 
-/** Tally's MCP server for one caller: every tool, answering with the caller's access. */
-function createServer(caller: ToolCaller, report: (error: unknown) => void): McpServer {
+/** Tally's MCP server for one caller: every tool, answering with the caller's access; `calls` holds the calls under way. */
+function createServer(caller: ToolCaller, report: (error: unknown) => void, calls = new Set<Promise<unknown>>()): McpServer {
   const server = new McpServer({ name: "tally", title: "Tally", version }, { instructions: INSTRUCTIONS });
   for (const tool of TOOLS) {
     server.registerTool(
@@ -42,12 +42,10 @@ function createServer(caller: ToolCaller, report: (error: unknown) => void): Mcp
         inputSchema: tool.input,
         annotations: { readOnlyHint: true, openWorldHint: false },
       },
-      async (args: Record<string, unknown>) => {
-        try {
-          return answered(await tool.run(caller, args));
-        } catch (error) {
-          return refused(error, report);
-        }
+      (args: Record<string, unknown>) => {
+        const call = tool.run(caller, args).then(answered, (error: unknown) => refused(error, report));
+        calls.add(call);
+        return call.finally(() => calls.delete(call));
       },
     );
   }
@@ -69,11 +67,15 @@ export async function answerHttp(caller: ToolCaller, request: Request, body: unk
   }
 }
 
-/** Serves MCP on standard input and output until input ends. */
+/** Serves MCP on standard input and output until input ends; the calls under way then are answered first. */
 export async function serveStdio(caller: ToolCaller, report: (error: unknown) => void): Promise<void> {
-  const server = createServer(caller, report);
+  const calls = new Set<Promise<unknown>>();
+  const server = createServer(caller, report, calls);
   const ended = new Promise<void>((resolve) => process.stdin.once("end", resolve).once("close", resolve));
   await server.connect(new StdioServerTransport());
   await ended;
+  // Messages read with the last input are dispatched first; then their calls finish and are sent.
+  await new Promise((resolve) => setImmediate(resolve));
+  while (calls.size > 0) await Promise.allSettled([...calls]);
   await server.close();
 }
