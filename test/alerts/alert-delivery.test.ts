@@ -6,6 +6,7 @@ import { createTally, type Alert, type AlertPayload, type Tally, type TallyOptio
 import { Webhook } from "standardwebhooks";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { DIALECTS, runSql } from "../support/databases.js";
+import { codeBlocks, docPage, section } from "../support/readme.js";
 import { startSmtp, type TestSmtp } from "../support/smtp.js";
 import { createTestTally, type TestTally } from "../support/tally-fixture.js";
 import { startWebhookReceiver, type ReceivedWebhook, type WebhookReceiver } from "../support/webhook-receiver.js";
@@ -114,6 +115,9 @@ describe.each(DIALECTS)("alert delivery on %s", (dialect) => {
       dashboard_url: `${PUBLIC_URL}/#/websites/${site}`,
     });
     expect(webhook!.headers["webhook-id"]).toBe(payload.id);
+    // The payload docs/alerts.md shows has exactly these fields.
+    const documented = codeBlocks(section("Webhooks", docPage("alerts.md"))).find((block) => block.lang === "json")!;
+    expect(Object.keys(JSON.parse(documented.body) as object).sort()).toEqual(Object.keys(payload).sort());
     expect(webhook!.headers["content-type"]).toBe("application/json");
     const [mail] = await smtp.waitFor(1);
     expect(mail!.subject).toBe("Tally alert: shop.test: 3 visitors in the last hour (alert at 3 or more).");

@@ -10,6 +10,7 @@ import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { assertBuilt, BIN } from "../cli/support.js";
+import { codeBlocks, docPage, section } from "../support/readme.js";
 import { createTempTally } from "../support/tally-fixture.js";
 import { transports, type Served } from "../support/transports.js";
 
@@ -369,6 +370,16 @@ describe("the MCP server", () => {
       encoding: "utf8",
     });
     expect(run).toMatchObject({ status: 1, stdout: "", stderr: "tally: TALLY_API_KEY is not an active key of this database.\n" });
+  });
+
+  it("has client configurations in docs/mcp.md that are valid JSON, each reaching /mcp or starting tally mcp", () => {
+    const blocks = codeBlocks(section("Client configuration", docPage("mcp.md")));
+    const configurations = blocks.filter((block) => block.lang === "json").map((block) => JSON.parse(block.body) as Json);
+    expect(configurations).toHaveLength(4);
+    for (const configuration of configurations)
+      expect(JSON.stringify(configuration)).toMatch(/https:\/\/stats\.example\.com\/mcp"|"mcp"\]/);
+    const commands = blocks.filter((block) => block.lang === "sh").flatMap((block) => block.body.split("\n"));
+    expect(commands.filter((line) => line.startsWith("claude mcp add"))).toHaveLength(2);
   });
 
   describe.each(transports.filter((transport) => transport !== nodeHttp))("over $name", (transport) => {

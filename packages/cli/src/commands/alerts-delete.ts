@@ -1,16 +1,16 @@
 import { defineCommand } from "../command.js";
 import { findWebsite, idFrom } from "../values.js";
 
-/** `tally alerts delete WEBSITE_ID ALERT_ID` */
+/** `tally alerts delete ID ALERT` */
 export const alertsDelete = defineCommand({
   name: "alerts delete",
-  summary: "delete an alert rule and its delivery log",
-  arguments: ["WEBSITE_ID", "ALERT_ID"],
+  summary: "delete one of a website's alert rules and its delivery log",
+  arguments: ["ID", "ALERT"],
   options: {},
   environment: ["DATABASE_URL"],
   async run({ args, tally, print }) {
-    const id = idFrom("WEBSITE_ID", args[0]!);
-    const alertId = idFrom("ALERT_ID", args[1]!);
+    const id = idFrom("ID", args[0]!);
+    const alertId = idFrom("ALERT", args[1]!);
     const opened = await tally();
     const { accountId, website } = await findWebsite(opened, id);
     await opened.alerts.delete(accountId, id, alertId);

@@ -1,18 +1,18 @@
 import { defineCommand } from "../command.js";
 import { findWebsite, idFrom, printTable } from "../values.js";
 
-/** `tally alerts deliveries WEBSITE_ID [--alert ID] [--json]` */
+/** `tally alerts deliveries ID [--alert ID] [--json]` */
 export const alertsDeliveries = defineCommand({
   name: "alerts deliveries",
   summary: "a website's alert delivery log, newest first",
-  arguments: ["WEBSITE_ID"],
+  arguments: ["ID"],
   options: {
     alert: { type: "string", value: "ID", description: "only this rule's deliveries" },
     json: { type: "boolean", description: "print them as JSON" },
   },
   environment: ["DATABASE_URL"],
   async run({ args, values, tally, print }) {
-    const id = idFrom("WEBSITE_ID", args[0]!);
+    const id = idFrom("ID", args[0]!);
     const opened = await tally();
     const { accountId, website } = await findWebsite(opened, id);
     const options = values.alert === undefined ? {} : { alert: idFrom("--alert", values.alert) };

@@ -2,15 +2,15 @@ import { defineCommand } from "../command.js";
 import { condition, destinations } from "../alert-fields.js";
 import { findWebsite, idFrom, printTable } from "../values.js";
 
-/** `tally alerts list WEBSITE_ID [--json]` */
+/** `tally alerts list ID [--json]` */
 export const alertsList = defineCommand({
   name: "alerts list",
   summary: "list a website's alert rules",
-  arguments: ["WEBSITE_ID"],
+  arguments: ["ID"],
   options: { json: { type: "boolean", description: "print them as JSON (signing keys included)" } },
   environment: ["DATABASE_URL"],
   async run({ args, values, tally, print }) {
-    const id = idFrom("WEBSITE_ID", args[0]!);
+    const id = idFrom("ID", args[0]!);
     const opened = await tally();
     const { accountId, website } = await findWebsite(opened, id);
     const alerts = await opened.alerts.list(accountId, id);
