@@ -1,20 +1,8 @@
 import type { Kysely, Selectable } from "kysely";
-import type { Database } from "./schema.js";
+import type { Database, RunColumns } from "./schema.js";
 
 /** The tables of things done once each (an e-mail report, an alert's delivery), by one process at a time. */
 export type RunTable = "report_runs" | "alert_deliveries";
-
-/** The columns every such table has, beside its own. */
-interface RunColumns {
-  id: number;
-  /** `pending`, `sending` (claimed), then `sent`, `skipped` or `failed`. */
-  status: string;
-  attempts: number;
-  /** When it may be tried next: a pending run's retry time, a claimed run's lease end (epoch ms). */
-  next_attempt_at: number;
-  last_error: string | null;
-  sent_at: string | null;
-}
 
 /** How a run is retried: a claim's lease, then waits from `firstRetryMs` doubling up to `maxRetryMs`, `maxAttempts` in all. */
 export interface RetrySchedule {
@@ -47,7 +35,7 @@ const OPEN = ["pending", "sending"];
  */
 export function createClaimedRuns<T extends RunTable>(db: Kysely<Database>, table: T, schedule: RetrySchedule) {
   // Every run table has the run columns: one typing of them serves each.
-  const runs = db as unknown as Kysely<Record<RunTable, RunColumns>>;
+  const runs = db as unknown as Kysely<Record<RunTable, RunColumns & { id: number }>>;
   /** Wait after failed attempt number `attempt` (1, 2, …). */
   const retryDelayMs = (attempt: number) => Math.min(schedule.firstRetryMs * 2 ** (attempt - 1), schedule.maxRetryMs);
 

@@ -242,12 +242,8 @@ export interface FunnelsTable {
   created_at: string;
 }
 
-/** One e-mail report of one account and period: claimed by one process at a time, sent once. */
-export interface ReportRunsTable {
-  id: Generated<number>;
-  account_id: number;
-  /** `week:2026-03-16` (its Monday) or `month:2026-03`. */
-  period: string;
+/** The columns of a table of runs (storage/claimed-runs.ts): things done once each, by one process at a time. */
+export interface RunColumns {
   /** `pending`, `sending` (claimed until next_attempt_at), `sent`, `skipped` or `failed`. */
   status: string;
   attempts: number;
@@ -256,6 +252,14 @@ export interface ReportRunsTable {
   last_error: string | null;
   sent_at: string | null;
   created_at: string;
+}
+
+/** One e-mail report of one account and period: claimed by one process at a time, sent once. */
+export interface ReportRunsTable extends RunColumns {
+  id: Generated<number>;
+  account_id: number;
+  /** `week:2026-03-16` (its Monday) or `month:2026-03`. */
+  period: string;
 }
 
 /** Random keys created once and shared by every process on the database (the unsubscribe links' HMAC key). */
@@ -338,7 +342,7 @@ export interface AlertRulesTable {
 }
 
 /** One firing of a rule sent one way (e-mail or webhook), retried until sent: the delivery log. */
-export interface AlertDeliveriesTable {
+export interface AlertDeliveriesTable extends RunColumns {
   id: Generated<number>;
   rule_id: number;
   website_id: number;
@@ -352,12 +356,4 @@ export interface AlertDeliveriesTable {
   uid: string;
   /** The alert as JSON (the webhook's body in the `json` format). */
   payload: string;
-  /** `pending`, `sending` (claimed until next_attempt_at), `sent` or `failed`. */
-  status: string;
-  attempts: number;
-  /** Epoch milliseconds: when a pending delivery may be tried, or when a claim lapses. */
-  next_attempt_at: number;
-  last_error: string | null;
-  sent_at: string | null;
-  created_at: string;
 }

@@ -41,6 +41,9 @@ const PLAUSIBLE_ROWS = 100;
 
 const websiteId = z.coerce.number().int().positive().meta({ description: "The website's id, as list_websites gives it.", example: 1 });
 
+/** The tools that take only the website. */
+const websiteOnly = z.object({ website_id: websiteId });
+
 /** The API's query fields (core's schemas), with the website beside them: the API has it in the path. */
 const withWebsite = <Shape extends z.ZodRawShape>(query: { in: z.ZodObject<Shape> }) =>
   z.object({ website_id: websiteId, ...query.in.shape });
@@ -170,7 +173,7 @@ const listFunnels = defineTool({
   name: "list_funnels",
   title: "List a website's funnels",
   description: "The funnels defined on a website: id, name and steps (read one with get_funnel).",
-  input: z.object({ website_id: websiteId }),
+  input: websiteOnly,
   async run(caller, { website_id }) {
     const funnels = await caller.tally.funnels.list(caller.access.accountId, websiteOf(caller, website_id));
     const names = funnels.map((funnel) => `${funnel.name} (id ${funnel.id}, ${funnel.steps.length} steps)`).join(", ");
@@ -212,7 +215,7 @@ const getRealtime = defineTool({
   name: "get_realtime",
   title: "Visitors right now",
   description: "Visitors with a hit in the last five minutes.",
-  input: z.object({ website_id: websiteId }),
+  input: websiteOnly,
   async run(caller, { website_id }) {
     const realtime = await caller.tally.stats.realtime(caller.access.accountId, websiteOf(caller, website_id));
     return { summary: `${count(realtime.visitors, "visitor")} in the last five minutes.`, data: { website_id, ...realtime } };
