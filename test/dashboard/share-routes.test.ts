@@ -1,5 +1,6 @@
 // Share pages and the dashboard shell over HTTP, embedded under /analytics: through the
 // bare fetch handler and real Express and Fastify servers on port 0.
+import { dashboardModules } from "@tally-analytics/dashboard";
 import type { Tally } from "@tally-analytics/core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { apiClient, form, type ApiClient } from "../support/api-client.js";
@@ -89,7 +90,9 @@ describe.each(EMBEDDED)("share pages and dashboard through $name", (transport) =
       expect(response.headers.get("content-security-policy")).toContain("script-src 'self'");
       const html = await response.text();
       expect(html).toContain('data-base="./"');
-      expect(html).toMatch(/<script defer src="\.\/assets\/dashboard\.js\?v=[\w-]{16}"><\/script>/);
+      expect(html).toMatch(/<script type="module" src="\.\/assets\/dashboard\.js\?v=[\w-]{16}"><\/script>/);
+      // The modules it imports at once are fetched beside it, not after it.
+      for (const file of dashboardModules) expect(html).toContain(`<link rel="modulepreload" href="./assets/${file}">`);
       expect(html).toMatch(/<link rel="stylesheet" href="\.\/assets\/dashboard\.css\?v=[\w-]{16}">/);
     });
 

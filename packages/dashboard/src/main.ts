@@ -2,25 +2,19 @@
 // the page, so any prefix works), on share pages which domain (`data-share`), and whether
 // the host's own login already knows this browser (`data-signed-in`).
 // Routes live in the URL's fragment: #/, #/new, #/account, #/team, #/websites/1?…, #/websites/1/settings.
-import { accountPage } from "./account-settings.js";
 import { apiKey, createClient, isApiError, type Account, type Client, type Me, type Website } from "./api.js";
 import { addDays, todayIn } from "./dates.js";
 import { h, mount } from "./dom.js";
 import { exportMenu } from "./export.js";
 import { loadMessages, locale, t } from "./i18n.js";
 import { languageSwitch } from "./language-switch.js";
-import { ownSignIn } from "./own-sign-in.js";
-import { teamPage } from "./team-page.js";
 import { startShare } from "./share.js";
 import { signInForm } from "./sign-in.js";
-import { snippetPanel } from "./snippet.js";
 import { accountSource } from "./source.js";
 import { pathCards } from "./paths.js";
 import { statsView, type StatsView } from "./stats-view.js";
 import { parseState, stateQuery } from "./view-state.js";
-import { createWebsiteForm } from "./website-form.js";
 import { shareLink, websiteList } from "./website-list.js";
-import { websiteSettingsPage } from "./website-settings.js";
 
 /** Page goals this browser keeps per website (they are in the URL while shown). */
 const savedGoals = {
@@ -57,6 +51,16 @@ const skeletonPage = () =>
     h("div", { class: "card skeleton skeleton-card" }),
   );
 
+/** A page's module, fetched when first opened: pages beside the statistics stay out of the first load. */
+const pages = {
+  account: () => import("./account-settings.js"),
+  ownSignIn: () => import("./own-sign-in.js"),
+  team: () => import("./team-page.js"),
+  snippet: () => import("./snippet.js"),
+  websiteForm: () => import("./website-form.js"),
+  websiteSettings: () => import("./website-settings.js"),
+};
+
 function startDashboard(app: HTMLElement, client: Client): void {
   const content = h("div", { class: "content" });
   let account: Account | null = null;
@@ -71,6 +75,21 @@ function startDashboard(app: HTMLElement, client: Client): void {
     mount(content, element);
     // A new page for screen readers too: focus moves to its title (when it takes focus).
     element.querySelector<HTMLElement>("h1[tabindex]")?.focus({ preventScroll: true });
+  }
+
+  /** Opens a page whose module loads first (placeholders meanwhile), unless another page was asked for by then. */
+  async function openLater(build: () => Promise<HTMLElement | { element: HTMLElement; destroy(): void }>): Promise<void> {
+    const asked = location.hash;
+    close();
+    mount(content, skeletonPage());
+    try {
+      const page = await build();
+      if (location.hash !== asked) return;
+      if (page instanceof HTMLElement) open(page);
+      else open(page.element, page.destroy);
+    } catch {
+      if (location.hash === asked) open(h("main", { class: "narrow" }, h("p", { class: "error" }, t("error.load"))));
+    }
   }
 
   function close(): void {
@@ -117,9 +136,10 @@ function startDashboard(app: HTMLElement, client: Client): void {
 
   function waitingPage(site: Website, query: URLSearchParams): void {
     document.title = `${site.domain} · Tally`;
-    const snippet = snippetPanel(client, site, { onArrived: () => setTimeout(() => statsPage(site, query), 1_500) });
-    open(
-      h(
+    void openLater(async () => {
+      const { snippetPanel } = await pages.snippet();
+      const snippet = snippetPanel(client, site, { onArrived: () => setTimeout(() => statsPage(site, query), 1_500) });
+      const element = h(
         "main",
         { class: "narrow wide waiting-page" },
         h("div", { class: "toolbar" }, heading(site)),
@@ -130,9 +150,9 @@ function startDashboard(app: HTMLElement, client: Client): void {
           h("p", { class: "muted" }, t("empty.text", { domain: site.domain })),
         ),
         snippet.element,
-      ),
-      snippet.destroy,
-    );
+      );
+      return { element, destroy: snippet.destroy };
+    });
   }
 
   function statsPage(site: Website, query: URLSearchParams): void {
@@ -168,8 +188,7 @@ function startDashboard(app: HTMLElement, client: Client): void {
       if (match[2]) {
         return void website(id, (site) => {
           document.title = `${site.domain}: ${t("site.settings")} · Tally`;
-          const page = websiteSettingsPage(client, site);
-          open(page.element, page.destroy);
+          void openLater(async () => (await pages.websiteSettings()).websiteSettingsPage(client, site));
         });
       }
       if (stats?.id === id) return stats.view.setState(parseState(query, todayIn(stats.timezone)));
@@ -186,23 +205,26 @@ function startDashboard(app: HTMLElement, client: Client): void {
     }
     if (path === "/team" && me.role === "owner") {
       document.title = `${t("team.title")} · Tally`;
-      return open(teamPage(client, me));
+      return void openLater(async () => (await pages.team()).teamPage(client, me));
     }
     if (path === "/new") {
       document.title = `${t("site.add")} · Tally`;
-      return open(createWebsiteForm(client, (site) => (location.hash = `#/websites/${site.id}/settings`)));
+      return void openLater(async () =>
+        (await pages.websiteForm()).createWebsiteForm(client, (site) => (location.hash = `#/websites/${site.id}/settings`)),
+      );
     }
     if (path === "/account") {
       document.title = `${t("nav.account")} · Tally`;
       const reload = () => void start();
-      return open(
-        h(
+      return void openLater(async () => {
+        const [{ accountPage }, { ownSignIn }] = await Promise.all([pages.account(), pages.ownSignIn()]);
+        return h(
           "div",
           {},
           account && me.role === "owner" && me.scope !== "read" ? accountPage(client, account) : null,
           h("main", { class: "narrow wide" }, ownSignIn(client, me, reload)),
-        ),
-      );
+        );
+      });
     }
     document.title = "Tally";
     open(websiteList(client));
@@ -261,11 +283,11 @@ function startDashboard(app: HTMLElement, client: Client): void {
       content,
     );
     if (me.must_set_up_two_factor)
-      return open(
+      return void openLater(async () =>
         h(
           "main",
           { class: "narrow wide" },
-          ownSignIn(client, me, () => void start()),
+          (await pages.ownSignIn()).ownSignIn(client, me, () => void start()),
         ),
       );
     route();

@@ -17,11 +17,15 @@ export function assetPath(name: keyof typeof dashboardAssets): string {
   return `assets/${name}?v=${dashboardAssets[name].version}`;
 }
 
+/** The parts the dashboard imports when they open (`live-view-Q2ZT4V7A.js`): named by their content, so never changed. */
+const CONTENT_NAMED = /-[A-Z0-9]{8}\.js$/;
+
 /** GET {base}/assets/{name}: the built front end, gzip or brotli as built, with an ETag so revalidation costs a 304. */
 export function assetResponse(request: Request, url: URL, name: string): Response {
   const file = asset(name);
+  const versioned = url.searchParams.get("v") === file.version || CONTENT_NAMED.test(name);
   return staticTextResponse(request, file, {
-    "cache-control": url.searchParams.get("v") === file.version ? IMMUTABLE : SHORT,
+    "cache-control": versioned ? IMMUTABLE : SHORT,
     "x-content-type-options": "nosniff",
   });
 }

@@ -1,5 +1,6 @@
 import { escapeHtml, htmlDocument } from "@tally-analytics/core/internal";
 import { PAGE_HEAD } from "../http/html.js";
+import { dashboardModules } from "@tally-analytics/dashboard";
 import { assetPath } from "./assets.js";
 
 /**
@@ -40,7 +41,8 @@ export function pageResponse(request: Request, { toBase, title, share, signedIn 
     head: [
       ...PAGE_HEAD,
       `<link rel="stylesheet" href="${toBase}${assetPath("dashboard.css")}">`,
-      `<script defer src="${toBase}${assetPath("dashboard.js")}"></script>`,
+      `<script type="module" src="${toBase}${assetPath("dashboard.js")}"></script>`,
+      ...dashboardModules.map((file) => `<link rel="modulepreload" href="${toBase}assets/${file}">`),
     ],
     bodyAttributes: ` data-base="${toBase}"${shareAttribute}${signedInAttribute}`,
     body: `<div id="app"></div>\n<noscript>Tally's dashboard needs JavaScript.</noscript>`,
