@@ -125,10 +125,15 @@ describe.each(apiMatrix)("funnels and journeys over $name", ({ transport, dialec
     const post = (body: unknown) => owner.post(`/api/v1/websites/${id}/funnels`, jsonBody(body));
     expectInvalid(await post({ name: "One", steps: ["page:/"] }), { steps: ["A funnel has 2 to 8 steps."] });
     expectInvalid(await post({ name: "Nine", steps: Array(9).fill("page:/") }), { steps: ["A funnel has 2 to 8 steps."] });
-    const badStep = "A step must be page:<pattern> or event:<name>, 1 to 200 characters after the colon.";
+    const badStep = "A step must be a page (/pricing, or page:/blog/*) or an event (event:Signup), 1 to 200 characters.";
     expectInvalid(await post({ name: "Bad", steps: ["page:/", "goal:x"] }), { "steps.1": [badStep] });
     expectInvalid(await post({ name: "Empty", steps: ["page:", "event:Signup"] }), { "steps.0": [badStep] });
     expectInvalid(await post({ steps: ["page:/", "page:/a"] }), { name: ["The name field is required."] });
+    // A path alone is a page step, stored as one.
+    const plain = await post({ name: "Plain", steps: ["/", "/pricing*"] });
+    expectJson(plain, 201);
+    expect((plain.body.data as { steps: string[] }).steps).toEqual(["page:/", "page:/pricing*"]);
+    expectJson(await owner.delete(`/api/v1/websites/${id}/funnels/${(plain.body.data as { id: number }).id}`), 200);
     const before = (await owner.get(`/api/v1/websites/${id}/funnels`)).body.data as unknown[];
     expect(before).toHaveLength(1);
 

@@ -4,7 +4,7 @@
 // Most are verbatim: the request bodies of its examples, and the query each example response
 // prints (`query`: whole-day dates or date-times); those marked `composed` put a row of its
 // tables (operators, logical operations, date ranges, order_by) into its intro query. What Tally
-// cannot answer is a 400 naming it. Both dialects.
+// cannot answer is a 400 naming it; a saved segment stands for its filters. Both dialects.
 import type { Tally } from "@tally-analytics/core";
 import { PLAUSIBLE_DIMENSIONS } from "@tally-analytics/core/internal";
 import { readFileSync } from "node:fs";
@@ -56,7 +56,11 @@ const PAST_DAYS: Record<string, string> = {
 /** Twelve people a day over the last ten days (and four on each of PAST_DAYS), as imports name them. */
 async function generate(tally: Tally, now: number): Promise<void> {
   const days = [
-    ...Array.from({ length: 10 }, (_, ago) => [Date.parse(`${dayOf(now - ago * DAY_MS)}T00:00:00Z`), "news.example"] as const),
+    // Yesterday's referred people come from filtering-by-segment's source, so its 7d finds some.
+    ...Array.from(
+      { length: 10 },
+      (_, ago) => [Date.parse(`${dayOf(now - ago * DAY_MS)}T00:00:00Z`), ago === 1 ? "opensource.com" : "news.example"] as const,
+    ),
     ...Object.entries(PAST_DAYS).map(([day, host]) => [Date.parse(`${day}T00:00:00Z`), host] as const),
   ];
   for (const [index, [start, host]] of days.entries()) {
@@ -133,6 +137,13 @@ describe.each(DIALECTS)("Plausible's Stats API v2 on %s", (dialect) => {
     const { key } = created;
     id = (await stored.tally.websites.create(accountId, { domain: "dummy.site", include_subdomains: 1 })).id;
     await generate(stored.tally, now);
+    // Saved segment 2, as Plausible's filtering-by-segment example response expands it (segment 1 is another).
+    await stored.tally.savedSegments.create({ accountId }, id, { name: "Everyone", filters: ["page:contains:/"] });
+    const segment = await stored.tally.savedSegments.create({ accountId }, id, {
+      name: "Open source readers who did not sign up",
+      filters: ["event:is_not:Signup", "source:is:opensource.com"],
+    });
+    expect(segment.id).toBe(2);
     served = await transports[0]!.serve(stored.tally);
     owner = apiClient(served, key);
   }, 120_000);
@@ -188,7 +199,9 @@ describe.each(DIALECTS)("Plausible's Stats API v2 on %s", (dialect) => {
     expect(answer.query.site_id).toBe("dummy.site");
     expect(answer.query.metrics).toEqual(fixture.body.metrics);
     expect(answer.query.dimensions).toEqual(fixture.body.dimensions ?? []);
-    expect(answer.query.filters).toEqual(fixture.body.filters ?? []);
+    // A saved segment is echoed as its filters, as Plausible's own example response prints them.
+    const echo = fixture.id === "filtering-by-segment" ? FIXTURES.find((other) => other.id === "filtering-by-segment-echo")! : fixture;
+    expect(answer.query.filters).toEqual(echo.body.filters ?? []);
     const [from, to] = answer.query.date_range as [string, string];
     expect(from).toMatch(/^\d{4}-\d{2}-\d{2}T00:00:00\+00:00$/);
     expect(to).toMatch(/^\d{4}-\d{2}-\d{2}T23:59:59\+00:00$/);

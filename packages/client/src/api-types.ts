@@ -98,7 +98,7 @@ export type paths = {
         put?: never;
         /**
          * Define a funnel
-         * @description A name and 2 to 8 steps, each `page:<pattern>` (`*`: any characters) or `event:<name>`; a form sends the steps one a line. Read it with `GET /api/v1/stats/{id}/funnel`.
+         * @description A name and 2 to 8 steps, each `page:<pattern>` (`*`: any characters) or `event:<name>`; a path alone (`/pricing`) is a page step; a form sends the steps one a line. Read it with `GET /api/v1/stats/{id}/funnel`.
          */
         post: operations["postWebsitesByIdFunnels"];
         delete?: never;
@@ -119,6 +119,134 @@ export type paths = {
         post?: never;
         /** Delete a funnel */
         delete: operations["deleteWebsitesByIdFunnelsByFunnel"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/websites/{id}/goals": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List a website's goals
+         * @description Page goals first, then event goals, each in the order they were added. The `goals` statistic counts them.
+         */
+        get: operations["getWebsitesByIdGoals"];
+        put?: never;
+        /**
+         * Add a goal
+         * @description `goal_type=page` with `page_path` (`/blog/*`: `*` stands for any characters; at most 10 page goals), or `goal_type=event` with `event_name` (at most 50); `display_name` is optional. Everyone who sees the website sees it; the `goals` statistic counts page goals beside the events, and lists event goals nobody reached with 0.
+         */
+        post: operations["postWebsitesByIdGoals"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/websites/{id}/goals/{goal}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /** Delete a goal */
+        delete: operations["deleteWebsitesByIdGoalsByGoal"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/websites/{id}/annotations": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List a website's annotations
+         * @description In date order; `from` and `to` (`Y-m-d`) narrow them to a range.
+         */
+        get: operations["getWebsitesByIdAnnotations"];
+        put?: never;
+        /**
+         * Add an annotation
+         * @description A note (`text`, at most 500 characters) on a day (`date`, `Y-m-d` in the website's time zone), shown on the dashboard's charts.
+         */
+        post: operations["postWebsitesByIdAnnotations"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/websites/{id}/annotations/{annotation}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        /** Change an annotation */
+        put: operations["putWebsitesByIdAnnotationsByAnnotation"];
+        post?: never;
+        /** Delete an annotation */
+        delete: operations["deleteWebsitesByIdAnnotationsByAnnotation"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/websites/{id}/segments": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List the saved segments you see
+         * @description The website's shared segments and your personal ones, by name.
+         */
+        get: operations["getWebsitesByIdSegments"];
+        put?: never;
+        /**
+         * Save a segment
+         * @description A name and filters (as `GET /api/v1/stats` takes them), `personal` or `shared`. Filter on it in the Stats API v2 with `["is", "segment", [id]]`; the dashboard lists it in its toolbar.
+         */
+        post: operations["postWebsitesByIdSegments"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/websites/{id}/segments/{segment}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        /**
+         * Change a saved segment
+         * @description Its name, filters or visibility; a shared segment is changed by an admin or owner.
+         */
+        put: operations["putWebsitesByIdSegmentsBySegment"];
+        post?: never;
+        /** Delete a saved segment */
+        delete: operations["deleteWebsitesByIdSegmentsBySegment"];
         options?: never;
         head?: never;
         patch?: never;
@@ -1224,7 +1352,7 @@ export type components = {
             /** @example Checkout */
             name: string;
             /**
-             * @description 2 to 8 steps in order, each `page:<pattern>` (`*` stands for any characters, case-sensitive) or `event:<name>`; a form sends them one a line.
+             * @description 2 to 8 steps in order, each `page:<pattern>` (`*` stands for any characters, case-sensitive; a path alone, `/pricing`, is a page too) or `event:<name>`; a form sends them one a line.
              * @example [
              *       "page:/pricing",
              *       "page:/signup*",
@@ -1232,6 +1360,79 @@ export type components = {
              *     ]
              */
             steps: string[] | string;
+        };
+        GoalCreate: {
+            /**
+             * @description `page` or `event`.
+             * @enum {string}
+             */
+            goal_type: "page" | "event";
+            /**
+             * @description With `page`: a path starting with `/`; `*` stands for any characters (`/blog/*`).
+             * @example /pricing
+             */
+            page_path?: string;
+            /**
+             * @description With `event`: the event's name.
+             * @example Signup
+             */
+            event_name?: string;
+            /** @description What the dashboard calls it; default `Visit <page_path>` or the event's name. */
+            display_name?: string;
+        };
+        AnnotationCreate: {
+            /**
+             * Format: date
+             * @description `Y-m-d`, a day in the website's time zone.
+             * @example 2026-03-02
+             */
+            date: string;
+            /** @example Launched the new pricing page */
+            text: string;
+        };
+        AnnotationUpdate: {
+            /**
+             * Format: date
+             * @description `Y-m-d`, a day in the website's time zone.
+             * @example 2026-03-02
+             */
+            date?: string;
+            /** @example Launched the new pricing page */
+            text?: string;
+        };
+        SavedSegmentCreate: {
+            /** @example Newsletter readers on phones */
+            name: string;
+            /**
+             * @description The filters, as `GET /api/v1/stats` takes them (`country:is:DE`, `page:contains:/blog`), all of which must hold; a form sends them one a line.
+             * @example [
+             *       "utm_medium:is:email",
+             *       "device:is:mobile"
+             *     ]
+             */
+            filters: string[] | string;
+            /**
+             * @description `personal` (the default for a user) or `shared` (the default without one: an account key, the host's login). Sharing needs an admin or owner.
+             * @enum {string}
+             */
+            visibility?: "personal" | "shared";
+        };
+        SavedSegmentUpdate: {
+            /** @example Newsletter readers on phones */
+            name?: string;
+            /**
+             * @description The filters, as `GET /api/v1/stats` takes them (`country:is:DE`, `page:contains:/blog`), all of which must hold; a form sends them one a line.
+             * @example [
+             *       "utm_medium:is:email",
+             *       "device:is:mobile"
+             *     ]
+             */
+            filters?: string[] | string;
+            /**
+             * @description `personal` (the default for a user) or `shared` (the default without one: an account key, the host's login). Sharing needs an admin or owner.
+             * @enum {string}
+             */
+            visibility?: "personal" | "shared";
         };
         AlertCreate: {
             /**
@@ -1785,6 +1986,135 @@ export type components = {
             id: number;
             /** @constant */
             object: "funnel";
+            /** @constant */
+            deleted: true;
+            /**
+             * @description The HTTP status, repeated.
+             * @constant
+             */
+            status: 200;
+        };
+        GoalList: {
+            data: components["schemas"]["Goal"][];
+            /**
+             * @description The HTTP status, repeated.
+             * @constant
+             */
+            status: 200;
+        };
+        Goal: {
+            /** @example 1 */
+            id: number;
+            /** @example 1 */
+            website_id: number;
+            /**
+             * @description `page`: a page was viewed; `event`: an event was fired.
+             * @enum {string}
+             */
+            goal_type: "page" | "event";
+            /**
+             * @description A page goal's pattern (`*`: any characters).
+             * @example /blog/*
+             */
+            page_path: string | null;
+            /**
+             * @description An event goal's event.
+             * @example null
+             */
+            event_name: string | null;
+            /**
+             * @description What the dashboard calls it.
+             * @example Visit /blog/*
+             */
+            display_name: string;
+            /** Format: date-time */
+            created_at: string;
+        };
+        GoalDeleted: {
+            id: number;
+            /** @constant */
+            object: "goal";
+            /** @constant */
+            deleted: true;
+            /**
+             * @description The HTTP status, repeated.
+             * @constant
+             */
+            status: 200;
+        };
+        AnnotationList: {
+            data: components["schemas"]["Annotation"][];
+            /**
+             * @description The HTTP status, repeated.
+             * @constant
+             */
+            status: 200;
+        };
+        Annotation: {
+            /** @example 1 */
+            id: number;
+            /** @example 1 */
+            website_id: number;
+            /**
+             * Format: date
+             * @description The day it is about, `Y-m-d` in the website's time zone.
+             * @example 2026-03-02
+             */
+            date: string;
+            /** @example Launched the new pricing page */
+            text: string;
+            /** Format: date-time */
+            created_at: string;
+        };
+        AnnotationDeleted: {
+            id: number;
+            /** @constant */
+            object: "annotation";
+            /** @constant */
+            deleted: true;
+            /**
+             * @description The HTTP status, repeated.
+             * @constant
+             */
+            status: 200;
+        };
+        SavedSegmentList: {
+            data: components["schemas"]["SavedSegment"][];
+            /**
+             * @description The HTTP status, repeated.
+             * @constant
+             */
+            status: 200;
+        };
+        SavedSegment: {
+            /** @example 2 */
+            id: number;
+            /** @example 1 */
+            website_id: number;
+            /** @example Newsletter readers on phones */
+            name: string;
+            /**
+             * @description The API's filters (`dimension:operator:value`), all of which must hold.
+             * @example [
+             *       "utm_medium:is:email",
+             *       "device:is:mobile"
+             *     ]
+             */
+            filters: string[];
+            /**
+             * @description `personal`: seen by the user who saved it only; `shared`: by everyone who sees the website.
+             * @enum {string}
+             */
+            visibility: "personal" | "shared";
+            /** Format: date-time */
+            created_at: string;
+            /** Format: date-time */
+            updated_at: string;
+        };
+        SavedSegmentDeleted: {
+            id: number;
+            /** @constant */
+            object: "segment";
             /** @constant */
             deleted: true;
             /**
@@ -2756,7 +3086,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description Every funnel of the website, oldest first. */
+            /** @description The website's funnels. */
             200: {
                 headers: {
                     /** @description Requests allowed per window (when rate limiting is on). */
@@ -2793,7 +3123,7 @@ export interface operations {
             };
         };
         responses: {
-            /** @description The funnel defined. */
+            /** @description Created. */
             201: {
                 headers: {
                     /** @description Requests allowed per window (when rate limiting is on). */
@@ -2849,6 +3179,457 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["FunnelDeleted"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["ServerError"];
+        };
+    };
+    getWebsitesByIdGoals: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The website's id. */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The website's goals. */
+            200: {
+                headers: {
+                    /** @description Requests allowed per window (when rate limiting is on). */
+                    "X-RateLimit-Limit"?: string;
+                    /** @description Requests left in this window. */
+                    "X-RateLimit-Remaining"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["GoalList"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["ServerError"];
+        };
+    };
+    postWebsitesByIdGoals: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The website's id. */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/x-www-form-urlencoded": components["schemas"]["GoalCreate"];
+                "application/json": components["schemas"]["GoalCreate"];
+            };
+        };
+        responses: {
+            /** @description Created. */
+            201: {
+                headers: {
+                    /** @description Requests allowed per window (when rate limiting is on). */
+                    "X-RateLimit-Limit"?: string;
+                    /** @description Requests left in this window. */
+                    "X-RateLimit-Remaining"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["Goal"];
+                        /**
+                         * @description The HTTP status, repeated.
+                         * @constant
+                         */
+                        status: 201;
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["ValidationFailed"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["ServerError"];
+        };
+    };
+    deleteWebsitesByIdGoalsByGoal: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The website's id. */
+                id: string;
+                /** @description The goal's id. */
+                goal: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Deleted. */
+            200: {
+                headers: {
+                    /** @description Requests allowed per window (when rate limiting is on). */
+                    "X-RateLimit-Limit"?: string;
+                    /** @description Requests left in this window. */
+                    "X-RateLimit-Remaining"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["GoalDeleted"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["ServerError"];
+        };
+    };
+    getWebsitesByIdAnnotations: {
+        parameters: {
+            query?: {
+                /** @description First day listed (inclusive). */
+                from?: string;
+                /** @description Last day listed (inclusive). */
+                to?: string;
+            };
+            header?: never;
+            path: {
+                /** @description The website's id. */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The website's annotations. */
+            200: {
+                headers: {
+                    /** @description Requests allowed per window (when rate limiting is on). */
+                    "X-RateLimit-Limit"?: string;
+                    /** @description Requests left in this window. */
+                    "X-RateLimit-Remaining"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AnnotationList"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            422: components["responses"]["ValidationFailed"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["ServerError"];
+        };
+    };
+    postWebsitesByIdAnnotations: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The website's id. */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/x-www-form-urlencoded": components["schemas"]["AnnotationCreate"];
+                "application/json": components["schemas"]["AnnotationCreate"];
+            };
+        };
+        responses: {
+            /** @description Created. */
+            201: {
+                headers: {
+                    /** @description Requests allowed per window (when rate limiting is on). */
+                    "X-RateLimit-Limit"?: string;
+                    /** @description Requests left in this window. */
+                    "X-RateLimit-Remaining"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["Annotation"];
+                        /**
+                         * @description The HTTP status, repeated.
+                         * @constant
+                         */
+                        status: 201;
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["ValidationFailed"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["ServerError"];
+        };
+    };
+    putWebsitesByIdAnnotationsByAnnotation: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The website's id. */
+                id: string;
+                /** @description The annotation's id. */
+                annotation: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                "application/x-www-form-urlencoded": components["schemas"]["AnnotationUpdate"];
+                "application/json": components["schemas"]["AnnotationUpdate"];
+            };
+        };
+        responses: {
+            /** @description Changed. */
+            200: {
+                headers: {
+                    /** @description Requests allowed per window (when rate limiting is on). */
+                    "X-RateLimit-Limit"?: string;
+                    /** @description Requests left in this window. */
+                    "X-RateLimit-Remaining"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["Annotation"];
+                        /**
+                         * @description The HTTP status, repeated.
+                         * @constant
+                         */
+                        status: 200;
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["ValidationFailed"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["ServerError"];
+        };
+    };
+    deleteWebsitesByIdAnnotationsByAnnotation: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The website's id. */
+                id: string;
+                /** @description The annotation's id. */
+                annotation: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Deleted. */
+            200: {
+                headers: {
+                    /** @description Requests allowed per window (when rate limiting is on). */
+                    "X-RateLimit-Limit"?: string;
+                    /** @description Requests left in this window. */
+                    "X-RateLimit-Remaining"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AnnotationDeleted"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["ServerError"];
+        };
+    };
+    getWebsitesByIdSegments: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The website's id. */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The website's segments. */
+            200: {
+                headers: {
+                    /** @description Requests allowed per window (when rate limiting is on). */
+                    "X-RateLimit-Limit"?: string;
+                    /** @description Requests left in this window. */
+                    "X-RateLimit-Remaining"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SavedSegmentList"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["ServerError"];
+        };
+    };
+    postWebsitesByIdSegments: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The website's id. */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/x-www-form-urlencoded": components["schemas"]["SavedSegmentCreate"];
+                "application/json": components["schemas"]["SavedSegmentCreate"];
+            };
+        };
+        responses: {
+            /** @description Created. */
+            201: {
+                headers: {
+                    /** @description Requests allowed per window (when rate limiting is on). */
+                    "X-RateLimit-Limit"?: string;
+                    /** @description Requests left in this window. */
+                    "X-RateLimit-Remaining"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["SavedSegment"];
+                        /**
+                         * @description The HTTP status, repeated.
+                         * @constant
+                         */
+                        status: 201;
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["ValidationFailed"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["ServerError"];
+        };
+    };
+    putWebsitesByIdSegmentsBySegment: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The website's id. */
+                id: string;
+                /** @description The segment's id. */
+                segment: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                "application/x-www-form-urlencoded": components["schemas"]["SavedSegmentUpdate"];
+                "application/json": components["schemas"]["SavedSegmentUpdate"];
+            };
+        };
+        responses: {
+            /** @description Changed. */
+            200: {
+                headers: {
+                    /** @description Requests allowed per window (when rate limiting is on). */
+                    "X-RateLimit-Limit"?: string;
+                    /** @description Requests left in this window. */
+                    "X-RateLimit-Remaining"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["SavedSegment"];
+                        /**
+                         * @description The HTTP status, repeated.
+                         * @constant
+                         */
+                        status: 200;
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["ValidationFailed"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["ServerError"];
+        };
+    };
+    deleteWebsitesByIdSegmentsBySegment: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The website's id. */
+                id: string;
+                /** @description The segment's id. */
+                segment: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Deleted. */
+            200: {
+                headers: {
+                    /** @description Requests allowed per window (when rate limiting is on). */
+                    "X-RateLimit-Limit"?: string;
+                    /** @description Requests left in this window. */
+                    "X-RateLimit-Remaining"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SavedSegmentDeleted"];
                 };
             };
             401: components["responses"]["Unauthorized"];

@@ -7,6 +7,16 @@ import type {
   AlertDeliveriesQuery,
   AlertDelivery,
   AlertUpdate,
+  Annotation,
+  AnnotationCreate,
+  AnnotationListQuery,
+  AnnotationUpdate,
+  Deleted,
+  Goal,
+  GoalCreate,
+  SavedSegment,
+  SavedSegmentCreate,
+  SavedSegmentUpdate,
   Funnel,
   FunnelCreate,
   FunnelDeleted,
@@ -96,6 +106,26 @@ export interface TallyClient {
     update(websiteId: number, alertId: number, fields: AlertUpdate): Promise<Alert>;
     delete(websiteId: number, alertId: number): Promise<AlertDeleted>;
     deliveries(websiteId: number, query?: AlertDeliveriesQuery): Promise<AlertDelivery[]>;
+  };
+  /** Each website's goals (page patterns and events), shared by everyone who sees it; the `goals` statistic counts them. */
+  goals: {
+    list(websiteId: number): Promise<Goal[]>;
+    create(websiteId: number, fields: GoalCreate): Promise<Goal>;
+    delete(websiteId: number, goalId: number): Promise<Deleted>;
+  };
+  /** Notes on a website's days, shown on the charts. */
+  annotations: {
+    list(websiteId: number, query?: AnnotationListQuery): Promise<Annotation[]>;
+    create(websiteId: number, fields: AnnotationCreate): Promise<Annotation>;
+    update(websiteId: number, annotationId: number, fields: AnnotationUpdate): Promise<Annotation>;
+    delete(websiteId: number, annotationId: number): Promise<Deleted>;
+  };
+  /** Filter sets saved under a name: the caller's personal ones and those shared with the team. */
+  segments: {
+    list(websiteId: number): Promise<SavedSegment[]>;
+    create(websiteId: number, fields: SavedSegmentCreate): Promise<SavedSegment>;
+    update(websiteId: number, segmentId: number, fields: SavedSegmentUpdate): Promise<SavedSegment>;
+    delete(websiteId: number, segmentId: number): Promise<Deleted>;
   };
   stats: {
     /** One statistic: rows `{value, count}`, paged, with `meta` and `links`. */
@@ -197,6 +227,25 @@ export function createClient({ baseUrl, apiKey, fetch = globalThis.fetch }: Tall
         data(call("PUT", `/api/v1/websites/${id(websiteId)}/alerts/${id(alertId)}`, { body: fields })),
       delete: (websiteId, alertId) => call("DELETE", `/api/v1/websites/${id(websiteId)}/alerts/${id(alertId)}`),
       deliveries: (websiteId, query) => data(call("GET", `/api/v1/websites/${id(websiteId)}/alert-deliveries`, { query })),
+    },
+    goals: {
+      list: (websiteId) => data(call("GET", `/api/v1/websites/${id(websiteId)}/goals`)),
+      create: (websiteId, fields) => data(call("POST", `/api/v1/websites/${id(websiteId)}/goals`, { body: fields })),
+      delete: (websiteId, goalId) => call("DELETE", `/api/v1/websites/${id(websiteId)}/goals/${id(goalId)}`),
+    },
+    annotations: {
+      list: (websiteId, query) => data(call("GET", `/api/v1/websites/${id(websiteId)}/annotations`, { query })),
+      create: (websiteId, fields) => data(call("POST", `/api/v1/websites/${id(websiteId)}/annotations`, { body: fields })),
+      update: (websiteId, annotationId, fields) =>
+        data(call("PUT", `/api/v1/websites/${id(websiteId)}/annotations/${id(annotationId)}`, { body: fields })),
+      delete: (websiteId, annotationId) => call("DELETE", `/api/v1/websites/${id(websiteId)}/annotations/${id(annotationId)}`),
+    },
+    segments: {
+      list: (websiteId) => data(call("GET", `/api/v1/websites/${id(websiteId)}/segments`)),
+      create: (websiteId, fields) => data(call("POST", `/api/v1/websites/${id(websiteId)}/segments`, { body: fields })),
+      update: (websiteId, segmentId, fields) =>
+        data(call("PUT", `/api/v1/websites/${id(websiteId)}/segments/${id(segmentId)}`, { body: fields })),
+      delete: (websiteId, segmentId) => call("DELETE", `/api/v1/websites/${id(websiteId)}/segments/${id(segmentId)}`),
     },
     stats: {
       query: (websiteId, query) => call("GET", `/api/v1/stats/${id(websiteId)}`, { query }),

@@ -34,6 +34,16 @@ export type FunnelDeleted = Schemas["FunnelDeleted"];
 export type FunnelResult = Schemas["FunnelResult"];
 export type FunnelRow = Schemas["FunnelRow"];
 export type JourneyResult = Schemas["JourneyResult"];
+export type Goal = Schemas["Goal"];
+export type GoalCreate = Schemas["GoalCreate"];
+export type Annotation = Schemas["Annotation"];
+export type AnnotationCreate = Schemas["AnnotationCreate"];
+export type AnnotationUpdate = Schemas["AnnotationUpdate"];
+export type SavedSegment = Schemas["SavedSegment"];
+export type SavedSegmentCreate = Schemas["SavedSegmentCreate"];
+export type SavedSegmentUpdate = Schemas["SavedSegmentUpdate"];
+/** `{ id, object, deleted: true }`: what deleting a goal, an annotation or a segment answers. */
+export type Deleted = JsonOf<operations["deleteWebsitesByIdGoalsByGoal"], 200>;
 export type JourneyNode = Schemas["JourneyNode"];
 export type JourneyLink = Schemas["JourneyLink"];
 export type Alert = Schemas["Alert"];
@@ -59,6 +69,8 @@ export type StatsQuery = QueryOf<operations["getStatsById"]>;
 export type TotalsQuery = QueryOf<operations["getStatsByIdTotals"]>;
 /** `funnel` (its id), `from`, `to`, and optionally `filter` and `compare`. */
 export type FunnelQuery = QueryOf<operations["getStatsByIdFunnel"]>;
+/** `from` and `to` (`Y-m-d`), both optional. */
+export type AnnotationListQuery = QueryOf<operations["getWebsitesByIdAnnotations"]>;
 /** `from_page` or `from_event`, `from`, `to`, and optionally `direction`, `depth`, `filter` and `compare`. */
 export type JourneyQuery = QueryOf<operations["getStatsByIdJourney"]>;
 /** `alert` (one rule's) and `limit` (1 to 200, default 50). */

@@ -32,6 +32,9 @@ import { DEFAULT_QUERY_TIMEOUT_MS } from "./stats/database-readers.js";
 import { createStats, type Stats } from "./stats/stats.js";
 import { createPathStats } from "./stats/path-stats.js";
 import { createFunnels, type Funnels } from "./websites/funnels.js";
+import { createGoals, type Goals } from "./websites/goals.js";
+import { createAnnotations, type Annotations } from "./websites/annotations.js";
+import { createSavedSegments, type SavedSegments } from "./websites/saved-segments.js";
 import { checkTrustProxy, type TrustProxy } from "./shared/trust-proxy.js";
 import { createWebsiteDirectory, createWebsites, type WebsiteDirectory, type Websites } from "./websites/websites.js";
 import { createMailer, type MailOptions } from "./shared/mailer.js";
@@ -161,6 +164,12 @@ export interface Tally {
   readonly websites: Websites;
   /** Each website's funnels (docs/statistics.md, "Funnels"): define, list, delete; read with `stats.funnel`. */
   readonly funnels: Funnels;
+  /** Each website's goals, shared by everyone who sees it: page patterns and events, counted by the `goals` statistic. */
+  readonly goals: Goals;
+  /** Notes on a website's days, shown on the dashboard's charts. */
+  readonly annotations: Annotations;
+  /** Filter sets saved under a name per website, personal to a user or shared (the Stats API v2's `segment` filter). */
+  readonly savedSegments: SavedSegments;
   readonly stats: Stats;
   /** E-mail reports: build, preview, send; the unsubscribe links' checks. */
   readonly reports: Reports;
@@ -247,6 +256,9 @@ interface Services {
   websites: Websites;
   directory: WebsiteDirectory;
   funnels: Funnels;
+  goals: Goals;
+  annotations: Annotations;
+  savedSegments: SavedSegments;
   stats: Stats;
   reports: Reports;
   alerts: Alerts;
@@ -378,6 +390,8 @@ async function openServices(options: TallyOptions): Promise<Services> {
   const flushed = collector;
   const importAgents = createUserAgentParser();
   const funnels = createFunnels(store.db, websites);
+  const goals = createGoals(store.db, websites);
+  const savedSegments = createSavedSegments(store.db, websites);
   const importContext: ImportContext = {
     db: store.db,
     dialect: store.dialect,
@@ -438,7 +452,19 @@ async function openServices(options: TallyOptions): Promise<Services> {
   const accounts = createAccounts(store.db);
   const beforeRead = () => flushed.settleForRead();
   const stats: Stats = {
-    ...createStats(websites, reads, beforeRead, createRealtimeReader(store.db)),
+    ...createStats({
+      websites,
+      runner: reads,
+      beforeRead,
+      readRealtime: createRealtimeReader(store.db),
+      async goalsOf(websiteId) {
+        const list = await goals.listOfWebsite(websiteId);
+        const of = (type: "page" | "event") =>
+          list.filter((goal) => goal.goal_type === type).map((goal) => goal.page_path ?? goal.event_name ?? "");
+        return { pages: of("page"), events: of("event") };
+      },
+      segmentFilters: (viewer, websiteId, id) => savedSegments.get(viewer, websiteId, id).then((segment) => segment.filters),
+    }),
     ...createPathStats({ websites, funnels, runner: reads, beforeRead }),
   };
   const reportError =
@@ -477,6 +503,9 @@ async function openServices(options: TallyOptions): Promise<Services> {
     websites,
     directory,
     funnels,
+    goals,
+    annotations: createAnnotations(store.db, websites),
+    savedSegments,
     stats,
     reports,
     alerts,
@@ -577,6 +606,9 @@ export function createTally<E extends EventMap<E> = AnyEvents>(options: TallyOpt
     team: deferTeam((pick) => guarded((s) => pick(s.team)) as ReturnType<typeof pick>),
     websites: guarded((s) => s.websites),
     funnels: guarded((s) => s.funnels),
+    goals: guarded((s) => s.goals),
+    annotations: guarded((s) => s.annotations),
+    savedSegments: guarded((s) => s.savedSegments),
     stats: guarded((s) => s.stats),
     reports: guarded((s) => s.reports),
     alerts: guarded((s) => s.alerts),

@@ -1,6 +1,4 @@
 import {
-  NotFoundError,
-  funnelCreateSchema,
   funnelQuerySchema,
   journeyQuerySchema,
   statsQuerySchema,
@@ -13,9 +11,6 @@ import {
 import * as z from "zod";
 import {
   accountAnswer,
-  funnelCreatedAnswer,
-  funnelDeletedAnswer,
-  funnelListAnswer,
   funnelResultAnswer,
   journeyResultAnswer,
   realtimeAnswer,
@@ -43,16 +38,9 @@ import { mcpRoute } from "./mcp/mcp-route.js";
 import { alertRoutes } from "./api/alert-routes.js";
 import { requireAllWebsites } from "./http/permissions.js";
 import { resourceId, websiteParams } from "./http/website-params.js";
+import { websiteRecordRoutes } from "./api/website-records.js";
 import { signInRoutes } from "./team/sign-in-routes.js";
 import { teamRoutes } from "./team/team-routes.js";
-
-/** `{id}/funnels/{funnel}`: the website and one of its funnels. */
-const funnelParams = websiteParams.extend({
-  funnel: z
-    .string()
-    .regex(/^\d{1,15}$/)
-    .meta({ description: "The funnel's id.", example: "1" }),
-});
 
 /** The account as the API shows it: its report settings, nothing about its keys. */
 const accountResource = ({ id, name, created_at, email, report_period }: Account) => ({ id, name, created_at, email, report_period });
@@ -214,52 +202,7 @@ export const routes: readonly Route[] = [
       });
     },
   }),
-  defineRoute({
-    method: "GET",
-    path: "/api/v1/websites/{id}/funnels",
-    auth: "account",
-    params: websiteParams,
-    summary: "List a website's funnels",
-    tag: "Websites",
-    responses: { 200: { description: "Every funnel of the website, oldest first.", schema: funnelListAnswer }, ...notFound },
-    async handle(context) {
-      const { tally, accountId } = context;
-      return send(funnelListAnswer, { data: await tally.funnels.list(accountId, resourceId(context)) });
-    },
-  }),
-  defineRoute({
-    method: "POST",
-    path: "/api/v1/websites/{id}/funnels",
-    auth: "account",
-    params: websiteParams,
-    body: funnelCreateSchema,
-    summary: "Define a funnel",
-    tag: "Websites",
-    description:
-      "A name and 2 to 8 steps, each `page:<pattern>` (`*`: any characters) or `event:<name>`; a form sends the steps one a line. Read it with `GET /api/v1/stats/{id}/funnel`.",
-    responses: { 201: { description: "The funnel defined.", schema: funnelCreatedAnswer }, ...notFound },
-    async handle(context) {
-      const { tally, accountId, body } = context;
-      return send(funnelCreatedAnswer, { data: await tally.funnels.create(accountId, resourceId(context), body) });
-    },
-  }),
-  defineRoute({
-    method: "DELETE",
-    path: "/api/v1/websites/{id}/funnels/{funnel}",
-    auth: "account",
-    params: funnelParams,
-    summary: "Delete a funnel",
-    tag: "Websites",
-    responses: { 200: { description: "Deleted.", schema: funnelDeletedAnswer }, ...notFound },
-    async handle(context) {
-      const { tally, accountId, params } = context;
-      const parsed = funnelParams.safeParse(params);
-      if (!parsed.success) throw new NotFoundError();
-      const id = Number(parsed.data.funnel);
-      await tally.funnels.delete(accountId, resourceId(context), id);
-      return send(funnelDeletedAnswer, { id, object: "funnel", deleted: true });
-    },
-  }),
+  ...websiteRecordRoutes,
   defineRoute({
     method: "GET",
     path: "/api/v1/stats/{id}",

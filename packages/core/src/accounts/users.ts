@@ -154,13 +154,14 @@ export function createUsers(db: Kysely<Database>): Users {
     async remove(accountId, userId) {
       const current = await row(accountId, userId);
       if (current.role === "owner") await keepAnOwner(accountId, userId);
-      // Sessions, keys, tokens and recovery codes go with the row (ON DELETE CASCADE); deleted
+      // Sessions, keys, tokens, recovery codes and personal segments go with the row (ON DELETE CASCADE); deleted
       // explicitly too, for SQLite connections opened without foreign keys.
       await db.transaction().execute(async (trx) => {
         await trx.deleteFrom("sessions").where("user_id", "=", userId).execute();
         await trx.deleteFrom("api_keys").where("user_id", "=", userId).execute();
         await trx.deleteFrom("user_tokens").where("user_id", "=", userId).execute();
         await trx.deleteFrom("recovery_codes").where("user_id", "=", userId).execute();
+        await trx.deleteFrom("saved_segments").where("user_id", "=", userId).execute();
         await trx.deleteFrom("users").where("id", "=", userId).execute();
       });
     },

@@ -7,7 +7,7 @@ import type { Dictionary } from "./dictionary.js";
 import { createFlushIo } from "./flush-io.js";
 import { writeFlush } from "./write-flush.js";
 
-/** Tables holding a website's statistics, visitor rows and funnel definitions (deleted with the website). */
+/** Tables holding a website's statistics, visitor rows, funnels, goals, annotations and saved segments (deleted with the website). */
 const WEBSITE_TABLES = [
   "rollups",
   "rollup_watermarks",
@@ -20,6 +20,9 @@ const WEBSITE_TABLES = [
   "day_versions",
   "day_blocks",
   "funnels",
+  "goals",
+  "annotations",
+  "saved_segments",
 ] as const;
 
 /** Tables whose rows retention deletes by a local time, bounded per call. */

@@ -11,8 +11,9 @@ export const FUNNEL_LIMITS = { minSteps: 2, maxSteps: 8, stepLength: 200, nameLe
 /** Deepest journey asked. */
 export const MAX_JOURNEY_DEPTH = 5;
 
-/** `page:<pattern>` or `event:<name>`, as text; null for anything else. */
+/** `page:<pattern>` or `event:<name>`, as text, or a path alone (`/pricing`) for a page; null for anything else. */
 export function parseStep(text: string): PathStep | null {
+  if (text.startsWith("/")) return parseStep(`page:${text}`);
   const colon = text.indexOf(":");
   const kind = text.slice(0, colon);
   const value = text.slice(colon + 1);

@@ -63,3 +63,6 @@ export const HAS_RANGE_TOTAL: ReadonlySet<string> = new Set([
   "scroll_depth",
   "time_on_page",
 ]);
+
+/** Bounds on one request's page goals (and on the page goals a website keeps). */
+export const PAGE_GOAL_LIMITS = { patterns: 10, length: 200 } as const;

@@ -40,6 +40,10 @@ const COPY_ORDER = {
   // After their websites; deliveries after their rules.
   alert_rules: 25,
   alert_deliveries: 26,
+  goals: 27,
+  annotations: 28,
+  // After users, whose personal segments they may be.
+  saved_segments: 29,
   // Each database's own (its id names the files of hits kept at shutdown): never copied.
   tally_meta: null,
 } satisfies Record<keyof Database, number | null>;

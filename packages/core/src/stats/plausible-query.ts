@@ -142,7 +142,8 @@ function withCase(condition: PlausibleCondition, caseSensitive: boolean): Plausi
 function simpleCondition(filter: unknown[]): PlausibleCondition {
   const [operator, dimension, clauses, modifiers] = filter;
   if (typeof operator !== "string" || !Object.hasOwn(NEGATION, operator)) return fail(`Invalid filter ${show(filter)}: unknown operator.`);
-  if (dimension === "segment") return fail("Tally has no saved segments; filter on the dimensions instead.");
+  if (dimension === "segment")
+    return fail(`Invalid filter ${show(filter)}: filter by one saved segment, ["is", "segment", [id]], at the top level.`);
   if (typeof dimension === "string" && isTimeDimension(dimension))
     return fail(`Invalid filter ${show(filter)}: set date_range instead of filtering on time.`);
   const checked = checkDimension(dimension, "filters");

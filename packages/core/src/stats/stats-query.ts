@@ -4,7 +4,7 @@ import { ValidationError } from "../shared/errors.js";
 import { choice, fallbackChoice, paginationQuery, sortDirection, validate } from "../shared/validation.js";
 import { VISIT_DIMENSIONS } from "../model/dimensions.js";
 import { FILTER_LIMITS, parseFilters, type Condition } from "../model/filters.js";
-import { STAT_NAMES } from "../model/stat-names.js";
+import { PAGE_GOAL_LIMITS, STAT_NAMES } from "../model/stat-names.js";
 
 /** Raw statistic parameters, as a query string or an in-process call gives them. */
 export interface StatsQueryInput {
@@ -35,9 +35,6 @@ export interface TotalsQueryInput {
   filter?: unknown;
   compare?: unknown;
 }
-
-/** Bounds on one request's page goals. */
-export const PAGE_GOAL_LIMITS = { patterns: 10, length: 200 } as const;
 
 /** Longest range accepted, so one query stays bounded: 10 years. */
 const MAX_RANGE_DAYS = 3660;

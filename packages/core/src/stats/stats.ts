@@ -3,6 +3,8 @@ import { NotFoundError } from "../shared/errors.js";
 import { createLocalClock } from "../model/local-time.js";
 import { createPlausibleAnswerer, type PlausibleAnswer } from "./plausible-answer.js";
 import { parsePlausibleQuery } from "./plausible-query.js";
+import { expandSegments, usesSegments } from "./plausible-segments.js";
+import type { SegmentViewer } from "../websites/saved-segments.js";
 import type { PathStats } from "./path-stats.js";
 import { createPathRunner, type PathRunner, type PathsFor } from "./paths.js";
 import { comparedDay, comparisonRange, type CompareMode } from "./comparison.js";
@@ -59,10 +61,18 @@ export interface CountStats {
   realtimeWebsite(websiteId: number): Promise<Realtime>;
   /**
    * A Plausible Stats API v2 query (`POST /api/v2/query`) on the account's website whose domain
-   * is `site_id`, answered from the statistics above; `canSee` narrows the websites further
-   * (a user limited to some). A query Tally cannot answer is a PlausibleQueryError (400).
+   * is `site_id`, answered from the statistics above; a `segment` filter stands for the filters
+   * of a saved segment the asker sees. A query Tally cannot answer is a PlausibleQueryError (400).
    */
-  plausible(accountId: number, body: unknown, canSee?: (websiteId: number) => boolean): Promise<PlausibleAnswer>;
+  plausible(accountId: number, body: unknown, options?: PlausibleOptions): Promise<PlausibleAnswer>;
+}
+
+/** Who asks a Stats API v2 query, beyond the account. */
+export interface PlausibleOptions {
+  /** Narrows the websites further (a user limited to some). @default every website of the account */
+  canSee?: (websiteId: number) => boolean;
+  /** The user asking: their personal saved segments can be filtered on. @default none (shared segments only) */
+  userId?: number | undefined;
 }
 
 /**
@@ -159,11 +169,17 @@ async function totalFigures(reader: CountReader, ranges: readonly DayRange[]): P
 }
 
 /** `goals`: visitors who fired each event (or viewed a page goal's pages), its events (or those pageviews), and their share of all visitors. */
-async function goalRows(reader: CountReader, range: DayRange, list: ListOptions, patterns: readonly string[]) {
+/**
+ * The goals statistic's rows: every event's visitors, each page goal's (`Visit <pattern>`), and
+ * the website's event goals that no visitor reached in the range (0), so a goal that stopped
+ * converting still shows.
+ */
+async function goalRows(reader: CountReader, range: DayRange, list: ListOptions, goals: GoalQuery) {
+  const { goal_page: patterns, event_goals: eventGoals = [] } = goals;
   let rows: StatRow[];
   let total: number;
   let events: Map<string, number>;
-  if (patterns.length === 0) {
+  if (patterns.length === 0 && eventGoals.length === 0) {
     // Event goals alone: paged by the database.
     ({ rows, total } = await reader.page({ name: "event_visitors" }, range, list));
     events = await reader.countsOf(
@@ -172,7 +188,10 @@ async function goalRows(reader: CountReader, range: DayRange, list: ListOptions,
       rows.map((row) => row.value),
     );
   } else {
-    ({ rows, total } = pageRows(await goalVisitors(reader, range, patterns), list));
+    const reached = await goalVisitors(reader, range, patterns);
+    const named = new Set(reached.map((row) => row.value));
+    const unreached = eventGoals.filter((name) => !named.has(name)).map((value) => ({ value, count: 0 }));
+    ({ rows, total } = pageRows([...reached, ...unreached], list));
     const [eventCounts, views] = await Promise.all([
       reader.countsOf(
         { name: "event" },
@@ -190,6 +209,12 @@ async function goalRows(reader: CountReader, range: DayRange, list: ListOptions,
   };
 }
 
+/** The goals a `goals` query counts: page patterns, and the website's event goals (listed even when none reached them). */
+export interface GoalQuery {
+  goal_page: readonly string[];
+  event_goals?: readonly string[];
+}
+
 /** Visitors of every event goal and of each page goal (`Visit <pattern>`), unsorted. */
 async function goalVisitors(reader: CountReader, range: DayRange, patterns: readonly string[]): Promise<StatRow[]> {
   const [events, ...pages] = await Promise.all([
@@ -201,7 +226,7 @@ async function goalVisitors(reader: CountReader, range: DayRange, patterns: read
 
 /** Answers parsed queries: in the caller's thread, or behind a reader thread (StatsRunner over messages). */
 export interface StatsRunner extends PathRunner {
-  page(websiteId: number, query: StatsQuery): Promise<StatsPage>;
+  page(websiteId: number, query: StatsQuery & Partial<GoalQuery>): Promise<StatsPage>;
   totals(websiteId: number, query: TotalsQuery): Promise<Totals>;
   /** The totals of each hour of the range (from the visits and hits, so within `retention_days`). */
   hourly(websiteId: number, query: TotalsQuery): Promise<HourFigures[]>;
@@ -242,7 +267,7 @@ export function createStatsRunner({ readerFor, pathsFor }: StatsSources): StatsR
     return page;
   }
 
-  async function statsPage(websiteId: number, query: StatsQuery): Promise<StatsPage> {
+  async function statsPage(websiteId: number, query: StatsQuery & Partial<GoalQuery>): Promise<StatsPage> {
     if (isEngagementStatistic(query.name)) return engagementPage(websiteId, { ...query, name: query.name });
     const reader = readerFor(websiteId, query);
     const range = { from: query.from, to: query.to };
@@ -260,7 +285,7 @@ export function createStatsRunner({ readerFor, pathsFor }: StatsSources): StatsR
       const series = await seriesRows(reader, query.name, range);
       result = pageRows(series.rows, list);
       rangeTotal = series.total;
-    } else if (query.name === "goals") result = await goalRows(reader, range, list, query.goal_page);
+    } else if (query.name === "goals") result = await goalRows(reader, range, list, query);
     else result = await reader.page(stat, range, list);
 
     const page: StatsPage = { data: result.rows, total: result.total, page: query.page, perPage: query.per_page };
@@ -339,12 +364,29 @@ export function createStatsRunner({ readerFor, pathsFor }: StatsSources): StatsR
 
 const localTime = createLocalClock();
 
-export function createStats(
-  websites: Websites,
-  runner: StatsRunner,
-  beforeRead: () => Promise<void>,
-  readRealtime: ReturnType<typeof createRealtimeReader>,
-): CountStats {
+/** What the count statistics read through: the websites, a runner, the realtime reader, and the goals each website keeps. */
+export interface CountStatsOptions {
+  websites: Websites;
+  runner: StatsRunner;
+  /** Writes what is buffered first: a read sees every hit accepted before it. */
+  beforeRead(): Promise<void>;
+  readRealtime: ReturnType<typeof createRealtimeReader>;
+  /** The website's goals: its page patterns and event names (websites/goals.ts). */
+  goalsOf(websiteId: number): Promise<{ pages: string[]; events: string[] }>;
+  /** A saved segment's filters, when `viewer` sees it (websites/saved-segments.ts); NotFoundError otherwise. */
+  segmentFilters(viewer: SegmentViewer, websiteId: number, segmentId: number): Promise<string[]>;
+}
+
+export function createStats({ websites, runner, beforeRead, readRealtime, goalsOf, segmentFilters }: CountStatsOptions): CountStats {
+  /** The account's website whose domain is `siteId`, when the asker may see it. */
+  async function siteOf(accountId: number, siteId: string, canSee: (websiteId: number) => boolean) {
+    const domain = siteId.toLowerCase();
+    const found = await websites.list(accountId, { search: domain, perPage: 100 });
+    const website = found.data.find((candidate) => candidate.domain === domain);
+    if (!website || !canSee(website.id)) throw new NotFoundError(`Site ${JSON.stringify(siteId)} not found in this account.`);
+    return website;
+  }
+
   const stats: CountStats = {
     async query(accountId, websiteId, input) {
       await websites.get(accountId, websiteId);
@@ -352,8 +394,12 @@ export function createStats(
     },
     async queryWebsite(websiteId, input) {
       const query = parseStatsQuery(input);
+      // The goals statistic counts the website's own goals; page goals the request names replace its page goals.
+      const goals = query.name === "goals" ? await goalsOf(websiteId) : null;
       await beforeRead();
-      return runner.page(websiteId, query);
+      if (!goals) return runner.page(websiteId, query);
+      const pages = query.goal_page.length > 0 ? query.goal_page : goals.pages;
+      return runner.page(websiteId, { ...query, goal_page: pages, event_goals: goals.events });
     },
     async totals(accountId, websiteId, input) {
       await websites.get(accountId, websiteId);
@@ -372,12 +418,14 @@ export function createStats(
       await beforeRead();
       return readRealtime(websiteId);
     },
-    async plausible(accountId, body, canSee = () => true) {
-      const query = parsePlausibleQuery(body);
-      const domain = query.site_id.toLowerCase();
-      const found = await websites.list(accountId, { search: domain, perPage: 100 });
-      const website = found.data.find((candidate) => candidate.domain === domain);
-      if (!website || !canSee(website.id)) throw new NotFoundError(`Site ${JSON.stringify(query.site_id)} not found in this account.`);
+    async plausible(accountId, body, { canSee = () => true, userId } = {}) {
+      let asked = body;
+      if (usesSegments(body) && typeof (body as { site_id?: unknown }).site_id === "string") {
+        const site = await siteOf(accountId, (body as { site_id: string }).site_id, canSee);
+        asked = await expandSegments(body as Record<string, unknown>, (id) => segmentFilters({ accountId, userId }, site.id, id));
+      }
+      const query = parsePlausibleQuery(asked);
+      const website = await siteOf(accountId, query.site_id, canSee);
       const answerer = createPlausibleAnswerer({
         list: (input) => stats.queryWebsite(website.id, input),
         totals: (input) => stats.totalsWebsite(website.id, input),

@@ -1,5 +1,5 @@
 import { randomUUID } from "node:crypto";
-import { Migrator, sql, type Kysely, type Migration, type RawBuilder } from "kysely";
+import { Migrator, sql, type ColumnDefinitionBuilder, type Kysely, type Migration, type RawBuilder } from "kysely";
 import { VITALS } from "../model/hit-input.js";
 import type { SqlDialect } from "./dialect.js";
 import type { Database } from "./schema.js";
@@ -406,6 +406,44 @@ const migrationFactories: Record<string, MigrationFactory> = {
         .execute();
       await db.schema.createIndex("alert_deliveries_due_idx").on("alert_deliveries").columns(["status", "next_attempt_at"]).execute();
       await db.schema.createIndex("alert_deliveries_website_idx").on("alert_deliveries").columns(["website_id", "id"]).execute();
+    },
+  }),
+  // What a team shares per website beside its funnels: goals (page patterns and events),
+  // notes on dates of the charts, and saved filter sets (personal to a user, or shared).
+  "0050_goals_annotations_saved_segments": (dialect) => ({
+    async up(db) {
+      const website = (c: ColumnDefinitionBuilder) => c.notNull().references("websites.id").onDelete("cascade");
+      await db.schema
+        .createTable("goals")
+        .addColumn("id", dialect.idColumnType, (c) => dialect.idColumn(c))
+        .addColumn("website_id", "integer", website)
+        .addColumn("goal_type", "text", (c) => c.notNull())
+        .addColumn("value", "text", (c) => c.notNull())
+        .addColumn("display_name", "text", (c) => c.notNull())
+        .addColumn("created_at", "text", (c) => c.notNull())
+        .execute();
+      await db.schema.createIndex("goals_website_idx").on("goals").columns(["website_id", "goal_type", "value"]).unique().execute();
+      await db.schema
+        .createTable("annotations")
+        .addColumn("id", dialect.idColumnType, (c) => dialect.idColumn(c))
+        .addColumn("website_id", "integer", website)
+        .addColumn("date", "text", (c) => c.notNull())
+        .addColumn("text", "text", (c) => c.notNull())
+        .addColumn("created_at", "text", (c) => c.notNull())
+        .execute();
+      await db.schema.createIndex("annotations_website_idx").on("annotations").columns(["website_id", "date"]).execute();
+      await db.schema
+        .createTable("saved_segments")
+        .addColumn("id", dialect.idColumnType, (c) => dialect.idColumn(c))
+        .addColumn("website_id", "integer", website)
+        .addColumn("name", "text", (c) => c.notNull())
+        .addColumn("filters", "text", (c) => c.notNull())
+        // null: shared with everyone who sees the website; else the user it is personal to.
+        .addColumn("user_id", "integer", (c) => c.references("users.id").onDelete("cascade"))
+        .addColumn("created_at", "text", (c) => c.notNull())
+        .addColumn("updated_at", "text", (c) => c.notNull())
+        .execute();
+      await db.schema.createIndex("saved_segments_website_idx").on("saved_segments").columns(["website_id", "id"]).execute();
     },
   }),
 };

@@ -31,6 +31,9 @@ export interface Database {
   funnels: FunnelsTable;
   alert_rules: AlertRulesTable;
   alert_deliveries: AlertDeliveriesTable;
+  goals: GoalsTable;
+  annotations: AnnotationsTable;
+  saved_segments: SavedSegmentsTable;
 }
 
 /**
@@ -240,6 +243,36 @@ export interface FunnelsTable {
   name: string;
   steps: string;
   created_at: string;
+}
+
+/** A goal of a website: visitors who viewed a page matching `value` (`page`, `*` for any characters) or fired the event `value` (`event`). */
+export interface GoalsTable {
+  id: Generated<number>;
+  website_id: number;
+  goal_type: "page" | "event";
+  value: string;
+  display_name: string;
+  created_at: string;
+}
+
+/** A note on one of a website's days (`Y-m-d`, its time zone), shown on the charts. */
+export interface AnnotationsTable {
+  id: Generated<number>;
+  website_id: number;
+  date: string;
+  text: string;
+  created_at: string;
+}
+
+/** Filters saved under a name: `filters` is a JSON list of the API's filter texts; `user_id` null when shared. */
+export interface SavedSegmentsTable {
+  id: Generated<number>;
+  website_id: number;
+  name: string;
+  filters: string;
+  user_id: number | null;
+  created_at: string;
+  updated_at: string;
 }
 
 /** The columns of a table of runs (storage/claimed-runs.ts): things done once each, by one process at a time. */

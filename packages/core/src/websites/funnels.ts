@@ -1,9 +1,10 @@
 import type { Kysely, Selectable } from "kysely";
 import * as z from "zod";
 import type { Database, FunnelsTable } from "../storage/schema.js";
-import { NotFoundError, ValidationError } from "../shared/errors.js";
+import { NotFoundError } from "../shared/errors.js";
 import { validate } from "../shared/validation.js";
-import { FUNNEL_LIMITS, parseStep } from "../model/path-steps.js";
+import { FUNNEL_LIMITS, parseStep, stepText } from "../model/path-steps.js";
+import { deleteRecord, requireRoom, timestamp } from "./website-records.js";
 import type { Websites } from "./websites.js";
 
 /** A funnel as the API shows it. */
@@ -28,7 +29,7 @@ export interface FunnelInput {
 export const FUNNELS_PER_WEBSITE = 50;
 
 const { minSteps, maxSteps, nameLength } = FUNNEL_LIMITS;
-const STEP_MESSAGE = "A step must be page:<pattern> or event:<name>, 1 to 200 characters after the colon.";
+const STEP_MESSAGE = "A step must be a page (/pricing, or page:/blog/*) or an event (event:Signup), 1 to 200 characters.";
 
 export const funnelCreateSchema = z
   .object({
@@ -53,12 +54,19 @@ export const funnelCreateSchema = z
       )
       .pipe(
         z
-          .array(z.string().refine((text) => parseStep(text) !== null, STEP_MESSAGE))
+          .array(
+            z.string().transform((text, context) => {
+              const step = parseStep(text);
+              if (step) return stepText(step);
+              context.addIssue({ code: "custom", message: STEP_MESSAGE, input: text });
+              return z.NEVER;
+            }),
+          )
           .min(minSteps, `A funnel has ${minSteps} to ${maxSteps} steps.`)
           .max(maxSteps, `A funnel has ${minSteps} to ${maxSteps} steps.`),
       )
       .meta({
-        description: `${minSteps} to ${maxSteps} steps in order, each \`page:<pattern>\` (\`*\` stands for any characters, case-sensitive) or \`event:<name>\`; a form sends them one a line.`,
+        description: `${minSteps} to ${maxSteps} steps in order, each \`page:<pattern>\` (\`*\` stands for any characters, case-sensitive; a path alone, \`/pricing\`, is a page too) or \`event:<name>\`; a form sends them one a line.`,
         example: ["page:/pricing", "page:/signup*", "event:Signup"],
       }),
   })
@@ -103,17 +111,10 @@ export function createFunnels(db: Kysely<Database>, websites: Websites): Funnels
     async create(accountId, websiteId, input) {
       await websites.get(accountId, websiteId);
       const { name, steps } = validate(funnelCreateSchema, input);
-      const { n } = await db
-        .selectFrom("funnels")
-        .select((eb) => eb.fn.countAll<number>().as("n"))
-        .where("website_id", "=", websiteId)
-        .executeTakeFirstOrThrow();
-      if (Number(n) >= FUNNELS_PER_WEBSITE) {
-        throw new ValidationError({ name: [`A website may have at most ${FUNNELS_PER_WEBSITE} funnels.`] });
-      }
+      await requireRoom(db, { table: "funnels", websiteId, max: FUNNELS_PER_WEBSITE, field: "name", what: "funnels" });
       const row = await db
         .insertInto("funnels")
-        .values({ website_id: websiteId, name, steps: steps.join("\n"), created_at: new Date().toISOString() })
+        .values({ website_id: websiteId, name, steps: steps.join("\n"), created_at: timestamp() })
         .returningAll()
         .executeTakeFirstOrThrow();
       return toFunnel(row);
@@ -125,8 +126,7 @@ export function createFunnels(db: Kysely<Database>, websites: Websites): Funnels
     getOfWebsite,
     async delete(accountId, websiteId, funnelId) {
       await websites.get(accountId, websiteId);
-      const deleted = await db.deleteFrom("funnels").where("website_id", "=", websiteId).where("id", "=", funnelId).executeTakeFirst();
-      if (Number(deleted.numDeletedRows) === 0) throw new NotFoundError();
+      await deleteRecord(db, "funnels", websiteId, funnelId);
     },
   };
 }

@@ -89,7 +89,10 @@ export const plausibleQueryRoute = defineRoute({
       // JSON only: a cross-site form cannot send it, so a session cookie alone never runs a query.
       if (mediaType(request) !== "application/json") throw new HttpError(415, "Send the query as application/json.");
       const body = parseJsonObject(await readText(request, DEFAULT_BODY_LIMIT));
-      return json(200, await tally.stats.plausible(access.accountId, body, (id) => canSeeWebsite(access, id)));
+      return json(
+        200,
+        await tally.stats.plausible(access.accountId, body, { canSee: (id) => canSeeWebsite(access, id), userId: access.userId }),
+      );
     } catch (error) {
       return errorAnswer(error);
     }

@@ -2,7 +2,6 @@ import {
   accountSchema,
   dayRangeSchema,
   funnelResultSchema,
-  funnelSchema,
   journeyResultSchema,
   realtimeSchema,
   statRowSchema,
@@ -76,9 +75,10 @@ export const accountAnswer = dataAnswer(accountSchema, 200);
 export const websiteAnswer = dataAnswer(websiteSchema, 200);
 export const websiteCreatedAnswer = dataAnswer(websiteSchema, 201);
 export const websiteListAnswer = listAnswer(websiteSchema).meta({ id: "WebsiteList" });
-export const websiteDeletedAnswer = z
-  .object({ id: z.int().positive(), object: z.literal("website"), deleted: z.literal(true), status: status(200) })
-  .meta({ id: "WebsiteDeleted" });
+/** `{ "id", "object", "deleted": true, "status": 200 }`: what a DELETE answers, under the schema id `id`. */
+export const deletedAnswer = <O extends string>(object: O, id: string) =>
+  z.object({ id: z.int().positive(), object: z.literal(object), deleted: z.literal(true), status: status(200) }).meta({ id });
+export const websiteDeletedAnswer = deletedAnswer("website", "WebsiteDeleted");
 
 export const statsAnswer = listAnswer(statRowSchema)
   .extend({
@@ -90,12 +90,6 @@ export const statsAnswer = listAnswer(statRowSchema)
   })
   .meta({ id: "StatsPage" });
 export const totalsAnswer = totalsSchema.extend({ status: status(200) });
-export const funnelAnswer = dataAnswer(funnelSchema, 200);
-export const funnelCreatedAnswer = dataAnswer(funnelSchema, 201);
-export const funnelListAnswer = dataAnswer(z.array(funnelSchema), 200).meta({ id: "FunnelList" });
-export const funnelDeletedAnswer = z
-  .object({ id: z.int().positive(), object: z.literal("funnel"), deleted: z.literal(true), status: status(200) })
-  .meta({ id: "FunnelDeleted" });
 export const funnelResultAnswer = funnelResultSchema.extend({ status: status(200) }).meta({ id: "FunnelResult" });
 export const journeyResultAnswer = journeyResultSchema.extend({ status: status(200) }).meta({ id: "JourneyResult" });
 export const realtimeAnswer = dataAnswer(realtimeSchema, 200);

@@ -156,7 +156,10 @@ const queryStats = defineTool({
   input: z.object(plausibleQuerySchema.shape),
   async run({ tally, access }, body) {
     const query = { ...body, pagination: { limit: PLAUSIBLE_ROWS, ...body.pagination } };
-    const answer = await tally.stats.plausible(access.accountId, query, (id) => canSeeWebsite(access, id));
+    const answer = await tally.stats.plausible(access.accountId, query, {
+      canSee: (id) => canSeeWebsite(access, id),
+      userId: access.userId,
+    });
     const { total_rows: total } = answer.meta;
     const rows = total === undefined ? count(answer.results.length, "row") : `${answer.results.length} of ${count(total, "row")}`;
     const by = body.dimensions && body.dimensions.length > 0 ? ` by ${body.dimensions.join(", ")}` : "";
