@@ -408,6 +408,83 @@ export type paths = {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/live/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The live view: the last 30 minutes
+         * @description Visitors right now (the last five minutes), the last 30 minutes minute by minute (visitors and pageviews), their pages, sources and countries by visitors, the latest hit, and the hits the website's rules dropped lately (bots, excluded addresses: kept in memory, so per process and since its start).
+         */
+        get: operations["getLiveById"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/stats/{id}/sessions": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The range's sessions, newest first
+         * @description Each visit that started in the range and matches the filters: when, how long, its pageviews and events, and its values (entry and exit page, source, country, device…), a page at a time. From the visits, so within `retention_days`.
+         */
+        get: operations["getStatsByIdSessions"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/stats/{id}/sessions/{visit}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** One session: its pageviews and events in order */
+        get: operations["getStatsByIdSessionsByVisit"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/stats/{id}/properties": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The property names an event was sent with
+         * @description Over a range, most used first (at most 50): what to break an event down by (`name=event_property`).
+         */
+        get: operations["getStatsByIdProperties"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v2/query": {
         parameters: {
             query?: never;
@@ -778,6 +855,26 @@ export type paths = {
         };
         /** Visitors right now on the shared website */
         get: operations["getShareByDomainApiRealtime"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/share/{domain}/api/live": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The shared website's live view
+         * @description As `GET /api/v1/live/{id}`, without the dropped hits.
+         */
+        get: operations["getShareByDomainApiLive"];
         put?: never;
         post?: never;
         delete?: never;
@@ -2397,6 +2494,147 @@ export type components = {
              * @example 2026-11-21T10:00:00.000Z
              */
             created_at: string;
+        };
+        Live: {
+            /** @description Visitors with a hit in the last five minutes (as `GET /api/v1/realtime/{id}`). */
+            visitors: number;
+            /** @description The last 30 minutes, oldest first, in the website's time zone; the last is the current minute. */
+            minutes: {
+                /** @example 14:05 */
+                minute: string;
+                visitors: number;
+                pageviews: number;
+            }[];
+            /** @description The pages viewed in those minutes, by visitors. */
+            pages: {
+                value: string;
+                visitors: number;
+            }[];
+            /** @description Where those visits came from (`source`; empty: direct), by visitors. */
+            sources: {
+                value: string;
+                visitors: number;
+            }[];
+            /** @description Their countries (`US:United States`), by visitors. */
+            countries: {
+                value: string;
+                visitors: number;
+            }[];
+            /** @description The latest pageview or event, its local time and page. */
+            last_hit: {
+                /** @example 14:05:32 */
+                at: string;
+                page: string;
+            } | null;
+            /** @description Hits the website's rules dropped lately (kept in this process's memory), newest first. */
+            dropped: {
+                /** Format: date-time */
+                at: string;
+                /** @enum {string} */
+                reason: "bot" | "referrer-spam" | "excluded-ip" | "counted";
+                page: string;
+            }[];
+        };
+        SessionsPage: {
+            data: components["schemas"]["Session"][];
+            meta: {
+                current_page: number;
+                per_page: number;
+                /** @description Whether the next page has sessions. */
+                has_more: boolean;
+            };
+            /**
+             * @description The HTTP status, repeated.
+             * @constant
+             */
+            status: 200;
+        };
+        Session: {
+            /** @description The visit's id. */
+            id: number;
+            /** @description The same for every visit of one visitor on one day (the first visit's id). */
+            visitor: number;
+            /**
+             * @description When it started, `Y-m-d HH:MM:SS` in the website's time zone.
+             * @example 2026-03-03 10:04:12
+             */
+            started_at: string;
+            /** @description Seconds from its first hit to its last activity. */
+            duration: number;
+            pageviews: number;
+            events: number;
+            entry_page: string;
+            exit_page: string;
+            referrer: string;
+            utm_source: string;
+            utm_medium: string;
+            utm_campaign: string;
+            utm_content: string;
+            utm_term: string;
+            browser: string;
+            os: string;
+            device: string;
+            country: string;
+            continent: string;
+            city: string;
+            language: string;
+            resolution: string;
+            source: string;
+            channel: string;
+            browser_version: string;
+            os_version: string;
+            region: string;
+            hostname: string;
+        };
+        SessionDetail: {
+            data: {
+                session: components["schemas"]["Session"];
+                /** @description Its pageviews and events, in order. */
+                hits: components["schemas"]["SessionHit"][];
+            };
+            /**
+             * @description The HTTP status, repeated.
+             * @constant
+             */
+            status: 200;
+        };
+        SessionHit: {
+            /**
+             * @description `Y-m-d HH:MM:SS`, the website's time zone.
+             * @example 2026-03-03 10:04:30
+             */
+            at: string;
+            /** @enum {string} */
+            type: "pageview" | "event";
+            /** @example /pricing */
+            page: string;
+            /**
+             * @description The event's name; null for a pageview.
+             * @example Signup
+             */
+            event: string | null;
+            /**
+             * @example {
+             *       "plan": "pro"
+             *     }
+             */
+            props: {
+                [key: string]: string;
+            };
+        };
+        PropertyNames: {
+            /**
+             * @example [
+             *       "plan",
+             *       "source"
+             *     ]
+             */
+            data: string[];
+            /**
+             * @description The HTTP status, repeated.
+             * @constant
+             */
+            status: 200;
         };
         PlausibleAnswer: {
             results: {
@@ -4094,6 +4332,166 @@ export interface operations {
             500: components["responses"]["ServerError"];
         };
     };
+    getLiveById: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The website's id. */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The live view. */
+            200: {
+                headers: {
+                    /** @description Requests allowed per window (when rate limiting is on). */
+                    "X-RateLimit-Limit"?: string;
+                    /** @description Requests left in this window. */
+                    "X-RateLimit-Remaining"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["Live"];
+                        /**
+                         * @description The HTTP status, repeated.
+                         * @constant
+                         */
+                        status: 200;
+                    };
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["ServerError"];
+        };
+    };
+    getStatsByIdSessions: {
+        parameters: {
+            query: {
+                /** @description First day of the range (inclusive), `Y-m-d` in the website's time zone, 1970-01-01 to 9998-12-31. */
+                from: string;
+                /** @description Last day of the range (inclusive), `Y-m-d` in the website's time zone, 1970-01-01 to 9998-12-31. */
+                to: string;
+                /** @description Conditions that must all hold, each `<dimension>:<operator>:<value>[|<value>…]`; repeat the parameter for several. Dimensions: `page`, `event` (visits that fired it), `entry_page`, `exit_page`, `referrer`, `utm_source`, `utm_medium`, `utm_campaign`, `utm_content`, `utm_term`, `browser`, `os`, `device`, `country`, `continent`, `city`, `language`, `resolution`, `source`, `channel`, `browser_version`, `os_version`, `region`, `hostname`, and `prop:<name>` (an event property). Operators: `is`, `is_not`, `contains` and `contains_not` (ignoring case), `matches` and `matches_not` (RE2 regular expressions). `|` separates values (any of them; `is_not`, `contains_not`: none of them); `\|` and `\\` are a literal `|` and `\`. `country:is:US` matches by code. `||` joins conditions into one filter that holds when any of them does (`country:is:DE||source:is:Google`). At most 20 conditions (those joined by `||` included), 50 values each, 2048 characters a value. A bad condition is a 422 naming it (`filter.0`). */
+                filter?: string | string[];
+                /** @description Page number, from 1. */
+                page?: string;
+                /** @description Sessions per page: 10, 25 (default), 50 or 100. */
+                per_page?: "10" | "25" | "50" | "100";
+            };
+            header?: never;
+            path: {
+                /** @description The website's id. */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description One page of sessions. */
+            200: {
+                headers: {
+                    /** @description Requests allowed per window (when rate limiting is on). */
+                    "X-RateLimit-Limit"?: string;
+                    /** @description Requests left in this window. */
+                    "X-RateLimit-Remaining"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SessionsPage"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            422: components["responses"]["ValidationFailed"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["ServerError"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    getStatsByIdSessionsByVisit: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The website's id. */
+                id: string;
+                /** @description The visit's id (a session's `id`). */
+                visit: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The session and its hits. */
+            200: {
+                headers: {
+                    /** @description Requests allowed per window (when rate limiting is on). */
+                    "X-RateLimit-Limit"?: string;
+                    /** @description Requests left in this window. */
+                    "X-RateLimit-Remaining"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SessionDetail"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["ServerError"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    getStatsByIdProperties: {
+        parameters: {
+            query: {
+                /** @description The event (`pageview` for the pageviews' own properties). */
+                event: string;
+                /** @description First day of the range (inclusive), `Y-m-d` in the website's time zone, 1970-01-01 to 9998-12-31. */
+                from: string;
+                /** @description Last day of the range (inclusive), `Y-m-d` in the website's time zone, 1970-01-01 to 9998-12-31. */
+                to: string;
+            };
+            header?: never;
+            path: {
+                /** @description The website's id. */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The names. */
+            200: {
+                headers: {
+                    /** @description Requests allowed per window (when rate limiting is on). */
+                    "X-RateLimit-Limit"?: string;
+                    /** @description Requests left in this window. */
+                    "X-RateLimit-Remaining"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PropertyNames"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            422: components["responses"]["ValidationFailed"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["ServerError"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
     postApiV2Query: {
         parameters: {
             query?: never;
@@ -5140,6 +5538,72 @@ export interface operations {
                 content: {
                     "application/json": {
                         data: components["schemas"]["Realtime"];
+                        /**
+                         * @description The HTTP status, repeated.
+                         * @constant
+                         */
+                        status: 200;
+                    };
+                };
+            };
+            /** @description Privacy 2 without a valid `tally_share` cookie: This page is protected by a password. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @example This page is protected by a password. */
+                        message: string;
+                        /**
+                         * @description The HTTP status, repeated.
+                         * @constant
+                         */
+                        status: 401;
+                    };
+                };
+            };
+            /** @description No such website, or a private one (privacy 1) and not the owner: the same answer. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @example Resource not found. */
+                        message: string;
+                        /**
+                         * @description The HTTP status, repeated.
+                         * @constant
+                         */
+                        status: 404;
+                    };
+                };
+            };
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["ServerError"];
+        };
+    };
+    getShareByDomainApiLive: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The website's domain. */
+                domain: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The last 30 minutes. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["Live"];
                         /**
                          * @description The HTTP status, repeated.
                          * @constant

@@ -14,6 +14,11 @@ import type {
   Deleted,
   Goal,
   GoalCreate,
+  Live,
+  PropertyNamesQuery,
+  SessionDetail,
+  SessionsPage,
+  SessionsQuery,
   SavedSegment,
   SavedSegmentCreate,
   SavedSegmentUpdate,
@@ -78,6 +83,8 @@ export interface ShareClient {
   stats(query: StatsQuery): Promise<StatsPage>;
   totals(query: TotalsQuery): Promise<Totals>;
   realtime(): Promise<Realtime>;
+  /** The last 30 minutes (without the dropped hits). */
+  live(): Promise<Live>;
   /** Sends the share page's password; the answer sets its cookie (browsers keep it). */
   unlock(password: string): Promise<{ message: string }>;
 }
@@ -136,7 +143,15 @@ export interface TallyClient {
     funnel(websiteId: number, query: FunnelQuery): Promise<FunnelResult>;
     /** Where visits went after (or came from before) a page or an event: nodes per step and the links between them. */
     journey(websiteId: number, query: JourneyQuery): Promise<JourneyResult>;
+    /** The range's sessions matching the filters, newest first, a page at a time. */
+    sessions(websiteId: number, query: SessionsQuery): Promise<SessionsPage>;
+    /** One session and its pageviews and events, in order. */
+    session(websiteId: number, visitId: number): Promise<SessionDetail>;
+    /** The property names an event was sent with over a range, most used first. */
+    properties(websiteId: number, query: PropertyNamesQuery): Promise<string[]>;
   };
+  /** The last 30 minutes minute by minute, their pages, sources and countries, and the hits dropped lately. */
+  live(websiteId: number): Promise<Live>;
   /** Visitors in the last five minutes. */
   realtime(websiteId: number): Promise<Realtime>;
   share(domain: string): ShareClient;
@@ -252,7 +267,11 @@ export function createClient({ baseUrl, apiKey, fetch = globalThis.fetch }: Tall
       totals: (websiteId, query) => call("GET", `/api/v1/stats/${id(websiteId)}/totals`, { query }),
       funnel: (websiteId, query) => call("GET", `/api/v1/stats/${id(websiteId)}/funnel`, { query }),
       journey: (websiteId, query) => call("GET", `/api/v1/stats/${id(websiteId)}/journey`, { query }),
+      sessions: (websiteId, query) => call("GET", `/api/v1/stats/${id(websiteId)}/sessions`, { query }),
+      session: (websiteId, visitId) => data(call("GET", `/api/v1/stats/${id(websiteId)}/sessions/${id(visitId)}`)),
+      properties: (websiteId, query) => data(call("GET", `/api/v1/stats/${id(websiteId)}/properties`, { query })),
     },
+    live: (websiteId) => data(call("GET", `/api/v1/live/${id(websiteId)}`)),
     realtime: (websiteId) => data(call("GET", `/api/v1/realtime/${id(websiteId)}`)),
     me: () => data(call("GET", "/api/v1/me")),
     users: {
@@ -281,6 +300,7 @@ export function createClient({ baseUrl, apiKey, fetch = globalThis.fetch }: Tall
         stats: (query) => call("GET", `${path}/stats`, { query }),
         totals: (query) => call("GET", `${path}/totals`, { query }),
         realtime: () => data(call("GET", `${path}/realtime`)),
+        live: () => data(call("GET", `${path}/live`)),
         unlock: (password) => call("POST", `${path}/auth`, { body: { password } }),
       };
     },

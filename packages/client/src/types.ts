@@ -28,6 +28,11 @@ export type DayRange = Schemas["DayRange"];
 export type TotalFigures = Schemas["TotalFigures"];
 export type Totals = JsonOf<operations["getStatsByIdTotals"], 200>;
 export type Realtime = Schemas["Realtime"];
+export type Live = Schemas["Live"];
+export type Session = Schemas["Session"];
+export type SessionHit = Schemas["SessionHit"];
+export type SessionsPage = Schemas["SessionsPage"];
+export type SessionDetail = Schemas["SessionDetail"]["data"];
 export type Funnel = Schemas["Funnel"];
 export type FunnelCreate = Schemas["FunnelCreate"];
 export type FunnelDeleted = Schemas["FunnelDeleted"];
@@ -69,6 +74,10 @@ export type StatsQuery = QueryOf<operations["getStatsById"]>;
 export type TotalsQuery = QueryOf<operations["getStatsByIdTotals"]>;
 /** `funnel` (its id), `from`, `to`, and optionally `filter` and `compare`. */
 export type FunnelQuery = QueryOf<operations["getStatsByIdFunnel"]>;
+/** `from`, `to`, and optionally `filter`, `page` and `per_page`. */
+export type SessionsQuery = QueryOf<operations["getStatsByIdSessions"]>;
+/** `event` (`pageview` for the pageviews' own), `from` and `to`. */
+export type PropertyNamesQuery = QueryOf<operations["getStatsByIdProperties"]>;
 /** `from` and `to` (`Y-m-d`), both optional. */
 export type AnnotationListQuery = QueryOf<operations["getWebsitesByIdAnnotations"]>;
 /** `from_page` or `from_event`, `from`, `to`, and optionally `direction`, `depth`, `filter` and `compare`. */

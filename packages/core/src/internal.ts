@@ -14,6 +14,8 @@ export { alertCreateSchema, alertUpdateSchema, alertSchema, alertDeliverySchema,
 export { ALERT_KINDS, ALERT_KIND_NAMES } from "./alerts/alert-kinds.js";
 export { goalCreateSchema, goalSchema } from "./websites/goals.js";
 export { annotationCreateSchema, annotationListQuery, annotationSchema, annotationUpdateSchema } from "./websites/annotations.js";
+export { liveSchema } from "./stats/live.js";
+export { propertyNamesQuerySchema, sessionHitSchema, sessionSchema, sessionsQuerySchema } from "./stats/sessions.js";
 export { savedSegmentCreateSchema, savedSegmentSchema, savedSegmentUpdateSchema } from "./websites/saved-segments.js";
 export { funnelResultSchema, journeyResultSchema } from "./model/path-schemas.js";
 export type { UserRow } from "./accounts/users.js";

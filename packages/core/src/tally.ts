@@ -35,6 +35,7 @@ import { createFunnels, type Funnels } from "./websites/funnels.js";
 import { createGoals, type Goals } from "./websites/goals.js";
 import { createAnnotations, type Annotations } from "./websites/annotations.js";
 import { createSavedSegments, type SavedSegments } from "./websites/saved-segments.js";
+import { readLive } from "./stats/live.js";
 import { checkTrustProxy, type TrustProxy } from "./shared/trust-proxy.js";
 import { createWebsiteDirectory, createWebsites, type WebsiteDirectory, type Websites } from "./websites/websites.js";
 import { createMailer, type MailOptions } from "./shared/mailer.js";
@@ -464,6 +465,13 @@ async function openServices(options: TallyOptions): Promise<Services> {
         return { pages: of("page"), events: of("event") };
       },
       segmentFilters: (viewer, websiteId, id) => savedSegments.get(viewer, websiteId, id).then((segment) => segment.filters),
+      readLive: (websiteId, now) => readLive(store.db, websiteId, now),
+      async timezoneOf(websiteId) {
+        const row = await directory.findById(websiteId);
+        if (!row) throw new NotFoundError();
+        return row.timezone;
+      },
+      recentDrops: (websiteId) => flushed.recentDrops(websiteId),
     }),
     ...createPathStats({ websites, funnels, runner: reads, beforeRead }),
   };

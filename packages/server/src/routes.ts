@@ -1,6 +1,9 @@
 import {
   funnelQuerySchema,
   journeyQuerySchema,
+  NotFoundError,
+  propertyNamesQuerySchema,
+  sessionsQuerySchema,
   statsQuerySchema,
   totalsQuerySchema,
   websiteCreateSchema,
@@ -14,6 +17,10 @@ import {
   funnelResultAnswer,
   journeyResultAnswer,
   realtimeAnswer,
+  liveAnswer,
+  propertyNamesAnswer,
+  sessionAnswer,
+  sessionsAnswer,
   send,
   statsAnswer,
   totalsAnswer,
@@ -56,6 +63,14 @@ const exportQuery = z.object({
 });
 
 const notFound = { 404: "error" } as const;
+
+/** `{id}/sessions/{visit}`: the website and one of its visits. */
+const visitParams = websiteParams.extend({
+  visit: z
+    .string()
+    .regex(/^\d{1,15}$/)
+    .meta({ description: "The visit's id (a session's `id`).", example: "1" }),
+});
 
 const STATS_DESCRIPTION =
   "Rows `{value, count}` of one statistic over a range of the website's days, with search, sorting and paging. " +
@@ -289,6 +304,72 @@ export const routes: readonly Route[] = [
     },
   }),
   ...alertRoutes,
+  defineRoute({
+    method: "GET",
+    path: "/api/v1/live/{id}",
+    auth: "account",
+    readsStatistics: true,
+    params: websiteParams,
+    summary: "The live view: the last 30 minutes",
+    tag: "Statistics",
+    description:
+      "Visitors right now (the last five minutes), the last 30 minutes minute by minute (visitors and pageviews), their pages, sources and countries by visitors, the latest hit, and the hits the website's rules dropped lately (bots, excluded addresses: kept in memory, so per process and since its start).",
+    responses: { 200: { description: "The live view.", schema: liveAnswer }, ...notFound },
+    async handle(context) {
+      return send(liveAnswer, { data: await context.tally.stats.live(context.accountId, resourceId(context)) });
+    },
+  }),
+  defineRoute({
+    method: "GET",
+    path: "/api/v1/stats/{id}/sessions",
+    auth: "account",
+    readsStatistics: true,
+    params: websiteParams,
+    query: sessionsQuerySchema,
+    summary: "The range's sessions, newest first",
+    tag: "Statistics",
+    description:
+      "Each visit that started in the range and matches the filters: when, how long, its pageviews and events, and its values (entry and exit page, source, country, device…), a page at a time. From the visits, so within `retention_days`.",
+    responses: { 200: { description: "One page of sessions.", schema: sessionsAnswer }, ...notFound, 503: "error" },
+    async handle(context) {
+      const page = await context.tally.stats.sessions(context.accountId, resourceId(context), context.query);
+      return send(sessionsAnswer, { data: page.data, meta: { current_page: page.page, per_page: page.per_page, has_more: page.has_more } });
+    },
+  }),
+  defineRoute({
+    method: "GET",
+    path: "/api/v1/stats/{id}/sessions/{visit}",
+    auth: "account",
+    readsStatistics: true,
+    params: visitParams,
+    summary: "One session: its pageviews and events in order",
+    tag: "Statistics",
+    responses: { 200: { description: "The session and its hits.", schema: sessionAnswer }, ...notFound, 503: "error" },
+    async handle(context) {
+      const parsed = visitParams.safeParse(context.params);
+      if (!parsed.success) throw new NotFoundError();
+      return send(sessionAnswer, {
+        data: await context.tally.stats.session(context.accountId, resourceId(context), Number(parsed.data.visit)),
+      });
+    },
+  }),
+  defineRoute({
+    method: "GET",
+    path: "/api/v1/stats/{id}/properties",
+    auth: "account",
+    readsStatistics: true,
+    params: websiteParams,
+    query: propertyNamesQuerySchema,
+    summary: "The property names an event was sent with",
+    tag: "Statistics",
+    description: "Over a range, most used first (at most 50): what to break an event down by (`name=event_property`).",
+    responses: { 200: { description: "The names.", schema: propertyNamesAnswer }, ...notFound, 503: "error" },
+    async handle(context) {
+      return send(propertyNamesAnswer, {
+        data: await context.tally.stats.propertyNames(context.accountId, resourceId(context), context.query),
+      });
+    },
+  }),
   plausibleQueryRoute,
   mcpRoute,
   ...collectRoutes,

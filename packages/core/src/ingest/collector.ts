@@ -1,3 +1,4 @@
+import { createDropLog, type DroppedHit } from "./drop-log.js";
 import { addDays } from "../shared/calendar.js";
 import { NotFoundError, UnavailableError } from "../shared/errors.js";
 import { wellFormed } from "../shared/text.js";
@@ -109,6 +110,7 @@ export function createCollector(options: CollectorOptions) {
   let rotatedForDay = "";
   let clock = 0;
   const deleted = new Set<number>();
+  const drops = createDropLog();
   const queue = createWriteQueue({
     store,
     ...(options.flushIntervalMs === undefined ? {} : { flushIntervalMs: options.flushIntervalMs }),
@@ -198,19 +200,26 @@ export function createCollector(options: CollectorOptions) {
     const hit = checkHit(input);
     if (hit.known?.region) await loadRegions();
     const rules = await rulesFor(hit);
-    if (rules.excludeBots && userAgents.isBot(hit.userAgent)) return { status: "dropped", reason: "bot" };
+    const drop = (reason: DroppedHit["reason"]) => {
+      drops.record(rules.id, hit.url, reason);
+      return { status: "dropped" as const, reason };
+    };
+    if (rules.excludeBots && userAgents.isBot(hit.userAgent)) return drop("bot");
     const host = stripWww(hit.url.hostname);
     // Counting its subdomains, each host is a site of its own: another host of the website refers.
     const referrer = externalReferrer(hit.referrer, rules.includeSubdomains ? host : rules.domain);
-    if (rules.excludeBots && isReferrerSpam(referrer)) return { status: "dropped", reason: "referrer-spam" };
-    if (hit.ip !== "" && isExcludedIp(rules, hit.ip)) return { status: "dropped", reason: "excluded-ip" };
+    if (rules.excludeBots && isReferrerSpam(referrer)) return drop("referrer-spam");
+    if (hit.ip !== "" && isExcludedIp(rules, hit.ip)) return drop("excluded-ip");
     return enrich(hit, rules, { referrer, host });
   }
 
   async function count(input: HitInput): Promise<CollectResult> {
     const prepared = await prepare(input);
     if ("status" in prepared) return prepared;
-    if (prepared.kind === "event" && conversions.has(conversionKey(prepared))) return { status: "dropped", reason: "counted" };
+    if (prepared.kind === "event" && conversions.has(conversionKey(prepared))) {
+      drops.record(prepared.websiteId, new URL(input.url), "counted");
+      return { status: "dropped", reason: "counted" };
+    }
     queue.admit();
     await queue.add(prepared);
     return { status: "accepted" };
@@ -267,12 +276,15 @@ export function createCollector(options: CollectorOptions) {
     settleForRead: () => queue.settleForRead(),
     health: (probe: boolean) => queue.health(probe),
     refuseIfReplaced: () => queue.refuseIfReplaced(),
+    /** The hits the website's rules dropped lately, newest first (ingest/drop-log.ts). */
+    recentDrops: (websiteId: number) => drops.recent(websiteId),
     get buffered() {
       return queue.buffered;
     },
     forgetWebsite(websiteId: number, domain: string): void {
       websites.forget(domain);
       deleted.add(websiteId);
+      drops.forget(websiteId);
     },
     forgetDomain(domain: string): void {
       websites.forget(domain);

@@ -20,6 +20,7 @@ import {
 } from "./path-blocks.js";
 import { stepKey, visitJourney, type JourneyShape, type JourneyVisit } from "./journey-steps.js";
 import type { EngagementSignal } from "./engagement.js";
+import { sessionReads, type VisitsAnswer, type VisitsRequest } from "./sessions.js";
 import { VITALS } from "../model/hit-input.js";
 
 type Sql = RawBuilder<unknown>;
@@ -43,6 +44,8 @@ export interface PathReader {
   valuesOf(ids: readonly number[]): Promise<Map<number, string>>;
   /** How many hits lie in the range, counting no further than `atMost + 1` (a bound checked before running). */
   rowsRead(range: DayRange, atMost: number): Promise<number>;
+  /** The sessions explorer's reads (stats/sessions.ts): a page of matching visits, a visit's hits, an event's property names. */
+  visits(request: VisitsRequest): Promise<VisitsAnswer | null>;
 }
 
 /** Visitors of each step: visitor-days with a visit that did steps 1…n in order. */
@@ -233,6 +236,13 @@ export function createPathReader(
       }));
     },
     valuesOf: (ids) => dictionaryValues(db, ids),
+    async visits(request) {
+      where = await prepare();
+      const reads = sessionReads(run, websiteId, (ids) => dictionaryValues(db, ids));
+      if (request.kind === "sessions") return reads.sessions(where, request.query);
+      if (request.kind === "propertyNames") return reads.propertyNames(where, request.query);
+      return reads.session(request.visit);
+    },
     async rowsRead(range, atMost) {
       const [start, end] = localBounds(range);
       const [row] = await run<{ n: number }>(sql`select count(*) as n from (

@@ -6,6 +6,7 @@ import { comparisonRange } from "./comparison.js";
 import type { DayRange } from "./count-reader.js";
 import type { PathReader } from "./path-reader.js";
 import { stepOfKey, type JourneyVisit } from "./journey-steps.js";
+import type { VisitsAnswer, VisitsRequest } from "./sessions.js";
 import type { FunnelQuery, JourneyQuery } from "./path-query.js";
 
 /** The reader of one website's hits under a request's filters. */
@@ -116,6 +117,8 @@ async function topOf(reader: PathReader, query: JourneyQuery, counts: JourneyCou
 export interface PathRunner {
   funnel(websiteId: number, query: FunnelRun): Promise<FunnelAnswer>;
   journey(websiteId: number, query: JourneyQuery): Promise<JourneyResult>;
+  /** The sessions explorer's reads (stats/sessions.ts); null for a visit the website does not have. */
+  visits(websiteId: number, request: VisitsRequest): Promise<VisitsAnswer | null>;
 }
 
 /** Funnels and journeys of a website, read through `pathsFor` (the database of the request's thread). */
@@ -154,5 +157,8 @@ export function createPathRunner(pathsFor: PathsFor): PathRunner {
     };
   }
 
-  return { funnel, journey };
+  const visits = (websiteId: number, request: VisitsRequest) =>
+    pathsFor(websiteId, request.kind === "sessions" ? request.query.conditions : []).visits(request);
+
+  return { funnel, journey, visits };
 }

@@ -9,6 +9,7 @@ import type { PathStats } from "./path-stats.js";
 import { createPathRunner, type PathRunner, type PathsFor } from "./paths.js";
 import { comparedDay, comparisonRange, type CompareMode } from "./comparison.js";
 import type { Realtime, createRealtimeReader } from "./realtime.js";
+import type { DroppedHit, Live } from "./live.js";
 import { pageRows, type CountReader, type DayRange, type ListOptions, type Statistic } from "./count-reader.js";
 import { engagementRows } from "./engagement.js";
 import type { BlockColumnCache } from "./segment-reader.js";
@@ -59,6 +60,10 @@ export interface CountStats {
   realtime(accountId: number, websiteId: number): Promise<Realtime>;
   /** The same without an account check (shared stats). */
   realtimeWebsite(websiteId: number): Promise<Realtime>;
+  /** The last 30 minutes minute by minute, with pages, sources, countries and the hits dropped lately (docs/statistics.md, "Live"). */
+  live(accountId: number, websiteId: number): Promise<Live>;
+  /** The same without an account check (shared stats): without the dropped hits. */
+  liveWebsite(websiteId: number): Promise<Live>;
   /**
    * A Plausible Stats API v2 query (`POST /api/v2/query`) on the account's website whose domain
    * is `site_id`, answered from the statistics above; a `segment` filter stands for the filters
@@ -373,11 +378,28 @@ export interface CountStatsOptions {
   readRealtime: ReturnType<typeof createRealtimeReader>;
   /** The website's goals: its page patterns and event names (websites/goals.ts). */
   goalsOf(websiteId: number): Promise<{ pages: string[]; events: string[] }>;
+  /** The live view of a website (stats/live.ts), `now` its local wall-clock seconds. */
+  readLive(websiteId: number, now: number): Promise<Omit<Live, "visitors" | "dropped">>;
+  /** Its time zone, whoever asks (shared stats too). */
+  timezoneOf(websiteId: number): Promise<string>;
+  /** The hits its rules dropped lately (ingest/drop-log.ts). */
+  recentDrops(websiteId: number): DroppedHit[];
   /** A saved segment's filters, when `viewer` sees it (websites/saved-segments.ts); NotFoundError otherwise. */
   segmentFilters(viewer: SegmentViewer, websiteId: number, segmentId: number): Promise<string[]>;
 }
 
-export function createStats({ websites, runner, beforeRead, readRealtime, goalsOf, segmentFilters }: CountStatsOptions): CountStats {
+export function createStats(options: CountStatsOptions): CountStats {
+  const { websites, runner, beforeRead, readRealtime, goalsOf, segmentFilters } = options;
+  async function liveOf(websiteId: number, dropped: DroppedHit[]): Promise<Live> {
+    const timezone = await options.timezoneOf(websiteId);
+    await beforeRead();
+    const [{ visitors }, view] = await Promise.all([
+      readRealtime(websiteId),
+      options.readLive(websiteId, localTime(timezone, Date.now()).seconds),
+    ]);
+    return { visitors, ...view, dropped };
+  }
+
   /** The account's website whose domain is `siteId`, when the asker may see it. */
   async function siteOf(accountId: number, siteId: string, canSee: (websiteId: number) => boolean) {
     const domain = siteId.toLowerCase();
@@ -418,6 +440,11 @@ export function createStats({ websites, runner, beforeRead, readRealtime, goalsO
       await beforeRead();
       return readRealtime(websiteId);
     },
+    async live(accountId, websiteId) {
+      await websites.get(accountId, websiteId);
+      return liveOf(websiteId, options.recentDrops(websiteId));
+    },
+    liveWebsite: (websiteId) => liveOf(websiteId, []),
     async plausible(accountId, body, { canSee = () => true, userId } = {}) {
       let asked = body;
       if (usesSegments(body) && typeof (body as { site_id?: unknown }).site_id === "string") {

@@ -2,7 +2,7 @@ import { NotFoundError, statsQuerySchema, tallyInternals, totalsQuerySchema, Val
 import * as z from "zod";
 import { clientKey } from "../http/client-limits.js";
 import { HttpError, tooManyAttempts } from "../http/errors.js";
-import { messageAnswer, send, sharedWebsiteAnswer, statsAnswer, totalsAnswer, realtimeAnswer } from "../http/answers.js";
+import { liveAnswer, messageAnswer, send, sharedWebsiteAnswer, statsAnswer, totalsAnswer, realtimeAnswer } from "../http/answers.js";
 import { statsBody } from "../http/stats-response.js";
 import { defineRoute, type RouteAnswer, type Route } from "../http/route.js";
 import { assetResponse } from "./assets.js";
@@ -178,6 +178,20 @@ export const dashboardRoutes: readonly Route[] = [
     async handle(context) {
       const { id } = await readableWebsite(context);
       return send(realtimeAnswer, { data: await context.tally.stats.realtimeWebsite(Number(id)) });
+    },
+  }),
+  defineRoute({
+    method: "GET",
+    path: "/share/{domain}/api/live",
+    auth: "public",
+    readsStatistics: true,
+    ...shareApi,
+    summary: "The shared website's live view",
+    description: "As `GET /api/v1/live/{id}`, without the dropped hits.",
+    responses: { 200: { description: "The last 30 minutes.", schema: liveAnswer }, ...shareErrors },
+    async handle(context) {
+      const { id } = await readableWebsite(context);
+      return send(liveAnswer, { data: await context.tally.stats.liveWebsite(Number(id)) });
     },
   }),
   defineRoute({

@@ -2,6 +2,9 @@ import {
   accountSchema,
   dayRangeSchema,
   funnelResultSchema,
+  liveSchema,
+  sessionHitSchema,
+  sessionSchema,
   journeyResultSchema,
   realtimeSchema,
   statRowSchema,
@@ -93,6 +96,23 @@ export const totalsAnswer = totalsSchema.extend({ status: status(200) });
 export const funnelResultAnswer = funnelResultSchema.extend({ status: status(200) }).meta({ id: "FunnelResult" });
 export const journeyResultAnswer = journeyResultSchema.extend({ status: status(200) }).meta({ id: "JourneyResult" });
 export const realtimeAnswer = dataAnswer(realtimeSchema, 200);
+export const liveAnswer = dataAnswer(liveSchema, 200);
+export const sessionsAnswer = z
+  .object({
+    data: z.array(sessionSchema),
+    meta: z.object({
+      current_page: z.int().positive(),
+      per_page: z.int().positive(),
+      has_more: z.boolean().meta({ description: "Whether the next page has sessions." }),
+    }),
+    status: status(200),
+  })
+  .meta({ id: "SessionsPage" });
+export const sessionAnswer = dataAnswer(
+  z.object({ session: sessionSchema, hits: z.array(sessionHitSchema).meta({ description: "Its pageviews and events, in order." }) }),
+  200,
+).meta({ id: "SessionDetail" });
+export const propertyNamesAnswer = dataAnswer(z.array(z.string()).meta({ example: ["plan", "source"] }), 200).meta({ id: "PropertyNames" });
 
 export const sharedWebsiteAnswer = dataAnswer(
   z

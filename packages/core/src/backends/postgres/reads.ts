@@ -36,5 +36,6 @@ export function createPostgresStatsReads(
     totalsBy: (websiteId, query, by) => bounded((runner) => runner.totalsBy(websiteId, query, by)),
     funnel: (websiteId, query) => bounded((runner) => runner.funnel(websiteId, query)),
     journey: (websiteId, query) => bounded((runner) => runner.journey(websiteId, query)),
+    visits: (websiteId, request) => bounded((runner) => runner.visits(websiteId, request)),
   };
 }

@@ -95,6 +95,10 @@ export function createHostSqliteReads(
         await admit(range);
         return reader.engagementSignals(range);
       },
+      async visits(request) {
+        if (request.kind !== "session") await admit(request.query);
+        return reader.visits(request);
+      },
     };
   }
 
@@ -123,5 +127,6 @@ export function createHostSqliteReads(
     totalsBy: (websiteId, query, by) => oneAtATime(() => runner.totalsBy(websiteId, query, by)),
     funnel: (websiteId, query) => oneAtATime(() => runner.funnel(websiteId, query)),
     journey: (websiteId, query) => oneAtATime(() => runner.journey(websiteId, query)),
+    visits: (websiteId, request) => oneAtATime(() => runner.visits(websiteId, request)),
   };
 }

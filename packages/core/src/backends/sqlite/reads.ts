@@ -7,6 +7,7 @@ import type { VisitDimension } from "../../model/filters.js";
 import type { JourneyQuery } from "../../stats/path-query.js";
 import type { FunnelAnswer, FunnelRun } from "../../stats/paths.js";
 import type { JourneyResult } from "../../model/path-schemas.js";
+import type { VisitsAnswer, VisitsRequest } from "../../stats/sessions.js";
 import { createThreadClient, type ThreadClient } from "./thread-messages.js";
 import { workerUrl } from "./worker-url.js";
 
@@ -18,6 +19,7 @@ export type ReadRequest = { websiteId: number } & (
   | { kind: "totalsBy"; query: TotalsQuery; by: VisitDimension }
   | { kind: "funnel"; query: FunnelRun }
   | { kind: "journey"; query: JourneyQuery }
+  | { kind: "visits"; request: VisitsRequest }
 );
 /** What the thread says once its connection is open: from then on its queries are timed. */
 export type ReadyMessage = { ready: true };
@@ -114,6 +116,7 @@ export function createSqliteReadPool(path: string, options: SqliteReadOptions = 
     totalsBy: (websiteId, query, by) => send<ValueTotals[]>({ kind: "totalsBy", websiteId, query, by }),
     funnel: (websiteId, query) => send<FunnelAnswer>({ kind: "funnel", websiteId, query }),
     journey: (websiteId, query) => send<JourneyResult>({ kind: "journey", websiteId, query }),
+    visits: (websiteId, request) => send<VisitsAnswer | null>({ kind: "visits", websiteId, request }),
     async close() {
       if (idleTimer) clearTimeout(idleTimer);
       const closing = worker;
