@@ -1,7 +1,7 @@
 // The live view, the sessions explorer and property names through HTTP: the last 30 minutes
 // minute by minute with their pages, sources and countries as the hits say; the hits the
 // website's rules dropped, with why; the range's sessions newest first, filtered and paged,
-// and one session's hits in order; an event's property names from the data. The fetch
+// and one session's hits in order (`(none)`: the visits without a value); an event's property names from the data. The fetch
 // handler, both dialects.
 import type { Tally } from "@tally-analytics/core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -123,6 +123,13 @@ describe.each(DIALECTS)("live view and sessions on %s", (dialect) => {
 
     const filtered = await owner.get(`/api/v1/stats/${id}/sessions?from=${yesterday}&to=${today}&filter=referrer:is:news.example`);
     expect((filtered.body.data as { entry_page: string }[]).map((session) => session.entry_page)).toEqual(["/", "/blog"]);
+    // Direct / None: the visits without a referrer, in the sessions as in the totals.
+    const direct = await owner.get(`/api/v1/stats/${id}/sessions?from=${yesterday}&to=${today}&filter=referrer:is:(none)`);
+    expect((direct.body.data as { entry_page: string }[]).map((session) => session.entry_page)).toEqual(["/pricing", "/old"]);
+    const totals = await owner.get(`/api/v1/stats/${id}/totals?from=${yesterday}&to=${today}&filter=referrer:is:(none)`);
+    expect((totals.body.data as { visits: number }).visits).toBe(2);
+    const referred = await owner.get(`/api/v1/stats/${id}/totals?from=${yesterday}&to=${today}&filter=referrer:is_not:(none)`);
+    expect((referred.body.data as { visits: number }).visits).toBe(2);
     const paged = await owner.get(`/api/v1/stats/${id}/sessions?from=${yesterday}&to=${today}&per_page=10&page=2`);
     expect(paged.body.data).toEqual([]);
 

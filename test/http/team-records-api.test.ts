@@ -234,6 +234,16 @@ describe.each(DIALECTS)("goals, annotations and saved segments on %s", (dialect)
     expect(others.body.error).toBe(`Invalid filter ["is","segment",[${personalId}]]: no saved segment ${personalId} on this site.`);
   });
 
+  it("the account is renamed by its owner (PUT name), and keeps its name through a report-settings change", async () => {
+    const renamed = await owner.put("/api/v1/account", form({ name: "  Acme Analytics " }));
+    expectJson(renamed, 200);
+    expect(renamed.body.data).toMatchObject({ name: "Acme Analytics" });
+    expectJson(await owner.put("/api/v1/account", jsonBody({ report_period: "month" })), 200);
+    expect((await owner.get("/api/v1/account")).body.data).toMatchObject({ name: "Acme Analytics", report_period: "month" });
+    expectInvalid(await owner.put("/api/v1/account", form({ name: "" })), { name: ["The name may not be empty."] });
+    expectJson(await admin.put("/api/v1/account", form({ name: "Mine" })), 403);
+  });
+
   it("a removed user's personal segments go with them; a deleted website takes its goals, annotations and segments", async () => {
     const count = async (text: string) => Number((await stored.sql<{ n: number | string }>(text))[0]!.n);
     const viewerId = (await tally.team.users.list(accountId)).find((user) => user.email === "vic@team.example")!.id;

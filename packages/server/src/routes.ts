@@ -99,9 +99,9 @@ export const routes: readonly Route[] = [
     auth: "account",
     body: accountUpdateSchema,
     permission: "owner",
-    summary: "Change the account's report settings",
+    summary: "Rename the account, or change its report settings",
     tag: "Account",
-    description: "`email` (an address, or empty for none) and `report_period` (`week` or `month`) of the e-mail reports.",
+    description: "`name`, and `email` (an address, or empty for none) and `report_period` (`week` or `month`) of the e-mail reports.",
     responses: { 200: { description: "The account, changed.", schema: accountAnswer } },
     async handle({ tally, accountId, body }) {
       return send(accountAnswer, { data: accountResource(await tally.accounts.update(accountId, body)) });

@@ -7,6 +7,8 @@ export type ReportPeriod = (typeof REPORT_PERIODS)[number];
 
 /** The fields of an account its owner may change, as a form or JSON body gives them. */
 export interface AccountInput {
+  /** What the account is called (the dashboard's header, reports). */
+  name?: unknown;
   /** An e-mail address; `""` or null removes it (no more reports). */
   email?: unknown;
   report_period?: unknown;
@@ -22,9 +24,16 @@ export const emailAddress = (field: string) =>
 /** `""` and null both remove the address. */
 const email = z.preprocess((value) => (value === "" ? null : value), emailAddress("email").nullable());
 
-/** `PUT /api/v1/account`'s body: both fields optional, checked by core (the server validates with it too). */
+/** `PUT /api/v1/account`'s body: every field optional, checked by core (the server validates with it too). */
 export const accountUpdateSchema = z
   .object({
+    name: z
+      .string({ error: "The name must be text." })
+      .trim()
+      .min(1, "The name may not be empty.")
+      .max(100, "The name may not be longer than 100 characters.")
+      .optional()
+      .meta({ description: "What the account is called.", example: "Acme" }),
     email: email.optional().meta({ description: "Where reports go; empty or null for none.", example: "owner@example.com" }),
     report_period: choice("report_period", REPORT_PERIODS).optional().meta({ description: "`week` (Monday–Sunday) or `month`." }),
   })

@@ -164,7 +164,7 @@ export function createAccounts(db: Kysely<Database>): Accounts {
     async update(accountId, input) {
       const changes = parseAccountInput(input);
       await accounts.get(accountId);
-      if (changes.email !== undefined || changes.report_period !== undefined) {
+      if (Object.values(changes).some((value) => value !== undefined)) {
         await db.updateTable("accounts").set(changes).where("id", "=", accountId).execute();
       }
       return accounts.get(accountId);

@@ -1,15 +1,22 @@
-import { DROP_ALL_PARAMS, splitList } from "../shared/exclusion-lists.js";
+import { DROP_ALL_PARAMS, KEEP_PREFIX, splitList } from "../shared/exclusion-lists.js";
 import { stripWww } from "../websites/domain.js";
 import { hasControlCharacters, storableText } from "../shared/text.js";
 import { isTrackingParam, mayHoldTrackingParams, paramName, UTM_PREFIX } from "./tracking-params.js";
 
-/** A website's exclude_params compiled once: null keeps everything, "all" drops the query. */
-export type ParamFilter = Set<string> | "all" | null;
+/**
+ * A website's exclude_params compiled once: null keeps everything, a set drops those names,
+ * "all" drops the query; `keep`: a line `&` with lines `!name` drops every parameter but those.
+ */
+export type ParamFilter = Set<string> | "all" | { keep: ReadonlySet<string> } | null;
 
 export function compileParamFilter(text: string): ParamFilter {
   const entries = splitList(text);
-  if (entries.includes(DROP_ALL_PARAMS)) return "all";
-  return entries.length === 0 ? null : new Set(entries);
+  if (entries.includes(DROP_ALL_PARAMS)) {
+    const kept = entries.filter((entry) => entry.startsWith(KEEP_PREFIX)).map((entry) => entry.slice(KEEP_PREFIX.length));
+    return kept.length === 0 ? "all" : { keep: new Set(kept) };
+  }
+  const excluded = entries.filter((entry) => !entry.startsWith(KEEP_PREFIX));
+  return excluded.length === 0 ? null : new Set(excluded);
 }
 
 /** Path plus the kept query: without excluded and tracking parameters (and the fragment under hash routing). */
@@ -59,15 +66,17 @@ function readablePath(pathname: string): string {
 const NO_EXCLUSIONS: ReadonlySet<string> = new Set();
 
 // Empty pairs ("a=1&&b=2") are dropped. Works on the raw text so kept parameters stay exactly as the site wrote them.
-function keptQuery(query: string, excluded: ReadonlySet<string>): string {
-  const untouched = excluded.size === 0 && !query.includes("&&") && !query.startsWith("&") && !query.endsWith("&");
+function keptQuery(query: string, filter: ReadonlySet<string> | { keep: ReadonlySet<string> }): string {
+  const keep = "keep" in filter ? filter.keep : null;
+  const excluded = "keep" in filter ? NO_EXCLUSIONS : filter;
+  const untouched = !keep && excluded.size === 0 && !query.includes("&&") && !query.startsWith("&") && !query.endsWith("&");
   if (untouched && !mayHoldTrackingParams(query)) return query;
   return query
     .split("&")
     .filter((pair) => {
       if (pair === "") return false;
       const name = paramName(pair);
-      return !excluded.has(name) && !isTrackingParam(name);
+      return (keep ? keep.has(name) : !excluded.has(name)) && !isTrackingParam(name);
     })
     .join("&");
 }

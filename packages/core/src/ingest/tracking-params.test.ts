@@ -22,6 +22,10 @@ describe("tracking parameters", () => {
     // exclude_params adds to the list; `&` still drops everything.
     expect(page("https://a.example/sale?ref=hn&fbclid=1&q=1", "ref")).toBe("/sale?q=1");
     expect(page("https://a.example/sale?q=1&fbclid=1", "&")).toBe("/sale");
+    // `&` with `!name` lines keeps only those (and never a tracking parameter).
+    expect(page("https://a.example/thanks?email=a%40b.c&q=shoes&page=2&gclid=1", "&\n!q\n!page")).toBe("/thanks?q=shoes&page=2");
+    expect(page("https://a.example/thanks?email=a%40b.c", "&\n!q")).toBe("/thanks");
+    expect(page("https://a.example/s?q=1&ref=x", "!q\nref")).toBe("/s?q=1");
     // Untouched queries stay byte for byte.
     expect(page("https://a.example/s?b=2&a=%20x")).toBe("/s?b=2&a=%20x");
     expect(page("https://a.example/s?UTM_SOURCE=kept")).toBe("/s?UTM_SOURCE=kept");

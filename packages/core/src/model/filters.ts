@@ -42,6 +42,9 @@ export const simpleConditions = (conditions: readonly Condition[]): SimpleCondit
 export const appliesToHit = (condition: SimpleCondition, events: boolean): boolean =>
   condition.on === "page" || condition.on === "prop" || (events && condition.on === "event");
 
+/** A visit dimension's value that stands for none: `referrer:is:(none)` keeps the visits without a referrer. */
+export const NO_VALUE = "(none)";
+
 /** Bounds on one request's filters, so a query's work stays bounded. */
 export const FILTER_LIMITS = { conditions: 20, values: 50, valueLength: 2048 } as const;
 

@@ -38,6 +38,8 @@ export function compileIpRules(text: string): BlockList | null {
 
 /** `&` alone means "drop every query parameter". */
 export const DROP_ALL_PARAMS = "&";
+/** With `&`: `!q` keeps the parameter `q` (every other one is dropped). */
+export const KEEP_PREFIX = "!";
 const PARAM_NAME = /^[^\s=&#]{1,200}$/;
 
 export function isValidParamEntry(entry: string): boolean {

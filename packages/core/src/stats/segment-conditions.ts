@@ -1,7 +1,7 @@
 import { sql, type RawBuilder } from "kysely";
 import type { SqlDialect } from "../storage/dialect.js";
 import { DIMENSION_KINDS, isCoded, VISIT_COLUMNS, type DimensionKind } from "../model/dimensions.js";
-import { appliesToHit, isNegated, isPattern, isSubstring, type Condition, type SimpleCondition } from "../model/filters.js";
+import { appliesToHit, isNegated, isPattern, isSubstring, NO_VALUE, type Condition, type SimpleCondition } from "../model/filters.js";
 
 type Sql = RawBuilder<unknown>;
 
@@ -53,12 +53,14 @@ export function segmentConditions(dialect: SqlDialect, websiteId: number, condit
     return sql`(select id from dimensions where website_id = ${websiteId} and kind = ${DIMENSION_KINDS[kind]} and (${sql.join(tests, sql` or `)}))`;
   }
 
-  const ids = (condition: SimpleCondition) =>
-    matchingIds(
-      conditionKind(condition),
-      condition.values,
-      isSubstring(condition.operator) ? "contains" : isPattern(condition.operator) ? "matches" : "is",
-    );
+  /** The ids a condition's values match; `(none)` among a visit condition's `is` values also matches a visit without a value (id 0). */
+  function ids(condition: SimpleCondition): Sql {
+    const how = isSubstring(condition.operator) ? "contains" : isPattern(condition.operator) ? "matches" : "is";
+    const none = condition.on === "visit" && how === "is" && condition.values.includes(NO_VALUE);
+    const values = none ? condition.values.filter((value) => value !== NO_VALUE) : condition.values;
+    const matched = values.length > 0 ? matchingIds(conditionKind(condition), values, how) : sql`(select id from dimensions where 1 = 0)`;
+    return none ? sql`(select id from ${matched} ids union all select 0)` : matched;
+  }
   const negated = (condition: SimpleCondition) => isNegated(condition.operator);
   const propertyNames = (name: string) => matchingIds("prop_name", [name], "is");
 

@@ -54,7 +54,7 @@ const date = (field: string) =>
 const FILTER_DESCRIPTION = [
   "Conditions that must all hold, each `<dimension>:<operator>:<value>[|<value>…]`; repeat the parameter for several.",
   `Dimensions: \`page\`, \`event\` (visits that fired it), ${VISIT_DIMENSIONS.map((name) => `\`${name}\``).join(", ")}, and \`prop:<name>\` (an event property).`,
-  "Operators: `is`, `is_not`, `contains` and `contains_not` (ignoring case), `matches` and `matches_not` (RE2 regular expressions). `|` separates values (any of them; `is_not`, `contains_not`: none of them); `\\|` and `\\\\` are a literal `|` and `\\`. `country:is:US` matches by code.",
+  "Operators: `is`, `is_not`, `contains` and `contains_not` (ignoring case), `matches` and `matches_not` (RE2 regular expressions). `|` separates values (any of them; `is_not`, `contains_not`: none of them); `\\|` and `\\\\` are a literal `|` and `\\`. `country:is:US` matches by code; `(none)` is a visit without a value (`referrer:is:(none)`: the direct visits).",
   "`||` joins conditions into one filter that holds when any of them does (`country:is:DE||source:is:Google`).",
   `At most ${FILTER_LIMITS.conditions} conditions (those joined by \`||\` included), ${FILTER_LIMITS.values} values each, ${FILTER_LIMITS.valueLength} characters a value. A bad condition is a 422 naming it (\`filter.0\`).`,
 ].join(" ");

@@ -141,7 +141,8 @@ const settingFields = {
   )
     .optional()
     .meta({
-      description: "Query parameters to strip from pages before counting, one a line (commas accepted); a line `&` strips every parameter.",
+      description:
+        "Query parameters to strip from pages before counting, one a line (commas accepted); a line `&` strips every parameter, except those listed as `!name` (`&` and `!q` keep only `q`). Tracking parameters (`utm_*`, click ids) are always stripped.",
       example: "fbclid\ngclid",
     }),
   exclude_ips: entryList(
