@@ -4,6 +4,21 @@ import { h } from "./dom.js";
 import { apiForm, field } from "./form.js";
 import { t } from "./i18n.js";
 
+/** The account's name (the header and the reports say it). */
+function nameForm(client: Client, account: Account, onRenamed: (name: string) => void): HTMLFormElement {
+  const name = h("input", { name: "name", value: account.name, required: true, maxlength: 100, autocomplete: "organization" });
+  return apiForm(
+    { class: "card form", "aria-labelledby": "account-name-title" },
+    [h("h2", { id: "account-name-title" }, t("account.name")), field(t("account.nameLabel"), name)],
+    t("account.rename"),
+    async () => {
+      const saved = await client.updateAccount({ name: name.value.trim() });
+      onRenamed(saved.name);
+      return t("form.saved");
+    },
+  );
+}
+
 export function accountPage(client: Client, account: Account): HTMLElement {
   const email = h("input", {
     type: "email",
@@ -37,10 +52,15 @@ export function accountPage(client: Client, account: Account): HTMLElement {
         : t("account.savedNone");
     },
   );
+  const title = h("h1", { tabindex: "-1" }, t("account.title", { name: account.name }));
   return h(
     "main",
     { class: "narrow wide" },
-    h("div", { class: "toolbar" }, h("h1", { tabindex: "-1" }, t("account.title", { name: account.name }))),
+    h("div", { class: "toolbar" }, title),
+    nameForm(client, account, (name) => {
+      account.name = name;
+      title.textContent = t("account.title", { name });
+    }),
     form,
   );
 }

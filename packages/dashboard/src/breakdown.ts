@@ -10,12 +10,13 @@ import type { MessageKey } from "./messages.js";
 import type { StatsSource } from "./source.js";
 import type { Filter } from "./view-state.js";
 
-/** A row a tab adds beside the API's (not a value of the statistic: it never filters). */
+/** A row a tab adds beside the API's (not a value of the statistic: Direct / None), with the filter it stands for. */
 export interface ExtraRow {
   value: string;
   label: string;
   count: number;
   title: string;
+  filter?: Filter;
 }
 
 export interface BreakdownTab {
@@ -27,6 +28,8 @@ export interface BreakdownTab {
   params?(): Partial<StatsQuery>;
   /** The filter a row stands for; by default `<filterOf(name)>:is:<value>`, null for none. */
   filter?(row: StatRow): Filter | null;
+  /** How a row's value reads, when not as `valueLabel` shows it (a goal's display name). */
+  text?(row: StatRow): string;
   /** A second figure beside the count (a goal's conversion rate, a page's scroll depth or web vitals). */
   extra?(row: StatRow): Child;
   /** Controls at the end of a row (a goal's properties); `detail` is the row's slot for what they open. */
@@ -128,7 +131,7 @@ export function breakdownCard({ title, tabs, source, onFilter, explained = () =>
     const current = tab;
     const label = valueLabel(current.name, item.value);
     const filter = current.filter ? current.filter(item) : defaultFilter(current.name, item);
-    const text = [label.code ? h("span", { class: "code" }, label.code) : null, label.text];
+    const text = [label.code ? h("span", { class: "code" }, label.code) : null, current.text?.(item) ?? label.text];
     const detail = h("div", { class: "row-detail", hidden: true });
     const element = rowElement(
       item.value,
@@ -149,7 +152,11 @@ export function breakdownCard({ title, tabs, source, onFilter, explained = () =>
   }
 
   function extraRow(extra: ExtraRow, max: number): HTMLElement {
-    const element = rowElement(extra.value, extra.count, max, h("span", { class: "row-label", title: extra.title }, extra.label));
+    const { filter } = extra;
+    const label = filter
+      ? h("button", { type: "button", class: "row-label", title: extra.title, onclick: () => onFilter(filter) }, extra.label)
+      : h("span", { class: "row-label", title: extra.title }, extra.label);
+    const element = rowElement(extra.value, extra.count, max, label);
     element.classList.add("extra-row");
     return element;
   }

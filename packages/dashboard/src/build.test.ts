@@ -6,7 +6,7 @@ import { describe, expect, it } from "vitest";
 import { en } from "./messages.js";
 
 /** build.mjs's budget for the first load, JS + CSS gzipped. */
-const GZIP_BUDGET = 30_000;
+const GZIP_BUDGET = 37_000;
 
 const dist = new URL("../dist/", import.meta.url);
 const read = (file: string) => {

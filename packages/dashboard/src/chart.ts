@@ -21,6 +21,8 @@ export interface ChartOptions {
   label(key: string): string;
   /** How a value reads (axis, tooltip). @default formatNumber */
   format?(value: number): string;
+  /** Notes on some points (annotations): a line at each, its text on hover and in the tooltip. */
+  marks?: readonly { key: string; text: string }[];
 }
 
 const SLOT = 10;
@@ -97,15 +99,38 @@ export function chart(points: readonly Point[], options: ChartOptions): HTMLElem
       ? lineShapes(points, index, series.className, top)
       : barShapes(points, index, options.series.length, series.className, top),
   );
+  const marks = new Map<string, string[]>();
+  for (const mark of options.marks ?? []) marks.set(mark.key, [...(marks.get(mark.key) ?? []), mark.text]);
+  const markLines = points.flatMap((point, i) =>
+    marks.has(point.key)
+      ? [
+          svg("line", {
+            x1: (i + 0.5) * SLOT,
+            x2: (i + 0.5) * SLOT,
+            y1: 0,
+            y2: HEIGHT,
+            class: "mark",
+            "vector-effect": "non-scaling-stroke",
+          }),
+        ]
+      : [],
+  );
   const plotSvg = svg(
     "svg",
     { viewBox: `0 0 ${count * SLOT} ${HEIGHT}`, preserveAspectRatio: "none", "aria-hidden": "true" },
     ...grid,
     highlight,
     ...shapes,
+    ...markLines,
   );
+  const flags = points.flatMap((point, i) => {
+    const notes = marks.get(point.key);
+    return notes
+      ? [positioned(h("span", { class: "mark-flag", title: notes.join("\n"), "data-mark": point.key }, "●"), "left", (i + 0.5) / count)]
+      : [];
+  });
   const tip = h("div", { class: "chart-tip", hidden: true });
-  const plot = h("div", { class: "chart-plot" }, plotSvg, tip);
+  const plot = h("div", { class: "chart-plot" }, plotSvg, tip, ...flags);
 
   function show(event: PointerEvent): void {
     const box = plot.getBoundingClientRect();
@@ -120,6 +145,7 @@ export function chart(points: readonly Point[], options: ChartOptions): HTMLElem
         const value = point.values[i] ?? null;
         return h("span", { class: series.className }, `${series.label}: ${value === null ? "—" : format(value)}`);
       }),
+      ...(marks.get(point.key) ?? []).map((note) => h("span", { class: "note" }, note)),
     );
     tip.hidden = false;
     positioned(tip, "left", Math.min(0.85, Math.max(0.15, (index + 0.5) / count)));

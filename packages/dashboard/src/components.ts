@@ -19,7 +19,10 @@ const STYLE = `
 h2{font-size:14px;margin:0 0 8px}dl{display:grid;grid-template-columns:repeat(auto-fit,minmax(110px,1fr));gap:8px;margin:0}
 dt{color:var(--muted);font-size:12px}dd{margin:0;font-size:20px;font-weight:600}
 table{width:100%;border-collapse:collapse}th,td{text-align:left;padding:4px 0;border-bottom:1px solid var(--line)}td+td,th+th{text-align:right}
-th{color:var(--muted);font-weight:500}svg{display:block;width:100%;height:120px}rect{fill:var(--bar)}p{margin:0;color:var(--muted)}`;
+th{color:var(--muted);font-weight:500}svg{display:block;width:100%;height:120px}rect{fill:var(--bar)}p{margin:0;color:var(--muted)}
+.plot{display:flex;gap:6px}.plot svg{flex:1;border-left:1px solid var(--line);border-bottom:1px solid var(--line)}
+.y{display:flex;flex-direction:column;justify-content:space-between;color:var(--muted);font-size:11px;text-align:right}
+.x{display:flex;justify-content:space-between;color:var(--muted);font-size:11px;margin-top:2px}`;
 
 interface Row {
   value: string;
@@ -120,7 +123,15 @@ class TallyChart extends TallyElement {
       })
       .join("");
     const total = rows.reduce((sum, row) => sum + row.count, 0);
-    return `<svg viewBox="0 0 100 100" preserveAspectRatio="none" role="img" aria-label="${esc(name)} by day: ${total} in all">${bars}</svg>`;
+    // The axes: the highest count and 0 beside the bars, the first, middle and last dates under them.
+    const day = (value: string) =>
+      new Date(`${value}T00:00:00Z`).toLocaleDateString(undefined, { month: "short", day: "numeric", timeZone: "UTC" });
+    const dates = [0, Math.floor((rows.length - 1) / 2), rows.length - 1].map((i) => `<span>${esc(day(rows[i]!.value))}</span>`).join("");
+    return (
+      `<div class="plot"><div class="y"><span>${max}</span><span>0</span></div>` +
+      `<svg viewBox="0 0 100 100" preserveAspectRatio="none" role="img" aria-label="${esc(name)} by day: ${total} in all">${bars}</svg></div>` +
+      `<div class="x">${dates}</div>`
+    );
   }
 }
 

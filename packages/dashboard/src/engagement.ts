@@ -62,7 +62,17 @@ function figure(row: StatRow, text: string, format: (value: number) => string): 
   );
 }
 
-const emptyHint = () => h("span", { class: "hint-block" }, t("engagement.empty"), " ", h("code", {}, 'data-extensions="scroll vitals"'));
+/** Scroll depth and web vitals need the extension build (script.ext.js), not script.js: the tag says so whole. */
+const emptyHint = () =>
+  h(
+    "span",
+    { class: "hint-block" },
+    t("engagement.empty"),
+    " ",
+    h("code", {}, '<script defer src="…/script.ext.js" data-extensions="scroll vitals"></script>'),
+    " ",
+    t("engagement.emptyBuilder"),
+  );
 
 /** The three tabs' parts beyond name, label and unit; `compare` is the view's comparison when a tab loads. */
 export function engagementTabs(compare: () => Compare): Partial<Record<StatName, Partial<BreakdownTab>>> {

@@ -4,7 +4,7 @@ import { h } from "./dom.js";
 import { valueLabel } from "./format.js";
 import { t } from "./i18n.js";
 import type { MessageKey } from "./messages.js";
-import type { Filter } from "./view-state.js";
+import type { Filter, Operator } from "./view-state.js";
 
 const LABELS: Readonly<Record<string, MessageKey>> = {
   page: "dimension.page",
@@ -47,18 +47,39 @@ const RENAMED: Partial<Record<StatName, string>> = {
 /** The filter dimension a card's row stands for, if any. */
 export const filterOf = (name: StatName): string | undefined => RENAMED[name] ?? (Object.hasOwn(LABELS, name) ? name : undefined);
 
-const OPERATORS: Readonly<Record<Filter["operator"], MessageKey>> = {
+/** Every dimension a filter can be on (the filter builder's list), with its label. */
+export const FILTER_DIMENSIONS = Object.keys(LABELS);
+export const dimensionLabel = (dimension: string): string => t(LABELS[dimension] ?? "dimension.goal");
+
+/** The statistic whose rows are a dimension's values (the filter builder's suggestions). */
+export const statisticOf = (dimension: string): StatName =>
+  (Object.keys(RENAMED) as StatName[]).find((name) => RENAMED[name] === dimension && !FIGURES_OF.has(name)) ?? (dimension as StatName);
+/** Statistics whose rows filter on a dimension but list figures of it, not its values. */
+const FIGURES_OF: ReadonlySet<StatName> = new Set(["goals", "scroll_depth", "time_on_page", "vitals"]);
+
+export const OPERATOR_LABELS: Readonly<Record<Operator, MessageKey>> = {
   is: "operator.is",
   is_not: "operator.isNot",
   contains: "operator.contains",
+  contains_not: "operator.containsNot",
+  matches: "operator.matches",
+  matches_not: "operator.matchesNot",
 };
+const OPERATORS = OPERATOR_LABELS;
+
+/** What a row of no value (`(none)`) reads as: Direct / None for referrers, none elsewhere. */
+export const NO_VALUE = "(none)";
 
 /** `Country is United States`, `Property plan is pro`. */
 export function filterText(filter: Filter): string {
   const { dimension } = filter;
   const label = LABELS[dimension];
   const name = dimension.startsWith("prop:") ? t("dimension.property", { name: dimension.slice(5) }) : label ? t(label) : dimension;
-  const values = filter.values.map((value) => valueLabel(dimension, value).text).join(` ${t("operator.or")} `);
+  const values = filter.values
+    .map((value) =>
+      value === NO_VALUE ? t(dimension === "referrer" ? "sources.direct" : "filter.noValue") : valueLabel(dimension, value).text,
+    )
+    .join(` ${t("operator.or")} `);
   return `${name} ${t(OPERATORS[filter.operator] ?? "operator.is")} ${values}`;
 }
 

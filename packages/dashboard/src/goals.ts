@@ -1,62 +1,40 @@
 // Goals: events and page goals (`/blog/*`) with their visitors and conversion rate. A row
-// filters like any other (`event:is:Signup`); its properties open in place, under the row;
-// page goals are added and removed here (they live in the URL, and this browser remembers
-// them per website).
-import type { StatRow } from "./api.js";
+// filters like any other (`event:is:Signup`); its properties open in place, under the row,
+// with the property names the event was sent with suggested. The website's goals are the
+// team's (stored through the API): admins and owners add and remove them at the card's foot.
+import { isApiError, type Client, type Goal, type StatRow } from "./api.js";
 import { breakdownCard, type BreakdownCard, type CardQuery } from "./breakdown.js";
 import { h, mount } from "./dom.js";
 import { formatNumber, formatPercent } from "./format.js";
 import { t } from "./i18n.js";
 import type { StatsSource } from "./source.js";
-import { MAX_PAGE_GOALS, type Filter } from "./view-state.js";
+import type { Filter } from "./view-state.js";
 
 /** Properties the tracker itself sends, offered first. */
-const KNOWN_PROPERTIES: Readonly<Record<string, string>> = { "Outbound Link: Click": "url" };
+const KNOWN_PROPERTIES: Readonly<Record<string, string>> = { "Outbound Link: Click": "url", "File Download": "url", "404": "path" };
 const PROPERTY_ROWS = 10;
 /** The API names a page goal's row `Visit <pattern>`. */
 const PAGE_GOAL_PREFIX = "Visit ";
-const NAMES_KEY = "tally.properties";
+const isPageGoal = (row: StatRow) => row.value.startsWith(`${PAGE_GOAL_PREFIX}/`);
 
 export interface GoalsOptions {
   source: StatsSource;
   onFilter(filter: Filter): void;
-  /** The page goals of the view. */
-  goals(): readonly string[];
-  /** Asked to count these page goals instead (the caller puts them in the URL). */
-  onGoals(goals: string[]): void;
   explained(error: unknown): boolean;
+  /** The account's website (share pages have none): its goals managed here by those who may, property names from the data. */
+  account?: { client: Client; websiteId: number; canWrite: boolean };
 }
-
-/** Property names this browser was asked for before, per event: offered as suggestions. */
-const rememberedNames = {
-  get(event: string): string[] {
-    try {
-      return (JSON.parse(localStorage.getItem(NAMES_KEY) ?? "{}") as Record<string, string[]>)[event] ?? [];
-    } catch {
-      return [];
-    }
-  },
-  add(event: string, name: string): void {
-    try {
-      const all = JSON.parse(localStorage.getItem(NAMES_KEY) ?? "{}") as Record<string, string[]>;
-      all[event] = [name, ...(all[event] ?? []).filter((other) => other !== name)].slice(0, 10);
-      localStorage.setItem(NAMES_KEY, JSON.stringify(all));
-    } catch {
-      // No storage: no suggestions next time.
-    }
-  },
-};
 
 let lists = 0;
 
 /** An event's breakdown by one property, under its row: the property's values, each filtering on `prop:<name>:is:<value>`. */
 function propertiesPanel(goal: string, options: GoalsOptions, query: () => CardQuery): HTMLElement {
-  const suggestions = [...new Set([KNOWN_PROPERTIES[goal], ...rememberedNames.get(goal)].filter((name): name is string => Boolean(name)))];
   const listId = `property-names-${++lists}`;
+  const datalist = h("datalist", { id: listId });
   const input = h("input", {
     name: "property",
     required: true,
-    value: suggestions[0] ?? "",
+    value: KNOWN_PROPERTIES[goal] ?? "",
     placeholder: t("goals.propertyPlaceholder"),
     list: listId,
     autocomplete: "off",
@@ -67,7 +45,6 @@ function propertiesPanel(goal: string, options: GoalsOptions, query: () => CardQ
     event?.preventDefault();
     const property = input.value.trim();
     if (!property) return void mount(rows, h("li", { class: "empty" }, t("goals.whichProperty")));
-    rememberedNames.add(goal, property);
     rows.setAttribute("aria-busy", "true");
     try {
       const result = await options.source.stats({ ...query(), name: "event_property", event: goal, property, per_page: PROPERTY_ROWS });
@@ -101,64 +78,89 @@ function propertiesPanel(goal: string, options: GoalsOptions, query: () => CardQ
       "form",
       { class: "property-form", onsubmit: (event: Event) => void show(event) },
       input,
-      h("datalist", { id: listId }, ...suggestions.map((name) => h("option", { value: name }))),
+      datalist,
       h("button", { type: "submit" }, t("goals.show")),
     ),
     rows,
   );
-  if (input.value) void show();
-  else mount(rows, h("li", { class: "empty" }, t("goals.whichProperty")));
+  const account = options.account;
+  // The names the event was sent with in the range, most used first; the first is shown at once.
+  void (account ? account.client.stats.properties(account.websiteId, { ...query(), event: goal }) : Promise.resolve([]))
+    .catch(() => [] as string[])
+    .then((names) => {
+      const all = [...new Set([...(KNOWN_PROPERTIES[goal] ? [KNOWN_PROPERTIES[goal]] : []), ...names])];
+      mount(datalist, ...all.map((name) => h("option", { value: name })));
+      if (!input.value && all[0]) input.value = all[0];
+      if (input.value) void show();
+      else mount(rows, h("li", { class: "empty" }, t("goals.whichProperty")));
+    });
   return panel;
 }
 
-/** The page goal form at the foot of the goals card, and the page goals as removable chips. */
-function pageGoalForm(options: GoalsOptions): HTMLElement {
+/** The website's goals at the card's foot: each removable, and a form to add one (admins and owners). */
+function goalsFooter(account: NonNullable<GoalsOptions["account"]>, goals: readonly Goal[], onChange: () => void): HTMLElement {
+  const { client, websiteId, canWrite } = account;
+  const type = h(
+    "select",
+    { name: "goal_type", "aria-label": t("goals.type") },
+    h("option", { value: "page" }, t("goals.typePage")),
+    h("option", { value: "event" }, t("goals.typeEvent")),
+  );
   const input = h("input", {
-    name: "goal_page",
-    placeholder: "/blog/*",
+    name: "goal",
+    required: true,
     autocomplete: "off",
     spellcheck: "false",
-    "aria-label": t("goals.pagePattern"),
     maxlength: 200,
+    placeholder: "/blog/*",
+    "aria-label": t("goals.value"),
   });
+  type.addEventListener("change", () => (input.placeholder = type.value === "page" ? "/blog/*" : "Signup"));
   const error = h("p", { class: "field-error error", role: "alert" });
-  const chips = options.goals().map((goal) =>
+  const chips = goals.map((goal) =>
     h(
       "li",
-      {},
-      h(
-        "button",
-        {
-          type: "button",
-          class: "chip",
-          "aria-label": t("goals.removePage", { goal }),
-          onclick: () => options.onGoals(options.goals().filter((other) => other !== goal)),
-        },
-        goal,
-        h("span", { "aria-hidden": "true" }, " ×"),
-      ),
+      { "data-goal": goal.id },
+      canWrite
+        ? h(
+            "button",
+            {
+              type: "button",
+              class: "chip",
+              "aria-label": t("goals.remove", { goal: goal.display_name }),
+              onclick: () => void client.goals.delete(websiteId, goal.id).then(onChange),
+            },
+            goal.display_name,
+            h("span", { "aria-hidden": "true" }, " ×"),
+          )
+        : h("span", { class: "chip" }, goal.display_name),
     ),
   );
   function add(event: Event): void {
     event.preventDefault();
-    const pattern = input.value.trim();
     error.textContent = "";
-    if (!pattern.startsWith("/")) return void (error.textContent = t("goals.pageStartsWithSlash"));
-    if (options.goals().length >= MAX_PAGE_GOALS) return void (error.textContent = t("goals.tooMany", { max: MAX_PAGE_GOALS }));
-    if (!options.goals().includes(pattern)) options.onGoals([...options.goals(), pattern]);
+    const value = input.value.trim();
+    const fields =
+      type.value === "page" ? { goal_type: "page" as const, page_path: value } : { goal_type: "event" as const, event_name: value };
+    client.goals.create(websiteId, fields).then(onChange, (failure: unknown) => {
+      error.textContent = isApiError(failure) ? (Object.values(failure.errors).flat()[0] ?? failure.message) : t("error.generic");
+    });
   }
   return h(
     "div",
     { class: "page-goals" },
-    chips.length > 0 ? h("ul", { class: "goal-chips", "aria-label": t("goals.pageGoals") }, ...chips) : null,
-    h("form", { class: "property-form", onsubmit: add }, input, h("button", { type: "submit" }, t("goals.addPage"))),
-    h("p", { class: "hint muted" }, t("goals.pageHint")),
+    chips.length > 0 ? h("ul", { class: "goal-chips", "aria-label": t("goals.teamGoals") }, ...chips) : null,
+    canWrite
+      ? h("form", { class: "property-form goal-form", onsubmit: add }, type, input, h("button", { type: "submit" }, t("goals.add")))
+      : null,
+    canWrite ? h("p", { class: "hint muted" }, t("goals.addHint")) : null,
     error,
   );
 }
 
 export function goalCards(options: GoalsOptions): { elements: HTMLElement[]; load(query: CardQuery): void } {
   let query: CardQuery = { from: "", to: "" };
+  let names = new Map<string, string>();
   const footer = h("div", { class: "goal-footer" });
   const trackHint = h(
     "div",
@@ -178,17 +180,16 @@ export function goalCards(options: GoalsOptions): { elements: HTMLElement[]; loa
         name: "goals",
         label: "card.goals",
         unit: "unit.conversionVisitors",
-        params: () => (options.goals().length > 0 ? { goal_page: [...options.goals()] } : {}),
+        text: (row) => names.get(row.value) ?? row.value,
         extra: (row: StatRow) => formatPercent(row.conversion_rate ?? 0),
         filter(row) {
-          if (!row.value.startsWith(PAGE_GOAL_PREFIX) || !options.goals().includes(row.value.slice(PAGE_GOAL_PREFIX.length)))
-            return { dimension: "event", operator: "is", values: [row.value] };
+          if (!isPageGoal(row)) return { dimension: "event", operator: "is", values: [row.value] };
           // A page goal filters on its page when it names one; a pattern has no filter of its own.
           const pattern = row.value.slice(PAGE_GOAL_PREFIX.length);
           return pattern.includes("*") ? null : { dimension: "page", operator: "is", values: [pattern] };
         },
         actions(row, detail) {
-          if (row.value.startsWith(PAGE_GOAL_PREFIX) && options.goals().includes(row.value.slice(PAGE_GOAL_PREFIX.length))) return null;
+          if (isPageGoal(row)) return null;
           const button = h(
             "button",
             {
@@ -213,12 +214,25 @@ export function goalCards(options: GoalsOptions): { elements: HTMLElement[]; loa
       },
     ],
   });
+
+  async function refresh(): Promise<void> {
+    const account = options.account;
+    if (!account) return;
+    const goals = await account.client.goals.list(account.websiteId).catch(() => [] as Goal[]);
+    names = new Map(
+      goals.map((goal) => [goal.page_path === null ? (goal.event_name ?? "") : `${PAGE_GOAL_PREFIX}${goal.page_path}`, goal.display_name]),
+    );
+    mount(
+      footer,
+      goalsFooter(account, goals, () => void refresh().then(() => card.load(query))),
+    );
+  }
+
   return {
     elements: [card.element],
     load(next) {
       query = next;
-      mount(footer, pageGoalForm(options));
-      card.load(next);
+      void refresh().then(() => card.load(next));
     },
   };
 }

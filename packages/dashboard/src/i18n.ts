@@ -9,12 +9,18 @@ const STORAGE = "tally.locale";
 
 const isLocale = (value: string | null | undefined): value is Locale => LOCALES.includes(value as Locale);
 
+/** The cookie the sign-in pages keep a chosen language in (they are served without this script). */
+const COOKIE = "tally_lang";
+
+/** The language chosen here, else on a sign-in page. */
 function stored(): string | null {
+  let chosen: string | null = null;
   try {
-    return localStorage.getItem(STORAGE);
+    chosen = localStorage.getItem(STORAGE);
   } catch {
-    return null;
+    // No storage: the cookie may say.
   }
+  return chosen ?? /(?:^|;\s*)tally_lang=([a-z]+)/.exec(typeof document === "undefined" ? "" : document.cookie)?.[1] ?? null;
 }
 
 /** The chosen language, else the browser's (`de-AT` → `de`), else English. */
@@ -49,6 +55,8 @@ export async function loadMessages(base: URL): Promise<void> {
 /** Switches the language for this browser (every tab, from the next page load). */
 export function setLocale(next: Locale): void {
   current = next;
+  // The sign-in pages read it too.
+  document.cookie = `${COOKIE}=${next}; path=/; max-age=31536000; samesite=lax`;
   try {
     localStorage.setItem(STORAGE, next);
   } catch {

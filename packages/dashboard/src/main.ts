@@ -16,25 +16,8 @@ import { statsView, type StatsView } from "./stats-view.js";
 import { parseState, stateQuery } from "./view-state.js";
 import { shareLink, websiteList } from "./website-list.js";
 
-/** Page goals this browser keeps per website (they are in the URL while shown). */
-const savedGoals = {
-  key: (id: number) => `tally.goals.${id}`,
-  get(id: number): string[] {
-    try {
-      return JSON.parse(localStorage.getItem(this.key(id)) ?? "[]") as string[];
-    } catch {
-      return [];
-    }
-  },
-  set(id: number, goals: readonly string[]): void {
-    try {
-      if (goals.length === 0) localStorage.removeItem(this.key(id));
-      else localStorage.setItem(this.key(id), JSON.stringify(goals));
-    } catch {
-      // No storage: the URL keeps them.
-    }
-  },
-};
+/** Where the API key form is, for those who sign in with a key (the sign-in page links here). */
+const KEY_FORM = "#/key";
 
 function hashRoute(): { path: string; query: URLSearchParams } {
   const [path = "", query = ""] = location.hash.slice(1).split("?", 2);
@@ -59,12 +42,16 @@ const pages = {
   snippet: () => import("./snippet.js"),
   websiteForm: () => import("./website-form.js"),
   websiteSettings: () => import("./website-settings.js"),
+  live: () => import("./live-view.js"),
+  sessions: () => import("./sessions-view.js"),
 };
 
 function startDashboard(app: HTMLElement, client: Client): void {
   const content = h("div", { class: "content" });
   let account: Account | null = null;
   let me: Me;
+  /** What the signed-in person may do here (body[data-read-only] hides the rest). */
+  const viewer = () => ({ canWrite: me.role !== "viewer" && me.scope !== "read", hasUser: me.user !== null && me.user !== undefined });
   /** What is open, to stop its timers; a website's stats view is kept while only its query changes. */
   let destroy = () => {};
   let stats: { id: number; timezone: string; view: StatsView } | null = null;
@@ -121,6 +108,8 @@ function startDashboard(app: HTMLElement, client: Client): void {
       h(
         "span",
         { class: "links" },
+        h("a", { class: "live-link", href: `#/websites/${site.id}/live` }, t("site.live")),
+        h("a", { class: "sessions-link", href: `#/websites/${site.id}/sessions` }, t("site.sessions")),
         site.privacy === 1 ? null : h("a", { class: "share-link", href: shareLink(site.domain) }, t("site.sharePage")),
         h("a", { class: "settings-link", href: `#/websites/${site.id}/settings` }, t("site.settings")),
       ),
@@ -158,18 +147,15 @@ function startDashboard(app: HTMLElement, client: Client): void {
   function statsPage(site: Website, query: URLSearchParams): void {
     const today = todayIn(site.timezone);
     document.title = `${site.domain} · Tally`;
-    if (!query.has("goal")) for (const goal of savedGoals.get(site.id)) query.append("goal", goal);
     const view: StatsView = statsView({
       source: accountSource(client, site.id),
       timezone: site.timezone,
       heading: heading(site),
       state: parseState(query, today),
-      onState: (state) => {
-        savedGoals.set(site.id, state.goals);
-        location.hash = `#/websites/${site.id}?${stateQuery(state)}`;
-      },
+      onState: (state) => (location.hash = `#/websites/${site.id}?${stateQuery(state)}`),
       tools: exportMenu(client, site.id, site.domain, () => view.state().range),
-      paths: pathCards(client, site.id),
+      paths: pathCards(client, site.id, viewer()),
+      account: { client, websiteId: site.id, viewer: viewer() },
     });
     open(view.element, view.destroy);
     stats = { id: site.id, timezone: site.timezone, view };
@@ -177,18 +163,30 @@ function startDashboard(app: HTMLElement, client: Client): void {
 
   function route(): void {
     const { path, query } = hashRoute();
-    const match = /^\/websites\/(\d+)(\/settings)?$/.exec(path);
+    const match = /^\/websites\/(\d+)(\/settings|\/live|\/sessions)?$/.exec(path);
     // What a viewer or a read key cannot use is hidden (body[data-read-only]); typed URLs lead back to the list.
-    if (document.body.dataset.readOnly === "true" && (path === "/new" || match?.[2])) {
+    if (document.body.dataset.readOnly === "true" && (path === "/new" || match?.[2] === "/settings")) {
       location.hash = "#/";
       return;
     }
     if (match) {
       const id = Number(match[1]);
-      if (match[2]) {
+      if (match[2] === "/settings") {
         return void website(id, (site) => {
           document.title = `${site.domain}: ${t("site.settings")} · Tally`;
           void openLater(async () => (await pages.websiteSettings()).websiteSettingsPage(client, site));
+        });
+      }
+      if (match[2] === "/live") {
+        return void website(id, (site) => {
+          document.title = `${site.domain}: ${t("live.title")} · Tally`;
+          void openLater(async () => (await pages.live()).liveView(client, site, heading(site)));
+        });
+      }
+      if (match[2] === "/sessions") {
+        return void website(id, (site) => {
+          document.title = `${site.domain}: ${t("sessions.title")} · Tally`;
+          void openLater(async () => (await pages.sessions()).sessionsView(client, site, heading(site), query));
         });
       }
       if (stats?.id === id) return stats.view.setState(parseState(query, todayIn(stats.timezone)));
@@ -231,12 +229,17 @@ function startDashboard(app: HTMLElement, client: Client): void {
   }
 
   async function start(): Promise<void> {
-    // Without a key and unknown to the host's login, ask for a key straight away (no 401 to log).
-    if (!apiKey.get() && document.body.dataset.signedIn !== "true")
+    // Without a key and unknown to the host's login: the e-mail sign-in (no 401 to log), or the key form it links to.
+    if (!apiKey.get() && document.body.dataset.signedIn !== "true") {
+      if (location.hash !== KEY_FORM) return location.replace(new URL("login", client.base));
       return mount(
         app,
-        signInForm(client.base, () => void start()),
+        signInForm(client.base, () => {
+          location.hash = "#/";
+          void start();
+        }),
       );
+    }
     mount(app, skeletonPage());
     try {
       me = await client.me();
@@ -247,7 +250,10 @@ function startDashboard(app: HTMLElement, client: Client): void {
       apiKey.clear();
       return mount(
         app,
-        signInForm(client.base, () => void start()),
+        signInForm(client.base, () => {
+          location.hash = "#/";
+          void start();
+        }),
       );
     }
     const signOut = () => {

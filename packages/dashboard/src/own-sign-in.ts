@@ -5,6 +5,7 @@ import { copyField } from "./copy-field.js";
 import { h, mount } from "./dom.js";
 import { apiForm, field } from "./form.js";
 import { t } from "./i18n.js";
+import { qrCode } from "./qr-code.js";
 
 function twoFactorCard(client: Client, me: Me, onEnabled: () => void): HTMLElement {
   const card = h("section", { class: "card form two-factor", "aria-labelledby": "two-factor-title" });
@@ -32,6 +33,8 @@ function twoFactorCard(client: Client, me: Me, onEnabled: () => void): HTMLEleme
     mount(
       card,
       title,
+      h("p", { class: "muted" }, t("me.scanHint")),
+      qrCode(setup.uri, t("me.qr")),
       h("p", { class: "muted" }, t("me.secretHint")),
       copyField(setup.secret, t("me.secret")),
       h("p", {}, h("a", { href: setup.uri, class: "otpauth-link" }, setup.uri.split("?")[0])),

@@ -4,25 +4,13 @@
 // have no funnels).
 import { isApiError, type Client } from "./api.js";
 import type { CardQuery } from "./breakdown.js";
-import { h, mount, type Child } from "./dom.js";
+import { h, mount } from "./dom.js";
+import { barRow } from "./bar-row.js";
 import { formatNumber, formatPercent } from "./format.js";
 import { t } from "./i18n.js";
+import type { Viewer } from "./segments.js";
 
 type Funnel = Awaited<ReturnType<Client["funnels"]["list"]>>[number];
-
-/** A row with a bar as wide as its share of `max`. */
-function barRow(label: string, count: number, max: number, extra?: Child): HTMLElement {
-  const bar = h("span", { class: "row-bar" });
-  bar.style.setProperty("width", `${max > 0 ? (count / max) * 100 : 0}%`);
-  return h(
-    "li",
-    { "data-value": label, "data-count": count },
-    bar,
-    h("span", { class: "row-label", title: label }, label),
-    extra ? h("span", { class: "row-extra" }, extra) : null,
-    h("span", { class: "row-count" }, formatNumber(count)),
-  );
-}
 
 /** What a card says of a failed read: nothing more for a bad filter (the page names it once), else the error. */
 const failureText = (error: unknown) =>
@@ -33,20 +21,75 @@ const failureText = (error: unknown) =>
       : t("error.load");
 const failure = (error: unknown) => h("li", { class: "empty error" }, failureText(error));
 
-function funnelCard(client: Client, websiteId: number): { element: HTMLElement; load(query: CardQuery): void } {
+/** A step as people pick it: a page (a path, `*` for any characters) or an event, and its value. */
+function stepField(kind: "page" | "event" = "page", value = ""): { element: HTMLElement; text(): string } {
+  const type = h(
+    "select",
+    { name: "step_type", "aria-label": t("paths.stepType") },
+    h("option", { value: "page" }, t("paths.page")),
+    h("option", { value: "event" }, t("paths.event")),
+  );
+  type.value = kind;
+  const input = h("input", {
+    name: "step",
+    value,
+    autocomplete: "off",
+    spellcheck: "false",
+    maxlength: 200,
+    "aria-label": t("paths.stepValue"),
+  });
+  const placeholder = () => (input.placeholder = type.value === "page" ? "/pricing" : "Signup");
+  type.addEventListener("change", placeholder);
+  placeholder();
+  return {
+    element: h("div", { class: "step-field" }, type, input),
+    text: () => (input.value.trim() ? `${type.value}:${input.value.trim()}` : ""),
+  };
+}
+
+/** The API's messages of a refusal, each once (every bad step says the same). */
+const messagesOf = (error: unknown) =>
+  isApiError(error) ? [...new Set(Object.values(error.errors).flat())].join(" ") || error.message : t("error.generic");
+
+function funnelCard(client: Client, websiteId: number, viewer: Viewer): { element: HTMLElement; load(query: CardQuery): void } {
   let query: CardQuery = { from: "", to: "" };
   let funnels: Funnel[] = [];
   const picker = h("select", { name: "funnel", "aria-label": t("paths.funnel"), onchange: () => void show() });
   const remove = h("button", { type: "button", class: "ghost", title: t("paths.delete"), "aria-label": t("paths.delete") }, "×");
   const rows = h("ol", { class: "property-rows funnel-rows" });
   const name = h("input", { name: "name", required: true, maxlength: 100, placeholder: t("paths.name"), "aria-label": t("paths.name") });
-  const steps = h("textarea", {
-    name: "steps",
-    required: true,
-    rows: 3,
-    placeholder: "page:/pricing\npage:/signup*\nevent:Signup",
-    "aria-label": t("paths.stepsHint"),
-  });
+  let steps = [stepField(), stepField()];
+  const stepList = h("div", { class: "step-list" });
+  const showSteps = () =>
+    mount(
+      stepList,
+      ...steps.map((step, index) =>
+        h(
+          "div",
+          { class: "step-row" },
+          h("span", { class: "step-number" }, `${index + 1}.`),
+          step.element,
+          steps.length > 2
+            ? h(
+                "button",
+                {
+                  type: "button",
+                  class: "ghost",
+                  "aria-label": t("paths.removeStep", { step: index + 1 }),
+                  onclick: () => ((steps = steps.filter((other) => other !== step)), showSteps()),
+                },
+                "×",
+              )
+            : null,
+        ),
+      ),
+    );
+  showSteps();
+  const addStep = h(
+    "button",
+    { type: "button", class: "ghost", onclick: () => steps.length < 8 && ((steps = [...steps, stepField()]), showSteps()) },
+    `+ ${t("paths.addStep")}`,
+  );
   const problem = h("p", { class: "field-error error", role: "alert" });
 
   async function show(): Promise<void> {
@@ -86,11 +129,13 @@ function funnelCard(client: Client, websiteId: number): { element: HTMLElement; 
     event.preventDefault();
     problem.textContent = "";
     try {
-      const funnel = await client.funnels.create(websiteId, { name: name.value, steps: steps.value });
-      name.value = steps.value = "";
+      const funnel = await client.funnels.create(websiteId, { name: name.value, steps: steps.map((step) => step.text()).filter(Boolean) });
+      name.value = "";
+      steps = [stepField(), stepField()];
+      showSteps();
       await refresh(funnel.id);
     } catch (error) {
-      problem.textContent = isApiError(error) ? Object.values(error.errors).flat().join(" ") || error.message : t("error.generic");
+      problem.textContent = messagesOf(error);
     }
   }
 
@@ -98,25 +143,29 @@ function funnelCard(client: Client, websiteId: number): { element: HTMLElement; 
     const id = Number(picker.value);
     if (id && confirm(t("paths.delete"))) void client.funnels.delete(websiteId, id).then(() => refresh());
   });
+  // A viewer (or a read key) reads funnels and defines none: no form, no delete button.
   const element = h(
     "section",
     { class: "card funnels", "aria-label": t("paths.funnels") },
-    h("header", {}, h("h2", {}, t("paths.funnels")), picker, remove),
+    h("header", {}, h("h2", {}, t("paths.funnels")), picker, viewer.canWrite ? remove : null),
     rows,
-    h(
-      "details",
-      {},
-      h("summary", {}, t("paths.newFunnel")),
-      h(
-        "form",
-        { class: "funnel-form", onsubmit: (event: Event) => void add(event) },
-        name,
-        steps,
-        h("button", { type: "submit" }, t("paths.add")),
-      ),
-      h("p", { class: "hint muted" }, t("paths.stepsHint")),
-      problem,
-    ),
+    viewer.canWrite
+      ? h(
+          "details",
+          {},
+          h("summary", {}, t("paths.newFunnel")),
+          h(
+            "form",
+            { class: "funnel-form", onsubmit: (event: Event) => void add(event) },
+            name,
+            stepList,
+            addStep,
+            h("button", { type: "submit" }, t("paths.add")),
+          ),
+          h("p", { class: "hint muted" }, t("paths.stepsHint")),
+          problem,
+        )
+      : null,
   );
   return {
     element,
@@ -129,7 +178,7 @@ function funnelCard(client: Client, websiteId: number): { element: HTMLElement; 
 
 function journeyCard(client: Client, websiteId: number): { element: HTMLElement; load(query: CardQuery): void } {
   let query: CardQuery = { from: "", to: "" };
-  const start = h("input", { name: "start", value: "/", required: true, "aria-label": t("paths.start"), placeholder: "/pricing" });
+  const start = stepField("page", "/");
   const direction = h(
     "select",
     { name: "direction", "aria-label": t("paths.direction") },
@@ -138,13 +187,14 @@ function journeyCard(client: Client, websiteId: number): { element: HTMLElement;
   );
   const depth = h("select", { name: "depth", "aria-label": t("paths.depth") }, ...[1, 2, 3, 4, 5].map((n) => h("option", { value: n }, n)));
   depth.value = "3";
-  // Scrolls sideways on narrow screens: focusable, so a keyboard can scroll it too.
-  const flow = h("div", { class: "flow", tabindex: 0, "aria-label": t("paths.journey") });
+  // Its steps wrap onto rows on narrow screens: every step in view, no sideways scroll.
+  const flow = h("div", { class: "flow", "aria-label": t("paths.journey") });
 
   async function show(event?: Event): Promise<void> {
     event?.preventDefault();
-    const text = start.value.trim();
-    const from = text.startsWith("event:") ? { from_event: text.slice(6) } : { from_page: text.replace(/^page:/, "") };
+    const text = start.text();
+    if (!text) return;
+    const from = text.startsWith("event:") ? { from_event: text.slice(6) } : { from_page: text.slice(5) };
     flow.setAttribute("aria-busy", "true");
     try {
       const { data, links } = await client.stats.journey(websiteId, {
@@ -183,8 +233,8 @@ function journeyCard(client: Client, websiteId: number): { element: HTMLElement;
     h("header", {}, h("h2", {}, t("paths.journey"))),
     h(
       "form",
-      { class: "property-form", onsubmit: (event: Event) => void show(event) },
-      start,
+      { class: "property-form journey-form", "aria-label": t("paths.start"), onsubmit: (event: Event) => void show(event) },
+      start.element,
       direction,
       depth,
       h("button", { type: "submit" }, t("goals.show")),
@@ -201,7 +251,7 @@ function journeyCard(client: Client, websiteId: number): { element: HTMLElement;
 }
 
 /** The funnel and journey cards of one website. */
-export function pathCards(client: Client, websiteId: number): { elements: HTMLElement[]; load(query: CardQuery): void } {
-  const cards = [funnelCard(client, websiteId), journeyCard(client, websiteId)];
+export function pathCards(client: Client, websiteId: number, viewer: Viewer): { elements: HTMLElement[]; load(query: CardQuery): void } {
+  const cards = [funnelCard(client, websiteId, viewer), journeyCard(client, websiteId)];
   return { elements: cards.map((card) => card.element), load: (query) => cards.forEach((card) => card.load(query)) };
 }

@@ -2,13 +2,14 @@
 // totals, the chart of one figure (by hour for a single day, with the comparison range
 // over it), hours, and cards whose rows filter everything on a click. The dashboard and
 // share pages both use it.
-import { isApiError, type StatName, type StatRow } from "./api.js";
+import { isApiError, type Annotation, type Client, type StatName, type StatRow } from "./api.js";
+import { annotationsPanel } from "./annotations.js";
 import { breakdownCard, type BreakdownTab, type CardQuery, type ExtraRow } from "./breakdown.js";
 import { chart } from "./chart.js";
 import { engagementTabs } from "./engagement.js";
 import { comparisonRange, formatDay, todayIn } from "./dates.js";
 import { h, mount } from "./dom.js";
-import { filterBar, filterText } from "./filters.js";
+import { filterBar, filterText, NO_VALUE } from "./filters.js";
 import { formatNumber } from "./format.js";
 import { goalCards } from "./goals.js";
 import { plural, t } from "./i18n.js";
@@ -17,6 +18,7 @@ import { rangeLabel, rangePicker } from "./range-picker.js";
 import { byMonth, daySeries, hourSeries, total, type Point } from "./series.js";
 import { allRows, type StatsSource } from "./source.js";
 import { METRIC_INFO, totalTiles } from "./totals.js";
+import { segmentsMenu, type Viewer } from "./segments.js";
 import { filterParams, withFilter, type Compare, type Filter, type Metric, type ViewState } from "./view-state.js";
 
 export interface StatsViewOptions {
@@ -32,6 +34,8 @@ export interface StatsViewOptions {
   tools?: Node;
   /** Cards read through the account's API only (funnels and journeys), after the others. */
   paths?: { elements: HTMLElement[]; load(query: CardQuery): void };
+  /** The account's website (share pages have none): saved segments, annotations, the team's goals, the live view. */
+  account?: { client: Client; websiteId: number; viewer: Viewer };
 }
 
 export interface StatsView {
@@ -131,14 +135,24 @@ function badFilters(error: unknown, filters: readonly Filter[]): { filter: Filte
 }
 
 export function statsView(options: StatsViewOptions): StatsView {
-  const { source, timezone } = options;
+  const { source, timezone, account } = options;
   let state = options.state;
   let request = 0;
   /** The current request's totals, asked once and shared (tiles, Direct / None, empty states). */
   let totalsOnce: Promise<number> | null = null;
-  const query = (): CardQuery => ({ from: state.range.from, to: state.range.to, filter: filterParams(state) });
+  /** The saved segment's filters (the API's texts), while one applies. */
+  let segmentFilters: readonly string[] = [];
+  let segmentName = "";
+  const query = (): CardQuery => ({ from: state.range.from, to: state.range.to, filter: filterParams(state, segmentFilters) });
   const change = (next: Partial<ViewState>) => options.onState({ ...state, ...next });
-  const addFilter = (filter: Filter) => change({ filters: withFilter(state.filters, filter) });
+  const segments = account
+    ? segmentsMenu(account.client, account.websiteId, account.viewer, (segment, filters = "keep") =>
+        change({ segment, ...(filters === "clear" ? { filters: [] } : {}) }),
+      )
+    : null;
+  let notes: Annotation[] = [];
+  const annotations = account ? annotationsPanel(account.client, account.websiteId, account.viewer.canWrite, () => setState(state)) : null;
+  const addOne = (filter: Filter) => change({ filters: withFilter(state.filters, filter) });
   const visits = () => (totalsOnce ??= source.totals(query()).then((answer) => answer.data.visits));
 
   const picker = h("div", { class: "picker-slot" });
@@ -150,7 +164,16 @@ export function statsView(options: StatsViewOptions): StatsView {
   );
   const filters = h("div", { class: "filter-slot" });
   const problems = h("div", { class: "problem-slot", role: "alert" });
-  const realtime = h("span", { class: "realtime", title: t("realtime.title"), "data-count": "0" }, "…");
+  // On the account's dashboard, visitors right now open the live view.
+  const realtime = account
+    ? h("a", { class: "realtime", href: `#/websites/${account.websiteId}/live`, title: t("realtime.live"), "data-count": "0" }, "…")
+    : h("span", { class: "realtime", title: t("realtime.title"), "data-count": "0" }, "…");
+  const builderSlot = h("div", { class: "builder-slot" });
+  const addFilter = h(
+    "button",
+    { type: "button", class: "ghost add-filter", "aria-expanded": "false", onclick: () => void toggleBuilder() },
+    `+ ${t("builder.open")}`,
+  );
   const totals = totalTiles((metric) => change({ metric }));
   const mainChart = h("div", { class: "chart-slot main-chart", "aria-busy": "true" }, h("div", { class: "skeleton chart-skeleton" }));
   const hoursTitle = h("h2", {}, t("hours.title", { metric: t("metric.visitors") }));
@@ -175,8 +198,15 @@ export function statsView(options: StatsViewOptions): StatsView {
     city: { empty: () => locationsHint("locations.noCity") },
     ...engagementTabs(() => state.compare),
   };
-  const cards = CARDS.map(([title, tabs]) => breakdownCard({ title, tabs: tabsOf(tabs), source, onFilter: addFilter, explained }));
-  const goals = goalCards({ source, onFilter: addFilter, explained, goals: () => state.goals, onGoals: (list) => change({ goals: list }) });
+  const cards = CARDS.map(([title, tabs]) => breakdownCard({ title, tabs: tabsOf(tabs), source, onFilter: addOne, explained }));
+  const map = mapCard();
+  cards.splice(CARDS.findIndex(([title]) => title === "card.locations") + 1, 0, map);
+  const goals = goalCards({
+    source,
+    onFilter: addOne,
+    explained,
+    ...(account ? { account: { client: account.client, websiteId: account.websiteId, canWrite: account.viewer.canWrite } } : {}),
+  });
   const element = h(
     "main",
     { class: "site" },
@@ -184,11 +214,12 @@ export function statsView(options: StatsViewOptions): StatsView {
       "div",
       { class: "toolbar" },
       h("div", { class: "heading" }, options.heading, h("div", { class: "subheading" }, label, realtime)),
-      h("div", { class: "controls" }, picker, compare, options.tools),
+      h("div", { class: "controls" }, picker, compare, segments?.element, options.tools),
     ),
     problems,
-    filters,
-    h("section", { class: "card overview", "aria-label": t("overview.label") }, totals.element, mainChart),
+    h("div", { class: "filter-row" }, filters, addFilter),
+    builderSlot,
+    h("section", { class: "card overview", "aria-label": t("overview.label") }, totals.element, mainChart, annotations?.element),
     hoursCard,
     h("div", { class: "cards" }, ...cards.map((card) => card.element), ...goals.elements, ...(options.paths?.elements ?? [])),
   );
@@ -197,12 +228,61 @@ export function statsView(options: StatsViewOptions): StatsView {
   async function directRow(shown: CardQuery, result: { data: StatRow[]; meta: { last_page: number } }): Promise<ExtraRow[]> {
     const referred = result.meta.last_page <= 1 ? result.data : await allRows(source, { ...shown, name: "referrer" });
     const count = (await visits()) - total(referred);
-    return count > 0 ? [{ value: DIRECT, label: t("sources.direct"), count, title: t("sources.directTitle") }] : [];
+    const filter: Filter = { dimension: "referrer", operator: "is", values: [NO_VALUE] };
+    return count > 0 ? [{ value: DIRECT, label: t("sources.direct"), count, title: t("sources.directTitle"), filter }] : [];
   }
 
   /** No locations while there are visits: say what would give them. */
   async function locationsHint(key: MessageKey): Promise<HTMLElement | null> {
-    return (await visits()) > 0 ? h("span", { class: "hint-block" }, t(key), " ", h("code", {}, "GEOIP_DB")) : null;
+    return (await visits()) > 0 ? h("span", { class: "hint-block geo-hint" }, t(key)) : null;
+  }
+
+  /** The Locations card's map: the range's countries shaded by visitors (the map's module and shapes load with it). */
+  function mapCard(): { element: HTMLElement; load(shown: CardQuery): void } {
+    const slot = h("div", { class: "map-slot", "aria-busy": "true" });
+    const element = h(
+      "section",
+      { class: "card map-card", "aria-label": t("locations.mapLabel") },
+      h("header", {}, h("h2", {}, t("locations.map"))),
+      slot,
+    );
+    return {
+      element,
+      load(shown) {
+        slot.setAttribute("aria-busy", "true");
+        void Promise.all([allRows(source, { ...shown, name: "country" }), import("./world-map.js")])
+          .then(async ([rows, { worldMap }]) => {
+            if (shown.from !== query().from || shown.to !== query().to) return;
+            mount(
+              slot,
+              await worldMap(
+                rows.map((row) => ({ value: row.value, visitors: row.count })),
+                t("locations.mapLabel"),
+              ),
+            );
+          })
+          .catch((error: unknown) => mount(slot, h("p", { class: "error" }, explained(error) ? "—" : t("error.load"))))
+          .finally(() => slot.removeAttribute("aria-busy"));
+      },
+    };
+  }
+
+  /** The filter builder, loaded when first opened. */
+  async function toggleBuilder(): Promise<void> {
+    if (builderSlot.firstChild) {
+      builderSlot.replaceChildren();
+      addFilter.setAttribute("aria-expanded", "false");
+      return;
+    }
+    const { filterBuilder } = await import("./filter-builder.js");
+    const form = filterBuilder(source, query, (filter) => {
+      builderSlot.replaceChildren();
+      addFilter.setAttribute("aria-expanded", "false");
+      addOne(filter);
+    });
+    mount(builderSlot, form);
+    addFilter.setAttribute("aria-expanded", "true");
+    form.querySelector("select")?.focus();
   }
 
   function showProblems(error: unknown, mine: number): void {
@@ -281,6 +361,7 @@ export function statsView(options: StatsViewOptions): StatsView {
         caption,
         label: hourly ? (hour) => `${hour}:00` : formatDay,
         format: charted.format,
+        marks: hourly ? [] : notes.map((note) => ({ key: monthly ? note.date.slice(0, 7) : note.date, text: note.text })),
       }),
       hourly && !HOURLY[metric] ? h("p", { class: "muted hint" }, t("hours.onlyCounts", { metric: t(info.label) })) : null,
     );
@@ -328,8 +409,21 @@ export function statsView(options: StatsViewOptions): StatsView {
     }
   }
 
+  /** The segment's filters and the range's notes, before anything is read. */
+  async function prepare(): Promise<void> {
+    const segment = state.segment === null ? null : await segments?.filtersOf(state.segment);
+    segmentFilters = segment?.filters ?? [];
+    segmentName = segment?.name ?? "";
+    segments?.update({ filters: state.filters.map((filter) => filterParams({ ...state, filters: [filter] })[0]!), segment: state.segment });
+    notes = annotations ? await annotations.load(state.range) : [];
+  }
+
   function setState(next: ViewState): void {
     state = next;
+    void prepare().then(() => next === state && load());
+  }
+
+  function load(): void {
     const mine = ++request;
     totalsOnce = null;
     const today = todayIn(timezone);
@@ -343,6 +437,19 @@ export function statsView(options: StatsViewOptions): StatsView {
     mount(
       filters,
       filterBar(state.filters, (list) => change({ filters: list })),
+      state.segment !== null && segmentName
+        ? h(
+            "button",
+            {
+              type: "button",
+              class: "chip segment-chip",
+              "aria-label": t("segments.remove", { name: segmentName }),
+              onclick: () => change({ segment: null }),
+            },
+            t("segments.active", { name: segmentName }),
+            h("span", { "aria-hidden": "true" }, " ×"),
+          )
+        : null,
     );
     mount(problems);
     // One day: the main chart is already by hour.

@@ -12,7 +12,31 @@ type Role = (typeof ROLES)[number];
 const roleSelect = (name: string, selected: Role) =>
   h("select", { name }, ...ROLES.map((role) => h("option", { value: role, selected: role === selected }, t(`team.role.${role}`))));
 
-function memberRow(client: Client, me: Me, user: User, refresh: () => void): HTMLElement {
+/** The account's websites by id, for names instead of numbers. */
+type Domains = ReadonlyMap<number, string>;
+
+/** Every website (or some, ticked by name): who may see what. */
+function websitePicker(domains: Domains): { element: HTMLElement; value(): number[] | null } {
+  const all = h("input", { type: "checkbox", name: "all_websites", id: "all-websites", checked: true });
+  const boxes = [...domains].map(([id, domain]) => {
+    const box = h("input", { type: "checkbox", name: "websites", value: id, id: `website-${id}` });
+    return { id, box, element: h("label", { class: "check", for: box.id }, box, domain) };
+  });
+  const some = h("div", { class: "website-choices", hidden: true }, ...boxes.map((choice) => choice.element));
+  all.addEventListener("change", () => (some.hidden = all.checked));
+  return {
+    element: h(
+      "fieldset",
+      { class: "field websites-field" },
+      h("legend", {}, t("team.websites")),
+      h("label", { class: "check", for: all.id }, all, t("team.allWebsites")),
+      some,
+    ),
+    value: () => (all.checked ? null : boxes.filter((choice) => choice.box.checked).map((choice) => choice.id)),
+  };
+}
+
+function memberRow(client: Client, me: Me, user: User, domains: Domains, refresh: () => void): HTMLElement {
   const role = roleSelect("role", user.role);
   const status = h("span", { class: "form-status", role: "status" });
   role.setAttribute("aria-label", t("team.roleOf", { email: user.email }));
@@ -28,7 +52,7 @@ function memberRow(client: Client, me: Me, user: User, refresh: () => void): HTM
     { "data-email": user.email },
     h("td", {}, user.email, me.user?.id === user.id ? ` (${t("team.you")})` : ""),
     h("td", {}, role),
-    h("td", {}, user.websites?.join(", ") ?? t("team.allWebsites")),
+    h("td", {}, user.websites?.map((id) => domains.get(id) ?? `#${id}`).join(", ") ?? t("team.allWebsites")),
     h("td", {}, user.two_factor ? t("team.twoFactorOn") : "–"),
     h(
       "td",
@@ -43,15 +67,17 @@ function memberRow(client: Client, me: Me, user: User, refresh: () => void): HTM
   );
 }
 
-export function teamPage(client: Client, me: Me): HTMLElement {
+export async function teamPage(client: Client, me: Me): Promise<HTMLElement> {
   const rows = h("tbody");
+  const listed = await client.websites.list({ per_page: 100, sort_by: "domain", sort: "asc" });
+  const domains: Domains = new Map(listed.data.map((site) => [site.id, site.domain]));
   async function refresh(): Promise<void> {
     const users = await client.users.list();
-    mount(rows, ...users.map((user) => memberRow(client, me, user, () => void refresh())));
+    mount(rows, ...users.map((user) => memberRow(client, me, user, domains, () => void refresh())));
   }
   const email = h("input", { type: "email", name: "email", autocomplete: "off", required: true });
   const role = roleSelect("role", "viewer");
-  const websites = h("input", { name: "websites", placeholder: "1, 2", inputmode: "numeric" });
+  const websites = websitePicker(domains);
   const invited = h("div", { class: "invited", role: "status" });
   const invite = apiForm(
     { class: "card form", "aria-labelledby": "invite-title" },
@@ -59,7 +85,7 @@ export function teamPage(client: Client, me: Me): HTMLElement {
       h("h2", { id: "invite-title" }, t("team.invite")),
       field(t("team.email"), email),
       field(t("team.role"), role),
-      field(t("team.websites"), websites, t("team.websitesHint")),
+      websites.element,
       invited,
     ],
     t("team.send"),
@@ -67,7 +93,7 @@ export function teamPage(client: Client, me: Me): HTMLElement {
       const sent = await client.users.invite({
         email: email.value.trim(),
         role: role.value as Role,
-        websites: websites.value.trim() ? websites.value.split(",").map(Number) : null,
+        websites: websites.value(),
       });
       mount(
         invited,

@@ -9,13 +9,20 @@ describe("view state in the URL", () => {
         { dimension: "country", operator: "is", values: ["US:United States"] },
         { dimension: "page", operator: "contains", values: ["/a|b", "c\\d"] },
         { dimension: "prop:plan", operator: "is_not", values: ["pro"] },
+        { dimension: "referrer", operator: "matches_not", values: ["^news\\."] },
       ],
       compare: "year",
       metric: "bounce_rate",
-      goals: ["/blog/*", "/pricing"],
+      segment: 3,
     };
     const query = new URLSearchParams(stateQuery(state));
-    expect(query.getAll("filter")).toEqual(["country:is:US:United States", "page:contains:/a\\|b|c\\\\d", "prop:plan:is_not:pro"]);
+    expect(query.getAll("filter")).toEqual([
+      "country:is:US:United States",
+      "page:contains:/a\\|b|c\\\\d",
+      "prop:plan:is_not:pro",
+      "referrer:matches_not:^news\\\\.",
+    ]);
+    expect(query.get("segment")).toBe("3");
     expect(parseState(query, "2026-02-10")).toEqual(state);
   });
 
@@ -26,7 +33,7 @@ describe("view state in the URL", () => {
       filters: [{ dimension: "browser", operator: "is", values: ["Firefox"] }],
       compare: "",
       metric: "visitors",
-      goals: [],
+      segment: null,
     });
     expect(stateQuery(state)).toBe("range=30d&filter=browser%3Ais%3AFirefox");
   });

@@ -8,10 +8,14 @@ export type Compare = "" | "previous_period" | "year";
 export const METRICS = ["visitors", "visits", "pageviews", "views_per_visit", "bounce_rate", "visit_duration"] as const;
 export type Metric = (typeof METRICS)[number];
 
+/** The API's filter operators (docs/statistics.md, "Filters"), in the order the filter builder offers them. */
+export const OPERATORS = ["is", "is_not", "contains", "contains_not", "matches", "matches_not"] as const;
+export type Operator = (typeof OPERATORS)[number];
+
 /** One `filter` of the API: `country:is:US:United States`, `prop:plan:is:pro`. */
 export interface Filter {
   dimension: string;
-  operator: "is" | "is_not" | "contains";
+  operator: Operator;
   values: string[];
 }
 
@@ -20,14 +24,11 @@ export interface ViewState {
   filters: Filter[];
   compare: Compare;
   metric: Metric;
-  /** Page goals (`/blog/*`) counted in the goals card beside the events. */
-  goals: string[];
+  /** A saved segment whose filters apply beside `filters`. */
+  segment: number | null;
 }
 
-/** The API's own bound on page goals of one query. */
-export const MAX_PAGE_GOALS = 10;
-
-const SYNTAX = /^(prop:[\s\S]+?|[a-z_]+):(is|is_not|contains):([\s\S]+)$/;
+const SYNTAX = /^(prop:[\s\S]+?|[a-z_]+):(is_not|is|contains_not|contains|matches_not|matches):([\s\S]+)$/;
 
 /** The API's text for a filter: `|` separates values, so `|` and `\` in a value are escaped. */
 export const filterParam = (filter: Filter): string =>
@@ -55,6 +56,7 @@ export function parseFilter(text: string): Filter | null {
 export function parseState(query: URLSearchParams, today: string): ViewState {
   const compare = query.get("compare");
   const metric = query.get("metric") as Metric;
+  const segment = Number(query.get("segment"));
   return {
     range: parseRange(query, today),
     filters: query
@@ -63,7 +65,7 @@ export function parseState(query: URLSearchParams, today: string): ViewState {
       .filter((filter) => filter !== null),
     compare: compare === "previous_period" || compare === "year" ? compare : "",
     metric: METRICS.includes(metric) ? metric : "visitors",
-    goals: [...new Set(query.getAll("goal").filter((goal) => goal !== "" && goal.length <= 200))].slice(0, MAX_PAGE_GOALS),
+    segment: Number.isSafeInteger(segment) && segment > 0 ? segment : null,
   };
 }
 
@@ -73,7 +75,7 @@ export function stateQuery(state: ViewState): string {
   for (const filter of state.filters) query.append("filter", filterParam(filter));
   if (state.compare) query.set("compare", state.compare);
   if (state.metric !== "visitors") query.set("metric", state.metric);
-  for (const goal of state.goals) query.append("goal", goal);
+  if (state.segment !== null) query.set("segment", String(state.segment));
   return query.toString();
 }
 
@@ -82,5 +84,8 @@ export function withFilter(filters: readonly Filter[], filter: Filter): Filter[]
   return [...filters.filter((f) => f.dimension !== filter.dimension), filter];
 }
 
-/** The API's `filter` parameters of a state. */
-export const filterParams = (state: ViewState): string[] => state.filters.map(filterParam);
+/** The API's `filter` parameters of a state, and of its segment's when it has one (`segmentFilters`: the API's texts). */
+export const filterParams = (state: ViewState, segmentFilters: readonly string[] = []): string[] => [
+  ...state.filters.map(filterParam),
+  ...segmentFilters,
+];

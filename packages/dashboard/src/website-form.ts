@@ -22,18 +22,46 @@ function timeZoneInput(value: string): HTMLInputElement {
   return h("input", { name: "timezone", list: "time-zones", value, required: true, autocomplete: "off", spellcheck: "false" });
 }
 
+/** Names one a line or comma-separated, as typed. */
+const namesOf = (text: string) =>
+  text
+    .split(/[\n,]/)
+    .map((name) => name.trim())
+    .filter(Boolean);
+
+/** `exclude_params` for "drop every parameter but these" (`&` and `!name` lines): private pages by default. */
+export const keepOnly = (names: readonly string[]) => ["&", ...names.map((name) => `!${name}`)].join("\n");
+
+/** The parameters a setting keeps (`&` with `!name`), or null when it drops only those it lists. */
+function keptOf(excludeParams: string): { keep: string[] } | { drop: string[] } {
+  const entries = namesOf(excludeParams);
+  return entries.includes("&")
+    ? { keep: entries.filter((entry) => entry.startsWith("!")).map((entry) => entry.slice(1)) }
+    : { drop: entries.filter((entry) => !entry.startsWith("!")) };
+}
+
 export function createWebsiteForm(client: Client, onCreated: (site: Website) => void): HTMLElement {
   const domain = h("input", { name: "domain", required: true, placeholder: "example.com", autocomplete: "off", spellcheck: "false" });
   const timezone = timeZoneInput(browserTimeZone());
+  const kept = h("input", { name: "keep_params", placeholder: "q, page", autocomplete: "off", spellcheck: "false" });
   const form = apiForm(
     { class: "card form", "aria-labelledby": "new-website" },
     [
       h("h1", { id: "new-website", tabindex: "-1" }, t("site.add")),
       field(t("form.domain"), domain, t("form.domainHint")),
       field(t("form.timezone"), timezone, t("form.timezoneHint")),
+      field(t("form.keepParams"), kept, t("form.keepParamsHint")),
     ],
     t("site.addButton"),
-    async () => onCreated(await client.websites.create({ domain: domain.value.trim(), timezone: timezone.value.trim() })),
+    async () =>
+      onCreated(
+        await client.websites.create({
+          domain: domain.value.trim(),
+          timezone: timezone.value.trim(),
+          // Pages keep no query (a form's ?email=… never becomes a page) but the parameters listed.
+          exclude_params: keepOnly(namesOf(kept.value)),
+        }),
+      ),
   );
   return h("main", { class: "narrow wide" }, form);
 }
@@ -87,7 +115,18 @@ export function websiteSettingsForm(client: Client, site: Website, onSaved: (sit
   const email = checkbox("email", site.email === 1);
   const bots = checkbox("exclude_bots", site.exclude_bots === 1);
   const ips = h("textarea", { name: "exclude_ips", rows: 3, spellcheck: "false", placeholder: "10.0.0.0/8" }, site.exclude_ips);
-  const params = h("textarea", { name: "exclude_params", rows: 3, spellcheck: "false", placeholder: "ref" }, site.exclude_params);
+  const current = keptOf(site.exclude_params);
+  const paramsMode = h(
+    "select",
+    { name: "params_mode" },
+    h("option", { value: "keep", selected: "keep" in current }, t("form.paramsKeepOnly")),
+    h("option", { value: "drop", selected: "drop" in current }, t("form.paramsDropOnly")),
+  );
+  const params = h(
+    "textarea",
+    { name: "exclude_params", rows: 2, spellcheck: "false", placeholder: "q" },
+    ("keep" in current ? current.keep : current.drop).join("\n"),
+  );
   const routeNames = checkbox("page_names", site.page_names === "route");
   const subdomains = checkbox("include_subdomains", site.include_subdomains === 1);
   const retention = h("input", {
@@ -116,6 +155,7 @@ export function websiteSettingsForm(client: Client, site: Website, onSaved: (sit
       field(t("form.reports"), email, h("span", {}, t("form.reportsHint"), " ", h("a", { href: "#/account" }, t("form.reportsLink")))),
       field(t("form.excludeBots"), bots, t("form.excludeBotsHint")),
       field(t("form.excludeIps"), ips, t("form.excludeIpsHint")),
+      field(t("form.queryParams"), paramsMode),
       field(t("form.excludeParams"), params, t("form.excludeParamsHint")),
       field(t("form.retention"), retention, t("form.retentionHint")),
       field(t("form.routeNames"), routeNames, t("form.routeNamesHint")),
@@ -134,7 +174,7 @@ export function websiteSettingsForm(client: Client, site: Website, onSaved: (sit
         email: email.checked ? 1 : 0,
         exclude_bots: bots.checked ? 1 : 0,
         exclude_ips: ips.value,
-        exclude_params: params.value,
+        exclude_params: paramsMode.value === "keep" ? keepOnly(namesOf(params.value)) : namesOf(params.value).join("\n"),
         retention_days: retention.value,
         page_names: routeNames.checked ? "route" : "path",
         include_subdomains: subdomains.checked ? 1 : 0,

@@ -11,13 +11,15 @@ export interface HtmlDocument {
   body: string;
   /** Attributes of `<body>`, already HTML, with their leading space. */
   bodyAttributes?: string;
+  /** The page's language (`<html lang>`). @default "en" */
+  lang?: string;
 }
 
 /** A whole HTML page, English, UTF-8, sized for phones: the dashboard shell, the unsubscribe page, the report e-mail. */
-export function htmlDocument({ title, head = [], body, bodyAttributes = "" }: HtmlDocument): string {
+export function htmlDocument({ title, head = [], body, bodyAttributes = "", lang = "en" }: HtmlDocument): string {
   return [
     "<!doctype html>",
-    '<html lang="en">',
+    `<html lang="${escapeHtml(lang)}">`,
     "<head>",
     '<meta charset="utf-8">',
     '<meta name="viewport" content="width=device-width, initial-scale=1">',

@@ -1,6 +1,7 @@
 import { escapeHtml, htmlDocument } from "@tally-analytics/core/internal";
 import { htmlPageHeaders, PAGE_HEAD } from "../http/html.js";
 import { assetPath } from "../dashboard/assets.js";
+import { languageCookie, languageLinks, languageOf, translator } from "./sign-in-text.js";
 
 /** No script at all on these pages: forms post to this origin only, and no page may frame them. */
 const CONTENT_SECURITY_POLICY =
@@ -33,7 +34,7 @@ export interface FormPage {
   headers?: Record<string, string>;
 }
 
-function field({ name, label, type, autocomplete, value, hint, inputmode }: FormField): string {
+function field({ name, label, type, autocomplete, value, hint, inputmode }: FormField, say: (text: string) => string): string {
   const attributes = [
     `id="${name}"`,
     `name="${name}"`,
@@ -44,7 +45,7 @@ function field({ name, label, type, autocomplete, value, hint, inputmode }: Form
     type === "hidden" ? "" : "required",
   ].filter(Boolean);
   if (type === "hidden") return `<input ${attributes.join(" ")}>`;
-  return `<div class="field"><label for="${name}">${escapeHtml(label)}</label><input ${attributes.join(" ")}>${hint ? `<p class="muted">${escapeHtml(hint)}</p>` : ""}</div>`;
+  return `<div class="field"><label for="${name}">${escapeHtml(say(label))}</label><input ${attributes.join(" ")}>${hint ? `<p class="muted">${escapeHtml(say(hint))}</p>` : ""}</div>`;
 }
 
 /**
@@ -53,28 +54,38 @@ function field({ name, label, type, autocomplete, value, hint, inputmode }: Form
  * Every URL is relative: these pages sit directly under the mount.
  */
 export function formPage(request: Request, page: FormPage): Response {
-  const paragraphs = (page.intro ?? []).map((line) => `<p class="muted">${escapeHtml(line)}</p>`);
+  // In the reader's language (sign-in-text.ts): every text below goes through `say`.
+  const { language, chosen } = languageOf(request);
+  const say = translator(language);
+  const paragraphs = (page.intro ?? []).map((line) => `<p class="muted">${escapeHtml(say(line))}</p>`);
+  const languages = languageLinks(request, language)
+    .map(([href, name, code]) => `<a href="${escapeHtml(href)}" lang="${code}" hreflang="${code}">${escapeHtml(name)}</a>`)
+    .join(" · ");
   const body = [
     '<main class="narrow"><section class="card sign-in">',
-    `<h1>${escapeHtml(page.title)}</h1>`,
+    `<div class="sign-in-head"><h1>${escapeHtml(say(page.title))}</h1><nav class="languages" aria-label="${escapeHtml(say("Language"))}">${languages}</nav></div>`,
     ...paragraphs,
-    page.notice ? `<p class="notice" role="status">${escapeHtml(page.notice)}</p>` : "",
-    page.error ? `<p class="error" role="alert">${escapeHtml(page.error)}</p>` : "",
+    page.notice ? `<p class="notice" role="status">${escapeHtml(say(page.notice))}</p>` : "",
+    page.error ? `<p class="error" role="alert">${escapeHtml(say(page.error))}</p>` : "",
     page.fields
-      ? `<form method="post" class="stack">${page.fields.map(field).join("")}<button type="submit">${escapeHtml(page.button ?? "Continue")}</button></form>`
+      ? `<form method="post" class="stack">${page.fields.map((each) => field(each, say)).join("")}<button type="submit">${escapeHtml(say(page.button ?? "Continue"))}</button></form>`
       : "",
-    ...(page.links ?? []).map(([href, text]) => `<p><a href="${escapeHtml(href)}">${escapeHtml(text)}</a></p>`),
+    ...(page.links ?? []).map(([href, text]) => `<p><a href="${escapeHtml(href)}">${escapeHtml(say(text))}</a></p>`),
     "</section></main>",
   ].join("\n");
   const html = htmlDocument({
-    title: `${page.title} · Tally`,
+    title: `${say(page.title)} · Tally`,
+    lang: language,
     head: [...PAGE_HEAD, `<link rel="stylesheet" href="./${assetPath("dashboard.css")}">`],
     body,
   });
-  return new Response(request.method === "HEAD" ? null : html, {
-    status: page.status ?? 200,
-    headers: { ...htmlPageHeaders(CONTENT_SECURITY_POLICY), "cross-origin-opener-policy": "same-origin", ...page.headers },
+  const headers = new Headers({
+    ...htmlPageHeaders(CONTENT_SECURITY_POLICY),
+    "cross-origin-opener-policy": "same-origin",
+    ...page.headers,
   });
+  if (chosen) headers.append("set-cookie", languageCookie(language));
+  return new Response(request.method === "HEAD" ? null : html, { status: page.status ?? 200, headers });
 }
 
 /** After a form: a GET of another page (303), with cookies to set. Relative, like every URL here. */

@@ -83,6 +83,8 @@ const loginLinks = (context: Context): [string, string][] => [
   ["./forgot-password", "Forgot your password?"],
   ...(ssoLink(context) ? ([["./sso", "Sign in with single sign-on"]] as [string, string][]) : []),
   ["./signup", "First time here? Set up your user with the account's API key"],
+  // The dashboard's own form for an API key (this tab only).
+  ["./#/key", "Use an API key instead"],
 ];
 
 const loginPage = (context: Context, extra: Partial<FormPage> = {}) =>
