@@ -109,8 +109,9 @@ const hash = (text) => createHash("sha256").update(text).digest("base64url").sli
 
 rmSync(dist, { recursive: true, force: true });
 mkdirSync(dist, { recursive: true });
+const tables = await exported("messages.ts", "MESSAGES");
 const translations = Object.fromEntries(
-  Object.entries(await exported("messages.ts", "MESSAGES"))
+  Object.entries(tables)
     .filter(([locale]) => locale !== "en")
     .map(([locale, table]) => [`messages-${locale}.json`, JSON.stringify(table)]),
 );
@@ -126,6 +127,8 @@ const files = {
   "dashboard.css": await bundleStyles(),
   ...translations,
   "components.js": await bundleComponents(),
+  // English too (the script has it built in and never fetches it): what a page must not show in another language.
+  "messages-en.json": JSON.stringify(tables.en),
   // The sign-in pages' texts in every language, for the server that renders them.
   "sign-in-messages.json": JSON.stringify(await exported("sign-in-messages.ts", "SIGN_IN_MESSAGES")),
   // The world map's countries, fetched when a map is first drawn (world.mjs).

@@ -285,9 +285,15 @@ describe.skipIf(skip)("a new user's first minutes in the dashboard, in Chromium"
     await page.waitForSelector(".overview .chart", { timeout: 15_000 });
     await waitLoaded(page);
     expect(await page.getAttribute('[data-total="pageviews"] strong', "data-count")).toBe("1");
-    // No GeoIP database: Locations says what would place visitors.
+    // No GeoIP database: Locations says what would place visitors, and where to get one, whole (never cut).
     await expect.poll(() => page.textContent('section[data-card~="country"] .rows')).toContain("GeoIP database");
-    expect(await page.textContent('section[data-card~="country"] .rows code')).toBe("GEOIP_DB");
+    const hint = await page.$eval('section[data-card~="country"] .geo-hint', (element) => ({
+      text: element.textContent ?? "",
+      cut: element.scrollWidth > element.clientWidth + 1 || getComputedStyle(element).textOverflow === "ellipsis",
+    }));
+    expect(hint.text).toContain("GEOIP_DB");
+    expect(hint.text).toMatch(/GeoLite2.*DB-IP/);
+    expect(hint.cut).toBe(false);
     await page.click('section[data-card~="country"] [data-name="city"]');
     await expect.poll(() => page.textContent('section[data-card~="country"] .rows')).toContain("city database");
     // No events: Goals shows how to send one.
@@ -362,9 +368,9 @@ describe.skipIf(skip)("a new user's first minutes in the dashboard, in Chromium"
     const signedOut = await newPage();
     signedOut.on("response", (response) => statuses.push(response.status()));
     await signedOut.goto(`${origin}/analytics/`);
-    await signedOut.waitForSelector('input[name="key"]');
+    await signedOut.waitForURL(`${origin}/analytics/login`);
     expect(statuses).not.toContain(401);
-    expect(await signedOut.textContent(".sign-in label")).toBe("API key");
+    expect(await signedOut.textContent(".sign-in label")).toBe("E-mail");
 
     // The answers wait until the test has looked: first the website's own figures (its
     // page is grey blocks meanwhile), then the lists (the tiles are filled, charts and cards grey).
@@ -445,9 +451,13 @@ describe.skipIf(skip)("a new user's first minutes in the dashboard, in Chromium"
     page.on("request", (request) => {
       if (request.url().includes("/assets/messages-")) languageFiles.push(new URL(request.url()).pathname);
     });
+    // The sign-in page (server-rendered) speaks the browser's language, and so does the key form it links to.
     await page.goto(`${origin}/analytics/`);
-    await expect.poll(() => page.textContent(".sign-in h1")).toBe("Bei Tally anmelden");
+    await page.waitForURL(`${origin}/analytics/login`);
+    expect(await page.textContent(".sign-in h1")).toBe("Bei Tally anmelden");
     expect(await page.getAttribute("html", "lang")).toBe("de");
+    await page.click("text=Stattdessen einen API-Schlüssel verwenden");
+    await expect.poll(() => page.textContent(".sign-in h1")).toBe("Bei Tally anmelden");
     await page.fill('input[name="key"]', key);
     await page.click('button[type="submit"]');
     await page.waitForSelector(".website-link");

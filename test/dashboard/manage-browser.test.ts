@@ -196,7 +196,7 @@ describe.skipIf(skip)("managing websites in the dashboard, in Chromium", () => {
   it("adds a website, copies its tracking code, sees the first pageview arrive, then the engaged time of a page read for 3 s", async () => {
     pageErrors = [];
     const page = await newPage();
-    await page.goto(`${origin}/analytics/`);
+    await page.goto(`${origin}/analytics/#/key`);
     await page.fill('input[name="key"]', key);
     await page.click('button[type="submit"]');
     await page.click("text=Add website");
@@ -395,39 +395,45 @@ describe.skipIf(skip)("managing websites in the dashboard, in Chromium", () => {
       .toEqual((await totals(demoId, { from, to: today, filter: ["prop:plan:is:pro", "event:is:Signup"] })).data);
   });
 
-  it("page goals are created in the dashboard: counted beside the events, kept in the URL and for the website", async () => {
+  it("page goals are the team's: added in the dashboard, stored for the website (another browser sees them), counted beside the events", async () => {
     const page = await newPage({ signedIn: true });
     await page.goto(`${origin}/analytics/#/websites/${demoId}?range=30d`);
     await waitLoaded(page);
     const today = todayIn(TIMEZONE);
     const from = addDays(today, -29);
-    await page.fill('.page-goals input[name="goal_page"]', "blog/*");
-    await page.press('.page-goals input[name="goal_page"]', "Enter");
-    expect(await page.textContent(".page-goals [role=alert]")).toBe("A page goal is a path starting with /.");
+    const addGoal = async (value: string) => {
+      await page.fill('.goal-form input[name="goal"]', value);
+      await page.press('.goal-form input[name="goal"]', "Enter");
+    };
+    await addGoal("blog/*");
+    await expect.poll(() => page.textContent(".page-goals [role=alert]")).toBe("A page goal's page path starts with /.");
     for (const goal of ["/blog/*", "/pricing"]) {
-      await page.fill('.page-goals input[name="goal_page"]', goal);
-      await page.press('.page-goals input[name="goal_page"]', "Enter");
-      await expect.poll(() => new URLSearchParams(new URL(page.url()).hash.split("?")[1]).getAll("goal")).toContain(goal);
+      await addGoal(goal);
+      await page.waitForSelector(`.goal-chips .chip[aria-label="Remove the goal Visit ${goal}"]`);
     }
-    const expected = await statRows(demoId, { name: "goals", from, to: today, goal_page: ["/blog/*", "/pricing"], per_page: "10" });
+    const stored = await api<{ data: { page_path: string }[] }>(`/websites/${demoId}/goals`);
+    expect(stored.body.data.map((goal) => goal.page_path)).toEqual(["/blog/*", "/pricing"]);
+    // The goals statistic counts the website's page goals itself: no goal in the URL.
+    const expected = await statRows(demoId, { name: "goals", from, to: today, per_page: "10" });
     expect(expected.map((row) => row.value)).toEqual(expect.arrayContaining(["Visit /blog/*", "Visit /pricing", "Signup"]));
     await expect.poll(() => cardRows(page, "goals")).toEqual(expected);
+    expect(new URLSearchParams(new URL(page.url()).hash.split("?")[1]).getAll("goal")).toEqual([]);
     // A page goal naming one page filters on it; a pattern has no filter of its own.
     expect(await page.$('section[data-card="goals"] li[data-value="Visit /blog/*"] span.row-label')).not.toBeNull();
     await page.click('section[data-card="goals"] li[data-value="Visit /pricing"] button.row-label');
     await expect.poll(() => urlFilters(page)).toEqual(["page:is:/pricing"]);
-    // Opening the website again (no goal in the URL) brings this browser's page goals back.
-    await page.goto(`${origin}/analytics/#/`);
-    await page.waitForSelector(".website-link");
-    await page.click(`[data-website="${demoId}"] .website-link`);
-    await waitLoaded(page);
+    // Another browser (nothing in its storage) sees the same goals, and removes them.
+    const other = await newPage({ signedIn: true });
+    await other.goto(`${origin}/analytics/#/websites/${demoId}?range=30d`);
+    await waitLoaded(other);
     await expect
-      .poll(() => page.$$eval(".goal-chips .chip", (buttons) => buttons.map((button) => button.getAttribute("aria-label"))))
-      .toEqual(["Remove page goal /blog/*", "Remove page goal /pricing"]);
-    await page.click('.goal-chips .chip[aria-label="Remove page goal /blog/*"]');
-    await page.click('.goal-chips .chip[aria-label="Remove page goal /pricing"]');
-    await expect.poll(() => new URLSearchParams(new URL(page.url()).hash.split("?")[1]).getAll("goal")).toEqual([]);
-    await expect.poll(() => cardRows(page, "goals")).toEqual(await statRows(demoId, { name: "goals", from, to: today, per_page: "10" }));
+      .poll(() => other.$$eval(".goal-chips .chip", (buttons) => buttons.map((button) => button.getAttribute("aria-label"))))
+      .toEqual(["Remove the goal Visit /blog/*", "Remove the goal Visit /pricing"]);
+    await other.click('.goal-chips .chip[aria-label="Remove the goal Visit /blog/*"]');
+    await other.waitForSelector('.goal-chips .chip[aria-label="Remove the goal Visit /blog/*"]', { state: "detached" });
+    await other.click('.goal-chips .chip[aria-label="Remove the goal Visit /pricing"]');
+    await expect.poll(async () => (await api<{ data: unknown[] }>(`/websites/${demoId}/goals`)).body.data).toEqual([]);
+    await expect.poll(() => cardRows(other, "goals")).toEqual(await statRows(demoId, { name: "goals", from, to: today, per_page: "10" }));
   });
 
   it("compares with the previous period and the year before, and charts any figure with the other range over it", async () => {
@@ -550,7 +556,7 @@ describe.skipIf(skip)("managing websites in the dashboard, in Chromium", () => {
     await page.goto(`${origin}/analytics/`);
     await page.click(".topbar .account");
     await page.fill('input[name="email"]', "not an address");
-    await page.click('button[type="submit"]');
+    await page.click('form[aria-labelledby="reports-title"] button[type="submit"]');
     const refused = await api<{ errors: Record<string, string[]> }>(
       "/account",
       {},
@@ -560,14 +566,16 @@ describe.skipIf(skip)("managing websites in the dashboard, in Chromium", () => {
     await expect.poll(() => page.textContent('[data-error-for="email"]')).toBe(refused.body.errors.email?.join(" "));
     await page.fill('input[name="email"]', "owner@example.com");
     await page.selectOption('select[name="report_period"]', "month");
-    await page.click('button[type="submit"]');
-    await expect.poll(() => page.textContent(".form-status")).toBe("Saved: reports go to owner@example.com every month.");
+    await page.click('form[aria-labelledby="reports-title"] button[type="submit"]');
+    await expect
+      .poll(() => page.textContent('form[aria-labelledby="reports-title"] .form-status'))
+      .toBe("Saved: reports go to owner@example.com every month.");
     expect((await api<{ data: unknown }>("/account")).body.data).toMatchObject({ email: "owner@example.com", report_period: "month" });
     await page.reload();
     expect(await page.inputValue('input[name="email"]')).toBe("owner@example.com");
     await page.fill('input[name="email"]', "");
-    await page.click('button[type="submit"]');
-    await expect.poll(() => page.textContent(".form-status")).toBe("Saved: no reports.");
+    await page.click('form[aria-labelledby="reports-title"] button[type="submit"]');
+    await expect.poll(() => page.textContent('form[aria-labelledby="reports-title"] .form-status')).toBe("Saved: no reports.");
     expect((await api<{ data: unknown }>("/account")).body.data).toMatchObject({ email: null });
   });
 
@@ -638,8 +646,11 @@ describe.skipIf(skip)("managing websites in the dashboard, in Chromium", () => {
     for (const colorScheme of ["light", "dark"] as const) {
       const signedOut = await newPage({ colorScheme, bypassCSP: true });
       await signedOut.goto(`${origin}/analytics/`);
-      await signedOut.waitForSelector('input[name="key"]');
+      await signedOut.waitForURL(`${origin}/analytics/login`);
       expect(await axeViolations(signedOut), `${colorScheme} sign-in`).toEqual([]);
+      await signedOut.goto(`${origin}/analytics/#/key`);
+      await signedOut.waitForSelector('input[name="key"]');
+      expect(await axeViolations(signedOut), `${colorScheme} key form`).toEqual([]);
       await signedOut.goto(`${origin}/analytics/share/${share.domain}#range=7d&compare=previous_period&filter=browser:is:Chrome`);
       await waitLoaded(signedOut);
       expect(await axeViolations(signedOut), `${colorScheme} share page`).toEqual([]);

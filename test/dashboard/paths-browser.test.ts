@@ -70,31 +70,46 @@ describe.skipIf(skip)("funnels, journeys and engagement in the dashboard, in Chr
     const extras = await page.$$eval(".funnels .row-extra", (items) => items.map((item) => item.textContent));
     expect(extras[2]).toContain(`${expected.data[2]!.drop_off}`);
 
+    // Steps are picked, not typed in a syntax: a page (a path alone) or an event, each in its row.
     await page.click(".funnels summary");
     await page.fill('.funnel-form input[name="name"]', "Pricing");
-    await page.fill('.funnel-form textarea[name="steps"]', "page:/pricing\nevent:Signup");
+    await page.fill('.funnel-form .step-row:nth-child(1) input[name="step"]', "/pricing");
+    await page.selectOption('.funnel-form .step-row:nth-child(2) select[name="step_type"]', "event");
+    await page.fill('.funnel-form .step-row:nth-child(2) input[name="step"]', "Signup");
     await page.click('.funnel-form button[type="submit"]');
     await expect.poll(async () => (await tally.funnels.list(accountId, siteId)).map((f) => f.name)).toEqual(["Blog to signup", "Pricing"]);
     const created = (await tally.funnels.list(accountId, siteId))[1]!;
     const counted = await tally.stats.funnel(accountId, siteId, { funnel: created.id, ...range });
     await expect.poll(() => rowsOf(page, ".funnels")).toEqual(counted.data.map((row) => [`${row.step}. ${row.label}`, row.visitors]));
 
-    // A bad definition is the API's 422, shown under the form.
+    // A bad definition is the API's 422, shown under the form, each message once.
     await page.fill('.funnel-form input[name="name"]', "Short");
-    await page.fill('.funnel-form textarea[name="steps"]', "page:/");
+    await page.fill('.funnel-form .step-row:nth-child(1) input[name="step"]', "/");
     await page.click('.funnel-form button[type="submit"]');
-    await expect.poll(() => page.textContent(".funnels .field-error")).toContain("2 to 8 steps");
+    await expect.poll(() => page.textContent(".funnels .field-error")).toBe("A funnel has 2 to 8 steps.");
   });
 
   it("shows a journey's steps as columns of the API's nodes", async () => {
     const page = await openSite();
-    await page.fill('.journey input[name="start"]', "/pricing");
+    await page.fill('.journey input[name="step"]', "/pricing");
     await page.selectOption('.journey select[name="depth"]', "2");
     await page.click('.journey button[type="submit"]');
     const expected = await tally.stats.journey(accountId, siteId, { from_page: "/pricing", depth: 2, ...range });
     expect(expected.data.some((node) => node.step === 2)).toBe(true);
     await expect.poll(() => rowsOf(page, ".journey .flow")).toEqual(expected.data.map((node) => [node.value, node.visitors]));
     expect(await page.$$eval(".journey .flow ol", (lists) => lists.length)).toBe(3);
+    // The journey takes the card row's whole width, every step in view: no sideways scroll.
+    const sizes = await page.$eval(".journey", (card) => {
+      const flow = card.querySelector<HTMLElement>(".flow")!;
+      return {
+        card: card.getBoundingClientRect().width,
+        row: card.parentElement!.getBoundingClientRect().width,
+        scroll: flow.scrollWidth,
+        width: flow.clientWidth,
+      };
+    });
+    expect(sizes.card).toBeCloseTo(sizes.row, 0);
+    expect(sizes.scroll).toBeLessThanOrEqual(sizes.width);
   });
 
   it("shows each page's scroll depth, time on page and web vitals as the API counts them, with the comparison's", async () => {

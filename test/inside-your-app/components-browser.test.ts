@@ -103,6 +103,17 @@ describe.skipIf(skip)("web components in the host app's pages, in Chromium", () 
     expect(
       await alice.evaluate(() => document.querySelector("tally-chart")!.shadowRoot!.querySelector("svg")!.getAttribute("aria-label")),
     ).toBe("pageviews by day: 3 in all");
+    // The chart has its axes: the highest count and 0, and dates under the bars.
+    const axes = await alice.evaluate(() => {
+      const root = document.querySelector("tally-chart")!.shadowRoot!;
+      return {
+        y: [...root.querySelectorAll(".y span")].map((span) => span.textContent),
+        x: [...root.querySelectorAll(".x span")].map((span) => span.textContent),
+      };
+    });
+    expect(axes.y).toEqual(["3", "0"]);
+    expect(axes.x).toHaveLength(3);
+    for (const date of axes.x) expect(date).toMatch(/^[A-Z][a-z]{2} \d{1,2}$/);
     const bob = await open("bob");
     expect(await shadowText(bob, "tally-totals")).toContain("Pageviews1");
     expect(await shadowText(bob, "tally-top")).toContain("/novels");

@@ -3,7 +3,8 @@ import { existsSync, readFileSync } from "node:fs";
 import { brotliDecompressSync, gunzipSync, gzipSync } from "node:zlib";
 import { dashboardAssets, dashboardModules } from "@tally-analytics/dashboard";
 import { describe, expect, it } from "vitest";
-import { en } from "./messages.js";
+import { en, MESSAGES, type Locale } from "./messages.js";
+import { SIGN_IN_MESSAGES } from "./sign-in-messages.js";
 
 /** build.mjs's budget for the first load, JS + CSS gzipped. */
 const GZIP_BUDGET = 37_000;
@@ -43,6 +44,7 @@ describe("built dashboard", () => {
     expect(dashboardAssets["dashboard.css"].contentType).toMatch(/^text\/css/);
     // Every language but English is a file of its own, with every key English has.
     const english = Object.keys(en).sort();
+    expect(Object.keys(JSON.parse(dashboardAssets["messages-en.json"].body) as object).sort()).toEqual(english);
     for (const locale of ["de", "fr", "es"] as const) {
       const asset = dashboardAssets[`messages-${locale}.json`];
       expect(asset.contentType).toMatch(/^application\/json/);
@@ -52,11 +54,25 @@ describe("built dashboard", () => {
   });
 
   it("keeps the bodies in their files until one is served: the module a host imports holds only types and versions", () => {
-    expect(read("index.js").length).toBeLessThan(4_000);
+    expect(read("index.js").length).toBeLessThan(6_000);
     for (const asset of Object.values(dashboardAssets)) {
       expect(gunzipSync(Buffer.from(asset.encoded.gzip, "base64")).toString("utf8")).toBe(asset.body);
       expect(brotliDecompressSync(Buffer.from(asset.encoded.br, "base64")).toString("utf8")).toBe(asset.body);
     }
+  });
+
+  it("speaks to the reader in one register per language, sign-in pages included: du in German, vous in French, tú in Spanish", () => {
+    const texts = (locale: Locale) => [...Object.values(MESSAGES[locale]), ...Object.values(SIGN_IN_MESSAGES[locale])].join("\n");
+    const words = (list: string) => new RegExp(`(?<!\\p{L})(?:${list})(?!\\p{L})`, "u");
+    expect(texts("de")).not.toMatch(words("Sie|Ihre?[mnrs]?|Ihnen"));
+    expect(texts("de")).toMatch(words("dein|deine|du"));
+    expect(texts("fr")).not.toMatch(words("tu|ton|ta|tes|toi"));
+    expect(texts("fr")).toMatch(words("vous"));
+    expect(texts("es")).not.toMatch(words("usted|ustedes|Introduzca|Añada|Elija|Escriba|Pida"));
+    expect(texts("es")).toMatch(words("tu"));
+    // Every sign-in text in every language.
+    for (const locale of Object.keys(SIGN_IN_MESSAGES) as Locale[])
+      expect(Object.keys(SIGN_IN_MESSAGES[locale]).sort(), locale).toEqual(Object.keys(SIGN_IN_MESSAGES.en).sort());
   });
 
   it("uses no inline styles the Content-Security-Policy would block", () => {

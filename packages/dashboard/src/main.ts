@@ -310,9 +310,13 @@ if (app) {
   const base = new URL(document.body.dataset.base ?? "./", location.href);
   const client = createClient(base);
   const share = document.body.dataset.share;
-  void loadMessages(base).then(() => {
-    document.documentElement.lang = locale();
-    if (share) startShare(app, client, share);
-    else startDashboard(app, client);
-  });
+  // Signed out: straight to the sign-in page (before anything else loads).
+  if (!share && !apiKey.get() && document.body.dataset.signedIn !== "true" && location.hash !== KEY_FORM)
+    location.replace(new URL("login", base));
+  else
+    void loadMessages(base).then(() => {
+      document.documentElement.lang = locale();
+      if (share) startShare(app, client, share);
+      else startDashboard(app, client);
+    });
 }

@@ -690,7 +690,7 @@ const de: Messages = {
   "goals.propertyOf": "Eigenschaft von {goal}",
   "goals.propertyPlaceholder": "Eigenschaft, z. B. plan",
   "goals.show": "Anzeigen",
-  "goals.whichProperty": "Welche Eigenschaft? Ihre Werte werden nach Ereignissen gelistet.",
+  "goals.whichProperty": "Welche Eigenschaft? Die Werte werden nach Ereignissen gelistet.",
   "goals.noProperty": "Kein Ereignis {goal} hat in diesem Zeitraum die Eigenschaft {property}.",
   "paths.funnels": "Trichter",
   "paths.funnel": "Trichter",
