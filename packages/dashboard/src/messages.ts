@@ -529,6 +529,8 @@ export const en = {
   "account.rename": "Rename",
   "locations.map": "Map",
   "locations.mapLabel": "Visitors by country",
+  "share.embed": "Embed code",
+  "share.embedHint": "Or show the statistics on another site, in this iframe:",
 };
 
 export type MessageKey = keyof typeof en;
@@ -1045,6 +1047,8 @@ const de: Messages = {
   "account.rename": "Umbenennen",
   "locations.map": "Karte",
   "locations.mapLabel": "Besucher nach Land",
+  "share.embed": "Code zum Einbetten",
+  "share.embedHint": "Oder zeige die Statistiken auf einer anderen Website, in diesem iframe:",
 };
 
 const fr: Messages = {
@@ -1561,6 +1565,8 @@ const fr: Messages = {
   "account.rename": "Renommer",
   "locations.map": "Carte",
   "locations.mapLabel": "Visiteurs par pays",
+  "share.embed": "Code d’intégration",
+  "share.embedHint": "Ou affichez les statistiques sur un autre site, dans cet iframe :",
 };
 
 const es: Messages = {
@@ -2073,6 +2079,8 @@ const es: Messages = {
   "account.rename": "Cambiar el nombre",
   "locations.map": "Mapa",
   "locations.mapLabel": "Visitantes por país",
+  "share.embed": "Código para insertar",
+  "share.embedHint": "O muestra las estadísticas en otro sitio, en este iframe:",
 };
 
 export const MESSAGES: Readonly<Record<Locale, Messages>> = { en, de, fr, es };

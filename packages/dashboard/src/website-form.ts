@@ -105,6 +105,15 @@ export function websiteSettingsForm(client: Client, site: Website, onSaved: (sit
       h("p", { class: "hint" }, t(saved.privacy === 0 ? "share.urlPublic" : "share.urlPassword")),
       copyField(url, t("share.url")),
     );
+    // A public page can also sit on another site, in an iframe.
+    if (saved.privacy === 0)
+      shareSlot.append(
+        h("p", { class: "hint" }, t("share.embedHint")),
+        copyField(
+          `<iframe src="${url}?embed=true" title="${saved.domain}" loading="lazy" style="width: 100%; height: 1600px; border: 0"></iframe>`,
+          t("share.embed"),
+        ),
+      );
   };
   showShareUrl(site);
   const privacyValue = () =>

@@ -103,7 +103,7 @@ export const dashboardRoutes: readonly Route[] = [
     summary: "A website's share page",
     tag: "Share pages",
     description:
-      "Read-only statistics, as the website's `privacy` allows: public, the owner only, or with its password (a form, then a cookie).",
+      "Read-only statistics, as the website's `privacy` allows: public, the owner only, or with its password (a form, then a cookie). `?embed=true` on a public website's page: the statistics alone, and any site may show it in an iframe.",
     responses: {
       200: html("The page (or its password form)."),
       308: redirect,
@@ -115,14 +115,17 @@ export const dashboardRoutes: readonly Route[] = [
       if (url.pathname.endsWith("/")) return redirectResponse(`../${lastSegment(url)}${url.search}`);
       const domain = params.domain ?? "";
       let status = 200;
+      let embeddable = false;
       try {
-        await readableWebsite(context);
+        const row = await readableWebsite(context);
+        // `?embed=true`: the statistics alone, for an iframe on any site (public pages only: a password form is never framed).
+        embeddable = url.searchParams.get("embed") === "true" && Number(row.privacy) === PRIVACY.public;
       } catch (error) {
         // A missing and a private website get the same page and status; a password page shows its form.
         if (error instanceof NotFoundError) status = 404;
         else if (!(error instanceof HttpError && error.status === 401)) throw error;
       }
-      return pageResponse(request, { toBase: "../", title: `${domain} · Tally`, share: domain, status });
+      return pageResponse(request, { toBase: "../", title: `${domain} · Tally`, share: domain, status, embed: embeddable });
     },
   }),
   defineRoute({
