@@ -2,8 +2,6 @@
 // finds no serious or critical problem and every button and link has enough contrast (4.5:1)
 // at rest and on hover, in the light and the dark theme, on a desktop and a 390-px phone; and
 // in German, French and Spanish no English text of the dashboard is left on any page.
-import { readFileSync } from "node:fs";
-import { createRequire } from "node:module";
 import { createServer } from "node:http";
 import type { Tally } from "@tally-analytics/core";
 import { dashboardAssets } from "@tally-analytics/dashboard";
@@ -16,10 +14,10 @@ import { createTempTally } from "../support/tally-fixture.js";
 import { listen, type Served } from "../support/transports.js";
 import { dashboardPages, DESKTOP, PHONE } from "./dashboard-pages.js";
 import { generateTraffic, GEOIP_FIXTURE } from "./demo-data.js";
+import { axeProblems, lowContrast } from "./page-checks.js";
 
 warnIfSkipped("every-page-browser");
 
-const AXE_SOURCE = readFileSync(createRequire(import.meta.url).resolve("axe-core/axe.min.js"), "utf8");
 const PASSWORD = "correct horse battery staple";
 
 interface View {
@@ -28,54 +26,6 @@ interface View {
   /** Signed in with the account's key. */
   signedIn: boolean;
   ready: string;
-}
-
-/** Every button and link in view: the ratio of its text to the opaque background behind it (WCAG). */
-const lowContrast = (page: Page) =>
-  page.evaluate(() => {
-    const rgb = (color: string) => (color.match(/[\d.]+/g) ?? []).map(Number);
-    const luminance = ([r = 0, g = 0, b = 0]: number[]) =>
-      [r, g, b]
-        .map((value) => value / 255)
-        .map((value) => (value <= 0.03928 ? value / 12.92 : ((value + 0.055) / 1.055) ** 2.4))
-        .reduce((sum, value, i) => sum + value * [0.2126, 0.7152, 0.0722][i]!, 0);
-    const problems: string[] = [];
-    for (const element of document.querySelectorAll<HTMLElement>("button, a[href], summary, select")) {
-      const box = element.getBoundingClientRect();
-      if (box.width === 0 || box.height === 0 || !element.textContent?.trim() || element.closest("[hidden]")) continue;
-      const style = getComputedStyle(element);
-      if (style.visibility === "hidden" || Number(style.opacity) < 0.5 || (element as HTMLButtonElement).disabled) continue;
-      let background = "rgb(255, 255, 255)";
-      for (let node: Element | null = element; node; node = node.parentElement) {
-        const color = getComputedStyle(node).backgroundColor;
-        if ((rgb(color)[3] ?? 1) > 0.5) {
-          background = color;
-          break;
-        }
-      }
-      const [a, b] = [luminance(rgb(style.color)), luminance(rgb(background))];
-      const ratio = (Math.max(a, b) + 0.05) / (Math.min(a, b) + 0.05);
-      if (ratio < 4.5)
-        problems.push(
-          `${element.tagName.toLowerCase()}.${element.className} "${element.textContent.trim().slice(0, 30)}": ${ratio.toFixed(2)}`,
-        );
-    }
-    return problems;
-  });
-
-async function axeProblems(page: Page): Promise<string[]> {
-  if (!(await page.evaluate(() => "axe" in window))) await page.evaluate(AXE_SOURCE);
-  const violations = await page.evaluate(async () => {
-    const axe = (
-      window as unknown as {
-        axe: { run(context: Document): Promise<{ violations: { id: string; impact: string; nodes: { target: string[] }[] }[] }> };
-      }
-    ).axe;
-    return (await axe.run(document)).violations;
-  });
-  return violations
-    .filter((violation) => violation.impact === "serious" || violation.impact === "critical")
-    .map((violation) => `${violation.id}: ${violation.nodes.map((node) => node.target.join(" ")).join(", ")}`);
 }
 
 describe.skipIf(skip)("every page, every theme, every size, every language", () => {

@@ -5,7 +5,6 @@
 // reports; export; deletion; axe-core in both themes; a 390-px phone. Saves screenshots
 // (UPDATE_SCREENSHOTS=1 refreshes docs/screenshots/).
 import { readFileSync } from "node:fs";
-import { createRequire } from "node:module";
 import type { Tally } from "@tally-analytics/core";
 import type { TotalFigures as Figures } from "@tally-analytics/client";
 import { strFromU8, unzipSync } from "fflate";
@@ -16,6 +15,7 @@ import { createTempTally } from "../support/tally-fixture.js";
 import type { Served } from "../support/transports.js";
 import { addDays, dashboardPages, serveTallyAndSite, PHONE, screenshotPath, todayIn } from "./dashboard-pages.js";
 import { generateTraffic, GEOIP_FIXTURE } from "./demo-data.js";
+import { axeProblems } from "./page-checks.js";
 
 warnIfSkipped("manage-browser");
 
@@ -24,7 +24,6 @@ interface Row {
   count: number;
 }
 
-const AXE_SOURCE = readFileSync(createRequire(import.meta.url).resolve("axe-core/axe.min.js"), "utf8");
 const TIMEZONE = "Europe/Paris";
 const FIGURES = ["visitors", "visits", "pageviews", "views_per_visit", "bounce_rate", "visit_duration"] as const;
 
@@ -625,21 +624,6 @@ describe.skipIf(skip)("managing websites in the dashboard, in Chromium", () => {
   });
 
   /** Serious or critical axe-core violations on the page as it is. */
-  async function axeViolations(page: Page): Promise<string[]> {
-    await page.evaluate(AXE_SOURCE);
-    const violations = await page.evaluate(async () => {
-      const axe = (
-        window as unknown as {
-          axe: { run(context: Document): Promise<{ violations: { id: string; impact: string; nodes: { target: string[] }[] }[] }> };
-        }
-      ).axe;
-      return (await axe.run(document)).violations;
-    });
-    return violations
-      .filter((v) => v.impact === "serious" || v.impact === "critical")
-      .map((v) => `${v.id} (${v.impact}): ${v.nodes.map((n) => n.target.join(" ")).join(", ")}`);
-  }
-
   it("axe-core finds no serious or critical violations, in the light and the dark theme", { timeout: 90_000 }, async () => {
     const share = await tally.websites.create(accountId, { domain: "public.example", privacy: 0, timezone: TIMEZONE });
     await generateTraffic(tally, { domain: "public.example", days: 20, seed: 3, liveSessions: 0 });
@@ -647,13 +631,13 @@ describe.skipIf(skip)("managing websites in the dashboard, in Chromium", () => {
       const signedOut = await newPage({ colorScheme, bypassCSP: true });
       await signedOut.goto(`${origin}/analytics/`);
       await signedOut.waitForURL(`${origin}/analytics/login`);
-      expect(await axeViolations(signedOut), `${colorScheme} sign-in`).toEqual([]);
+      expect(await axeProblems(signedOut), `${colorScheme} sign-in`).toEqual([]);
       await signedOut.goto(`${origin}/analytics/#/key`);
       await signedOut.waitForSelector('input[name="key"]');
-      expect(await axeViolations(signedOut), `${colorScheme} key form`).toEqual([]);
+      expect(await axeProblems(signedOut), `${colorScheme} key form`).toEqual([]);
       await signedOut.goto(`${origin}/analytics/share/${share.domain}#range=7d&compare=previous_period&filter=browser:is:Chrome`);
       await waitLoaded(signedOut);
-      expect(await axeViolations(signedOut), `${colorScheme} share page`).toEqual([]);
+      expect(await axeProblems(signedOut), `${colorScheme} share page`).toEqual([]);
 
       const page = await newPage({ colorScheme, bypassCSP: true, signedIn: true });
       const views: [string, string, () => Promise<unknown>][] = [
@@ -666,7 +650,7 @@ describe.skipIf(skip)("managing websites in the dashboard, in Chromium", () => {
       for (const [name, hash, ready] of views) {
         await page.goto(`${origin}/analytics/${hash}`);
         await ready();
-        expect(await axeViolations(page), `${colorScheme} ${name}`).toEqual([]);
+        expect(await axeProblems(page), `${colorScheme} ${name}`).toEqual([]);
       }
       // A goal's properties open, the custom range and the export menu open.
       await page.goto(`${origin}/analytics/#/websites/${demoId}?range=12mo`);
@@ -674,7 +658,7 @@ describe.skipIf(skip)("managing websites in the dashboard, in Chromium", () => {
       await page.click(`section[data-card="goals"] li[data-value="Signup"] .row-action`);
       await page.click('[data-range="custom"]');
       await page.click(".export summary");
-      expect(await axeViolations(page), `${colorScheme} properties and export menu`).toEqual([]);
+      expect(await axeProblems(page), `${colorScheme} properties and export menu`).toEqual([]);
     }
   });
 

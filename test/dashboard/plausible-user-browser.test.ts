@@ -16,29 +16,12 @@ import { createTempTally } from "../support/tally-fixture.js";
 import { listen, type Served } from "../support/transports.js";
 import { addDays, dashboardPages, PHONE, screenshotPath, todayIn } from "./dashboard-pages.js";
 import { generateTraffic, GEOIP_FIXTURE } from "./demo-data.js";
+import { contrastOf } from "./page-checks.js";
 
 warnIfSkipped("plausible-user-browser");
 
 const PASSWORD = "correct horse battery staple";
 const CHROME = "Mozilla/5.0 (Windows NT 10.0; Win64; x64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/124.0.0.0 Safari/537.36";
-
-/** WCAG's contrast ratio of an element's text against the first opaque background behind it. */
-const contrastOf = (page: Page, selector: string) =>
-  page.$eval(selector, (element) => {
-    const rgb = (color: string) => (color.match(/[\d.]+/g) ?? []).map(Number);
-    const luminance = ([r = 0, g = 0, b = 0]: number[]) =>
-      [r, g, b]
-        .map((value) => value / 255)
-        .map((value) => (value <= 0.03928 ? value / 12.92 : ((value + 0.055) / 1.055) ** 2.4))
-        .reduce((sum, value, i) => sum + value * [0.2126, 0.7152, 0.0722][i]!, 0);
-    let background = "rgba(0, 0, 0, 0)";
-    for (let node: Element | null = element; node; node = node.parentElement) {
-      background = getComputedStyle(node).backgroundColor;
-      if ((rgb(background)[3] ?? 1) > 0.5) break;
-    }
-    const [a, b] = [luminance(rgb(getComputedStyle(element).color)), luminance(rgb(background))];
-    return (Math.max(a, b) + 0.05) / (Math.min(a, b) + 0.05);
-  });
 
 describe.skipIf(skip)("what a Plausible or Umami user expects, in Chromium", () => {
   let fixture: ReturnType<typeof createTempTally>;
@@ -150,17 +133,14 @@ describe.skipIf(skip)("what a Plausible or Umami user expects, in Chromium", () 
     const id = (await tally.websites.create(accountId, { domain: "localhost", exclude_bots: 0, exclude_ips: "203.0.113.7" })).id;
     const page = await pages.open({ signedInWith: key });
     await page.goto(`${base()}/#/websites/${id}/settings`);
-    for (const capability of ["outbound", "scroll", "vitals", "tagged"]) await page.check(`input[name="capability-${capability}"]`);
+    for (const capability of ["outbound", "scroll", "vitals"]) await page.check(`input[name="capability-${capability}"]`);
     const tag = (await page.textContent(".snippet .copy-field code")) ?? "";
-    expect(tag).toBe(`<script defer src="${base()}/script.ext.js" data-extensions="scroll vitals tagged" data-outbound></script>`);
-    sitePages.set(
-      "/tagged",
-      `<!doctype html><html><head>${tag}</head><body><button class="tally-event-name=Signup tally-event-plan=pro">Sign up</button></body></html>`,
-    );
+    expect(tag).toBe(`<script defer src="${base()}/script.ext.js" data-extensions="scroll vitals" data-outbound></script>`);
+    sitePages.set("/tagged", `<!doctype html><html><head>${tag}</head><body><p>Hello</p></body></html>`);
     const visitor = await pages.open();
     await visitor.goto(`${origin}/tagged`);
     await expect.poll(() => page.textContent(".install-check .arrival"), { timeout: 15_000 }).toMatch(/^Received: a hit on \/tagged at /);
-    await visitor.click("button");
+    await visitor.evaluate(() => (window as unknown as { tally: { track(name: string): void } }).tally.track("Signup"));
     const today = todayIn("UTC");
     await expect
       .poll(
@@ -271,7 +251,11 @@ describe.skipIf(skip)("what a Plausible or Umami user expects, in Chromium", () 
       ).body.data.visitors;
     const filtered = await totals(["browser:is_not:Firefox", "page:contains:blog"]);
     await expect.poll(() => page.getAttribute('[data-total="visitors"] strong', "data-count")).toBe(String(filtered));
+    // The builder open over the filtered page, as the screenshot shows it.
+    await page.click(".add-filter");
+    await page.selectOption('.filter-builder select[name="dimension"]', "country");
     await page.screenshot({ path: screenshotPath("filter-builder.png") });
+    await page.click(".add-filter");
     // Saved for the team; the loose filters become the segment.
     await page.click(".segments summary");
     await page.fill('.segment-form input[name="name"]', "Blog readers, no Firefox");
@@ -309,6 +293,34 @@ describe.skipIf(skip)("what a Plausible or Umami user expects, in Chromium", () 
     await page.click("tbody[data-session] .session-open");
     await page.waitForSelector(".session-hits li");
     expect(await page.$$eval(".session-hits li", (items) => items.length)).toBeGreaterThan(0);
+  });
+
+  it("9. Several share links, each opening a private website's statistics until deleted; a public page embeds", async () => {
+    const id = (await tally.websites.create(accountId, { domain: "private.example", timezone: "UTC" })).id;
+    await tally.collect({ url: "https://private.example/", ip: "81.2.69.161", userAgent: CHROME });
+    const page = await pages.open({ signedInWith: key });
+    await page.goto(`${base()}/#/websites/${id}/settings`);
+    for (const name of ["Investors", "Press"]) {
+      await page.fill('input[name="link_name"]', name);
+      await page.press('input[name="link_name"]', "Enter");
+      await page.waitForSelector(`.share-link-row:has-text("${name}")`);
+    }
+    const url = (await page.textContent('.share-link-row:has-text("Investors") code')) ?? "";
+    expect(url).toMatch(new RegExp(`^${base()}/share/private\\.example\\?link=[\\w-]{24}$`));
+    const guest = await pages.open();
+    await guest.goto(url);
+    await guest.waitForSelector(".overview .chart");
+    expect(await guest.textContent("h1")).toBe("private.example");
+    await page.click('.share-link-row:has-text("Investors") button.danger');
+    await page.waitForSelector('.share-link-row:has-text("Investors")', { state: "detached" });
+    const late = await pages.open();
+    expect((await late.goto(url))?.status()).toBe(404);
+    // A public website's page in an iframe: its own page says so, and shows the statistics alone.
+    const embedded = await pages.open();
+    const answer = await embedded.goto(`${base()}/share/demo.example?embed=true`);
+    expect(answer?.headers()["content-security-policy"]).toContain("frame-ancestors *");
+    await embedded.waitForSelector(".overview .chart");
+    expect(await embedded.isVisible(".share-bar")).toBe(false);
   });
 
   it("9. The Locations card has its map too", async () => {

@@ -234,6 +234,33 @@ describe.each(DIALECTS)("goals, annotations and saved segments on %s", (dialect)
     expect(others.body.error).toBe(`Invalid filter ["is","segment",[${personalId}]]: no saved segment ${personalId} on this site.`);
   });
 
+  it("share links: each opens the share page of a private website, its API through the cookie it sets, until deleted", async () => {
+    const created = await admin.post(`/api/v1/websites/${id}/share-links`, jsonBody({ name: "Investors" }));
+    expectJson(created, 201);
+    const { id: linkId, token } = created.body.data as { id: number; token: string };
+    expect(token).toMatch(/^[\w-]{24}$/);
+    expectJson(await viewer.post(`/api/v1/websites/${id}/share-links`, jsonBody({ name: "Mine" })), 403);
+    expectInvalid(await admin.post(`/api/v1/websites/${id}/share-links`, form({ name: "" })), { name: ["The name field is required."] });
+    expect((await viewer.get(`/api/v1/websites/${id}/share-links`)).body.data).toMatchObject([{ name: "Investors", token }]);
+
+    // The website is private: without the link its share page is a 404.
+    expect((await served.fetch("/share/team.example")).status).toBe(404);
+    const opened = await served.fetch(`/share/team.example?link=${token}`);
+    expect(opened.status).toBe(200);
+    const cookie = opened.headers.get("set-cookie") ?? "";
+    expect(cookie).toMatch(/^tally_share_link=[\w-]{24}; Path=\/analytics\/share\/team\.example; Max-Age=\d+; HttpOnly; SameSite=Lax$/);
+    const totals = (headers: Record<string, string> = {}) => served.fetch(`/share/team.example/api/totals?${RANGE}`, { headers });
+    expect((await totals()).status).toBe(404);
+    const shared = await totals({ cookie: cookie.split(";")[0]! });
+    expect(shared.status).toBe(200);
+    expect(((await shared.json()) as { data: { visitors: number } }).data.visitors).toBe(8);
+    expect((await served.fetch(`/share/team.example?link=${"x".repeat(24)}`)).status).toBe(404);
+
+    expectJson(await admin.delete(`/api/v1/websites/${id}/share-links/${linkId}`), 200);
+    expect((await totals({ cookie: cookie.split(";")[0]! })).status).toBe(404);
+    expect((await served.fetch(`/share/team.example?link=${token}`)).status).toBe(404);
+  });
+
   it("the account is renamed by its owner (PUT name), and keeps its name through a report-settings change", async () => {
     const renamed = await owner.put("/api/v1/account", form({ name: "  Acme Analytics " }));
     expectJson(renamed, 200);
@@ -252,7 +279,7 @@ describe.each(DIALECTS)("goals, annotations and saved segments on %s", (dialect)
     expect(await count(`select count(*) as n from saved_segments where user_id = ${viewerId}`)).toBe(0);
 
     expectJson(await owner.delete(`/api/v1/websites/${id}`), 200);
-    for (const table of ["goals", "annotations", "saved_segments"])
+    for (const table of ["goals", "annotations", "saved_segments", "share_links"])
       expect(await count(`select count(*) as n from ${table} where website_id = ${id}`), table).toBe(0);
   });
 });

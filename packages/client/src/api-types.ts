@@ -207,6 +207,44 @@ export type paths = {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/websites/{id}/share-links": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** List a website's share links */
+        get: operations["getWebsitesByIdShareLinks"];
+        put?: never;
+        /**
+         * Add a share link
+         * @description A named link to the website's share page, `{base}/share/{domain}?link={token}`: whoever has it sees the statistics, whatever the website's privacy (public, private or password). Delete it to end it.
+         */
+        post: operations["postWebsitesByIdShareLinks"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/websites/{id}/share-links/{share_link}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /** Delete a share link */
+        delete: operations["deleteWebsitesByIdShareLinksByShareLink"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/websites/{id}/segments": {
         parameters: {
             query?: never;
@@ -778,7 +816,7 @@ export type paths = {
         };
         /**
          * A website's share page
-         * @description Read-only statistics, as the website's `privacy` allows: public, the owner only, or with its password (a form, then a cookie).
+         * @description Read-only statistics, as the website's `privacy` allows: public, the owner only, or with its password (a form, then a cookie). `?embed=true` on a public website's page: the statistics alone, and any site may show it in an iframe.
          */
         get: operations["getShareByDomain"];
         put?: never;
@@ -1502,6 +1540,13 @@ export type components = {
             /** @example Launched the new pricing page */
             text?: string;
         };
+        ShareLinkCreate: {
+            /**
+             * @description Who it is for (yours to tell them apart).
+             * @example Investors
+             */
+            name: string;
+        };
         SavedSegmentCreate: {
             /** @example Newsletter readers on phones */
             name: string;
@@ -2172,6 +2217,41 @@ export type components = {
             id: number;
             /** @constant */
             object: "annotation";
+            /** @constant */
+            deleted: true;
+            /**
+             * @description The HTTP status, repeated.
+             * @constant
+             */
+            status: 200;
+        };
+        ShareLinkList: {
+            data: components["schemas"]["ShareLink"][];
+            /**
+             * @description The HTTP status, repeated.
+             * @constant
+             */
+            status: 200;
+        };
+        ShareLink: {
+            /** @example 1 */
+            id: number;
+            /** @example 1 */
+            website_id: number;
+            /** @example Investors */
+            name: string;
+            /**
+             * @description What the link's address carries (`?link=`): whoever has it sees the statistics.
+             * @example q2Yk1xWbJ8vQm4sZt0aPcR7n
+             */
+            token: string;
+            /** Format: date-time */
+            created_at: string;
+        };
+        ShareLinkDeleted: {
+            id: number;
+            /** @constant */
+            object: "share_link";
             /** @constant */
             deleted: true;
             /**
@@ -3708,6 +3788,121 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["AnnotationDeleted"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["ServerError"];
+        };
+    };
+    getWebsitesByIdShareLinks: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The website's id. */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The website's share-links. */
+            200: {
+                headers: {
+                    /** @description Requests allowed per window (when rate limiting is on). */
+                    "X-RateLimit-Limit"?: string;
+                    /** @description Requests left in this window. */
+                    "X-RateLimit-Remaining"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ShareLinkList"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["ServerError"];
+        };
+    };
+    postWebsitesByIdShareLinks: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The website's id. */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/x-www-form-urlencoded": components["schemas"]["ShareLinkCreate"];
+                "application/json": components["schemas"]["ShareLinkCreate"];
+            };
+        };
+        responses: {
+            /** @description Created. */
+            201: {
+                headers: {
+                    /** @description Requests allowed per window (when rate limiting is on). */
+                    "X-RateLimit-Limit"?: string;
+                    /** @description Requests left in this window. */
+                    "X-RateLimit-Remaining"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["ShareLink"];
+                        /**
+                         * @description The HTTP status, repeated.
+                         * @constant
+                         */
+                        status: 201;
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["ValidationFailed"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["ServerError"];
+        };
+    };
+    deleteWebsitesByIdShareLinksByShareLink: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The website's id. */
+                id: string;
+                /** @description The share link's id. */
+                share_link: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Deleted. */
+            200: {
+                headers: {
+                    /** @description Requests allowed per window (when rate limiting is on). */
+                    "X-RateLimit-Limit"?: string;
+                    /** @description Requests left in this window. */
+                    "X-RateLimit-Remaining"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ShareLinkDeleted"];
                 };
             };
             401: components["responses"]["Unauthorized"];

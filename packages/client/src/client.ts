@@ -22,6 +22,8 @@ import type {
   SavedSegment,
   SavedSegmentCreate,
   SavedSegmentUpdate,
+  ShareLink,
+  ShareLinkCreate,
   Funnel,
   FunnelCreate,
   FunnelDeleted,
@@ -126,6 +128,12 @@ export interface TallyClient {
     create(websiteId: number, fields: AnnotationCreate): Promise<Annotation>;
     update(websiteId: number, annotationId: number, fields: AnnotationUpdate): Promise<Annotation>;
     delete(websiteId: number, annotationId: number): Promise<Deleted>;
+  };
+  /** Named links to a website's share page (`?link=`), each revoked on its own. */
+  shareLinks: {
+    list(websiteId: number): Promise<ShareLink[]>;
+    create(websiteId: number, fields: ShareLinkCreate): Promise<ShareLink>;
+    delete(websiteId: number, linkId: number): Promise<Deleted>;
   };
   /** Filter sets saved under a name: the caller's personal ones and those shared with the team. */
   segments: {
@@ -254,6 +262,11 @@ export function createClient({ baseUrl, apiKey, fetch = globalThis.fetch }: Tall
       update: (websiteId, annotationId, fields) =>
         data(call("PUT", `/api/v1/websites/${id(websiteId)}/annotations/${id(annotationId)}`, { body: fields })),
       delete: (websiteId, annotationId) => call("DELETE", `/api/v1/websites/${id(websiteId)}/annotations/${id(annotationId)}`),
+    },
+    shareLinks: {
+      list: (websiteId) => data(call("GET", `/api/v1/websites/${id(websiteId)}/share-links`)),
+      create: (websiteId, fields) => data(call("POST", `/api/v1/websites/${id(websiteId)}/share-links`, { body: fields })),
+      delete: (websiteId, linkId) => call("DELETE", `/api/v1/websites/${id(websiteId)}/share-links/${id(linkId)}`),
     },
     segments: {
       list: (websiteId) => data(call("GET", `/api/v1/websites/${id(websiteId)}/segments`)),

@@ -45,6 +45,8 @@ export type Annotation = Schemas["Annotation"];
 export type AnnotationCreate = Schemas["AnnotationCreate"];
 export type AnnotationUpdate = Schemas["AnnotationUpdate"];
 export type SavedSegment = Schemas["SavedSegment"];
+export type ShareLink = Schemas["ShareLink"];
+export type ShareLinkCreate = Schemas["ShareLinkCreate"];
 export type SavedSegmentCreate = Schemas["SavedSegmentCreate"];
 export type SavedSegmentUpdate = Schemas["SavedSegmentUpdate"];
 /** `{ id, object, deleted: true }`: what deleting a goal, an annotation or a segment answers. */

@@ -44,6 +44,7 @@ export type { Funnel, FunnelInput, Funnels } from "./websites/funnels.js";
 export type { Goal, GoalInput, Goals } from "./websites/goals.js";
 export type { Annotation, AnnotationInput, Annotations } from "./websites/annotations.js";
 export type { SavedSegment, SavedSegmentInput, SavedSegments, SegmentViewer } from "./websites/saved-segments.js";
+export type { ShareLink, ShareLinks } from "./websites/share-links.js";
 export type { FunnelQuery, FunnelQueryInput, JourneyQuery, JourneyQueryInput } from "./stats/path-query.js";
 export type { FunnelResult, FunnelRow, JourneyLink, JourneyNode, JourneyResult } from "./model/path-schemas.js";
 export { TallyError, NotFoundError, ValidationError, UnauthorizedError, UnavailableError } from "./shared/errors.js";

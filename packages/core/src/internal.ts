@@ -16,6 +16,7 @@ export { goalCreateSchema, goalSchema } from "./websites/goals.js";
 export { annotationCreateSchema, annotationListQuery, annotationSchema, annotationUpdateSchema } from "./websites/annotations.js";
 export { liveSchema } from "./stats/live.js";
 export { propertyNamesQuerySchema, sessionHitSchema, sessionSchema, sessionsQuerySchema } from "./stats/sessions.js";
+export { shareLinkCreateSchema, shareLinkSchema } from "./websites/share-links.js";
 export { savedSegmentCreateSchema, savedSegmentSchema, savedSegmentUpdateSchema } from "./websites/saved-segments.js";
 export { funnelResultSchema, journeyResultSchema } from "./model/path-schemas.js";
 export type { UserRow } from "./accounts/users.js";

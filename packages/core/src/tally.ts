@@ -36,6 +36,7 @@ import { createGoals, type Goals } from "./websites/goals.js";
 import { createAnnotations, type Annotations } from "./websites/annotations.js";
 import { createSavedSegments, type SavedSegments } from "./websites/saved-segments.js";
 import { readLive } from "./stats/live.js";
+import { createShareLinks, type ShareLinks } from "./websites/share-links.js";
 import { checkTrustProxy, type TrustProxy } from "./shared/trust-proxy.js";
 import { createWebsiteDirectory, createWebsites, type WebsiteDirectory, type Websites } from "./websites/websites.js";
 import { createMailer, type MailOptions } from "./shared/mailer.js";
@@ -171,6 +172,8 @@ export interface Tally {
   readonly annotations: Annotations;
   /** Filter sets saved under a name per website, personal to a user or shared (the Stats API v2's `segment` filter). */
   readonly savedSegments: SavedSegments;
+  /** Several links to a website's share page, each named, each revoked on its own. */
+  readonly shareLinks: ShareLinks;
   readonly stats: Stats;
   /** E-mail reports: build, preview, send; the unsubscribe links' checks. */
   readonly reports: Reports;
@@ -260,6 +263,7 @@ interface Services {
   goals: Goals;
   annotations: Annotations;
   savedSegments: SavedSegments;
+  shareLinks: ShareLinks;
   stats: Stats;
   reports: Reports;
   alerts: Alerts;
@@ -514,6 +518,7 @@ async function openServices(options: TallyOptions): Promise<Services> {
     goals,
     annotations: createAnnotations(store.db, websites),
     savedSegments,
+    shareLinks: createShareLinks(store.db, websites),
     stats,
     reports,
     alerts,
@@ -617,6 +622,7 @@ export function createTally<E extends EventMap<E> = AnyEvents>(options: TallyOpt
     goals: guarded((s) => s.goals),
     annotations: guarded((s) => s.annotations),
     savedSegments: guarded((s) => s.savedSegments),
+    shareLinks: guarded((s) => s.shareLinks),
     stats: guarded((s) => s.stats),
     reports: guarded((s) => s.reports),
     alerts: guarded((s) => s.alerts),

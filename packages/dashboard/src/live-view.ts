@@ -1,23 +1,17 @@
 // The live view (`#/websites/1/live`): visitors right now, the last 30 minutes minute by
 // minute, their pages, sources and countries, a world map, the latest hit and the hits the
 // website's rules dropped; refreshed every few seconds without reloading. Loaded when opened.
-import type { Client, Live, Website } from "./api.js";
+import type { Client, Website } from "./api.js";
 import { barRow } from "./bar-row.js";
 import { chart } from "./chart.js";
 import { h, mount } from "./dom.js";
+import { droppedItems } from "./dropped-hits.js";
 import { formatNumber, valueLabel } from "./format.js";
 import { plural, t } from "./i18n.js";
 import type { MessageKey } from "./messages.js";
 import { worldMap } from "./world-map.js";
 
 const REFRESH_MS = 5_000;
-
-const DROP_REASONS: Readonly<Record<Live["dropped"][number]["reason"], MessageKey>> = {
-  bot: "live.dropBot",
-  "referrer-spam": "live.dropSpam",
-  "excluded-ip": "live.dropIp",
-  counted: "live.dropCounted",
-};
 
 function listCard(title: MessageKey, rows: readonly { value: string; visitors: number }[], label: (value: string) => string): HTMLElement {
   const max = Math.max(0, ...rows.map((row) => row.visitors));
@@ -103,21 +97,7 @@ export function liveView(client: Client, site: Website, heading: Node): { elemen
               "section",
               { class: "card", "aria-label": t("live.dropped") },
               h("h2", {}, t("live.dropped")),
-              h(
-                "ul",
-                { class: "dropped-hits" },
-                ...live.dropped.map((drop) =>
-                  h(
-                    "li",
-                    { "data-reason": drop.reason },
-                    h("span", { class: "muted" }, new Date(drop.at).toLocaleTimeString()),
-                    " ",
-                    t(DROP_REASONS[drop.reason]),
-                    " ",
-                    h("code", {}, drop.page),
-                  ),
-                ),
-              ),
+              h("ul", { class: "dropped-hits" }, ...droppedItems(live.dropped)),
             ),
       );
     } catch {

@@ -472,7 +472,6 @@ export const en = {
   "snippet.notFound": '404 pages (with <meta name="tally-404">)',
   "snippet.scroll": "Scroll depth",
   "snippet.vitals": "Web vitals (LCP, INP, CLS…)",
-  "snippet.tagged": "Tagged events (CSS classes)",
   "snippet.hash": "Hash routing (#/pages)",
   "snippet.server": "Pages your own server renders (Tally in your app)",
   "snippet.serverHint":
@@ -531,6 +530,16 @@ export const en = {
   "locations.mapLabel": "Visitors by country",
   "share.embed": "Embed code",
   "share.embedHint": "Or show the statistics on another site, in this iframe:",
+  "links.title": "Share links",
+  "links.hint":
+    "Each link opens the share page, whatever the setting above (even private); give one to each person or group, and delete it to end it.",
+  "links.none": "No share link yet.",
+  "links.name": "Name of the link",
+  "links.namePlaceholder": "Who it is for, e.g. Investors",
+  "links.add": "Add a link",
+  "links.url": "Share link {name}",
+  "links.delete": "Delete the link {name}",
+  "links.deleteButton": "Delete",
 };
 
 export type MessageKey = keyof typeof en;
@@ -990,7 +999,6 @@ const de: Messages = {
   "snippet.notFound": '404-Seiten (mit <meta name="tally-404">)',
   "snippet.scroll": "Scrolltiefe",
   "snippet.vitals": "Web Vitals (LCP, INP, CLS…)",
-  "snippet.tagged": "Markierte Ereignisse (CSS-Klassen)",
   "snippet.hash": "Hash-Routing (#/Seiten)",
   "snippet.server": "Seiten, die dein eigener Server ausliefert (Tally in deiner App)",
   "snippet.serverHint":
@@ -1049,6 +1057,16 @@ const de: Messages = {
   "locations.mapLabel": "Besucher nach Land",
   "share.embed": "Code zum Einbetten",
   "share.embedHint": "Oder zeige die Statistiken auf einer anderen Website, in diesem iframe:",
+  "links.title": "Freigabelinks",
+  "links.hint":
+    "Jeder Link öffnet die Freigabeseite, egal was oben eingestellt ist (auch privat); gib jeder Person oder Gruppe einen eigenen und lösche ihn, um ihn zu beenden.",
+  "links.none": "Noch kein Freigabelink.",
+  "links.name": "Name des Links",
+  "links.namePlaceholder": "Für wen, z. B. Investoren",
+  "links.add": "Link hinzufügen",
+  "links.url": "Freigabelink {name}",
+  "links.delete": "Link {name} löschen",
+  "links.deleteButton": "Löschen",
 };
 
 const fr: Messages = {
@@ -1508,7 +1526,6 @@ const fr: Messages = {
   "snippet.notFound": 'Pages 404 (avec <meta name="tally-404">)',
   "snippet.scroll": "Profondeur de défilement",
   "snippet.vitals": "Signaux web essentiels (LCP, INP, CLS…)",
-  "snippet.tagged": "Événements balisés (classes CSS)",
   "snippet.hash": "Routage par ancre (#/pages)",
   "snippet.server": "Pages rendues par votre propre serveur (Tally dans votre app)",
   "snippet.serverHint":
@@ -1567,6 +1584,16 @@ const fr: Messages = {
   "locations.mapLabel": "Visiteurs par pays",
   "share.embed": "Code d’intégration",
   "share.embedHint": "Ou affichez les statistiques sur un autre site, dans cet iframe :",
+  "links.title": "Liens de partage",
+  "links.hint":
+    "Chaque lien ouvre la page de partage, quel que soit le réglage ci-dessus (même privé) ; donnez-en un à chaque personne ou groupe, et supprimez-le pour y mettre fin.",
+  "links.none": "Aucun lien de partage pour l’instant.",
+  "links.name": "Nom du lien",
+  "links.namePlaceholder": "Pour qui, p. ex. Investisseurs",
+  "links.add": "Ajouter un lien",
+  "links.url": "Lien de partage {name}",
+  "links.delete": "Supprimer le lien {name}",
+  "links.deleteButton": "Supprimer",
 };
 
 const es: Messages = {
@@ -2022,7 +2049,6 @@ const es: Messages = {
   "snippet.notFound": 'Páginas 404 (con <meta name="tally-404">)',
   "snippet.scroll": "Profundidad de desplazamiento",
   "snippet.vitals": "Métricas web esenciales (LCP, INP, CLS…)",
-  "snippet.tagged": "Eventos etiquetados (clases CSS)",
   "snippet.hash": "Enrutado por almohadilla (#/páginas)",
   "snippet.server": "Páginas que genera tu propio servidor (Tally en tu app)",
   "snippet.serverHint":
@@ -2081,6 +2107,16 @@ const es: Messages = {
   "locations.mapLabel": "Visitantes por país",
   "share.embed": "Código para insertar",
   "share.embedHint": "O muestra las estadísticas en otro sitio, en este iframe:",
+  "links.title": "Enlaces para compartir",
+  "links.hint":
+    "Cada enlace abre la página para compartir, sea cual sea el ajuste de arriba (incluso privado); da uno a cada persona o grupo y elimínalo para terminarlo.",
+  "links.none": "Aún no hay enlaces para compartir.",
+  "links.name": "Nombre del enlace",
+  "links.namePlaceholder": "Para quién, p. ej. Inversores",
+  "links.add": "Añadir un enlace",
+  "links.url": "Enlace para compartir {name}",
+  "links.delete": "Eliminar el enlace {name}",
+  "links.deleteButton": "Eliminar",
 };
 
 export const MESSAGES: Readonly<Record<Locale, Messages>> = { en, de, fr, es };

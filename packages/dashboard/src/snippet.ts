@@ -1,12 +1,13 @@
 // The tracking code for this mount, built from what the website wants measured (outbound
-// links, downloads, forms, 404s, scroll depth, web vitals, hash routing, tagged events, the
+// links, downloads, forms, 404s, scroll depth, web vitals, hash routing, the
 // app's own server), a copy button, a status that turns green once the website's first
 // pageview has arrived, and an install check that waits for a hit from the tag and lists
 // the hits the website's rules dropped, with why (checked every few seconds while shown).
-import type { Client, Live, Website } from "./api.js";
+import type { Client, Website } from "./api.js";
 import { copyField } from "./copy-field.js";
 import { addDays, todayIn } from "./dates.js";
 import { h, mount } from "./dom.js";
+import { droppedItems } from "./dropped-hits.js";
 import { formatNumber } from "./format.js";
 import { t } from "./i18n.js";
 import type { MessageKey } from "./messages.js";
@@ -28,7 +29,6 @@ const CAPABILITIES: ReadonlyArray<{ name: string; label: MessageKey; attribute?:
   { name: "404", label: "snippet.notFound", extension: "404" },
   { name: "scroll", label: "snippet.scroll", extension: "scroll" },
   { name: "vitals", label: "snippet.vitals", extension: "vitals" },
-  { name: "tagged", label: "snippet.tagged", extension: "tagged" },
   { name: "hash", label: "snippet.hash", attribute: "data-hash" },
 ];
 
@@ -40,13 +40,6 @@ export function trackingTag(base: URL, chosen: ReadonlySet<string>): string {
   const script = new URL(extensions.length > 0 ? "script.ext.js" : "script.js", base).href;
   return `<script defer src="${script}"${extensions.length > 0 ? ` data-extensions="${extensions.join(" ")}"` : ""}${attributes.join("")}></script>`;
 }
-
-const DROP_REASONS: Readonly<Record<Live["dropped"][number]["reason"], MessageKey>> = {
-  bot: "live.dropBot",
-  "referrer-spam": "live.dropSpam",
-  "excluded-ip": "live.dropIp",
-  counted: "live.dropCounted",
-};
 
 /** Waits for a hit from the tag (a latest hit other than the one there when it started) and lists the dropped ones. */
 function installCheck(client: Client, site: Website): { element: HTMLElement; destroy(): void } {
@@ -64,20 +57,7 @@ function installCheck(client: Client, site: Website): { element: HTMLElement; de
         status.className = "arrival received";
         status.textContent = t("snippet.checkReceived", { page: live.last_hit.page, at: live.last_hit.at });
       }
-      mount(
-        dropped,
-        ...live.dropped.map((drop) =>
-          h(
-            "li",
-            { "data-reason": drop.reason },
-            h("span", { class: "muted" }, new Date(drop.at).toLocaleTimeString()),
-            " ",
-            t(DROP_REASONS[drop.reason]),
-            " ",
-            h("code", {}, drop.page),
-          ),
-        ),
-      );
+      mount(dropped, ...droppedItems(live.dropped));
     } catch {
       // Checked again shortly.
     }
@@ -116,15 +96,9 @@ export function snippetPanel(client: Client, site: Website, options: SnippetOpti
       if (box.checked) chosen.add(capability.name);
       else chosen.delete(capability.name);
       showCode();
-      tagged.hidden = !chosen.has("tagged");
     });
     return h("label", { class: "check", for: box.id }, box, t(capability.label));
   });
-  const tagged = h(
-    "pre",
-    { class: "hint", hidden: true },
-    h("code", {}, '<button class="tally-event-name=Signup tally-event-plan=pro">Sign up</button>'),
-  );
   const server = h(
     "details",
     { class: "server-views" },
@@ -162,7 +136,6 @@ export function snippetPanel(client: Client, site: Website, options: SnippetOpti
     h("p", { class: "muted" }, t("snippet.where", { domain: site.domain })),
     h("fieldset", { class: "capabilities" }, h("legend", {}, t("snippet.measure")), ...boxes),
     codeSlot,
-    tagged,
     server,
     status,
     install.element,

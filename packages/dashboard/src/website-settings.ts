@@ -1,5 +1,6 @@
-// A website's own page of settings: its tracking code, every setting, its alerts, and deletion.
+// A website's own page of settings: its tracking code, every setting, its share links, its alerts, and deletion.
 import { alertsCard } from "./alerts-card.js";
+import { shareLinksCard } from "./share-links.js";
 import type { Client, Website } from "./api.js";
 import { h } from "./dom.js";
 import { apiForm, field, fieldError } from "./form.js";
@@ -59,6 +60,7 @@ export function websiteSettingsPage(client: Client, site: Website): { element: H
     ),
     snippet.element,
     websiteSettingsForm(client, site, (saved) => Object.assign(site, saved)),
+    shareLinksCard(client, site),
     alertsCard(client, site),
     deleteSection(client, site, () => (location.hash = "#/")),
   );

@@ -20,16 +20,7 @@
  */
 
 import { current, downloadsOn, isDownload, observeVitals, on, scrolled, type Signal } from "./extensions.js";
-import {
-  defineForeignGlobal,
-  foreignEndpoint,
-  foreignOff,
-  manual,
-  named,
-  sendForeign,
-  taggedClick,
-  trackTaggedEvents,
-} from "./variants.js";
+import { defineForeignGlobal, foreignEndpoint, foreignOff, manual, named, sendForeign, taggedClick } from "./variants.js";
 
 // Build-time flags, set by esbuild `define`; false lets the minifier drop the feature.
 declare const FEATURE_SPA: boolean;
@@ -216,8 +207,6 @@ try {
   }
   // A page that declares itself a 404: <meta name="tally-404">.
   if (FEATURE_EXTENSIONS && on("404") && doc.querySelector('meta[name="tally-404"]')) send("404", { path: loc.pathname });
-  // Tagged elements (class="tally-event-name=Signup"): a click on one, or submitting one, sends its event.
-  if (FEATURE_TAGGED && !FEATURE_FOREIGN && on("tagged")) trackTaggedEvents(track);
 
   const queue = FEATURE_QUEUE && win.tally?.q;
   win.tally = { track };

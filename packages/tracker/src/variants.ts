@@ -146,11 +146,11 @@ export function sendForeign(endpoint: string, script: HTMLScriptElement, hit: Tr
   });
 }
 
-/** A tagged element's event: `plausible-event-name=Signup` (or `tally-event-name=Signup`) names it, `…-event-<prop>=<value>` add properties (`--` for `=`, `+` for a space). */
+/** A tagged element's event: `plausible-event-name=Signup` names it, `plausible-event-<prop>=<value>` add properties (`--` for `=`, `+` for a space). */
 function taggedEvent(element: Element | null): { name?: string; props: Props } {
   const event: { name?: string; props: Props } = { props: {} };
   element?.classList?.forEach((token) => {
-    const [, key, value] = /^(?:plausible|tally)-event-(.+?)(?:=|--)(.+)/.exec(token) || [];
+    const [, key, value] = /^plausible-event-(.+?)(?:=|--)(.+)/.exec(token) || [];
     if (key) key.toLowerCase() == "name" ? (event.name = value!.replace(/\+/g, " ")) : (event.props[key] = value!.replace(/\+/g, " "));
   });
   return event;
@@ -174,7 +174,7 @@ export function taggedClick(target: EventTarget | null): { name: string; props: 
  * click) on a tagged element sends its event (tracker.ts then counts no outbound click for it),
  * as does submitting a tagged form (or one in a tagged element).
  */
-export function trackTaggedEvents(track: Track): void {
+function trackTaggedEvents(track: Track): void {
   const click = (event: MouseEvent) => {
     const tagged = event.button < 2 && taggedClick(event.target);
     tagged && track(tagged.name, tagged.props);

@@ -7,7 +7,7 @@ import type { Dictionary } from "./dictionary.js";
 import { createFlushIo } from "./flush-io.js";
 import { writeFlush } from "./write-flush.js";
 
-/** Tables holding a website's statistics, visitor rows, funnels, goals, annotations and saved segments (deleted with the website). */
+/** Tables holding a website's statistics, visitor rows, funnels, goals, annotations, saved segments and share links (deleted with the website). */
 const WEBSITE_TABLES = [
   "rollups",
   "rollup_watermarks",
@@ -23,6 +23,7 @@ const WEBSITE_TABLES = [
   "goals",
   "annotations",
   "saved_segments",
+  "share_links",
 ] as const;
 
 /** Tables whose rows retention deletes by a local time, bounded per call. */

@@ -44,6 +44,7 @@ const COPY_ORDER = {
   annotations: 28,
   // After users, whose personal segments they may be.
   saved_segments: 29,
+  share_links: 30,
   // Each database's own (its id names the files of hits kept at shutdown): never copied.
   tally_meta: null,
 } satisfies Record<keyof Database, number | null>;

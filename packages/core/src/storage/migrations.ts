@@ -446,6 +446,21 @@ const migrationFactories: Record<string, MigrationFactory> = {
       await db.schema.createIndex("saved_segments_website_idx").on("saved_segments").columns(["website_id", "id"]).execute();
     },
   }),
+  // Several share links per website, each named and revoked on its own (the link's token opens the share page).
+  "0051_share_links": (dialect) => ({
+    async up(db) {
+      await db.schema
+        .createTable("share_links")
+        .addColumn("id", dialect.idColumnType, (c) => dialect.idColumn(c))
+        .addColumn("website_id", "integer", (c) => c.notNull().references("websites.id").onDelete("cascade"))
+        .addColumn("name", "text", (c) => c.notNull())
+        .addColumn("token", "text", (c) => c.notNull())
+        .addColumn("created_at", "text", (c) => c.notNull())
+        .execute();
+      await db.schema.createIndex("share_links_token_idx").on("share_links").columns(["token"]).unique().execute();
+      await db.schema.createIndex("share_links_website_idx").on("share_links").columns(["website_id", "id"]).execute();
+    },
+  }),
 };
 
 /**

@@ -34,6 +34,7 @@ export interface Database {
   goals: GoalsTable;
   annotations: AnnotationsTable;
   saved_segments: SavedSegmentsTable;
+  share_links: ShareLinksTable;
 }
 
 /**
@@ -261,6 +262,15 @@ export interface AnnotationsTable {
   website_id: number;
   date: string;
   text: string;
+  created_at: string;
+}
+
+/** A link to a website's share page (`?link=<token>`): it opens the statistics whatever the website's privacy. */
+export interface ShareLinksTable {
+  id: Generated<number>;
+  website_id: number;
+  name: string;
+  token: string;
   created_at: string;
 }
 

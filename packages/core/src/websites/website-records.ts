@@ -3,7 +3,7 @@ import { NotFoundError, ValidationError } from "../shared/errors.js";
 import type { Database } from "../storage/schema.js";
 
 /** Tables of what a team defines per website (deleted with it): funnels, goals, annotations, saved segments. */
-export type RecordTable = "funnels" | "goals" | "annotations" | "saved_segments";
+export type RecordTable = "funnels" | "goals" | "annotations" | "saved_segments" | "share_links";
 
 /** Refuses one more row when the website has `max` already: a 422 on `field` that says so. */
 export async function requireRoom(

@@ -15,6 +15,8 @@ import {
   savedSegmentCreateSchema,
   savedSegmentSchema,
   savedSegmentUpdateSchema,
+  shareLinkCreateSchema,
+  shareLinkSchema,
   type Access,
 } from "@tally-analytics/core/internal";
 import * as z from "zod";
@@ -206,6 +208,21 @@ export const websiteRecordRoutes: Route[] = [
       summary: "Delete an annotation",
       handle: (context, id, annotation) => context.tally.annotations.delete(context.accountId, id, annotation),
     },
+  }),
+  ...collectionRoutes({
+    collection: "share-links",
+    item: "share_link",
+    title: "ShareLink",
+    resource: shareLinkSchema,
+    list: { summary: "List a website's share links", handle: (context, id) => context.tally.shareLinks.list(context.accountId, id) },
+    create: {
+      summary: "Add a share link",
+      description:
+        "A named link to the website's share page, `{base}/share/{domain}?link={token}`: whoever has it sees the statistics, whatever the website's privacy (public, private or password). Delete it to end it.",
+      body: shareLinkCreateSchema,
+      handle: (context, id) => context.tally.shareLinks.create(context.accountId, id, context.body),
+    },
+    remove: { summary: "Delete a share link", handle: (context, id, link) => context.tally.shareLinks.delete(context.accountId, id, link) },
   }),
   ...collectionRoutes({
     collection: "segments",

@@ -8,7 +8,7 @@ import { defineRoute, type RouteAnswer, type Route } from "../http/route.js";
 import { assetResponse } from "./assets.js";
 import { pageResponse, redirectResponse } from "./page.js";
 import { PASSWORD_REQUIRED, passwordLimiter, PRIVACY, readableWebsite, sharedWebsite } from "./share-access.js";
-import { SHARE_COOKIE, shareCookieHeader, shareCookiePath, signShareCookie } from "./share-cookie.js";
+import { SHARE_COOKIE, shareCookieHeader, shareCookiePath, shareLinkCookieHeader, signShareCookie } from "./share-cookie.js";
 
 /** Share API answers depend on cookies and credentials: never cached. */
 const NO_STORE = { "cache-control": "no-store" } as const;
@@ -116,16 +116,23 @@ export const dashboardRoutes: readonly Route[] = [
       const domain = params.domain ?? "";
       let status = 200;
       let embeddable = false;
+      let linkCookie: string | null = null;
       try {
         const row = await readableWebsite(context);
         // `?embed=true`: the statistics alone, for an iframe on any site (public pages only: a password form is never framed).
         embeddable = url.searchParams.get("embed") === "true" && Number(row.privacy) === PRIVACY.public;
+        // Opened by a share link: its API calls carry the link as a cookie of this page's path.
+        const link = url.searchParams.get("link");
+        if (link && (await context.tally.shareLinks.opens(Number(row.id), link)))
+          linkCookie = shareLinkCookieHeader(link, shareCookiePath(context.basePath, domain), url.protocol === "https:");
       } catch (error) {
         // A missing and a private website get the same page and status; a password page shows its form.
         if (error instanceof NotFoundError) status = 404;
         else if (!(error instanceof HttpError && error.status === 401)) throw error;
       }
-      return pageResponse(request, { toBase: "../", title: `${domain} · Tally`, share: domain, status, embed: embeddable });
+      const page = pageResponse(request, { toBase: "../", title: `${domain} · Tally`, share: domain, status, embed: embeddable });
+      if (linkCookie) page.headers.append("set-cookie", linkCookie);
+      return page;
     },
   }),
   defineRoute({

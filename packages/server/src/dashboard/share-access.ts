@@ -10,7 +10,7 @@ import {
 import { HttpError } from "../http/errors.js";
 import { createRateLimiter, type RateLimiter } from "../http/rate-limit.js";
 import type { RequestContext } from "../http/route.js";
-import { hasValidShareCookie } from "./share-cookie.js";
+import { hasValidShareCookie, shareLinkOf } from "./share-cookie.js";
 
 /** Website privacy: 0 public, 1 private, 2 password. */
 export const PRIVACY = { public: 0, private: 1, password: 2 } as const;
@@ -41,6 +41,9 @@ export async function readableWebsite(context: ShareContext): Promise<WebsiteRow
   if (privacy === PRIVACY.public) return row;
   const access = await context.account();
   if (access?.accountId === Number(row.account_id) && canSeeWebsite(access, Number(row.id))) return row;
+  // A share link (its page's `?link=`, then the cookie that page set for the share API).
+  const link = shareLinkOf(context.request);
+  if (link && (await context.tally.shareLinks.opens(Number(row.id), link))) return row;
   if (privacy === PRIVACY.password) {
     if (hasValidShareCookie(context.request, row)) return row;
     throw new HttpError(401, PASSWORD_REQUIRED);

@@ -55,3 +55,15 @@ export function shareCookiePath(basePath: string, domain: string): string {
 export function shareCookieHeader(value: string, path: string, secure: boolean): string {
   return `${SHARE_COOKIE}=${value}; Path=${path}; Max-Age=${SHARE_COOKIE_MAX_AGE_S}; HttpOnly; SameSite=Lax${secure ? "; Secure" : ""}`;
 }
+
+/** The cookie a share link's page sets, so that its share API calls carry the link too. */
+export const SHARE_LINK_COOKIE = "tally_share_link";
+
+/** The share link a request carries: `?link=` on the page, else its cookie. */
+export function shareLinkOf(request: Request): string | null {
+  return new URL(request.url).searchParams.get("link") ?? cookieValues(request.headers.get("cookie"), SHARE_LINK_COOKIE)[0] ?? null;
+}
+
+export function shareLinkCookieHeader(token: string, path: string, secure: boolean): string {
+  return `${SHARE_LINK_COOKIE}=${token}; Path=${path}; Max-Age=${SHARE_COOKIE_MAX_AGE_S}; HttpOnly; SameSite=Lax${secure ? "; Secure" : ""}`;
+}
