@@ -77,7 +77,10 @@ describe.skipIf(skip)("every page, every theme, every size, every language", () 
   /** A page opened and drawn: every answer in (nothing busy), the fonts laid out. */
   async function visit(page: Page, view: View): Promise<void> {
     await page.goto(`${server.base}${view.path}`);
-    await page.waitForSelector(view.ready);
+    // Generous: a shared machine may be slow, and a wait that times out says which page it was.
+    await page.waitForSelector(view.ready, { timeout: 20_000 }).catch((error: Error) => {
+      throw new Error(`${view.name}: ${error.message}`);
+    });
     await page.waitForFunction(() => document.querySelectorAll("[aria-busy=true]").length === 0, null, { timeout: 15_000 });
   }
 

@@ -116,7 +116,7 @@ export function segmentsMenu(
   async function render(): Promise<void> {
     const segments = await list();
     const active = segments.find((segment) => segment.id === current.segment);
-    summary.textContent = active ? t("segments.active", { name: active.name }) : t("segments.title");
+    // The applied segment's name is on its chip; the menu stays short so the toolbar keeps its row.
     menu.classList.toggle("active", Boolean(active));
     mount(
       items,
