@@ -17,11 +17,24 @@ export function websitesFrom(text: string | undefined): number[] | null | undefi
   return ids.map(Number);
 }
 
-/** The user with this e-mail, whichever account they belong to. */
-export async function findUser(tally: Tally, email: string): Promise<UserRow> {
-  const row = await tally.team.users.findByEmail(email);
-  if (!row) throw new NotFoundError(`No user with the address ${email}.`);
-  return row;
+/** The `--account` option of commands that name a person by e-mail (one address may belong to several accounts). */
+export const ACCOUNT_OF_USER = {
+  type: "string",
+  value: "ID",
+  description: "the account, when the address belongs to users of several",
+} as const;
+
+/** The user with this e-mail: of `--account`, or of the one account that has the address. */
+export async function findUser(tally: Tally, email: string, accountText?: string): Promise<UserRow> {
+  const rows = await tally.team.users.listByEmail(email);
+  const chosen = accountText === undefined ? rows : rows.filter((row) => String(row.account_id) === accountText.trim());
+  if (chosen.length === 0)
+    throw new NotFoundError(`No user with the address ${email}${accountText === undefined ? "" : ` in account ${accountText}`}.`);
+  if (chosen.length > 1)
+    throw new UsageError(
+      `${email} belongs to users of accounts ${chosen.map((row) => row.account_id).join(", ")}: say which with --account ID`,
+    );
+  return chosen[0]!;
 }
 
 /** The first line of standard input (a password piped in, never typed on the command line where `ps` shows it). */

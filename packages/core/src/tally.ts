@@ -43,6 +43,9 @@ import { createMailer, type MailOptions } from "./shared/mailer.js";
 import { createReports, type Reports } from "./reports/reports.js";
 import { createAlerts, type AlertOptions, type Alerts } from "./alerts/alerts.js";
 import { createServerViews } from "./ingest/server-views.js";
+import { createPasswords, type PasswordOptions, type Passwords } from "./shared/passwords.js";
+import { checkSecret } from "./shared/keyring.js";
+import { openKeyring, sealStoredSecrets, type SecretOption } from "./accounts/server-secret.js";
 import { createOutboxRelay, writeToOutbox } from "./ingest/outbox.js";
 
 export type { TrustProxy } from "./shared/trust-proxy.js";
@@ -155,6 +158,19 @@ export interface TallyOptions {
    * @default 10000
    */
   serverViewWaitMs?: number;
+  /**
+   * The server secret (at least 32 characters; `TALLY_SECRET` for `tally serve`). Keys derived
+   * from it encrypt two-factor secrets at rest and key the sign-in limits' counters, so a copy
+   * of the database alone holds neither. A list rotates it: the first encrypts, every one decrypts.
+   * @default one made at first start and kept in the database (docs/teams.md, "The server secret")
+   */
+  secret?: SecretOption;
+  /**
+   * How passwords (of people and of share pages) are hashed and how many are checked at once:
+   * scrypt's cost, and a small queue past which a check is refused at once with a 503.
+   * @default { cost: { logN: 15, r: 8, p: 3 }, concurrent: half the cores, queued: 4 × concurrent }
+   */
+  passwords?: PasswordOptions;
 }
 
 /** The in-process API (`createTally()`), as the server's adapters take it whatever its events' types. */
@@ -356,7 +372,7 @@ function reasonOf(error: unknown): string {
   return error instanceof Error ? error.message : String(error);
 }
 
-async function openServices(options: TallyOptions): Promise<Services> {
+async function openServices(options: TallyOptions, passwords: Passwords): Promise<Services> {
   const publicUrl = publicBase(options.publicUrl);
   // Before the store: a bad mail URL fails the start without leaving a database open (the transport holds no connection yet).
   const mailer = options.mail ? await createMailer(options.mail) : null;
@@ -368,8 +384,10 @@ async function openServices(options: TallyOptions): Promise<Services> {
   const rollups = store.openWriter();
   const spillFolders = spillFoldersOf(store, options.spillDir);
   if (spillFolders) await replayKeptHits(spillFolders, store.databaseId, rollups, onError);
-  const directory = createWebsiteDirectory(store.db);
-  const websites = createWebsites(store.db, {
+  const keyring = await openKeyring(store.db, options.secret);
+  await sealStoredSecrets(store.db, keyring);
+  const directory = createWebsiteDirectory(store.db, passwords);
+  const websites = createWebsites(store.db, passwords, {
     async onChange(row, change) {
       // Its aliases route hits too: each is a key of the collector's cache.
       for (const alias of row.aliases === "" ? [] : row.aliases.split("\n")) collector?.forgetDomain(alias);
@@ -511,7 +529,7 @@ async function openServices(options: TallyOptions): Promise<Services> {
       await outbox.run();
     },
     accounts,
-    team: createTeam(store.db, mailer),
+    team: createTeam({ db: store.db, mailer, passwords, keyring }),
     websites,
     directory,
     funnels,
@@ -573,7 +591,8 @@ async function openServices(options: TallyOptions): Promise<Services> {
  */
 export function createTally<E extends EventMap<E> = AnyEvents>(options: TallyOptions = {}): TypedTally<E> {
   checkTrustProxy(options.trustProxy);
-  const services = openServices(options);
+  if (options.secret !== undefined) (typeof options.secret === "string" ? [options.secret] : options.secret).forEach(checkSecret);
+  const services = openServices(options, createPasswords(options.passwords));
   services.catch(() => {}); // reported through ready() and every call, never as unhandled
   let closing: Promise<void> | null = null;
   /** A service whose calls wait for the store, are refused while its file is gone, and answer a store fault as a 503. */

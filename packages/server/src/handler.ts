@@ -1,3 +1,4 @@
+import { createHash } from "node:crypto";
 import { UnauthorizedError, validate, type Access, type Tally } from "@tally-analytics/core/internal";
 import { authenticateRequest, bearerToken, type Authenticated } from "./http/auth.js";
 import { DEFAULT_BODY_LIMIT, readFields } from "./http/body.js";
@@ -9,7 +10,7 @@ import { warnIfUnwritten } from "./collect/health.js";
 import { NOSNIFF } from "./http/json-response.js";
 import type { HandlerContext, HandlerOptions, TallyHandler } from "./http/options.js";
 import { createRateLimiter, type RateLimitResult } from "./http/rate-limit.js";
-import { checkPermission } from "./http/permissions.js";
+import { checkPermission, FORBIDDEN } from "./http/permissions.js";
 import type { PublicRoute, Route } from "./http/route.js";
 import { createRouter } from "./http/router.js";
 import { routes } from "./routes.js";
@@ -32,6 +33,19 @@ function withRateLimit(response: Response, result: RateLimitResult | undefined):
 }
 
 /**
+ * Whose budget of `rateLimit` a request spends: its API key's, its person's (a session), or
+ * its account's (the host's sign-in): one key used hard never holds back the others.
+ */
+function rateLimitKey(request: Request, { access, via }: Authenticated): string {
+  if (via === "key")
+    return `key:${createHash("sha256")
+      .update(bearerToken(request) ?? "")
+      .digest("base64url")}`;
+  if (via === "session") return `user:${access.userId}`;
+  return `account:${access.accountId}`;
+}
+
+/**
  * Turns a Request into a Response for Tally's API (and, through the route table,
  * its public endpoints). Errors of every kind become JSON here and nowhere else.
  */
@@ -43,10 +57,16 @@ export function createHandler(tally: Tally, options: HandlerOptions = {}): Tally
   const report = options.onError ?? reportToConsole;
   const compress = options.compression ?? true;
 
-  /** Who the request speaks for, or null without valid credentials; a refused API key counts against the client's address. */
+  /**
+   * Who the request speaks for, or null without valid credentials; a refused API key counts
+   * against the client's address. Credentials confined until their person sets up two-factor
+   * sign-in are a 403 here too (share pages take it as none).
+   */
   async function optionalAccount(request: Request, context: HandlerContext): Promise<Access | null> {
     try {
-      return (await authenticateRequest(tally, request, options.authenticate)).access;
+      const signedIn = await authenticateRequest(tally, request, options.authenticate);
+      if (signedIn.confined) throw new HttpError(403, FORBIDDEN.twoFactorFirst);
+      return signedIn.access;
     } catch (error) {
       if (!(error instanceof UnauthorizedError)) throw error;
       if (bearerToken(request) !== null) clients.failedSignIn(clientKey(tally, request, context.ip));
@@ -112,7 +132,7 @@ export function createHandler(tally: Tally, options: HandlerOptions = {}): Tally
 
     const signedIn = await signIn(request, context);
     const { access } = signedIn;
-    const limit = limiter?.hit(`account:${access.accountId}`);
+    const limit = limiter?.hit(rateLimitKey(request, signedIn));
     let response: Response;
     try {
       if (limit && !limit.allowed) throw tooManyAttempts(limit.retryAfter);

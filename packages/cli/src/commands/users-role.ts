@@ -1,13 +1,14 @@
 import { defineCommand, UsageError } from "../command.js";
-import { findUser, roleFrom, websitesFrom } from "../user-values.js";
+import { ACCOUNT_OF_USER, findUser, roleFrom, websitesFrom } from "../user-values.js";
 
-/** `tally users role EMAIL ROLE [--websites IDS]` */
+/** `tally users role EMAIL ROLE [--websites IDS] [--account ID]` */
 export const usersRole = defineCommand({
   name: "users role",
   summary: "change a person's role (owner, admin, viewer) and the websites they may see",
   arguments: ["EMAIL", "ROLE"],
   options: {
     websites: { type: "string", value: "IDS", description: "limit them to these website ids, comma-separated, or all" },
+    account: ACCOUNT_OF_USER,
   },
   environment: ["DATABASE_URL"],
   async run({ args, values, tally, print }) {
@@ -15,7 +16,7 @@ export const usersRole = defineCommand({
     const role = roleFrom(args[1], "viewer");
     const websites = websitesFrom(values.websites);
     const opened = await tally();
-    const user = await findUser(opened, args[0]!);
+    const user = await findUser(opened, args[0]!, values.account);
     const changed = await opened.team.users.update(Number(user.account_id), Number(user.id), {
       role,
       ...(websites === undefined ? {} : { websites }),

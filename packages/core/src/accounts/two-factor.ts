@@ -1,8 +1,9 @@
-import { randomBytes } from "node:crypto";
+import { randomInt } from "node:crypto";
 import type { Kysely } from "kysely";
 import type * as OtpAuth from "otpauth";
 import { lazyRequire } from "../shared/lazy-require.js";
 import { NotFoundError, ValidationError } from "../shared/errors.js";
+import type { Keyring } from "../shared/keyring.js";
 import { tokenId } from "./secret-token.js";
 import type { Database } from "../storage/schema.js";
 
@@ -13,6 +14,7 @@ const WINDOW = 1;
 const RECOVERY_CODES = 10;
 
 export const INVALID_CODE = "The code is invalid.";
+export const CURRENT_CODE_FIRST = "Two-factor sign-in is on: give a code from your current app (or a recovery code) to set up a new one.";
 
 export interface TwoFactorSetup {
   /** Base32, for typing into an app by hand. */
@@ -22,8 +24,12 @@ export interface TwoFactorSetup {
 }
 
 export interface TwoFactor {
-  /** A new secret to scan; sign-in does not ask for it until `confirm`. */
-  begin(userId: number): Promise<TwoFactorSetup>;
+  /**
+   * A new secret to scan; sign-in does not ask for it until `confirm`. When two-factor sign-in
+   * is on already, `code` must be one of the current secret's (or a recovery code): a stolen
+   * session cannot swap the factor for its own.
+   */
+  begin(userId: number, code?: string): Promise<TwoFactorSetup>;
   /** Turns two-factor sign-in on with a code from the new secret; returns recovery codes, shown this once. */
   confirm(userId: number, code: string): Promise<string[]>;
   /** Checks a code from the app (each accepted once) or an unused recovery code. */
@@ -43,10 +49,10 @@ const totpOf = (secret: string, label: string) =>
     secret: otpauth().Secret.fromBase32(secret),
   });
 
-/** `abcd-efgh-jkmn`: 60 bits from an alphabet without look-alikes. */
-function recoveryCode(): string {
+/** `abcd-efgh-jkmn`: 12 characters of 31, each drawn uniformly (59 bits), from an alphabet without look-alikes. */
+export function recoveryCode(): string {
   const alphabet = "abcdefghjkmnpqrstuvwxyz23456789";
-  const chars = [...randomBytes(12)].map((byte) => alphabet[byte % alphabet.length]).join("");
+  const chars = Array.from({ length: 12 }, () => alphabet[randomInt(alphabet.length)]).join("");
   return `${chars.slice(0, 4)}-${chars.slice(4, 8)}-${chars.slice(8, 12)}`;
 }
 const normalizeRecovery = (code: string) =>
@@ -55,7 +61,11 @@ const normalizeRecovery = (code: string) =>
     .toLowerCase()
     .replace(/[^a-z0-9]/g, "");
 
-export function createTwoFactor(db: Kysely<Database>): TwoFactor {
+/** Two-factor secrets are stored sealed with the server secret (`keyring`): a copy of the database alone does not hold them. */
+export function createTwoFactor(db: Kysely<Database>, keyring: Keyring): TwoFactor {
+  /** A stored secret as the app has it; one stored before encryption reads as it is. */
+  const opened = (stored: string | null) => (stored === null ? null : (keyring.open(stored) ?? stored));
+
   async function user(userId: number) {
     const row = await db
       .selectFrom("users")
@@ -63,7 +73,7 @@ export function createTwoFactor(db: Kysely<Database>): TwoFactor {
       .where("id", "=", userId)
       .executeTakeFirst();
     if (!row) throw new NotFoundError();
-    return row;
+    return { ...row, totp_secret: opened(row.totp_secret), totp_pending: opened(row.totp_pending) };
   }
 
   /** The step a code matches, or null. */
@@ -103,11 +113,25 @@ export function createTwoFactor(db: Kysely<Database>): TwoFactor {
     return Number(result.numUpdatedRows) === 1;
   }
 
+  async function verify(userId: number, code: string): Promise<boolean> {
+    const { email, totp_secret: secret } = await user(userId);
+    if (secret === null) return false;
+    const step = matchingStep(secret, email, code);
+    if (step !== null) return claimStep(userId, step);
+    return useRecoveryCode(userId, code);
+  }
+
   return {
-    async begin(userId) {
-      const { email } = await user(userId);
+    async begin(userId, code) {
+      const { email, totp_secret: current } = await user(userId);
+      if (current !== null && !(code !== undefined && (await verify(userId, code))))
+        throw ValidationError.field("code", CURRENT_CODE_FIRST);
       const secret = new (otpauth().Secret)({ size: 20 }).base32;
-      await db.updateTable("users").set({ totp_pending: secret }).where("id", "=", userId).execute();
+      await db
+        .updateTable("users")
+        .set({ totp_pending: keyring.seal(secret) })
+        .where("id", "=", userId)
+        .execute();
       return { secret, uri: totpOf(secret, email).toString() };
     },
 
@@ -120,7 +144,7 @@ export function createTwoFactor(db: Kysely<Database>): TwoFactor {
       await db.transaction().execute(async (trx) => {
         await trx
           .updateTable("users")
-          .set({ totp_secret: pending, totp_pending: null, totp_last_step: step })
+          .set({ totp_secret: keyring.seal(pending), totp_pending: null, totp_last_step: step })
           .where("id", "=", userId)
           .execute();
         await trx.deleteFrom("recovery_codes").where("user_id", "=", userId).execute();
@@ -132,13 +156,7 @@ export function createTwoFactor(db: Kysely<Database>): TwoFactor {
       return codes;
     },
 
-    async verify(userId, code) {
-      const { email, totp_secret: secret } = await user(userId);
-      if (secret === null) return false;
-      const step = matchingStep(secret, email, code);
-      if (step !== null) return claimStep(userId, step);
-      return useRecoveryCode(userId, code);
-    },
+    verify,
 
     async disable(userId) {
       await user(userId);

@@ -1,7 +1,9 @@
 import * as z from "zod";
 import { choice, validate } from "../shared/validation.js";
 import { KEY_SCOPES, ROLES } from "./access.js";
-import { PASSWORD_RULE } from "./password-hash.js";
+
+/** Length rule shared by every form that sets a password. */
+export const PASSWORD_RULE = { min: 10, max: 128 } as const;
 
 const emailField = z
   .string({ error: "The email must be a valid email address." })

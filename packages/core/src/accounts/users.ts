@@ -2,7 +2,7 @@ import type { Selectable } from "kysely";
 import { NotFoundError, UnauthorizedError, ValidationError } from "../shared/errors.js";
 import { formatWebsiteList, isRole, parseWebsiteList, type Access, type KeyScope, type Role } from "./access.js";
 import { VISIBLE_PREFIX_LENGTH, digestsEqual, generateApiKey, hashApiKey } from "./api-key.js";
-import { hashPassword, verifyPassword } from "./password-hash.js";
+import type { Passwords } from "../shared/passwords.js";
 import type { Database } from "../storage/schema.js";
 import type { UsersTable } from "../storage/team-tables.js";
 import { parsePassword, parseUserCreate, parseUserUpdate, type KeyCreate } from "./user-input.js";
@@ -60,29 +60,37 @@ export const accessOf = (row: UserRow): Access => {
 };
 
 export interface Users {
-  /** Adds a person to an account (a password is optional: an invitation or single sign-on may set it later). 422 when the e-mail is taken. */
+  /** Adds a person to an account (a password is optional: an invitation or single sign-on may set it later). 422 when the account has a user with this e-mail. */
   add(accountId: number, input: unknown): Promise<User>;
   list(accountId: number): Promise<User[]>;
   get(accountId: number, userId: number): Promise<User>;
-  /** The row behind an e-mail, whatever the account; null when none. */
-  findByEmail(email: string): Promise<UserRow | null>;
+  /** The row behind an e-mail in this account, or (no account given) in the oldest account that has one; null when none. */
+  findByEmail(email: string, accountId?: number): Promise<UserRow | null>;
+  /** Every account's user with this e-mail (one person may belong to several accounts), oldest first. */
+  listByEmail(email: string): Promise<UserRow[]>;
   findById(userId: number): Promise<UserRow | null>;
-  /** Changes role and websites; an account always keeps one owner. */
+  /** Changes role and websites; an account always keeps one owner. An owner demoted takes back the invitations they sent. */
   update(accountId: number, userId: number, input: unknown): Promise<User>;
-  /** Removes a person, their sessions and keys (an account always keeps one owner). */
+  /** Removes a person, their sessions and keys, and the invitations they sent (an account always keeps one owner). */
   remove(accountId: number, userId: number): Promise<void>;
   setPassword(userId: number, password: unknown): Promise<void>;
-  /** The user whose e-mail and password these are, or UnauthorizedError: the same message and (near enough) the same time whether or not the e-mail exists. */
-  checkPassword(email: string, password: string): Promise<UserRow>;
+  /**
+   * The users whose e-mail and password these are (several when the person belongs to several
+   * accounts with this password), or UnauthorizedError: the same message and (near enough) the
+   * same time whether or not the e-mail exists.
+   */
+  checkPassword(email: string, password: string): Promise<UserRow[]>;
   createKey(userId: number, input: KeyCreate): Promise<UserKey>;
   listKeys(userId: number): Promise<KeyListing[]>;
   /** Revokes one of the user's own keys; NotFoundError for anyone else's. */
   revokeKey(userId: number, keyId: number): Promise<void>;
+  /** Revokes every key of the user's (signing out everywhere); answers how many. */
+  revokeKeys(userId: number): Promise<number>;
   /** Who an API key speaks for; UnauthorizedError when unknown or revoked. Account-wide keys (no user) act as owner. */
   keyAccess(key: string): Promise<Access>;
 }
 
-export function createUsers(db: Kysely<Database>): Users {
+export function createUsers(db: Kysely<Database>, passwords: Passwords): Users {
   const now = () => new Date().toISOString();
 
   async function row(accountId: number, userId: number): Promise<UserRow> {
@@ -101,13 +109,13 @@ export function createUsers(db: Kysely<Database>): Users {
   const users: Users = {
     async add(accountId, input) {
       const { email, password, role, websites } = parseUserCreate(input);
-      if (await users.findByEmail(email)) throw ValidationError.field("email", "The email has already been taken.");
+      if (await users.findByEmail(email, accountId)) throw ValidationError.field("email", "The email has already been taken.");
       const inserted = await db
         .insertInto("users")
         .values({
           account_id: accountId,
           email,
-          password_hash: password === undefined ? null : await hashPassword(password),
+          password_hash: password === undefined ? null : await passwords.hash(password),
           role,
           websites: formatWebsiteList(websites),
           totp_secret: null,
@@ -118,7 +126,7 @@ export function createUsers(db: Kysely<Database>): Users {
         .executeTakeFirstOrThrow()
         .catch(async (error: unknown) => {
           // Two adds of one address at once: the unique index decides.
-          if (await users.findByEmail(email)) throw ValidationError.field("email", "The email has already been taken.");
+          if (await users.findByEmail(email, accountId)) throw ValidationError.field("email", "The email has already been taken.");
           throw error;
         });
       return toUser(inserted);
@@ -131,9 +139,13 @@ export function createUsers(db: Kysely<Database>): Users {
 
     get: async (accountId, userId) => toUser(await row(accountId, userId)),
 
-    async findByEmail(email) {
-      return (await db.selectFrom("users").selectAll().where("email", "=", email.trim().toLowerCase()).executeTakeFirst()) ?? null;
+    async findByEmail(email, accountId) {
+      let query = db.selectFrom("users").selectAll().where("email", "=", email.trim().toLowerCase());
+      if (accountId !== undefined) query = query.where("account_id", "=", accountId);
+      return (await query.orderBy("id").executeTakeFirst()) ?? null;
     },
+
+    listByEmail: (email) => db.selectFrom("users").selectAll().where("email", "=", email.trim().toLowerCase()).orderBy("id").execute(),
 
     async findById(userId) {
       return (await db.selectFrom("users").selectAll().where("id", "=", userId).executeTakeFirst()) ?? null;
@@ -147,7 +159,13 @@ export function createUsers(db: Kysely<Database>): Users {
         ...(changes.role === undefined ? {} : { role: changes.role }),
         ...(changes.websites === undefined ? {} : { websites: formatWebsiteList(changes.websites) }),
       };
-      if (Object.keys(set).length > 0) await db.updateTable("users").set(set).where("id", "=", userId).execute();
+      if (Object.keys(set).length > 0)
+        await db.transaction().execute(async (trx) => {
+          await trx.updateTable("users").set(set).where("id", "=", userId).execute();
+          // Only owners invite: an owner no longer one takes back the invitations they sent.
+          if (current.role === "owner" && changes.role !== undefined && changes.role !== "owner")
+            await trx.deleteFrom("user_tokens").where("invited_by", "=", userId).execute();
+        });
       return users.get(accountId, userId);
     },
 
@@ -159,7 +177,10 @@ export function createUsers(db: Kysely<Database>): Users {
       await db.transaction().execute(async (trx) => {
         await trx.deleteFrom("sessions").where("user_id", "=", userId).execute();
         await trx.deleteFrom("api_keys").where("user_id", "=", userId).execute();
-        await trx.deleteFrom("user_tokens").where("user_id", "=", userId).execute();
+        await trx
+          .deleteFrom("user_tokens")
+          .where((eb) => eb.or([eb("user_id", "=", userId), eb("invited_by", "=", userId)]))
+          .execute();
         await trx.deleteFrom("recovery_codes").where("user_id", "=", userId).execute();
         await trx.deleteFrom("saved_segments").where("user_id", "=", userId).execute();
         await trx.deleteFrom("users").where("id", "=", userId).execute();
@@ -167,16 +188,18 @@ export function createUsers(db: Kysely<Database>): Users {
     },
 
     async setPassword(userId, password) {
-      const hash = await hashPassword(parsePassword(password));
+      const hash = await passwords.hash(parsePassword(password));
       await db.updateTable("users").set({ password_hash: hash }).where("id", "=", userId).execute();
     },
 
     async checkPassword(email, password) {
-      const found = await users.findByEmail(email);
-      // verifyPassword checks a decoy hash when there is no user or no password: same cost either way.
-      const matches = await verifyPassword(password, found?.password_hash ?? null);
-      if (!found || !matches) throw new UnauthorizedError(NO_MATCH);
-      return found;
+      const found = await users.listByEmail(email);
+      // verify checks a decoy hash when there is no user or no password: same cost either way.
+      const matched: UserRow[] = [];
+      for (const row of found.length === 0 ? [null] : found)
+        if ((await passwords.verify(password, row?.password_hash ?? null)) && row) matched.push(row);
+      if (matched.length === 0) throw new UnauthorizedError(NO_MATCH);
+      return matched;
     },
 
     async createKey(userId, { name, scope }) {
@@ -226,6 +249,16 @@ export function createUsers(db: Kysely<Database>): Users {
         .where("revoked_at", "is", null)
         .executeTakeFirst();
       if (Number(result.numUpdatedRows) === 0) throw new NotFoundError();
+    },
+
+    async revokeKeys(userId) {
+      const result = await db
+        .updateTable("api_keys")
+        .set({ revoked_at: now() })
+        .where("user_id", "=", userId)
+        .where("revoked_at", "is", null)
+        .executeTakeFirst();
+      return Number(result.numUpdatedRows);
     },
 
     async keyAccess(key) {

@@ -45,6 +45,11 @@ const COPY_ORDER = {
   // After users, whose personal segments they may be.
   saved_segments: 29,
   share_links: 30,
+  // The secret two-factor secrets are encrypted with (when none is configured), and where people signed in from.
+  server_secrets: 31,
+  familiar_places: 32,
+  // Windows of sign-in limits: minutes long, each database's own.
+  attempts: null,
   // Each database's own (its id names the files of hits kept at shutdown): never copied.
   tally_meta: null,
 } satisfies Record<keyof Database, number | null>;

@@ -4,7 +4,13 @@ import { VITALS } from "../model/hit-input.js";
 import type { SqlDialect } from "./dialect.js";
 import type { Database } from "./schema.js";
 import { backfillDimensions, backfillVisits } from "./segments-backfill.js";
-import { teamMigration } from "./team-migration.js";
+import {
+  emailPerAccountMigration,
+  invitationInviterMigration,
+  serverSecretMigration,
+  signInLimitsMigration,
+  teamMigration,
+} from "./team-migration.js";
 
 type MigrationFactory = (dialect: SqlDialect) => Migration;
 
@@ -461,6 +467,10 @@ const migrationFactories: Record<string, MigrationFactory> = {
       await db.schema.createIndex("share_links_website_idx").on("share_links").columns(["website_id", "id"]).execute();
     },
   }),
+  "0030_sign_in_limits": signInLimitsMigration,
+  "0031_server_secret": serverSecretMigration,
+  "0032_invitation_inviter": invitationInviterMigration,
+  "0033_email_per_account": emailPerAccountMigration,
 };
 
 /**

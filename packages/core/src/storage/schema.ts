@@ -1,6 +1,14 @@
 import type { Generated } from "kysely";
 import type { VisitColumnName } from "../model/dimensions.js";
-import type { RecoveryCodesTable, SessionsTable, UsersTable, UserTokensTable } from "./team-tables.js";
+import type {
+  AttemptsTable,
+  FamiliarPlacesTable,
+  RecoveryCodesTable,
+  ServerSecretsTable,
+  SessionsTable,
+  UsersTable,
+  UserTokensTable,
+} from "./team-tables.js";
 
 /** Row types of every table Tally owns, as kysely sees them. */
 export interface Database {
@@ -35,6 +43,9 @@ export interface Database {
   annotations: AnnotationsTable;
   saved_segments: SavedSegmentsTable;
   share_links: ShareLinksTable;
+  attempts: AttemptsTable;
+  familiar_places: FamiliarPlacesTable;
+  server_secrets: ServerSecretsTable;
 }
 
 /**

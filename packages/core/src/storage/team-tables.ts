@@ -1,6 +1,6 @@
 import type { Generated } from "kysely";
 
-/** A person of an account. `email` is lower-cased and unique across accounts (it is what signs in). */
+/** A person of an account. `email` is lower-cased and unique within the account (one person may belong to several). */
 export interface UsersTable {
   id: Generated<number>;
   account_id: number;
@@ -29,6 +29,8 @@ export interface SessionsTable {
   created_at: string;
   /** Epoch ms. */
   expires_at: number;
+  /** While the person chooses among their accounts (the password matched several users): the other users' ids, comma-separated. */
+  choices: string | null;
 }
 
 /** Invitations and password resets: single-use tokens, stored as SHA-256. */
@@ -44,6 +46,8 @@ export interface UserTokensTable {
   created_at: string;
   expires_at: number;
   used_at: string | null;
+  /** The user who sent an invitation (null: an account-wide key, the CLI or the host's sign-in); it ends with their removal or demotion. */
+  invited_by: number | null;
 }
 
 /** One-time recovery codes of a user's two-factor sign-in, stored as SHA-256. */
@@ -52,4 +56,28 @@ export interface RecoveryCodesTable {
   user_id: number;
   hash: string;
   used_at: string | null;
+}
+
+/**
+ * One window of a sign-in limit: attempts reserved in it, when it ends, and (past the limit,
+ * for limits that slow down instead of blocking) when the next attempt may come. `key` is a
+ * digest made with the server secret of what is counted (an address, an e-mail, a user).
+ */
+export interface AttemptsTable {
+  key: string;
+  count: number;
+  window_ends: number;
+  next_at: number;
+}
+
+/** Where a person signed in lately: a digest of their e-mail and client address, kept 90 days. */
+export interface FamiliarPlacesTable {
+  key: string;
+  expires_at: number;
+}
+
+/** The server secret Tally made when none was configured (`secret`, TALLY_SECRET). */
+export interface ServerSecretsTable {
+  name: string;
+  value: string;
 }

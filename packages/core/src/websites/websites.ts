@@ -2,7 +2,7 @@ import { isIP } from "node:net";
 import { sql, type Kysely, type Selectable } from "kysely";
 import type { Database, WebsitesTable } from "../storage/schema.js";
 import { NotFoundError, ValidationError } from "../shared/errors.js";
-import { hashPassword, verifyPassword } from "./password.js";
+import type { Passwords } from "../shared/passwords.js";
 import type { Website } from "./website-schema.js";
 import { parseWebsiteInput, RETENTION_DAYS, type WebsiteInput } from "./website-input.js";
 
@@ -85,7 +85,7 @@ export function toWebsite(row: WebsiteRow): Website {
 
 const PASSWORD_REQUIRED = "The password field is required when privacy is 2.";
 
-export function createWebsites(db: Kysely<Database>, hooks: WebsiteHooks = {}): Websites {
+export function createWebsites(db: Kysely<Database>, passwords: Passwords, hooks: WebsiteHooks = {}): Websites {
   async function findOwned(accountId: number, id: number): Promise<WebsiteRow> {
     if (!Number.isSafeInteger(id) || id < 1) throw new NotFoundError();
     const row = await db.selectFrom("websites").selectAll().where("id", "=", id).where("account_id", "=", accountId).executeTakeFirst();
@@ -121,7 +121,7 @@ export function createWebsites(db: Kysely<Database>, hooks: WebsiteHooks = {}): 
         account_id: accountId,
         domain,
         privacy,
-        password_hash: privacy === 2 && fields.password ? await hashPassword(fields.password) : null,
+        password_hash: privacy === 2 && fields.password ? await passwords.hash(fields.password) : null,
         email: fields.email ?? 0,
         exclude_bots: fields.exclude_bots ?? 1,
         exclude_params: fields.exclude_params ?? "",
@@ -176,7 +176,7 @@ export function createWebsites(db: Kysely<Database>, hooks: WebsiteHooks = {}): 
       const privacy = fields.privacy ?? Number(row.privacy);
       let passwordHash = row.password_hash;
       if (privacy !== 2) passwordHash = null;
-      else if (fields.password !== undefined) passwordHash = await hashPassword(fields.password);
+      else if (fields.password !== undefined) passwordHash = await passwords.hash(fields.password);
       else if (passwordHash === null) throw ValidationError.field("password", PASSWORD_REQUIRED);
       if (fields.aliases !== undefined) await assertAliasesFree(fields.aliases, Number(row.id));
       const updated = await db
@@ -235,7 +235,7 @@ async function findByParentDomain(db: Kysely<Database>, host: string): Promise<W
   return rows.sort((a, b) => b.domain.length - a.domain.length)[0];
 }
 
-export function createWebsiteDirectory(db: Kysely<Database>): WebsiteDirectory {
+export function createWebsiteDirectory(db: Kysely<Database>, passwords: Passwords): WebsiteDirectory {
   async function findByDomain(domain: string): Promise<WebsiteRow | null> {
     return (
       (await db.selectFrom("websites").selectAll().where("domain", "=", domain).executeTakeFirst()) ??
@@ -261,7 +261,7 @@ export function createWebsiteDirectory(db: Kysely<Database>): WebsiteDirectory {
 
     async checkPassword(id, password) {
       const row = await db.selectFrom("websites").select("password_hash").where("id", "=", id).executeTakeFirst();
-      return Boolean(row?.password_hash) && (await verifyPassword(password, row?.password_hash as string));
+      return Boolean(row?.password_hash) && (await passwords.verify(password, row?.password_hash ?? null));
     },
   };
 }

@@ -69,6 +69,10 @@ export const plausibleQueryRoute = defineRoute({
       schema: plausibleError("Tally does not keep visit:entry_page_hostname; it cannot be used in dimensions."),
     },
     401: { description: "No valid API key.", schema: plausibleError("Missing or invalid API key: send Authorization: Bearer <key>.") },
+    403: {
+      description: "The key's user has not set up the two-factor sign-in their account requires.",
+      schema: plausibleError("This account requires two-factor sign-in: set it up first."),
+    },
     404: {
       description: "No website with that domain in the account.",
       schema: plausibleError('Site "example.com" not found in this account.'),

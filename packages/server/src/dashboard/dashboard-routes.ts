@@ -1,13 +1,13 @@
 import { NotFoundError, statsQuerySchema, tallyInternals, totalsQuerySchema, ValidationError } from "@tally-analytics/core/internal";
 import * as z from "zod";
-import { clientKey } from "../http/client-limits.js";
 import { HttpError, tooManyAttempts } from "../http/errors.js";
 import { liveAnswer, messageAnswer, send, sharedWebsiteAnswer, statsAnswer, totalsAnswer, realtimeAnswer } from "../http/answers.js";
 import { statsBody } from "../http/stats-response.js";
 import { defineRoute, type RouteAnswer, type Route } from "../http/route.js";
 import { assetResponse } from "./assets.js";
 import { pageResponse, redirectResponse } from "./page.js";
-import { PASSWORD_REQUIRED, passwordLimiter, PRIVACY, readableWebsite, sharedWebsite } from "./share-access.js";
+import { PASSWORD_REQUIRED, PRIVACY, readableWebsite, sharedWebsite } from "./share-access.js";
+import { reserveSharePassword, underReservation } from "../http/attempt-limits.js";
 import { SHARE_COOKIE, shareCookieHeader, shareCookiePath, shareLinkCookieHeader, signShareCookie } from "./share-cookie.js";
 
 /** Share API answers depend on cookies and credentials: never cached. */
@@ -224,17 +224,18 @@ export const dashboardRoutes: readonly Route[] = [
       },
       404: shareErrors[404],
       429: "error",
+      503: "error",
     },
     async handle({ tally, request, url, params, ip, basePath, body }) {
       const row = await sharedWebsite({ tally, params });
       const privacy = Number(row.privacy);
       if (privacy === PRIVACY.public) return send(shareAuthAnswer, { message: "This page is public." });
       if (privacy !== PRIVACY.password) throw new NotFoundError();
-      const limit = passwordLimiter(tally).hit(`${row.id}|${clientKey(tally, request, ip)}`);
-      if (!limit.allowed) throw tooManyAttempts(limit.retryAfter);
-      if (!(await tallyInternals(tally).websites.checkPassword(Number(row.id), body.password))) {
+      const reservation = await reserveSharePassword({ tally, request, ip }, Number(row.id));
+      if (typeof reservation === "number") throw tooManyAttempts(reservation);
+      const check = () => tallyInternals(tally).websites.checkPassword(Number(row.id), body.password);
+      if (!(await underReservation(reservation, check, (matched) => matched)))
         throw ValidationError.field("password", "The password is incorrect.");
-      }
       const value = signShareCookie(row);
       if (value === null) throw new NotFoundError();
       // The page's path from the mount and the stored domain: nothing the client typed reaches the header.

@@ -1,14 +1,5 @@
-import {
-  canSeeWebsite,
-  NotFoundError,
-  normalizeDomain,
-  stripWww,
-  tallyInternals,
-  type Tally,
-  type WebsiteRow,
-} from "@tally-analytics/core/internal";
+import { canSeeWebsite, NotFoundError, normalizeDomain, stripWww, tallyInternals, type WebsiteRow } from "@tally-analytics/core/internal";
 import { HttpError } from "../http/errors.js";
-import { createRateLimiter, type RateLimiter } from "../http/rate-limit.js";
 import type { RequestContext } from "../http/route.js";
 import { hasValidShareCookie, shareLinkOf } from "./share-cookie.js";
 
@@ -16,9 +7,6 @@ import { hasValidShareCookie, shareLinkOf } from "./share-cookie.js";
 export const PRIVACY = { public: 0, private: 1, password: 2 } as const;
 
 export const PASSWORD_REQUIRED = "This page is protected by a password.";
-
-/** Password attempts per website and client address. */
-export const SHARE_PASSWORD_LIMIT = { limit: 10, windowMs: 15 * 60_000 };
 
 type ShareContext = Pick<RequestContext<unknown, unknown>, "tally" | "request" | "params" | "account">;
 
@@ -39,7 +27,11 @@ export async function readableWebsite(context: ShareContext): Promise<WebsiteRow
   const row = await sharedWebsite(context);
   const privacy = Number(row.privacy);
   if (privacy === PRIVACY.public) return row;
-  const access = await context.account();
+  // Credentials confined until their person sets up two-factor sign-in count as none here.
+  const access = await context.account().catch((error: unknown) => {
+    if (error instanceof HttpError && error.status === 403) return null;
+    throw error;
+  });
   if (access?.accountId === Number(row.account_id) && canSeeWebsite(access, Number(row.id))) return row;
   // A share link (its page's `?link=`, then the cookie that page set for the share API).
   const link = shareLinkOf(context.request);
@@ -49,13 +41,4 @@ export async function readableWebsite(context: ShareContext): Promise<WebsiteRow
     throw new HttpError(401, PASSWORD_REQUIRED);
   }
   throw new NotFoundError();
-}
-
-const limiters = new WeakMap<Tally, RateLimiter>();
-
-/** One limiter per Tally, so handlers sharing a database share the count within a process. */
-export function passwordLimiter(tally: Tally): RateLimiter {
-  let limiter = limiters.get(tally);
-  if (!limiter) limiters.set(tally, (limiter = createRateLimiter(SHARE_PASSWORD_LIMIT)));
-  return limiter;
 }

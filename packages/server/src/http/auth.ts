@@ -14,8 +14,13 @@ export function bearerToken(request: Request): string | null {
 export interface Authenticated {
   access: Access;
   via: "hook" | "key" | "session";
-  /** Set for Tally's sessions: the account may ask this user to set up two-factor sign-in first. */
+  /** Set for Tally's sessions. */
   session?: SessionAccess;
+  /**
+   * The account requires two-factor sign-in and this user (behind a session or one of their
+   * keys) has none yet: a session may only set it up, a key may only ask who it is.
+   */
+  confined: boolean;
 }
 
 /** What the host's hook returned, as an Access: a bare account id is its owner. */
@@ -41,12 +46,15 @@ export async function authenticateRequest(tally: Tally, request: Request, hook?:
       // The host named an account Tally does not have: as good as no credentials.
       throw error instanceof NotFoundError ? new UnauthorizedError() : error;
     }
-    return { access, via: "hook" };
+    return { access, via: "hook", confined: false };
   }
   const key = bearerToken(request);
-  if (key !== null) return { access: await tally.team.users.keyAccess(key), via: "key" };
+  if (key !== null) {
+    const found = await tally.team.keyAccess(key);
+    return { access: found.access, via: "key", confined: found.mustSetUpTwoFactor };
+  }
   const token = sessionToken(request);
   const session = token === null ? null : await tally.team.sessionAccess(token);
   if (session === null || session.stage !== "full") throw new UnauthorizedError();
-  return { access: session.access, via: "session", session };
+  return { access: session.access, via: "session", session, confined: session.mustSetUpTwoFactor };
 }

@@ -68,7 +68,9 @@ export interface HandlerOptions {
    */
   acceptSessionForms?: boolean;
   /**
-   * Requests allowed per account and window on the API (fixed window, in memory).
+   * Requests allowed per credential and window on the API (fixed window, in memory): each
+   * API key has its own budget, each signed-in person theirs, and the host's `authenticate`
+   * sign-in one per account, so one key used hard never holds back the others.
    * `X-RateLimit-Limit`/`X-RateLimit-Remaining` are sent when enabled; 429 when spent.
    * Refused API keys (on the API and on share pages) count per client address (an IPv6
    * client by its /64) against the same limit; a right key is never held back.

@@ -15,12 +15,14 @@ export const FORBIDDEN = {
 export const permissionOf = (route: AccountRoute): Permission => route.permission ?? (route.method === "GET" ? "read" : "write");
 
 /** 403 with a message saying what is missing, when the caller may not use this route. */
-export function checkPermission(route: AccountRoute, { access, session }: Authenticated): void {
+export function checkPermission(route: AccountRoute, { access, via, confined }: Authenticated): void {
   const permission = permissionOf(route);
-  if (session?.mustSetUpTwoFactor && permission !== "self" && permission !== "anyone") throw new HttpError(403, FORBIDDEN.twoFactorFirst);
+  // Confined until two-factor sign-in is set up: no credential of theirs does more than set it up (a session) or ask who it is.
+  if (confined && permission !== "anyone" && !(permission === "two-factor" && via === "session"))
+    throw new HttpError(403, FORBIDDEN.twoFactorFirst);
   if (permission === "write" && !canWrite(access)) throw new HttpError(403, FORBIDDEN.readOnly);
   if (permission === "owner" && !canManageAccount(access)) throw new HttpError(403, FORBIDDEN.ownerOnly);
-  if (permission === "self") {
+  if (permission === "self" || permission === "two-factor") {
     if (access.userId === undefined) throw new HttpError(403, FORBIDDEN.userOnly);
     if (route.method !== "GET" && access.scope === "read") throw new HttpError(403, FORBIDDEN.readKey);
   }

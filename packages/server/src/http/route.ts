@@ -95,10 +95,11 @@ export type RouteResponses = Readonly<Partial<Record<number, RouteAnswer | "erro
 /**
  * What a route needs of its caller. `read`: any member; `write`: an admin or owner, not
  * through a read key; `owner`: an owner, not through a read key; `self`: a user (session
- * or one of their keys) acting on their own sign-in (keys, two-factor); `anyone`: any
- * credentials, even before a required two-factor set-up (who am I).
+ * or one of their keys) acting on their own sign-in (their keys); `two-factor`: the same,
+ * for their two-factor set-up, which a session may use before a required set-up is done;
+ * `anyone`: any credentials, even before a required two-factor set-up (who am I).
  */
-export type Permission = "read" | "write" | "owner" | "self" | "anyone";
+export type Permission = "read" | "write" | "owner" | "self" | "two-factor" | "anyone";
 
 /** Needs an account (API key, session or the host's authenticate hook); rate limited. */
 export interface AccountRoute<Query = unknown, Body = unknown> extends RouteShape<Query, Body> {

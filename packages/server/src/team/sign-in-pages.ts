@@ -28,6 +28,8 @@ export interface FormPage {
   notice?: string;
   fields?: readonly FormField[];
   button?: string;
+  /** Instead of one button: one per choice, each sending `name` with its value ([value, text]). */
+  choices?: { name: string; options: readonly (readonly [string, string])[] };
   /** Links under the form: [href relative to the page, text]. */
   links?: readonly (readonly [string, string])[];
   status?: number;
@@ -46,6 +48,14 @@ function field({ name, label, type, autocomplete, value, hint, inputmode }: Form
   ].filter(Boolean);
   if (type === "hidden") return `<input ${attributes.join(" ")}>`;
   return `<div class="field"><label for="${name}">${escapeHtml(say(label))}</label><input ${attributes.join(" ")}>${hint ? `<p class="muted">${escapeHtml(say(hint))}</p>` : ""}</div>`;
+}
+
+/** One button, or one per choice (an account's name, not translated). */
+function buttons({ button, choices }: FormPage, say: (text: string) => string): string {
+  if (!choices) return `<button type="submit">${escapeHtml(say(button ?? "Continue"))}</button>`;
+  return choices.options
+    .map(([value, text]) => `<button type="submit" name="${choices.name}" value="${escapeHtml(value)}">${escapeHtml(text)}</button>`)
+    .join("");
 }
 
 /**
@@ -67,9 +77,7 @@ export function formPage(request: Request, page: FormPage): Response {
     ...paragraphs,
     page.notice ? `<p class="notice" role="status">${escapeHtml(say(page.notice))}</p>` : "",
     page.error ? `<p class="error" role="alert">${escapeHtml(say(page.error))}</p>` : "",
-    page.fields
-      ? `<form method="post" class="stack">${page.fields.map((each) => field(each, say)).join("")}<button type="submit">${escapeHtml(say(page.button ?? "Continue"))}</button></form>`
-      : "",
+    page.fields ? `<form method="post" class="stack">${page.fields.map((each) => field(each, say)).join("")}${buttons(page, say)}</form>` : "",
     ...(page.links ?? []).map(([href, text]) => `<p><a href="${escapeHtml(href)}">${escapeHtml(say(text))}</a></p>`),
     "</section></main>",
   ].join("\n");

@@ -1,11 +1,25 @@
-import { UnauthorizedError, ValidationError, type Tally } from "@tally-analytics/core";
+import {
+  NO_MATCH,
+  UnauthorizedError,
+  UnavailableError,
+  ValidationError,
+  type SessionStage,
+  type Tally,
+} from "@tally-analytics/core/internal";
 import { readFields } from "../http/body.js";
-import { clientKey } from "../http/client-limits.js";
 import { refuseCrossSite } from "../http/cross-site.js";
 import { defineRoute, type RequestContext, type Route, type RouteAnswer } from "../http/route.js";
 import { clearSessionCookie, sessionCookieHeader, sessionToken } from "../http/session-cookie.js";
 import { formPage, seeOther, type FormField, type FormPage } from "./sign-in-pages.js";
-import { signInLimits, type SignInLimits } from "./sign-in-limits.js";
+import {
+  rememberPlace,
+  reserveCode,
+  reservePassword,
+  reserveReset,
+  reserveSignUp,
+  underReservation,
+  type Reserved,
+} from "../http/attempt-limits.js";
 import { ssoRoutes, ssoLink } from "./sso-routes.js";
 
 type Context = RequestContext<Record<string, string>, undefined>;
@@ -46,24 +60,35 @@ async function postedForm(context: Context): Promise<Record<string, string>> {
   return Object.fromEntries(Object.entries(fields).map(([name, value]) => [name, typeof value === "string" ? value : ""]));
 }
 
-/**
- * The failures of one kind of attempt, counted per client address (all kinds together)
- * and per `keys` (the e-mail, the user): `wait()` is the seconds to wait when either is spent.
- */
-function attempts(context: Context, kind: Exclude<keyof SignInLimits, "address">, keys: readonly string[]) {
-  const limits = signInLimits(context.tally);
-  const address = [`address:${clientKey(context.tally, context.request, context.ip)}`];
-  return {
-    wait(): number | null {
-      const waits = [limits.address.blocked(address), limits[kind].blocked(keys)].filter((wait) => wait !== null);
-      return waits.length === 0 ? null : Math.max(...waits);
-    },
-    fail(): void {
-      limits.address.fail(address);
-      limits[kind].fail(keys);
-    },
-  };
+/** A refusal page's status and headers: 429 with the wait, or 503 when the password checks are all taken. */
+const limited = (wait: number) => ({ error: tryAgain(wait), status: 429, headers: { "retry-after": String(wait) } });
+const busy = (error: UnavailableError) => ({
+  error: error.message,
+  status: 503,
+  headers: { "retry-after": String(error.retryAfterSeconds) },
+});
+
+/** Runs a page's check under the reservation; a busy password queue becomes its 503 page (the attempt given back). */
+async function reserved<T>(
+  reservation: Reserved,
+  refused: (extra: Partial<FormPage>) => Response | Promise<Response>,
+  check: () => Promise<T>,
+  passed: (answer: T) => boolean,
+): Promise<T | Response> {
+  if (typeof reservation === "number") return refused(limited(reservation));
+  try {
+    return await underReservation(reservation, check, passed);
+  } catch (error) {
+    if (error instanceof UnavailableError) return refused(busy(error));
+    throw error;
+  }
 }
+
+/** A refused password is an answer (counted), not an error. */
+const refusedAsNull = (error: unknown): null => {
+  if (error instanceof UnauthorizedError) return null;
+  throw error;
+};
 
 /** The first message of a ValidationError, for a form page. */
 const firstMessage = (error: ValidationError) => Object.values(error.errors)[0]?.[0] ?? error.message;
@@ -96,22 +121,56 @@ const loginPage = (context: Context, extra: Partial<FormPage> = {}) =>
     ...extra,
   });
 
+const NEXT_PAGE: Record<SessionStage, string> = { full: "./", second_factor: "./login-code", choose: "./login-account" };
+
+/** On to the page a new session's stage asks for; a full one is a sign-in from this place, remembered. */
+async function onward(context: Context, email: string, { token, stage }: { token: string; stage: SessionStage }): Promise<Response> {
+  await endPresented(context.tally, context.request);
+  if (stage === "full") await rememberPlace(context, email);
+  return seeOther(NEXT_PAGE[stage], [sessionCookieHeader(token, cookieOptions(context))]);
+}
+
 async function login(context: Context): Promise<Response> {
-  const { tally, request } = context;
+  const { tally } = context;
   const form = await postedForm(context);
   const email = (form.email ?? "").trim().toLowerCase();
-  const attempt = attempts(context, "signIn", [`email:${email}`]);
-  const wait = attempt.wait();
-  if (wait !== null) return loginPage(context, { error: tryAgain(wait), status: 429, headers: { "retry-after": String(wait) } });
-  try {
-    const { token, stage } = await tally.team.signIn(email, form.password ?? "");
-    await endPresented(tally, request);
-    return seeOther(stage === "full" ? "./" : "./login-code", [sessionCookieHeader(token, cookieOptions(context))]);
-  } catch (error) {
-    if (!(error instanceof UnauthorizedError)) throw error;
-    attempt.fail();
-    return loginPage(context, { error: error.message, status: 401 });
-  }
+  const signedIn = await reserved(
+    await reservePassword(context, email),
+    (extra) => loginPage(context, extra),
+    () => tally.team.signIn(email, form.password ?? "").catch(refusedAsNull),
+    (answer) => answer !== null,
+  );
+  if (signedIn instanceof Response) return signedIn;
+  if (signedIn === null) return loginPage(context, { error: NO_MATCH, status: 401 });
+  return onward(context, email, signedIn);
+}
+
+const accountPage = (context: Context, extra: Partial<FormPage> = {}) =>
+  formPage(context.request, {
+    title: "Choose an account",
+    intro: ["Your address belongs to several Tally accounts with this password. Which one do you want to open?"],
+    links: [["./login", "Start again"]],
+    ...extra,
+  });
+
+/** After a password several of the person's accounts share: the account to open. */
+async function accountChoices(context: Context): Promise<Response> {
+  const token = sessionToken(context.request);
+  const choices = token === null ? null : await context.tally.team.choices(token);
+  if (!choices) return seeOther("./login");
+  return accountPage(context, {
+    fields: [],
+    choices: { name: "user", options: choices.map((choice) => [String(choice.userId), `${choice.accountName} (${choice.role})`]) },
+  });
+}
+
+async function chooseAccount(context: Context): Promise<Response> {
+  const form = await postedForm(context);
+  const token = sessionToken(context.request);
+  const chosen = token === null ? null : await context.tally.team.choose(token, Number(form.user));
+  if (!chosen) return seeOther("./login");
+  const user = await context.tally.team.users.findById(Number(form.user));
+  return onward(context, user?.email ?? "", chosen);
 }
 
 const codePage = (context: Context, extra: Partial<FormPage> = {}) =>
@@ -124,10 +183,12 @@ const codePage = (context: Context, extra: Partial<FormPage> = {}) =>
     ...extra,
   });
 
-async function pendingSession(context: Context): Promise<{ token: string; userId: number } | null> {
+async function pendingSession(context: Context): Promise<{ token: string; userId: number; email: string } | null> {
   const token = sessionToken(context.request);
   const found = token === null ? null : await context.tally.team.sessionAccess(token);
-  return token !== null && found?.stage === "second_factor" ? { token, userId: found.access.userId } : null;
+  if (token === null || found?.stage !== "second_factor") return null;
+  const user = await context.tally.team.users.findById(found.access.userId);
+  return user ? { token, userId: found.access.userId, email: user.email } : null;
 }
 
 async function loginCode(context: Context): Promise<Response> {
@@ -135,23 +196,21 @@ async function loginCode(context: Context): Promise<Response> {
   const form = await postedForm(context);
   const pending = await pendingSession(context);
   if (!pending) return seeOther("./login");
-  const attempt = attempts(context, "codes", [`user:${pending.userId}`]);
-  const wait = attempt.wait();
-  if (wait !== null) {
-    // Guessing codes: the password must be given again (and that is limited too).
+  // Guessing codes: once refused, the password must be given again (and that is limited too).
+  const refused = async (extra: Partial<FormPage>) => {
+    if (extra.status !== 429) return codePage(context, extra);
     await tally.team.sessions.end(pending.token);
-    return loginPage(context, {
-      error: tryAgain(wait),
-      status: 429,
-      headers: { "retry-after": String(wait), "set-cookie": clearSessionCookie(cookieOptions(context)) },
-    });
-  }
-  const token = await tally.team.completeSignIn(pending.token, form.code ?? "");
-  if (token === null) {
-    attempt.fail();
-    return codePage(context, { error: "The code is invalid.", status: 401 });
-  }
-  return seeOther("./", [sessionCookieHeader(token, cookieOptions(context))]);
+    return loginPage(context, { ...extra, headers: { ...extra.headers, "set-cookie": clearSessionCookie(cookieOptions(context)) } });
+  };
+  const token = await reserved(
+    await reserveCode(context, { id: pending.userId, email: pending.email }),
+    refused,
+    () => tally.team.completeSignIn(pending.token, form.code ?? ""),
+    (answer) => answer !== null,
+  );
+  if (token instanceof Response) return token;
+  if (token === null) return codePage(context, { error: "The code is invalid.", status: 401 });
+  return onward(context, pending.email, { token, stage: "full" });
 }
 
 const signupPage = (context: Context, extra: Partial<FormPage> = {}) =>
@@ -174,17 +233,16 @@ const signupPage = (context: Context, extra: Partial<FormPage> = {}) =>
 async function signup(context: Context): Promise<Response> {
   const { tally, request } = context;
   const form = await postedForm(context);
-  const attempt = attempts(context, "signIn", []);
-  const wait = attempt.wait();
-  if (wait !== null) return signupPage(context, { error: tryAgain(wait), status: 429, headers: { "retry-after": String(wait) } });
-  const access = await tally.team.users.keyAccess((form.key ?? "").trim()).catch((error: unknown) => {
-    if (error instanceof UnauthorizedError) return null;
-    throw error;
-  });
-  if (!access || access.userId !== undefined || access.scope !== "write") {
-    attempt.fail();
-    return signupPage(context, { error: "This is not an account's API key.", status: 401 });
-  }
+  const isAccountKey = (access: { userId?: number; scope?: string } | null) =>
+    access !== null && access.userId === undefined && access.scope === "write";
+  const access = await reserved(
+    await reserveSignUp(context),
+    (extra) => signupPage(context, extra),
+    () => tally.team.users.keyAccess((form.key ?? "").trim()).catch(refusedAsNull),
+    isAccountKey,
+  );
+  if (access instanceof Response) return access;
+  if (!access || !isAccountKey(access)) return signupPage(context, { error: "This is not an account's API key.", status: 401 });
   if (form.password !== form.password_confirmation) return signupPage(context, { error: "The passwords do not match.", status: 422 });
   try {
     await tally.team.users.add(access.accountId, { email: form.email, password: form.password, role: "owner" });
@@ -192,8 +250,10 @@ async function signup(context: Context): Promise<Response> {
     if (error instanceof ValidationError) return signupPage(context, { error: firstMessage(error), status: 422 });
     throw error;
   }
-  const { token } = await tally.team.signIn(form.email ?? "", form.password ?? "");
+  const user = await tally.team.users.findByEmail(form.email ?? "", access.accountId);
   await endPresented(tally, request);
+  const token = await tally.team.sessions.start(Number(user!.id), "full");
+  await rememberPlace(context, user!.email);
   return seeOther("./", [sessionCookieHeader(token, cookieOptions(context))]);
 }
 
@@ -223,11 +283,9 @@ async function forgot(context: Context): Promise<Response> {
   const form = await postedForm(context);
   if (!resetAvailable(tally)) return forgotPage(context);
   const email = (form.email ?? "").trim().toLowerCase();
-  // Every request counts here (each may send a mail), failed or not.
-  const attempt = attempts(context, "reset", [`email:${email}`]);
-  const wait = attempt.wait();
-  attempt.fail();
-  if (wait !== null) return forgotPage(context, { error: tryAgain(wait), status: 429, headers: { "retry-after": String(wait) } });
+  // Every request counts here (each may send a mail): the reservation is never given back.
+  const wait = await reserveReset(context, email);
+  if (typeof wait === "number") return forgotPage(context, limited(wait));
   const base = (tally.options.publicUrl ?? "").replace(/\/+$/, "");
   // The link's host is the configured one, never this request's Host header (a forged Host would mail the token elsewhere).
   void tally.team
@@ -268,7 +326,9 @@ async function reset(context: Context): Promise<Response> {
     if (error.errors.token) return invalidLink(context);
     return resetForm(context, token, { error: firstMessage(error), status: 422 });
   }
-  return loginPage(context, { notice: "Your password is changed, and every other sign-in ended. Sign in with the new one." });
+  return loginPage(context, {
+    notice: "Your password is changed: every sign-in ended and your API keys were revoked. Sign in with the new one.",
+  });
 }
 
 async function invitationForm(context: Context, token: string, extra: Partial<FormPage> = {}): Promise<Response> {
@@ -349,6 +409,8 @@ export const signInRoutes: readonly Route[] = [
     (await pendingSession(context)) ? codePage(context) : seeOther("./login"),
   ),
   form("/login-code", "Complete a sign-in with a code", loginCode),
+  page("/login-account", "The account choice, when a password opens several", accountChoices),
+  form("/login-account", "Open one of the accounts the password opened", chooseAccount),
   form("/logout", "Sign out (this browser's session ends on the server)", logout),
   page("/signup", "Set up the first user with the account's API key", async (context) => signupPage(context)),
   form("/signup", "Create an owner with the account's API key", signup),

@@ -58,6 +58,23 @@ export const invitationAnswer = dataAnswer(
   }),
   201,
 );
+export const invitationListingSchema = z
+  .object({
+    email: z.string().meta({ example: "ada@example.com" }),
+    role: z.enum(ROLES),
+    websites,
+    invited_by: z
+      .string()
+      .nullable()
+      .meta({ description: "The owner who sent it; null when an account-wide key, the CLI or the host's sign-in did." }),
+    created_at: timestamp,
+    expires_at: timestamp,
+  })
+  .meta({ id: "PendingInvitation", description: "An invitation not accepted yet: it ends with its sender's removal or demotion." });
+export const invitationListAnswer = dataAnswer(z.array(invitationListingSchema), 200);
+export const invitationRevokedAnswer = z
+  .object({ email: z.string(), object: z.literal("invitation"), deleted: z.literal(true), status: z.literal(200) })
+  .meta({ id: "InvitationRevoked" });
 export const keyListAnswer = dataAnswer(z.array(keyListingSchema), 200);
 export const keyCreatedAnswer = dataAnswer(
   keyListingSchema.extend({ key: z.string().meta({ description: "The key itself: shown this once, only its hash is kept." }) }),

@@ -1,4 +1,5 @@
 import {
+  INVALID_CODE,
   invitationSchema,
   keyCreateSchema,
   NotFoundError,
@@ -10,10 +11,13 @@ import {
 } from "@tally-analytics/core/internal";
 import * as z from "zod";
 import { messageAnswer, send } from "../http/answers.js";
-import { HttpError } from "../http/errors.js";
-import { defineRoute, type Route } from "../http/route.js";
+import { reserveCode, underReservation } from "../http/attempt-limits.js";
+import { HttpError, tooManyAttempts } from "../http/errors.js";
+import { defineRoute, type RequestContext, type Route } from "../http/route.js";
 import {
   invitationAnswer,
+  invitationListAnswer,
+  invitationRevokedAnswer,
   keyCreatedAnswer,
   keyListAnswer,
   keyRevokedAnswer,
@@ -40,6 +44,14 @@ const codeBody = z.object({
     .max(32)
     .meta({ description: "Six digits from the app, or a recovery code." }),
 });
+const currentCodeBody = z.object({
+  code: z
+    .string()
+    .max(32)
+    .optional()
+    .meta({ description: "With two-factor sign-in on: a code from the current app, or a recovery code (a new set-up replaces both)." }),
+});
+const emailParams = z.object({ email: z.string().meta({ description: "The invited address.", example: "ada@example.com" }) });
 const policyBody = z.object({
   required: z.preprocess(
     (value) =>
@@ -61,13 +73,40 @@ const userOf = (user: User) => ({
 const selfId = (access: Access): number => access.userId ?? 0;
 
 /** The invitation is in the database; only the mail failed: say so, the owner can send it again. */
-async function inviteOrExplain(tally: Tally, accountId: number, body: unknown, base: string) {
+async function inviteOrExplain(tally: Tally, accountId: number, body: unknown, base: string, invitedBy: number | null) {
   try {
-    return await tally.team.invite(accountId, body, base);
+    return await tally.team.invite(accountId, body, base, invitedBy);
   } catch (error) {
     if (error instanceof ValidationError || error instanceof NotFoundError) throw error;
     throw new HttpError(502, "The invitation could not be e-mailed; check the mail settings and try again.");
   }
+}
+
+/**
+ * Runs a check of one of the caller's codes under the code limits (reserved first, given
+ * back when it passes): 429 once they are spent, the check's own 422 when the code is wrong.
+ */
+async function codeChecked<T>(
+  context: Pick<RequestContext<unknown, unknown>, "tally" | "request" | "ip">,
+  userId: number,
+  check: () => Promise<T>,
+) {
+  const user = await context.tally.team.users.findById(userId);
+  if (!user) throw new NotFoundError();
+  const reservation = await reserveCode(context, { id: userId, email: user.email });
+  if (typeof reservation === "number") throw tooManyAttempts(reservation);
+  const wrongCode = (error: unknown) => error instanceof ValidationError && error.errors.code !== undefined;
+  const outcome = await underReservation(
+    reservation,
+    () =>
+      check().then(
+        (value) => ({ value }),
+        (error: unknown) => (wrongCode(error) ? { refused: error } : Promise.reject(error)),
+      ),
+    (answer) => "value" in answer,
+  );
+  if ("refused" in outcome) throw outcome.refused;
+  return outcome.value;
 }
 
 /** `/api/v1/me…` (the caller's own sign-in) and `/api/v1/users…` (an owner's team). */
@@ -121,9 +160,36 @@ export const teamRoutes: readonly Route[] = [
       201: { description: "Invited.", schema: invitationAnswer },
       502: { description: "The mail server refused the message.", schema: messageAnswer(502) },
     },
-    async handle({ tally, accountId, body, url, basePath }) {
-      const sent = await inviteOrExplain(tally, accountId, body, linkBase(tally, url, basePath));
+    async handle({ tally, accountId, access, body, url, basePath }) {
+      const sent = await inviteOrExplain(tally, accountId, body, linkBase(tally, url, basePath), access.userId ?? null);
       return send(invitationAnswer, { data: sent });
+    },
+  }),
+  defineRoute({
+    method: "GET",
+    path: "/api/v1/users/invitations",
+    auth: "account",
+    permission: "owner",
+    summary: "Pending invitations",
+    tag: "Team",
+    description: "Invitations not accepted yet and not expired, oldest first, with the owner who sent each.",
+    responses: { 200: { description: "The invitations (never their links).", schema: invitationListAnswer } },
+    handle: async ({ tally, accountId }) => send(invitationListAnswer, { data: await tally.team.tokens.invitations(accountId) }),
+  }),
+  defineRoute({
+    method: "DELETE",
+    path: "/api/v1/users/invitations/{email}",
+    auth: "account",
+    permission: "owner",
+    params: emailParams,
+    summary: "Revoke an invitation",
+    tag: "Team",
+    description: "Its link stops working at once.",
+    responses: { 200: { description: "Revoked.", schema: invitationRevokedAnswer }, ...notFound },
+    async handle({ tally, accountId, params }) {
+      const email = (params.email ?? "").trim().toLowerCase();
+      await tally.team.tokens.revokeInvitation(accountId, email);
+      return send(invitationRevokedAnswer, { email, object: "invitation", deleted: true });
     },
   }),
   defineRoute({
@@ -217,40 +283,53 @@ export const teamRoutes: readonly Route[] = [
     method: "POST",
     path: "/api/v1/me/two-factor",
     auth: "account",
-    permission: "self",
+    permission: "two-factor",
+    body: currentCodeBody,
     summary: "Start setting up two-factor sign-in",
     tag: "Team",
-    description: "A new secret for an authenticator app; sign-in asks for codes only once `confirm` has checked one.",
-    responses: { 200: { description: "The secret.", schema: twoFactorSetupAnswer }, 404: "error" },
-    handle: async ({ tally, access }) => send(twoFactorSetupAnswer, { data: await tally.team.twoFactor.begin(selfId(access)) }),
+    description:
+      "A new secret for an authenticator app; sign-in asks for codes only once `confirm` has checked one. With two-factor sign-in on already, `code` (from the current app, or a recovery code) is required: a new set-up replaces the secret and the recovery codes.",
+    responses: { 200: { description: "The secret.", schema: twoFactorSetupAnswer }, 404: "error", 429: "error" },
+    async handle(context) {
+      const { tally, access, body } = context;
+      const user = await tally.team.users.get(access.accountId, selfId(access));
+      const begin = () => tally.team.twoFactor.begin(user.id, body.code);
+      return send(twoFactorSetupAnswer, { data: user.two_factor ? await codeChecked(context, user.id, begin) : await begin() });
+    },
   }),
   defineRoute({
     method: "POST",
     path: "/api/v1/me/two-factor/confirm",
     auth: "account",
-    permission: "self",
+    permission: "two-factor",
     body: codeBody,
     summary: "Turn two-factor sign-in on",
     tag: "Team",
     description: "With a code from the new secret. Answers ten recovery codes, this once.",
-    responses: { 200: { description: "On.", schema: recoveryCodesAnswer } },
-    handle: async ({ tally, access, body }) =>
-      send(recoveryCodesAnswer, { data: { recovery_codes: await tally.team.twoFactor.confirm(selfId(access), body.code) } }),
+    responses: { 200: { description: "On.", schema: recoveryCodesAnswer }, 429: "error" },
+    async handle(context) {
+      const { tally, access, body } = context;
+      const codes = await codeChecked(context, selfId(access), () => tally.team.twoFactor.confirm(selfId(access), body.code));
+      return send(recoveryCodesAnswer, { data: { recovery_codes: codes } });
+    },
   }),
   defineRoute({
     method: "POST",
     path: "/api/v1/me/two-factor/disable",
     auth: "account",
-    permission: "self",
+    permission: "two-factor",
     body: codeBody,
     summary: "Turn two-factor sign-in off",
     tag: "Team",
     description: "With a current code (or a recovery code). Refused while the account requires it.",
-    responses: { 200: { description: "Off.", schema: messageAnswer(200, "Two-factor sign-in is off.") } },
-    async handle({ tally, access, body }) {
+    responses: { 200: { description: "Off.", schema: messageAnswer(200, "Two-factor sign-in is off.") }, 429: "error" },
+    async handle(context) {
+      const { tally, access, body } = context;
       if (await tally.team.requiresTwoFactor(access.accountId))
         throw ValidationError.field("code", "This account requires two-factor sign-in.");
-      if (!(await tally.team.twoFactor.verify(selfId(access), body.code))) throw ValidationError.field("code", "The code is invalid.");
+      await codeChecked(context, selfId(access), async () => {
+        if (!(await tally.team.twoFactor.verify(selfId(access), body.code))) throw ValidationError.field("code", INVALID_CODE);
+      });
       await tally.team.twoFactor.disable(selfId(access));
       return send(messageAnswer(200), { message: "Two-factor sign-in is off." });
     },
