@@ -63,3 +63,24 @@ export const totpCode = (secret: string, offsetSteps = 0) =>
   OTPAuth.TOTP.generate({ secret: OTPAuth.Secret.fromBase32(secret), timestamp: Date.now() + offsetSteps * 30_000 });
 
 export const PASSWORD = "correct horse battery staple";
+
+/**
+ * A cheap scrypt cost for tests that check many passwords: a hash keeps the cost it was
+ * made with, so users made with it verify at this cost wherever they are checked.
+ */
+export const CHEAP_PASSWORDS = { cost: { logN: 10, r: 8, p: 1 } } as const;
+
+/** A sign-in form posted from the client address `ip` (the server trusts one proxy hop), without following the redirect. */
+export function signInFrom(served: Served, ip: string, fields: Record<string, string>, cookie?: string, path = "/login"): Promise<Response> {
+  const headers: Record<string, string> = {
+    "content-type": "application/x-www-form-urlencoded",
+    origin: new URL(served.base).origin,
+    "x-forwarded-for": ip,
+  };
+  if (cookie !== undefined) headers.cookie = `tally_session=${cookie}`;
+  return served.fetch(path, { method: "POST", body: new URLSearchParams(fields), headers, redirect: "manual" });
+}
+
+/** How many of the answers had each status, e.g. `{ 401: 10, 429: 30 }`. */
+export const statusCounts = (responses: readonly Response[]): Record<number, number> =>
+  responses.reduce<Record<number, number>>((counts, { status }) => ({ ...counts, [status]: (counts[status] ?? 0) + 1 }), {});

@@ -23,7 +23,7 @@ export type { UserRow } from "./accounts/users.js";
 export { userCreateSchema, userUpdateSchema, invitationSchema, keyCreateSchema, passwordField } from "./accounts/user-input.js";
 export { NO_MATCH } from "./accounts/users.js";
 export { INVALID_LINK } from "./accounts/user-tokens.js";
-export { INVALID_CODE, CURRENT_CODE_FIRST } from "./accounts/two-factor.js";
+export { INVALID_CODE, CURRENT_CODE_FIRST, recoveryCode } from "./accounts/two-factor.js";
 export { PASSWORDS_BUSY, DEFAULT_SCRYPT_COST } from "./shared/passwords.js";
 export { SESSION_LIFETIME_MS } from "./accounts/sessions.js";
 export { parseDatabaseUrl, redactDatabaseUrl, DATABASE_URL_FORMS, type DatabaseLocation } from "./storage/database-url.js";

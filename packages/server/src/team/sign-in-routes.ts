@@ -393,6 +393,7 @@ const form = (path: string, summary: string, handle: (context: Context) => Promi
       415: "error",
       422: html("The form again, with what to fix."),
       429: html("Too many attempts: the form again, with how long to wait."),
+      503: html("Too many password checks at once: the form again, to send in a moment (`Retry-After`)."),
     },
     handle,
   });
