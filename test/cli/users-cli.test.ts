@@ -32,6 +32,14 @@ describe("tally users", () => {
     });
     expect(invited.code).toBe(0);
     expect(lines(invited.stdout).at(-1)).toMatch(/^https:\/\/stats\.acme\.test\/invite\?token=[\w-]{43}$/);
+    const pending = await tally(["users", "list", "--pending", "--json"], cwd, env);
+    expect(JSON.parse(pending.stdout)).toEqual([
+      expect.objectContaining({ account_id: 1, email: "guest@acme.test", role: "viewer", invited_by: null }),
+    ]);
+    expect((await tally(["users", "list", "--pending"], cwd, env)).stdout).toMatch(/^ACCOUNT\s+EMAIL\s+ROLE.*\n1\s+guest@acme\.test\s+viewer\s+all\s+-\s+\d{4}-/);
+    const revoked = await tally(["users", "remove", "guest@acme.test"], cwd, env);
+    expect(revoked).toMatchObject({ code: 0, stdout: expect.stringContaining("Revoked the pending invitation of guest@acme.test") });
+    expect((await tally(["users", "list", "--pending"], cwd, env)).stdout).toContain("No pending invitations.");
 
     const added = await withStdin(
       ["users", "add", "ada@acme.test", "--role", "admin", "--password-stdin"],
@@ -61,6 +69,7 @@ describe("tally users", () => {
     }
     const reset = await tally(["users", "reset-2fa", "ada@acme.test"], cwd, env);
     expect(reset).toMatchObject({ code: 0, stdout: expect.stringContaining("Two-factor sign-in of ada@acme.test is off") });
+    expect(reset.stdout).toContain("their API keys are revoked");
     const lastOwner = await tally(["users", "remove", "ada@acme.test"], cwd, env);
     expect(lastOwner.code).not.toBe(0);
     expect(lastOwner.stderr).toMatch(/at least one owner/);
