@@ -74,6 +74,7 @@ export function spawnServe(env: Record<string, string>, timeoutMs = 20_000): Pro
     "FLUSH_INTERVAL_MS",
     "CLOSE_TIMEOUT_MS",
     "TALLY_SPILL_DIR",
+    "TALLY_SECRET",
   ]) {
     delete inherited[name];
   }

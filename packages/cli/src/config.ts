@@ -31,6 +31,8 @@ export const SERVE_ENVIRONMENT: Readonly<Record<string, string>> = {
   HOST: "address to bind (default 127.0.0.1; 0.0.0.0 for every interface)",
   DATABASE_URL: `file:PATH or :memory: (SQLite), or postgres://user@host/db (default ${DEFAULT_DATABASE_URL})`,
   TALLY_API_KEY: "an account with exactly this key (16+ characters) exists after start",
+  TALLY_SECRET:
+    "the server secret (32+ characters) two-factor secrets are encrypted with; several, space-separated, to rotate (the first encrypts) (default: one made at first start, kept in the database)",
   TRUST_PROXY: "true, a hop count, or comma-separated IPs/CIDRs of your proxies (default false)",
   GEOIP_DB: "path of a MaxMind-format .mmdb (several: comma-separated)",
   RATE_LIMIT: "API requests per key per minute (default 600; 0 turns it off)",
@@ -124,6 +126,15 @@ const geoipPaths = variable.transform((text, context) => {
   return paths;
 });
 
+/** TALLY_SECRET: one secret, or several separated by spaces (the first encrypts, all decrypt). */
+const serverSecret = variable.transform((text, context) => {
+  if (text === undefined) return undefined;
+  const secrets = text.split(/\s+/);
+  if (secrets.every((secret) => secret.length >= 32)) return secrets;
+  context.addIssue({ code: "custom", message: "TALLY_SECRET must be at least 32 characters (each, when several are given)." });
+  return z.NEVER;
+});
+
 const apiKey = variable.transform((text, context) => {
   if (text !== undefined && text.length < 16) {
     context.addIssue({ code: "custom", message: `TALLY_API_KEY must be at least 16 characters (it has ${text.length}).` });
@@ -150,6 +161,7 @@ const environmentSchema = z.object({
   HOST: variable.transform((text) => text ?? "127.0.0.1"),
   DATABASE_URL: databaseUrl,
   TALLY_API_KEY: apiKey,
+  TALLY_SECRET: serverSecret,
   TRUST_PROXY: trustProxySchema,
   GEOIP_DB: geoipPaths,
   RATE_LIMIT: wholeNumber("RATE_LIMIT", 0, Number.MAX_SAFE_INTEGER, 600, "a whole number of requests per minute (0: no limit)"),
@@ -194,13 +206,17 @@ function mailOptions(vars: Partial<Variables>): Pick<TallyOptions, "mail" | "pub
 
 /**
  * Tally's options for a command from the variables it reads (its `environment`), each
- * checked: DATABASE_URL always; the mail settings for the commands that send reports.
+ * checked: DATABASE_URL and TALLY_SECRET always; the mail settings for the commands that send reports.
  */
 export function tallyOptionsFor(env: Env, variables: readonly string[]): TallyOptions {
-  const wanted: { [K in keyof Variables]?: true } = { DATABASE_URL: true };
+  const wanted: { [K in keyof Variables]?: true } = { DATABASE_URL: true, TALLY_SECRET: true };
   for (const name of Object.keys(environmentSchema.shape) as (keyof Variables)[]) if (variables.includes(name)) wanted[name] = true;
   const vars: Partial<Variables> = parseEnv(environmentSchema.pick(wanted), env);
-  return { database: vars.DATABASE_URL ?? DEFAULT_DATABASE_URL, ...mailOptions(vars) };
+  return {
+    database: vars.DATABASE_URL ?? DEFAULT_DATABASE_URL,
+    ...(vars.TALLY_SECRET === undefined ? {} : { secret: vars.TALLY_SECRET }),
+    ...mailOptions(vars),
+  };
 }
 
 /** ALERT_INTERVAL_MS and ALERT_RETRY_MS, when set. */
@@ -228,6 +244,7 @@ export function serveConfig(env: Env): ServeConfig {
     sso: ssoConfig(vars),
     tally: {
       database: vars.DATABASE_URL,
+      ...(vars.TALLY_SECRET === undefined ? {} : { secret: vars.TALLY_SECRET }),
       trustProxy: vars.TRUST_PROXY,
       ...(vars.GEOIP_DB.length > 0 ? { geoip: vars.GEOIP_DB } : {}),
       ...(vars.FLUSH_INTERVAL_MS === undefined ? {} : { flushIntervalMs: vars.FLUSH_INTERVAL_MS }),

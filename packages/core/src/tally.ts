@@ -430,6 +430,7 @@ async function openServices(options: TallyOptions, passwords: Passwords): Promis
         onFlushError: onError,
         visitorPrefix: prefix,
         rotateSalts: false,
+        origin: "import",
       }),
     isBot: (userAgent) => importAgents.isBot(userAgent),
     async addAliases(websiteId, aliases) {
@@ -606,7 +607,7 @@ export function createTally<E extends EventMap<E> = AnyEvents>(options: TallyOpt
       asStoreUnavailable,
     );
   const views = createServerViews({
-    count: async (hit) => (await services).collector.collect(hit),
+    count: async (hit) => (await services).collector.collect(hit, "server"),
     onError: (error) => {
       // A page of a host with no website (a developer's localhost), or a malformed URL: not counted, by design.
       if (error instanceof NotFoundError || error instanceof ValidationError) return;
@@ -615,7 +616,8 @@ export function createTally<E extends EventMap<E> = AnyEvents>(options: TallyOpt
     },
     waitMs: options.serverViewWaitMs ?? 10_000,
   });
-  async function collect(hit: HitInput): Promise<CollectResult> {
+  /** A hit of a client's (`collect`), or of the app's own server (`record`): their new values have budgets of their own. */
+  async function collect(hit: HitInput, from: "client" | "server" = "client"): Promise<CollectResult> {
     const { collector } = await services;
     const isPageview =
       (hit.event === undefined || hit.event === null || hit.event === PAGEVIEW_EVENT) &&
@@ -630,7 +632,7 @@ export function createTally<E extends EventMap<E> = AnyEvents>(options: TallyOpt
         language: hit.language || served.language,
         props: hit.props ?? served.props,
       });
-    return collector.collect(hit);
+    return collector.collect(hit, from);
   }
   const tally: Tally = {
     options,
@@ -645,10 +647,10 @@ export function createTally<E extends EventMap<E> = AnyEvents>(options: TallyOpt
     stats: guarded((s) => s.stats),
     reports: guarded((s) => s.reports),
     alerts: guarded((s) => s.alerts),
-    collect,
+    collect: (hit) => collect(hit),
     async record(name, { trx, ...input }) {
       const hit = { ...input, event: name };
-      return trx ? (await services).convert(hit, trx) : collect(hit);
+      return trx ? (await services).convert(hit, trx) : collect(hit, "server");
     },
     servePageview: (hit) => views.hold(hit),
     health: async (healthOptions) => (await services).health(healthOptions?.probe ?? true),

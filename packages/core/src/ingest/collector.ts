@@ -21,6 +21,13 @@ import { visitorHash } from "./salts.js";
 import { VISIT_TIMEOUT_MS } from "./visit-processor.js";
 import { isExcludedIp, type WebsiteRules, type createWebsiteCache } from "./website-rules.js";
 import { createWriteQueue, type Chunk } from "./write-queue.js";
+import { addressKey } from "../shared/client-address.js";
+
+/**
+ * Where a hit comes from, for the daily budgets of new values: a client (the tracker, or any
+ * `collect`), the app's own server (`record`, server pageviews, conversions), or an import.
+ */
+export type HitOrigin = "client" | "server" | "import";
 
 /** Property values as stored: cut to PROP_VALUE_LENGTH (never inside a surrogate pair). */
 function truncatedValues(props: Record<string, string>): Record<string, string> {
@@ -97,6 +104,8 @@ export interface CollectorOptions {
    * answers where; without it, `close()` rejects saying how many were not written.
    */
   spill?: ((chunks: readonly Chunk[]) => Promise<string>) | undefined;
+  /** Imports: every hit is the import's. @default hits come from clients unless `collect` says the server */
+  origin?: "import";
 }
 
 /** Conversions remembered for deduplication (each for a visit's length). */
@@ -155,8 +164,19 @@ export function createCollector(options: CollectorOptions) {
     return hit.ip === "" ? null : (geo?.lookup(hit.ip) ?? null);
   }
 
+  /** A client's values are budgeted per address (an IPv6 client's /64), named by a hash with the day's salt. */
+  async function sourceOf(origin: HitOrigin, day: string, rules: WebsiteRules, hit: CheckedHit): Promise<string> {
+    if (origin !== "client") return origin;
+    const client = hit.ip === "" ? `key:${hit.visitorKey ?? ""}` : addressKey(hit.ip);
+    return `c:${visitorHash(await saltFor(day), rules.id, client, "")}`;
+  }
+
   /** `referrer`: the external referring host, "" when direct or internal; `host`: the page's. */
-  async function enrich(hit: CheckedHit, rules: WebsiteRules, { referrer, host }: { referrer: string; host: string }): Promise<Hit> {
+  async function enrich(
+    hit: CheckedHit,
+    rules: WebsiteRules,
+    { referrer, host, origin }: { referrer: string; host: string; origin: HitOrigin },
+  ): Promise<Hit> {
     const { day, hour, seconds } = localTime(rules.timezone, hit.timestamp);
     const engagement = hit.engagedMs !== null;
     // Yesterday's hash near midnight (a visit may continue), always for engagement (it may
@@ -180,6 +200,7 @@ export function createCollector(options: CollectorOptions) {
       scrollDepth: hit.scrollDepth,
       vitals: hit.vitals,
       props: hit.props && truncatedValues(hit.props),
+      source: await sourceOf(origin, day, rules, hit),
       values: readValues({
         page: rules.pageNames === "route" ? routePageOf(hit.url, hit.route) : pageOf(hit.url, rules.params, hit.hash),
         host,
@@ -196,7 +217,7 @@ export function createCollector(options: CollectorOptions) {
   }
 
   /** The hit checked and enriched (no raw address left in it), or why it is dropped. */
-  async function prepare(input: HitInput): Promise<Hit | Extract<CollectResult, { status: "dropped" }>> {
+  async function prepare(input: HitInput, from: "client" | "server"): Promise<Hit | Extract<CollectResult, { status: "dropped" }>> {
     const hit = checkHit(input);
     if (hit.known?.region) await loadRegions();
     const rules = await rulesFor(hit);
@@ -210,11 +231,11 @@ export function createCollector(options: CollectorOptions) {
     const referrer = externalReferrer(hit.referrer, rules.includeSubdomains ? host : rules.domain);
     if (rules.excludeBots && isReferrerSpam(referrer)) return drop("referrer-spam");
     if (hit.ip !== "" && isExcludedIp(rules, hit.ip)) return drop("excluded-ip");
-    return enrich(hit, rules, { referrer, host });
+    return enrich(hit, rules, { referrer, host, origin: options.origin ?? from });
   }
 
-  async function count(input: HitInput): Promise<CollectResult> {
-    const prepared = await prepare(input);
+  async function count(input: HitInput, from: "client" | "server"): Promise<CollectResult> {
+    const prepared = await prepare(input, from);
     if ("status" in prepared) return prepared;
     if (prepared.kind === "event" && conversions.has(conversionKey(prepared))) {
       drops.record(prepared.websiteId, new URL(input.url), "counted");
@@ -225,10 +246,13 @@ export function createCollector(options: CollectorOptions) {
     return { status: "accepted" };
   }
 
-  /** A database that cannot answer (a website's rules, a day's salt) is a 503 to retry, never a 500. */
-  async function collect(input: HitInput): Promise<CollectResult> {
+  /**
+   * A database that cannot answer (a website's rules, a day's salt) is a 503 to retry, never a 500.
+   * `from`: `server` for what the app's own server saw (its values have a budget of their own).
+   */
+  async function collect(input: HitInput, from: "client" | "server" = "client"): Promise<CollectResult> {
     try {
-      return await count(input);
+      return await count(input, from);
     } catch (error) {
       throw asStoreUnavailable(error);
     }
@@ -265,7 +289,7 @@ export function createCollector(options: CollectorOptions) {
      */
     async prepareConversion(input: HitInput): Promise<Hit | Extract<CollectResult, { status: "dropped" }>> {
       try {
-        const prepared = await prepare(input);
+        const prepared = await prepare(input, "server");
         if (!("status" in prepared)) rememberConversion(prepared);
         return prepared;
       } catch (error) {

@@ -9,13 +9,27 @@ export interface NewDimension {
   value: string;
   search: string;
   created_day: number;
+  /** Who created it (VALUE_SOURCES): each has a daily budget of its own. */
+  created_by: number;
 }
+
+/**
+ * Who creates new values, in `dimensions.created_by`. Each has each kind's daily budget to
+ * itself, so clients' hits (anyone can send them) never spend the app's server's or an
+ * import's; within the clients' budget, one client (an address) may spend a tenth.
+ */
+export const VALUE_SOURCES = { client: 0, server: 1, import: 2 } as const;
+const CLIENT_SHARE = 10;
+
+/** A hit's `source` as the class whose budget its values spend. */
+const classOf = (source: string | undefined): number =>
+  source === "server" ? VALUE_SOURCES.server : source === "import" ? VALUE_SOURCES.import : VALUE_SOURCES.client;
 
 /** What the dictionary needs of a store, as steps answered synchronously (better-sqlite3) or not (kysely). */
 export interface DimensionIo {
   findDimensions(websiteId: number, kind: number, values: readonly string[]): Steps<readonly { value: string; id: number }[]>;
-  /** How many values of a kind the website created on a local day (for the daily limit). */
-  countNewDimensions(websiteId: number, kind: number, day: number): Steps<number>;
+  /** How many values of a kind the website created on a local day, by one source class (for its daily limit). */
+  countNewDimensions(websiteId: number, kind: number, day: number, createdBy: number): Steps<number>;
   /** Inserts, ignoring values that exist already (another process may have added them). */
   insertDimensions(rows: readonly NewDimension[]): Steps<void>;
 }
@@ -30,16 +44,24 @@ function valuesOf(ids: Ids, websiteId: number, kind: number): ValueIds {
   return (byKind[kind] ??= new Map());
 }
 
-/** Values still unknown in a flush: website → kind → value → local day number first needed. */
-type Needs = Map<number, Map<number, Map<string, number>>>;
+/**
+ * Values still unknown in a flush: website → kind → value → the local day number first needed
+ * and the source that may create it (a trusted one over a client; null: look it up only).
+ */
+type Needs = Map<number, Map<number, Map<string, Need>>>;
+interface Need {
+  day: number;
+  source: string | null;
+}
 
 export interface Dictionary {
   /**
-   * Learns the id of every value the hits carry, creating new values within each kind's
-   * daily limit, and rewrites values past it to `(other)` in the hits themselves (so
-   * rollups count them there too). Runs inside the flush's transaction.
+   * Learns the id of every value the hits carry, creating new values within the daily limit
+   * of their kind and source, and rewrites values past it to `(other)` in the hits themselves
+   * (so rollups count them there too). An engagement signal creates nothing: one whose page
+   * no pageview has named is left out of the hits answered. Runs inside the flush's transaction.
    */
-  intern(io: DimensionIo, hits: readonly Hit[]): Steps<void>;
+  intern(io: DimensionIo, hits: readonly Hit[]): Steps<readonly Hit[]>;
   /** The id of a value interned in this flush or before; 0 for "". */
   id(websiteId: number, kind: DimensionKind, value: string): number;
   /** Keeps what this flush learnt (its transaction committed). */
@@ -58,7 +80,7 @@ export function createDictionary(maxCached = 200_000): Dictionary {
   let knownCount = 0;
   let learnt: Ids = new Map();
   let learntCount = 0;
-  /** `website|kind|day` → values created that day, as far as this process knows. */
+  /** `website|kind|day|class` (and `…|client` for one client's share) → values created that day, as far as this process knows. */
   const created = new Map<string, number>();
   const createdInFlush = new Map<string, number>();
   /** Some value of this flush was past its kind's daily limit. */
@@ -75,48 +97,58 @@ export function createDictionary(maxCached = 200_000): Dictionary {
 
   function needsOf(hits: readonly Hit[]): Needs {
     const needs: Needs = new Map();
-    const need = (websiteId: number, kind: number, value: string, day: number) => {
+    const need = (websiteId: number, kind: number, value: string, day: number, source: string | null) => {
       if (value === "" || lookup(websiteId, kind, value) !== undefined) return;
       let byKind = needs.get(websiteId);
       if (!byKind) needs.set(websiteId, (byKind = new Map()));
       let values = byKind.get(kind);
       if (!values) byKind.set(kind, (values = new Map()));
-      if (!values.has(value)) values.set(value, day);
+      const known = values.get(value);
+      if (!known) values.set(value, { day, source });
+      else if (source !== null && (known.source === null || classOf(source) !== VALUE_SOURCES.client)) known.source = source;
     };
     for (const hit of hits) {
-      // An engagement signal's page names its row (page_engagement); its other values are never stored.
+      const day = dayNumber(hit.day);
+      // An engagement signal's page names its row (page_engagement), if a pageview named it; its other values are never stored.
       if (hit.kind === "engagement") {
-        need(hit.websiteId, DIMENSION_KINDS.page, hit.values.page, dayNumber(hit.day));
+        need(hit.websiteId, DIMENSION_KINDS.page, hit.values.page, day, null);
         continue;
       }
-      const day = dayNumber(hit.day);
-      for (const kind of HIT_DIMENSIONS) need(hit.websiteId, DIMENSION_KINDS[kind], hit.values[kind], day);
+      const source = hit.source ?? "";
+      for (const kind of HIT_DIMENSIONS) need(hit.websiteId, DIMENSION_KINDS[kind], hit.values[kind], day, source);
       for (const [name, value] of Object.entries(hit.props ?? {})) {
-        need(hit.websiteId, DIMENSION_KINDS.prop_name, name, day);
-        need(hit.websiteId, DIMENSION_KINDS.prop_value, value, day);
+        need(hit.websiteId, DIMENSION_KINDS.prop_name, name, day, source);
+        need(hit.websiteId, DIMENSION_KINDS.prop_value, value, day, source);
       }
     }
     return needs;
   }
 
-  /** Which of the missing values may be created, by the daily limit of their kind. */
-  function* allowed(io: DimensionIo, websiteId: number, kind: DimensionKind, missing: Map<string, number>): Steps<NewDimension[]> {
+  /** Which of the missing values may be created, by the daily limit of their kind and source (and a client's share of it). */
+  function* allowed(io: DimensionIo, websiteId: number, kind: DimensionKind, missing: Map<string, Need>): Steps<NewDimension[]> {
     const rows: NewDimension[] = [];
     const code = DIMENSION_KINDS[kind];
-    for (const [value, day] of [...missing].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))) {
-      const key = `${websiteId}|${code}|${day}`;
+    const limit = NEW_VALUES_PER_DAY[kind];
+    let spilled = false;
+    for (const [value, { day, source }] of [...missing].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))) {
+      if (source === null) continue;
+      const createdBy = classOf(source);
+      const key = `${websiteId}|${code}|${day}|${createdBy}`;
       let count = createdInFlush.get(key) ?? created.get(key);
-      if (count === undefined) count = yield* io.countNewDimensions(websiteId, code, day);
-      if (count >= NEW_VALUES_PER_DAY[kind]) {
-        overflowed = true;
+      if (count === undefined) count = yield* io.countNewDimensions(websiteId, code, day, createdBy);
+      const own = source.startsWith("c:") ? `${key}|${source}` : null;
+      const ownCount = own === null ? 0 : (createdInFlush.get(own) ?? created.get(own) ?? 0);
+      if (count >= limit || ownCount >= Math.ceil(limit / CLIENT_SHARE)) {
+        overflowed = spilled = true;
         continue;
       }
       createdInFlush.set(key, count + 1);
-      rows.push({ website_id: websiteId, kind: code, value, search: value.toLowerCase(), created_day: day });
+      if (own !== null) createdInFlush.set(own, ownCount + 1);
+      rows.push({ website_id: websiteId, kind: code, value, search: value.toLowerCase(), created_day: day, created_by: createdBy });
     }
     // `(other)` itself is never limited: it is where everything past the limit goes.
-    if (rows.length < missing.size && lookup(websiteId, code, OTHER) === undefined) {
-      rows.push({ website_id: websiteId, kind: code, value: OTHER, search: OTHER, created_day: 0 });
+    if (spilled && lookup(websiteId, code, OTHER) === undefined) {
+      rows.push({ website_id: websiteId, kind: code, value: OTHER, search: OTHER, created_day: 0, created_by: VALUE_SOURCES.client });
     }
     return rows;
   }
@@ -130,10 +162,7 @@ export function createDictionary(maxCached = 200_000): Dictionary {
     const capped = (websiteId: number, kind: DimensionKind, value: string) =>
       value !== "" && lookup(websiteId, DIMENSION_KINDS[kind], value) === undefined ? OTHER : value;
     for (const hit of hits) {
-      if (hit.kind === "engagement") {
-        hit.values.page = capped(hit.websiteId, "page", hit.values.page);
-        continue;
-      }
+      if (hit.kind === "engagement") continue;
       for (const kind of HIT_DIMENSIONS) hit.values[kind] = capped(hit.websiteId, kind, hit.values[kind]);
       if (!hit.props) continue;
       const props: Record<string, string> = {};
@@ -176,6 +205,11 @@ export function createDictionary(maxCached = 200_000): Dictionary {
         }
       }
       if (overflowed) rewriteOverflow(hits);
+      // A signal whose page no pageview named (in this flush or before) belongs to no counted view.
+      return hits.filter(
+        (hit) =>
+          hit.kind !== "engagement" || hit.values.page === "" || lookup(hit.websiteId, DIMENSION_KINDS.page, hit.values.page) !== undefined,
+      );
     },
     id(websiteId, kind, value) {
       if (value === "") return 0;
@@ -195,7 +229,7 @@ export function createDictionary(maxCached = 200_000): Dictionary {
       }
       knownCount += learntCount;
       for (const [key, count] of createdInFlush) created.set(key, count);
-      if (created.size > 10_000) created.clear();
+      if (created.size > 50_000) created.clear();
       rollback();
     },
     rollback,

@@ -257,7 +257,7 @@ function flushStatements(dialect: WriteDialect) {
     ),
     insertDimensions: inserter<NewDimension>(
       "dimensions",
-      ["website_id", "kind", "value", "search", "created_day"],
+      ["website_id", "kind", "value", "search", "created_day", "created_by"],
       "on conflict (website_id, kind, value) do nothing",
     ),
     outboxRows: textsByCount((count) => `delete from tally_outbox where id in (${placeholders(count)})`),
@@ -350,11 +350,11 @@ export function createFlushIo(runner: SqlRunner, dialect: WriteDialect): FlushIo
       const rows = yield* s.dimensions(runner, [websiteId, kind], values);
       return rows.map((row) => ({ value: row.value, id: Number(row.id) }));
     },
-    *countNewDimensions(websiteId, kind, day) {
+    *countNewDimensions(websiteId, kind, day, createdBy) {
       const [row] = yield* allRows<{ n: number }>(
         runner,
-        "select count(*) as n from dimensions where website_id = ? and kind = ? and created_day = ?",
-        [websiteId, kind, day],
+        "select count(*) as n from dimensions where website_id = ? and kind = ? and created_day = ? and created_by = ?",
+        [websiteId, kind, day, createdBy],
       );
       return Number(row?.n ?? 0);
     },

@@ -93,12 +93,12 @@ function* storeNewVisits(
  * apply the visitor states, then store new visits (learning their ids), visit changes,
  * hit and property rows, states and rollup counts.
  */
-export function* writeFlush(io: FlushIo, dictionary: Dictionary, hits: readonly Hit[], batchId: string): Steps<void> {
+export function* writeFlush(io: FlushIo, dictionary: Dictionary, batch: readonly Hit[], batchId: string): Steps<void> {
   // First, so that a second process replaying the same batch waits here for this one to commit, then skips it.
   if (!(yield* io.claimBatch(batchId, Date.now()))) return;
-  const outboxIds = hits.flatMap((hit) => (hit.outboxId === undefined ? [] : [hit.outboxId]));
+  const outboxIds = batch.flatMap((hit) => (hit.outboxId === undefined ? [] : [hit.outboxId]));
   if (outboxIds.length > 0) yield* io.deleteOutboxRows(outboxIds);
-  yield* dictionary.intern(io, hits);
+  const hits = yield* dictionary.intern(io, batch);
   const work = flushWork(hits);
   yield* io.claimVisitors(work.claim);
   const loaded = yield* io.loadVisitors(work.read);

@@ -24,6 +24,7 @@ const SCALARS = [
   "vitals",
   "props",
   "outboxId",
+  "source",
 ] as const satisfies readonly (keyof Hit)[];
 // A field added to Hit and not listed here fails to compile instead of vanishing on the way.
 type Unlisted = Exclude<keyof Hit, (typeof SCALARS)[number] | "values">;

@@ -38,6 +38,13 @@ export interface Hit {
    * row, deleted by the flush that counts it, in the same transaction (counted exactly once).
    */
   outboxId?: number;
+  /**
+   * Who brought the hit's values, for the daily budget of new values (ingest/dictionary.ts):
+   * `server` (the app's own calls: `record`, server pageviews, conversions), `import`, or
+   * `c:` and a hash of the client's address (an IPv6 client's /64) with the day's salt.
+   * Absent in hits kept by an older version: counted as a client's, without a share of its own.
+   */
+  source?: string;
 }
 
 /**

@@ -4,7 +4,7 @@ import { rollupDimensions } from "../storage/segments-backfill.js";
 import type { SqlDialect } from "../storage/dialect.js";
 import { createCounters } from "../model/counters.js";
 import { STAT_KINDS } from "../model/dimensions.js";
-import type { NewDimension } from "../ingest/dictionary.js";
+import { VALUE_SOURCES, type NewDimension } from "../ingest/dictionary.js";
 import { createFlushIo } from "../ingest/flush-io.js";
 import { writeCounts } from "../ingest/rollup-counts.js";
 import { kyselyRunner } from "../storage/kysely-runner.js";
@@ -50,7 +50,8 @@ export function createCountsWriter(db: Kysely<Database>, dialect: SqlDialect, we
         const value = PAGE_STATISTICS.has(name) ? withoutTrackingParams(given) : given;
         if (DAY_ONLY.has(name)) counters.addDaily(websiteId, name, day, value, count);
         else counters.add(websiteId, name, day, value, count);
-        for (const entry of rollupDimensions(websiteId, name, value, 0)) dimensions.set(`${entry.kind}|${entry.value}`, entry);
+        for (const entry of rollupDimensions(websiteId, name, value, 0))
+          dimensions.set(`${entry.kind}|${entry.value}`, { ...entry, created_by: VALUE_SOURCES.import });
       }
       if (++pending >= ROWS_PER_WRITE) await write();
     },

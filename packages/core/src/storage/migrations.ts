@@ -471,6 +471,15 @@ const migrationFactories: Record<string, MigrationFactory> = {
   "0031_server_secret": serverSecretMigration,
   "0032_invitation_inviter": invitationInviterMigration,
   "0033_email_per_account": emailPerAccountMigration,
+  // Who created each value (a client, the app's server, an import): each has a daily budget of its own.
+  "0034_value_sources": () => ({
+    async up(db) {
+      await db.schema
+        .alterTable("dimensions")
+        .addColumn("created_by", "integer", (c) => c.notNull().defaultTo(0))
+        .execute();
+    },
+  }),
 };
 
 /**

@@ -80,6 +80,8 @@ export interface DimensionsTable {
   search: string;
   /** Local day number (days since 1970-01-01) it was first seen; 0 for values older than this table. */
   created_day: number;
+  /** Who created it: 0 a client, 1 the app's server, 2 an import (ingest/dictionary.ts, VALUE_SOURCES). */
+  created_by: Generated<number>;
 }
 
 /**

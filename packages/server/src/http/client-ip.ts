@@ -1,5 +1,7 @@
 import { isIP } from "node:net";
-import { compileIpRules, type TrustProxy } from "@tally-analytics/core/internal";
+import { addressKey, compileIpRules, stripMapped, type TrustProxy } from "@tally-analytics/core/internal";
+
+export { addressKey };
 
 /** A request header by lower-case name; null or undefined when absent. */
 export type HeaderReader = (name: string) => string | null | undefined;
@@ -14,8 +16,6 @@ export interface ProxyTrust {
 /** Compiled once per option value: lists by identity, the other forms by value. */
 const compiledLists = new WeakMap<readonly string[], ProxyTrust>();
 const compiledValues = new Map<boolean | number, ProxyTrust>();
-
-const stripMapped = (address: string) => address.replace(/^::ffff:(?=\d+\.\d+\.\d+\.\d+$)/i, "");
 
 /** `Forwarded: for=1.2.3.4, for="[2001:db8::1]:4711"` → addresses, nearest last. */
 function forwardedFor(header: string): string[] {
@@ -88,26 +88,4 @@ export function proxyTrust(trustProxy: TrustProxy | undefined): ProxyTrust {
   let trust = compiledValues.get(option);
   if (!trust) compiledValues.set(option, (trust = compile(option)));
   return trust;
-}
-
-/**
- * The key a client's attempts are counted under: an IPv4 address, or the /64 network of
- * an IPv6 one (one subscriber usually holds a whole /64, so counting exact addresses
- * would give each guesser 2^64 budgets).
- */
-export function addressKey(ip: string | undefined): string {
-  const address = ip ? stripMapped(ip.split("%", 1)[0]!) : "";
-  if (isIP(address) !== 6) return address || "unknown";
-  const [head = "", tail] = address.toLowerCase().split("::");
-  const groups = head === "" ? [] : head.split(":");
-  // `::` stands for as many zero groups as are missing; only the first four groups matter.
-  if (tail !== undefined) {
-    const after = tail === "" ? [] : tail.split(":");
-    const width = after.reduce((total, group) => total + (group.includes(".") ? 2 : 1), 0);
-    groups.push(...Array<string>(8 - groups.length - width).fill("0"), ...after);
-  }
-  return `${groups
-    .slice(0, 4)
-    .map((group) => group.replace(/^0+(?=.)/, ""))
-    .join(":")}::/64`;
 }
