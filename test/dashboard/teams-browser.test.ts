@@ -1,8 +1,10 @@
 // A team's first walk, in headless Chromium through the real pages (typing and clicking): the
-// owner sets up their user with the first-run key, invites a viewer from the Team page;
-// the viewer accepts, chooses a password, turns on two-factor sign-in, signs out and in
-// again with both, sees statistics, is shown no way to change anything and is refused by
-// the API when trying anyway; the owner removes them and their next request is refused.
+// owner sets up their user with the first-run key, invites a viewer from the Team page (the
+// invitation is listed as pending; another one is revoked there); the viewer accepts,
+// chooses a password, turns on two-factor sign-in, signs out and in again with both, sees
+// statistics, is shown no way to change anything and is refused by the API when trying
+// anyway, and sets up a new app with a recovery code; the owner removes them and their
+// next request is refused.
 import type { Tally } from "@tally-analytics/core";
 import type { Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -40,6 +42,7 @@ describe.skipIf(skip)("a team in the dashboard, in Chromium", () => {
   let viewer: Page;
   let inviteLink = "";
   let secret = "";
+  let recovery = "";
 
   beforeAll(async () => {
     fixture = createTempTally({ flushIntervalMs: 50 });
@@ -89,6 +92,20 @@ describe.skipIf(skip)("a team in the dashboard, in Chromium", () => {
     await owner.click('.team-page form button[type="submit"]');
     inviteLink = (await (await owner.waitForSelector(".invited code")).textContent()) ?? "";
     expect(inviteLink).toMatch(/\/analytics\/invite\?token=[\w-]{43}$/);
+    const listed = await owner.waitForSelector('.pending-invitations li[data-email="viewer@acme.test"]');
+    expect(await listed.textContent()).toContain("invited by owner@acme.test");
+  });
+
+  it("the owner revokes a pending invitation from the Team page: its link stops working", async () => {
+    await owner.fill('.team-page input[name="email"]', "changed-mind@acme.test");
+    await owner.click('.team-page form button[type="submit"]');
+    await owner.waitForSelector('.pending-invitations li[data-email="changed-mind@acme.test"]');
+    const link = (await owner.textContent(".invited code")) ?? "";
+    await owner.click('.pending-invitations li[data-email="changed-mind@acme.test"] button.danger');
+    await owner.waitForSelector('.pending-invitations li[data-email="changed-mind@acme.test"]', { state: "detached" });
+    const revoked = await pages.open();
+    await revoked.goto(link);
+    expect(await revoked.textContent("h1")).toBe("This link does not work");
   });
 
   it("the viewer accepts, chooses a password and turns on two-factor sign-in", async () => {
@@ -105,6 +122,7 @@ describe.skipIf(skip)("a team in the dashboard, in Chromium", () => {
     await viewer.fill('.two-factor input[name="code"]', totpCode(secret));
     await viewer.click('.two-factor button[type="submit"]');
     expect(await viewer.locator(".recovery-codes li").count()).toBe(10);
+    recovery = ((await viewer.textContent(".recovery-codes li")) ?? "").trim();
   });
 
   it("the viewer signs out, then in with the password and a code, and sees the statistics", async () => {
@@ -143,6 +161,19 @@ describe.skipIf(skip)("a team in the dashboard, in Chromium", () => {
     const today = todayIn("UTC");
     const totals = await fromPage(viewer, "GET", `/analytics/api/v1/stats/${siteId}/totals?from=${addDays(today, -7)}&to=${today}`);
     expect(totals).toMatchObject({ status: 200, body: { data: { pageviews: 3 } } });
+  });
+
+  it("the viewer sets up a new app, giving a recovery code for the present one", async () => {
+    await viewer.goto(`${base}/`);
+    await viewer.click(".topbar .account");
+    await viewer.fill('.new-app input[name="code"]', "000000");
+    await viewer.click('.new-app button[type="submit"]');
+    await viewer.waitForSelector('.new-app [data-error-for="code"]:not(:empty)');
+    await viewer.fill('.new-app input[name="code"]', recovery);
+    await viewer.click('.new-app button[type="submit"]');
+    const fresh = ((await (await viewer.waitForSelector(".two-factor .copy-field code")).textContent()) ?? "").trim();
+    expect(fresh).toMatch(/^[A-Z2-7]{32}$/);
+    expect(fresh).not.toBe(secret);
   });
 
   it("the owner removes the viewer: their next request is refused", async () => {

@@ -1009,7 +1009,11 @@ export type paths = {
             path?: never;
             cookie?: never;
         };
-        get?: never;
+        /**
+         * Pending invitations
+         * @description Invitations not accepted yet and not expired, oldest first, with the owner who sent each.
+         */
+        get: operations["getUsersInvitations"];
         put?: never;
         /**
          * Invite someone by e-mail
@@ -1017,6 +1021,26 @@ export type paths = {
          */
         post: operations["postUsersInvitations"];
         delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/users/invitations/{email}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /**
+         * Revoke an invitation
+         * @description Its link stops working at once.
+         */
+        delete: operations["deleteUsersInvitationsByEmail"];
         options?: never;
         head?: never;
         patch?: never;
@@ -1115,7 +1139,7 @@ export type paths = {
         put?: never;
         /**
          * Start setting up two-factor sign-in
-         * @description A new secret for an authenticator app; sign-in asks for codes only once `confirm` has checked one.
+         * @description A new secret for an authenticator app; sign-in asks for codes only once `confirm` has checked one. With two-factor sign-in on already, `code` (from the current app, or a recovery code) is required: a new set-up replaces the secret and the recovery codes.
          */
         post: operations["postMeTwoFactor"];
         delete?: never;
@@ -1194,6 +1218,24 @@ export type paths = {
         put?: never;
         /** Complete a sign-in with a code */
         post: operations["postLoginCode"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/login-account": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The account choice, when a password opens several */
+        get: operations["getLoginAccount"];
+        put?: never;
+        /** Open one of the accounts the password opened */
+        post: operations["postLoginAccount"];
         delete?: never;
         options?: never;
         head?: never;
@@ -2843,6 +2885,39 @@ export type components = {
              * @example 2026-11-21T10:00:00.000Z
              */
             created_at: string;
+        };
+        /** @description An invitation not accepted yet: it ends with its sender's removal or demotion. */
+        PendingInvitation: {
+            /** @example ada@example.com */
+            email: string;
+            /** @enum {string} */
+            role: "owner" | "admin" | "viewer";
+            /**
+             * @description Website ids the user is limited to; null for all.
+             * @example null
+             */
+            websites: number[] | null;
+            /** @description The owner who sent it; null when an account-wide key, the CLI or the host's sign-in did. */
+            invited_by: string | null;
+            /**
+             * Format: date-time
+             * @example 2026-11-21T10:00:00.000Z
+             */
+            created_at: string;
+            /**
+             * Format: date-time
+             * @example 2026-11-21T10:00:00.000Z
+             */
+            expires_at: string;
+        };
+        InvitationRevoked: {
+            email: string;
+            /** @constant */
+            object: "invitation";
+            /** @constant */
+            deleted: true;
+            /** @constant */
+            status: 200;
         };
         UserDeleted: {
             id: number;
@@ -4738,6 +4813,18 @@ export interface operations {
                     };
                 };
             };
+            /** @description The key's user has not set up the two-factor sign-in their account requires. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @example This account requires two-factor sign-in: set it up first. */
+                        error: string;
+                    };
+                };
+            };
             /** @description No website with that domain in the account. */
             404: {
                 headers: {
@@ -5915,6 +6002,7 @@ export interface operations {
             422: components["responses"]["ValidationFailed"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["ServerError"];
+            503: components["responses"]["Unavailable"];
         };
     };
     getUnsubscribeByToken: {
@@ -6051,6 +6139,41 @@ export interface operations {
             500: components["responses"]["ServerError"];
         };
     };
+    getUsersInvitations: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The invitations (never their links). */
+            200: {
+                headers: {
+                    /** @description Requests allowed per window (when rate limiting is on). */
+                    "X-RateLimit-Limit"?: string;
+                    /** @description Requests left in this window. */
+                    "X-RateLimit-Remaining"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["PendingInvitation"][];
+                        /**
+                         * @description The HTTP status, repeated.
+                         * @constant
+                         */
+                        status: 200;
+                    };
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["ServerError"];
+        };
+    };
     postUsersInvitations: {
         parameters: {
             query?: never;
@@ -6122,6 +6245,39 @@ export interface operations {
                     };
                 };
             };
+        };
+    };
+    deleteUsersInvitationsByEmail: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The invited address. */
+                email: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Revoked. */
+            200: {
+                headers: {
+                    /** @description Requests allowed per window (when rate limiting is on). */
+                    "X-RateLimit-Limit"?: string;
+                    /** @description Requests left in this window. */
+                    "X-RateLimit-Remaining"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["InvitationRevoked"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["ServerError"];
         };
     };
     putUsersById: {
@@ -6389,7 +6545,18 @@ export interface operations {
             path?: never;
             cookie?: never;
         };
-        requestBody?: never;
+        requestBody: {
+            content: {
+                "application/x-www-form-urlencoded": {
+                    /** @description With two-factor sign-in on: a code from the current app, or a recovery code (a new set-up replaces both). */
+                    code?: string;
+                };
+                "application/json": {
+                    /** @description With two-factor sign-in on: a code from the current app, or a recovery code (a new set-up replaces both). */
+                    code?: string;
+                };
+            };
+        };
         responses: {
             /** @description The secret. */
             200: {
@@ -6416,10 +6583,13 @@ export interface operations {
                     };
                 };
             };
+            400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
+            413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["ValidationFailed"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["ServerError"];
         };
@@ -6639,6 +6809,15 @@ export interface operations {
                 };
             };
             500: components["responses"]["ServerError"];
+            /** @description Too many password checks at once: the form again, to send in a moment (`Retry-After`). */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                };
+            };
         };
     };
     getLoginCode: {
@@ -6752,6 +6931,137 @@ export interface operations {
                 };
             };
             500: components["responses"]["ServerError"];
+            /** @description Too many password checks at once: the form again, to send in a moment (`Retry-After`). */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                };
+            };
+        };
+    };
+    getLoginAccount: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The form. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                };
+            };
+            /** @description Done: on to the next page. */
+            303: {
+                headers: {
+                    /** @description Relative to this page. */
+                    Location: string;
+                    /** @description The session cookie, when one starts or ends. */
+                    "Set-Cookie"?: string;
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description An invalid, used or expired link. */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                };
+            };
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["ServerError"];
+        };
+    };
+    postLoginAccount: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The next page. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                };
+            };
+            /** @description Done: on to the next page. */
+            303: {
+                headers: {
+                    /** @description Relative to this page. */
+                    Location: string;
+                    /** @description The session cookie, when one starts or ends. */
+                    "Set-Cookie"?: string;
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Refused: the form again, with why. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                };
+            };
+            403: components["responses"]["Forbidden"];
+            /** @description An invalid, used or expired link. */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                };
+            };
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            /** @description The form again, with what to fix. */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                };
+            };
+            /** @description Too many attempts: the form again, with how long to wait. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                };
+            };
+            500: components["responses"]["ServerError"];
+            /** @description Too many password checks at once: the form again, to send in a moment (`Retry-After`). */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                };
+            };
         };
     };
     postLogout: {
@@ -6823,6 +7133,15 @@ export interface operations {
                 };
             };
             500: components["responses"]["ServerError"];
+            /** @description Too many password checks at once: the form again, to send in a moment (`Retry-After`). */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                };
+            };
         };
     };
     getSignup: {
@@ -6936,6 +7255,15 @@ export interface operations {
                 };
             };
             500: components["responses"]["ServerError"];
+            /** @description Too many password checks at once: the form again, to send in a moment (`Retry-After`). */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                };
+            };
         };
     };
     getForgotPassword: {
@@ -7049,6 +7377,15 @@ export interface operations {
                 };
             };
             500: components["responses"]["ServerError"];
+            /** @description Too many password checks at once: the form again, to send in a moment (`Retry-After`). */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                };
+            };
         };
     };
     getResetPassword: {
@@ -7162,6 +7499,15 @@ export interface operations {
                 };
             };
             500: components["responses"]["ServerError"];
+            /** @description Too many password checks at once: the form again, to send in a moment (`Retry-After`). */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                };
+            };
         };
     };
     getInvite: {
@@ -7275,6 +7621,15 @@ export interface operations {
                 };
             };
             500: components["responses"]["ServerError"];
+            /** @description Too many password checks at once: the form again, to send in a moment (`Retry-After`). */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                };
+            };
         };
     };
     getSso: {

@@ -34,6 +34,7 @@ import type {
   CreatedKey,
   Invitation,
   InvitationSent,
+  PendingInvitation,
   KeyCreate,
   Me,
   TwoFactorSetup,
@@ -170,6 +171,10 @@ export interface TallyClient {
     list(): Promise<User[]>;
     /** Mails an invitation (single use, 7 days); without mail set up, the answer carries the link. */
     invite(fields: Invitation): Promise<InvitationSent>;
+    /** Invitations not accepted yet, with the owner who sent each. */
+    invitations(): Promise<PendingInvitation[]>;
+    /** Ends a pending invitation: its link stops working. */
+    revokeInvitation(email: string): Promise<{ email: string; deleted: true }>;
     update(id: number, fields: UserUpdate): Promise<User>;
     remove(id: number): Promise<{ id: number; deleted: true }>;
   };
@@ -182,7 +187,8 @@ export interface TallyClient {
   };
   /** The caller's two-factor sign-in. */
   twoFactor: {
-    begin(): Promise<TwoFactorSetup>;
+    /** A new secret to scan; with two-factor sign-in on already, `code` (current, or a recovery code) is required. */
+    begin(code?: string): Promise<TwoFactorSetup>;
     /** Turns it on with a code; resolves to the recovery codes, shown this once. */
     confirm(code: string): Promise<string[]>;
     disable(code: string): Promise<void>;
@@ -290,6 +296,8 @@ export function createClient({ baseUrl, apiKey, fetch = globalThis.fetch }: Tall
     users: {
       list: () => data(call("GET", "/api/v1/users")),
       invite: (fields) => data(call("POST", "/api/v1/users/invitations", { body: fields })),
+      invitations: () => data(call("GET", "/api/v1/users/invitations")),
+      revokeInvitation: (email) => call("DELETE", `/api/v1/users/invitations/${encodeURIComponent(email)}`),
       update: (userId, fields) => data(call("PUT", `/api/v1/users/${id(userId)}`, { body: fields })),
       remove: (userId) => call("DELETE", `/api/v1/users/${id(userId)}`),
     },
@@ -299,7 +307,7 @@ export function createClient({ baseUrl, apiKey, fetch = globalThis.fetch }: Tall
       revoke: (keyId) => call("DELETE", `/api/v1/me/keys/${id(keyId)}`),
     },
     twoFactor: {
-      begin: () => data(call("POST", "/api/v1/me/two-factor")),
+      begin: (code) => data(call("POST", "/api/v1/me/two-factor", code === undefined ? {} : { body: { code } })),
       confirm: async (code) =>
         (await data(call<{ data: { recovery_codes: string[] } }>("POST", "/api/v1/me/two-factor/confirm", { body: { code } })))
           .recovery_codes,

@@ -65,6 +65,7 @@ export type User = Schemas["User"];
 export type UserUpdate = Schemas["UserUpdate"];
 export type Invitation = Schemas["Invitation"];
 export type InvitationSent = JsonOf<operations["postUsersInvitations"], 201>["data"];
+export type PendingInvitation = Schemas["PendingInvitation"];
 export type KeyCreate = Schemas["KeyCreate"];
 export type UserKeyListing = Schemas["UserKeyListing"];
 export type CreatedKey = JsonOf<operations["postMeKeys"], 201>["data"];

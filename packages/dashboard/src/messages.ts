@@ -362,6 +362,7 @@ export const en = {
   "me.recovery": "Recovery codes: each works once instead of a code. Keep them somewhere safe: they are not shown again.",
   "me.done": "I have kept them",
   "me.turnOff": "Turn off",
+  "me.newApp": "Set up a new app",
   "me.keys": "Your API keys",
   "me.noKeys": "No keys yet.",
   "me.keyName": "Name",
@@ -540,6 +541,9 @@ export const en = {
   "links.url": "Share link {name}",
   "links.delete": "Delete the link {name}",
   "links.deleteButton": "Delete",
+  "team.pending": "Pending invitations",
+  "team.invitedBy": "invited by {email}",
+  "team.revokeWho": "Revoke the invitation of {email}",
 };
 
 export type MessageKey = keyof typeof en;
@@ -888,6 +892,7 @@ const de: Messages = {
   "me.recovery": "Wiederherstellungscodes: Jeder ersetzt einmal einen Code. Bewahre sie sicher auf, sie werden nicht wieder angezeigt.",
   "me.done": "Ich habe sie aufbewahrt",
   "me.turnOff": "Ausschalten",
+  "me.newApp": "Neue App einrichten",
   "me.keys": "Deine API-Schlüssel",
   "me.noKeys": "Noch keine Schlüssel.",
   "me.keyName": "Name",
@@ -1067,6 +1072,9 @@ const de: Messages = {
   "links.url": "Freigabelink {name}",
   "links.delete": "Link {name} löschen",
   "links.deleteButton": "Löschen",
+  "team.pending": "Offene Einladungen",
+  "team.invitedBy": "eingeladen von {email}",
+  "team.revokeWho": "Einladung von {email} zurückziehen",
 };
 
 const fr: Messages = {
@@ -1415,6 +1423,7 @@ const fr: Messages = {
   "me.recovery": "Codes de récupération : chacun remplace un code une seule fois. Conservez-les en lieu sûr, ils ne seront plus affichés.",
   "me.done": "Je les ai conservés",
   "me.turnOff": "Désactiver",
+  "me.newApp": "Configurer une nouvelle application",
   "me.keys": "Vos clés d'API",
   "me.noKeys": "Aucune clé pour l'instant.",
   "me.keyName": "Nom",
@@ -1594,6 +1603,9 @@ const fr: Messages = {
   "links.url": "Lien de partage {name}",
   "links.delete": "Supprimer le lien {name}",
   "links.deleteButton": "Supprimer",
+  "team.pending": "Invitations en attente",
+  "team.invitedBy": "invité par {email}",
+  "team.revokeWho": "Retirer l'invitation de {email}",
 };
 
 const es: Messages = {
@@ -1938,6 +1950,7 @@ const es: Messages = {
   "me.recovery": "Códigos de recuperación: cada uno sustituye una vez a un código. Guárdalos en un lugar seguro; no se vuelven a mostrar.",
   "me.done": "Ya los he guardado",
   "me.turnOff": "Desactivar",
+  "me.newApp": "Configurar una nueva aplicación",
   "me.keys": "Tus claves de API",
   "me.noKeys": "Aún no hay claves.",
   "me.keyName": "Nombre",
@@ -2117,6 +2130,9 @@ const es: Messages = {
   "links.url": "Enlace para compartir {name}",
   "links.delete": "Eliminar el enlace {name}",
   "links.deleteButton": "Eliminar",
+  "team.pending": "Invitaciones pendientes",
+  "team.invitedBy": "invitado por {email}",
+  "team.revokeWho": "Retirar la invitación de {email}",
 };
 
 export const MESSAGES: Readonly<Record<Locale, Messages>> = { en, de, fr, es };

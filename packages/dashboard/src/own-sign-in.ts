@@ -17,8 +17,9 @@ function twoFactorCard(client: Client, me: Me, onEnabled: () => void): HTMLEleme
       h("p", { class: "muted" }, me.must_set_up_two_factor ? t("me.twoFactorRequired") : t("me.twoFactorOff")),
       h("button", { type: "button", class: "set-up-two-factor", onclick: () => void begin() }, t("me.setUp")),
     );
-  async function begin(): Promise<void> {
-    const setup = await client.twoFactor.begin();
+  /** A new secret; with two-factor sign-in on, `current` is a code of the present one (a new phone). */
+  async function begin(current?: string): Promise<void> {
+    const setup = await client.twoFactor.begin(current);
     const code = h("input", { name: "code", inputmode: "numeric", autocomplete: "one-time-code", required: true });
     const form = apiForm({ class: "confirm-two-factor" }, [field(t("me.code"), code)], t("me.confirm"), async () => {
       const codes = await client.twoFactor.confirm(code.value.trim());
@@ -44,10 +45,12 @@ function twoFactorCard(client: Client, me: Me, onEnabled: () => void): HTMLEleme
   }
   if (me.user?.two_factor) {
     const code = h("input", { name: "code", inputmode: "numeric", autocomplete: "one-time-code" });
+    const current = h("input", { name: "code", inputmode: "numeric", autocomplete: "one-time-code" });
     mount(
       card,
       title,
       h("p", { class: "muted" }, t("me.twoFactorOn")),
+      apiForm({ class: "new-app" }, [field(t("me.code"), current)], t("me.newApp"), () => begin(current.value.trim())),
       me.account_requires_two_factor
         ? null
         : apiForm({}, [field(t("me.code"), code)], t("me.turnOff"), async () => {

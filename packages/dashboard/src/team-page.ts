@@ -1,5 +1,5 @@
-// The Team page (owners): who has access, with which role and websites; invitations; and
-// whether two-factor sign-in is required.
+// The Team page (owners): who has access, with which role and websites; invitations, sent
+// and pending (revocable); and whether two-factor sign-in is required.
 import type { Client, Me, User } from "./api.js";
 import { copyField } from "./copy-field.js";
 import { h, mount } from "./dom.js";
@@ -71,9 +71,32 @@ export async function teamPage(client: Client, me: Me): Promise<HTMLElement> {
   const rows = h("tbody");
   const listed = await client.websites.list({ per_page: 100, sort_by: "domain", sort: "asc" });
   const domains: Domains = new Map(listed.data.map((site) => [site.id, site.domain]));
+  const pendingList = h("ul", { class: "pending-invitations" });
+  const pending = h("section", { class: "card", hidden: true }, h("h2", {}, t("team.pending")), pendingList);
   async function refresh(): Promise<void> {
-    const users = await client.users.list();
+    const [users, invitations] = await Promise.all([client.users.list(), client.users.invitations()]);
     mount(rows, ...users.map((user) => memberRow(client, me, user, domains, () => void refresh())));
+    pending.hidden = invitations.length === 0;
+    mount(
+      pendingList,
+      ...invitations.map(({ email, role, invited_by }) =>
+        h(
+          "li",
+          { "data-email": email },
+          `${email} · ${t(`team.role.${role}`)}${invited_by ? ` · ${t("team.invitedBy", { email: invited_by })}` : ""} `,
+          h(
+            "button",
+            {
+              type: "button",
+              class: "danger",
+              onclick: () => void client.users.revokeInvitation(email).then(refresh),
+              "aria-label": t("team.revokeWho", { email }),
+            },
+            t("me.revoke"),
+          ),
+        ),
+      ),
+    );
   }
   const email = h("input", { type: "email", name: "email", autocomplete: "off", required: true });
   const role = roleSelect("role", "viewer");
@@ -133,6 +156,7 @@ export async function teamPage(client: Client, me: Me): Promise<HTMLElement> {
       ),
       field(t("team.require2fa"), required),
     ),
+    pending,
     invite,
   );
 }
