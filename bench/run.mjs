@@ -2,7 +2,7 @@
 // `--smoke` (seconds, tiny data: every figure is produced, none means anything; the
 // test suite runs it). Every figure comes with a baseline measured in the same run and
 // their ratio; the table goes to stdout and everything to bench/results.json (or --out).
-//   node bench/run.mjs [--quick|--smoke] [--out FILE] [--only ingest,http,pageviews,footprint,stats,tracker,memory,import,postgres] [--no-postgres]
+//   node bench/run.mjs [--quick|--smoke] [--out FILE] [--only ingest,http,pageviews,sign-in,footprint,stats,tracker,memory,import,postgres] [--no-postgres]
 // Needs the built packages (`pnpm build`, which `pnpm install` runs).
 import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import os from "node:os";
@@ -69,6 +69,7 @@ if (wants("import"))
   await step("import, GoatCounter CSV", () => runSuite(suite("import"), sized(["--rows", "5000"]), { execArgv: ["--expose-gc"] }));
 if (wants("http")) await step("ingest over HTTP", () => runSuite(suite("http"), sized(["--duration", "1"])));
 if (wants("pageviews")) await step("server-side pageviews", () => runSuite(suite("pageviews"), sized(["--duration", "1"])));
+if (wants("sign-in")) await step("a sign-in flood beside the app", () => runSuite(suite("sign-in"), sized(["--duration", "1"])));
 if (wants("footprint")) await step("footprint in an Express app", () => runSuite(suite("footprint"), smoke ? ["--smoke"] : quickArg));
 const statsArg = smoke ? ["--smoke"] : quickArg;
 if (wants("stats")) await step("stats latency, SQLite", () => runSuite(suite("stats"), statsArg));

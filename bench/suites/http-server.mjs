@@ -1,7 +1,9 @@
 // One HTTP server in its own process (so autocannon does not share its event loop):
 // Tally's /collect, or a hello-world /collect of the same framework; or an app's HTML page
-// with Tally's server-side pageviews (`pages`) or without (`plain-pages`).
-//   node bench/suites/http-server.mjs --framework node|express|fastify --kind tally|hello|pages|plain-pages
+// with Tally's server-side pageviews (`pages`) or without (`plain-pages`); or an Express
+// app's hello-world `GET /hello` (read from a file) beside Tally's sign-in pages under `/analytics`, with
+// password checks bounded as Tally bounds them (`sign-in`) or not at all (`sign-in-unbounded`).
+//   node bench/suites/http-server.mjs --framework node|express|fastify --kind tally|hello|pages|plain-pages|sign-in|sign-in-unbounded
 // Sends { port } over IPC when listening; on "stop" closes (flushing Tally) and sends
 // { recorded } (pageviews + events Tally counted), then exits.
 import { mkdtempSync } from "node:fs";
@@ -18,10 +20,12 @@ const { framework, kind } = args();
 let tally = null;
 let site = null;
 const dir = mkdtempSync(join(tmpdir(), "tally-bench-http-"));
-if (kind === "tally" || kind === "pages") {
+if (kind === "tally" || kind === "pages" || kind.startsWith("sign-in")) {
   const { createTally } = await importDist("core");
   // Behind a load balancer: X-Forwarded-For names the (generated) visitor's address.
-  tally = createTally({ database: `file:${join(dir, "tally.sqlite")}`, trustProxy: true });
+  // Unbounded: as many checks at once as requests arrive (what Tally did before it bounded them).
+  const passwords = kind === "sign-in-unbounded" ? { passwords: { concurrent: 1000, queued: 0 } } : {};
+  tally = createTally({ database: `file:${join(dir, "tally.sqlite")}`, trustProxy: true, ...passwords });
   const { accountId } = await tally.accounts.create({ name: "bench" });
   site = { accountId, ...(await tally.websites.create(accountId, { domain: DOMAIN, timezone: "UTC", exclude_params: EXCLUDE_PARAMS })) };
 }
@@ -41,7 +45,14 @@ if (framework === "node") {
   const { default: express } = await import("express");
   const app = express();
   if (kind === "pages") app.use((await importDist("node")).countPageviews(tally));
-  if (kind.endsWith("pages")) app.get("/pricing/:plan", (_req, res) => res.type("html").send(PAGE));
+  if (kind.startsWith("sign-in")) {
+    // As most app routes do something on libuv's thread pool (a template, a static file), this one reads a file.
+    const { readFile, writeFile } = await import("node:fs/promises");
+    const greeting = join(dir, "hello.txt");
+    await writeFile(greeting, "Hello, world!");
+    app.get("/hello", async (_req, res) => res.type("text").send(await readFile(greeting)));
+    app.use("/analytics", (await importDist("node")).toNodeHandler(tally));
+  } else if (kind.endsWith("pages")) app.get("/pricing/:plan", (_req, res) => res.type("html").send(PAGE));
   else if (tally) app.use((await importDist("node")).toNodeHandler(tally));
   else app.post("/collect", (_req, res) => res.status(202).json({ status: 202 }));
   const server = await new Promise((resolve) => {

@@ -37,6 +37,8 @@ const SQLITE_FIGURES = [
   "http.fastify",
   "pageviews.express",
   "pageviews.fastify",
+  "sign-in.flood",
+  "sign-in.flood-unbounded",
   "footprint.idle",
   "footprint.load",
   "footprint.cpu",

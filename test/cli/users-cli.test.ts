@@ -36,7 +36,9 @@ describe("tally users", () => {
     expect(JSON.parse(pending.stdout)).toEqual([
       expect.objectContaining({ account_id: 1, email: "guest@acme.test", role: "viewer", invited_by: null }),
     ]);
-    expect((await tally(["users", "list", "--pending"], cwd, env)).stdout).toMatch(/^ACCOUNT\s+EMAIL\s+ROLE.*\n1\s+guest@acme\.test\s+viewer\s+all\s+-\s+\d{4}-/);
+    expect((await tally(["users", "list", "--pending"], cwd, env)).stdout).toMatch(
+      /^ACCOUNT\s+EMAIL\s+ROLE.*\n1\s+guest@acme\.test\s+viewer\s+all\s+-\s+\d{4}-/,
+    );
     const revoked = await tally(["users", "remove", "guest@acme.test"], cwd, env);
     expect(revoked).toMatchObject({ code: 0, stdout: expect.stringContaining("Revoked the pending invitation of guest@acme.test") });
     expect((await tally(["users", "list", "--pending"], cwd, env)).stdout).toContain("No pending invitations.");

@@ -10,7 +10,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { permissionOf, routes } from "@tally-analytics/server/internal";
 import { createTempTally } from "../support/tally-fixture.js";
 import { transports, type Served } from "../support/transports.js";
-import { PASSWORD, postForm, sessionFrom, signIn, totpCode, withKey } from "../teams/support.js";
+import { CHEAP_PASSWORDS, PASSWORD, postForm, sessionFrom, signIn, totpCode, withKey } from "../teams/support.js";
 import { snapshotTables } from "./support.js";
 import type * as NodeCrypto from "node:crypto";
 
@@ -32,7 +32,7 @@ describe("roles, scopes and cookies on every route", () => {
   const pathOf = (path: string) => path.replace("{id}", String(path.startsWith("/api/v1/users") ? otherUserId : websiteId));
 
   beforeAll(async () => {
-    fixture = createTempTally();
+    fixture = createTempTally({ passwords: CHEAP_PASSWORDS });
     tally = fixture.tally;
     const { accountId } = await tally.accounts.create({ name: "acme" });
     websiteId = (await tally.websites.create(accountId, { domain: "acme.test" })).id;
@@ -217,7 +217,7 @@ describe("single use, even at once", () => {
   let userId = 0;
 
   beforeAll(async () => {
-    fixture = createTempTally();
+    fixture = createTempTally({ passwords: CHEAP_PASSWORDS });
     tally = fixture.tally;
     const { accountId } = await tally.accounts.create();
     userId = (await tally.team.users.add(accountId, { email: "racer@acme.test", password: PASSWORD, role: "viewer" })).id;

@@ -34,9 +34,7 @@ describe("credentials under the account's rules", () => {
   /** Turns two-factor sign-in on through the API; answers the secret. */
   async function setUpTwoFactor(session: string): Promise<string> {
     const { secret } = (await withSession(served, session, "POST", "/api/v1/me/two-factor")).body.data as { secret: string };
-    expect((await withSession(served, session, "POST", "/api/v1/me/two-factor/confirm", { code: totpCode(secret, -1) })).status).toBe(
-      200,
-    );
+    expect((await withSession(served, session, "POST", "/api/v1/me/two-factor/confirm", { code: totpCode(secret, -1) })).status).toBe(200);
     return secret;
   }
 

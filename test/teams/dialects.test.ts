@@ -7,7 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { DIALECTS } from "../support/databases.js";
 import { createTestTally, type TestTally } from "../support/tally-fixture.js";
 import { transports, type Served } from "../support/transports.js";
-import { PASSWORD, postForm, sessionFrom, totpCode, withKey, withSession } from "./support.js";
+import { CHEAP_PASSWORDS, PASSWORD, postForm, sessionFrom, totpCode, withKey, withSession } from "./support.js";
 
 const nodeHttp = transports.find((transport) => transport.name === "node:http")!;
 
@@ -17,7 +17,7 @@ describe.each(DIALECTS)("a team on %s", (dialect) => {
   let key = "";
 
   beforeAll(async () => {
-    stored = await createTestTally(dialect);
+    stored = await createTestTally(dialect, { passwords: CHEAP_PASSWORDS });
     ({ key } = await stored.tally.accounts.create({ name: "acme" }));
     served = await nodeHttp.serve(stored.tally);
   });

@@ -6,7 +6,7 @@ import type { Tally } from "@tally-analytics/core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createTempTally } from "../support/tally-fixture.js";
 import { transports, type Served } from "../support/transports.js";
-import { PASSWORD, postForm, sessionFrom, signIn, withKey, withSession } from "./support.js";
+import { CHEAP_PASSWORDS, PASSWORD, postForm, sessionFrom, signIn, withKey, withSession } from "./support.js";
 
 const nodeHttp = transports.find((transport) => transport.name === "node:http")!;
 
@@ -19,7 +19,7 @@ describe("roles and website limits", () => {
   const sites: number[] = [];
 
   beforeAll(async () => {
-    fixture = createTempTally();
+    fixture = createTempTally({ passwords: CHEAP_PASSWORDS });
     tally = fixture.tally;
     ({ accountId, key: ownerKey } = await tally.accounts.create({ name: "agency" }));
     for (const domain of ["one.test", "two.test"]) sites.push((await tally.websites.create(accountId, { domain })).id);

@@ -1,14 +1,15 @@
 /**
- * People sign in with an e-mail and a password (a session cookie),
- * existing API keys keep working as owner keys, roles and key scopes are enforced on the
- * API, and failures say nothing about which addresses exist. Real node:http on port 0,
- * real SQLite; every answer is checked against the OpenAPI document.
+ * People sign in with an e-mail and a password (a session cookie), existing API keys keep
+ * working as owner keys, roles and key scopes are enforced on the API, and failures say
+ * nothing about which addresses exist. Real node:http on port 0, real SQLite; every answer
+ * is checked against the OpenAPI document. Passwords are hashed at a cheap cost here (it
+ * travels with each hash), so the limits' dozens of checks take a second, not thirty.
  */
 import type { Tally } from "@tally-analytics/core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createTempTally } from "../support/tally-fixture.js";
 import { transports, type Served } from "../support/transports.js";
-import { PASSWORD, postForm, sessionFrom, signIn, withKey, withSession } from "./support.js";
+import { CHEAP_PASSWORDS, PASSWORD, postForm, sessionFrom, signIn, withKey, withSession } from "./support.js";
 
 const nodeHttp = transports.find((transport) => transport.name === "node:http")!;
 
@@ -20,7 +21,7 @@ describe("sign-in with users and sessions", () => {
   let accountId = 0;
 
   beforeAll(async () => {
-    fixture = createTempTally();
+    fixture = createTempTally({ passwords: CHEAP_PASSWORDS });
     tally = fixture.tally;
     ({ key: accountKey, accountId } = await tally.accounts.create({ name: "acme" }));
     served = await nodeHttp.serve(tally);

@@ -71,7 +71,13 @@ export const PASSWORD = "correct horse battery staple";
 export const CHEAP_PASSWORDS = { cost: { logN: 10, r: 8, p: 1 } } as const;
 
 /** A sign-in form posted from the client address `ip` (the server trusts one proxy hop), without following the redirect. */
-export function signInFrom(served: Served, ip: string, fields: Record<string, string>, cookie?: string, path = "/login"): Promise<Response> {
+export function signInFrom(
+  served: Served,
+  ip: string,
+  fields: Record<string, string>,
+  cookie?: string,
+  path = "/login",
+): Promise<Response> {
   const headers: Record<string, string> = {
     "content-type": "application/x-www-form-urlencoded",
     origin: new URL(served.base).origin,

@@ -8,7 +8,7 @@ import type { Tally } from "@tally-analytics/core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createTempTally } from "../support/tally-fixture.js";
 import { transports, type Served } from "../support/transports.js";
-import { PASSWORD, postForm, sessionFrom, signIn, totpCode, withSession } from "./support.js";
+import { CHEAP_PASSWORDS, PASSWORD, postForm, sessionFrom, signIn, totpCode, withSession } from "./support.js";
 
 const nodeHttp = transports.find((transport) => transport.name === "node:http")!;
 
@@ -37,7 +37,7 @@ describe("two-factor sign-in", () => {
   }
 
   beforeAll(async () => {
-    fixture = createTempTally();
+    fixture = createTempTally({ passwords: CHEAP_PASSWORDS });
     tally = fixture.tally;
     ({ accountId } = await tally.accounts.create({ name: "acme" }));
     await tally.team.users.add(accountId, { email: "owner@acme.test", password: PASSWORD, role: "owner" });

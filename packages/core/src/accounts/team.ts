@@ -58,6 +58,11 @@ export interface Team {
   choices(token: string): Promise<AccountChoice[] | null>;
   /** Goes on as one of a `choose` session's users: a new session replaces it. Null when that user is not among its choices. */
   choose(token: string, userId: number): Promise<{ token: string; stage: SessionStage } | null>;
+  /**
+   * False while every password check is taken (running or waiting): a sign-in now would be
+   * refused with a 503. Asking costs nothing, so a flood is turned away before any other work.
+   */
+  canCheckPassword(): Promise<boolean>;
   /** Completes a `second_factor` session with a code: a new token replaces it. Null when the code is refused. */
   completeSignIn(token: string, code: string): Promise<string | null>;
   sessionAccess(token: string): Promise<SessionAccess | null>;
@@ -179,6 +184,8 @@ export function createTeam({ db, mailer, passwords, keyring }: TeamOptions): Tea
       const stage = stageOf(user);
       return { token: await sessions.start(userId, stage), stage };
     },
+
+    canCheckPassword: async () => passwords.available(),
 
     async completeSignIn(token, code) {
       const session = await sessions.find(token);

@@ -49,6 +49,8 @@ export interface Passwords {
    * decoy of the current cost and never matches, so "no such user" takes as long as "wrong password".
    */
   verify(password: string, stored: string | null): Promise<boolean>;
+  /** False while every turn and every place in the queue is taken: a check now would be refused (and costs nothing to ask). */
+  available(): boolean;
 }
 
 const KEY_LENGTH = 32;
@@ -91,7 +93,9 @@ function parseHash(stored: string | null): { cost: ScryptCost; salt: Buffer; key
 function createTurns(concurrent: number, queued: number) {
   let running = 0;
   const waiting: (() => void)[] = [];
-  return async function inTurn<T>(task: () => Promise<T>): Promise<T> {
+  const available = () => running < concurrent || waiting.length < queued;
+  return { available, inTurn };
+  async function inTurn<T>(task: () => Promise<T>): Promise<T> {
     if (running < concurrent) running++;
     else if (waiting.length < queued) await new Promise<void>((resolve) => waiting.push(resolve));
     else throw new UnavailableError(PASSWORDS_BUSY, 1);
@@ -103,7 +107,7 @@ function createTurns(concurrent: number, queued: number) {
       if (next) next();
       else running--;
     }
-  };
+  }
 }
 
 export function createPasswords(options: PasswordOptions = {}): Passwords {
@@ -113,7 +117,7 @@ export function createPasswords(options: PasswordOptions = {}): Passwords {
   if (!Number.isInteger(concurrent) || concurrent < 1)
     throw new TypeError(`passwords.concurrent must be a whole number ≥ 1, got ${concurrent}`);
   if (!Number.isInteger(queued) || queued < 0) throw new TypeError(`passwords.queued must be a whole number ≥ 0, got ${queued}`);
-  const inTurn = createTurns(concurrent, queued);
+  const { inTurn, available } = createTurns(concurrent, queued);
   let decoy: Promise<string> | null = null;
 
   async function hash(password: string): Promise<string> {
@@ -124,6 +128,7 @@ export function createPasswords(options: PasswordOptions = {}): Passwords {
 
   return {
     hash,
+    available,
     async verify(password, stored) {
       const parsed = parseHash(stored);
       if (!parsed) {

@@ -1,4 +1,12 @@
-import { NotFoundError, statsQuerySchema, tallyInternals, totalsQuerySchema, ValidationError } from "@tally-analytics/core/internal";
+import {
+  NotFoundError,
+  PASSWORDS_BUSY,
+  statsQuerySchema,
+  tallyInternals,
+  totalsQuerySchema,
+  UnavailableError,
+  ValidationError,
+} from "@tally-analytics/core/internal";
 import * as z from "zod";
 import { HttpError, tooManyAttempts } from "../http/errors.js";
 import { liveAnswer, messageAnswer, send, sharedWebsiteAnswer, statsAnswer, totalsAnswer, realtimeAnswer } from "../http/answers.js";
@@ -231,6 +239,7 @@ export const dashboardRoutes: readonly Route[] = [
       const privacy = Number(row.privacy);
       if (privacy === PRIVACY.public) return send(shareAuthAnswer, { message: "This page is public." });
       if (privacy !== PRIVACY.password) throw new NotFoundError();
+      if (!(await tally.team.canCheckPassword())) throw new UnavailableError(PASSWORDS_BUSY, 1);
       const reservation = await reserveSharePassword({ tally, request, ip }, Number(row.id));
       if (typeof reservation === "number") throw tooManyAttempts(reservation);
       const check = () => tallyInternals(tally).websites.checkPassword(Number(row.id), body.password);

@@ -1,5 +1,6 @@
 import {
   NO_MATCH,
+  PASSWORDS_BUSY,
   UnauthorizedError,
   UnavailableError,
   ValidationError,
@@ -133,6 +134,8 @@ async function onward(context: Context, email: string, { token, stage }: { token
 async function login(context: Context): Promise<Response> {
   const { tally } = context;
   const form = await postedForm(context);
+  // Every check taken: turned away before any other work, so a flood costs the host little.
+  if (!(await tally.team.canCheckPassword())) return loginPage(context, busy(new UnavailableError(PASSWORDS_BUSY, 1)));
   const email = (form.email ?? "").trim().toLowerCase();
   const signedIn = await reserved(
     await reservePassword(context, email),
