@@ -80,21 +80,25 @@ async function callback(context: Context): Promise<Response> {
   if (!email) return refused(context, "Your provider did not give an e-mail address.");
   if (claims?.email_verified !== true)
     return refused(context, `Your provider has not verified the address ${email}: Tally only trusts verified addresses.`);
-  let user = await tally.team.users.findByEmail(email);
-  if (!user && sso.newUsers) {
+  let users = await tally.team.users.listByEmail(email);
+  if (users.length === 0 && sso.newUsers) {
     const accounts = sso.newUsers.accountId === undefined ? await tally.accounts.list() : [];
     const accountId = sso.newUsers.accountId ?? (accounts.length === 1 ? accounts[0]!.id : undefined);
     if (accountId === undefined)
       return refused(context, "Newcomers cannot join: there are several accounts and the settings do not say which one (OIDC_ACCOUNT).");
     await tally.team.users.add(accountId, { email, role: sso.newUsers.role });
-    user = await tally.team.users.findByEmail(email);
+    users = await tally.team.users.listByEmail(email);
   }
+  const [user, ...others] = users;
   if (!user) return refused(context, `No Tally user has the address ${email}: ask an owner of your account to invite you.`);
   const presented = sessionToken(request);
   if (presented !== null) await tally.team.sessions.end(presented);
-  // The provider did the authentication (and its own second factor, if any): a full session.
-  const token = await tally.team.sessions.start(Number(user.id), "full");
-  return seeOther("../", [sessionCookieHeader(token, cookieOptions(context)), clearFlowCookie(cookieOptions(context))]);
+  // The provider did the authentication (and its own second factor, if any): a full session,
+  // once the person has chosen among their accounts when the address has users in several.
+  const stage = others.length === 0 ? "full" : "choose";
+  const token = await tally.team.sessions.start(Number(user.id), stage, others.map((other) => Number(other.id)));
+  const next = stage === "choose" ? "../login-account" : "../";
+  return seeOther(next, [sessionCookieHeader(token, cookieOptions(context)), clearFlowCookie(cookieOptions(context))]);
 }
 
 const html: RouteAnswer = { description: "Why the sign-in was refused.", media: { "text/html": "A page saying why." } };
