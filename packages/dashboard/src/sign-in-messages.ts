@@ -41,7 +41,7 @@ const en = {
   "signin.goSignIn": "Go to sign-in",
   "signin.choosePassword": "Choose a new password",
   "signin.savePassword": "Save the password",
-  "signin.changed": "Your password is changed, and every other sign-in ended. Sign in with the new one.",
+  "signin.changed": "Your password is changed: every sign-in ended and your API keys were revoked. Sign in with the new one.",
   "signin.join": "Join Tally",
   "signin.invited": "You are invited as {role} with the address {email}. Choose a password to accept.",
   "signin.accept": "Accept the invitation",
@@ -60,6 +60,9 @@ const en = {
   "signin.roleViewer": "viewer",
   "signin.roleAdmin": "admin",
   "signin.roleOwner": "owner",
+  "signin.chooseAccount": "Choose an account",
+  "signin.chooseAccountIntro": "Your address belongs to several Tally accounts with this password. Which one do you want to open?",
+  "signin.busy": "Too many password checks at once: try again in a moment.",
 };
 
 export type SignInKey = keyof typeof en;
@@ -103,7 +106,7 @@ const de: SignInTexts = {
   "signin.goSignIn": "Zur Anmeldung",
   "signin.choosePassword": "Neues Passwort wählen",
   "signin.savePassword": "Passwort speichern",
-  "signin.changed": "Dein Passwort ist geändert, alle anderen Anmeldungen sind beendet. Melde dich mit dem neuen an.",
+  "signin.changed": "Dein Passwort ist geändert: Alle Anmeldungen sind beendet und deine API-Schlüssel widerrufen. Melde dich mit dem neuen an.",
   "signin.join": "Tally beitreten",
   "signin.invited": "Du bist als {role} mit der Adresse {email} eingeladen. Wähle ein Passwort, um anzunehmen.",
   "signin.accept": "Einladung annehmen",
@@ -122,6 +125,9 @@ const de: SignInTexts = {
   "signin.roleViewer": "Betrachter",
   "signin.roleAdmin": "Admin",
   "signin.roleOwner": "Eigentümer",
+  "signin.chooseAccount": "Konto wählen",
+  "signin.chooseAccountIntro": "Deine Adresse gehört mit diesem Passwort zu mehreren Tally-Konten. Welches möchtest du öffnen?",
+  "signin.busy": "Zu viele Passwortprüfungen auf einmal: Versuche es gleich noch einmal.",
 };
 
 const fr: SignInTexts = {
@@ -162,7 +168,7 @@ const fr: SignInTexts = {
   "signin.goSignIn": "Aller à la connexion",
   "signin.choosePassword": "Choisir un nouveau mot de passe",
   "signin.savePassword": "Enregistrer le mot de passe",
-  "signin.changed": "Votre mot de passe est changé et toutes les autres connexions sont terminées. Connectez-vous avec le nouveau.",
+  "signin.changed": "Votre mot de passe est changé : toutes les connexions sont terminées et vos clés d'API révoquées. Connectez-vous avec le nouveau.",
   "signin.join": "Rejoindre Tally",
   "signin.invited": "Vous êtes invité comme {role} avec l'adresse {email}. Choisissez un mot de passe pour accepter.",
   "signin.accept": "Accepter l'invitation",
@@ -181,6 +187,9 @@ const fr: SignInTexts = {
   "signin.roleViewer": "lecteur",
   "signin.roleAdmin": "administrateur",
   "signin.roleOwner": "propriétaire",
+  "signin.chooseAccount": "Choisir un compte",
+  "signin.chooseAccountIntro": "Votre adresse appartient à plusieurs comptes Tally avec ce mot de passe. Lequel voulez-vous ouvrir ?",
+  "signin.busy": "Trop de vérifications de mot de passe à la fois : réessayez dans un instant.",
 };
 
 const es: SignInTexts = {
@@ -221,7 +230,7 @@ const es: SignInTexts = {
   "signin.goSignIn": "Ir al inicio de sesión",
   "signin.choosePassword": "Elige una contraseña nueva",
   "signin.savePassword": "Guardar la contraseña",
-  "signin.changed": "Tu contraseña ha cambiado y todas las demás sesiones se han cerrado. Inicia sesión con la nueva.",
+  "signin.changed": "Tu contraseña ha cambiado: todas las sesiones se han cerrado y tus claves de API se han revocado. Inicia sesión con la nueva.",
   "signin.join": "Unirse a Tally",
   "signin.invited": "Estás invitado como {role} con la dirección {email}. Elige una contraseña para aceptar.",
   "signin.accept": "Aceptar la invitación",
@@ -240,6 +249,9 @@ const es: SignInTexts = {
   "signin.roleViewer": "lector",
   "signin.roleAdmin": "administrador",
   "signin.roleOwner": "propietario",
+  "signin.chooseAccount": "Elige una cuenta",
+  "signin.chooseAccountIntro": "Tu dirección pertenece a varias cuentas de Tally con esta contraseña. ¿Cuál quieres abrir?",
+  "signin.busy": "Demasiadas comprobaciones de contraseña a la vez: vuelve a intentarlo en un momento.",
 };
 
 export const SIGN_IN_MESSAGES: Readonly<Record<Locale, SignInTexts>> = { en, de, fr, es };
