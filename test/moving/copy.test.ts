@@ -11,8 +11,8 @@ import { createTestDatabase, DIALECTS, type TestDatabase } from "../support/data
 import { statName } from "../support/stat-query.js";
 import { fixtureDirectory } from "./support.js";
 
-// The migrator's own tables, and tally_meta (each database's own id): never copied.
-const MIGRATION_TABLES = new Set(["tally_migrations", "tally_migrations_lock", "tally_meta"]);
+// The migrator's own tables, tally_meta (each database's own id) and the sign-in limits' windows: never copied.
+const MIGRATION_TABLES = new Set(["tally_migrations", "tally_migrations_lock", "tally_meta", "attempts"]);
 
 function sqliteTables(file: string): Record<string, unknown[]> {
   const db = new Database(file, { readonly: true });
