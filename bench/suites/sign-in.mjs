@@ -7,6 +7,7 @@
 // /analytics/login`, the form): what any traffic costs. For comparison, the sign-in flood
 // against checks without a bound; and the hello-world throughput with no flood at all.
 //   node bench/suites/sign-in.mjs [--quick] [--duration S] [--connections N] [--flood N]
+import { URLSearchParams } from "node:url";
 import { load, startServer } from "../lib/http-load.mjs";
 import { stopApp } from "../lib/app-process.mjs";
 import { args, log, report, round } from "../lib/measure.mjs";

@@ -106,7 +106,8 @@ const de: SignInTexts = {
   "signin.goSignIn": "Zur Anmeldung",
   "signin.choosePassword": "Neues Passwort wählen",
   "signin.savePassword": "Passwort speichern",
-  "signin.changed": "Dein Passwort ist geändert: Alle Anmeldungen sind beendet und deine API-Schlüssel widerrufen. Melde dich mit dem neuen an.",
+  "signin.changed":
+    "Dein Passwort ist geändert: Alle Anmeldungen sind beendet und deine API-Schlüssel widerrufen. Melde dich mit dem neuen an.",
   "signin.join": "Tally beitreten",
   "signin.invited": "Du bist als {role} mit der Adresse {email} eingeladen. Wähle ein Passwort, um anzunehmen.",
   "signin.accept": "Einladung annehmen",
@@ -168,7 +169,8 @@ const fr: SignInTexts = {
   "signin.goSignIn": "Aller à la connexion",
   "signin.choosePassword": "Choisir un nouveau mot de passe",
   "signin.savePassword": "Enregistrer le mot de passe",
-  "signin.changed": "Votre mot de passe est changé : toutes les connexions sont terminées et vos clés d'API révoquées. Connectez-vous avec le nouveau.",
+  "signin.changed":
+    "Votre mot de passe est changé : toutes les connexions sont terminées et vos clés d'API révoquées. Connectez-vous avec le nouveau.",
   "signin.join": "Rejoindre Tally",
   "signin.invited": "Vous êtes invité comme {role} avec l'adresse {email}. Choisissez un mot de passe pour accepter.",
   "signin.accept": "Accepter l'invitation",
@@ -230,7 +232,8 @@ const es: SignInTexts = {
   "signin.goSignIn": "Ir al inicio de sesión",
   "signin.choosePassword": "Elige una contraseña nueva",
   "signin.savePassword": "Guardar la contraseña",
-  "signin.changed": "Tu contraseña ha cambiado: todas las sesiones se han cerrado y tus claves de API se han revocado. Inicia sesión con la nueva.",
+  "signin.changed":
+    "Tu contraseña ha cambiado: todas las sesiones se han cerrado y tus claves de API se han revocado. Inicia sesión con la nueva.",
   "signin.join": "Unirse a Tally",
   "signin.invited": "Estás invitado como {role} con la dirección {email}. Elige una contraseña para aceptar.",
   "signin.accept": "Aceptar la invitación",

@@ -77,7 +77,9 @@ export function formPage(request: Request, page: FormPage): Response {
     ...paragraphs,
     page.notice ? `<p class="notice" role="status">${escapeHtml(say(page.notice))}</p>` : "",
     page.error ? `<p class="error" role="alert">${escapeHtml(say(page.error))}</p>` : "",
-    page.fields ? `<form method="post" class="stack">${page.fields.map((each) => field(each, say)).join("")}${buttons(page, say)}</form>` : "",
+    page.fields
+      ? `<form method="post" class="stack">${page.fields.map((each) => field(each, say)).join("")}${buttons(page, say)}</form>`
+      : "",
     ...(page.links ?? []).map(([href, text]) => `<p><a href="${escapeHtml(href)}">${escapeHtml(say(text))}</a></p>`),
     "</section></main>",
   ].join("\n");

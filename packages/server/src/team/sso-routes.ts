@@ -96,7 +96,11 @@ async function callback(context: Context): Promise<Response> {
   // The provider did the authentication (and its own second factor, if any): a full session,
   // once the person has chosen among their accounts when the address has users in several.
   const stage = others.length === 0 ? "full" : "choose";
-  const token = await tally.team.sessions.start(Number(user.id), stage, others.map((other) => Number(other.id)));
+  const token = await tally.team.sessions.start(
+    Number(user.id),
+    stage,
+    others.map((other) => Number(other.id)),
+  );
   const next = stage === "choose" ? "../login-account" : "../";
   return seeOther(next, [sessionCookieHeader(token, cookieOptions(context)), clearFlowCookie(cookieOptions(context))]);
 }
