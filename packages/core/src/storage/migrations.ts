@@ -533,6 +533,9 @@ export async function migrateToLatest(db: Kysely<Database>, dialect: SqlDialect)
     provider: { getMigrations: async () => migrations },
     migrationTableName: "tally_migrations",
     migrationLockTableName: "tally_migrations_lock",
+    // Migrations are numbered in ranges written side by side: one of an earlier number may
+    // come after a later one has run (each depends only on what came before its range).
+    allowUnorderedMigrations: true,
   });
   await dialect.withMigrationLock(db, async () => {
     const { error } = await migrator.migrateToLatest();

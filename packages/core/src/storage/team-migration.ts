@@ -1,6 +1,26 @@
 import { sql, type Kysely, type Migration } from "kysely";
 import type { SqlDialect } from "./dialect.js";
 
+/** The users table, as first made (`emailUnique`: an address once across the server) and as made again with it unique per account. */
+async function createUsersTable(db: Kysely<unknown>, dialect: SqlDialect, name: string, emailUnique: boolean): Promise<void> {
+  await db.schema
+    .createTable(name)
+    .addColumn("id", dialect.idColumnType, (c) => dialect.idColumn(c))
+    .addColumn("account_id", "integer", (c) => c.notNull().references("accounts.id").onDelete("cascade"))
+    .addColumn("email", "text", (c) => (emailUnique ? c.notNull().unique() : c.notNull()))
+    .addColumn("password_hash", "text")
+    .addColumn("role", "text", (c) => c.notNull())
+    .addColumn("websites", "text")
+    .addColumn("totp_secret", "text")
+    .addColumn("totp_pending", "text")
+    .addColumn("totp_last_step", dialect.counterType, (c) => c.notNull().defaultTo(0))
+    .addColumn("created_at", "text", (c) => c.notNull())
+    .execute();
+}
+
+const indexUsersByAccount = (db: Kysely<unknown>) =>
+  db.schema.createIndex("users_account_idx").on("users").columns(["account_id", "id"]).execute();
+
 /**
  * Users, sessions, invitation/reset tokens and recovery codes. Existing API keys keep
  * working unchanged: `user_id` null means the key speaks for the account's owner, and
@@ -8,20 +28,8 @@ import type { SqlDialect } from "./dialect.js";
  */
 export const teamMigration = (dialect: SqlDialect): Migration => ({
   async up(db: Kysely<unknown>) {
-    await db.schema
-      .createTable("users")
-      .addColumn("id", dialect.idColumnType, (c) => dialect.idColumn(c))
-      .addColumn("account_id", "integer", (c) => c.notNull().references("accounts.id").onDelete("cascade"))
-      .addColumn("email", "text", (c) => c.notNull().unique())
-      .addColumn("password_hash", "text")
-      .addColumn("role", "text", (c) => c.notNull())
-      .addColumn("websites", "text")
-      .addColumn("totp_secret", "text")
-      .addColumn("totp_pending", "text")
-      .addColumn("totp_last_step", dialect.counterType, (c) => c.notNull().defaultTo(0))
-      .addColumn("created_at", "text", (c) => c.notNull())
-      .execute();
-    await db.schema.createIndex("users_account_idx").on("users").columns(["account_id", "id"]).execute();
+    await createUsersTable(db, dialect, "users", true);
+    await indexUsersByAccount(db);
     await db.schema
       .createTable("sessions")
       .addColumn("id", "text", (c) => c.primaryKey())
@@ -126,23 +134,11 @@ export const emailPerAccountMigration = (dialect: SqlDialect): Migration => ({
       const enforced = await sql<{ foreign_keys: number }>`pragma foreign_keys`.execute(db);
       await sql`pragma foreign_keys = off`.execute(db);
       try {
-        await db.schema
-          .createTable("users_rebuilt")
-          .addColumn("id", dialect.idColumnType, (c) => dialect.idColumn(c))
-          .addColumn("account_id", "integer", (c) => c.notNull().references("accounts.id").onDelete("cascade"))
-          .addColumn("email", "text", (c) => c.notNull())
-          .addColumn("password_hash", "text")
-          .addColumn("role", "text", (c) => c.notNull())
-          .addColumn("websites", "text")
-          .addColumn("totp_secret", "text")
-          .addColumn("totp_pending", "text")
-          .addColumn("totp_last_step", dialect.counterType, (c) => c.notNull().defaultTo(0))
-          .addColumn("created_at", "text", (c) => c.notNull())
-          .execute();
+        await createUsersTable(db, dialect, "users_rebuilt", false);
         await sql.raw(`insert into users_rebuilt (${USER_COLUMNS}) select ${USER_COLUMNS} from users`).execute(db);
         await sql`drop table users`.execute(db);
         await sql`alter table users_rebuilt rename to users`.execute(db);
-        await db.schema.createIndex("users_account_idx").on("users").columns(["account_id", "id"]).execute();
+        await indexUsersByAccount(db);
       } finally {
         if (Number(enforced.rows[0]?.foreign_keys ?? 0) === 1) await sql`pragma foreign_keys = on`.execute(db);
       }
