@@ -9,7 +9,7 @@ async function accountsOf(tally: Tally, accountText: string | undefined) {
 /** `tally users list [--account ID] [--pending] [--json]` */
 export const usersList = defineCommand({
   name: "users list",
-  summary: "list the people of every account (or one), oldest first; with --pending, the invitations not accepted yet",
+  summary: "list the people of every account (or one), oldest first, or (--pending) their invitations",
   options: {
     account: { type: "string", value: "ID", description: "only this account's users" },
     pending: { type: "boolean", description: "list pending invitations instead (who sent each, when it expires)" },

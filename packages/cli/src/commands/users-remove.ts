@@ -6,7 +6,7 @@ import { accountFor } from "../values.js";
 /** `tally users remove EMAIL [--account ID]` */
 export const usersRemove = defineCommand({
   name: "users remove",
-  summary: "remove a person (their sessions and API keys end at once, and the invitations they sent), or revoke their pending invitation",
+  summary: "remove a person (their sessions, keys and invitations end at once), or their invitation",
   arguments: ["EMAIL"],
   options: { account: ACCOUNT_OF_USER },
   environment: ["DATABASE_URL"],
