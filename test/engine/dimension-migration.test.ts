@@ -41,13 +41,14 @@ describe("opening a database from before the source, channel and version dimensi
     const db = new Database(fixture.file);
     for (const column of NEW_COLUMNS) db.exec(`alter table visits drop column ${column}`);
     db.exec(`delete from rollups where name in (${NEW_COLUMNS.map((name) => `'${name}'`).join(", ")})`);
-    // The migrations after them are undone too (a database of that version had none of them).
+    // The migrations between them are undone too (a database of that version had none of them);
+    // the later ones stay recorded, as in a database that took them in another order.
     db.exec("drop table funnels");
     db.exec("drop table rollup_watermarks");
     db.exec("drop table page_engagement");
     db.exec("alter table visitors drop column visit_hostname");
     db.exec("alter table websites drop column include_subdomains");
-    db.exec("delete from tally_migrations where name >= '0016'");
+    db.exec("delete from tally_migrations where name >= '0016' and name < '0027'");
     db.exec(`delete from day_blocks where name in (${NEW_COLUMNS.map((column) => `'v.${column}'`).join(", ")})`);
     expect(Number((db.prepare("select count(*) as n from day_blocks").get() as { n: number }).n)).toBeGreaterThan(0);
     db.close();
