@@ -1,8 +1,8 @@
 /**
  * The daily budget of new values (docs/statistics.md, "Limits on distinct values") is
  * spent per source: anonymous clients cannot spend the app's server's, one client can
- * spend only a tenth of the clients', and an engagement signal, which is no hit, creates
- * no value at all. So junk events sent to /collect cannot push a real new event into
+ * spend only a tenth of the clients', and an engagement signal's page spends its client's
+ * share as a pageview's would. So junk events sent to /collect cannot push a real new event into
  * `(other)`. Real HTTP /collect, on SQLite and PostgreSQL.
  */
 import type { Tally } from "@tally-analytics/core";
@@ -73,10 +73,14 @@ describe.each(DIALECTS)("new values per source on %s", (dialect) => {
     expect(Number(byServer!.n)).toBe(2);
   });
 
-  it("creates no value for an engagement signal: one for a page no pageview named is not kept", async () => {
-    expect((await hit("198.51.100.67", { u: "https://budget.example/never-viewed", e: 5000 })).status).toBe(202);
+  it("an engagement signal's page spends its client's share of the pages, as a pageview's would", async () => {
+    // A page's share for one client is a tenth of 5,000 new pages a day.
+    for (let i = 0; i < 501; i++)
+      expect((await hit("198.51.100.67", { u: `https://budget.example/signal-${i}`, e: 5000 })).status).toBe(202);
     await tally.flush();
     const pages = await stored.sql<{ value: string }>(`select value from dimensions where website_id = ${websiteId} and kind = 1`);
-    expect(pages.map((row) => row.value)).not.toContain("/never-viewed");
+    const values = pages.map((row) => row.value);
+    expect(values.filter((value) => value.startsWith("/signal-"))).toHaveLength(500);
+    expect(values).toContain("(other)");
   });
 });

@@ -288,6 +288,7 @@ function badAuth(rng: Random, world: World): Case {
 const ROUTE_QUERY: Readonly<Record<string, string>> = {
   "/api/v1/stats/{id}/funnel": "&funnel=1",
   "/api/v1/stats/{id}/journey": "&from_page=/",
+  "/api/v1/stats/{id}/properties": "&event=Signup",
 };
 
 function foreignOrBadId(rng: Random, world: World): Case {

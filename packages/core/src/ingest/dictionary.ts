@@ -46,20 +46,20 @@ function valuesOf(ids: Ids, websiteId: number, kind: number): ValueIds {
 
 /**
  * Values still unknown in a flush: website → kind → value → the local day number first needed
- * and the source that may create it (a trusted one over a client; null: look it up only).
+ * and the source that may create it (a trusted one over a client).
  */
 type Needs = Map<number, Map<number, Map<string, Need>>>;
 interface Need {
   day: number;
-  source: string | null;
+  source: string;
 }
 
 export interface Dictionary {
   /**
    * Learns the id of every value the hits carry, creating new values within the daily limit
    * of their kind and source, and rewrites values past it to `(other)` in the hits themselves
-   * (so rollups count them there too). An engagement signal creates nothing: one whose page
-   * no pageview has named is left out of the hits answered. Runs inside the flush's transaction.
+   * (so rollups count them there too). An engagement signal's page spends its client's budget
+   * as a pageview's would. Runs inside the flush's transaction.
    */
   intern(io: DimensionIo, hits: readonly Hit[]): Steps<readonly Hit[]>;
   /** The id of a value interned in this flush or before; 0 for "". */
@@ -97,7 +97,7 @@ export function createDictionary(maxCached = 200_000): Dictionary {
 
   function needsOf(hits: readonly Hit[]): Needs {
     const needs: Needs = new Map();
-    const need = (websiteId: number, kind: number, value: string, day: number, source: string | null) => {
+    const need = (websiteId: number, kind: number, value: string, day: number, source: string) => {
       if (value === "" || lookup(websiteId, kind, value) !== undefined) return;
       let byKind = needs.get(websiteId);
       if (!byKind) needs.set(websiteId, (byKind = new Map()));
@@ -105,16 +105,16 @@ export function createDictionary(maxCached = 200_000): Dictionary {
       if (!values) byKind.set(kind, (values = new Map()));
       const known = values.get(value);
       if (!known) values.set(value, { day, source });
-      else if (source !== null && (known.source === null || classOf(source) !== VALUE_SOURCES.client)) known.source = source;
+      else if (classOf(source) !== VALUE_SOURCES.client) known.source = source;
     };
     for (const hit of hits) {
       const day = dayNumber(hit.day);
-      // An engagement signal's page names its row (page_engagement), if a pageview named it; its other values are never stored.
+      const source = hit.source ?? "";
+      // An engagement signal's page names its row (page_engagement); its other values are never stored.
       if (hit.kind === "engagement") {
-        need(hit.websiteId, DIMENSION_KINDS.page, hit.values.page, day, null);
+        need(hit.websiteId, DIMENSION_KINDS.page, hit.values.page, day, source);
         continue;
       }
-      const source = hit.source ?? "";
       for (const kind of HIT_DIMENSIONS) need(hit.websiteId, DIMENSION_KINDS[kind], hit.values[kind], day, source);
       for (const [name, value] of Object.entries(hit.props ?? {})) {
         need(hit.websiteId, DIMENSION_KINDS.prop_name, name, day, source);
@@ -131,7 +131,6 @@ export function createDictionary(maxCached = 200_000): Dictionary {
     const limit = NEW_VALUES_PER_DAY[kind];
     let spilled = false;
     for (const [value, { day, source }] of [...missing].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))) {
-      if (source === null) continue;
       const createdBy = classOf(source);
       const key = `${websiteId}|${code}|${day}|${createdBy}`;
       let count = createdInFlush.get(key) ?? created.get(key);
@@ -162,7 +161,10 @@ export function createDictionary(maxCached = 200_000): Dictionary {
     const capped = (websiteId: number, kind: DimensionKind, value: string) =>
       value !== "" && lookup(websiteId, DIMENSION_KINDS[kind], value) === undefined ? OTHER : value;
     for (const hit of hits) {
-      if (hit.kind === "engagement") continue;
+      if (hit.kind === "engagement") {
+        hit.values.page = capped(hit.websiteId, "page", hit.values.page);
+        continue;
+      }
       for (const kind of HIT_DIMENSIONS) hit.values[kind] = capped(hit.websiteId, kind, hit.values[kind]);
       if (!hit.props) continue;
       const props: Record<string, string> = {};
@@ -205,11 +207,7 @@ export function createDictionary(maxCached = 200_000): Dictionary {
         }
       }
       if (overflowed) rewriteOverflow(hits);
-      // A signal whose page no pageview named (in this flush or before) belongs to no counted view.
-      return hits.filter(
-        (hit) =>
-          hit.kind !== "engagement" || hit.values.page === "" || lookup(hit.websiteId, DIMENSION_KINDS.page, hit.values.page) !== undefined,
-      );
+      return hits;
     },
     id(websiteId, kind, value) {
       if (value === "") return 0;
