@@ -73,6 +73,25 @@ describe.each(DIALECTS)("new values per source on %s", (dialect) => {
     expect(Number(byServer!.n)).toBe(2);
   });
 
+  it("gives no client a share of the kinds Tally names itself: one address arriving by eight channels is counted under each", async () => {
+    const arrivals = [
+      {},
+      { r: "https://www.google.com/" },
+      { r: "https://www.facebook.com/" },
+      { r: "https://www.youtube.com/" },
+      { u: "https://budget.example/?utm_medium=email" },
+      { u: "https://budget.example/?utm_medium=sms" },
+      { u: "https://budget.example/?utm_source=google&utm_medium=cpc" },
+      { u: "https://budget.example/?utm_medium=affiliate" },
+    ];
+    for (const arrival of arrivals) expect((await hit("198.51.100.68", arrival)).status).toBe(202);
+    await tally.flush();
+    const channels = await stored.sql<{ value: string }>(`select value from dimensions where website_id = ${websiteId} and kind = 20`);
+    expect(channels.map((row) => row.value).sort()).toEqual(
+      ["Affiliates", "Direct", "Email", "Organic Search", "Organic Social", "Organic Video", "Paid Search", "SMS"].sort(),
+    );
+  });
+
   it("an engagement signal's page spends its client's share of the pages, as a pageview's would", async () => {
     // A page's share for one client is a tenth of 5,000 new pages a day.
     for (let i = 0; i < 501; i++)

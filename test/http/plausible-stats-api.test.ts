@@ -66,7 +66,11 @@ async function generate(tally: Tally, now: number): Promise<void> {
   for (const [index, [start, host]] of days.entries()) {
     const people = index < 10 ? 12 : 4;
     for (let p = 0; p < people; p++) {
-      const at = start === Date.parse(`${dayOf(now)}T00:00:00Z`) ? now - (p + 1) * 240_000 : start + 8 * 3_600_000 + p * 47 * 60_000;
+      // Today's people in the last 48 minutes, none before midnight (a visit across it counts on both days by hour).
+      const at =
+        start === Date.parse(`${dayOf(now)}T00:00:00Z`)
+          ? Math.max(start + (p + 1) * 1000, now - (p + 1) * 240_000)
+          : start + 8 * 3_600_000 + p * 47 * 60_000;
       const [country, city, region] = PLACES[p % 4]!;
       const visitor = {
         ip: "",

@@ -1,5 +1,13 @@
 import { dayNumber } from "../shared/calendar.js";
-import { DIMENSION_KINDS, HIT_DIMENSIONS, KIND_BY_CODE, NEW_VALUES_PER_DAY, OTHER, type DimensionKind } from "../model/dimensions.js";
+import {
+  CLOSED_KINDS,
+  DIMENSION_KINDS,
+  HIT_DIMENSIONS,
+  KIND_BY_CODE,
+  NEW_VALUES_PER_DAY,
+  OTHER,
+  type DimensionKind,
+} from "../model/dimensions.js";
 import type { Hit } from "../model/hit.js";
 import type { Steps } from "../shared/steps.js";
 
@@ -135,7 +143,7 @@ export function createDictionary(maxCached = 200_000): Dictionary {
       const key = `${websiteId}|${code}|${day}|${createdBy}`;
       let count = createdInFlush.get(key) ?? created.get(key);
       if (count === undefined) count = yield* io.countNewDimensions(websiteId, code, day, createdBy);
-      const own = source.startsWith("c:") ? `${key}|${source}` : null;
+      const own = source.startsWith("c:") && !CLOSED_KINDS.has(kind) ? `${key}|${source}` : null;
       const ownCount = own === null ? 0 : (createdInFlush.get(own) ?? created.get(own) ?? 0);
       if (count >= limit || ownCount >= Math.ceil(limit / CLIENT_SHARE)) {
         overflowed = spilled = true;

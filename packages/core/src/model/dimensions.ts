@@ -74,6 +74,8 @@ interface DimensionRow {
   readonly innerRollups?: readonly string[];
   /** Stored as `code:name`; a filter value without `:` is a code (`country:is:US`). */
   readonly coded?: true;
+  /** Named from Tally's own lists (channels, devices, places): no client can invent one, so none has a share of its own. */
+  readonly closed?: true;
 }
 
 const visitOnce = <S extends string>(statistic: S) => ({ statistic, counted: "visit" }) as const;
@@ -98,14 +100,22 @@ export const DIMENSIONS = {
   utm_term: { code: 7, newPerDay: 1000, ...tag, visit: { utm_term: visitOnce("utm_term") } },
   browser: { code: 8, newPerDay: 500, read: (s) => s.agent.browser, visit: { browser: perVisitor("browser") } },
   os: { code: 9, newPerDay: 500, read: (s) => s.agent.os, visit: { os: perVisitor("os") } },
-  device: { code: 10, newPerDay: 500, read: (s) => s.agent.device, visit: { device: perVisitor("device") } },
-  country: { code: 11, newPerDay: 500, read: (s) => s.place?.country ?? "", visit: { country: perVisitor("country") }, coded: true },
+  device: { code: 10, newPerDay: 500, read: (s) => s.agent.device, visit: { device: perVisitor("device") }, closed: true },
+  country: {
+    code: 11,
+    newPerDay: 500,
+    read: (s) => s.place?.country ?? "",
+    visit: { country: perVisitor("country") },
+    coded: true,
+    closed: true,
+  },
   continent: {
     code: 12,
     newPerDay: 500,
     read: (s) => s.place?.continent ?? "",
     visit: { continent: perVisitor("continent") },
     coded: true,
+    closed: true,
   },
   city: { code: 13, newPerDay: 5000, read: (s) => s.place?.city ?? "", visit: { city: perVisitor("city") } },
   language: { code: 14, newPerDay: 500, read: (s) => s.language, visit: { language: perValue("language") } },
@@ -114,7 +124,7 @@ export const DIMENSIONS = {
   prop_name: { code: 17, newPerDay: 200 },
   prop_value: { code: 18, newPerDay: 5000, hitStatistics: ["event_property"] },
   source: { code: 19, newPerDay: 2000, read: (s) => s.acquisition.source, visit: { source: visitOnce("source") } },
-  channel: { code: 20, newPerDay: 50, read: (s) => s.acquisition.channel, visit: { channel: visitOnce("channel") } },
+  channel: { code: 20, newPerDay: 50, read: (s) => s.acquisition.channel, visit: { channel: visitOnce("channel") }, closed: true },
   browser_version: {
     code: 21,
     newPerDay: 1000,
@@ -122,7 +132,14 @@ export const DIMENSIONS = {
     visit: { browser_version: perVisitor("browser_version") },
   },
   os_version: { code: 22, newPerDay: 1000, read: (s) => s.agent.osVersion, visit: { os_version: perVisitor("os_version") } },
-  region: { code: 23, newPerDay: 2000, read: (s) => s.place?.region ?? "", visit: { region: perVisitor("region") }, coded: true },
+  region: {
+    code: 23,
+    newPerDay: 2000,
+    read: (s) => s.place?.region ?? "",
+    visit: { region: perVisitor("region") },
+    coded: true,
+    closed: true,
+  },
   hostname: { code: 24, newPerDay: 500, read: (s) => s.host, visit: { hostname: { statistic: "hostname", counted: "pageview" } } },
 } as const satisfies Record<string, DimensionRow>;
 
@@ -148,6 +165,9 @@ export const KIND_BY_CODE: ReadonlyMap<number, DimensionKind> = new Map(KINDS.ma
 export const NEW_VALUES_PER_DAY = Object.fromEntries(KINDS.map((kind) => [kind, row(kind).newPerDay])) as Readonly<
   Record<DimensionKind, number>
 >;
+
+/** Kinds named from Tally's own lists: within the clients' budget, no client has a share of its own. */
+export const CLOSED_KINDS: ReadonlySet<DimensionKind> = new Set(KINDS.filter((kind) => row(kind).closed));
 
 /** The kinds every hit carries, in code order. */
 export const HIT_DIMENSIONS = KINDS.filter((kind) => row(kind).read || row(kind).arrival === "tag") as HitDimension[];
