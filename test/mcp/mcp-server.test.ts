@@ -17,7 +17,18 @@ import { transports, type Served } from "../support/transports.js";
 const CHROME = "Mozilla/5.0 (Windows NT 10.0; Win64; x64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/124.0.0.0 Safari/537.36";
 const FIREFOX = "Mozilla/5.0 (X11; Linux x86_64; rv:125.0) Gecko/20100101 Firefox/125.0";
 const MARCH = { from: "2026-03-01", to: "2026-03-31" };
-const TOOLS = ["list_websites", "get_statistic", "get_totals", "query_stats", "list_funnels", "get_funnel", "get_journey", "get_realtime"];
+const READ_TOOLS = [
+  "list_websites",
+  "get_statistic",
+  "get_totals",
+  "query_stats",
+  "list_funnels",
+  "get_funnel",
+  "get_journey",
+  "get_realtime",
+];
+const WRITE_TOOLS = ["create_goal", "create_annotation"];
+const TOOLS = [...READ_TOOLS, ...WRITE_TOOLS];
 
 type Json = Record<string, unknown>;
 const nodeHttp = transports.find((transport) => transport.name === "node:http")!;
@@ -70,6 +81,7 @@ describe("the MCP server", () => {
   let aliceId = 0;
   let ownerKey = "";
   let viewerKey = "";
+  let readKey = "";
   let shop = 0;
   let blog = 0;
   let stranger = 0;
@@ -102,6 +114,8 @@ describe("the MCP server", () => {
     stranger = (await tally.websites.create(bob.accountId, { domain: "bob.test" })).id;
     const viewer = await tally.team.users.add(alice.accountId, { email: "viewer@shop.test", role: "viewer", websites: [shop] });
     viewerKey = (await tally.team.users.createKey(viewer.id, { name: "assistant", scope: "read" })).key;
+    const admin = await tally.team.users.add(alice.accountId, { email: "admin@shop.test", role: "admin" });
+    readKey = (await tally.team.users.createKey(admin.id, { name: "read only", scope: "read" })).key;
     funnel = (
       await tally.funnels.create(alice.accountId, shop, { name: "Checkout", steps: ["page:/pricing", "page:/signup", "event:Signup"] })
     ).id;
@@ -237,12 +251,33 @@ describe("the MCP server", () => {
     ];
   }
 
-  async function checkEveryTool(client: Client): Promise<void> {
+  /** The write tools' calls (`mark` keeps two runs' goals apart), each answer being what the API then lists. */
+  function writes(mark: string): { tool: string; args: Json; expected(created: Json): Promise<Json> }[] {
+    const listed = (collection: string) => async (created: Json) => {
+      const { body } = await api(ownerKey, `/api/v1/websites/${shop}/${collection}`);
+      return (body.data as Json[]).find((item) => item.id === created.id) ?? { missing: created.id };
+    };
+    return [
+      { tool: "create_goal", args: { website_id: shop, goal_type: "page", page_path: `/thanks-${mark}` }, expected: listed("goals") },
+      {
+        tool: "create_goal",
+        args: { website_id: shop, goal_type: "event", event_name: `Purchase ${mark}`, display_name: "Purchase" },
+        expected: listed("goals"),
+      },
+      {
+        tool: "create_annotation",
+        args: { website_id: shop, date: "2026-03-10", text: `Launch ${mark}` },
+        expected: listed("annotations"),
+      },
+    ];
+  }
+
+  async function checkEveryTool(client: Client, mark: string): Promise<void> {
     const { tools } = await client.listTools();
     expect(tools.map((tool) => tool.name)).toEqual(TOOLS);
     for (const tool of tools) {
       expect(tool.inputSchema.type).toBe("object");
-      expect(tool.annotations).toMatchObject({ readOnlyHint: true });
+      expect(tool.annotations).toMatchObject({ readOnlyHint: !WRITE_TOOLS.includes(tool.name) });
     }
     const statistic = tools.find((tool) => tool.name === "get_statistic")!.inputSchema as {
       properties: Record<string, { enum?: string[] }>;
@@ -253,7 +288,18 @@ describe("the MCP server", () => {
       expect(await figures(client, tool, args), `${tool} ${JSON.stringify(args)}`).toEqual(await expected());
       called.add(tool);
     }
+    for (const { tool, args, expected } of writes(mark)) {
+      const created = await figures(client, tool, args);
+      expect(created, `${tool} ${JSON.stringify(args)}`).toEqual(await expected(created));
+      called.add(tool);
+    }
     expect([...called].sort()).toEqual([...TOOLS].sort());
+    // A goal the website has already is refused with the API's 422.
+    const again = writes(mark)[0]!.args;
+    const { website_id: _site, ...goal } = again;
+    const duplicate = await api(ownerKey, `/api/v1/websites/${shop}/goals`, goal);
+    expect(duplicate.status).toBe(422);
+    expect(await refusal(client, "create_goal", again)).toEqual({ ...duplicate.body, status: 422 });
     // The data is there: the answers above compared figures, not empty lists.
     expect(await figures(client, "get_realtime", { website_id: shop })).toEqual({ website_id: shop, visitors: 3 });
     expect(await figures(client, "get_statistic", { website_id: shop, name: "page", ...MARCH })).toMatchObject({
@@ -276,18 +322,43 @@ describe("the MCP server", () => {
       expect(answer.status, path).toBe(404);
       expect(await refusal(client, tool, args), tool).toEqual({ ...answer.body, status: 404 });
     }
+    await checkNoWrites(client, viewerKey);
     const v2 = { site_id: "bob.test", metrics: ["visitors"], date_range: [MARCH.from, MARCH.to] };
     const refusedV2 = await api(viewerKey, "/api/v2/query", v2);
     expect(refusedV2.status).toBe(404);
     expect(await refusal(client, "query_stats", v2)).toEqual({ message: refusedV2.body.error, status: 404 });
   }
 
+  /** A read-only key or a viewer: each write tool refused with the API's 403, and nothing added. */
+  async function checkNoWrites(client: Client, key: string): Promise<void> {
+    const before = await api(ownerKey, `/api/v1/websites/${shop}/goals`);
+    for (const { tool, args } of writes("refused")) {
+      const { website_id: _site, ...body } = args;
+      const collection = tool === "create_goal" ? "goals" : "annotations";
+      const answer = await api(key, `/api/v1/websites/${shop}/${collection}`, body);
+      expect(answer.status, tool).toBe(403);
+      expect(await refusal(client, tool, args), tool).toEqual({ ...answer.body, status: 403 });
+    }
+    expect(await api(ownerKey, `/api/v1/websites/${shop}/goals`)).toEqual(before);
+  }
+
   it("answers every tool over Streamable HTTP as the API answers the same question", async () => {
     const client = await httpClient(served, ownerKey);
     try {
-      await checkEveryTool(client);
+      await checkEveryTool(client, "http");
+      // A write key is refused another account's website with the API's 404.
+      const foreign = await api(ownerKey, `/api/v1/websites/${stranger}/annotations`, { date: "2026-03-10", text: "x" });
+      expect(foreign.status).toBe(404);
+      const args = { website_id: stranger, date: "2026-03-10", text: "x" };
+      expect(await refusal(client, "create_annotation", args)).toEqual({ ...foreign.body, status: 404 });
     } finally {
       await client.close();
+    }
+    const readOnly = await httpClient(served, readKey);
+    try {
+      await checkNoWrites(readOnly, readKey);
+    } finally {
+      await readOnly.close();
     }
   });
 
@@ -351,7 +422,7 @@ describe("the MCP server", () => {
   it("answers every tool over stdio (tally mcp) as the API does, with a key's access or an account's", async () => {
     const owner = await stdioClient(fixture.file, {}, ["--account", String(aliceId)]);
     try {
-      await checkEveryTool(owner);
+      await checkEveryTool(owner, "stdio");
     } finally {
       await owner.close();
     }

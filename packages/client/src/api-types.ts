@@ -554,7 +554,7 @@ export type paths = {
         put?: never;
         /**
          * The MCP server (Streamable HTTP)
-         * @description Model Context Protocol over Streamable HTTP, stateless: each POST carries JSON-RPC messages and is answered in JSON (no session, no event stream; GET is 405). The tools read what the API reads, with the key's access: list_websites, get_statistic, get_totals, query_stats, list_funnels, get_funnel, get_journey, get_realtime (docs/mcp.md). Clients must accept `application/json` and `text/event-stream`.
+         * @description Model Context Protocol over Streamable HTTP, stateless: each POST carries JSON-RPC messages and is answered in JSON (no session, no event stream; GET is 405). The tools read what the API reads, with the key's access (and two write, with a write key, as its POST routes do): list_websites, get_statistic, get_totals, query_stats, list_funnels, get_funnel, get_journey, get_realtime, create_goal, create_annotation (docs/mcp.md). Clients must accept `application/json` and `text/event-stream`.
          */
         post: operations["postMcp"];
         delete?: never;

@@ -35,7 +35,8 @@ const mcpServer = () => import("./mcp-server.js");
 
 /**
  * `POST {base}/mcp`: Tally's MCP server over Streamable HTTP, behind the API's own sign-in,
- * permissions and rate limit (one request counts as one API request). Read keys suffice.
+ * permissions and rate limit (one request counts as one API request). Read keys suffice but for
+ * the two write tools.
  */
 export const mcpRoute = defineRoute({
   method: "POST",
@@ -47,7 +48,7 @@ export const mcpRoute = defineRoute({
   tag: "MCP",
   description:
     "Model Context Protocol over Streamable HTTP, stateless: each POST carries JSON-RPC messages and is answered in JSON (no session, no event stream; GET is 405). " +
-    "The tools read what the API reads, with the key's access: list_websites, get_statistic, get_totals, query_stats, list_funnels, get_funnel, get_journey, get_realtime (docs/mcp.md). " +
+    "The tools read what the API reads, with the key's access (and two write, with a write key, as its POST routes do): list_websites, get_statistic, get_totals, query_stats, list_funnels, get_funnel, get_journey, get_realtime, create_goal, create_annotation (docs/mcp.md). " +
     "Clients must accept `application/json` and `text/event-stream`.",
   responses: {
     200: { description: "The answers to the requests the body carried.", schema: jsonRpcAnswers },

@@ -40,7 +40,9 @@ function createServer(caller: ToolCaller, report: (error: unknown) => void, call
         title: tool.title,
         description: tool.description,
         inputSchema: tool.input,
-        annotations: { readOnlyHint: true, openWorldHint: false },
+        annotations: tool.writes
+          ? { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: false }
+          : { readOnlyHint: true, openWorldHint: false },
       },
       (args: Record<string, unknown>) => {
         const call = tool.run(caller, args).then(answered, (error: unknown) => refused(error, report));

@@ -1,6 +1,8 @@
-import { canSeeWebsite, type Access, type StatRow, type Tally, type TotalFigures } from "@tally-analytics/core";
+import { canSeeWebsite, canWrite, type Access, type StatRow, type Tally, type TotalFigures } from "@tally-analytics/core";
 import {
+  annotationCreateSchema,
   funnelQuerySchema,
+  goalCreateSchema,
   journeyQuerySchema,
   plausibleQuerySchema,
   statsQuerySchema,
@@ -8,7 +10,8 @@ import {
 } from "@tally-analytics/core/internal";
 import * as z from "zod";
 import { websiteListQuery } from "../http/list-query.js";
-import { visibleWebsite } from "../http/permissions.js";
+import { HttpError } from "../http/errors.js";
+import { FORBIDDEN, visibleWebsite } from "../http/permissions.js";
 
 /** Who calls a tool: the API's access, so a viewer's key sees through MCP exactly what it sees through the API. */
 export interface ToolCaller {
@@ -28,6 +31,8 @@ export interface TallyTool<Shape extends z.ZodRawShape = z.ZodRawShape> {
   title: string;
   description: string;
   input: z.ZodObject<Shape>;
+  /** Changes something: refused, as the API refuses it, to read-only keys and viewers. */
+  writes?: boolean;
   run(caller: ToolCaller, args: z.output<z.ZodObject<Shape>>): Promise<ToolAnswer>;
 }
 
@@ -225,6 +230,38 @@ const getRealtime = defineTool({
   },
 });
 
+/** A website the caller may change: the API's 403 for a read-only key or a viewer, then its 404 for a website it cannot see. */
+function writableWebsite(caller: ToolCaller, id: number): number {
+  if (!canWrite(caller.access)) throw new HttpError(403, FORBIDDEN.readOnly);
+  return websiteOf(caller, id);
+}
+
+const createGoal = defineTool({
+  name: "create_goal",
+  title: "Add a goal to a website",
+  description:
+    "A page goal (`goal_type` page, `page_path` such as /thanks or /blog/*) or an event goal (`goal_type` event, `event_name`); " +
+    "the goals statistic counts it from then on, over any range. Needs a write key.",
+  input: z.object({ website_id: websiteId, ...goalCreateSchema.shape }),
+  writes: true,
+  async run(caller, { website_id, ...goal }) {
+    const created = await caller.tally.goals.create(caller.access.accountId, writableWebsite(caller, website_id), goal);
+    return { summary: `Goal "${created.display_name}" added (id ${created.id}).`, data: { ...created } };
+  },
+});
+
+const createAnnotation = defineTool({
+  name: "create_annotation",
+  title: "Add an annotation to a website's charts",
+  description: "A note (`text`, at most 500 characters) on a day (`date`, Y-m-d in the website's time zone). Needs a write key.",
+  input: z.object({ website_id: websiteId, ...annotationCreateSchema.shape }),
+  writes: true,
+  async run(caller, { website_id, ...note }) {
+    const created = await caller.tally.annotations.create(caller.access.accountId, writableWebsite(caller, website_id), note);
+    return { summary: `Annotation on ${created.date} added (id ${created.id}).`, data: { ...created } };
+  },
+});
+
 /** Every tool of Tally's MCP server, in the order clients list them. */
 export const TOOLS: readonly TallyTool[] = [
   listWebsites,
@@ -235,4 +272,6 @@ export const TOOLS: readonly TallyTool[] = [
   getFunnel,
   getJourney,
   getRealtime,
+  createGoal,
+  createAnnotation,
 ];
