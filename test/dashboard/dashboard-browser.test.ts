@@ -308,7 +308,8 @@ describe.skipIf(skip)("dashboard in Chromium", () => {
     await page.goto(`${fastifyOrigin}/analytics/share/docs.example`);
     await page.fill('input[name="password"]', "nope");
     await page.click('button[type="submit"]');
-    await expect.poll(() => page.textContent(".sign-in .error")).toBe("Wrong password.");
+    // The password is checked at its full cost: seconds on a busy machine.
+    await expect.poll(() => page.textContent(".sign-in .error"), { timeout: 15_000 }).toBe("Wrong password.");
     await page.screenshot({ path: screenshotPath("share-password.png") });
     await page.fill('input[name="password"]', "open sesame");
     await page.click('button[type="submit"]');
