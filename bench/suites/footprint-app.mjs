@@ -9,7 +9,6 @@ import { join } from "node:path";
 import { DOMAIN } from "../generate.mjs";
 import { serveRunner } from "../lib/app-process.mjs";
 import { args } from "../lib/measure.mjs";
-import { importDist } from "../lib/paths.mjs";
 
 const withTally = args().tally === "on";
 const dir = mkdtempSync(join(tmpdir(), "tally-bench-footprint-"));
@@ -20,8 +19,9 @@ app.post("/hello", (_req, res) => res.status(202).json({ status: 202 }));
 let tally = null;
 let site = null;
 if (withTally) {
-  const { createTally } = await importDist("core");
-  const { toNodeHandler } = await importDist("node");
+  // By package name, through the packages' exports, as an app imports them.
+  const { createTally } = await import("@tally-analytics/core");
+  const { toNodeHandler } = await import("@tally-analytics/server/node");
   tally = createTally({ database: `file:${join(dir, "tally.sqlite")}`, trustProxy: true });
   const { accountId } = await tally.accounts.create({ name: "footprint" });
   site = { accountId, ...(await tally.websites.create(accountId, { domain: DOMAIN, timezone: "UTC" })) };
