@@ -42,6 +42,9 @@ export interface DimensionIo {
   insertDimensions(rows: readonly NewDimension[]): Steps<void>;
 }
 
+/** Each kind a hit carries with its code. */
+const HIT_KIND_CODES = HIT_DIMENSIONS.map((kind) => [kind, DIMENSION_KINDS[kind]] as const);
+
 type ValueIds = Map<string, number>;
 /** website → kind code (a small integer: an array index) → value → id */
 type Ids = Map<number, ValueIds[]>;
@@ -105,8 +108,8 @@ export function createDictionary(maxCached = 200_000): Dictionary {
 
   function needsOf(hits: readonly Hit[]): Needs {
     const needs: Needs = new Map();
+    /** An unknown value noted (the caller looked it up). */
     const need = (websiteId: number, kind: number, value: string, day: number, source: string) => {
-      if (value === "" || lookup(websiteId, kind, value) !== undefined) return;
       let byKind = needs.get(websiteId);
       if (!byKind) needs.set(websiteId, (byKind = new Map()));
       let values = byKind.get(kind);
@@ -115,18 +118,25 @@ export function createDictionary(maxCached = 200_000): Dictionary {
       if (!known) values.set(value, { day, source });
       else if (classOf(source) !== VALUE_SOURCES.client) known.source = source;
     };
+    // The hot loop of a flush (every hit, every kind): a website's values are looked up once a hit, by kind code.
     for (const hit of hits) {
-      const day = dayNumber(hit.day);
+      const { websiteId, values } = hit;
+      const knownKinds = known.get(websiteId);
+      const learntKinds = learnt.get(websiteId);
+      const isNew = (kind: number, value: string) =>
+        value !== "" && knownKinds?.[kind]?.get(value) === undefined && learntKinds?.[kind]?.get(value) === undefined;
       const source = hit.source ?? "";
       // An engagement signal's page names its row (page_engagement); its other values are never stored.
       if (hit.kind === "engagement") {
-        need(hit.websiteId, DIMENSION_KINDS.page, hit.values.page, day, source);
+        if (isNew(DIMENSION_KINDS.page, values.page)) need(websiteId, DIMENSION_KINDS.page, values.page, dayNumber(hit.day), source);
         continue;
       }
-      for (const kind of HIT_DIMENSIONS) need(hit.websiteId, DIMENSION_KINDS[kind], hit.values[kind], day, source);
-      for (const [name, value] of Object.entries(hit.props ?? {})) {
-        need(hit.websiteId, DIMENSION_KINDS.prop_name, name, day, source);
-        need(hit.websiteId, DIMENSION_KINDS.prop_value, value, day, source);
+      for (const [kind, code] of HIT_KIND_CODES)
+        if (isNew(code, values[kind])) need(websiteId, code, values[kind], dayNumber(hit.day), source);
+      if (!hit.props) continue;
+      for (const [name, value] of Object.entries(hit.props)) {
+        if (isNew(DIMENSION_KINDS.prop_name, name)) need(websiteId, DIMENSION_KINDS.prop_name, name, dayNumber(hit.day), source);
+        if (isNew(DIMENSION_KINDS.prop_value, value)) need(websiteId, DIMENSION_KINDS.prop_value, value, dayNumber(hit.day), source);
       }
     }
     return needs;

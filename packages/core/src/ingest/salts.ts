@@ -1,4 +1,4 @@
-import { createHash, randomBytes } from "node:crypto";
+import * as crypto from "node:crypto";
 import type { EngineStore } from "../storage/store.js";
 
 /** How many days a salt is kept: today and yesterday in every time zone. */
@@ -14,8 +14,15 @@ export interface Salts {
   rotate(now?: number): Promise<void>;
 }
 
+/** SHA-256 as base64url; the one-shot `crypto.hash` (Node 20.12 and later) costs half a Hash object's time on a hit's few bytes. */
+const sha256: (text: string) => string =
+  // A namespace import: a named import of `hash` would fail to load on an older Node 20.
+  typeof crypto.hash === "function"
+    ? (text) => crypto.hash("sha256", text, "base64url")
+    : (text) => crypto.createHash("sha256").update(text).digest("base64url");
+
 export function visitorHash(salt: string, websiteId: number, ip: string, userAgent: string): string {
-  return createHash("sha256").update(`${salt}\u0000${websiteId}\u0000${ip}\u0000${userAgent}`).digest("base64url").slice(0, 22);
+  return sha256(`${salt}\u0000${websiteId}\u0000${ip}\u0000${userAgent}`).slice(0, 22);
 }
 
 export function oldestKeptDay(now: number): string {
@@ -28,7 +35,7 @@ export function createSalts(store: Pick<EngineStore, "salt" | "forgetBefore">): 
   const pending = new Map<string, Promise<string>>();
 
   async function load(day: string): Promise<string> {
-    const salt = await store.salt(day, randomBytes(32).toString("base64url"));
+    const salt = await store.salt(day, crypto.randomBytes(32).toString("base64url"));
     loaded.set(day, salt);
     return salt;
   }
@@ -58,7 +65,7 @@ export function createMemorySalts(): Salts {
   const salts = new Map<string, string>();
   const forDay = (day: string) => {
     let salt = salts.get(day);
-    if (salt === undefined) salts.set(day, (salt = randomBytes(32).toString("base64url")));
+    if (salt === undefined) salts.set(day, (salt = crypto.randomBytes(32).toString("base64url")));
     return salt;
   };
   return {
