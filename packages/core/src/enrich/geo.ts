@@ -1,4 +1,5 @@
 import type * as CountriesList from "countries-list";
+import { lazy } from "../shared/lazy.js";
 import { lazyRequire } from "../shared/lazy-require.js";
 import type { Reader, Response } from "maxmind";
 import type * as RegionsModule from "./regions.js";
@@ -62,7 +63,7 @@ function loadedRegions(): Regions {
   return regions;
 }
 
-const regionNames = new Intl.DisplayNames(["en"], { type: "region", fallback: "none" });
+const regionNames = lazy(() => new Intl.DisplayNames(["en"], { type: "region", fallback: "none" }));
 
 /**
  * Opens one or more MaxMind DB files: MaxMind GeoLite2/GeoIP2 Country or City, or an
@@ -191,7 +192,7 @@ function validCountryCode(code: string): string {
 }
 
 function countryName(code: string): string {
-  return regionNames.of(code) ?? countryOf(code)?.name ?? code;
+  return regionNames().of(code) ?? countryOf(code)?.name ?? code;
 }
 
 function isObject(value: unknown): value is Record<string, unknown> {

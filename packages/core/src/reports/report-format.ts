@@ -1,10 +1,11 @@
 import type { TotalFigures } from "../stats/stats.js";
+import { lazy } from "../shared/lazy.js";
 import type { ReportRange } from "./report-period.js";
 
-const numbers = new Intl.NumberFormat("en");
+const numbers = lazy(() => new Intl.NumberFormat("en"));
 const MINUS = "\u2212";
 
-export const formatNumber = (value: number): string => numbers.format(value);
+export const formatNumber = (value: number): string => numbers().format(value);
 
 /** `45s`, `3m 05s`, `1h 02m`. */
 export function formatDuration(seconds: number): string {
@@ -14,7 +15,7 @@ export function formatDuration(seconds: number): string {
   return `${Math.floor(s / 3600)}h ${String(Math.floor((s % 3600) / 60)).padStart(2, "0")}m`;
 }
 
-export const formatPercent = (value: number): string => `${numbers.format(value)}%`;
+export const formatPercent = (value: number): string => `${numbers().format(value)}%`;
 
 /** How a figure moved against the period before: its text and whether that is good news. */
 export interface Change {
@@ -24,7 +25,7 @@ export interface Change {
 }
 
 const signed = (value: number, unit: string): string =>
-  value > 0 ? `+${numbers.format(value)}${unit}` : value < 0 ? `${MINUS}${numbers.format(-value)}${unit}` : `0${unit}`;
+  value > 0 ? `+${numbers().format(value)}${unit}` : value < 0 ? `${MINUS}${numbers().format(-value)}${unit}` : `0${unit}`;
 
 function percentChange(current: number, previous: number): Change {
   if (previous === 0) return current === 0 ? { text: "0%", good: null } : { text: "new", good: true };
@@ -66,15 +67,17 @@ export function metricLine(metric: Metric, current: TotalFigures, previous: Tota
   };
 }
 
-const dayFormat = new Intl.DateTimeFormat("en", { month: "short", day: "numeric", year: "numeric", timeZone: "UTC" });
-const monthFormat = new Intl.DateTimeFormat("en", { month: "long", year: "numeric", timeZone: "UTC" });
+const dayFormat = lazy(() => new Intl.DateTimeFormat("en", { month: "short", day: "numeric", year: "numeric", timeZone: "UTC" }));
+const monthFormat = lazy(() => new Intl.DateTimeFormat("en", { month: "long", year: "numeric", timeZone: "UTC" }));
 const utc = (day: string) => new Date(`${day}T00:00:00Z`);
 
 /** `Mar 16 – 22, 2026`, or `March 2026` for a whole month. */
 export function rangeLabel(range: { from: string; to: string; kind?: ReportRange["kind"] }): string {
-  if (range.kind === "month") return monthFormat.format(utc(range.from));
+  if (range.kind === "month") return monthFormat().format(utc(range.from));
   // Intl puts thin spaces around the dash: plain ones read the same in every client and terminal.
-  return dayFormat.formatRange(utc(range.from), utc(range.to)).replace(/[\u2009\u202f]/g, " ");
+  return dayFormat()
+    .formatRange(utc(range.from), utc(range.to))
+    .replace(/[\u2009\u202f]/g, " ");
 }
 
 export const periodNoun = (range: ReportRange) => (range.kind === "week" ? "week" : "month");
