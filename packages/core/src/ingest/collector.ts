@@ -108,6 +108,9 @@ export interface CollectorOptions {
   origin?: "import";
 }
 
+/** Clients whose source (the hash their new values are budgeted under) is remembered. */
+const RECENT_SOURCES = 4096;
+
 /** Conversions remembered for deduplication (each for a visit's length). */
 const MAX_CONVERSIONS = 100_000;
 
@@ -164,11 +167,21 @@ export function createCollector(options: CollectorOptions) {
     return hit.ip === "" ? null : (geo?.lookup(hit.ip) ?? null);
   }
 
+  /** The sources of recent clients: a client sends several hits a visit, each would hash its address again. */
+  const recentSources = new Map<string, string>();
+
   /** A client's values are budgeted per address (an IPv6 client's /64), named by a hash with the day's salt. */
   async function sourceOf(origin: HitOrigin, day: string, rules: WebsiteRules, hit: CheckedHit): Promise<string> {
     if (origin !== "client") return origin;
-    const client = hit.ip === "" ? `key:${hit.visitorKey ?? ""}` : addressKey(hit.ip);
-    return `c:${visitorHash(await saltFor(day), rules.id, client, "")}`;
+    const client = hit.ip === "" ? `key:${hit.visitorKey ?? ""}` : hit.ip;
+    const key = `${day}\u0000${rules.id}\u0000${client}`;
+    let source = recentSources.get(key);
+    if (source === undefined) {
+      source = `c:${visitorHash(await saltFor(day), rules.id, hit.ip === "" ? client : addressKey(hit.ip), "")}`;
+      if (recentSources.size >= RECENT_SOURCES) recentSources.clear();
+      recentSources.set(key, source);
+    }
+    return source;
   }
 
   /** `referrer`: the external referring host, "" when direct or internal; `host`: the page's. */
@@ -278,6 +291,8 @@ export function createCollector(options: CollectorOptions) {
     const today = new Date(clock).toISOString().slice(0, 10);
     if (clock === 0 || today === rotatedForDay) return;
     rotatedForDay = today;
+    // Addresses are not kept past their day, even in memory.
+    recentSources.clear();
     await salts.rotate(clock);
   }
 
