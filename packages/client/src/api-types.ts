@@ -1822,7 +1822,7 @@ export type components = {
             /** @description A pageview's server mark, read from the page's `Server-Timing: tally;desc=…`: the app's server counted this view already (the middleware), and this pageview only adds screen size and language to it. */
             v?: string | null;
         };
-        /** @description Revenue (`$`, `m`) and the script version (`v`) are accepted and ignored. */
+        /** @description The script version (`v`) is accepted and ignored. */
         PlausibleEvent: {
             /**
              * @description Event name: `pageview`, `engagement` (time on page), or a custom event.
@@ -1874,6 +1874,28 @@ export type components = {
             e?: number | null;
             /** @description With `n: engagement`: the deepest percentage of the page seen; kept as Tally's scroll depth (`d`), within 0–100. */
             sd?: number | null;
+            /**
+             * @description An event's revenue: its amount and ISO 4217 currency (docs/revenue.md).
+             * @example {
+             *       "amount": 29.9,
+             *       "currency": "EUR"
+             *     }
+             */
+            $?: {
+                amount: number | string;
+                currency: string;
+            } | null;
+            /**
+             * @description Same as `$`.
+             * @example {
+             *       "amount": 29.9,
+             *       "currency": "EUR"
+             *     }
+             */
+            revenue?: {
+                amount: number | string;
+                currency: string;
+            } | null;
             /** @description Tally's addition (its build of the script sends it): screen size, `WxH`. */
             s?: string | null;
             /** @description Tally's addition: the browser's language. */

@@ -213,6 +213,7 @@ export function createCollector(options: CollectorOptions) {
       scrollDepth: hit.scrollDepth,
       vitals: hit.vitals,
       props: hit.props && truncatedValues(hit.props),
+      ...(hit.revenue === null ? {} : { revenue: hit.revenue }),
       source: await sourceOf(origin, day, rules, hit),
       values: readValues({
         page: rules.pageNames === "route" ? routePageOf(hit.url, hit.route) : pageOf(hit.url, rules.params, hit.hash),

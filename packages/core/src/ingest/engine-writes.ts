@@ -15,6 +15,7 @@ const WEBSITE_TABLES = [
   "visits",
   "hits",
   "event_props",
+  "event_revenue",
   "page_engagement",
   "dimensions",
   "day_versions",
@@ -30,6 +31,7 @@ const WEBSITE_TABLES = [
 const TIMED_TABLES = [
   ["hits", "time"],
   ["event_props", "time"],
+  ["event_revenue", "time"],
   ["page_engagement", "time"],
   ["visits", "start"],
 ] as const;

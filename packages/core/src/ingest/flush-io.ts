@@ -1,6 +1,7 @@
 import type { Insertable } from "kysely";
 import type {
   EventPropsTable,
+  EventRevenueTable,
   HitsTable,
   PageEngagementTable,
   RollupWatermarksTable,
@@ -65,6 +66,7 @@ export interface FlushIo extends DimensionIo {
   updateVisits(rows: readonly VisitUpdateRow[]): Steps<void>;
   insertHits(rows: readonly HitsTable[]): Steps<void>;
   insertProps(rows: readonly EventPropsTable[]): Steps<void>;
+  insertRevenues(rows: readonly EventRevenueTable[]): Steps<void>;
   insertEngagements(rows: readonly PageEngagementTable[]): Steps<void>;
   saveVisitors(rows: readonly VisitorsTable[]): Steps<void>;
   addCounts(rows: readonly CounterRow[]): Steps<void>;
@@ -286,6 +288,7 @@ function flushStatements(dialect: WriteDialect) {
       from json_populate_recordset(null::visits, cast(? as json)) changes where visits.id = changes.id`,
     insertHits: inserter<HitsTable>("hits", ["website_id", "visit_id", "time", "page", "event", "seq"]),
     insertProps: inserter<EventPropsTable>("event_props", ["website_id", "visit_id", "time", "event", "seq", "name", "value"]),
+    insertRevenues: inserter<EventRevenueTable>("event_revenue", ["website_id", "visit_id", "time", "event", "seq", "amount", "currency"]),
     insertEngagements: inserter<PageEngagementTable>("page_engagement", ENGAGEMENT_COLUMNS),
     saveVisitors: inserter<VisitorsTable>(
       "visitors",
@@ -410,6 +413,9 @@ export function createFlushIo(runner: SqlRunner, dialect: WriteDialect): FlushIo
     },
     *insertProps(rows) {
       yield* s.insertProps(runner, rows);
+    },
+    *insertRevenues(rows) {
+      yield* s.insertRevenues(runner, rows);
     },
     *saveVisitors(rows) {
       yield* s.saveVisitors(runner, rows);

@@ -60,6 +60,17 @@ export interface PropRow {
   value: string;
 }
 
+/** An event's revenue, as its properties are kept beside its hit. */
+export interface RevenueRow {
+  websiteId: number;
+  visit: number;
+  time: number;
+  event: string;
+  seq: number;
+  amount: number;
+  currency: string;
+}
+
 /** The visits a flush starts and changes, under provisional ids for the new ones. */
 export function createVisitLedger() {
   const created: NewVisit[] = [];

@@ -7,6 +7,7 @@ import {
   type HitRow,
   type NewVisit,
   type PropRow,
+  type RevenueRow,
   type VisitChange,
   type VisitLedger,
 } from "./visit-ledger.js";
@@ -35,6 +36,7 @@ export interface FlushChanges {
   visitUpdates: VisitChange[];
   hits: HitRow[];
   props: PropRow[];
+  revenues: RevenueRow[];
   engagements: EngagementRow[];
 }
 
@@ -46,6 +48,7 @@ interface Flush {
   touched: Set<VisitorState>;
   hits: HitRow[];
   props: PropRow[];
+  revenues: RevenueRow[];
   engagements: EngagementRow[];
 }
 
@@ -62,6 +65,7 @@ export function processHits(hits: readonly Hit[], states: Map<string, VisitorSta
     touched: new Set(),
     hits: [],
     props: [],
+    revenues: [],
     engagements: [],
   };
   for (const hit of hits) {
@@ -75,6 +79,7 @@ export function processHits(hits: readonly Hit[], states: Map<string, VisitorSta
     visitUpdates: flush.visits.updates(),
     hits: flush.hits,
     props: flush.props,
+    revenues: flush.revenues,
     engagements: flush.engagements,
   };
 }
@@ -246,4 +251,5 @@ function countHit(flush: Flush, hit: Hit, holder: VisitorState): void {
     if (value !== "") counters.add(websiteId, "event_property", day, [listedAs, name, value].join(PROPERTY_SEPARATOR));
     flush.props.push({ websiteId, visit, time: hit.localTime, event, seq, name, value });
   }
+  if (hit.revenue) flush.revenues.push({ websiteId, visit, time: hit.localTime, event, seq, ...hit.revenue });
 }

@@ -140,6 +140,17 @@ export function* writeFlush(io: FlushIo, dictionary: Dictionary, batch: readonly
       value: id(prop.websiteId, "prop_value", prop.value),
     })),
   );
+  yield* io.insertRevenues(
+    changes.revenues.map(({ websiteId, visit, time, event, seq, amount, currency }) => ({
+      website_id: websiteId,
+      visit_id: real(visit),
+      time,
+      event: id(websiteId, "event", event),
+      seq,
+      amount,
+      currency,
+    })),
+  );
   yield* io.insertEngagements(
     changes.engagements.map(({ websiteId, visit, time, page, engagedMs, scrollDepth, vitals }) => ({
       website_id: websiteId,

@@ -3,6 +3,7 @@ import { FIRST_DAY, isTimeInDomain, LAST_DAY } from "../shared/calendar.js";
 import { ValidationError } from "../shared/errors.js";
 import { storableText, wellFormed } from "../shared/text.js";
 import { PAGEVIEW_EVENT } from "./dimensions.js";
+import { checkRevenue, type Revenue, type RevenueInput } from "./revenue.js";
 
 /** One pageview or event, as the tracker (or an import) reports it. */
 export interface HitInput {
@@ -21,6 +22,8 @@ export interface HitInput {
   event?: string | null | undefined;
   /** The event's or the pageview's properties. */
   props?: Record<string, string | number | boolean> | null | undefined;
+  /** An event's revenue: an amount and its ISO 4217 currency (docs/revenue.md). */
+  revenue?: RevenueInput | null | undefined;
   /** The site uses hash routing: the fragment is part of the page. */
   hash?: boolean | null | undefined;
   /** The client's address; may be left out when `visitorKey` names the visitor. */
@@ -123,6 +126,7 @@ export interface CheckedHit {
   language: string;
   event: string | null;
   props: Record<string, string> | null;
+  revenue: Revenue | null;
   hash: boolean;
   /** "" when an import names the visitor by `visitorKey` instead. */
   ip: string;
@@ -166,6 +170,7 @@ export function checkHit(input: HitInput): CheckedHit {
     language: typeof input.language === "string" ? (LANGUAGE.exec(input.language)?.[1]?.toLowerCase() ?? "") : "",
     event: checkEvent(input.event),
     props: checkProps(input.props),
+    revenue: checkRevenue(input.revenue, checkEvent(input.event)),
     hash: input.hash === true,
     ip,
     userAgent: typeof input.userAgent === "string" ? input.userAgent.slice(0, LIMITS.userAgent) : "",

@@ -23,6 +23,7 @@ const SCALARS = [
   "scrollDepth",
   "vitals",
   "props",
+  "revenue",
   "outboxId",
   "source",
 ] as const satisfies readonly (keyof Hit)[];

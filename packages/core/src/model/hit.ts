@@ -1,5 +1,6 @@
 import type { DimensionValues } from "./dimensions.js";
 import type { CheckedVitals } from "./hit-input.js";
+import type { Revenue } from "./revenue.js";
 
 /** A pageview, an event, or an engagement signal (which is no hit: docs/statistics.md). */
 export type HitKind = "pageview" | "event" | "engagement";
@@ -27,6 +28,8 @@ export interface Hit {
   /** An engagement signal's web vitals of its pageview; null when not sent (and for hits). */
   vitals: CheckedVitals | null;
   props: Record<string, string> | null;
+  /** An event's revenue; absent or null for most hits. */
+  revenue?: Revenue | null;
   /**
    * One value per kind of the registry (model/dimensions.ts): `page` without tracking
    * parameters, `referrer` the external host ("" when direct or internal), `event` ""

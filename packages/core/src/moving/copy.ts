@@ -28,6 +28,7 @@ const COPY_ORDER = {
   visits: 15,
   hits: 16,
   event_props: 17,
+  event_revenue: 33,
   // After its visits, like hits.
   page_engagement: 24,
   rollups: 18,

@@ -414,6 +414,24 @@ const migrationFactories: Record<string, MigrationFactory> = {
       await db.schema.createIndex("alert_deliveries_website_idx").on("alert_deliveries").columns(["website_id", "id"]).execute();
     },
   }),
+  // Revenue of events (docs/revenue.md): beside the event's hit, as its properties are; amounts
+  // in ten-thousandths of their currency, so that sums are exact.
+  "0061_event_revenue": (dialect) => ({
+    async up(db) {
+      await db.schema
+        .createTable("event_revenue")
+        .addColumn("website_id", "integer", (c) => c.notNull())
+        .addColumn("visit_id", "integer", (c) => c.notNull())
+        .addColumn("time", dialect.counterType, (c) => c.notNull())
+        .addColumn("event", "integer", (c) => c.notNull())
+        .addColumn("seq", "integer", (c) => c.notNull())
+        .addColumn("amount", dialect.counterType, (c) => c.notNull())
+        .addColumn("currency", "text", (c) => c.notNull())
+        .execute();
+      await db.schema.createIndex("event_revenue_range_idx").on("event_revenue").columns(["website_id", "event", "time"]).execute();
+      await db.schema.createIndex("event_revenue_visit_idx").on("event_revenue").column("visit_id").execute();
+    },
+  }),
   // What a team shares per website beside its funnels: goals (page patterns and events),
   // notes on dates of the charts, and saved filter sets (personal to a user, or shared).
   "0050_goals_annotations_saved_segments": (dialect) => ({

@@ -23,6 +23,7 @@ export interface Database {
   visits: VisitsTable;
   hits: HitsTable;
   event_props: EventPropsTable;
+  event_revenue: EventRevenueTable;
   page_engagement: PageEngagementTable;
   report_runs: ReportRunsTable;
   report_secrets: ReportSecretsTable;
@@ -130,6 +131,20 @@ export interface EventPropsTable {
   seq: number;
   name: number;
   value: number;
+}
+
+/** One row per event hit that carried revenue (docs/revenue.md). */
+export interface EventRevenueTable {
+  website_id: number;
+  visit_id: number;
+  time: number;
+  event: number;
+  /** The `seq` of its event's hit. */
+  seq: number;
+  /** Ten-thousandths of the currency's unit (model/revenue.ts). */
+  amount: number;
+  /** ISO 4217, upper case. */
+  currency: string;
 }
 
 /**

@@ -9,6 +9,13 @@ import type { Dropped, ForeignTracker } from "./foreign-hits.js";
 
 const text = z.string().nullish();
 const props = z.union([z.record(z.string(), z.unknown()), z.string()]).nullish();
+const revenue = z
+  .object({ amount: z.union([z.number(), z.string()]), currency: z.string() })
+  .nullish()
+  .meta({
+    description: "An event's revenue: its amount and ISO 4217 currency (docs/revenue.md).",
+    example: { amount: 29.9, currency: "EUR" },
+  });
 const flag = z.union([z.literal(0), z.literal(1), z.boolean()]).nullish();
 
 export const plausibleEventBody = z
@@ -37,12 +44,14 @@ export const plausibleEventBody = z
     sd: z.number().nullish().meta({
       description: "With `n: engagement`: the deepest percentage of the page seen; kept as Tally's scroll depth (`d`), within 0–100.",
     }),
+    $: revenue,
+    revenue: revenue.meta({ description: "Same as `$`." }),
     s: text.meta({ description: "Tally's addition (its build of the script sends it): screen size, `WxH`." }),
     l: text.meta({ description: "Tally's addition: the browser's language." }),
   })
   .meta({
     id: "PlausibleEvent",
-    description: "Revenue (`$`, `m`) and the script version (`v`) are accepted and ignored.",
+    description: "The script version (`v`) is accepted and ignored.",
   });
 
 type PlausibleEvent = z.infer<typeof plausibleEventBody>;
@@ -87,6 +96,7 @@ export function plausibleHits(event: PlausibleEvent): HitFields[] {
     // A pageview's properties too: Plausible's custom properties for pageviews.
     hit.props = propsOf(event.p ?? event.props);
     if (name !== "pageview") hit.event = name;
+    hit.revenue = event.$ ?? event.revenue;
   }
   const domains = (event.d ?? event.domain ?? "")
     .split(",")
