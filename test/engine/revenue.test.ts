@@ -67,15 +67,23 @@ describe.each(DIALECTS)("revenue of events (%s)", (dialect) => {
       }),
     });
     expect(documented.status).toBe(202);
+    // Tally's own /collect body, as its extension script sends it.
+    const collected = await served.fetch("/collect", {
+      method: "POST",
+      headers: { "content-type": "text/plain", "user-agent": CHROME },
+      body: JSON.stringify({ u: "https://shop.test/donate", n: "Donation", $: { amount: 3, currency: "CHF" } }),
+    });
+    expect(collected.status).toBe(202);
     await stored.tally.flush();
     const rows = (await revenues()).map((row) => ({ ...row, amount: Number(row.amount) }));
     expect(rows.slice(0, 2)).toEqual([
       { event: "Purchase", amount: 299_900, currency: "EUR" },
       { event: "Purchase", amount: 12_345_678_912, currency: "USD" },
     ]);
-    // The two Plausible hits happen now, after March: in either order within their second.
+    // The hits sent over HTTP happen now, after March: in any order within their second.
     expect(rows.slice(2).sort((a, b) => a.amount - b.amount)).toEqual([
       { event: "Upgrade", amount: 1_000, currency: "JPY" },
+      { event: "Donation", amount: 30_000, currency: "CHF" },
       { event: "Upgrade", amount: 50_000, currency: "EUR" },
     ]);
   });
@@ -108,6 +116,6 @@ describe.each(DIALECTS)("revenue of events (%s)", (dialect) => {
     expect(JSON.stringify(await plausible.json())).toContain("ISO 4217");
     await stored.tally.flush();
     expect(await stored.sql<{ n: number }>("select count(*) as n from hits")).toEqual(before);
-    expect(await revenues()).toHaveLength(4);
+    expect(await revenues()).toHaveLength(5);
   });
 });

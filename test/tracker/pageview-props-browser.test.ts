@@ -2,12 +2,15 @@
 // Tally (SQLite, node:http, mounted under /analytics): the extension build's data-props,
 // and Plausible's snippet build (script.pageview-props.js with event-* attributes, and
 // plausible("pageview", {props})). Read back through /api/v1/stats: the property breakdown
-// (`event_property` with `event=pageview`) and statistics filtered by `prop:<name>`.
+// (`event_property` with `event=pageview`) and statistics filtered by `prop:<name>`. An event's
+// revenue (tally.track's third argument, Plausible's `revenue` option) is read from its table.
 //
 // Every test gets its own Tally, database and port. Headless Chromium is a bot to isbot:
 // the website is created with exclude_bots 0. One browser context is one visitor.
+import { join } from "node:path";
+import Database from "better-sqlite3";
 import type { Page } from "playwright-core";
-import { describe, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { skipWithoutChromium as skip, warnIfSkipped } from "../support/chromium.js";
 import { chromiumPerTest, expectTodaysStats, PLAIN_PAGE, scriptPage, todayUtc } from "../support/browser-pages.js";
 import { startEmbeddedSite, type EmbeddedSite } from "../support/embedded-site.js";
@@ -44,6 +47,19 @@ const expectStats = (name: string, expected: Record<string, number>, extra: Reco
 /** The pageviews' breakdown by one property. */
 const byProperty = (property: string) => ({ event: "pageview", property });
 
+/** The events' revenue stored so far: event name, amount in ten-thousandths, currency. */
+async function revenues(): Promise<{ event: string; amount: number; currency: string }[]> {
+  await session.site.tally.flush();
+  const db = new Database(join(session.site.directory, "tally.sqlite"), { readonly: true });
+  try {
+    return db
+      .prepare("select d.value as event, r.amount, r.currency from event_revenue r join dimensions d on d.id = r.event order by r.time")
+      .all() as { event: string; amount: number; currency: string }[];
+  } finally {
+    db.close();
+  }
+}
+
 /** Opens each path in turn in one tab, each pageview counted before the next page. */
 async function visit(paths: readonly string[]): Promise<Page> {
   const tab = await session.newPage();
@@ -65,9 +81,14 @@ describe.skipIf(skip)("pageview properties → embedded Tally, in Chromium", () 
     // One visitor, one visit: a second visitor (another context) reads only /about.
     const tab = await visit(["/posts/a", "/posts/b", "/posts/c", "/about", "/broken", "/list"]);
     await tab.evaluate(() =>
-      (window as unknown as { tally: { track(name: string, props: object): void } }).tally.track("Share", { author: "Jane" }),
+      (window as unknown as { tally: { track(name: string, props: object, revenue: object): void } }).tally.track(
+        "Share",
+        { author: "Jane" },
+        { amount: 19.5, currency: "EUR" },
+      ),
     );
     await expectStats("event", { Share: 1 });
+    expect(await revenues()).toEqual([{ event: "Share", amount: 195_000, currency: "EUR" }]);
     const firefox = await session.browser.newContext({
       userAgent: "Mozilla/5.0 (X11; Linux x86_64; rv:128.0) Gecko/20100101 Firefox/128.0",
     });
@@ -138,10 +159,14 @@ describe.skipIf(skip)("pageview properties → embedded Tally, in Chromium", () 
     await tab.goto(`${session.site.origin}/attributes`);
     await expectStats("pageviews", { [todayUtc()]: 4 });
     await tab.evaluate(() =>
-      (window as unknown as { plausible(name: string, options: object): void }).plausible("Signup", { props: { type: "trial" } }),
+      (window as unknown as { plausible(name: string, options: object): void }).plausible("Signup", {
+        props: { type: "trial" },
+        revenue: { amount: "7.25", currency: "usd" },
+      }),
     );
     await expectStats("event_property", { Jane: 1 }, { event: "Signup", property: "author" });
     await expectStats("event_property", { trial: 1 }, { event: "Signup", property: "type" });
     await expectStats("page", { "/attributes": 2 }, { filter: "prop:author:is:Jane" });
+    expect(await revenues()).toEqual([{ event: "Signup", amount: 72_500, currency: "USD" }]);
   });
 });

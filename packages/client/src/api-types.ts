@@ -1790,6 +1790,17 @@ export type components = {
             p?: {
                 [key: string]: string | number | boolean;
             } | null;
+            /**
+             * @description An event's revenue: its amount and ISO 4217 currency (docs/revenue.md).
+             * @example {
+             *       "amount": 29.9,
+             *       "currency": "EUR"
+             *     }
+             */
+            $?: {
+                amount: number | string;
+                currency: string;
+            } | null;
             /** @description Hash routing: the URL's fragment is part of the page. */
             h?: (0 | 1 | boolean) | null;
             /**

@@ -55,3 +55,4 @@ export { createUserAgentParser } from "./enrich/user-agent.js";
 export { channelOf, clickIdOf } from "./enrich/channels.js";
 export { sourceOf } from "./enrich/sources.js";
 export { loadRegions, openGeoLookup, type GeoLookup } from "./enrich/geo.js";
+export { revenueBody } from "./model/revenue.js";

@@ -39,8 +39,13 @@ declare const FEATURE_DOWNLOADS: boolean;
 declare const FEATURE_TAGGED: boolean;
 
 export type Props = Record<string, string | number | boolean>;
-export type Track = (name: string, props?: Props) => void;
+/** An event's revenue: an amount and its ISO 4217 currency (the extension build and Plausible's). */
+export type Revenue = { amount: number | string; currency: string };
+export type Track = (name: string, props?: Props, revenue?: Revenue) => void;
 type Global = { track: Track; q?: IArguments[] };
+/** The event being sent's revenue, set by `track` on `send` around its call. */
+type Carrier = { $?: Revenue | undefined };
+const revenueOf = (send: unknown) => (send as Carrier).$;
 
 const doc = document;
 const loc = location;
@@ -94,7 +99,8 @@ try {
         } catch {}
     } else if (FEATURE_EXTENSIONS && engaged) url = last || url; // the page the signal is about
     if (off) return;
-    if (FEATURE_FOREIGN) return sendForeign(endpoint, script, { n: name, u: url, p: props, h: hash, e: engaged as number | undefined });
+    if (FEATURE_FOREIGN)
+      return sendForeign(endpoint, script, { n: name, u: url, p: props, h: hash, e: engaged as number | undefined, $: revenueOf(send) });
     try {
       // Transport: navigator.sendBeacon alone, the smallest option that is also robust.
       // - A string body goes out as text/plain;charset=UTF-8: CORS-safelisted, no preflight.
@@ -115,14 +121,22 @@ try {
           h: hash,
           e: FEATURE_ENGAGED && !FEATURE_EXTENSIONS ? (engaged as number) : undefined,
           v: mark,
-          ...(FEATURE_EXTENSIONS && (engaged as Signal)),
+          ...(FEATURE_EXTENSIONS && { ...(engaged as Signal), $: revenueOf(send) }),
         }),
       );
     } catch {}
   };
 
   const page = () => send();
-  const track: Track = (name, props) => name && send(name, props);
+  const track: Track =
+    FEATURE_EXTENSIONS || FEATURE_FOREIGN
+      ? (name, props, revenue) => {
+          // Carried on send itself: the default build, which has no revenue, declares nothing for it.
+          (send as Carrier).$ = revenue;
+          name && send(name, props);
+          (send as Carrier).$ = undefined;
+        }
+      : (name, props) => name && send(name, props);
 
   if (FEATURE_SPA && !(FEATURE_FOREIGN && manual(script))) {
     const path = () => loc.pathname + (hash ? loc.hash : "");

@@ -1,7 +1,7 @@
 // The builds of the tracker for other tools' snippets (build.mjs: plausible.min.js served
 // at /js/script.js, plausible-tagged.min.js at /js/script.tagged-events.js and the names with it, umami.min.js at /umami.js, goatcounter.min.js at /count.js; docs/moving.md, "Coming from Plausible, Umami or
 // GoatCounter"). A module of its own: Tally's builds never call it, so they carry none of it.
-import type { Props, Track } from "./tracker.js";
+import type { Props, Revenue, Track } from "./tracker.js";
 
 declare const FEATURE_PLAUSIBLE: boolean;
 declare const FEATURE_UMAMI: boolean;
@@ -9,7 +9,7 @@ declare const FEATURE_GOATCOUNTER: boolean;
 declare const FEATURE_TAGGED: boolean;
 
 type UmamiPayload = Record<string, unknown>;
-type PlausibleOptions = { props?: Props; callback?: () => void };
+type PlausibleOptions = { props?: Props; revenue?: Revenue; callback?: () => void };
 type Foreign = Window & {
   plausible?: ((name: string, options?: PlausibleOptions) => void) & { q?: IArguments[] };
   umami?: { track(value?: string | UmamiPayload | ((payload: UmamiPayload) => UmamiPayload), props?: Props): void };
@@ -23,6 +23,7 @@ interface TrackerHit {
   p: Props | undefined;
   h: 1 | undefined;
   e: number | undefined;
+  $: Revenue | undefined;
 }
 
 /** Umami: data-host-url is where Umami runs, else beside the script; Plausible: data-api, else {base}/api/event beside {base}/js/script.js. */
@@ -141,6 +142,7 @@ export function sendForeign(endpoint: string, script: HTMLScriptElement, hit: Tr
     p: withScriptProps(script, hit.p),
     h: hit.h,
     e: hit.e,
+    $: hit.$,
     s: screen.width + "x" + screen.height,
     l: navigator.language,
   });
@@ -200,7 +202,7 @@ export function defineForeignGlobal(tracker: {
     // window.plausible=window.plausible||function(){(plausible.q=plausible.q||[]).push(arguments)}
     const waiting = (win.plausible || {}).q || [];
     const plausible = (name: string, options: PlausibleOptions = {}) => {
-      name == "pageview" ? tracker.pageview(options.props) : tracker.track(name, options.props);
+      name == "pageview" ? tracker.pageview(options.props) : tracker.track(name, options.props, options.revenue);
       options.callback && options.callback();
     };
     win.plausible = plausible;

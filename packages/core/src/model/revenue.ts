@@ -1,3 +1,4 @@
+import * as z from "zod";
 import { ValidationError } from "../shared/errors.js";
 
 /** An event's revenue as a caller sends it: an amount (a number or its decimal text) and an ISO 4217 currency. */
@@ -5,6 +6,15 @@ export interface RevenueInput {
   amount: number | string;
   currency: string;
 }
+
+/** A hit body's revenue field (checked further by checkRevenue). */
+export const revenueBody = z
+  .object({ amount: z.union([z.number(), z.string()]), currency: z.string() })
+  .nullish()
+  .meta({
+    description: "An event's revenue: its amount and ISO 4217 currency (docs/revenue.md).",
+    example: { amount: 29.9, currency: "EUR" },
+  });
 
 /** An event's revenue as stored: the amount in ten-thousandths of the currency's unit (sums stay exact), and the currency. */
 export interface Revenue {

@@ -1,4 +1,5 @@
 import { ValidationError, type CollectResult, type HitInput, type Tally } from "@tally-analytics/core";
+import { revenueBody } from "@tally-analytics/core/internal";
 import * as z from "zod";
 import { parseJsonObject, readText } from "../http/body.js";
 import { proxyTrust, type HeaderReader } from "../http/client-ip.js";
@@ -23,6 +24,7 @@ export const hitBody = z
       .record(z.string(), z.union([z.string(), z.number(), z.boolean()]))
       .nullish()
       .meta({ description: "The event's or the pageview's properties.", example: { plan: "pro" } }),
+    $: revenueBody,
     h: z
       .union([z.literal(0), z.literal(1), z.boolean()])
       .nullish()
@@ -118,6 +120,7 @@ async function collectHit(tally: Tally, request: HitRequest): Promise<{ message:
     language: body.l,
     event: body.n,
     props: body.p,
+    revenue: body.$,
     hash: body.h === 1 || body.h === true,
     engagedMs: body.e,
     scrollDepth: body.d,

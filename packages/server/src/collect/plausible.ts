@@ -1,4 +1,5 @@
 import { ValidationError } from "@tally-analytics/core";
+import { revenueBody } from "@tally-analytics/core/internal";
 import * as z from "zod";
 import { JSON_CONTENT_TYPE, NOSNIFF } from "../http/json-response.js";
 import { CORS_HEADERS, type HitFields } from "./collect.js";
@@ -9,13 +10,6 @@ import type { Dropped, ForeignTracker } from "./foreign-hits.js";
 
 const text = z.string().nullish();
 const props = z.union([z.record(z.string(), z.unknown()), z.string()]).nullish();
-const revenue = z
-  .object({ amount: z.union([z.number(), z.string()]), currency: z.string() })
-  .nullish()
-  .meta({
-    description: "An event's revenue: its amount and ISO 4217 currency (docs/revenue.md).",
-    example: { amount: 29.9, currency: "EUR" },
-  });
 const flag = z.union([z.literal(0), z.literal(1), z.boolean()]).nullish();
 
 export const plausibleEventBody = z
@@ -44,8 +38,8 @@ export const plausibleEventBody = z
     sd: z.number().nullish().meta({
       description: "With `n: engagement`: the deepest percentage of the page seen; kept as Tally's scroll depth (`d`), within 0–100.",
     }),
-    $: revenue,
-    revenue: revenue.meta({ description: "Same as `$`." }),
+    $: revenueBody,
+    revenue: revenueBody.meta({ description: "Same as `$`." }),
     s: text.meta({ description: "Tally's addition (its build of the script sends it): screen size, `WxH`." }),
     l: text.meta({ description: "Tally's addition: the browser's language." }),
   })
