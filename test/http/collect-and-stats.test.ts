@@ -517,6 +517,16 @@ describe.each(apiMatrix)("collect, script and stats over $name", ({ transport, d
       expectJson(await alice.get(path("name=pageviews&from=2016-01-01&to=2026-01-08")), 200);
     });
 
+    it("a long range reaching before the first data is answered from the first data, with a Warning", async () => {
+      const whole = await alice.get(path("name=pageviews&from=2026-01-01&to=2026-03-31&sort_by=value&sort=asc"));
+      const first = (whole.body.data as { value: string }[])[0]!.value;
+      const response = await alice.get(path("name=pageviews&from=1970-01-01&to=2026-03-31&sort_by=value&sort=asc"));
+      expectJson(response, 200);
+      expect(response.body.data).toEqual(whole.body.data);
+      expect(response.headers.get("warning")).toBe(`299 - "The range begins before the website's first data; answered from ${first}"`);
+      expect(whole.headers.get("warning")).toBeNull();
+    });
+
     it.each([
       ["from=2026-01-01&to=2026-01-31", { name: ["The name field is required."] }],
       ["name=pageviews&to=2026-01-31", { from: ["The from field is required."] }],
@@ -530,8 +540,8 @@ describe.each(apiMatrix)("collect, script and stats over $name", ({ transport, d
       ["name=pageviews&from=2026-1-1&to=2026-01-31", { from: ["The from is not a valid date in the format Y-m-d."] }],
       ["name=pageviews&from=2026-01-01T00:00:00Z&to=2026-01-31", { from: ["The from is not a valid date in the format Y-m-d."] }],
       ["name=pageviews&from=2026-02-01&to=2026-01-31", { to: ["The to must be a date after or equal to from."] }],
-      ["name=pageviews&from=2016-01-01&to=2026-01-09", { to: ["The range may not be longer than 3660 days."] }],
-      ["name=pageviews&from=1970-01-01&to=2026-01-01", { to: ["The range may not be longer than 3660 days."] }],
+      // Longer than the limit from the first data: 2026-01-10 + 3660 days = 2036-01-18.
+      ["name=pageviews&from=2026-01-10&to=2036-01-19", { to: ["The range may not be longer than 3660 days."] }],
       ["name=pageviews&from=1900-01-01&to=2026-01-01", { from: ["The from must be a date from 1970-01-01 to 9998-12-31."] }],
       ["name=page&from=2026-1-1&to=2026-01-31&sort=up&per_page=20", { from: ["The from is not a valid date in the format Y-m-d."] }],
       ["name=page&from=2026-01-01&to=2026-01-31&page=0", { page: ["The page must be an integer greater than 0."] }],

@@ -28,6 +28,7 @@ import { runImport, type ImportContext, type ImportOptions, type ImportSummary }
 import { NotFoundError, ValidationError } from "./shared/errors.js";
 import { createWebsiteCache } from "./ingest/website-rules.js";
 import { createRealtimeReader } from "./stats/realtime.js";
+import { readFirstDay } from "./stats/first-day.js";
 import { DEFAULT_QUERY_TIMEOUT_MS } from "./stats/database-readers.js";
 import { createStats, type Stats } from "./stats/stats.js";
 import { createPathStats } from "./stats/path-stats.js";
@@ -495,6 +496,7 @@ async function openServices(options: TallyOptions, passwords: Passwords): Promis
         return row.timezone;
       },
       recentDrops: (websiteId) => flushed.recentDrops(websiteId),
+      firstDay: (websiteId) => readFirstDay(store.db, websiteId),
     }),
     ...createPathStats({ websites, funnels, runner: reads, beforeRead }),
   };

@@ -233,7 +233,7 @@ export const routes: readonly Route[] = [
       const { tally, accountId, url, query } = context;
       const fallbacks = fallbacksOf(url, query);
       const page = await tally.stats.query(accountId, resourceId(context), query);
-      return send(statsAnswer, statsBody(url, page, fallbacks), fallbackHeaders(fallbacks));
+      return send(statsAnswer, statsBody(url, page, fallbacks), fallbackHeaders(fallbacks, page.startsAt));
     },
   }),
   defineRoute({

@@ -37,7 +37,26 @@ export interface TotalsQueryInput {
 }
 
 /** Longest range accepted, so one query stays bounded: 10 years. */
-const MAX_RANGE_DAYS = 3660;
+export const MAX_RANGE_DAYS = 3660;
+const TOO_LONG = `The range may not be longer than ${MAX_RANGE_DAYS} days.`;
+
+/**
+ * A range longer than the limit whose `from` comes before the website's first data
+ * (`firstDay`, null without any) starts at that first data instead, as answering it would
+ * count nothing more; `startsAt` says so. Other inputs are left to the schema.
+ */
+export async function fromFirstData<T extends { from?: unknown; to?: unknown }>(
+  input: T,
+  firstDay: () => Promise<string | null>,
+): Promise<{ input: T; startsAt?: string }> {
+  const { from, to } = input;
+  if (typeof from !== "string" || typeof to !== "string" || !isInDomain(from) || !isInDomain(to)) return { input };
+  if (dayNumber(to) - dayNumber(from) <= MAX_RANGE_DAYS) return { input };
+  const first = (await firstDay()) ?? to;
+  const startsAt = first <= from ? from : first < to ? first : to;
+  if (dayNumber(to) - dayNumber(startsAt) > MAX_RANGE_DAYS) throw ValidationError.field("to", TOO_LONG);
+  return startsAt === from ? { input } : { input: { ...input, from: startsAt }, startsAt };
+}
 
 const date = (field: string) =>
   z
@@ -74,13 +93,16 @@ export const rangeFields = {
 
 type RangeFields = { from: string; to: string; filter?: string | string[] | undefined };
 
-/** Range order and length: issues beside the fields' own. */
-export function checkRange(query: RangeFields, context: z.RefinementCtx): void {
+/**
+ * Range order and length: issues beside the fields' own. `length: false` leaves the length to
+ * the caller (a statistic's range first starts at the website's first data: `fromFirstData`).
+ */
+export function checkRange(query: RangeFields, context: z.RefinementCtx, { length = true } = {}): void {
   // An invalid date already has its own error: comparing it would only add a misleading one.
   if (!isInDomain(query.from) || !isInDomain(query.to)) return;
   if (query.from > query.to) context.addIssue({ code: "custom", path: ["to"], message: "The to must be a date after or equal to from." });
-  else if (dayNumber(query.to) - dayNumber(query.from) > MAX_RANGE_DAYS) {
-    context.addIssue({ code: "custom", path: ["to"], message: `The range may not be longer than ${MAX_RANGE_DAYS} days.` });
+  else if (length && dayNumber(query.to) - dayNumber(query.from) > MAX_RANGE_DAYS) {
+    context.addIssue({ code: "custom", path: ["to"], message: TOO_LONG });
   }
 }
 
@@ -166,7 +188,7 @@ export const statsQuerySchema = z
       }),
   })
   .superRefine((query, context) => {
-    checkRange(query, context);
+    checkRange(query, context, { length: false });
     checkPageGoals(query, context);
     if (query.name !== "event_property") return;
     if (!query.event) context.addIssue({ code: "custom", path: ["event"], message: "The event field is required for event_property." });

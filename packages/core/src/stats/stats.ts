@@ -26,6 +26,7 @@ import {
 } from "../model/stat-names.js";
 import type { HourFigures, StatRow, TotalFigures, Totals, ValueTotals } from "../model/stats-schemas.js";
 import {
+  fromFirstData,
   parseStatsQuery,
   parseTotalsQuery,
   type StatsQuery,
@@ -41,6 +42,8 @@ export interface StatsPage extends Page<StatRow> {
   previousRangeTotal?: number;
   /** With `compare`: the range compared with. */
   comparison?: DayRange;
+  /** The first day answered, when a range longer than the limit began before the website's first data. */
+  startsAt?: string;
 }
 
 export type { HourFigures, TotalFigures, Totals, ValueTotals } from "../model/stats-schemas.js";
@@ -384,6 +387,8 @@ export interface CountStatsOptions {
   timezoneOf(websiteId: number): Promise<string>;
   /** The hits its rules dropped lately (ingest/drop-log.ts). */
   recentDrops(websiteId: number): DroppedHit[];
+  /** The first day with statistics of a website, in its time zone; null before any. */
+  firstDay(websiteId: number): Promise<string | null>;
   /** A saved segment's filters, when `viewer` sees it (websites/saved-segments.ts); NotFoundError otherwise. */
   segmentFilters(viewer: SegmentViewer, websiteId: number, segmentId: number): Promise<string[]>;
 }
@@ -415,13 +420,19 @@ export function createStats(options: CountStatsOptions): CountStats {
       return stats.queryWebsite(websiteId, input);
     },
     async queryWebsite(websiteId, input) {
-      const query = parseStatsQuery(input);
+      const { input: ranged, startsAt } = await fromFirstData(input, () => options.firstDay(websiteId));
+      const query = parseStatsQuery(ranged);
       // The goals statistic counts the website's own goals; page goals the request names replace its page goals.
       const goals = query.name === "goals" ? await goalsOf(websiteId) : null;
       await beforeRead();
-      if (!goals) return runner.page(websiteId, query);
-      const pages = query.goal_page.length > 0 ? query.goal_page : goals.pages;
-      return runner.page(websiteId, { ...query, goal_page: pages, event_goals: goals.events });
+      const page = goals
+        ? await runner.page(websiteId, {
+            ...query,
+            goal_page: query.goal_page.length > 0 ? query.goal_page : goals.pages,
+            event_goals: goals.events,
+          })
+        : await runner.page(websiteId, query);
+      return startsAt === undefined ? page : { ...page, startsAt };
     },
     async totals(accountId, websiteId, input) {
       await websites.get(accountId, websiteId);

@@ -23,10 +23,14 @@ export function fallbacksOf(url: URL, query: Readonly<Record<string, unknown>>):
   return fallbacks;
 }
 
-/** `Warning: 299 - "…"` (RFC 7234) naming each fallback; no header when there is none. */
-export function fallbackHeaders(fallbacks: Fallbacks): Record<string, string> {
+/**
+ * `Warning: 299 - "…"` (RFC 7234) naming each fallback, and the first day answered when the
+ * range began before the website's first data; no header when there is neither.
+ */
+export function fallbackHeaders(fallbacks: Fallbacks, startsAt?: string): Record<string, string> {
   const notes = Object.entries(fallbacks).map(
     ([name, { given, used }]) => `299 - "${name}=${encodeURIComponent(given)} is not supported; ${name}=${used} was used"`,
   );
+  if (startsAt !== undefined) notes.push(`299 - "The range begins before the website's first data; answered from ${startsAt}"`);
   return notes.length === 0 ? {} : { warning: notes.join(", ") };
 }
