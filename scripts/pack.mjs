@@ -1,7 +1,8 @@
 // Packs every published package (`packages/*`) the way `pnpm publish` would, and checks
 // each tarball is installable on its own: real version ranges instead of `workspace:`,
 // every entry point present, licence, README, engines, no test files, nothing stale.
-// Used by `pnpm release:check` and by the consumer test (test/consumer/).
+// Used by `pnpm release:check` (checks in a temporary folder), `pnpm pack:all` (writes the
+// checked tarballs to ./tarballs, kept, for an app to install) and the consumer test.
 import { spawnSync } from "node:child_process";
 import { existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -117,8 +118,34 @@ export function checkPackage(pkg, siblings) {
   return problems;
 }
 
-/** Packs and checks every package in a temporary folder; prints a line per package; exits 1 on any problem. */
+/**
+ * How an app installs the kept tarballs. npm takes every tarball at once; pnpm and yarn look a
+ * tarball's own dependencies up on the registry, so the app's package.json points them here.
+ * @param {PackedPackage[]} packed
+ */
+function installAdvice(packed) {
+  const overrides = Object.fromEntries(packed.map((pkg) => [pkg.name, `file:${pkg.tarball}`]));
+  const block = (key) => JSON.stringify({ [key]: overrides }, null, 2);
+  return [
+    `\nnpm:  npm install ${join(TARBALLS, "*.tgz")} better-sqlite3`,
+    `pnpm: add to your package.json, then pnpm add @tally-analytics/core @tally-analytics/server better-sqlite3`,
+    block("pnpm")
+      .replace(/"pnpm": \{/, '"pnpm": { "overrides": {')
+      .replace(/\}\n\}$/, "} }\n}"),
+    `yarn: add to your package.json, then yarn add @tally-analytics/core @tally-analytics/server better-sqlite3`,
+    block("resolutions"),
+  ].join("\n");
+}
+
+/** The folder `pnpm pack:all` writes to. */
+export const TARBALLS = join(ROOT, "tarballs");
+
+/**
+ * Packs and checks every package, in a temporary folder (`release:check`) or in ./tarballs
+ * (`--keep`); prints a line per package; exits 1 on any problem.
+ */
 function main() {
+  const keep = process.argv.includes("--keep");
   const missing = ["core", "server", "cli", "client", "tracker", "dashboard"].filter(
     (name) => !existsSync(join(ROOT, "packages", name, "dist", "index.js")),
   );
@@ -126,7 +153,8 @@ function main() {
     console.error(`release:check: not built (${missing.join(", ")}): run pnpm build first.`);
     process.exit(1);
   }
-  const destination = mkdtempSync(join(tmpdir(), "tally-pack-"));
+  if (keep) rmSync(TARBALLS, { recursive: true, force: true });
+  const destination = keep ? TARBALLS : mkdtempSync(join(tmpdir(), "tally-pack-"));
   try {
     const packed = packPackages(destination);
     let failed = false;
@@ -140,8 +168,9 @@ function main() {
       failed ||= problems.length > 0;
     }
     if (failed) process.exit(1);
+    if (keep) console.log(installAdvice(packed));
   } finally {
-    rmSync(destination, { recursive: true, force: true });
+    if (!keep) rmSync(destination, { recursive: true, force: true });
   }
 }
 

@@ -313,8 +313,18 @@ describe("tally keys, websites, migrate", () => {
     expect(deleted).toMatchObject({ code: 0, stderr: "", stdout: "Deleted website 3 (shop.example) and its statistics.\n" });
     expect((await tally(["websites", "list", "--account", "2"], cwd)).stdout).toBe("No websites yet.\n");
 
-    // A new install has one account: --account is not needed; with none, the message says what to do.
+    // No database there: refused in one line, nothing made (a mistyped path never answers from a new database).
     const fresh = emptyDirectory();
+    const missing = join(fresh, "no", "such", "dir", "x.sqlite");
+    expect(await tally(["websites", "list"], fresh, { DATABASE_URL: `file:${missing}` })).toEqual({
+      code: 2,
+      signal: null,
+      stdout: "",
+      stderr: `tally: DATABASE_URL: no database at ${missing} (tally serve, tally migrate or tally keys create makes one)\n`,
+    });
+    expect(existsSync(join(fresh, "no"))).toBe(false);
+    // A new install has one account: --account is not needed; with none, the message says what to do.
+    expect((await tally(["migrate"], fresh)).code).toBe(0);
     expect(await tally(["websites", "create", "solo.example"], fresh)).toMatchObject({
       code: 2,
       stderr: "tally websites create: there is no account yet: create one with tally keys create (see tally websites create --help)\n",

@@ -60,16 +60,46 @@ function workspaceSqlitePrebuild(): { version: string; directory: string | null 
   return { version, directory: packedBinary.status === 0 ? directory : null };
 }
 
-/** The README's install command, with the packed tarballs for the package names. */
-function installArguments(packed: readonly PackedPackage[]): string[] {
-  const line = codeBlocks(section("Embedding"))[0]!.body.split("\n")[0]!.replace(/#.*/, "").trim();
+/** The README's install command in an app, with the packed tarballs for its glob and the workspace's better-sqlite3 version. */
+function installArguments(packed: readonly PackedPackage[], sqliteVersion: string): string[] {
+  const line = codeBlocks(section("Embedding"))[0]!
+    .body.split("\n")
+    .find((text) => text.startsWith("npm install"))!
+    .replace(/#.*/, "")
+    .trim();
   const words = line.split(/\s+/);
-  expect(words.slice(0, 2)).toEqual(["npm", "install"]);
-  const tarballOf = (name: string) => packed.find((pkg) => pkg.name === name)?.tarball ?? name;
-  // The packages the README names come as tarballs; their @tally-analytics dependencies too (not on a registry here).
-  const named = words.slice(2).map(tarballOf);
-  const rest = packed.map((pkg) => pkg.tarball).filter((tarball) => !named.includes(tarball));
-  return [...named, ...rest];
+  expect(words.slice(0, 3)).toEqual(["npm", "install", "../tally/tarballs/*.tgz"]);
+  expect(words).toContain("better-sqlite3");
+  const named = words.slice(3).map((word) => (word === "better-sqlite3" ? `better-sqlite3@${sqliteVersion}` : word));
+  return [...packed.map((pkg) => pkg.tarball), ...named];
+}
+
+/** `name@version` of every package the installed packages in `roots` depend on (not their peers), found as Node finds them. */
+function installedDependencies(roots: readonly string[]): Set<string> {
+  const found = new Set<string>();
+  const seen = new Set<string>();
+  const manifest = (directory: string) =>
+    JSON.parse(readFileSync(join(directory, "package.json"), "utf8")) as { name: string; version: string; dependencies?: object };
+  const locate = (from: string, name: string): string | null => {
+    for (let directory = from; directory.startsWith(app); directory = dirname(directory)) {
+      const candidate = join(directory, "node_modules", name);
+      if (existsSync(join(candidate, "package.json"))) return candidate;
+    }
+    return null;
+  };
+  const visit = (directory: string) => {
+    if (seen.has(directory)) return;
+    seen.add(directory);
+    for (const name of Object.keys(manifest(directory).dependencies ?? {})) {
+      const installed = locate(directory, name);
+      if (!installed) continue;
+      const { version } = manifest(installed);
+      found.add(`${name}@${version}`);
+      visit(installed);
+    }
+  };
+  roots.forEach(visit);
+  return found;
 }
 
 interface Running {
@@ -113,6 +143,7 @@ function startExample(directory: string): Promise<Running> {
 }
 
 let packed: PackedPackage[] = [];
+let installOutput = "";
 
 beforeAll(async () => {
   if (!existsSync(join(ROOT, "packages", "cli", "dist", "bin.js"))) throw new Error("run `pnpm build` first");
@@ -122,9 +153,8 @@ beforeAll(async () => {
   const sqlite = workspaceSqlitePrebuild();
   const args = [
     "install",
-    ...installArguments(packed),
+    ...installArguments(packed, sqlite.version),
     "fastify@^5",
-    `better-sqlite3@${sqlite.version}`,
     "@types/node@^20",
     "@types/express@^5",
     "--no-audit",
@@ -134,6 +164,7 @@ beforeAll(async () => {
   const env = sqlite.directory ? { npm_config_better_sqlite3_local_prebuilds: sqlite.directory } : {};
   const installed = await timed("npm install", () => runProcess("npm", args, app, env));
   if (installed.code !== 0) throw new Error(`npm install failed (${installed.code}):\n${installed.stdout}\n${installed.stderr}`);
+  installOutput = installed.stdout + installed.stderr;
   console.log(
     `[consumer] better-sqlite3 ${sqlite.version}: ${sqlite.directory ? "the workspace's compiled binary, through prebuild-install" : "compiled from source"}`,
   );
@@ -157,6 +188,25 @@ describe("the packed packages, installed by npm into an app outside the reposito
     for (const pkg of packed) expect(checkPackage(pkg, packed), pkg.name).toEqual([]);
     const server = packed.find((pkg) => pkg.name === "@tally-analytics/server")!;
     expect(server.manifest.dependencies["@tally-analytics/core"]).toBe(`^${server.version}`);
+  });
+
+  it("installs without warnings: no engine mismatch on Node 20, every bin created; drivers are the app's", async () => {
+    expect(installOutput).not.toMatch(/Failed to create bin/);
+    // Engine warnings of the app's other packages may remain (fastify 5 pulls a cookie for Node 22): none a
+    // dependency of a Tally package (a peer, such as fastify, is the app's own).
+    const flagged = [...installOutput.matchAll(/EBADENGINE\s+package: '(@?[^@']+@[^']+)'/g)].map((match) => match[1]!);
+    const tallys = packed.map((pkg) => join(app, "node_modules", pkg.name));
+    expect(flagged.filter((spec) => installedDependencies(tallys).has(spec))).toEqual([]);
+    // pg is a peer dependency the app did not install: one error naming it.
+    const script = `import { createTally } from "@tally-analytics/core";
+const tally = createTally({ database: "postgres://127.0.0.1:1/none" });
+try { await tally.ready(); } catch (error) { console.log(error.message); }`;
+    writeFileSync(join(app, "no-pg.mjs"), script);
+    expect(existsSync(join(app, "node_modules", "pg"))).toBe(false);
+    const run = await runProcess(process.execPath, ["no-pg.mjs"], app);
+    expect(run.stdout.trim()).toBe(
+      'Cannot open the database postgres://127.0.0.1:1/none: Tally needs the package "pg" for PostgreSQL databases: install it in your app (npm install pg).',
+    );
   });
 
   it("installs real copies (not links into the repository), with Express 5 and Fastify 5", () => {

@@ -1,4 +1,4 @@
-import { readFileSync } from "node:fs";
+import { existsSync, readFileSync } from "node:fs";
 import { parseArgs } from "node:util";
 import { createTally, NotFoundError, TallyError, ValidationError, type Tally } from "@tally-analytics/core";
 import {
@@ -14,6 +14,7 @@ import {
 } from "./command.js";
 import { COMMANDS } from "./commands/index.js";
 import { tallyOptionsFor } from "./config.js";
+import { parseDatabaseUrl } from "@tally-analytics/core/internal";
 import { commandHelp, overviewHelp } from "./help.js";
 
 /** The version of this package (`tally --version`). */
@@ -78,15 +79,26 @@ function parseCommandLine(
   return { values: parsed.values, args: parsed.positionals };
 }
 
+/** A ConfigError when DATABASE_URL names a SQLite file that is not there. */
+function refuseMissingFile(database: unknown): void {
+  if (typeof database !== "string") return;
+  const location = parseDatabaseUrl(database);
+  if (location.dialect === "sqlite" && location.path !== ":memory:" && !existsSync(location.path)) {
+    throw new ConfigError(`DATABASE_URL: no database at ${location.path} (tally serve, tally migrate or tally keys create makes one)`);
+  }
+}
+
 /** Runs a command with Tally opened on first use (DATABASE_URL) and always closed afterwards. */
 async function execute(command: Command, rest: readonly string[], env: Env, print: Print): Promise<void> {
   const { values, args } = parseCommandLine(command, rest);
   let opened: Tally | undefined;
   const tally = async () => {
     if (!opened) {
+      const options = tallyOptionsFor(env, command.environment ?? []);
+      if (!command.createsDatabase) refuseMissingFile(options.database);
       // A short-lived command: no schedules (retention, reports, alerts), nothing collected to flush.
       opened = createTally({
-        ...tallyOptionsFor(env, command.environment ?? []),
+        ...options,
         flushIntervalMs: 60_000,
         retentionIntervalMs: 0,
         reportIntervalMs: 0,

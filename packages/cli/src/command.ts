@@ -46,6 +46,12 @@ export interface Command<O extends OptionSpecs = OptionSpecs> {
   options: O;
   /** Environment variables the command reads, for help. */
   environment?: readonly string[];
+  /**
+   * Makes the SQLite file of DATABASE_URL when there is none (`migrate`, `keys create`: the
+   * first account). Other commands refuse a file that is not there: a mistyped path would
+   * otherwise answer from a new, empty database.
+   */
+  createsDatabase?: true;
   run(context: CommandContext<O>): Promise<void>;
 }
 

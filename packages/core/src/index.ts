@@ -52,6 +52,7 @@ export type { ShareLink, ShareLinks } from "./websites/share-links.js";
 export type { FunnelQuery, FunnelQueryInput, JourneyQuery, JourneyQueryInput } from "./stats/path-query.js";
 export type { FunnelResult, FunnelRow, JourneyLink, JourneyNode, JourneyResult } from "./model/path-schemas.js";
 export { TallyError, NotFoundError, ValidationError, UnauthorizedError, UnavailableError } from "./shared/errors.js";
+export { MissingDependencyError } from "./shared/lazy-require.js";
 export type { AccountInput, ReportPeriod } from "./accounts/account-input.js";
 export type { MailMessage, MailOptions } from "./shared/mailer.js";
 export type { Report, ReportOptions, Reports, RunSummary } from "./reports/reports.js";

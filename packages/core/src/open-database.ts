@@ -5,6 +5,7 @@ import type { Backend } from "./backends/backend.js";
 import { postgresBackend } from "./backends/postgres/index.js";
 import { sqliteBackend, sqliteKyselyBackend } from "./backends/sqlite/index.js";
 import { parseDatabaseUrl } from "./storage/database-url.js";
+import { optionalImport } from "./shared/lazy-require.js";
 import type { Database } from "./storage/schema.js";
 import type { PostgresPoolLike, SqliteDatabaseLike } from "./storage/connection.js";
 
@@ -52,7 +53,7 @@ export async function openDatabase(option: DatabaseOption, options: OpenOptions 
 async function openUrl(url: string, options: OpenOptions): Promise<Backend> {
   const location = parseDatabaseUrl(url);
   if (location.dialect === "postgres") {
-    const { default: pg } = await import("pg");
+    const { default: pg } = await optionalImport("pg", () => import("pg"));
     const pool = new pg.Pool({ connectionString: location.url, connectionTimeoutMillis: CONNECT_TIMEOUT_MS });
     const onError = options.onConnectionError ?? (() => {});
     // An idle connection's error reaches the pool; a checked-out one's, between statements, only its client.
@@ -62,7 +63,7 @@ async function openUrl(url: string, options: OpenOptions): Promise<Backend> {
   }
   const { path } = location;
   if (path !== ":memory:") mkdirSync(dirname(path), { recursive: true });
-  const BetterSqlite3 = (await import("better-sqlite3")).default;
+  const BetterSqlite3 = (await optionalImport("better-sqlite3", () => import("better-sqlite3"))).default;
   return sqliteBackend(new BetterSqlite3(path), true);
 }
 

@@ -13,6 +13,7 @@ export const keysCreate = defineCommand({
     account: { type: "string", value: "ID", description: "add a key to this account instead of creating an account" },
   },
   environment: ["DATABASE_URL"],
+  createsDatabase: true,
   async run({ values, tally, print }) {
     const options = values.name === undefined ? {} : { name: nonEmpty("--name", values.name) };
     const accountId = values.account === undefined ? undefined : idFrom("--account", values.account);

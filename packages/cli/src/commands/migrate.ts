@@ -7,6 +7,7 @@ export const migrate = defineCommand({
   description: "Every command (and tally serve) migrates on its own; this only does that and exits.",
   options: {},
   environment: ["DATABASE_URL"],
+  createsDatabase: true,
   async run({ tally, print }) {
     await tally();
     print("The database is up to date.");

@@ -1,6 +1,6 @@
 import type * as CountriesList from "countries-list";
 import { lazy } from "../shared/lazy.js";
-import { lazyRequire } from "../shared/lazy-require.js";
+import { lazyRequire, optionalImport } from "../shared/lazy-require.js";
 import type { Reader, Response } from "maxmind";
 import type * as RegionsModule from "./regions.js";
 import { isIP } from "node:net";
@@ -115,7 +115,7 @@ async function openReader(path: string): Promise<Reader<Response>> {
   try {
     // maxmind's own record cache is left on: it caches decoded records, ours whole answers.
     // Loaded with the first database: without a `geoip` option, maxmind is never loaded.
-    const { open } = await import("maxmind");
+    const { open } = await optionalImport("maxmind", () => import("maxmind"));
     return await open<Response>(path);
   } catch (error) {
     const reason = error instanceof Error ? error.message : String(error);

@@ -1,6 +1,7 @@
 import type { Readable } from "node:stream";
 import type { CsvError } from "csv-parse";
 import { TallyError } from "../shared/errors.js";
+import { optionalImport } from "../shared/lazy-require.js";
 
 /** A file that cannot be imported as it is: names the file, the line and (when known) the column. */
 export class ImportFileError extends TallyError {
@@ -47,7 +48,7 @@ function parseError(file: string, error: CsvError): ImportFileError {
  */
 export async function openCsv(file: string, input: Readable, required: readonly string[] = []): Promise<CsvFile> {
   // Loaded when a file is read: an app that never imports does not hold the parser.
-  const { CsvError: ParseError, parse } = await import("csv-parse");
+  const { CsvError: ParseError, parse } = await optionalImport("csv-parse", () => import("csv-parse"));
   const parser = input.pipe(parse({ bom: true, info: true, skip_empty_lines: true }));
   input.on("error", (error) => parser.destroy(error));
   const iterator = parser[Symbol.asyncIterator]() as AsyncIterator<{ record: string[]; info: { lines: number } }>;

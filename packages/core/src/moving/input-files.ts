@@ -6,6 +6,7 @@ import { Transform, type Readable } from "node:stream";
 import { createGunzip } from "node:zlib";
 import type yauzl from "yauzl";
 import { TallyError } from "../shared/errors.js";
+import { optionalImport } from "../shared/lazy-require.js";
 
 /** One file to read: plain, gzipped, inside a zip, or in a directory. */
 export interface InputEntry {
@@ -63,7 +64,7 @@ async function hashFiles(paths: readonly string[]): Promise<string> {
 
 /** yauzl is loaded when a zip is opened: an app that never imports does not hold it. */
 async function openZip(path: string): Promise<yauzl.ZipFile> {
-  const { default: yauzl } = await import("yauzl");
+  const { default: yauzl } = await optionalImport("yauzl", () => import("yauzl"));
   return new Promise((resolve, reject) => {
     yauzl.open(path, { lazyEntries: true, autoClose: false, decodeStrings: true }, (error, zip) => (error ? reject(error) : resolve(zip)));
   });

@@ -1,12 +1,15 @@
 import { join } from "node:path";
-import Database from "better-sqlite3";
+import type Database from "better-sqlite3";
+import { lazyRequire } from "../shared/lazy-require.js";
+
+const BetterSqlite3 = lazyRequire<typeof Database>("better-sqlite3");
 
 /**
  * A throw-away SQLite file in the import's temporary directory: joins (Umami's sessions)
  * and sorting (rows out of time order) in bounded memory, whatever the input's size.
  */
 export function openScratch(directory: string, name: string): Database.Database {
-  const db = new Database(join(directory, `${name}.sqlite`));
+  const db = new (BetterSqlite3())(join(directory, `${name}.sqlite`));
   db.pragma("journal_mode = OFF");
   db.pragma("synchronous = OFF");
   return db;

@@ -1,3 +1,5 @@
+import { optionalImport } from "./lazy-require.js";
+
 /** One e-mail as Tally hands it to a transport. */
 export interface MailMessage {
   /** The configured sender; absent when the app's own `send` fills it in. */
@@ -40,7 +42,7 @@ const SMTP_TIMEOUTS = { connectionTimeout: 30_000, greetingTimeout: 30_000, sock
 export async function createMailer(options: MailOptions): Promise<Mailer> {
   if ("send" in options) return { from: options.from, send: (message) => options.send(message), close: () => {} };
   if (!/^smtps?:\/\//i.test(options.url)) throw new TypeError("mail.url must be an smtp:// or smtps:// URL");
-  const nodemailer = await import("nodemailer");
+  const nodemailer = await optionalImport("nodemailer", () => import("nodemailer"));
   const transport = nodemailer.createTransport({ url: options.url, ...SMTP_TIMEOUTS });
   return {
     from: options.from,

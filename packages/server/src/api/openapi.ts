@@ -10,10 +10,12 @@ import {
   type ZodOpenApiResponsesObject,
   type ZodObjectInput,
 } from "zod-openapi";
+import type { OpenAPIV3_1 } from "openapi-types";
 import type { Route, RouteAnswer } from "../http/route.js";
 import { ERROR_ANSWERS } from "../http/answers.js";
 
-export type OpenApiDocument = ReturnType<typeof createDocument>;
+/** Typed by `openapi-types` (types only): zod-openapi is bundled, not a dependency of the package. */
+export type OpenApiDocument = OpenAPIV3_1.Document;
 
 const { version } = createRequire(import.meta.url)("../../package.json") as { version: string };
 
@@ -187,5 +189,5 @@ export function createOpenApiDocument(routes: readonly Route[], serverUrl: strin
     tags: TAGS,
     paths,
     components: { securitySchemes: SECURITY_SCHEMES, responses: errorComponents },
-  });
+  }) as unknown as OpenApiDocument; // the same OpenAPI 3.1 shape, typed by its own package
 }
