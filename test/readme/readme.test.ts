@@ -79,11 +79,12 @@ describe("README: the five-minute tour, pasted", () => {
     expect(help.stdout).toBe(overview!.body);
   });
 
-  it("the Embedding section starts with the install command and gets a key in code", () => {
+  it("the Embedding section starts with the install commands (the tarballs, then the app's npm install) and gets a key in code", () => {
     const embedding = section("Embedding");
     const first = codeBlocks(embedding)[0]!;
     expect(first.lang).toBe("sh");
-    expect(first.body).toMatch(/^npm install @tally-analytics\/core @tally-analytics\/server express\b/);
+    expect(first.body).toContain("npx --yes pnpm@10 install && npx --yes pnpm@10 pack:all\n");
+    expect(first.body).toMatch(/^npm install \.\.\/tally\/tarballs\/\*\.tgz better-sqlite3 express\b/m);
     expect(codeBlocks(embedding)[1]!.body).toContain("await tally.accounts.create(");
   });
 });
