@@ -47,7 +47,7 @@ import { createServerViews } from "./ingest/server-views.js";
 import { createPasswords, type PasswordOptions, type Passwords } from "./shared/passwords.js";
 import { checkSecret } from "./shared/keyring.js";
 import { openKeyring, sealStoredSecrets, type SecretOption } from "./accounts/server-secret.js";
-import { createOutboxRelay, writeToOutbox } from "./ingest/outbox.js";
+import { createOutboxRelay, saltInAppTransaction, writeToOutbox } from "./ingest/outbox.js";
 
 export type { TrustProxy } from "./shared/trust-proxy.js";
 
@@ -521,7 +521,7 @@ async function openServices(options: TallyOptions, passwords: Passwords): Promis
   const stopAlerts = scheduleEvery(() => alerts.runDue(), options.alerts?.intervalMs ?? 60_000, ALERTS_FIRST_RUN_MS, alertError);
   return {
     async convert(input, trx) {
-      const prepared = await flushed.prepareConversion(input);
+      const prepared = await flushed.prepareConversion(input, (day) => saltInAppTransaction(trx, store.dialect, day));
       if ("status" in prepared) return prepared;
       await writeToOutbox(trx, store.dialect, prepared);
       return { status: "accepted" };

@@ -29,6 +29,9 @@ import { addressKey } from "../shared/client-address.js";
  */
 export type HitOrigin = "client" | "server" | "import";
 
+/** Where a hit's visitor hash takes a local day's salt from. */
+type SaltOf = (day: string) => Promise<string>;
+
 /** Property values as stored: cut to PROP_VALUE_LENGTH (never inside a surrogate pair). */
 function truncatedValues(props: Record<string, string>): Record<string, string> {
   const kept: Record<string, string> = {};
@@ -153,8 +156,8 @@ export function createCollector(options: CollectorOptions) {
   const prefix = options.visitorPrefix ?? "";
 
   /** The visitor hash of the same person on another local day (that day's salt); an import's visitor key stands for (ip, user agent). */
-  async function hashOn(day: string, rules: WebsiteRules, hit: CheckedHit): Promise<string> {
-    const salt = await saltFor(day);
+  async function hashOn(day: string, rules: WebsiteRules, hit: CheckedHit, saltOf: SaltOf): Promise<string> {
+    const salt = await saltOf(day);
     return (
       prefix +
       (hit.visitorKey === null ? visitorHash(salt, rules.id, hit.ip, hit.userAgent) : visitorHash(salt, rules.id, "", hit.visitorKey))
@@ -188,7 +191,7 @@ export function createCollector(options: CollectorOptions) {
   async function enrich(
     hit: CheckedHit,
     rules: WebsiteRules,
-    { referrer, host, origin }: { referrer: string; host: string; origin: HitOrigin },
+    { referrer, host, origin, saltOf = saltFor }: { referrer: string; host: string; origin: HitOrigin; saltOf?: SaltOf },
   ): Promise<Hit> {
     const { day, hour, seconds } = localTime(rules.timezone, hit.timestamp);
     const engagement = hit.engagedMs !== null;
@@ -206,9 +209,9 @@ export function createCollector(options: CollectorOptions) {
       localTime: seconds,
       day,
       hour,
-      visitorHash: await hashOn(day, rules, hit),
-      previousVisitorHash: dayBefore === day ? null : await hashOn(dayBefore, rules, hit),
-      nextVisitorHash: dayAfter === day || engagement ? null : await hashOn(dayAfter, rules, hit),
+      visitorHash: await hashOn(day, rules, hit, saltOf),
+      previousVisitorHash: dayBefore === day ? null : await hashOn(dayBefore, rules, hit, saltOf),
+      nextVisitorHash: dayAfter === day || engagement ? null : await hashOn(dayAfter, rules, hit, saltOf),
       engagedMs: hit.engagedMs ?? 0,
       scrollDepth: hit.scrollDepth,
       vitals: hit.vitals,
@@ -231,7 +234,11 @@ export function createCollector(options: CollectorOptions) {
   }
 
   /** The hit checked and enriched (no raw address left in it), or why it is dropped. */
-  async function prepare(input: HitInput, from: "client" | "server"): Promise<Hit | Extract<CollectResult, { status: "dropped" }>> {
+  async function prepare(
+    input: HitInput,
+    from: "client" | "server",
+    saltOf: SaltOf = saltFor,
+  ): Promise<Hit | Extract<CollectResult, { status: "dropped" }>> {
     const hit = checkHit(input);
     if (hit.known?.region) await loadRegions();
     const rules = await rulesFor(hit);
@@ -245,7 +252,7 @@ export function createCollector(options: CollectorOptions) {
     const referrer = externalReferrer(hit.referrer, rules.includeSubdomains ? host : rules.domain);
     if (rules.excludeBots && isReferrerSpam(referrer)) return drop("referrer-spam");
     if (hit.ip !== "" && isExcludedIp(rules, hit.ip)) return drop("excluded-ip");
-    return enrich(hit, rules, { referrer, host, origin: options.origin ?? from });
+    return enrich(hit, rules, { referrer, host, origin: options.origin ?? from, saltOf });
   }
 
   async function count(input: HitInput, from: "client" | "server"): Promise<CollectResult> {
@@ -303,9 +310,10 @@ export function createCollector(options: CollectorOptions) {
      * A conversion (ingest/outbox.ts): the event checked and enriched for the app's own
      * transaction to store; from now on the browser's same event by the same visitor is dropped.
      */
-    async prepareConversion(input: HitInput): Promise<Hit | Extract<CollectResult, { status: "dropped" }>> {
+    async prepareConversion(input: HitInput, saltOf: SaltOf): Promise<Hit | Extract<CollectResult, { status: "dropped" }>> {
       try {
-        const prepared = await prepare(input, "server");
+        // A salt already loaded is used as is; another is read through the app's transaction (`saltOf`).
+        const prepared = await prepare(input, "server", (day) => Promise.resolve(salts.peek(day) ?? saltOf(day)));
         if (!("status" in prepared)) rememberConversion(prepared);
         return prepared;
       } catch (error) {

@@ -1,3 +1,4 @@
+import { randomBytes } from "node:crypto";
 import { CompiledQuery, type Kysely } from "kysely";
 import type { Hit } from "../model/hit.js";
 import type { AppTransaction } from "../model/events.js";
@@ -5,13 +6,35 @@ import type { SqlDialect } from "../storage/dialect.js";
 import type { Database } from "../storage/schema.js";
 import { oneRunAtATime } from "../shared/one-run-at-a-time.js";
 
+/** One statement through the app's transaction (`?` placeholders); the rows it returns. */
+async function inAppTransaction<Row>(trx: AppTransaction, dialect: SqlDialect, text: string, params: unknown[]): Promise<Row[]> {
+  let at = 0;
+  const statement = dialect.name === "postgres" ? text.replace(/\?/g, () => `$${++at}`) : text;
+  if ("executeQuery" in trx) return (await trx.executeQuery(CompiledQuery.raw(statement, params))).rows as Row[];
+  if ("prepare" in trx) {
+    const prepared = trx.prepare(statement);
+    return prepared.reader ? (prepared.all(...params) as Row[]) : (prepared.run(...params), []);
+  }
+  return (await trx.query(statement, params)).rows as Row[];
+}
+
 /** Writes the conversion's row through the app's transaction: it exists only if that commits. */
 export async function writeToOutbox(trx: AppTransaction, dialect: SqlDialect, hit: Hit): Promise<void> {
-  const json = JSON.stringify(hit);
-  const text = `insert into tally_outbox (hit) values (${dialect.name === "postgres" ? "$1" : "?"})`;
-  if ("executeQuery" in trx) await trx.executeQuery(CompiledQuery.raw(text, [json]));
-  else if ("prepare" in trx) trx.prepare(text).run(json);
-  else await trx.query(text, [json]);
+  await inAppTransaction(trx, dialect, "insert into tally_outbox (hit) values (?)", [JSON.stringify(hit)]);
+}
+
+/**
+ * A day's salt read (made if need be) through the app's transaction: on SQLite, Tally's own
+ * writer would wait for the lock that transaction holds, and the app for the conversion.
+ * Rolled back, the salt goes with it, and nothing kept it in memory.
+ */
+export async function saltInAppTransaction(trx: AppTransaction, dialect: SqlDialect, day: string): Promise<string> {
+  await inAppTransaction(trx, dialect, "insert into salts (day, salt) values (?, ?) on conflict (day) do nothing", [
+    day,
+    randomBytes(32).toString("base64url"),
+  ]);
+  const [row] = await inAppTransaction<{ salt: string }>(trx, dialect, "select salt from salts where day = ?", [day]);
+  return row!.salt;
 }
 
 export interface OutboxRelayOptions {

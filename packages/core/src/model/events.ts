@@ -7,9 +7,9 @@ import type { HitInput } from "./hit-input.js";
  * inside `BEGIN`…`COMMIT`, or a `pg` client inside `BEGIN`…`COMMIT`.
  */
 export type AppTransaction =
-  | { executeQuery(query: CompiledQuery): Promise<unknown> }
-  | { prepare(source: string): { run(...params: unknown[]): unknown } }
-  | { query(text: string, values: unknown[]): Promise<unknown> };
+  | { executeQuery(query: CompiledQuery): Promise<{ rows: readonly unknown[] }> }
+  | { prepare(source: string): { reader: boolean; run(...params: unknown[]): unknown; all(...params: unknown[]): unknown[] } }
+  | { query(text: string, values: unknown[]): Promise<{ rows: unknown[] }> };
 
 /** What an event property may hold. */
 export type EventPropValue = string | number | boolean;
