@@ -26,7 +26,7 @@ import { createMemorySalts, createSalts } from "./ingest/salts.js";
 import { exportWebsite, type ExportOptions, type WebsiteExport } from "./moving/exporter.js";
 import { runImport, type ImportContext, type ImportOptions, type ImportSummary } from "./moving/importer.js";
 import { NotFoundError, ValidationError } from "./shared/errors.js";
-import { createWebsiteCache } from "./ingest/website-rules.js";
+import { createWebsiteCache, websiteForHost } from "./ingest/website-rules.js";
 import { createRealtimeReader } from "./stats/realtime.js";
 import { readFirstDay } from "./stats/first-day.js";
 import { DEFAULT_QUERY_TIMEOUT_MS } from "./stats/database-readers.js";
@@ -67,6 +67,13 @@ export interface TallyOptions {
   trustProxy?: TrustProxy;
   /** Path of a GeoLite2 or DB-IP `.mmdb` (country or city) for country/continent/city statistics. */
   geoip?: string | readonly string[];
+  /**
+   * A developer's machine: hits on localhost, 127.0.0.1 or [::1] (any port) that no website
+   * has count for the first website created (the app's own), so a first local run counts
+   * without a website for each. Never set it in production.
+   * @default process.env.NODE_ENV === "development"
+   */
+  development?: boolean;
   /**
    * How often buffered hits are written, in milliseconds.
    * @default 1000
@@ -401,7 +408,7 @@ async function openServices(options: TallyOptions, passwords: Passwords): Promis
   collector = createCollector({
     store: rollups,
     salts: createSalts(rollups),
-    websites: createWebsiteCache((host) => directory.findForHost(host)),
+    websites: createWebsiteCache(websiteForHost(directory, options.development ?? process.env.NODE_ENV === "development")),
     userAgents: createUserAgentParser(),
     geo,
     ...(outageLog ? { outageReport: outageLog } : { onFlushError: onError }),

@@ -120,12 +120,28 @@ export function createHandler(tally: Tally, options: HandlerOptions = {}): Tally
     }
   }
 
+  /**
+   * Mounted under a prefix nobody named: a route of Tally's after some prefix of the path is
+   * the likely mount, and the 404 says what to pass (a silent 404 to everything otherwise).
+   */
+  function unmountedRoute(method: string, pathname: string): string | null {
+    for (let end = pathname.indexOf("/", 1); end > 0; end = pathname.indexOf("/", end + 1)) {
+      const mount = pathname.slice(0, end);
+      const rest = routedPath(pathname, mount);
+      if (rest !== null && rest !== "/" && match(method, rest).kind !== "none") {
+        return `Not found. Tally answers ${rest} here if it is mounted under ${mount}: pass createHandler(tally, { basePath: "${mount}" }) (the Express, Fastify and Hono adapters learn the mount themselves).`;
+      }
+    }
+    return null;
+  }
+
   async function dispatch(request: Request, context: HandlerContext): Promise<Response> {
     const url = new URL(request.url);
     const basePath = trimSlashes(context.basePath ?? options.basePath ?? "");
     const path = routedPath(url.pathname, basePath);
     const found = path === null ? ({ kind: "none" } as const) : match(request.method, path);
-    if (found.kind === "none") throw new HttpError(404, MESSAGES.notFound);
+    if (found.kind === "none")
+      throw new HttpError(404, basePath === "" ? (unmountedRoute(request.method, url.pathname) ?? MESSAGES.notFound) : MESSAGES.notFound);
     if (found.kind === "method") throw new HttpError(405, MESSAGES.methodNotAllowed, { allow: found.allow.join(", ") });
     const { route, params } = found;
     if (route.auth === "public") return answerPublic(route, request, url, params, context, basePath);

@@ -19,7 +19,8 @@ import { asStoreUnavailable } from "../storage/store-faults.js";
 import type { Salts } from "./salts.js";
 import { visitorHash } from "./salts.js";
 import { VISIT_TIMEOUT_MS } from "./visit-processor.js";
-import { isExcludedIp, type WebsiteRules, type createWebsiteCache } from "./website-rules.js";
+import { isExcludedIp, isLoopback, LOOPBACK_HINT, type WebsiteRules, type createWebsiteCache } from "./website-rules.js";
+import { debugLog } from "../shared/debug.js";
 import { createWriteQueue, type Chunk } from "./write-queue.js";
 import { addressKey } from "../shared/client-address.js";
 
@@ -145,7 +146,12 @@ export function createCollector(options: CollectorOptions) {
     if (domain === null) throw new NotFoundError("No website is registered for this domain.");
     const cached = websites.get(domain);
     const rules = cached === undefined ? await websites.load(domain) : cached;
-    if (!rules) throw new NotFoundError("No website is registered for this host.");
+    if (!rules) {
+      debugLog(
+        `dropped a hit on ${hit.url.host}${hit.url.pathname}: no website has the domain ${domain} (X-Tally-Dropped: unknown-website)${isLoopback(domain) ? LOOPBACK_HINT : ""}`,
+      );
+      throw new NotFoundError("No website is registered for this host.");
+    }
     return rules;
   }
 

@@ -1,5 +1,5 @@
 import type { BlockList } from "node:net";
-import type { WebsiteRow } from "../websites/websites.js";
+import type { WebsiteDirectory, WebsiteRow } from "../websites/websites.js";
 import { compileIpRules } from "../shared/exclusion-lists.js";
 import { compileParamFilter, type ParamFilter } from "./page.js";
 import type { PageNames } from "../websites/website-input.js";
@@ -72,5 +72,29 @@ export function createWebsiteCache(load: (domain: string) => Promise<WebsiteRow 
       entries.delete(domain);
       for (const host of entries.keys()) if (host.endsWith(`.${domain}`)) entries.delete(host);
     },
+  };
+}
+
+/** Hosts of a developer's own machine: `localhost` (and `*.localhost`), 127.0.0.1, ::1. */
+export function isLoopback(host: string): boolean {
+  return host === "localhost" || host.endsWith(".localhost") || host === "127.0.0.1" || host === "[::1]" || host === "::1";
+}
+
+/** What the debug log adds when a loopback host has no website. */
+export const LOOPBACK_HINT =
+  "; in development (NODE_ENV=development, or createTally({ development: true })) localhost and 127.0.0.1 count for the first website";
+
+/**
+ * A host's website; in development, a loopback host that no website has (any port: a host
+ * has none) counts for the first website created, the app's own, so a first local run counts.
+ */
+export function websiteForHost(
+  directory: Pick<WebsiteDirectory, "findForHost" | "listRows">,
+  development: boolean,
+): (host: string) => Promise<WebsiteRow | null> {
+  return async (host) => {
+    const found = await directory.findForHost(host);
+    if (found || !development || !isLoopback(host)) return found;
+    return (await directory.listRows())[0] ?? null;
   };
 }

@@ -1,4 +1,4 @@
-import { ValidationError, type CollectResult, type HitInput, type Tally } from "@tally-analytics/core";
+import { NotFoundError, ValidationError, type CollectResult, type HitInput, type Tally } from "@tally-analytics/core";
 import { revenueBody } from "@tally-analytics/core/internal";
 import * as z from "zod";
 import { parseJsonObject, readText } from "../http/body.js";
@@ -92,6 +92,10 @@ function parseHit(text: string): z.infer<typeof hitBody> {
   return result.data;
 }
 
+/** The transport gave no socket address, and no trusted proxy header names one: what to pass. */
+const UNKNOWN_ADDRESS =
+  "The client address is unknown: the adapter passes it (toNodeHandler, tallyPlugin, tallyHono); with createHandler, pass it as createHandler(tally)(request, { ip }), or set trustProxy when a proxy in front sets X-Forwarded-For.";
+
 /** A hit as a tracker describes it: everything but who sent it (the request tells that). */
 export type HitFields = Omit<HitInput, "ip" | "userAgent">;
 
@@ -102,7 +106,7 @@ export type HitFields = Omit<HitInput, "ip" | "userAgent">;
  */
 export async function countHit(tally: Tally, request: HitRequest, fields: HitFields): Promise<CollectResult> {
   const ip = proxyTrust(tally.options.trustProxy).clientIp(request.socketIp, request.header);
-  if (!ip) throw new HttpError(400, "The client address is unknown.");
+  if (!ip) throw new HttpError(400, UNKNOWN_ADDRESS);
   try {
     return await tally.collect({ ...fields, ip, userAgent: request.header("user-agent") ?? "" });
   } catch (error) {
@@ -146,6 +150,8 @@ export async function answerHit(tally: Tally, request: HitRequest, report: (erro
     headers = counted.headers;
   } catch (error) {
     ({ status, payload, headers } = describeError(error, report));
+    // Said where a developer looks (the tracker's request in devtools), as a deliberate drop is.
+    if (error instanceof NotFoundError) headers = { ...headers, "x-tally-dropped": "unknown-website" };
   }
   return {
     status,

@@ -13,6 +13,10 @@ export interface HostAccess {
 /**
  * The host app's own authentication: an account id (its owner), a HostAccess, or null to
  * fall back to an API key or Tally's own sign-in.
+ *
+ * It gets a web-standard fetch `Request` in every framework, not the framework's own request
+ * object: read a cookie with `request.headers.get("cookie")` (Express's `req.headers.cookie`
+ * or `req.cookies` are not there), then look the session up as your app does.
  */
 export type Authenticate = (request: Request) => number | HostAccess | null | Promise<number | HostAccess | null>;
 
@@ -51,7 +55,8 @@ export interface HandlerOptions {
    */
   basePath?: string;
   /**
-   * The host app's own authentication (session, JWT…). Returns an account id, or null
+   * The host app's own authentication (session, JWT…), given the request as a fetch
+   * `Request` (`request.headers.get("cookie")`). Returns an account id, or null
    * to fall back to `Authorization: Bearer <key>`. Requests it signs in are protected
    * from CSRF: a POST, PUT, PATCH or DELETE must come from the same origin
    * (`Sec-Fetch-Site`, else `Origin`; 403 otherwise) and send JSON, not a form body
