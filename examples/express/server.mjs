@@ -2,10 +2,13 @@
 import { createTally } from "@tally-analytics/core";
 import { toNodeHandler } from "@tally-analytics/server/node";
 import express from "express";
+import { exitOnListenError } from "../listen-error.mjs";
 
 const tally = createTally({ database: "file:./data/example.sqlite" });
 if ((await tally.accounts.count()) === 0) {
-  const { key } = await tally.accounts.create({ name: "example" });
+  const { accountId, key } = await tally.accounts.create({ name: "example" });
+  // The website of this app's own page, as it runs here: its tracker's pageviews count.
+  await tally.websites.create(accountId, { domain: "127.0.0.1" });
   console.log(`Created an account. API key (shown once):\n${key}`);
 }
 
@@ -15,7 +18,8 @@ app.get("/", (_req, res) => {
 });
 app.use("/analytics", toNodeHandler(tally));
 
-const server = app.listen(Number(process.env.PORT ?? 3000), process.env.HOST ?? "127.0.0.1", () => {
+const server = app.listen(Number(process.env.PORT ?? 3000), process.env.HOST ?? "127.0.0.1", (error) => {
+  if (error) return exitOnListenError(error, tally);
   const { address, port } = server.address();
   console.log(`Listening on http://${address.includes(":") ? `[${address}]` : address}:${port} (API: /analytics/api/v1)`);
 });

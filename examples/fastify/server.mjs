@@ -2,6 +2,7 @@
 import { createTally } from "@tally-analytics/core";
 import { tallyPlugin } from "@tally-analytics/server/fastify";
 import Fastify from "fastify";
+import { exitOnListenError } from "../listen-error.mjs";
 
 const tally = createTally({ database: "file:./data/example.sqlite" });
 if ((await tally.accounts.count()) === 0) {
@@ -16,7 +17,9 @@ app.get("/", async (_request, reply) => {
 });
 await app.register(tallyPlugin, { tally, prefix: "/analytics" });
 
-const address = await app.listen({ port: Number(process.env.PORT ?? 3000), host: process.env.HOST ?? "127.0.0.1" });
+const address = await app
+  .listen({ port: Number(process.env.PORT ?? 3000), host: process.env.HOST ?? "127.0.0.1" })
+  .catch((error) => exitOnListenError(error, tally));
 console.log(`Listening on ${address} (API: /analytics/api/v1)`);
 
 async function shutdown() {

@@ -2,6 +2,7 @@
 import { createServer } from "node:http";
 import { createTally } from "@tally-analytics/core";
 import { toNodeHandler } from "@tally-analytics/server/node";
+import { exitOnListenError } from "../listen-error.mjs";
 
 const tally = createTally({ database: "file:./data/example.sqlite" });
 if ((await tally.accounts.count()) === 0) {
@@ -10,6 +11,7 @@ if ((await tally.accounts.count()) === 0) {
 }
 
 const server = createServer(toNodeHandler(tally));
+server.once("error", (error) => exitOnListenError(error, tally));
 server.listen(Number(process.env.PORT ?? 3000), process.env.HOST ?? "127.0.0.1", () => {
   const { address, port } = server.address();
   console.log(`Listening on http://${address.includes(":") ? `[${address}]` : address}:${port} (API: /api/v1)`);

@@ -8,6 +8,7 @@ import { mkdirSync } from "node:fs";
 import { createTally } from "@tally-analytics/core";
 import { toNodeHandler } from "@tally-analytics/server/node";
 import express from "express";
+import { exitOnListenError } from "../listen-error.mjs";
 
 const database = process.env.DATABASE_URL ?? "file:./data/two-customers.sqlite";
 if (database.startsWith("file:./data/")) mkdirSync("data", { recursive: true });
@@ -62,7 +63,8 @@ app.get("/traffic", (req, res) => {
     );
 });
 
-const server = app.listen(Number(process.env.PORT ?? 3000), process.env.HOST ?? "127.0.0.1", () => {
+const server = app.listen(Number(process.env.PORT ?? 3000), process.env.HOST ?? "127.0.0.1", (error) => {
+  if (error) return exitOnListenError(error, tally);
   const { address, port } = server.address();
   console.log(`Listening on http://${address}:${port} (sign in at /sign-in/alice or /sign-in/bob)`);
 });
