@@ -62,7 +62,7 @@ describe("README: the five-minute tour, pasted", () => {
     expect(ran).toBe(5);
 
     // The hint beside KEY= gives a key that sees the website just created.
-    const hint = /`npx pnpm@10 tally (keys create[^`]*)`/.exec(commandsBlock!.body)?.[1];
+    const hint = /`npx tally (keys create[^`]*)`/.exec(commandsBlock!.body)?.[1];
     expect(hint).toBe("keys create --account 1");
     const created = await tally(hint!.split(" "), cwd);
     expect(created.code).toBe(0);
