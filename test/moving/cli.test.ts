@@ -69,6 +69,8 @@ describe("tally import, export and copy", () => {
     const usage = await tally(["import", bad], cwd);
     expect(usage.code).toBe(2);
     expect(usage.stderr).toBe("tally import: --website ID is required (see tally import --help)\n");
+    const missing = await tally(["import", bad, "--website", "99"], cwd);
+    expect(missing).toMatchObject({ code: 2, stderr: "tally import: there is no website 99 (tally websites list shows their IDs)\n" });
   });
 
   it("export: a zip file, or the zip on stdout", async () => {

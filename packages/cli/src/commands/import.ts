@@ -1,3 +1,4 @@
+import { NotFoundError } from "@tally-analytics/core";
 import type { ImportSummary } from "@tally-analytics/core";
 import { defineCommand } from "../command.js";
 import { createProgress } from "../progress.js";
@@ -57,6 +58,12 @@ export const importCommand = defineCommand({
       progress.stop();
       if (values.json) print(JSON.stringify(summary, null, 2));
       else for (const line of describe(summary, websiteId)) print(line);
+    } catch (error) {
+      // The core's answer names no website (it is the API's too): say which, and where to find one.
+      if (error instanceof NotFoundError && error.message === new NotFoundError().message) {
+        throw new NotFoundError(`there is no website ${websiteId} (tally websites list shows their IDs)`);
+      }
+      throw error;
     } finally {
       progress.stop();
     }
