@@ -32,6 +32,13 @@ describe("tally users", () => {
     });
     expect(invited.code).toBe(0);
     expect(lines(invited.stdout).at(-1)).toMatch(/^https:\/\/stats\.acme\.test\/invite\?token=[\w-]{43}$/);
+    // Without PUBLIC_URL: the address tally serve listens on here, and a line saying so.
+    const local = await tally(["users", "add", "local@acme.test"], cwd, { ...env, PORT: "4310" });
+    expect(lines(local.stdout).slice(-2)).toEqual([
+      expect.stringMatching(/^http:\/\/127\.0\.0\.1:4310\/invite\?token=[\w-]{43}$/),
+      "(PUBLIC_URL is not set: the link is tally serve's local address; set it to your Tally's public address.)",
+    ]);
+    expect((await tally(["users", "remove", "local@acme.test"], cwd, env)).code).toBe(0);
     const pending = await tally(["users", "list", "--pending", "--json"], cwd, env);
     expect(JSON.parse(pending.stdout)).toEqual([
       expect.objectContaining({ account_id: 1, email: "guest@acme.test", role: "viewer", invited_by: null }),

@@ -18,7 +18,7 @@ export const usersAdd = defineCommand({
     account: { type: "string", value: "ID", description: "the account (needed when there are several)" },
     "password-stdin": { type: "boolean", description: "read the password from standard input" },
   },
-  environment: ["DATABASE_URL", "PUBLIC_URL"],
+  environment: ["DATABASE_URL", "PUBLIC_URL", "HOST", "PORT"],
   async run({ args, values, tally, print, env }) {
     const role = roleFrom(values.role, "viewer");
     const websites = websitesFrom(values.websites);
@@ -31,9 +31,12 @@ export const usersAdd = defineCommand({
       print(`Added ${user.email} to account ${account.id} as ${user.role} (user ${user.id}).`);
       return;
     }
-    const base = (env.PUBLIC_URL ?? "https://YOUR-TALLY").replace(/\/+$/, "");
+    // Without PUBLIC_URL, the address `tally serve` listens on with the same environment: a link that works here.
+    const base = (env.PUBLIC_URL ?? `http://${env.HOST ?? "127.0.0.1"}:${env.PORT ?? 3000}`).replace(/\/+$/, "");
     const invited = await opened.team.tokens.invite(account.id, validate(invitationSchema, input));
     print(`Invited ${args[0]!.toLowerCase()} to account ${account.id} as ${role}. Send them this link (it works once, within 7 days):`);
     print(`${base}/invite?token=${invited}`);
+    if (env.PUBLIC_URL === undefined)
+      print("(PUBLIC_URL is not set: the link is tally serve's local address; set it to your Tally's public address.)");
   },
 });
