@@ -70,6 +70,8 @@ export default tseslint.config(
         clearInterval: "readonly",
         performance: "readonly",
         fetch: "readonly",
+        Request: "readonly",
+        Response: "readonly",
         window: "readonly",
         document: "readonly",
         navigator: "readonly",
