@@ -227,6 +227,10 @@ describe("tally keys, websites, migrate", () => {
     expect(none.stderr).toBe("tally keys revoke: missing KEY_PREFIX (see tally keys revoke --help)\n");
     // The usage says how long a prefix must be.
     expect((await tally(["keys", "revoke", "--help"], cwd)).stdout).toContain("KEY_PREFIX is the key's first 12 characters");
+    // An update changes only what it is given: its help names no creation defaults.
+    const update = (await tally(["websites", "update", "--help"], cwd)).stdout;
+    expect(update).toContain("  --privacy 0|1|2           share page: 0 public, 1 private, 2 password\n");
+    expect(update.split("Environment:")[0]).not.toContain("default");
 
     // The key that was not revoked still works.
     const server = await serve(cwd);

@@ -16,6 +16,14 @@ export const WEBSITE_OPTIONS = {
   json: { type: "boolean", description: "print the website as JSON" },
 } as const satisfies OptionSpecs;
 
+/** The same options for `websites update`, whose help names no defaults: an option left out keeps its value. */
+export const WEBSITE_UPDATE_OPTIONS = Object.fromEntries(
+  Object.entries(WEBSITE_OPTIONS).map(([name, spec]) => [
+    name,
+    { ...spec, description: spec.description.replace(/ ?\(default[^)]*\)/g, "") },
+  ]),
+) as unknown as typeof WEBSITE_OPTIONS;
+
 type WebsiteValues = OptionValues<typeof WEBSITE_OPTIONS>;
 
 /** The given settings as the API's fields; core checks each (a ValidationError names the bad ones). */

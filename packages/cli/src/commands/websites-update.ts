@@ -1,6 +1,6 @@
 import { defineCommand, UsageError } from "../command.js";
 import { findWebsite, idFrom } from "../values.js";
-import { printWebsite, WEBSITE_OPTIONS, websiteInput } from "../website-fields.js";
+import { printWebsite, WEBSITE_UPDATE_OPTIONS, websiteInput } from "../website-fields.js";
 
 /** `tally websites update ID [settings]` */
 export const websitesUpdate = defineCommand({
@@ -8,7 +8,7 @@ export const websitesUpdate = defineCommand({
   summary: "change a website's settings",
   description: "Only the settings given change. The domain stays (create a new website for another one).",
   arguments: ["ID"],
-  options: WEBSITE_OPTIONS,
+  options: WEBSITE_UPDATE_OPTIONS,
   environment: ["DATABASE_URL"],
   async run({ args, values, tally, print }) {
     const input = websiteInput(values);
