@@ -231,6 +231,8 @@ describe("tally keys, websites, migrate", () => {
     const update = (await tally(["websites", "update", "--help"], cwd)).stdout;
     expect(update).toContain("  --privacy 0|1|2           share page: 0 public, 1 private, 2 password\n");
     expect(update.split("Environment:")[0]).not.toContain("default");
+    // A required option is not bracketed as optional.
+    expect((await tally(["import", "--help"], cwd)).stdout).toMatch(/^usage: tally import FILE --website ID \[--dry-run\]/);
 
     // The key that was not revoked still works.
     const server = await serve(cwd);

@@ -10,6 +10,8 @@ export interface OptionSpec {
   description: string;
   /** The value's placeholder in help, for string options: `--account ID`. */
   value?: string;
+  /** The command refuses to run without it: the usage line shows it without brackets. */
+  required?: true;
 }
 
 export type OptionSpecs = Readonly<Record<string, OptionSpec>>;

@@ -13,7 +13,10 @@ function columns(rows: readonly (readonly [string, string])[]): string[] {
 function usageLine(command: Command): string {
   const args = (command.arguments ?? []).map((name) => ` ${name}`).join("");
   const options = Object.entries(command.options)
-    .map(([name, option]) => ` [--${name}${option.type === "string" ? ` ${option.value ?? "VALUE"}` : ""}]`)
+    .map(([name, option]) => {
+      const text = `--${name}${option.type === "string" ? ` ${option.value ?? "VALUE"}` : ""}`;
+      return option.required ? ` ${text}` : ` [${text}]`;
+    })
     .join("");
   return `tally ${command.name}${args}${options}`;
 }

@@ -12,7 +12,7 @@ export const exportCommand = defineCommand({
   summary: "write a website's daily statistics as a zip (Tally's CSV files or Plausible's layout)",
   description: "`tally import` reads the csv format back; Plausible's CSV import reads the plausible one.",
   options: {
-    website: { type: "string", value: "ID", description: "the website to export (required)" },
+    website: { type: "string", value: "ID", description: "the website to export (required)", required: true },
     format: { type: "string", value: "csv|plausible", description: "the layout (default csv)" },
     from: { type: "string", value: "YYYY-MM-DD", description: "first day (default: the first one counted)" },
     to: { type: "string", value: "YYYY-MM-DD", description: "last day (default: today)" },

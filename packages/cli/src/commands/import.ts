@@ -37,7 +37,7 @@ export const importCommand = defineCommand({
     "same file, or days an earlier import covered, are never counted twice. Progress goes to stderr.",
   arguments: ["FILE"],
   options: {
-    website: { type: "string", value: "ID", description: "the website to import into (required)" },
+    website: { type: "string", value: "ID", description: "the website to import into (required)", required: true },
     "dry-run": { type: "boolean", description: "check the file and say what would be imported; write nothing" },
     from: { type: "string", value: "YYYY-MM-DD", description: "skip rows before this day" },
     to: { type: "string", value: "YYYY-MM-DD", description: "skip rows after this day" },

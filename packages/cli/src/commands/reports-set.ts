@@ -8,7 +8,7 @@ export const reportsSet = defineCommand({
   summary: "where an account's e-mail reports go, and how often",
   description: 'Only what is given changes; --email "" removes the address (no reports are sent then).',
   options: {
-    account: { type: "string", value: "ID", description: "the account (required)" },
+    account: { type: "string", value: "ID", description: "the account (required)", required: true },
     email: { type: "string", value: "ADDRESS", description: 'where its reports go ("" for nowhere)' },
     period: { type: "string", value: "week|month", description: "how often they are sent" },
   },
