@@ -56,3 +56,5 @@ export { channelOf, clickIdOf } from "./enrich/channels.js";
 export { sourceOf } from "./enrich/sources.js";
 export { loadRegions, openGeoLookup, type GeoLookup } from "./enrich/geo.js";
 export { revenueBody } from "./model/revenue.js";
+export { parseClickhouseUrl, CLICKHOUSE_URL_FORMS } from "./backends/clickhouse/url.js";
+export { schemaStatements } from "./backends/clickhouse/schema.js";

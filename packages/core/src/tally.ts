@@ -7,6 +7,9 @@ import { dirname, resolve } from "node:path";
 import { parseDatabaseUrl, redactDatabaseUrl } from "./storage/database-url.js";
 import { openDatabase, type DatabaseOption } from "./open-database.js";
 import type { Backend } from "./backends/backend.js";
+import type { EngineStore } from "./storage/store.js";
+import { connectClickhouse } from "./backends/clickhouse/connect.js";
+import { openHitLog, withHitLog } from "./backends/clickhouse/hit-log.js";
 import { deferMethods } from "./shared/deferred.js";
 import { openGeoLookup } from "./enrich/geo.js";
 import { createUserAgentParser } from "./enrich/user-agent.js";
@@ -57,6 +60,15 @@ export interface TallyOptions {
    * @default "file:./data/tally.sqlite"
    */
   database?: DatabaseOption;
+  /**
+   * ClickHouse beside the database: `http(s)://user:password@host:8123/database`, or
+   * `chdb:PATH` for ClickHouse embedded in this process (docs/clickhouse.md). Needs the
+   * package `@clickhouse/client` (and `chdb` for `chdb:`), loaded only when this is set.
+   * @default none
+   */
+  clickhouse?: string;
+  /** A cluster of the ClickHouse servers: tables made on every node, replicated, with a Distributed table in front. */
+  clickhouseCluster?: string;
   /**
    * Which proxies may name the client IP through X-Forwarded-For (or Forwarded): `false`
    * none; `true` one hop (the proxy in front of you: the address it appended is used); a
@@ -380,6 +392,20 @@ function reasonOf(error: unknown): string {
   return error instanceof Error ? error.message : String(error);
 }
 
+/** Where the engine writes: the database, and ClickHouse's hit log when the options name one. */
+async function openWriter(store: Backend, options: TallyOptions): Promise<EngineStore> {
+  const writer = store.openWriter();
+  if (options.clickhouse === undefined) return writer;
+  try {
+    const log = await openHitLog(await connectClickhouse(options.clickhouse), { cluster: options.clickhouseCluster });
+    return withHitLog(writer, log);
+  } catch (error) {
+    await writer.close().catch(() => {});
+    await store.close().catch(() => {});
+    throw new Error(`Cannot open ClickHouse ${redactDatabaseUrl(options.clickhouse)}: ${reasonOf(error)}`, { cause: error });
+  }
+}
+
 async function openServices(options: TallyOptions, passwords: Passwords): Promise<Services> {
   const publicUrl = publicBase(options.publicUrl);
   // Before the store: a bad mail URL fails the start without leaving a database open (the transport holds no connection yet).
@@ -389,7 +415,7 @@ async function openServices(options: TallyOptions, passwords: Passwords): Promis
   const onError = options.onError ?? ((error: unknown) => outageLog!.failed(error));
   const store = await openStore(options.database ?? "file:./data/tally.sqlite", onError);
   const geo = options.geoip ? await openGeoLookup(options.geoip) : null;
-  const rollups = store.openWriter();
+  const rollups = await openWriter(store, options);
   const spillFolders = spillFoldersOf(store, options.spillDir);
   if (spillFolders) await replayKeptHits(spillFolders, store.databaseId, rollups, onError);
   const keyring = await openKeyring(store.db, options.secret);
