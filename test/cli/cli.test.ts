@@ -106,6 +106,17 @@ describe("tally serve", () => {
     expect(result.stderr).toBe("tally: TALLY_API_KEY must be at least 16 characters (it has 5).\n");
   });
 
+  it("a CLICKHOUSE_URL of no known form, or a cluster without it, refuses to start, with a message", async () => {
+    const bad = await tally(["serve"], emptyDirectory(), { CLICKHOUSE_URL: "clickhouse://host" });
+    expect(bad.code).toBe(2);
+    expect(bad.stderr).toBe(
+      "tally: CLICKHOUSE_URL: unsupported ClickHouse URL (http(s)://user:password@host:8123/database, or chdb:PATH for ClickHouse embedded through chDB).\n",
+    );
+    const alone = await tally(["serve"], emptyDirectory(), { CLICKHOUSE_CLUSTER: "two_shards" });
+    expect(alone.code).toBe(2);
+    expect(alone.stderr).toBe("tally: CLICKHOUSE_CLUSTER needs CLICKHOUSE_URL.\n");
+  });
+
   it("DATABASE_URL=file:./other/x.sqlite is honoured", async () => {
     const cwd = emptyDirectory();
     const env = { DATABASE_URL: "file:./other/x.sqlite" };

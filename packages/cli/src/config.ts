@@ -1,6 +1,6 @@
 import { statSync } from "node:fs";
 import { isIP } from "node:net";
-import { parseDatabaseUrl, type TallyOptions, type TrustProxy } from "@tally-analytics/core/internal";
+import { parseClickhouseUrl, parseDatabaseUrl, type TallyOptions, type TrustProxy } from "@tally-analytics/core/internal";
 import type { HandlerOptions } from "@tally-analytics/server";
 import * as z from "zod";
 import { ConfigError, type Env } from "./command.js";
@@ -30,6 +30,8 @@ export const SERVE_ENVIRONMENT: Readonly<Record<string, string>> = {
   PORT: "port to listen on (default 3000; 0 picks a free one)",
   HOST: "address to bind (default 127.0.0.1; 0.0.0.0 for every interface)",
   DATABASE_URL: `file:PATH or :memory: (SQLite), or postgres://user@host/db (default ${DEFAULT_DATABASE_URL})`,
+  CLICKHOUSE_URL: "ClickHouse beside the database: http(s)://user:password@host:8123/database, or chdb:PATH embedded (docs/clickhouse.md)",
+  CLICKHOUSE_CLUSTER: "a cluster of the ClickHouse servers: the tables made on every node, replicated, a Distributed table in front",
   TALLY_API_KEY: "an account with exactly this key (16+ characters) exists after start",
   TALLY_SECRET:
     "the server secret (32+ characters) two-factor secrets are encrypted with; several, space-separated, to rotate (the first encrypts) (default: one made at first start, kept in the database)",
@@ -79,6 +81,27 @@ const databaseUrl = variable.transform((text, context) => {
   }
   return url;
 });
+
+const clickhouseUrl = variable.transform((text, context) => {
+  if (text === undefined) return undefined;
+  try {
+    parseClickhouseUrl(text);
+  } catch (error) {
+    context.addIssue({ code: "custom", message: `CLICKHOUSE_URL: ${(error as Error).message}.` });
+    return z.NEVER;
+  }
+  return text;
+});
+
+/** CLICKHOUSE_URL and CLICKHOUSE_CLUSTER, when set. */
+function clickhouseOptions(vars: Partial<Variables>): Pick<TallyOptions, "clickhouse" | "clickhouseCluster"> {
+  const { CLICKHOUSE_URL: url, CLICKHOUSE_CLUSTER: cluster } = vars;
+  if (url === undefined) {
+    if (cluster !== undefined) throw new ConfigError("CLICKHOUSE_CLUSTER needs CLICKHOUSE_URL.");
+    return {};
+  }
+  return { clickhouse: url, ...(cluster === undefined ? {} : { clickhouseCluster: cluster }) };
+}
 
 /** An address (`10.0.0.1`) or a CIDR (`10.0.0.0/8`, `fd00::/8`). */
 function isAddressOrCidr(entry: string): boolean {
@@ -160,6 +183,8 @@ const environmentSchema = z.object({
   PORT: wholeNumber("PORT", 0, 65535, 3000, "0-65535"),
   HOST: variable.transform((text) => text ?? "127.0.0.1"),
   DATABASE_URL: databaseUrl,
+  CLICKHOUSE_URL: clickhouseUrl,
+  CLICKHOUSE_CLUSTER: variable,
   TALLY_API_KEY: apiKey,
   TALLY_SECRET: serverSecret,
   TRUST_PROXY: trustProxySchema,
@@ -206,14 +231,20 @@ function mailOptions(vars: Partial<Variables>): Pick<TallyOptions, "mail" | "pub
 
 /**
  * Tally's options for a command from the variables it reads (its `environment`), each
- * checked: DATABASE_URL and TALLY_SECRET always; the mail settings for the commands that send reports.
+ * checked: DATABASE_URL, CLICKHOUSE_URL and TALLY_SECRET always; the mail settings for the commands that send reports.
  */
 export function tallyOptionsFor(env: Env, variables: readonly string[]): TallyOptions {
-  const wanted: { [K in keyof Variables]?: true } = { DATABASE_URL: true, TALLY_SECRET: true };
+  const wanted: { [K in keyof Variables]?: true } = {
+    DATABASE_URL: true,
+    CLICKHOUSE_URL: true,
+    CLICKHOUSE_CLUSTER: true,
+    TALLY_SECRET: true,
+  };
   for (const name of Object.keys(environmentSchema.shape) as (keyof Variables)[]) if (variables.includes(name)) wanted[name] = true;
   const vars: Partial<Variables> = parseEnv(environmentSchema.pick(wanted), env);
   return {
     database: vars.DATABASE_URL ?? DEFAULT_DATABASE_URL,
+    ...clickhouseOptions(vars),
     ...(vars.TALLY_SECRET === undefined ? {} : { secret: vars.TALLY_SECRET }),
     ...mailOptions(vars),
   };
@@ -244,6 +275,7 @@ export function serveConfig(env: Env): ServeConfig {
     sso: ssoConfig(vars),
     tally: {
       database: vars.DATABASE_URL,
+      ...clickhouseOptions(vars),
       ...(vars.TALLY_SECRET === undefined ? {} : { secret: vars.TALLY_SECRET }),
       trustProxy: vars.TRUST_PROXY,
       ...(vars.GEOIP_DB.length > 0 ? { geoip: vars.GEOIP_DB } : {}),
