@@ -71,27 +71,22 @@ function wholeNumber(name: string, min: number, max: number, fallback: number | 
   });
 }
 
-const databaseUrl = variable.transform((text, context) => {
-  const url = text ?? DEFAULT_DATABASE_URL;
-  try {
-    parseDatabaseUrl(url);
-  } catch (error) {
-    context.addIssue({ code: "custom", message: `DATABASE_URL: ${(error as Error).message}.` });
-    return z.NEVER;
-  }
-  return url;
-});
+/** A URL that `parse` reads (its error said under the variable's name); undefined when unset. */
+function parsedUrl(name: string, parse: (url: string) => unknown) {
+  return variable.transform((url, context) => {
+    if (url === undefined) return undefined;
+    try {
+      parse(url);
+    } catch (error) {
+      context.addIssue({ code: "custom", message: `${name}: ${(error as Error).message}.` });
+      return z.NEVER;
+    }
+    return url;
+  });
+}
 
-const clickhouseUrl = variable.transform((text, context) => {
-  if (text === undefined) return undefined;
-  try {
-    parseClickhouseUrl(text);
-  } catch (error) {
-    context.addIssue({ code: "custom", message: `CLICKHOUSE_URL: ${(error as Error).message}.` });
-    return z.NEVER;
-  }
-  return text;
-});
+const databaseUrl = parsedUrl("DATABASE_URL", parseDatabaseUrl).transform((url) => url ?? DEFAULT_DATABASE_URL);
+const clickhouseUrl = parsedUrl("CLICKHOUSE_URL", parseClickhouseUrl);
 
 /** CLICKHOUSE_URL and CLICKHOUSE_CLUSTER, when set. */
 function clickhouseOptions(vars: Partial<Variables>): Pick<TallyOptions, "clickhouse" | "clickhouseCluster"> {
