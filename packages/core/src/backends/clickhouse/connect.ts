@@ -13,10 +13,19 @@ export interface ClickhouseClient {
   close(): Promise<void>;
 }
 
+/** What Tally uses of the two optional packages (typed here: Tally builds without them installed). */
+interface ClientModule {
+  createClient(config: { url?: string; connection?: unknown }): unknown;
+}
+interface ChdbModule {
+  createChdbConnection(options: { path: string }): unknown;
+}
+
 /** Neither package is a dependency that every app downloads: an app asking for ClickHouse installs them beside Tally. */
-async function load<T>(name: string, why: string, importer: () => Promise<T>): Promise<T> {
+async function load<T>(name: string, why: string, specifier: string): Promise<T> {
   try {
-    return await importer();
+    // A specifier in a variable: neither TypeScript nor the bundler looks for the package ahead of time.
+    return (await import(specifier)) as T;
   } catch (error) {
     const code = (error as NodeJS.ErrnoException).code;
     if (code !== "ERR_MODULE_NOT_FOUND" && code !== "MODULE_NOT_FOUND") throw error;
@@ -31,8 +40,8 @@ async function load<T>(name: string, why: string, importer: () => Promise<T>): P
  */
 export async function connectClickhouse(url: string): Promise<ClickhouseClient> {
   const location = parseClickhouseUrl(url);
-  const { createClient } = await load("@clickhouse/client", "A ClickHouse URL", () => import("@clickhouse/client"));
+  const { createClient } = await load<ClientModule>("@clickhouse/client", "A ClickHouse URL", "@clickhouse/client");
   if (location.kind === "server") return createClient({ url: location.url }) as unknown as ClickhouseClient;
-  const { createChdbConnection } = await load("chdb", `The embedded ClickHouse (chdb:${location.path})`, () => import("chdb/connection"));
+  const { createChdbConnection } = await load<ChdbModule>("chdb", `The embedded ClickHouse (chdb:${location.path})`, "chdb/connection");
   return createClient({ connection: createChdbConnection({ path: location.path }) } as never) as unknown as ClickhouseClient;
 }
