@@ -34,22 +34,48 @@ export interface ServerViewsOptions {
 interface Held {
   hit: HitInput;
   identity: string;
-  timer: NodeJS.Timeout;
+  /** When its wait ends (performance.now()). */
+  due: number;
 }
 
 const identityOf = (hit: HitInput) => `${hit.ip ?? ""}\n${hit.userAgent}\n${hit.url.split("#", 1)[0]}`;
+
+/** Mark bytes drawn at once: one call into the random source per this many views. */
+const MARKS_PER_DRAW = 256;
+const MARK_BYTES = 12;
+
+/** Unguessable marks, a batch of random bytes at a time (a call per view costs more than the rest of holding it). */
+function markSource(): () => string {
+  let bytes = randomBytes(0);
+  let offset = 0;
+  return () => {
+    if (offset === bytes.length) {
+      bytes = randomBytes(MARK_BYTES * MARKS_PER_DRAW);
+      offset = 0;
+    }
+    offset += MARK_BYTES;
+    return bytes.toString("base64url", offset - MARK_BYTES, offset);
+  };
+}
 
 export function createServerViews(options: ServerViewsOptions): ServerViews {
   const held = new Map<string, Held>();
   /** Marks by identity, oldest first: two tabs of one page are two views. */
   const byIdentity = new Map<string, string[]>();
+  /**
+   * Marks in the order they were held (so in the order their waits end), from `head` on;
+   * some were taken since. One timer for all of them: a timer per view costs more than the view.
+   */
+  let order: string[] = [];
+  let head = 0;
+  let timer: NodeJS.Timeout | null = null;
   const pending = new Set<Promise<unknown>>();
   const maxHeld = options.maxHeld ?? 10_000;
+  const nextMark = markSource();
 
   function take(mark: string): HitInput | undefined {
     const view = held.get(mark);
     if (!view) return undefined;
-    clearTimeout(view.timer);
     held.delete(mark);
     const marks = byIdentity.get(view.identity) ?? [];
     marks.splice(marks.indexOf(mark), 1);
@@ -68,16 +94,47 @@ export function createServerViews(options: ServerViewsOptions): ServerViews {
     return run.finally(() => pending.delete(run));
   }
 
+  /** The oldest mark still held, skipping (and forgetting) those taken since. */
+  function oldest(): string | undefined {
+    while (head < order.length && !held.has(order[head]!)) head++;
+    if (head > 1024 && head * 2 > order.length) {
+      order = order.slice(head);
+      head = 0;
+    }
+    return order[head];
+  }
+
+  /** Counts every view whose wait is over, then waits for the next one's. */
+  function expire(): void {
+    timer = null;
+    const now = performance.now();
+    for (let mark = oldest(); mark !== undefined; mark = oldest()) {
+      const due = held.get(mark)!.due;
+      if (due > now) {
+        arm(due - now);
+        return;
+      }
+      void countAlone(mark);
+    }
+  }
+
+  function arm(ms: number): void {
+    timer = setTimeout(expire, Math.max(1, Math.ceil(ms)));
+    timer.unref();
+  }
+
   return {
     hold(hit) {
-      const mark = randomBytes(12).toString("base64url");
+      const mark = nextMark();
       const identity = identityOf(hit);
-      const timer = setTimeout(() => void countAlone(mark), options.waitMs);
-      timer.unref();
       // The view happened now, whenever it is counted.
-      held.set(mark, { hit: { ...hit, timestamp: hit.timestamp ?? Date.now() }, identity, timer });
-      byIdentity.set(identity, [...(byIdentity.get(identity) ?? []), mark]);
-      if (held.size > maxHeld) void countAlone(held.keys().next().value as string);
+      held.set(mark, { hit: { ...hit, timestamp: hit.timestamp ?? Date.now() }, identity, due: performance.now() + options.waitMs });
+      order.push(mark);
+      const marks = byIdentity.get(identity);
+      if (marks) marks.push(mark);
+      else byIdentity.set(identity, [mark]);
+      if (held.size > maxHeld) void countAlone(oldest()!);
+      if (timer === null) arm(options.waitMs);
       return mark;
     },
     claim(hit) {
@@ -87,7 +144,11 @@ export function createServerViews(options: ServerViewsOptions): ServerViews {
       return mark === undefined ? undefined : take(mark);
     },
     async release() {
+      if (timer !== null) clearTimeout(timer);
+      timer = null;
       await Promise.all([...held.keys()].map(countAlone));
+      order = [];
+      head = 0;
       await Promise.all(pending);
     },
   };

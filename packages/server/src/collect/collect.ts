@@ -85,8 +85,41 @@ export interface HitRequest {
   header: HeaderReader;
 }
 
-function parseHit(text: string): z.infer<typeof hitBody> {
-  const result = hitBody.safeParse(parseJsonObject(text));
+type HitBody = z.infer<typeof hitBody>;
+
+const isText = (value: unknown) => value === undefined || value === null || typeof value === "string";
+const isNumber = (value: unknown) => value === undefined || value === null || (typeof value === "number" && Number.isFinite(value));
+
+function isPlainProps(value: unknown): boolean {
+  if (value === undefined || value === null) return true;
+  if (typeof value !== "object" || Array.isArray(value)) return false;
+  for (const key in value) {
+    if (key === "__proto__") return false;
+    const item = (value as Record<string, unknown>)[key];
+    if (typeof item !== "string" && typeof item !== "boolean" && !(typeof item === "number" && Number.isFinite(item))) return false;
+  }
+  return true;
+}
+
+/**
+ * The body as `hitBody` reads it, when it is a plain hit (what trackers send): checked
+ * field by field without the schema, which costs more than the rest of the answer. Anything
+ * else (revenue, web vitals, a wrong type) answers undefined, and the schema decides.
+ */
+function plainHit(body: Record<string, unknown>): HitBody | undefined {
+  const { u, r, s, l, n, p, h, e, d, v } = body;
+  if (typeof u !== "string" || !isText(r) || !isText(s) || !isText(l) || !isText(n) || !isText(v)) return undefined;
+  if ((typeof v === "string" && v.length > 64) || !isPlainProps(p) || !isNumber(e) || !isNumber(d)) return undefined;
+  if (!(h === undefined || h === null || h === 0 || h === 1 || typeof h === "boolean")) return undefined;
+  if ((body.$ !== undefined && body.$ !== null) || (body.w !== undefined && body.w !== null)) return undefined;
+  return body as HitBody;
+}
+
+function parseHit(text: string): HitBody {
+  const body = parseJsonObject(text);
+  const plain = plainHit(body);
+  if (plain) return plain;
+  const result = hitBody.safeParse(body);
   if (!result.success)
     throw new HttpError(400, `Invalid hit: ${result.error.issues.map((i) => `${i.path.join(".") || "body"}: ${i.message}`).join("; ")}`);
   return result.data;
@@ -105,19 +138,29 @@ export type HitFields = Omit<HitInput, "ip" | "userAgent">;
  * A hit that breaks core's rules is a 400 (a bad body), not a form field error.
  */
 export async function countHit(tally: Tally, request: HitRequest, fields: HitFields): Promise<CollectResult> {
+  const ip = clientIpOf(tally, request);
+  return submitHit(tally, { ...fields, ip, userAgent: request.header("user-agent") ?? "" });
+}
+
+function clientIpOf(tally: Tally, request: HitRequest): string {
   const ip = proxyTrust(tally.options.trustProxy).clientIp(request.socketIp, request.header);
   if (!ip) throw new HttpError(400, UNKNOWN_ADDRESS);
+  return ip;
+}
+
+async function submitHit(tally: Tally, hit: HitInput): Promise<CollectResult> {
   try {
-    return await tally.collect({ ...fields, ip, userAgent: request.header("user-agent") ?? "" });
+    return await tally.collect(hit);
   } catch (error) {
     if (error instanceof ValidationError) throw new HttpError(400, `Invalid hit: ${Object.values(error.errors).flat().join(" ")}`);
     throw error;
   }
 }
 
-async function collectHit(tally: Tally, request: HitRequest): Promise<{ message: string; headers: Record<string, string> }> {
+async function collectHit(tally: Tally, request: HitRequest): Promise<CollectResult> {
   const body = parseHit(await request.text());
-  const result = await countHit(tally, request, {
+  // Built here in one literal (not spread from the fields): a hit's copies cost more than its checks.
+  return submitHit(tally, {
     url: body.u,
     referrer: body.r,
     screen: body.s,
@@ -130,9 +173,28 @@ async function collectHit(tally: Tally, request: HitRequest): Promise<{ message:
     scrollDepth: body.d,
     vitals: body.w,
     view: body.v,
+    ip: clientIpOf(tally, request),
+    userAgent: request.header("user-agent") ?? "",
   });
-  if (result.status === "dropped") return { message: `Dropped: ${result.reason}.`, headers: { "x-tally-dropped": result.reason } };
-  return { message: "Accepted.", headers: {} };
+}
+
+/** The whole answer of a request that breaks no rule. */
+function answerOf(status: number, payload: object, headers: Record<string, string>): CollectAnswer {
+  return {
+    status,
+    headers: { ...CORS_HEADERS, ...headers, ...NOSNIFF, "content-type": JSON_CONTENT_TYPE },
+    body: JSON.stringify({ ...payload, status }),
+  };
+}
+
+/** The answers of counted and dropped hits, built once: every hit answers one of them. */
+const ACCEPTED = Object.freeze(answerOf(202, { message: "Accepted." }, {}));
+const DROPPED = new Map<string, CollectAnswer>();
+function droppedAnswer(reason: string): CollectAnswer {
+  let answer = DROPPED.get(reason);
+  if (!answer)
+    DROPPED.set(reason, (answer = Object.freeze(answerOf(202, { message: `Dropped: ${reason}.` }, { "x-tally-dropped": reason }))));
+  return answer;
 }
 
 /**
@@ -141,23 +203,14 @@ async function collectHit(tally: Tally, request: HitRequest): Promise<{ message:
  * The client's timestamp is never trusted.
  */
 export async function answerHit(tally: Tally, request: HitRequest, report: (error: unknown) => void): Promise<CollectAnswer> {
-  let status = 202;
-  let payload: object;
-  let headers: Record<string, string>;
   try {
-    const counted = await collectHit(tally, request);
-    payload = { message: counted.message };
-    headers = counted.headers;
+    const result = await collectHit(tally, request);
+    return result.status === "dropped" ? droppedAnswer(result.reason) : ACCEPTED;
   } catch (error) {
-    ({ status, payload, headers } = describeError(error, report));
+    const { status, payload, headers } = describeError(error, report);
     // Said where a developer looks (the tracker's request in devtools), as a deliberate drop is.
-    if (error instanceof NotFoundError) headers = { ...headers, "x-tally-dropped": "unknown-website" };
+    return answerOf(status, payload, error instanceof NotFoundError ? { ...headers, "x-tally-dropped": "unknown-website" } : headers);
   }
-  return {
-    status,
-    headers: { ...CORS_HEADERS, ...headers, ...NOSNIFF, "content-type": JSON_CONTENT_TYPE },
-    body: JSON.stringify({ ...payload, status }),
-  };
 }
 
 /** Reports an unexpected /collect failure through the handler's reporter, which speaks of Requests. */
