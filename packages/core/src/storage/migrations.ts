@@ -498,7 +498,48 @@ const migrationFactories: Record<string, MigrationFactory> = {
         .execute();
     },
   }),
+  // SQLite: visitor rows in the order their visitor-days began (a rowid table, the hash a
+  // unique index) instead of in hash order. A flush rewrites the rows of the visitors active
+  // now, which began lately and so share the last pages; in hash order each sat on a page of
+  // its own, and a flush wrote most of the table again to the WAL (docs/performance.md).
+  "0040_visitors_in_arrival_order": (dialect) => ({
+    async up(db) {
+      if (dialect.name !== "sqlite") return;
+      await sql`create table visitors_by_arrival (
+        hash text not null, website_id integer not null, day text not null, last_seen integer not null,
+        visit_referrer text not null, visit_campaign text not null, seen text not null,
+        visitor integer default 0 not null, visit integer default 0 not null, visit_start integer default 0 not null,
+        visit_day text default '' not null, visit_pageviews integer default 0 not null,
+        visit_events integer default 0 not null, visit_exit text default '' not null, visit_hostname text default '' not null
+      )`.execute(db);
+      const columns = sql.raw(VISITOR_COLUMNS.join(", "));
+      await sql`insert into visitors_by_arrival (${columns}) select ${columns} from visitors order by day, visit_start`.execute(db);
+      await sql`drop table visitors`.execute(db);
+      await sql`alter table visitors_by_arrival rename to visitors`.execute(db);
+      await db.schema.createIndex("visitors_hash_idx").on("visitors").column("hash").unique().execute();
+      await db.schema.createIndex("visitors_day_idx").on("visitors").columns(["day", "website_id"]).execute();
+    },
+  }),
 };
+
+/** The columns of `visitors`. */
+const VISITOR_COLUMNS = [
+  "hash",
+  "website_id",
+  "day",
+  "last_seen",
+  "visit_referrer",
+  "visit_campaign",
+  "seen",
+  "visitor",
+  "visit",
+  "visit_start",
+  "visit_day",
+  "visit_pageviews",
+  "visit_events",
+  "visit_exit",
+  "visit_hostname",
+] as const;
 
 /**
  * A new dimension's `visits` columns (id 0, no value, in the rows written before). The day
