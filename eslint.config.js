@@ -72,6 +72,7 @@ export default tseslint.config(
         fetch: "readonly",
         Request: "readonly",
         Response: "readonly",
+        Headers: "readonly",
         window: "readonly",
         document: "readonly",
         navigator: "readonly",

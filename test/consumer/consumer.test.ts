@@ -1,11 +1,12 @@
 /**
  * Tally as a user gets it: every package packed as it would be published, installed with
  * npm (not pnpm, not this workspace) into a new app in a temporary folder outside the
- * repository, with Express 5 and Fastify 5. The app runs the Express and Fastify
- * examples, Chromium loads their page with the tracker, and the pageview is read back
- * through the API; the embedding code of the README and of Getting started type-checks
- * against the installed types;
- * the `tally` binary from the tarball runs.
+ * repository, with Express 5, Fastify 5, Hono, Koa, Next.js 16 and NestJS 12. The app runs
+ * every framework guide's example (Next.js from `next build`, NestJS compiled by tsc),
+ * Chromium loads their page with the tracker, and the pageviews (and, in Next.js and
+ * NestJS, a purchase recorded in the app's transaction) are read back through the API; the
+ * embedding code of the README and of Getting started type-checks against the installed
+ * types; the `tally` binary from the tarball runs.
  *
  * better-sqlite3: npm installs it from the registry and runs its install script
  * (prebuild-install, then node-gyp). Without network access to GitHub that compiles
@@ -16,7 +17,7 @@
  * download. TALLY_CONSUMER_COMPILE=1 compiles instead.
  */
 import { spawn, spawnSync, type ChildProcess } from "node:child_process";
-import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readFileSync, realpathSync, rmSync, writeFileSync } from "node:fs";
+import { copyFileSync, cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, realpathSync, rmSync, writeFileSync } from "node:fs";
 import { createRequire } from "node:module";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
@@ -107,23 +108,41 @@ interface Running {
   stdout: string;
   base: string;
   key: string;
-  stop(): Promise<number | null>;
+  /** Ends it with SIGTERM; answers its exit code, or the signal that ended it. */
+  stop(): Promise<number | NodeJS.Signals | null>;
 }
 
-/** Starts one of the examples copied into the app; resolves on its "Listening on" line. */
-function startExample(directory: string): Promise<Running> {
-  const env: NodeJS.ProcessEnv = { ...process.env, PORT: "0" };
+/** How an example is started, and the line that says where it listens (its first group: the base URL). */
+interface Launch {
+  command: string;
+  args: string[];
+  listening: RegExp;
+  env?: Record<string, string>;
+  /** How it ends on SIGTERM once it has closed: our examples exit 0. */
+  stopped: number | NodeJS.Signals;
+}
+
+const NODE_EXAMPLE: Launch = {
+  command: process.execPath,
+  args: ["server.mjs"],
+  listening: /^Listening on (http:\/\/127\.0\.0\.1:\d+) \(API: (?:\/analytics)?\/api\/v1\)$/m,
+  stopped: 0,
+};
+
+/** Starts one of the examples copied into the app; resolves once it says where it listens. */
+function startExample(directory: string, launch: Launch = NODE_EXAMPLE): Promise<Running> {
+  const env: NodeJS.ProcessEnv = { ...process.env, PORT: "0", ...launch.env };
   delete env.HOST;
-  const child = spawn(process.execPath, ["server.mjs"], { cwd: directory, env, stdio: ["ignore", "pipe", "pipe"] });
+  const child = spawn(launch.command, launch.args, { cwd: directory, env, stdio: ["ignore", "pipe", "pipe"] });
   const state = { stdout: "", stderr: "" };
   child.stdout!.setEncoding("utf8").on("data", (chunk: string) => (state.stdout += chunk));
   child.stderr!.setEncoding("utf8").on("data", (chunk: string) => (state.stderr += chunk));
-  const exited = new Promise<number | null>((resolve) => child.once("exit", (code) => resolve(code)));
+  const exited = new Promise<number | NodeJS.Signals | null>((resolve) => child.once("exit", (code, signal) => resolve(code ?? signal)));
   return new Promise((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`no "Listening on" within 30 s:\n${state.stdout}\n${state.stderr}`)), 30_000);
+    const timer = setTimeout(() => reject(new Error(`not listening within 30 s:\n${state.stdout}\n${state.stderr}`)), 30_000);
     exited.then((code) => reject(new Error(`exited (${code}) before listening:\n${state.stdout}\n${state.stderr}`)));
     child.stdout!.on("data", () => {
-      const listening = /^Listening on (http:\/\/127\.0\.0\.1:\d+) \(API: (?:\/analytics)?\/api\/v1\)$/m.exec(state.stdout);
+      const listening = launch.listening.exec(state.stdout);
       if (!listening) return;
       clearTimeout(timer);
       resolve({
@@ -158,8 +177,17 @@ beforeAll(async () => {
     "hono@^4",
     "@hono/node-server@^1",
     "koa@^3",
+    "next@^16",
+    "react@^19",
+    "react-dom@^19",
+    "@nestjs/core@^12",
+    "@nestjs/common@^12",
+    "@nestjs/platform-express@^12",
+    "reflect-metadata@^0.2",
+    "rxjs@^7",
     "@types/node@^20",
     "@types/express@^5",
+    "@types/better-sqlite3@^7",
     "--no-audit",
     "--no-fund",
     "--prefer-offline",
@@ -361,26 +389,87 @@ describe.skipIf(skipWithoutChromium)("the examples, run in that app: a pageview 
 
 const CHROME = "Mozilla/5.0 (X11; Linux x86_64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/131.0.0.0 Safari/537.36";
 
-describe.skipIf(skipWithoutChromium)("the framework guides' examples (Hono, Koa, a fetch handler), run in that app", () => {
+/** Copies an example's folder (not its installs, builds or data) into the app. */
+function copyExample(name: string): string {
+  const directory = join(app, name);
+  cpSync(join(ROOT, "examples", name), directory, {
+    recursive: true,
+    filter: (source) => !/(^|\/)(node_modules|\.next|dist|data)$/.test(source),
+  });
+  return directory;
+}
+
+/** Builds the Next.js app (a production build, as it ships) and compiles the NestJS one, at once. */
+async function buildFrameworkApps(): Promise<void> {
+  const nextjs = copyExample("nextjs");
+  const nestjs = copyExample("nestjs");
+  const tsc = workspaceRequire.resolve("typescript/bin/tsc");
+  const [built, compiled] = await Promise.all([
+    timed("next build", () => runProcess(join(app, "node_modules", ".bin", "next"), ["build"], nextjs, { NEXT_TELEMETRY_DISABLED: "1" })),
+    timed("nest tsc", () => runProcess(process.execPath, [tsc, "-p", "tsconfig.json"], nestjs)),
+  ]);
+  if (built.code !== 0) throw new Error(`next build failed (${built.code}):\n${built.stdout}\n${built.stderr}`);
+  if (compiled.code !== 0) throw new Error(`tsc failed for the NestJS example (${compiled.code}):\n${compiled.stdout}\n${compiled.stderr}`);
+}
+
+const LAUNCHES: Record<string, Launch> = {
+  nextjs: {
+    command: join(app, "node_modules", ".bin", "next"),
+    args: ["start", "-H", "127.0.0.1", "-p", "0"],
+    listening: /^- Local:\s+(http:\/\/127\.0\.0\.1:\d+)$[\s\S]*Ready in/m,
+    env: { NEXT_TELEMETRY_DISABLED: "1" },
+    stopped: 143, // next start's own code for SIGTERM (128 + 15)
+  },
+  // enableShutdownHooks: Nest closes its modules (Tally with them), then ends by the signal it got.
+  nestjs: { ...NODE_EXAMPLE, args: ["dist/main.js"], stopped: "SIGTERM" },
+};
+
+const startBuilt = (name: string) => timed(`${name} start`, () => startExample(join(app, name), LAUNCHES[name]));
+
+/** Polls `read` until `done` holds of its answer, or 30 s passed; answers the last one. */
+async function eventually<T>(read: () => Promise<T>, done: (value: T) => boolean): Promise<T> {
+  const deadline = Date.now() + 30_000;
+  let value = await read();
+  while (!done(value) && Date.now() < deadline) {
+    await new Promise((resolve) => setTimeout(resolve, 250));
+    value = await read();
+  }
+  return value;
+}
+
+describe.skipIf(skipWithoutChromium)("the framework guides' examples (Hono, Koa, fetch, Next.js, NestJS), run in that app", () => {
   let browser: Browser;
   beforeAll(async () => {
-    browser = await launchChromium();
-  });
+    [browser] = await Promise.all([launchChromium(), buildFrameworkApps()]);
+  }, 180_000);
   afterAll(async () => {
     await browser?.close();
   });
 
-  // All three at once: a server-side pageview without the tracker waits 10 s for it before it counts alone.
+  // All at once: a server-side pageview without the tracker waits 10 s for it before it counts alone.
   it(
-    "a server-side pageview and the tracker's in Chromium counted; the API through the app's own sign-in",
+    "a purchase in the app's transaction, a server-side pageview and the tracker's in Chromium counted; the API through the app's own sign-in",
     { timeout: 120_000 },
     async () => {
-      const servers = await Promise.all(["hono", "koa", "fetch"].map((name) => runExample(name)));
+      const names = ["hono", "koa", "fetch", "nextjs", "nestjs"];
+      const servers = await Promise.all(names.map((name) => (LAUNCHES[name] ? startBuilt(name) : runExample(name))));
       try {
         const day = new Date().toISOString().slice(0, 10);
-        const checks = servers.map(async (server) => {
+        const checks = servers.map(async (server, i) => {
           const api = (path: string, init: RequestInit = {}) =>
             fetch(`${server.base}/analytics/api/v1${path}`, { ...init, headers: { cookie: "session=owner", ...init.headers } });
+          // Next.js and NestJS: the app's order and its Purchase event in one transaction, first thing in a
+          // fresh process (Tally's own writer has written nothing yet).
+          const shop = names[i] === "nextjs" || names[i] === "nestjs";
+          if (shop) {
+            const bought = await fetch(`${server.base}/checkout`, {
+              method: "POST",
+              headers: { "content-type": "application/json", "user-agent": CHROME },
+              body: JSON.stringify({ total: 42 }),
+            });
+            expect(bought.status, server.base).toBe(201);
+            expect(await bought.json()).toEqual({ order: 1 });
+          }
           expect((await fetch(`${server.base}/analytics/api/v1/websites`)).status).toBe(401);
           const listed = (await (await api("/websites")).json()) as { data: { id: number; domain: string }[] };
           const id = listed.data.find((website) => website.domain === "127.0.0.1")!.id;
@@ -399,20 +488,24 @@ describe.skipIf(skipWithoutChromium)("the framework guides' examples (Hono, Koa,
           const page = await browser.newPage();
           const collected = page.waitForResponse((response) => response.url().endsWith("/analytics/collect"));
           await page.goto(`${server.base}/`);
-          expect((await collected).status()).toBe(202);
+          expect((await collected.catch((error: Error) => Promise.reject(new Error(`${names[i]}: ${error.message}`)))).status()).toBe(202);
           await page.close();
-          const deadline = Date.now() + 30_000;
-          let pageviews = 0;
-          while (pageviews < 2 && Date.now() < deadline) {
-            const answer = (await (await api(`/stats/${id}/totals?from=${day}&to=${day}`)).json()) as { data: { pageviews: number } };
-            pageviews = answer.data.pageviews;
-            if (pageviews < 2) await new Promise((resolve) => setTimeout(resolve, 250));
+          const totals = await eventually(
+            async () => ((await (await api(`/stats/${id}/totals?from=${day}&to=${day}`)).json()) as { data: { pageviews: number } }).data,
+            (data) => data.pageviews >= 2,
+          );
+          expect(totals.pageviews, server.base).toBe(2);
+          if (shop) {
+            const goals = await api(`/stats/${id}?name=goals&from=${day}&to=${day}`);
+            expect(((await goals.json()) as { data: unknown[] }).data, server.base).toEqual([
+              expect.objectContaining({ value: "Purchase", events: 1 }),
+            ]);
           }
-          expect(pageviews, server.base).toBe(2);
         });
         await Promise.all(checks);
       } finally {
-        for (const server of servers) expect(await server.stop()).toBe(0);
+        const stopped = await Promise.all(servers.map((server) => server.stop()));
+        expect(stopped).toEqual(names.map((name) => (LAUNCHES[name] ?? NODE_EXAMPLE).stopped));
       }
     },
   );

@@ -151,6 +151,11 @@ describe.skipIf(skip)("what a Plausible or Umami user expects, in Chromium", () 
       .toEqual(["Signup"]);
     await tally.collect({ url: "http://localhost/office", ip: "203.0.113.7", userAgent: CHROME });
     await expect.poll(() => page.textContent(".install-check .dropped-hits"), { timeout: 10_000 }).toContain("an excluded IP address");
+    // A page of the app run on another host (no website has it) is listed too, with its host.
+    await expect(tally.collect({ url: "http://127.0.0.1:5173/signup", ip: "198.51.100.4", userAgent: CHROME })).rejects.toThrow();
+    await expect
+      .poll(() => page.textContent(".install-check .dropped-hits"), { timeout: 10_000 })
+      .toContain("no website has the host 127.0.0.1:5173 /signup");
     await page.screenshot({ path: screenshotPath("tracking-code-builder.png"), fullPage: true });
     // The Engagement card names the extension script, whole.
     await page.goto(`${base()}/#/websites/${id}?range=today`);

@@ -1,6 +1,6 @@
 // The live view, the sessions explorer and property names through HTTP: the last 30 minutes
 // minute by minute with their pages, sources and countries as the hits say; the hits the
-// website's rules dropped, with why; the range's sessions newest first, filtered and paged,
+// website's rules dropped, with why, and those of unknown hosts near its domain; the range's sessions newest first, filtered and paged,
 // and one session's hits in order (`(none)`: the visits without a value); an event's property names from the data. The fetch
 // handler, both dialects.
 import type { Tally } from "@tally-analytics/core";
@@ -57,6 +57,9 @@ describe.each(DIALECTS)("live view and sessions on %s", (dialect) => {
     // Dropped: a bot, and an excluded address.
     await tally.collect({ url: "https://live.example/crawled?x=1", ip: "81.2.69.150", userAgent: BOT, timestamp: now });
     await tally.collect({ url: "https://live.example/office", ip: "203.0.113.9", userAgent: CHROME, timestamp: now });
+    // Dropped for hosts no website has: a subdomain of the website's, another site, a developer's machine.
+    for (const url of ["https://shop.live.example/cart?id=1", "https://elsewhere.example/x", "http://localhost:3000/dev"])
+      await expect(tally.collect({ url, ip: "81.2.69.150", userAgent: CHROME, timestamp: now })).rejects.toThrow(/No website/);
     await tally.flush();
     served = await handler.serve(tally);
     owner = apiClient(served, key);
@@ -77,7 +80,7 @@ describe.each(DIALECTS)("live view and sessions on %s", (dialect) => {
       sources: { value: string; visitors: number }[];
       countries: { value: string; visitors: number }[];
       last_hit: { at: string; page: string } | null;
-      dropped: { reason: string; page: string }[];
+      dropped: { reason: string; host: string; page: string }[];
     };
     expect(live.visitors).toBe(2);
     expect(live.minutes).toHaveLength(30);
@@ -98,9 +101,16 @@ describe.each(DIALECTS)("live view and sessions on %s", (dialect) => {
     expect(live.sources).toContainEqual({ value: "news.example", visitors: 2 });
     expect(live.countries.reduce((sum, row) => sum + row.visitors, 0)).toBe(3);
     expect(live.last_hit?.page).toBe("/pricing");
-    expect(live.dropped.map(({ reason, page }) => [reason, page])).toEqual([
-      ["excluded-ip", "/office"],
-      ["bot", "/crawled"],
+    const ruled = live.dropped.filter((drop) => drop.reason !== "unknown-website");
+    expect(ruled.map(({ reason, host, page }) => [reason, host, page])).toEqual([
+      ["excluded-ip", "live.example", "/office"],
+      ["bot", "live.example", "/crawled"],
+    ]);
+    // Those of unknown hosts that concern this website (not elsewhere.example), newest first.
+    const unknown = live.dropped.filter((drop) => drop.reason === "unknown-website");
+    expect(unknown.map(({ host, page }) => [host, page])).toEqual([
+      ["localhost:3000", "/dev"],
+      ["shop.live.example", "/cart"],
     ]);
   });
 

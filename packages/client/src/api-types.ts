@@ -2686,12 +2686,17 @@ export type components = {
                 at: string;
                 page: string;
             } | null;
-            /** @description Hits the website's rules dropped lately (kept in this process's memory), newest first. */
+            /** @description Hits dropped lately (kept in this process's memory), newest first: those the website's rules dropped, and `unknown-website` hits of hosts no website has that are its domain, a subdomain or parent of it, or a developer's machine (localhost, 127.0.0.1). */
             dropped: {
                 /** Format: date-time */
                 at: string;
                 /** @enum {string} */
-                reason: "bot" | "referrer-spam" | "excluded-ip" | "counted";
+                reason: "bot" | "referrer-spam" | "excluded-ip" | "counted" | "unknown-website";
+                /**
+                 * @description The page's host (and port), as the hit named it.
+                 * @example localhost:3000
+                 */
+                host: string;
                 page: string;
             }[];
         };

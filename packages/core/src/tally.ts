@@ -528,7 +528,7 @@ async function openServices(options: TallyOptions, passwords: Passwords): Promis
         if (!row) throw new NotFoundError();
         return row.timezone;
       },
-      recentDrops: (websiteId) => flushed.recentDrops(websiteId),
+      recentDrops: (websiteId, domain) => flushed.recentDrops(websiteId, domain),
       firstDay: (websiteId) => readFirstDay(store.db, websiteId),
     }),
     ...createPathStats({ websites, funnels, runner: reads, beforeRead }),

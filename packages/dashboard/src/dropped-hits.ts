@@ -1,4 +1,5 @@
-// The hits a website's settings dropped lately, as the live view and the install check list them.
+// The hits dropped lately (by a website's settings, or for a host no website has), as the
+// live view and the install check list them.
 import type { Live } from "./api.js";
 import { h } from "./dom.js";
 import { t } from "./i18n.js";
@@ -9,6 +10,7 @@ const REASONS: Readonly<Record<Live["dropped"][number]["reason"], MessageKey>> =
   "referrer-spam": "live.dropSpam",
   "excluded-ip": "live.dropIp",
   counted: "live.dropCounted",
+  "unknown-website": "live.dropUnknown",
 };
 
 /** One item per dropped hit: when, why, and the page's path. */
@@ -19,7 +21,7 @@ export const droppedItems = (dropped: Live["dropped"]): HTMLElement[] =>
       { "data-reason": drop.reason },
       h("span", { class: "muted" }, new Date(drop.at).toLocaleTimeString()),
       " ",
-      t(REASONS[drop.reason]),
+      t(REASONS[drop.reason], { host: drop.host }),
       " ",
       h("code", {}, drop.page),
     ),

@@ -456,6 +456,7 @@ export const en = {
   "live.dropSpam": "referrer spam",
   "live.dropIp": "an excluded IP address",
   "live.dropCounted": "counted already by your server",
+  "live.dropUnknown": "no website has the host {host}",
   "sessions.title": "Sessions",
   "sessions.hint": "Each visit of the range that matches the page's filters, newest first: open one to see its pages and events in order.",
   "sessions.back": "Back to the statistics",
@@ -480,7 +481,7 @@ export const en = {
   "snippet.check": "Check the installation",
   "snippet.checkWaiting": "Open a page with this tag: its first hit shows here.",
   "snippet.checkReceived": "Received: a hit on {page} at {at}.",
-  "snippet.droppedHint": "Hits the website's settings dropped lately (they are not counted):",
+  "snippet.droppedHint": "Hits dropped lately, by the website's settings or for a host no website has (they are not counted):",
   "form.keepParams": "Query parameters to keep",
   "form.keepParamsHint":
     "Pages are counted without their query, so that ?email=… of a form never becomes a page; list the parameters that name a page, e.g. q, page.",
@@ -986,6 +987,7 @@ const de: Messages = {
   "live.dropSpam": "Verweis-Spam",
   "live.dropIp": "eine ausgeschlossene IP-Adresse",
   "live.dropCounted": "schon von deinem Server gezählt",
+  "live.dropUnknown": "keine Website hat den Host {host}",
   "sessions.title": "Sitzungen",
   "sessions.hint":
     "Jeder Besuch des Zeitraums, der zu den Filtern der Seite passt, der neueste zuerst: Öffne einen, um seine Seiten und Ereignisse der Reihe nach zu sehen.",
@@ -1011,7 +1013,8 @@ const de: Messages = {
   "snippet.check": "Installation prüfen",
   "snippet.checkWaiting": "Öffne eine Seite mit diesem Tag: Der erste Aufruf erscheint hier.",
   "snippet.checkReceived": "Empfangen: ein Aufruf von {page} um {at}.",
-  "snippet.droppedHint": "Aufrufe, die die Einstellungen der Website zuletzt verworfen haben (sie werden nicht gezählt):",
+  "snippet.droppedHint":
+    "Zuletzt verworfene Aufrufe, durch die Einstellungen der Website oder für einen Host ohne Website (sie werden nicht gezählt):",
   "form.keepParams": "Abfrageparameter, die erhalten bleiben",
   "form.keepParamsHint":
     "Seiten werden ohne ihre Abfrage gezählt, damit ?email=… eines Formulars nie zu einer Seite wird; nenne die Parameter, die eine Seite benennen, z. B. q, page.",
@@ -1517,6 +1520,7 @@ const fr: Messages = {
   "live.dropSpam": "spam de référent",
   "live.dropIp": "une adresse IP exclue",
   "live.dropCounted": "déjà compté par votre serveur",
+  "live.dropUnknown": "aucun site n’a l’hôte {host}",
   "sessions.title": "Sessions",
   "sessions.hint":
     "Chaque visite de la période qui correspond aux filtres de la page, la plus récente d’abord : ouvrez-en une pour voir ses pages et événements dans l’ordre.",
@@ -1542,7 +1546,8 @@ const fr: Messages = {
   "snippet.check": "Vérifier l’installation",
   "snippet.checkWaiting": "Ouvrez une page avec cette balise : son premier passage s’affiche ici.",
   "snippet.checkReceived": "Reçu : un passage sur {page} à {at}.",
-  "snippet.droppedHint": "Passages écartés récemment par les réglages du site (ils ne sont pas comptés) :",
+  "snippet.droppedHint":
+    "Passages écartés récemment, par les réglages du site ou pour un hôte qu’aucun site n’a (ils ne sont pas comptés) :",
   "form.keepParams": "Paramètres de requête à garder",
   "form.keepParamsHint":
     "Les pages sont comptées sans leur requête, pour que le ?email=… d’un formulaire ne devienne jamais une page ; indiquez les paramètres qui désignent une page, p. ex. q, page.",
@@ -2044,6 +2049,7 @@ const es: Messages = {
   "live.dropSpam": "spam de referencia",
   "live.dropIp": "una dirección IP excluida",
   "live.dropCounted": "ya contado por tu servidor",
+  "live.dropUnknown": "ningún sitio tiene el host {host}",
   "sessions.title": "Sesiones",
   "sessions.hint":
     "Cada visita del periodo que coincide con los filtros de la página, la más reciente primero: abre una para ver sus páginas y eventos en orden.",
@@ -2069,7 +2075,7 @@ const es: Messages = {
   "snippet.check": "Comprobar la instalación",
   "snippet.checkWaiting": "Abre una página con esta etiqueta: su primer acceso aparece aquí.",
   "snippet.checkReceived": "Recibido: un acceso a {page} a las {at}.",
-  "snippet.droppedHint": "Accesos que los ajustes del sitio descartaron hace poco (no se cuentan):",
+  "snippet.droppedHint": "Accesos descartados hace poco, por los ajustes del sitio o por un host que ningún sitio tiene (no se cuentan):",
   "form.keepParams": "Parámetros de consulta que se conservan",
   "form.keepParamsHint":
     "Las páginas se cuentan sin su consulta, para que el ?email=… de un formulario nunca se convierta en una página; indica los parámetros que nombran una página, p. ej. q, page.",

@@ -1,4 +1,4 @@
-import { createDropLog, type DroppedHit } from "./drop-log.js";
+import { createDropLog, type RuleDropReason } from "./drop-log.js";
 import { addDays } from "../shared/calendar.js";
 import { NotFoundError, UnavailableError } from "../shared/errors.js";
 import { wellFormed } from "../shared/text.js";
@@ -19,8 +19,7 @@ import { asStoreUnavailable } from "../storage/store-faults.js";
 import type { Salts } from "./salts.js";
 import { visitorHash } from "./salts.js";
 import { VISIT_TIMEOUT_MS } from "./visit-processor.js";
-import { isExcludedIp, isLoopback, LOOPBACK_HINT, type WebsiteRules, type createWebsiteCache } from "./website-rules.js";
-import { debugLog } from "../shared/debug.js";
+import { isExcludedIp, type WebsiteRules, type createWebsiteCache } from "./website-rules.js";
 import { createWriteQueue, type Chunk } from "./write-queue.js";
 import { addressKey } from "../shared/client-address.js";
 
@@ -147,9 +146,7 @@ export function createCollector(options: CollectorOptions) {
     const cached = websites.get(domain);
     const rules = cached === undefined ? await websites.load(domain) : cached;
     if (!rules) {
-      debugLog(
-        `dropped a hit on ${hit.url.host}${hit.url.pathname}: no website has the domain ${domain} (X-Tally-Dropped: unknown-website)${isLoopback(domain) ? LOOPBACK_HINT : ""}`,
-      );
+      drops.unknown(hit.url, domain);
       throw new NotFoundError("No website is registered for this host.");
     }
     return rules;
@@ -248,7 +245,7 @@ export function createCollector(options: CollectorOptions) {
     const hit = checkHit(input);
     if (hit.known?.region) await loadRegions();
     const rules = await rulesFor(hit);
-    const drop = (reason: DroppedHit["reason"]) => {
+    const drop = (reason: RuleDropReason) => {
       drops.record(rules.id, hit.url, reason);
       return { status: "dropped" as const, reason };
     };
@@ -330,8 +327,8 @@ export function createCollector(options: CollectorOptions) {
     settleForRead: () => queue.settleForRead(),
     health: (probe: boolean) => queue.health(probe),
     refuseIfReplaced: () => queue.refuseIfReplaced(),
-    /** The hits the website's rules dropped lately, newest first (ingest/drop-log.ts). */
-    recentDrops: (websiteId: number) => drops.recent(websiteId),
+    /** The hits dropped lately that concern a website (its rules', unknown hosts near its domain), newest first (ingest/drop-log.ts). */
+    recentDrops: (websiteId: number, domain: string) => drops.recent(websiteId, domain),
     get buffered() {
       return queue.buffered;
     },

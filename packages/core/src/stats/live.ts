@@ -34,11 +34,15 @@ export const liveSchema = z
       .array(
         z.object({
           at: z.string().meta({ format: "date-time" }),
-          reason: z.enum(["bot", "referrer-spam", "excluded-ip", "counted"]),
+          reason: z.enum(["bot", "referrer-spam", "excluded-ip", "counted", "unknown-website"]),
+          host: z.string().meta({ description: "The page's host (and port), as the hit named it.", example: "localhost:3000" }),
           page: z.string(),
         }),
       )
-      .meta({ description: "Hits the website's rules dropped lately (kept in this process's memory), newest first." }),
+      .meta({
+        description:
+          "Hits dropped lately (kept in this process's memory), newest first: those the website's rules dropped, and `unknown-website` hits of hosts no website has that are its domain, a subdomain or parent of it, or a developer's machine (localhost, 127.0.0.1).",
+      }),
   })
   .meta({ id: "Live" });
 export type Live = z.infer<typeof liveSchema>;

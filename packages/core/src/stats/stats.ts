@@ -385,8 +385,8 @@ export interface CountStatsOptions {
   readLive(websiteId: number, now: number): Promise<Omit<Live, "visitors" | "dropped">>;
   /** Its time zone, whoever asks (shared stats too). */
   timezoneOf(websiteId: number): Promise<string>;
-  /** The hits its rules dropped lately (ingest/drop-log.ts). */
-  recentDrops(websiteId: number): DroppedHit[];
+  /** The hits dropped lately that concern it: its rules', and unknown hosts near its domain (ingest/drop-log.ts). */
+  recentDrops(websiteId: number, domain: string): DroppedHit[];
   /** The first day with statistics of a website, in its time zone; null before any. */
   firstDay(websiteId: number): Promise<string | null>;
   /** A saved segment's filters, when `viewer` sees it (websites/saved-segments.ts); NotFoundError otherwise. */
@@ -452,8 +452,8 @@ export function createStats(options: CountStatsOptions): CountStats {
       return readRealtime(websiteId);
     },
     async live(accountId, websiteId) {
-      await websites.get(accountId, websiteId);
-      return liveOf(websiteId, options.recentDrops(websiteId));
+      const { domain } = await websites.get(accountId, websiteId);
+      return liveOf(websiteId, options.recentDrops(websiteId, domain));
     },
     liveWebsite: (websiteId) => liveOf(websiteId, []),
     async plausible(accountId, body, { canSee = () => true, userId } = {}) {
