@@ -158,13 +158,18 @@ export function createCollector(options: CollectorOptions) {
 
   const prefix = options.visitorPrefix ?? "";
 
-  /** The visitor hash of the same person on another local day (that day's salt); an import's visitor key stands for (ip, user agent). */
-  async function hashOn(day: string, rules: WebsiteRules, hit: CheckedHit, saltOf: SaltOf): Promise<string> {
-    const salt = await saltOf(day);
-    return (
-      prefix +
-      (hit.visitorKey === null ? visitorHash(salt, rules.id, hit.ip, hit.userAgent) : visitorHash(salt, rules.id, "", hit.visitorKey))
-    );
+  /** The person's visitor hash with a day's salt; an import's visitor key stands for (ip, user agent). */
+  const hashWith = (salt: string, rules: WebsiteRules, hit: CheckedHit) =>
+    prefix +
+    (hit.visitorKey === null ? visitorHash(salt, rules.id, hit.ip, hit.userAgent) : visitorHash(salt, rules.id, "", hit.visitorKey));
+
+  /**
+   * The visitor hash of the same person on another local day: at once with a salt this
+   * process holds (almost every hit), else once the salt is loaded.
+   */
+  function hashOn(day: string, rules: WebsiteRules, hit: CheckedHit, saltOf: SaltOf): string | Promise<string> {
+    const salt = salts.peek(day);
+    return salt === undefined ? saltOf(day).then((loaded) => hashWith(loaded, rules, hit)) : hashWith(salt, rules, hit);
   }
 
   /** Where the hit comes from: what an import knew, else the geo database's answer for the address. */
@@ -173,21 +178,34 @@ export function createCollector(options: CollectorOptions) {
     return hit.ip === "" ? null : (geo?.lookup(hit.ip) ?? null);
   }
 
-  /** The sources of recent clients: a client sends several hits a visit, each would hash its address again. */
-  const recentSources = new Map<string, string>();
+  /**
+   * The sources of recent clients, by local day and website, then by address: a client sends
+   * several hits a visit, each would hash its address again.
+   */
+  const recentSources = new Map<string, Map<string, string>>();
+  let recentCount = 0;
 
-  /** A client's values are budgeted per address (an IPv6 client's /64), named by a hash with the day's salt. */
-  async function sourceOf(origin: HitOrigin, day: string, rules: WebsiteRules, hit: CheckedHit): Promise<string> {
+  /** A client's values are budgeted per address (an IPv6 client's /64), named by a hash with the day's salt; at once when recent. */
+  function sourceOf(origin: HitOrigin, day: string, rules: WebsiteRules, hit: CheckedHit): string | Promise<string> {
     if (origin !== "client") return origin;
     const client = hit.ip === "" ? `key:${hit.visitorKey ?? ""}` : hit.ip;
-    const key = `${day}\u0000${rules.id}\u0000${client}`;
-    let source = recentSources.get(key);
-    if (source === undefined) {
-      source = `c:${visitorHash(await saltFor(day), rules.id, hit.ip === "" ? client : addressKey(hit.ip), "")}`;
-      if (recentSources.size >= RECENT_SOURCES) recentSources.clear();
-      recentSources.set(key, source);
-    }
-    return source;
+    const siteDay = `${day} ${rules.id}`;
+    const known = recentSources.get(siteDay)?.get(client);
+    if (known !== undefined) return known;
+    const remember = (salt: string) => {
+      const source = `c:${visitorHash(salt, rules.id, hit.ip === "" ? client : addressKey(hit.ip), "")}`;
+      if (recentCount >= RECENT_SOURCES) {
+        recentSources.clear();
+        recentCount = 0;
+      }
+      let clients = recentSources.get(siteDay);
+      if (!clients) recentSources.set(siteDay, (clients = new Map()));
+      clients.set(client, source);
+      recentCount++;
+      return source;
+    };
+    const salt = salts.peek(day);
+    return salt === undefined ? saltFor(day).then(remember) : remember(salt);
   }
 
   /** `referrer`: the external referring host, "" when direct or internal; `host`: the page's. */
@@ -205,6 +223,16 @@ export function createCollector(options: CollectorOptions) {
     const parsed = userAgents.parse(hit.userAgent);
     const agent = hit.known ? knownAgent(hit.known, parsed) : parsed;
     const tag = campaignTagsOf(hit.url);
+    // Each at once where the salts are held (a hit then waits on nothing), else all awaited together.
+    const keys = [
+      hashOn(day, rules, hit, saltOf),
+      dayBefore === day ? null : hashOn(dayBefore, rules, hit, saltOf),
+      dayAfter === day || engagement ? null : hashOn(dayAfter, rules, hit, saltOf),
+      sourceOf(origin, day, rules, hit),
+    ];
+    const [today, before, after, source] = keys.some((key) => key instanceof Promise)
+      ? await Promise.all(keys)
+      : (keys as (string | null)[]);
     return {
       kind: engagement ? "engagement" : hit.event === null ? "pageview" : "event",
       websiteId: rules.id,
@@ -212,15 +240,15 @@ export function createCollector(options: CollectorOptions) {
       localTime: seconds,
       day,
       hour,
-      visitorHash: await hashOn(day, rules, hit, saltOf),
-      previousVisitorHash: dayBefore === day ? null : await hashOn(dayBefore, rules, hit, saltOf),
-      nextVisitorHash: dayAfter === day || engagement ? null : await hashOn(dayAfter, rules, hit, saltOf),
+      visitorHash: today!,
+      previousVisitorHash: before ?? null,
+      nextVisitorHash: after ?? null,
       engagedMs: hit.engagedMs ?? 0,
       scrollDepth: hit.scrollDepth,
       vitals: hit.vitals,
       props: hit.props && truncatedValues(hit.props),
       ...(hit.revenue === null ? {} : { revenue: hit.revenue }),
-      source: await sourceOf(origin, day, rules, hit),
+      source: source!,
       values: readValues({
         page: rules.pageNames === "route" ? routePageOf(hit.url, hit.route) : pageOf(hit.url, rules.params, hit.hash),
         host,
@@ -304,6 +332,7 @@ export function createCollector(options: CollectorOptions) {
     rotatedForDay = today;
     // Addresses are not kept past their day, even in memory.
     recentSources.clear();
+    recentCount = 0;
     await salts.rotate(clock);
   }
 
