@@ -1,5 +1,6 @@
 import { HIT_DIMENSIONS, valuesAt } from "./dimensions.js";
 import type { Hit } from "./hit.js";
+import { compileLiteral } from "../shared/compiled-literal.js";
 
 /**
  * Hits as typed arrays and one list of distinct strings, for a trip to another thread. A
@@ -50,6 +51,19 @@ void everyFieldListed;
 
 const FIELDS = SCALARS.length + HIT_DIMENSIONS.length;
 
+/** Fields a hit may lack: set only when present, so an absent one stays absent. */
+const OPTIONAL: ReadonlySet<string> = new Set(["revenue", "outboxId", "source"] satisfies (typeof SCALARS)[number][]);
+
+/** A hit's every other field as one literal (shared/compiled-literal.ts), its values after them. */
+const hitAt = compileLiteral<(data: readonly unknown[], at: number, values: typeof valuesAt) => Hit>(
+  ["data", "at", "valuesAt"],
+  [
+    ...SCALARS.flatMap((field, i) => (OPTIONAL.has(field) ? [] : [[field, `data[at + ${i}]`] as const])),
+    ["values", `valuesAt(data, at + ${SCALARS.length})`],
+  ],
+);
+const OPTIONAL_AT = SCALARS.flatMap((field, i) => (OPTIONAL.has(field) ? [[field, i] as const] : []));
+
 export function packHits(hits: readonly Hit[]): PackedHits {
   const codes = new Int32Array(hits.length * FIELDS);
   const numbers = new Float64Array(hits.length * FIELDS);
@@ -92,10 +106,9 @@ export function unpackHits(packed: PackedHits): Hit[] {
   }
   const hits: Hit[] = [];
   for (let at = 0; at < data.length; at += FIELDS) {
-    const hit = {} as Record<string, unknown>;
-    for (let i = 0; i < SCALARS.length; i++) if (data[at + i] !== undefined) hit[SCALARS[i]!] = data[at + i];
-    hit.values = valuesAt(data, at + SCALARS.length);
-    hits.push(hit as unknown as Hit);
+    const hit = hitAt(data, at, valuesAt);
+    for (const [field, i] of OPTIONAL_AT) if (data[at + i] !== undefined) (hit as unknown as Record<string, unknown>)[field] = data[at + i];
+    hits.push(hit);
   }
   return hits;
 }
