@@ -520,6 +520,17 @@ const migrationFactories: Record<string, MigrationFactory> = {
       await db.schema.createIndex("visitors_day_idx").on("visitors").columns(["day", "website_id"]).execute();
     },
   }),
+  // The values of a kind a website created on a day, by source class (the daily budget of new
+  // values): counted once per day and kind at a flush, through every value of the kind before.
+  "0041_new_value_counts": () => ({
+    async up(db) {
+      await db.schema
+        .createIndex("dimensions_created_idx")
+        .on("dimensions")
+        .columns(["website_id", "kind", "created_day", "created_by"])
+        .execute();
+    },
+  }),
 };
 
 /** The columns of `visitors`. */

@@ -29,12 +29,23 @@ export function publicOrigin(req: IncomingMessage, trustProxy: TrustProxy | unde
   const encrypted = "encrypted" in req.socket && req.socket.encrypted === true;
   const proto = (forwarded && first(req.headers["x-forwarded-proto"])) || (encrypted ? "https" : "http");
   const host = (forwarded && first(req.headers["x-forwarded-host"])) || req.headers.host || "localhost";
-  try {
-    return new URL(`${proto === "https" ? "https" : "http"}://${host}`).origin;
-  } catch {
-    return "http://localhost";
+  const claimed = `${proto === "https" ? "https" : "http"}://${host}`;
+  let origin = origins.get(claimed);
+  if (origin === undefined) {
+    try {
+      origin = new URL(claimed).origin;
+    } catch {
+      origin = "http://localhost";
+    }
+    if (origins.size >= MAX_ORIGINS) origins.clear();
+    origins.set(claimed, origin);
   }
+  return origin;
 }
+
+/** Origins as the client named them → as a URL reads them: a site has a few, and every page request asks. */
+const origins = new Map<string, string>();
+const MAX_ORIGINS = 256;
 
 const FORM = /^application\/x-www-form-urlencoded/i;
 
