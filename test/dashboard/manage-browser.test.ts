@@ -343,6 +343,13 @@ describe.skipIf(skip)("managing websites in the dashboard, in Chromium", () => {
   });
 
   it("goal rows filter like other rows; their properties open in place, and those rows filter too", async () => {
+    // A revenue goal: its row shows the total in each currency, never converted.
+    const buyer = {
+      url: "https://demo.example/checkout",
+      userAgent: "Mozilla/5.0 (X11; Linux x86_64; rv:128.0) Gecko/20100101 Firefox/128.0",
+    };
+    await tally.record("Purchase", { ...buyer, ip: "198.51.100.80", revenue: { amount: 29.9, currency: "EUR" } });
+    await tally.record("Purchase", { ...buyer, ip: "198.51.100.81", revenue: { amount: "1250", currency: "USD" } });
     const page = await newPage({ signedIn: true });
     await page.goto(`${origin}/analytics/#/websites/${demoId}?range=12mo`);
     await waitLoaded(page);
@@ -358,6 +365,9 @@ describe.skipIf(skip)("managing websites in the dashboard, in Chromium", () => {
     const signup = goals.find((goal) => goal.value === "Signup")!;
     const row = `section[data-card="goals"] .rows > li[data-value="Signup"]`;
     expect(await page.textContent(`${row} .row-extra`)).toBe(`${signup.conversion_rate}%`);
+    const purchase = goals.find((goal) => goal.value === "Purchase")!;
+    const purchaseRow = `section[data-card="goals"] .rows > li[data-value="Purchase"] .row-extra`;
+    expect(await page.textContent(purchaseRow)).toBe(`${purchase.conversion_rate}% · €29.90 · $1,250.00`);
 
     // Its properties open under the row (nothing opens far down the page), with the tracker's
     // own property offered for its event; a name typed once is offered next time.

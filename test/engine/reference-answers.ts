@@ -5,7 +5,7 @@
  * or from the visits a filter keeps (reference-segments.ts).
  */
 import type { TotalFigures } from "@tally-analytics/core";
-import { propertyCounter, type Row } from "./reference-model.js";
+import { propertyCounter, REVENUE_CURRENCIES, revenueCounter, type Row } from "./reference-model.js";
 
 /** Additive counts of one name over an inclusive range of local days: value → count. */
 export type Counter = (name: string, from: string, to: string) => Map<string, number>;
@@ -73,15 +73,40 @@ export function answer(count: Counter, query: StatQuery): Answer {
     // Page goals' rows ("Visit <pattern>") carry their pageviews as `events`.
     const events = new Map([...count("event", from, to), ...count("page_goal_views", from, to)]);
     const everyone = sum(count("visitors", from, to));
-    const rows = positive(count("goal_visitors", from, to)).map((row) => ({
-      ...row,
-      events: events.get(row.value) ?? 0,
-      conversion_rate: bounceRate(row.count, everyone),
-    }));
+    const rows = positive(count("goal_visitors", from, to)).map((row) => {
+      const revenue = goalRevenue(count, from, to, row.value, everyone);
+      return {
+        ...row,
+        events: events.get(row.value) ?? 0,
+        conversion_rate: bounceRate(row.count, everyone),
+        ...(revenue.length > 0 ? { revenue } : {}),
+      };
+    });
     return { rows };
   }
   if (name === "event_property") return { rows: positive(count(propertyCounter(query.event ?? "", query.property ?? ""), from, to)) };
   return { rows: positive(count(name, from, to)) };
+}
+
+/** Ten-thousandths as the currency's unit, to four decimals. */
+const unit = (scaled: number) => Math.round(scaled) / 10_000;
+
+/** A goal's revenue per currency (docs/revenue.md): the sum, the sum per event, the sum per visitor of the range. */
+function goalRevenue(count: Counter, from: string, to: string, goal: string, everyone: number) {
+  return REVENUE_CURRENCIES.flatMap((currency) => {
+    const events = count(revenueCounter("events", currency), from, to).get(goal) ?? 0;
+    if (events === 0) return [];
+    const amount = count(revenueCounter("amount", currency), from, to).get(goal)!;
+    return [
+      {
+        currency,
+        total_revenue: unit(amount),
+        average_revenue: unit(amount / events),
+        revenue_per_visitor: everyone === 0 ? 0 : unit(amount / everyone),
+        events,
+      },
+    ];
+  });
 }
 
 const DAY_MS = 86_400_000;

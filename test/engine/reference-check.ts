@@ -12,6 +12,7 @@ const normal = (row: { [K in keyof Row]: Row[K] | undefined }) => ({
   count: row.count,
   ...(row.events === undefined ? {} : { events: row.events }),
   ...(row.conversion_rate === undefined ? {} : { conversion_rate: row.conversion_rate }),
+  ...(row.revenue === undefined ? {} : { revenue: row.revenue }),
   ...(row.previous === undefined ? {} : { previous: row.previous }),
   ...(row.average === undefined ? {} : { average: row.average, median: row.median }),
   ...(row.seconds === undefined ? {} : { seconds: row.seconds }),

@@ -27,6 +27,8 @@ export interface RawHit {
   language?: string;
   event?: string;
   props?: Record<string, string | number | boolean>;
+  /** A purchase's revenue (docs/revenue.md): its amount as a number or decimal text, and its currency as sent. */
+  revenue?: { amount: number | string; currency: string };
   hash?: boolean;
   /** An engagement signal (docs/statistics.md): milliseconds the page was visible. */
   engagedMs?: number;
@@ -354,6 +356,19 @@ function propsFor(event: string, rand: () => number): Record<string, string | nu
   }
 }
 
+/**
+ * A purchase's revenue from its properties: the amount with cents, sent as text or a number;
+ * the currency sometimes in lower case, sometimes yen (no cents). Drawn from the time, not
+ * the generator, so the rest of the data set stays as it was.
+ */
+function revenueFor(props: Record<string, string | number | boolean>, time: number): RawHit["revenue"] {
+  const second = Math.floor(time / 1000);
+  if (second % 11 === 0) return { amount: Number(props.amount) * 100, currency: "JPY" };
+  const amount = `${String(props.amount)}.${String(second % 100).padStart(2, "0")}`;
+  const currency = String(props.currency);
+  return { amount: second % 2 === 0 ? amount : Number(amount), currency: second % 7 === 0 ? currency.toLowerCase() : currency };
+}
+
 const MINUTE = 60_000;
 const HOUR = 60 * MINUTE;
 const DAY = 24 * HOUR;
@@ -620,6 +635,7 @@ export function generateHits(seed: number, sessionsWanted: number): RawHit[] {
         hit.event = pick(EVENTS);
         const props = propsFor(hit.event, rand);
         if (props) hit.props = props;
+        if (props && hit.event === "purchase") hit.revenue = revenueFor(props, time);
       } else if (chance(0.04)) hit.props = pageviewProps(time);
       out.push(hit);
       if (hit.event !== undefined && chance(0.05)) {
@@ -628,11 +644,12 @@ export function generateHits(seed: number, sessionsWanted: number): RawHit[] {
         const props = propsFor(hit.event, rand);
         if (props) again.props = props;
         else delete again.props;
+        if (props && hit.event === "purchase") again.revenue = revenueFor(props, again.timestamp);
         out.push(again);
       }
       if (chance(0.2)) {
         // The page was left or hidden: an engagement signal up to 40 minutes later.
-        const { event: _event, props: _props, ...page } = hit;
+        const { event: _event, props: _props, revenue: _revenue, ...page } = hit;
         out.push({ ...page, timestamp: time + 1000 + int(40 * MINUTE), engagedMs: int(10 * MINUTE), ...engagementFigures() });
       }
     }

@@ -56,7 +56,7 @@ function rowsBefore(visits: readonly ModelVisit[], site: string, day: string): n
   for (const visit of visits) {
     if (visit.site !== site) continue;
     if (visit.day < day) rows++;
-    for (const hit of visit.hits) if (hit.day < day) rows += 1 + (hit.props?.size ?? 0);
+    for (const hit of visit.hits) if (hit.day < day) rows += 1 + (hit.props?.size ?? 0) + (hit.revenue ? 1 : 0);
     for (const signal of visit.signals) if (signal.day < day) rows++;
   }
   return rows;

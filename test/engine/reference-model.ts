@@ -48,6 +48,8 @@ export interface Row {
   /** `goals` */
   events?: number;
   conversion_rate?: number;
+  /** `goals`: revenue per currency. */
+  revenue?: unknown;
   /** With a comparison. */
   previous?: number;
   /** `scroll_depth`, `time_on_page`, `vitals` (reference-engagement.ts). */
@@ -101,7 +103,13 @@ export interface ModelHit {
   event: string | null;
   /** The hit's properties, an event's or a pageview's (null when it has none). */
   props: ReadonlyMap<string, string> | null;
+  /** An event's revenue: the amount in ten-thousandths of the currency's unit, the currency upper-cased (null when it has none). */
+  revenue: { amount: number; currency: string } | null;
 }
+
+/** The currencies the data set's revenue is in: the revenue counts are `revenue_amount\u0000<currency>`, `revenue_events\u0000<currency>`. */
+export const REVENUE_CURRENCIES = ["EUR", "JPY", "USD"] as const;
+export const revenueCounter = (what: "amount" | "events", currency: string) => `revenue_${what}\u0000${currency}`;
 
 export interface ModelVisit {
   site: string;
@@ -371,7 +379,10 @@ export function buildModel(
     once(seen, site.key, "language", day, "language", languageOf(hit.language));
 
     const props = propsOf(hit.props);
-    current.hits.push({ time: hit.timestamp, day, hour, page, host, event, props });
+    const revenue = hit.revenue
+      ? { amount: Math.round(Number(hit.revenue.amount) * 10_000), currency: hit.revenue.currency.toUpperCase() }
+      : null;
+    current.hits.push({ time: hit.timestamp, day, hour, page, host, event, props, revenue });
     for (const [name, value] of props ?? []) add(site.key, propertyCounter(event ?? PAGEVIEW, name), day, value);
     if (isPageview) {
       current.pageviews++;

@@ -9,6 +9,7 @@ import {
   isBounce,
   PAGEVIEW,
   propertyCounter,
+  revenueCounter,
   sumDays,
   VISIT_DIMENSIONS,
   type DayCounts,
@@ -198,6 +199,10 @@ export function segmentOf(
       }
       if (!eventCounted(visit, hit)) continue;
       add("event", hit.day, hit.event);
+      if (hit.revenue) {
+        add(revenueCounter("amount", hit.revenue.currency), hit.day, hit.event, hit.revenue.amount);
+        add(revenueCounter("events", hit.revenue.currency), hit.day, hit.event);
+      }
       for (const [property, value] of hit.props ?? []) add(propertyCounter(hit.event, property), hit.day, value);
       addGoal(hit.event, visit.visitor, hit.day);
     }

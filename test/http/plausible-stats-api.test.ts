@@ -112,6 +112,17 @@ async function generate(tally: Tally, now: number): Promise<void> {
       if (p % 4 === 3) {
         await tally.collect({ ...visitor, url: "https://dummy.site/pricing", timestamp: at + 35_000, event: "Open Support Chat" });
       }
+      // Purchases with revenue, in dollars and in euros (revenue-metrics, revenue-warning).
+      if (p % 2 === 0) {
+        const [event, currency] = p % 4 === 0 ? ["PurchaseUSD", "USD"] : ["PurchaseEUR", "EUR"];
+        const revenue = {
+          amount: `${10 + p + index}.${String(index * 7 + p)
+            .padStart(2, "0")
+            .slice(-2)}`,
+          currency,
+        };
+        await tally.collect({ ...visitor, url: "https://dummy.site/pricing", timestamp: at + 45_000, event, revenue });
+      }
       if (p % 3 === 0) {
         const props = { is_customer: p % 2 === 0 ? "true" : "false" };
         await tally.collect({ ...visitor, url: "https://dummy.site/pricing", timestamp: at + 40_000, event: "Signup", props });
@@ -190,6 +201,47 @@ describe.each(DIALECTS)("Plausible's Stats API v2 on %s", (dialect) => {
   }
 
   type Answer = { results: { dimensions: string[]; metrics: number[] }[]; meta: Record<string, unknown>; query: Record<string, unknown> };
+  type GoalRevenue = { currency: string; total_revenue: number; average_revenue: number };
+
+  /** A revenue metric as the v1 goals' revenue gives it: one currency's figure, or null without revenue or with several currencies. */
+  function revenueFigure(metric: string, revenue: GoalRevenue[] | undefined) {
+    if (revenue?.length !== 1) return null;
+    const [only] = revenue as [GoalRevenue];
+    const value = metric === "total_revenue" ? only.total_revenue : only.average_revenue;
+    const long = new Intl.NumberFormat("en-US", { style: "currency", currency: only.currency }).format(value);
+    return { currency: only.currency, value, long, short: expect.any(String) };
+  }
+
+  /** Revenue fixtures: each goal's revenue as v1's goals give it, null and a warning where its currencies are several. */
+  async function checkRevenue(fixture: Fixture, answer: Answer, range: { from: string; to: string }): Promise<void> {
+    const goals = (await v1("goals", range, fixture.v1_filter ?? [])) as (V1Row & { revenue?: GoalRevenue[] })[];
+    const metrics = fixture.body.metrics;
+    if ((fixture.body.dimensions ?? []).length === 0) {
+      const currencies = goals.flatMap((row) => row.revenue ?? []).map((each) => each.currency);
+      expect(new Set(currencies).size, "the goals filtered on carry two currencies").toBe(2);
+      expect(answer.results).toEqual([{ dimensions: [], metrics: metrics.map(() => null) }]);
+      expect(answer.meta.metric_warnings).toEqual(
+        Object.fromEntries(metrics.map((metric) => [metric, { code: "no_single_revenue_currency", warning: expect.any(String) }])),
+      );
+      return;
+    }
+    expect(answer.results.map((row) => row.dimensions[0])).toEqual(
+      [...goals]
+        .sort((a, b) => (b.revenue?.[0]?.total_revenue ?? 0) - (a.revenue?.[0]?.total_revenue ?? 0) || a.value.localeCompare(b.value))
+        .map((row) => row.value),
+    );
+    for (const row of answer.results) {
+      const goal = goals.find((each) => each.value === row.dimensions[0])!;
+      expect(row.metrics).toEqual(metrics.map((metric) => revenueFigure(metric, goal.revenue)));
+    }
+    expect(
+      goals
+        .filter((row) => row.revenue)
+        .map((row) => row.value)
+        .sort(),
+    ).toEqual(["PurchaseEUR", "PurchaseUSD"]);
+    expect(answer.meta.metric_warnings).toBeUndefined();
+  }
 
   /** The answer's shape, as Plausible gives it. */
   function checkShape(fixture: Fixture, answer: Answer): { from: string; to: string } {
@@ -198,7 +250,12 @@ describe.each(DIALECTS)("Plausible's Stats API v2 on %s", (dialect) => {
       expect(Object.keys(row).sort()).toEqual(["dimensions", "metrics"]);
       expect(row.dimensions).toHaveLength(fixture.body.dimensions?.length ?? 0);
       expect(row.metrics).toHaveLength(fixture.body.metrics.length);
-      for (const value of row.metrics) expect(typeof value).toBe("number");
+      row.metrics.forEach((value, index) => {
+        // A revenue metric: null, or one currency's figure in Plausible's shape.
+        if (fixture.body.metrics[index]!.endsWith("_revenue")) {
+          if (value !== null) expect(Object.keys(value).sort()).toEqual(["currency", "long", "short", "value"]);
+        } else expect(typeof value).toBe("number");
+      });
     }
     expect(answer.query.site_id).toBe("dummy.site");
     expect(answer.query.metrics).toEqual(fixture.body.metrics);
@@ -276,6 +333,7 @@ describe.each(DIALECTS)("Plausible's Stats API v2 on %s", (dialect) => {
     const dimensions = fixture.body.dimensions ?? [];
     const filters = fixture.v1_filter ?? [];
     expect(answer.results.length, "every documented query finds rows in the generated data").toBeGreaterThan(0);
+    if (fixture.body.metrics.some((metric) => metric.endsWith("_revenue"))) return checkRevenue(fixture, answer, range);
 
     if (dimensions.length === 0) {
       expect(answer.results).toHaveLength(1);

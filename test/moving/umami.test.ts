@@ -34,13 +34,30 @@ interface Event {
 
 const EVENTS: Event[] = [
   { id: "e1", session: "s1", at: "2024-03-15 09:00:00", path: "/pricing", query: "utm_campaign=spring&utm_source=newsletter", type: 1 },
-  { id: "e2", session: "s1", at: "2024-03-15 09:02:00", path: "/pricing", type: 2, name: "Signup", data: { plan: "pro", seats: 3 } },
+  {
+    id: "e2",
+    session: "s1",
+    at: "2024-03-15 09:02:00",
+    path: "/pricing",
+    type: 2,
+    name: "Signup",
+    data: { plan: "pro", seats: 3, revenue: 29.9, currency: "EUR" },
+  },
   { id: "e3", session: "s1", at: "2024-03-15 09:03:00", path: "/welcome", type: 1 },
   { id: "e6", session: "s3", at: "2024-03-15 09:30:00", path: "/", type: 1 },
   { id: "e7", session: "s1", at: "2024-03-15 10:00:00", path: "/pricing", type: 5 },
   { id: "e4", session: "s2", at: "2024-03-15 22:45:00", path: "/", referrer: ["t.co", "/abc"], type: 1 },
   { id: "e5", session: "s2", at: "2024-03-15 23:05:00", path: "/about", type: 1 },
-  { id: "e8", session: "s2", at: "2024-03-16 08:00:00", path: "/", type: 2, name: "Signup", data: { plan: "free" } },
+  // Umami's revenue is the event data pair `revenue`, `currency` (as sent: lower case here).
+  {
+    id: "e8",
+    session: "s2",
+    at: "2024-03-16 08:00:00",
+    path: "/",
+    type: 2,
+    name: "Signup",
+    data: { plan: "free", revenue: 5, currency: "usd" },
+  },
 ];
 
 const q = (value: string) => (/[",\n]/.test(value) ? `"${value.replace(/"/g, '""')}"` : value);
@@ -354,6 +371,15 @@ describe.each(DIALECTS)("Umami data export on %s", (dialect) => {
     });
     const { stats } = await allStatistics(fixture.stored.tally, fixture.accountId, site.id, "2024-03-15", "2024-03-16");
     expect(stats).toEqual(expectedOn("pg.umami.example"));
+    const goals = await fixture.stored.tally.stats.query(fixture.accountId, site.id, {
+      name: "goals",
+      from: "2024-03-15",
+      to: "2024-03-16",
+    });
+    expect(goals.data[0]!.revenue?.map(({ currency, total_revenue, events }) => ({ currency, total_revenue, events }))).toEqual([
+      { currency: "EUR", total_revenue: 29.9, events: 1 },
+      { currency: "USD", total_revenue: 5, events: 1 },
+    ]);
     // Umami's website id becomes the website's alias: Umami's /api/send finds it by that id.
     expect((await fixture.stored.tally.websites.get(fixture.accountId, site.id)).aliases).toBe(W);
   });

@@ -1713,7 +1713,7 @@ export type components = {
              *       "pageviews"
              *     ]
              */
-            metrics: ("visitors" | "visits" | "pageviews" | "views_per_visit" | "bounce_rate" | "visit_duration" | "events" | "percentage" | "conversion_rate" | "scroll_depth" | "time_on_page")[];
+            metrics: ("visitors" | "visits" | "pageviews" | "views_per_visit" | "bounce_rate" | "visit_duration" | "events" | "percentage" | "conversion_rate" | "scroll_depth" | "time_on_page" | "total_revenue" | "average_revenue")[];
             /** @description `event:page`, `event:goal`, `event:props:<name>`, `visit:*`, `time`, `time:hour|day|week|month`. */
             dimensions?: string[];
             /**
@@ -2419,6 +2419,8 @@ export type components = {
             events?: number;
             /** @description `goals` only: visitors who fired it, in percent of all visitors. */
             conversion_rate?: number;
+            /** @description `goals` only, for a goal whose events carried revenue in the range: its revenue per currency, each apart (no exchange rates; docs/revenue.md). */
+            revenue?: components["schemas"]["GoalRevenue"][];
             /** @description `scroll_depth` only: the average of the visits' deepest scroll, in percent. */
             average?: number;
             /** @description `scroll_depth` only: the median of the visits' deepest scroll, in percent. */
@@ -2435,6 +2437,27 @@ export type components = {
                 fcp: components["schemas"]["VitalFigures"];
                 ttfb: components["schemas"]["VitalFigures"];
             };
+        };
+        GoalRevenue: {
+            /**
+             * @description ISO 4217 code.
+             * @example EUR
+             */
+            currency: string;
+            /**
+             * @description The sum of the amounts, in the currency's unit.
+             * @example 59.98
+             */
+            total_revenue: number;
+            /**
+             * @description The sum divided by the events that carried revenue, to four decimals.
+             * @example 29.99
+             */
+            average_revenue: number;
+            /** @description The sum divided by all visitors of the range under the filters (the conversion rate's divisor), to four decimals. */
+            revenue_per_visitor: number;
+            /** @description Events of the goal that carried revenue in this currency. */
+            events: number;
         };
         VitalFigures: {
             /** @description Pageviews that measured it. */
@@ -2805,14 +2828,21 @@ export type components = {
             results: {
                 /** @description One value per queried dimension, in their order. */
                 dimensions: string[];
-                /** @description One number per queried metric, in their order; `scroll_depth` and `time_on_page` are null for a page without any, as Plausible's. */
-                metrics: (number | null)[];
+                /** @description One figure per queried metric, in their order: a number, or for `total_revenue` and `average_revenue` `{short, long, value, currency}`; `scroll_depth` and `time_on_page` are null for a page without any, a revenue metric without revenue or with several currencies, as Plausible's. */
+                metrics: ((number | components["schemas"]["PlausibleRevenue"]) | null)[];
             }[];
             meta: {
                 total_rows?: number;
                 time_labels?: string[];
                 /** @description Always false: Tally counts imported data as its own. */
                 imports_included?: boolean;
+                /** @description Why a revenue metric is null: `no_single_revenue_currency` (several currencies in a row; Tally converts none) or `no_revenue_goals_matching` (no revenue at all). */
+                metric_warnings?: {
+                    [key: string]: {
+                        code: string;
+                        warning: string;
+                    };
+                };
             };
             query: {
                 site_id: string;
@@ -2836,6 +2866,17 @@ export type components = {
                     offset: number;
                 };
             };
+        };
+        /** @description A revenue metric in one currency, as Plausible's. */
+        PlausibleRevenue: {
+            /** @example $1.2K */
+            short: string;
+            /** @example $1,234.50 */
+            long: string;
+            /** @example 1234.5 */
+            value: number;
+            /** @example USD */
+            currency: string;
         };
         /** @description An MCP answer (JSON-RPC 2.0): a `result`, or an `error`. */
         JsonRpcAnswer: {

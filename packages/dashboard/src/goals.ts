@@ -1,4 +1,5 @@
-// Goals: events and page goals (`/blog/*`) with their visitors and conversion rate. A row
+// Goals: events and page goals (`/blog/*`) with their visitors and conversion rate, and a
+// revenue goal's total in each currency its events carried (never converted). A row
 // filters like any other (`event:is:Signup`); its properties open in place, under the row,
 // with the property names the event was sent with suggested. The website's goals are the
 // team's (stored through the API): admins and owners add and remove them at the card's foot.
@@ -6,7 +7,7 @@ import { isApiError, type Client, type Goal, type StatRow } from "./api.js";
 import { breakdownCard, type BreakdownCard, type CardQuery } from "./breakdown.js";
 import { h, mount } from "./dom.js";
 import { formatNumber, formatPercent } from "./format.js";
-import { t } from "./i18n.js";
+import { locale, t } from "./i18n.js";
 import type { StatsSource } from "./source.js";
 import type { Filter } from "./view-state.js";
 
@@ -26,6 +27,15 @@ export interface GoalsOptions {
 }
 
 let lists = 0;
+
+/** A goal's conversion rate, then its revenue's total in each currency its events carried. */
+const goalExtra = (row: StatRow) =>
+  [
+    formatPercent(row.conversion_rate ?? 0),
+    ...(row.revenue ?? []).map((each) =>
+      new Intl.NumberFormat(locale(), { style: "currency", currency: each.currency }).format(each.total_revenue),
+    ),
+  ].join(" · ");
 
 /** An event's breakdown by one property, under its row: the property's values, each filtering on `prop:<name>:is:<value>`. */
 function propertiesPanel(goal: string, options: GoalsOptions, query: () => CardQuery): HTMLElement {
@@ -181,7 +191,7 @@ export function goalCards(options: GoalsOptions): { elements: HTMLElement[]; loa
         label: "card.goals",
         unit: "unit.conversionVisitors",
         text: (row) => names.get(row.value) ?? row.value,
-        extra: (row: StatRow) => formatPercent(row.conversion_rate ?? 0),
+        extra: goalExtra,
         filter(row) {
           if (!isPageGoal(row)) return { dimension: "event", operator: "is", values: [row.value] };
           // A page goal filters on its page when it names one; a pattern has no filter of its own.

@@ -49,3 +49,43 @@ export function checkRevenue(input: unknown, event: string | null): Revenue | nu
   if (Math.abs(scaled) > MAX_AMOUNT * REVENUE_SCALE) throw invalid(`The revenue's amount must be within ±${MAX_AMOUNT}.`);
   return { amount: scaled, currency: code };
 }
+
+/** Revenue of one event name in one currency over a range: the sum (ten-thousandths) and how many events carried it. */
+export interface RevenueSum {
+  event: string;
+  currency: string;
+  amount: number;
+  events: number;
+}
+
+/** A goal's revenue in one currency, as the `goals` statistic reports it (docs/revenue.md). */
+export const goalRevenueSchema = z
+  .object({
+    currency: z.string().meta({ description: "ISO 4217 code.", example: "EUR" }),
+    total_revenue: z.number().meta({ description: "The sum of the amounts, in the currency's unit.", example: 59.98 }),
+    average_revenue: z
+      .number()
+      .meta({ description: "The sum divided by the events that carried revenue, to four decimals.", example: 29.99 }),
+    revenue_per_visitor: z.number().meta({
+      description: "The sum divided by all visitors of the range under the filters (the conversion rate's divisor), to four decimals.",
+    }),
+    events: z.number().meta({ description: "Events of the goal that carried revenue in this currency." }),
+  })
+  .meta({ id: "GoalRevenue" });
+export type GoalRevenue = z.infer<typeof goalRevenueSchema>;
+
+/** Ten-thousandths as the currency's unit, to four decimals. */
+export const fromScaled = (scaled: number): number => Math.round(scaled) / REVENUE_SCALE;
+
+/** A goal's revenue per currency, from its sums; `visitors`: every visitor of the range under the filters. */
+export function goalRevenue(sums: readonly RevenueSum[], visitors: number): GoalRevenue[] {
+  return [...sums]
+    .sort((a, b) => (a.currency < b.currency ? -1 : a.currency > b.currency ? 1 : 0))
+    .map(({ currency, amount, events }) => ({
+      currency,
+      total_revenue: fromScaled(amount),
+      average_revenue: fromScaled(amount / events),
+      revenue_per_visitor: visitors === 0 ? 0 : fromScaled(amount / visitors),
+      events,
+    }));
+}

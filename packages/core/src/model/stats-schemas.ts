@@ -1,4 +1,5 @@
 import * as z from "zod";
+import { goalRevenueSchema } from "./revenue.js";
 
 const day = z.string().meta({ format: "date", example: "2026-11-01" });
 
@@ -32,6 +33,10 @@ export const statRowSchema = z
     previous: z.number().optional().meta({ description: "With `compare`: the count in the comparison range." }),
     events: z.number().optional().meta({ description: "`goals` only: how many times the event fired." }),
     conversion_rate: z.number().optional().meta({ description: "`goals` only: visitors who fired it, in percent of all visitors." }),
+    revenue: z.array(goalRevenueSchema).optional().meta({
+      description:
+        "`goals` only, for a goal whose events carried revenue in the range: its revenue per currency, each apart (no exchange rates; docs/revenue.md).",
+    }),
     average: z.number().optional().meta({ description: "`scroll_depth` only: the average of the visits' deepest scroll, in percent." }),
     median: z.number().optional().meta({ description: "`scroll_depth` only: the median of the visits' deepest scroll, in percent." }),
     seconds: z

@@ -1,6 +1,7 @@
 import type Database from "better-sqlite3";
 import type { KnownValues } from "../model/hit-input.js";
 import { LIMITS } from "../model/hit-input.js";
+import { checkRevenue, type RevenueInput } from "../model/revenue.js";
 import { openCsv, type CsvRecord } from "./csv-records.js";
 import { ImportFileError } from "./csv-records.js";
 import { pageUrl, parseTime, type ImportItem, type OpenReader, type TargetWebsite } from "./import-items.js";
@@ -65,6 +66,22 @@ function numberText(text: string): string {
   return /^-?\d+\.\d+$/.test(text) ? text.replace(/\.?0+$/, "") : text;
 }
 
+/**
+ * An event's revenue, as Umami keeps it: the event data keys `revenue` and `currency` (Umami's
+ * revenue report reads the same pair). A pair Tally would refuse (an unknown currency) stays
+ * the event's properties only.
+ */
+function revenueOf(props: Record<string, string> | null, event: string): RevenueInput | null {
+  if (!props?.revenue || !props.currency) return null;
+  const revenue = { amount: props.revenue, currency: props.currency };
+  try {
+    checkRevenue(revenue, event);
+    return revenue;
+  } catch {
+    return null;
+  }
+}
+
 function referrerOf(record: CsvRecord): string {
   const domain = nullable(record.get("referrer_domain")).trim();
   if (domain === "") return "";
@@ -106,6 +123,7 @@ function eventItem(
   if (website.excludeBots && session && UMAMI_BOT_BROWSERS.has(session.browser.toLowerCase()))
     return { kind: "skip", reason: "bot (Umami's browser)" };
   const event = Number(type) === EVENT_TYPES.customEvent;
+  const eventProps = event ? props(record.get("event_id")) : null;
   return {
     kind: "hit",
     time,
@@ -115,7 +133,8 @@ function eventItem(
       screen: session?.screen ?? "",
       language: session?.language ?? "",
       event: event ? name.slice(0, LIMITS.event) : null,
-      props: event ? props(record.get("event_id")) : null,
+      props: eventProps,
+      revenue: event ? revenueOf(eventProps, name) : null,
       visitorKey: record.get("session_id").trim(),
       userAgent: "",
       known: knownOf(session),

@@ -22,6 +22,7 @@ import { stepKey, visitJourney, type JourneyShape, type JourneyVisit } from "./j
 import type { EngagementSignal } from "./engagement.js";
 import { sessionReads, type VisitsAnswer, type VisitsRequest } from "./sessions.js";
 import { VITALS } from "../model/hit-input.js";
+import type { RevenueSum } from "../model/revenue.js";
 
 type Sql = RawBuilder<unknown>;
 
@@ -40,6 +41,11 @@ export interface PathReader {
   journeyVisits(start: PathStep, range: DayRange, shape: JourneyShape): Promise<JourneyVisit[]>;
   /** The engagement signals of the visits starting in the range that match the filters (docs/statistics.md, "Engagement"). */
   engagementSignals(range: DayRange): Promise<EngagementSignal[]>;
+  /**
+   * Revenue of the events in the range (by their own time) that the filters count, per event
+   * name and currency (docs/revenue.md): from the rows only, so within `retention_days`.
+   */
+  revenue(range: DayRange): Promise<RevenueSum[]>;
   /** The values of dictionary ids (pages, event names). */
   valuesOf(ids: readonly number[]): Promise<Map<number, string>>;
   /** How many hits lie in the range, counting no further than `atMost + 1` (a bound checked before running). */
@@ -234,6 +240,19 @@ export function createPathReader(
         scrollDepth: numberOrNull(row.scroll_depth),
         vitals: Object.fromEntries(VITALS.map((vital) => [vital, numberOrNull(row[vital])])) as EngagementSignal["vitals"],
       }));
+    },
+    async revenue(range) {
+      where = await prepare();
+      const [start, end] = localBounds(range);
+      // Driven by the range's revenue rows; each one's hit and visit found by the visit.
+      const rows = await run<{ event: string; currency: string; amount: number | string; n: number | string }>(sql`select
+          dn.value as event, r.currency, sum(r.amount) as amount, count(*) as n
+        from event_revenue r cross join hits h cross join visits v cross join dimensions dn
+        where r.website_id = ${websiteId} and r.time >= ${start} and r.time < ${end}
+          and h.visit_id = r.visit_id and h.time = r.time and h.event = r.event and h.seq = r.seq
+          and v.id = r.visit_id and dn.id = r.event and ${where.visit()} and ${where.hit(true)}
+        group by dn.value, r.currency`);
+      return rows.map((row) => ({ event: row.event, currency: row.currency, amount: Number(row.amount), events: Number(row.n) }));
     },
     valuesOf: (ids) => dictionaryValues(db, ids),
     async visits(request) {

@@ -13,10 +13,12 @@ import {
   type Scope,
   type StatsSource,
 } from "./plausible-rows.js";
+import { revenueWarnings, rowRevenue, type RevenueFigure, type RowRevenue } from "./plausible-revenue.js";
 import {
   conditionsIn,
   filteredPage,
   isPageMetric,
+  isRevenueMetric,
   isTimeDimension,
   PAGE_METRICS,
   PlausibleQueryError,
@@ -24,13 +26,22 @@ import {
   type PlausibleFilter,
   type PlausibleMetric,
   type PlausibleQuery,
+  type RevenueMetric,
 } from "./plausible-query.js";
 
 /** Plausible's answer: `{results: [{dimensions, metrics}], meta, query}`. */
 export interface PlausibleAnswer {
-  /** A metric is null where Plausible's is: `scroll_depth` or `time_on_page` of a page without any. */
-  results: { dimensions: string[]; metrics: (number | null)[] }[];
-  meta: { total_rows?: number; time_labels?: string[]; imports_included?: boolean };
+  /**
+   * A metric is null where Plausible's is: `scroll_depth` or `time_on_page` of a page without any,
+   * a revenue metric without revenue or with several currencies; a revenue metric is `{short, long, value, currency}`.
+   */
+  results: { dimensions: string[]; metrics: (number | RevenueFigure | null)[] }[];
+  meta: {
+    total_rows?: number;
+    time_labels?: string[];
+    imports_included?: boolean;
+    metric_warnings?: ReturnType<typeof revenueWarnings>;
+  };
   query: Record<string, unknown>;
 }
 
@@ -39,6 +50,7 @@ type Figures = Partial<Record<PlausibleMetric, number | null>>;
 interface Computed {
   dimensions: string[];
   figures: Figures;
+  revenue?: RowRevenue;
 }
 
 /** A percentage with one decimal, 0 of nothing: as v1's `conversion_rate` and `bounce_rate`. */
@@ -86,7 +98,11 @@ function countedFigures(query: PlausibleQuery, row: Row): Figures | null {
   if (row.counted.events !== undefined) figures.events = row.counted.events;
   if (row.counted.conversion_rate !== undefined) figures.conversion_rate = row.counted.conversion_rate;
   const missing = query.metrics.some(
-    (metric) => figures[metric] === undefined && !(metric === "percentage" && figures.visitors !== undefined) && !isPageMetric(metric),
+    (metric) =>
+      figures[metric] === undefined &&
+      !(metric === "percentage" && figures.visitors !== undefined) &&
+      !isPageMetric(metric) &&
+      !isRevenueMetric(metric),
   );
   return missing ? null : figures;
 }
@@ -96,7 +112,8 @@ function compareRows(query: PlausibleQuery): (a: Computed, b: Computed) => numbe
   const order = query.order_by.length > 0 ? query.order_by : time ? [[time, "asc"] as const] : [[query.metrics[0]!, "desc"] as const];
   const keyOf = (row: Computed, name: string): number | string => {
     const index = query.dimensions.indexOf(name);
-    return index >= 0 ? row.dimensions[index]! : (row.figures[name as PlausibleMetric] ?? 0);
+    if (index >= 0) return row.dimensions[index]!;
+    return isRevenueMetric(name) ? (row.revenue?.figures[name]?.value ?? 0) : (row.figures[name as PlausibleMetric] ?? 0);
   };
   return (a, b) => {
     for (const [name, direction] of order) {
@@ -148,6 +165,11 @@ export function createPlausibleAnswerer(source: StatsSource) {
     return figures;
   }
 
+  /** A scope's revenue metrics: the revenue of the events its filters count (an `event:goal` filter: that goal's events). */
+  async function revenueOf(scope: Scope, metrics: readonly RevenueMetric[]): Promise<RowRevenue> {
+    return rowRevenue(await source.revenue({ ...scope.range, filter: scope.filters }), metrics);
+  }
+
   /**
    * `time:hour`: every metric of each hour of each day, from the visits and hits (so within
    * `retention_days`): visits by the hour they started, visitors by the hour of their day's
@@ -156,7 +178,7 @@ export function createPlausibleAnswerer(source: StatsSource) {
    * `visitors` is asked), as Plausible lists only the buckets its metrics count in.
    */
   async function hourRows(query: PlausibleQuery, scope: Scope): Promise<Computed[]> {
-    const unhourly = query.metrics.find((metric) => metric === "conversion_rate" || isPageMetric(metric));
+    const unhourly = query.metrics.find((metric) => metric === "conversion_rate" || isPageMetric(metric) || isRevenueMetric(metric));
     if (unhourly) throw new PlausibleQueryError(`Tally does not break ${unhourly} down by hour.`);
     if (query.dimensions.length > 1) throw new PlausibleQueryError("Tally breaks down by hour only on its own, without other dimensions.");
     if (dayNumber(scope.range.to) - dayNumber(scope.range.from) >= MAX_HOUR_DAYS)
@@ -239,6 +261,7 @@ export function createPlausibleAnswerer(source: StatsSource) {
     const listed = grouped && [...grouped].flatMap(([value, data]) => (data[counts] > 0 ? [{ value, count: data[counts] }] : []));
     const rows = await reader.rowsOf(query.dimensions, base, listed ?? undefined);
     const perPage = query.metrics.some(isPageMetric);
+    const revenueMetrics = query.metrics.filter(isRevenueMetric);
     const uncounted = rows.filter((row) => countedFigures(query, row) === null);
     const totalsOfRow = needsTotals(query.metrics) ? await rowTotals(uncounted, grouped) : new Map<Row, TotalFigures>();
     const computed = await mapConcurrently(rows, async (row) => ({
@@ -247,6 +270,7 @@ export function createPlausibleAnswerer(source: StatsSource) {
         ...(countedFigures(query, row) ?? (await figuresOf(row.scope, query.metrics, totalsOfRow.get(row)))),
         ...(perPage ? await pageFigures(query, row) : {}),
       },
+      ...(revenueMetrics.length > 0 ? { revenue: await revenueOf(row.scope, revenueMetrics) } : {}),
     }));
     if (query.metrics.includes("percentage")) {
       const whole = (await source.totals({ ...base.range, filter: base.filters })).data.visitors;
@@ -284,11 +308,17 @@ export function createPlausibleAnswerer(source: StatsSource) {
     const time = query.dimensions.find(isTimeDimension);
     if (query.include.time_labels && time) meta.time_labels = timeLabels(time, range).map((label) => label.shown);
     if (query.include.total_rows) meta.total_rows = rows.length;
+    const warnings = revenueWarnings(
+      rows.flatMap((row) => (row.revenue ? [row.revenue] : [])),
+      query.metrics.filter(isRevenueMetric),
+    );
+    if (warnings) meta.metric_warnings = warnings;
     const offsetText = offsetAt(site.timezone, range.from);
     return {
       results: rows.slice(offset, offset + limit).map((row) => ({
         dimensions: row.dimensions,
         metrics: query.metrics.map((metric) => {
+          if (isRevenueMetric(metric)) return row.revenue?.figures[metric] ?? null;
           const figure = row.figures[metric];
           return figure === undefined ? 0 : figure;
         }),

@@ -25,8 +25,14 @@ export const PLAUSIBLE_METRICS = [
   "conversion_rate",
   "scroll_depth",
   "time_on_page",
+  "total_revenue",
+  "average_revenue",
 ] as const;
 export type PlausibleMetric = (typeof PLAUSIBLE_METRICS)[number];
+
+/** The revenue metrics: a figure in one currency, `{short, long, value, currency}`, as Plausible's (docs/revenue.md). */
+export type RevenueMetric = "total_revenue" | "average_revenue";
+export const isRevenueMetric = (metric: string): metric is RevenueMetric => metric === "total_revenue" || metric === "average_revenue";
 
 /** Plausible's per-page metrics: a page's v1 `scroll_depth` average, its `time_on_page` seconds. */
 export const PAGE_METRICS = { scroll_depth: "average", time_on_page: "seconds" } as const;
@@ -34,7 +40,7 @@ export type PageMetric = keyof typeof PAGE_METRICS;
 export const isPageMetric = (metric: string): metric is PageMetric => Object.hasOwn(PAGE_METRICS, metric);
 
 /** Plausible's metrics Tally does not compute: named in the 400. */
-const METRICS_NOT_KEPT = new Set(["group_conversion_rate", "average_revenue", "total_revenue"]);
+const METRICS_NOT_KEPT = new Set(["group_conversion_rate"]);
 
 export const TIME_DIMENSIONS = ["time", "time:hour", "time:day", "time:week", "time:month"] as const;
 export type TimeDimension = (typeof TIME_DIMENSIONS)[number];

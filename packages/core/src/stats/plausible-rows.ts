@@ -4,6 +4,7 @@ import type { DayRange } from "./count-reader.js";
 import type { StatsQueryInput, TotalsQueryInput } from "./stats-query.js";
 import type { HourFigures, StatRow, Totals, ValueTotals } from "../model/stats-schemas.js";
 import type { VisitDimension } from "../model/filters.js";
+import type { RevenueSum } from "../model/revenue.js";
 import { PLAUSIBLE_DIMENSIONS, PROPS_PREFIX, shownValue, type DimensionMapping } from "./plausible-dimensions.js";
 import { PlausibleQueryError, type PlausibleCondition, type PlausibleFilter, type TimeDimension } from "./plausible-query.js";
 
@@ -17,6 +18,8 @@ export interface StatsSource {
   totalsOf(inputs: readonly TotalsQueryInput[]): Promise<Totals[]>;
   /** `totals` of each value of a visit column in one scope (a breakdown by it): one pass for all values. */
   totalsBy(input: TotalsQueryInput, by: VisitDimension): Promise<ValueTotals[]>;
+  /** Revenue per event name and currency in one scope (stats.ts `revenue`). */
+  revenue(input: TotalsQueryInput): Promise<RevenueSum[]>;
 }
 
 /** What one result row counts: a range and v1 filters (`country:is:US`), all of which must hold. */

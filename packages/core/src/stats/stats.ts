@@ -14,6 +14,7 @@ import { pageRows, type CountReader, type DayRange, type ListOptions, type Stati
 import { engagementRows } from "./engagement.js";
 import type { BlockColumnCache } from "./segment-reader.js";
 import type { VisitDimension } from "../model/filters.js";
+import { goalRevenue, type RevenueSum } from "../model/revenue.js";
 import {
   DAILY_SERIES,
   HAS_RANGE_TOTAL,
@@ -214,7 +215,18 @@ async function goalRows(reader: CountReader, range: DayRange, list: ListOptions,
   return {
     rows: rows.map((row) => ({ ...row, events: events.get(row.value) ?? 0, conversion_rate: ratio("bounce_rate", row.count, visitors) })),
     total,
+    visitors,
   };
+}
+
+/** Each event goal's row with its revenue per currency, when its events carried any (`sums`: the range's revenue under the filters). */
+function withRevenue(rows: readonly StatRow[], sums: readonly RevenueSum[], visitors: number): StatRow[] {
+  const byEvent = new Map<string, RevenueSum[]>();
+  for (const each of sums) byEvent.set(each.event, [...(byEvent.get(each.event) ?? []), each]);
+  return rows.map((row) => {
+    const own = byEvent.get(row.value);
+    return own ? { ...row, revenue: goalRevenue(own, visitors) } : row;
+  });
 }
 
 /** The goals a `goals` query counts: page patterns, and the website's event goals (listed even when none reached them). */
@@ -242,6 +254,8 @@ export interface StatsRunner extends PathRunner {
   totalsOf(websiteId: number, queries: readonly TotalsQuery[]): Promise<Totals[]>;
   /** The totals of each value of a visit column under the query's filters (a v2 breakdown by it), from the visits and hits. */
   totalsBy(websiteId: number, query: TotalsQuery, by: VisitDimension): Promise<ValueTotals[]>;
+  /** Revenue per event name and currency under the query's filters, from the rows (docs/revenue.md). */
+  revenue(websiteId: number, query: TotalsQuery): Promise<RevenueSum[]>;
 }
 
 /** Where a request's statistics are read: counts (rollups or segments), and the hits of funnels and journeys. */
@@ -293,8 +307,11 @@ export function createStatsRunner({ readerFor, pathsFor }: StatsSources): StatsR
       const series = await seriesRows(reader, query.name, range);
       result = pageRows(series.rows, list);
       rangeTotal = series.total;
-    } else if (query.name === "goals") result = await goalRows(reader, range, list, query);
-    else result = await reader.page(stat, range, list);
+    } else if (query.name === "goals") {
+      const goals = await goalRows(reader, range, list, query);
+      const sums = await pathsFor(websiteId, query.conditions).revenue(range);
+      result = { rows: withRevenue(goals.rows, sums, goals.visitors), total: goals.total };
+    } else result = await reader.page(stat, range, list);
 
     const page: StatsPage = { data: result.rows, total: result.total, page: query.page, perPage: query.per_page };
     if (HAS_RANGE_TOTAL.has(query.name)) page.rangeTotal = rangeTotal ?? 0;
@@ -366,6 +383,7 @@ export function createStatsRunner({ readerFor, pathsFor }: StatsSources): StatsR
     hourly,
     totalsOf,
     totalsBy,
+    revenue: (websiteId, query) => pathsFor(websiteId, query.conditions).revenue({ from: query.from, to: query.to }),
     ...createPathRunner(pathsFor),
   };
 }
@@ -481,6 +499,11 @@ export function createStats(options: CountStatsOptions): CountStats {
           const query = parseTotalsQuery(input);
           await beforeRead();
           return runner.totalsBy(website.id, query, by);
+        },
+        async revenue(input) {
+          const query = parseTotalsQuery(input);
+          await beforeRead();
+          return runner.revenue(website.id, query);
         },
       });
       return answerer.answer(query, { timezone: website.timezone, today: localTime(website.timezone, Date.now()).day });

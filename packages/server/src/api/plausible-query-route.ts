@@ -9,14 +9,24 @@ import { defineRoute } from "../http/route.js";
 const plausibleError = (example: string) =>
   z.object({ error: z.string().meta({ example }) }).meta({ description: "Plausible's error shape: one message." });
 
+const revenueFigureSchema = z
+  .object({
+    short: z.string().meta({ example: "$1.2K" }),
+    long: z.string().meta({ example: "$1,234.50" }),
+    value: z.number().meta({ example: 1234.5 }),
+    currency: z.string().meta({ example: "USD" }),
+  })
+  .meta({ id: "PlausibleRevenue", description: "A revenue metric in one currency, as Plausible's." });
+
 const plausibleAnswerSchema = z
   .object({
     results: z.array(
       z.object({
         dimensions: z.array(z.string()).meta({ description: "One value per queried dimension, in their order." }),
-        metrics: z.array(z.number().nullable()).meta({
+        metrics: z.array(z.union([z.number(), revenueFigureSchema]).nullable()).meta({
           description:
-            "One number per queried metric, in their order; `scroll_depth` and `time_on_page` are null for a page without any, as Plausible's.",
+            "One figure per queried metric, in their order: a number, or for `total_revenue` and `average_revenue` `{short, long, value, currency}`; " +
+            "`scroll_depth` and `time_on_page` are null for a page without any, a revenue metric without revenue or with several currencies, as Plausible's.",
         }),
       }),
     ),
@@ -24,6 +34,13 @@ const plausibleAnswerSchema = z
       total_rows: z.int().optional(),
       time_labels: z.array(z.string()).optional(),
       imports_included: z.boolean().optional().meta({ description: "Always false: Tally counts imported data as its own." }),
+      metric_warnings: z
+        .record(z.string(), z.object({ code: z.string(), warning: z.string() }))
+        .optional()
+        .meta({
+          description:
+            "Why a revenue metric is null: `no_single_revenue_currency` (several currencies in a row; Tally converts none) or `no_revenue_goals_matching` (no revenue at all).",
+        }),
     }),
     query: z.object({
       site_id: z.string(),

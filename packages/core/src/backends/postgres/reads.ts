@@ -34,6 +34,7 @@ export function createPostgresStatsReads(
     hourly: (websiteId, query) => bounded((runner) => runner.hourly(websiteId, query)),
     totalsOf: (websiteId, queries) => bounded((runner) => runner.totalsOf(websiteId, queries)),
     totalsBy: (websiteId, query, by) => bounded((runner) => runner.totalsBy(websiteId, query, by)),
+    revenue: (websiteId, query) => bounded((runner) => runner.revenue(websiteId, query)),
     funnel: (websiteId, query) => bounded((runner) => runner.funnel(websiteId, query)),
     journey: (websiteId, query) => bounded((runner) => runner.journey(websiteId, query)),
     visits: (websiteId, request) => bounded((runner) => runner.visits(websiteId, request)),

@@ -95,6 +95,10 @@ export function createHostSqliteReads(
         await admit(range);
         return reader.engagementSignals(range);
       },
+      async revenue(range) {
+        await admit(range);
+        return reader.revenue(range);
+      },
       async visits(request) {
         if (request.kind !== "session") await admit(request.query);
         return reader.visits(request);
@@ -125,6 +129,7 @@ export function createHostSqliteReads(
     hourly: (websiteId, query) => oneAtATime(() => runner.hourly(websiteId, query)),
     totalsOf: (websiteId, queries) => oneAtATime(() => runner.totalsOf(websiteId, queries)),
     totalsBy: (websiteId, query, by) => oneAtATime(() => runner.totalsBy(websiteId, query, by)),
+    revenue: (websiteId, query) => oneAtATime(() => runner.revenue(websiteId, query)),
     funnel: (websiteId, query) => oneAtATime(() => runner.funnel(websiteId, query)),
     journey: (websiteId, query) => oneAtATime(() => runner.journey(websiteId, query)),
     visits: (websiteId, request) => oneAtATime(() => runner.visits(websiteId, request)),

@@ -27,6 +27,7 @@ serveRequests<ReadRequest>((request) => {
   if (request.kind === "hourly") return runner.hourly(request.websiteId, request.query);
   if (request.kind === "totalsOf") return runner.totalsOf(request.websiteId, request.queries);
   if (request.kind === "totalsBy") return runner.totalsBy(request.websiteId, request.query, request.by);
+  if (request.kind === "revenue") return runner.revenue(request.websiteId, request.query);
   if (request.kind === "funnel") return runner.funnel(request.websiteId, request.query);
   if (request.kind === "visits") return runner.visits(request.websiteId, request.request);
   return runner.journey(request.websiteId, request.query);

@@ -4,6 +4,7 @@ import { DEFAULT_QUERY_TIMEOUT_MS, queryTooLong } from "../../stats/database-rea
 import type { StatsQuery, TotalsQuery } from "../../stats/stats-query.js";
 import type { HourFigures, StatsPage, StatsRunner, Totals, ValueTotals } from "../../stats/stats.js";
 import type { VisitDimension } from "../../model/filters.js";
+import type { RevenueSum } from "../../model/revenue.js";
 import type { JourneyQuery } from "../../stats/path-query.js";
 import type { FunnelAnswer, FunnelRun } from "../../stats/paths.js";
 import type { JourneyResult } from "../../model/path-schemas.js";
@@ -17,6 +18,7 @@ export type ReadRequest = { websiteId: number } & (
   | { kind: "hourly"; query: TotalsQuery }
   | { kind: "totalsOf"; queries: readonly TotalsQuery[] }
   | { kind: "totalsBy"; query: TotalsQuery; by: VisitDimension }
+  | { kind: "revenue"; query: TotalsQuery }
   | { kind: "funnel"; query: FunnelRun }
   | { kind: "journey"; query: JourneyQuery }
   | { kind: "visits"; request: VisitsRequest }
@@ -114,6 +116,7 @@ export function createSqliteReadPool(path: string, options: SqliteReadOptions = 
     hourly: (websiteId, query) => send<HourFigures[]>({ kind: "hourly", websiteId, query }),
     totalsOf: (websiteId, queries) => send<Totals[]>({ kind: "totalsOf", websiteId, queries }),
     totalsBy: (websiteId, query, by) => send<ValueTotals[]>({ kind: "totalsBy", websiteId, query, by }),
+    revenue: (websiteId, query) => send<RevenueSum[]>({ kind: "revenue", websiteId, query }),
     funnel: (websiteId, query) => send<FunnelAnswer>({ kind: "funnel", websiteId, query }),
     journey: (websiteId, query) => send<JourneyResult>({ kind: "journey", websiteId, query }),
     visits: (websiteId, request) => send<VisitsAnswer | null>({ kind: "visits", websiteId, request }),
