@@ -163,6 +163,8 @@ function startExample(directory: string, launch: Launch = NODE_EXAMPLE): Promise
 
 let packed: PackedPackage[] = [];
 let installOutput = "";
+/** The Next.js build and the NestJS compile, started once the install is done: they run beside the other tests. */
+let frameworkApps: Promise<void> = Promise.resolve();
 
 beforeAll(async () => {
   if (!existsSync(join(ROOT, "packages", "cli", "dist", "bin.js"))) throw new Error("run `pnpm build` first");
@@ -196,6 +198,8 @@ beforeAll(async () => {
   const installed = await timed("npm install", () => runProcess("npm", args, app, env));
   if (installed.code !== 0) throw new Error(`npm install failed (${installed.code}):\n${installed.stdout}\n${installed.stderr}`);
   installOutput = installed.stdout + installed.stderr;
+  frameworkApps = buildFrameworkApps();
+  frameworkApps.catch(() => {}); // reported by the tests that need them
   console.log(
     `[consumer] better-sqlite3 ${sqlite.version}: ${sqlite.directory ? "the workspace's compiled binary, through prebuild-install" : "compiled from source"}`,
   );
@@ -440,7 +444,7 @@ async function eventually<T>(read: () => Promise<T>, done: (value: T) => boolean
 describe.skipIf(skipWithoutChromium)("the framework guides' examples (Hono, Koa, fetch, Next.js, NestJS), run in that app", () => {
   let browser: Browser;
   beforeAll(async () => {
-    [browser] = await Promise.all([launchChromium(), buildFrameworkApps()]);
+    [browser] = await Promise.all([launchChromium(), frameworkApps]);
   }, 180_000);
   afterAll(async () => {
     await browser?.close();

@@ -103,17 +103,24 @@ describe.skipIf(skip)("web components in the host app's pages, in Chromium", () 
     expect(
       await alice.evaluate(() => document.querySelector("tally-chart")!.shadowRoot!.querySelector("svg")!.getAttribute("aria-label")),
     ).toBe("pageviews by day: 3 in all");
-    // The chart has its axes: the highest count and 0, and dates under the bars.
+    // The chart has its axes: round counts from 0 to a top above the highest (3 pageviews today) with
+    // a gridline each, and the first, middle and last of the 7 days under the bars.
     const axes = await alice.evaluate(() => {
       const root = document.querySelector("tally-chart")!.shadowRoot!;
       return {
         y: [...root.querySelectorAll(".y span")].map((span) => span.textContent),
         x: [...root.querySelectorAll(".x span")].map((span) => span.textContent),
+        gridlines: [...root.querySelectorAll("svg line")].map((line) => Number(line.getAttribute("y1"))),
+        today: Number([...root.querySelectorAll("rect")].at(-1)!.getAttribute("height")),
+        language: navigator.language,
       };
     });
-    expect(axes.y).toEqual(["3", "0"]);
-    expect(axes.x).toHaveLength(3);
-    for (const date of axes.x) expect(date).toMatch(/^[A-Z][a-z]{2} \d{1,2}$/);
+    expect(axes.y).toEqual(["4", "3", "2", "1", "0"]);
+    expect(axes.gridlines).toEqual([75, 50, 25, 0]);
+    expect(axes.today).toBe(75);
+    const date = (daysAgo: number) =>
+      new Date(Date.now() - daysAgo * 86_400_000).toLocaleDateString(axes.language, { month: "short", day: "numeric", timeZone: "UTC" });
+    expect(axes.x).toEqual([date(6), date(3), date(0)]);
     const bob = await open("bob");
     expect(await shadowText(bob, "tally-totals")).toContain("Pageviews1");
     expect(await shadowText(bob, "tally-top")).toContain("/novels");

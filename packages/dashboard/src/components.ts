@@ -12,6 +12,10 @@
  * framework; light and dark follow `prefers-color-scheme`, or `theme="light|dark"`.
  */
 
+import { niceMax } from "./nice-max.js";
+
+const GRID_LINES = 4;
+
 const STYLE = `
 :host{display:block;font:14px/1.4 system-ui,sans-serif;--fg:#1f2937;--muted:#4b5563;--bg:#fff;--line:#d1d5db;--bar:#2563eb;color:var(--fg);background:var(--bg);padding:12px;border:1px solid var(--line);border-radius:8px;margin:0 0 12px}
 :host([theme=dark]){--fg:#e5e7eb;--muted:#9ca3af;--bg:#111827;--line:#374151;--bar:#60a5fa}
@@ -21,7 +25,8 @@ dt{color:var(--muted);font-size:12px}dd{margin:0;font-size:20px;font-weight:600}
 table{width:100%;border-collapse:collapse}th,td{text-align:left;padding:4px 0;border-bottom:1px solid var(--line)}td+td,th+th{text-align:right}
 th{color:var(--muted);font-weight:500}svg{display:block;width:100%;height:120px}rect{fill:var(--bar)}p{margin:0;color:var(--muted)}
 .plot{display:flex;gap:6px}.plot svg{flex:1;border-left:1px solid var(--line);border-bottom:1px solid var(--line)}
-.y{display:flex;flex-direction:column;justify-content:space-between;color:var(--muted);font-size:11px;text-align:right}
+line{stroke:var(--line);stroke-dasharray:2 3;vector-effect:non-scaling-stroke}
+.y{display:flex;flex-direction:column;justify-content:space-between;height:134px;margin:-7px 0;color:var(--muted);font-size:11px;line-height:14px;text-align:right}
 .x{display:flex;justify-content:space-between;color:var(--muted);font-size:11px;margin-top:2px}`;
 
 interface Row {
@@ -104,7 +109,7 @@ class TallyTop extends TallyElement {
   }
 }
 
-/** One statistic by day (`name`, default `visitors`): bars. */
+/** One statistic by day (`name`, default `visitors`): bars over the days, their counts on the y axis. */
 class TallyChart extends TallyElement {
   protected async render(): Promise<string | null> {
     const name = this.getAttribute("name") ?? "visitors";
@@ -114,22 +119,32 @@ class TallyChart extends TallyElement {
     // Every day of the range, those without a count as 0.
     const counts = new Map(answer.map((row) => [row.value, row.count]));
     const rows = Array.from({ length: days }, (_, i) => dayBefore(days - 1 - i)).map((value) => ({ value, count: counts.get(value) ?? 0 }));
-    const max = Math.max(1, ...rows.map((row) => row.count));
+    // The counts' axis: 0 and four round steps up to a top at or above the highest count (as the dashboard's chart).
+    const top = niceMax(Math.max(...rows.map((row) => row.count)), GRID_LINES);
+    const ticks = Array.from({ length: GRID_LINES + 1 }, (_, k) => (top / GRID_LINES) * k);
     const width = 100 / Math.max(1, rows.length);
+    const grid = ticks
+      .slice(1)
+      .map((tick) => `<line x1="0" x2="100" y1="${100 - (tick / top) * 100}" y2="${100 - (tick / top) * 100}"></line>`)
+      .join("");
     const bars = rows
       .map((row, i) => {
-        const height = (row.count / max) * 100;
+        const height = (row.count / top) * 100;
         return `<rect x="${i * width + width * 0.1}" y="${100 - height}" width="${width * 0.8}" height="${height}"><title>${esc(row.value)}: ${row.count}</title></rect>`;
       })
       .join("");
     const total = rows.reduce((sum, row) => sum + row.count, 0);
-    // The axes: the highest count and 0 beside the bars, the first, middle and last dates under them.
+    // The axes: the counts beside the bars, highest first; the first, middle and last dates under them.
     const day = (value: string) =>
       new Date(`${value}T00:00:00Z`).toLocaleDateString(undefined, { month: "short", day: "numeric", timeZone: "UTC" });
     const dates = [0, Math.floor((rows.length - 1) / 2), rows.length - 1].map((i) => `<span>${esc(day(rows[i]!.value))}</span>`).join("");
+    const counted = [...ticks]
+      .reverse()
+      .map((tick) => `<span>${tick.toLocaleString()}</span>`)
+      .join("");
     return (
-      `<div class="plot"><div class="y"><span>${max}</span><span>0</span></div>` +
-      `<svg viewBox="0 0 100 100" preserveAspectRatio="none" role="img" aria-label="${esc(name)} by day: ${total} in all">${bars}</svg></div>` +
+      `<div class="plot"><div class="y">${counted}</div>` +
+      `<svg viewBox="0 0 100 100" preserveAspectRatio="none" role="img" aria-label="${esc(name)} by day: ${total} in all">${grid}${bars}</svg></div>` +
       `<div class="x">${dates}</div>`
     );
   }
