@@ -455,6 +455,34 @@ describe.each(DIALECTS)("Plausible's Stats API v2 on %s", (dialect) => {
     expect(body.error).toContain(fixture.refused);
   });
 
+  it("answers revenue broken down by a visit dimension as v1's goals count it under each value; null by hour is a 400", async () => {
+    const range = { from: dayOf(now - 6 * DAY_MS), to: dayOf(now) };
+    const body = {
+      site_id: "dummy.site",
+      metrics: ["total_revenue", "average_revenue", "visitors"],
+      date_range: "7d",
+      dimensions: ["visit:country"],
+      filters: [["is", "event:goal", ["PurchaseUSD", "PurchaseEUR"]]],
+    };
+    const { status, body: answer } = await query(body);
+    expect(status, JSON.stringify(answer)).toBe(200);
+    const results = (answer as unknown as Answer).results;
+    // Dollars and euros together, yet each country's purchases are in one currency: a figure per row.
+    expect(results.length).toBe(2);
+    for (const row of results) {
+      const goals = (await v1("goals", range, ["event:is:PurchaseUSD|PurchaseEUR", `country:is:${row.dimensions[0]}`])) as (V1Row & {
+        revenue?: GoalRevenue[];
+      })[];
+      const revenue = goals.flatMap((goal) => goal.revenue ?? []);
+      expect(row.metrics.slice(0, 2)).toEqual(["total_revenue", "average_revenue"].map((metric) => revenueFigure(metric, revenue)));
+    }
+    expect(results.filter((row) => row.metrics[0] !== null).length).toBe(2);
+    expect((answer as unknown as Answer).meta.metric_warnings).toBeUndefined();
+    const hourly = await query({ ...body, dimensions: ["time:hour"], date_range: "day" });
+    expect(hourly.status).toBe(400);
+    expect(String(hourly.body.error)).toContain("total_revenue");
+  });
+
   it("answers goals, percentages and conversion rates as v1's goals", async () => {
     const range = { from: dayOf(now - 6 * DAY_MS), to: dayOf(now) };
     const { status, body } = await query({
