@@ -25,7 +25,7 @@ const PACKAGES = {
     inline: ["kysely", "zod"],
   },
   server: {
-    entries: ["index", "internal", "adapters/node", "adapters/fastify", "adapters/hono"],
+    entries: ["index", "internal", "adapters/node", "adapters/fastify", "adapters/hono", "adapters/next"],
     // zod again (what the server's schemas and zod-openapi use of it): a second copy bundled
     // costs less than one loaded as its modules. zod keeps its registry of schema metadata on
     // globalThis, and checks a schema's kind by its traits, not its class: the copies interoperate.

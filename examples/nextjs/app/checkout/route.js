@@ -1,7 +1,8 @@
 // A purchase: the app's order and Tally's Purchase event in one transaction of the app's
 // own better-sqlite3 handle on Tally's database file; both commit or neither.
 import Database from "better-sqlite3";
-import { analytics, publicUrl, clientIp } from "../../lib/tally.js";
+import { visitorOf } from "@tally-analytics/server/next";
+import { analytics } from "../../lib/tally.js";
 
 function orders() {
   const db = new Database("data/tally.sqlite");
@@ -18,13 +19,8 @@ export async function POST(request) {
   db.exec("begin");
   try {
     const order = db.prepare("insert into orders (total) values (?)").run(total);
-    await tally.record("Purchase", {
-      trx: db,
-      props: { amount: total },
-      url: publicUrl(request),
-      ip: clientIp(request),
-      userAgent: request.headers.get("user-agent") ?? "",
-    });
+    // visitorOf: the page's public URL, the client's address and user agent, as Next.js passes them.
+    await tally.record("Purchase", { trx: db, props: { amount: total }, ...visitorOf(request) });
     db.exec("commit");
     return Response.json({ order: Number(order.lastInsertRowid) }, { status: 201 });
   } catch (error) {
