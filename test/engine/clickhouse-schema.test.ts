@@ -3,9 +3,18 @@
  * makes on one server and on a cluster, and an app that names no ClickHouse needing
  * neither of its packages.
  */
+import { execFile } from "node:child_process";
+import { existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { fileURLToPath } from "node:url";
+import { promisify } from "node:util";
 import { describe, expect, it } from "vitest";
-import { createTally } from "@tally-analytics/core";
 import { parseClickhouseUrl, schemaStatements } from "@tally-analytics/core/internal";
+
+const run = promisify(execFile);
+const ROOT = fileURLToPath(new URL("../..", import.meta.url));
+const HOOKS = fileURLToPath(new URL("../support/without-clickhouse.mjs", import.meta.url));
 
 describe("ClickHouse URLs", () => {
   it("takes a server over HTTP(S) and chDB with a folder, and refuses anything else", () => {
@@ -45,14 +54,44 @@ describe("ClickHouse tables", () => {
 });
 
 describe("ClickHouse packages", () => {
-  it("an app without ClickHouse starts without them; one that names it is told which package to install", async () => {
-    const tally = createTally({ database: ":memory:" });
-    await tally.ready();
-    await tally.close();
-    const asking = createTally({ database: ":memory:", clickhouse: "chdb:./unused" });
-    await expect(asking.ready()).rejects.toThrow(
-      /Cannot open ClickHouse chdb:\.\/unused: .*needs the package (@clickhouse\/client|chdb).*npm install/,
+  /** Runs a script in a Node process where neither package can be found (an app that never installed them); what it printed and which packages it asked for. */
+  async function withoutPackages(script: string): Promise<{ output: string; asked: string }> {
+    const folder = mkdtempSync(join(tmpdir(), "tally-no-clickhouse-"));
+    const log = join(folder, "asked.log");
+    try {
+      const { stdout } = await run(process.execPath, ["--import", HOOKS, "--input-type=module", "-e", script], {
+        cwd: ROOT,
+        env: { ...process.env, TALLY_ASKED_LOG: log },
+      });
+      return { output: stdout.trim(), asked: existsSync(log) ? readFileSync(log, "utf8").trim() : "" };
+    } finally {
+      rmSync(folder, { recursive: true, force: true });
+    }
+  }
+
+  it("an app without ClickHouse never asks for either package", async () => {
+    const idle = await withoutPackages(
+      `import { createTally } from "@tally-analytics/core";
+       const tally = createTally({ database: ":memory:" });
+       await tally.ready();
+       const id = (await tally.accounts.create()).accountId;
+       await tally.stats.realtime(id, (await tally.websites.create(id, { domain: "idle.example" })).id);
+       await tally.close();
+       console.log("started and stopped");`,
     );
-    await asking.close().catch(() => {});
+    expect(idle).toEqual({ output: "started and stopped", asked: "" });
+  });
+
+  it("an app that names ClickHouse without the packages is told which one to install", async () => {
+    const asking = await withoutPackages(
+      `import { createTally } from "@tally-analytics/core";
+       const tally = createTally({ database: ":memory:", clickhouse: "chdb:./unused" });
+       await tally.ready().catch((error) => console.log(error.message));
+       await tally.close().catch(() => {});`,
+    );
+    expect(asking.output).toMatch(
+      /^Cannot open ClickHouse chdb:\.\/unused: .*needs the package @clickhouse\/client.*npm install @clickhouse\/client$/,
+    );
+    expect(asking.asked).toBe("@clickhouse/client");
   });
 });

@@ -66,10 +66,18 @@ export interface ReferenceOptions {
   /** After how many hits (in collection order, of `count`) to call onCheckpoint. */
   checkpoints?(count: number): number[];
   onCheckpoint?(reference: Reference, collected: number): Promise<void>;
+  /** A ClickHouse URL (createTally's `clickhouse`): every hit goes there too, and the statistics ClickHouse answers are read there. */
+  clickhouse?: string;
+  /** Generated sessions (besides the hand-made edges). @default 9000 */
+  sessions?: number;
 }
 
 export async function openReference(dialect: DialectName, options: ReferenceOptions = {}): Promise<Reference> {
-  const stored = await createTestTally(dialect, { geoip: GEO_PATHS, retentionIntervalMs: 0 });
+  const stored = await createTestTally(dialect, {
+    geoip: GEO_PATHS,
+    retentionIntervalMs: 0,
+    ...(options.clickhouse === undefined ? {} : { clickhouse: options.clickhouse }),
+  });
   const { tally } = stored;
   let geo: GeoLookup | undefined;
   try {
@@ -95,7 +103,7 @@ export async function openReference(dialect: DialectName, options: ReferenceOpti
       firstKeptDay.set(site.key, new Date(dayMs(today) - (retention_days - 1) * 86_400_000).toISOString().slice(0, 10));
     }
 
-    const generated = generateHits(SEED, SESSIONS);
+    const generated = generateHits(SEED, options.sessions ?? SESSIONS);
     // Stable sort: equal timestamps keep their generated order, in both the engine and the model.
     const hits = generated
       .map((hit, index) => ({ hit, index }))

@@ -8,7 +8,8 @@ import { parseDatabaseUrl, redactDatabaseUrl } from "./storage/database-url.js";
 import { openDatabase, type DatabaseOption } from "./open-database.js";
 import type { Backend } from "./backends/backend.js";
 import type { EngineStore } from "./storage/store.js";
-import { connectClickhouse } from "./backends/clickhouse/connect.js";
+import { connectClickhouse, type ClickhouseClient } from "./backends/clickhouse/connect.js";
+import { createClickhouseStatsReads } from "./backends/clickhouse/reads.js";
 import { openHitLog, withHitLog } from "./backends/clickhouse/hit-log.js";
 import { deferMethods } from "./shared/deferred.js";
 import { openGeoLookup } from "./enrich/geo.js";
@@ -392,13 +393,14 @@ function reasonOf(error: unknown): string {
   return error instanceof Error ? error.message : String(error);
 }
 
-/** Where the engine writes: the database, and ClickHouse's hit log when the options name one. */
-async function openWriter(store: Backend, options: TallyOptions): Promise<EngineStore> {
+/** Where the engine writes: the database, and ClickHouse's hit log when the options name one (and its client, which statistics read through). */
+async function openWriter(store: Backend, options: TallyOptions): Promise<{ writer: EngineStore; clickhouse: ClickhouseClient | null }> {
   const writer = store.openWriter();
-  if (options.clickhouse === undefined) return writer;
+  if (options.clickhouse === undefined) return { writer, clickhouse: null };
   try {
-    const log = await openHitLog(await connectClickhouse(options.clickhouse), { cluster: options.clickhouseCluster });
-    return withHitLog(writer, log);
+    const client = await connectClickhouse(options.clickhouse);
+    const log = await openHitLog(client, { cluster: options.clickhouseCluster });
+    return { writer: withHitLog(writer, log), clickhouse: client };
   } catch (error) {
     await writer.close().catch(() => {});
     await store.close().catch(() => {});
@@ -415,7 +417,7 @@ async function openServices(options: TallyOptions, passwords: Passwords): Promis
   const onError = options.onError ?? ((error: unknown) => outageLog!.failed(error));
   const store = await openStore(options.database ?? "file:./data/tally.sqlite", onError);
   const geo = options.geoip ? await openGeoLookup(options.geoip) : null;
-  const rollups = await openWriter(store, options);
+  const { writer: rollups, clickhouse } = await openWriter(store, options);
   const spillFolders = spillFoldersOf(store, options.spillDir);
   if (spillFolders) await replayKeptHits(spillFolders, store.databaseId, rollups, onError);
   const keyring = await openKeyring(store.db, options.secret);
@@ -502,7 +504,9 @@ async function openServices(options: TallyOptions, passwords: Passwords): Promis
   });
   const flushEvery = options.flushIntervalMs ?? 1000;
   const stopOutbox = scheduleEvery(() => outbox.run(), flushEvery, flushEvery, onError);
-  const reads = store.openReads(options.queryTimeoutMs ?? DEFAULT_QUERY_TIMEOUT_MS);
+  const queryTimeoutMs = options.queryTimeoutMs ?? DEFAULT_QUERY_TIMEOUT_MS;
+  const databaseReads = store.openReads(queryTimeoutMs);
+  const reads = clickhouse ? createClickhouseStatsReads(clickhouse, databaseReads, queryTimeoutMs) : databaseReads;
   const retention = createRetention(rollups, () => directory.listRows());
   const stopRetention = scheduleEvery(() => retention.run(), options.retentionIntervalMs ?? 3_600_000, RETENTION_FIRST_RUN_MS, onError);
   const dayBlocks = oneRunAtATime(() => buildDayBlocks(store.db));

@@ -9,7 +9,12 @@ export interface ClickhouseClient {
     format: "JSONEachRow";
     clickhouse_settings?: Record<string, unknown>;
   }): Promise<unknown>;
-  query(params: { query: string; query_params?: Record<string, unknown>; format: "JSONEachRow" }): Promise<{ json<T>(): Promise<T[]> }>;
+  query(params: {
+    query: string;
+    query_params?: Record<string, unknown>;
+    format: "JSONEachRow";
+    clickhouse_settings?: Record<string, unknown>;
+  }): Promise<{ json<T>(): Promise<T[]> }>;
   close(): Promise<void>;
 }
 

@@ -1,0 +1,103 @@
+import { HIT_DIMENSIONS, type HitDimension } from "../../model/dimensions.js";
+import { VISIT_TIMEOUT_MS } from "../../ingest/visit-processor.js";
+import { HITS_TABLE, quoted } from "./schema.js";
+
+/**
+ * Visits formed at read time from `tally_hits`, as the visit processor forms them when it
+ * writes (docs/statistics.md, "Visits"): each visitor-day's hits and engagement signals in
+ * time order are folded (`arrayFold`) into visit starts: a first hit, 30 minutes without
+ * activity, a new external referrer, campaign or host. A visitor-day whose first hit comes
+ * within 30 minutes of midnight continues yesterday's visit (the hit's `previous_visitor`)
+ * when yesterday's last activity, the engagement signals sent since midnight included, is
+ * less than 30 minutes before it; signals before a day's first hit belong to yesterday's visit.
+ * Hits are taken in time order, not in the order they arrived: two processes writing one
+ * visitor's hits give the same visits.
+ */
+
+/** The element of a visitor-day's array: time, kind, yesterday's hash, local hour, properties, then every dimension. */
+const ELEMENT = [
+  "toUnixTimestamp64Milli(timestamp)",
+  "toUInt8(kind)",
+  "previous_visitor",
+  "toHour(local_time)",
+  "props",
+  ...HIT_DIMENSIONS.map(quoted),
+];
+/** Where a dimension is in the element (1-based, as ClickHouse numbers tuple members). */
+export const at = (kind: HitDimension): number => 6 + HIT_DIMENSIONS.indexOf(kind);
+export const KIND = { pageview: 1, event: 2, engagement: 3 } as const;
+
+/** One step of the fold: state (started, last activity, the visit's referrer, campaign and host, starts so far). */
+function step(): string {
+  const [ref, camp, host] = ["x.3", "x.4", "x.5"];
+  const starts =
+    `s.1 = 0 OR x.1 - s.2 >= ${VISIT_TIMEOUT_MS} OR (${ref} != '' AND ${ref} != s.3) ` +
+    `OR (${host} != '' AND s.5 != '' AND ${host} != s.5) OR (${camp} != '' AND ${camp} != s.4)`;
+  return (
+    `(s, x) -> if(x.2 = ${KIND.engagement}, ` +
+    `(s.1, if(s.1 = 1, greatest(s.2, x.1), s.2), s.3, s.4, s.5, arrayPushBack(s.6, toUInt8(0))), ` +
+    `if(${starts}, (toUInt8(1), greatest(s.2, x.1), ${ref}, ${camp}, ${host}, arrayPushBack(s.6, toUInt8(1))), ` +
+    `(toUInt8(1), greatest(s.2, x.1), s.3, s.4, s.5, arrayPushBack(s.6, toUInt8(0)))))`
+  );
+}
+const FRESH = "(toUInt8(0), toInt64(0), '', '', '', CAST([], 'Array(UInt8)'))";
+
+/** What the fold reads of an element: time, kind, referrer, campaign, host. */
+const folded = (elements: string) =>
+  `arrayMap(x -> (x.1, x.2, x.${at("referrer")}, x.${at("utm_campaign")}, x.${at("hostname")}), ${elements})`;
+
+/** The visitor-days of a website's days `lo`…`hi` (query parameters `website`, `lo`, `hi`): `el` its elements in time order, `f` the fold without yesterday. */
+const DAYS = `
+  SELECT visitor, day, el, arrayFold(${step()}, ${folded("el")}, ${FRESH}) AS f
+  FROM (
+    SELECT visitor, day, arraySort(x -> (x.1, x.2), groupArray(tuple(${ELEMENT.join(", ")}))) AS el
+    FROM ${HITS_TABLE}
+    WHERE website_id = {website:UInt32} AND day BETWEEN {lo:Date} AND {hi:Date}
+    GROUP BY visitor, day
+  )`;
+
+/**
+ * Every element (hit or signal) of the days read, with its visit (`visit`: the visitor-day
+ * and index of the hit that started it; "" for a signal without a visit), its index in its
+ * visitor-day (`i`), and `e`, the element. Yesterday's visit is the one its own visitor-day
+ * started last.
+ */
+export const ELEMENTS = `
+  SELECT visitor, day, e, i, start,
+    if(start > 0, concat(visitor, ':', toString(start)), if(yf.1 = 1, concat(y_visitor, ':', toString(arrayLastIndex(x -> x = 1, yf.6))), '')) AS visit
+  FROM (
+    SELECT d.visitor AS visitor, d.day AS day, d.el AS el, y.visitor AS y_visitor, y.f AS yf,
+      arrayFold(${step()}, ${folded("d.el")},
+        if(d.first_prev != '' AND y.f.1 = 1 AND d.first_ts - greatest(y.f.2, d.signals_before) < ${VISIT_TIMEOUT_MS},
+          (toUInt8(1), greatest(y.f.2, d.signals_before), y.f.3, y.f.4, y.f.5, CAST([], 'Array(UInt8)')), ${FRESH})) AS f2,
+      -- Each element's visit: the index of the hit that started it (0: yesterday's).
+      arrayFill(x -> x != 0, arrayMap((started, index) -> if(started = 1, index, 0), f2.6, arrayEnumerate(d.el))) AS starts
+    FROM (
+      SELECT *,
+        arrayFirst(x -> x.2 != ${KIND.engagement}, el) AS first_hit,
+        first_hit.1 AS first_ts,
+        if(first_hit.2 = 0, '', first_hit.3) AS first_prev,
+        if(first_prev != '', first_prev, arrayFirst(x -> x.2 = ${KIND.engagement}, el).3) AS yesterday,
+        arrayMax(arrayConcat([toInt64(0)], arrayMap(x -> x.1, arrayFilter(x -> x.2 = ${KIND.engagement} AND (first_hit.2 = 0 OR x.1 < first_hit.1), el)))) AS signals_before
+      FROM (${DAYS})
+    ) AS d
+    LEFT JOIN (${DAYS}) AS y ON y.visitor = d.yesterday
+  )
+  ARRAY JOIN el AS e, arrayEnumerate(el) AS i, starts AS start`;
+
+/** The visits of the elements (`ELEMENTS` as `elements`): their day, figures and first hit's values. */
+export function visitsOf(kinds: readonly HitDimension[]): string {
+  const first = (expression: string) => `argMinIf(${expression}, (e.1, day, i), e.2 != ${KIND.engagement})`;
+  return `
+  SELECT visit,
+    ${first("day")} AS vday,
+    countIf(e.2 = ${KIND.pageview}) AS pageviews,
+    countIf(e.2 = ${KIND.event}) AS events,
+    intDiv(max(e.1) - minIf(e.1, e.2 != ${KIND.engagement}), 1000) AS duration,
+    argMaxIf(e.${at("page")}, (e.1, day, i), e.2 = ${KIND.pageview}) AS exit_page
+    ${kinds.map((kind) => `, ${first(`e.${at(kind)}`)} AS ${quoted(kind)}`).join("")}
+  FROM elements
+  WHERE visit != ''
+  GROUP BY visit
+  HAVING countIf(e.2 != ${KIND.engagement}) > 0`;
+}

@@ -1,0 +1,88 @@
+/**
+ * What the unfiltered reference tests ask (reference.test.ts, and the same cases on
+ * ClickHouse): the ranges, comparisons, statistics, pages and searches.
+ */
+import { ENGAGEMENT_STATISTICS, STAT_NAMES } from "@tally-analytics/core";
+import type { CompareMode } from "./reference-answers.js";
+import type { ListQuery } from "./reference-model.js";
+
+/** Ranges asked of every site; each site adds the local days of its DST changes. */
+export const COMMON_RANGES: [string, string][] = [
+  ["2026-03-01", "2026-03-01"],
+  ["2026-03-05", "2026-03-11"],
+  ["2026-02-25", "2026-04-03"], // both ends cut a month
+  ["2026-02-19", "2026-02-21"], // the start of the main block, on both sides of UTC
+  ["2026-02-01", "2026-12-31"], // whole months
+  ["2026-01-01", "2026-12-31"], // a whole year
+  ["2025-12-25", "2027-01-05"], // days + a year + days
+  ["2026-10-31", "2026-11-02"],
+  ["2025-02-15", "2028-03-05"], // everything, across four years
+  ["2028-02-29", "2028-02-29"], // a leap day
+  ["2026-06-01", "2026-06-30"], // no data
+  ["2025-01-01", "2025-01-31"], // no data
+];
+export const DST_DAYS: Record<string, string[]> = {
+  utc: [],
+  ny: ["2026-03-08", "2026-11-01"],
+  kolkata: [],
+  lordhowe: ["2026-04-05"],
+};
+export const rangesOf = (site: string): [string, string][] => [
+  ...COMMON_RANGES,
+  ...DST_DAYS[site]!.map((day): [string, string] => [day, day]),
+];
+/** Ranges whose every search is tried too. */
+export const searched = (site: string, from: string, to: string) =>
+  from === "2026-02-01" || from === "2026-03-05" || (from === to && DST_DAYS[site]!.includes(from));
+
+/** Ranges compared with the period before and with the year before. */
+export const COMPARED: [string, string, CompareMode][] = [
+  ["2026-03-05", "2026-03-11", "previous_period"],
+  ["2026-02-20", "2026-03-21", "year"], // the year-before block
+  ["2026-03-15", "2026-04-20", "previous_period"],
+  ["2028-02-28", "2028-02-29", "year"], // 29 February compared with 28 February
+  ["2026-10-31", "2026-11-02", "previous_period"],
+  ["2025-01-01", "2026-12-31", "year"],
+];
+
+/** `event_property` is asked once per event and property. */
+export const PROPERTY_PAIRS: [string, string][] = [
+  ["purchase", "plan"],
+  ["Download PDF", "file"],
+  ["Outbound Link: Click", "url"],
+  ["Search", "query"],
+  ["play_video", "position"],
+  ["signup", "no-such-property"],
+  ["🎉 Celebrate", "mood"], // characters outside the BMP in the event and property names
+  ["🎉 Celebrate", "🎨"],
+  ["pageview", "author"], // the pageviews' properties
+  ["pageview", "plan"],
+];
+export interface Named {
+  label: string;
+  name: string;
+  event?: string;
+  property?: string;
+}
+/** The counted statistics; the engagement statistics (per page figures of signals) are checked against their own model below. */
+export const STATISTICS: Named[] = STAT_NAMES.filter((name) => !(ENGAGEMENT_STATISTICS as readonly string[]).includes(name)).flatMap(
+  (name): Named[] =>
+    name === "event_property"
+      ? PROPERTY_PAIRS.map(([event, property]) => ({ label: `event_property ${event}.${property}`, name, event, property }))
+      : [{ label: name, name }],
+);
+
+export const FIXED_SEARCHES = ["A", "e", "/BLOG", "20", "CHROME", "us:", "zzz-nothing", "%", "_", "FRIDAY", "Ü", "|"];
+
+export const LIST_VARIANTS = (rows: number): ListQuery[] => [
+  { sort_by: "value", sort: "asc", per_page: 50 },
+  { sort_by: "value", sort: "desc", per_page: 50 },
+  { sort_by: "value", sort: "asc", per_page: 25, page: 2 },
+  { sort: "asc", per_page: 50 },
+  { sort: "asc", per_page: 25, page: 3 },
+  { sort_by: "count", sort: "desc" },
+  { per_page: 10, page: 2 },
+  { per_page: 25, page: 2 },
+  { per_page: 10, page: Math.ceil(rows / 10) + 1 }, // past the end
+  { per_page: 100, page: 7 },
+];

@@ -1,0 +1,151 @@
+/**
+ * The unfiltered reference (reference.test.ts) with ClickHouse beside SQLite: every hit also
+ * goes to ClickHouse, embedded through chDB in this process, and the statistics ClickHouse
+ * answers (docs/clickhouse.md) must equal the brute force (reference-model.ts) row for row:
+ * every counted statistic over every range, in pages, sorted and searched, compared with
+ * the period before and the year before, and the totals call. Visits are formed by
+ * ClickHouse from the hits at read time, so this also proves those visits are the ones the
+ * visit processor forms when it writes.
+ *
+ * Lean, beside reference.test.ts: 3,000 generated sessions and the hand-made edges; two of
+ * the four websites (`utc`, and `lordhowe` with its half-hour DST change; `ny` keeps less
+ * than its data spans, and retention deletes its first weeks from ClickHouse, whose
+ * statistics then cover only `retention_days`, while the rollups the model mirrors keep
+ * them); five ranges and the DST days, every page of each, and one range in other orders,
+ * pages and searches; two comparisons of every statistic.
+ */
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { SITES } from "./reference-data.js";
+import { answer, compared, comparisonRange, totalsOf, type Counter } from "./reference-answers.js";
+import { createChecker, searchesFor, type Asked } from "./reference-check.js";
+import { openReference, type Reference } from "./reference-fixture.js";
+import { expectedPage, sumDays, type ListQuery } from "./reference-model.js";
+import { COMPARED, FIXED_SEARCHES, LIST_VARIANTS, STATISTICS, rangesOf } from "./reference-cases.js";
+
+const ASKED_SITES = SITES.filter((site) => site.key === "utc" || site.key === "lordhowe");
+/** A week, a month cut at both ends, a year, everything across four years, no data. */
+const RANGES = new Set([
+  "2026-03-05 2026-03-11",
+  "2026-02-25 2026-04-03",
+  "2026-01-01 2026-12-31",
+  "2025-02-15 2028-03-05",
+  "2026-06-01 2026-06-30",
+]);
+const ranges = (site: string) =>
+  rangesOf(site)
+    .filter(([from, to]) => from === to || RANGES.has(`${from} ${to}`))
+    .filter(([from]) => from !== "2028-02-29" && from !== "2026-03-01");
+/** The range read in every order, page and search too. */
+const LISTED = "2026-03-05";
+const COMPARED_HERE = COMPARED.filter(([from]) => from === "2026-03-05" || from === "2025-01-01");
+
+describe("reference on ClickHouse (chDB)", () => {
+  const folder = mkdtempSync(join(tmpdir(), "tally-clickhouse-"));
+  let reference: Reference;
+  let check: ReturnType<typeof createChecker>;
+  const checkpointProblems: string[] = [];
+  let checkpointReads = 0;
+
+  /** Reads while hits keep arriving: each read writes what is buffered first, to ClickHouse too. */
+  async function checkWhileCollecting(partial: Reference, collected: number): Promise<void> {
+    for (const site of ASKED_SITES) {
+      for (const name of ["pageviews", "visitors", "landing_page", "resolution"] as const) {
+        const expected = expectedPage(partial.model.rowsAfter(collected, site.key, name, "2026-01-01", "2026-12-31"), { per_page: 100 });
+        const page = await partial.tally.stats.query(partial.accountId, partial.websiteIds.get(site.key)!, {
+          name,
+          from: "2026-01-01",
+          to: "2026-12-31",
+          per_page: 100,
+        });
+        checkpointReads++;
+        const actual = page.data.map((row) => ({ value: row.value, count: row.count }));
+        if (JSON.stringify(actual) !== JSON.stringify(expected.data) || page.total !== expected.total) {
+          checkpointProblems.push(`after ${collected} hits, ${site.key} ${name}: got ${page.total} rows, expected ${expected.total}`);
+        }
+      }
+    }
+  }
+
+  beforeAll(async () => {
+    reference = await openReference("sqlite", {
+      clickhouse: `chdb:${folder}`,
+      sessions: 3000,
+      checkpoints: (count) => [1, 2, 3].map((k) => Math.floor((count * k) / 4)),
+      onCheckpoint: checkWhileCollecting,
+    });
+    check = createChecker(reference.tally, reference.accountId, reference.websiteIds);
+  }, 240_000);
+
+  afterAll(async () => {
+    if (check) console.info(`reference on ClickHouse: ${check.queries} statistics queries`);
+    await reference?.dispose();
+    rmSync(folder, { recursive: true, force: true });
+  });
+
+  const unfiltered =
+    (site: string): Counter =>
+    (name, from, to) =>
+      sumDays(reference.model.counts.get(site)?.get(name), from, to);
+
+  it("reads while collecting saw exactly the hits collected so far", () => {
+    expect(checkpointReads).toBe(3 * ASKED_SITES.length * 4);
+    expect(checkpointProblems.slice(0, 5)).toEqual([]);
+  });
+
+  for (const site of ASKED_SITES) {
+    describe(`${site.key} (${site.timezone})`, () => {
+      it.each(STATISTICS.map((named) => [named.label, named] as const))(
+        "%s: every range, in pages, sorted and searched",
+        { timeout: 120_000 },
+        async (_label, named) => {
+          const problems: string[] = [];
+          for (const [from, to] of ranges(site.key)) {
+            const asked: Asked = { site: site.key, ...named, from, to };
+            const expected = answer(unfiltered(site.key), asked);
+            problems.push(...(await check.whole(asked, expected)));
+            if (from === LISTED) {
+              const searches = searchesFor(expected.rows, FIXED_SEARCHES).map((search): ListQuery => ({ search, per_page: 100 }));
+              for (const list of [...LIST_VARIANTS(expected.rows.length), ...searches]) {
+                const problem = await check.page(asked, expected, list);
+                if (problem) problems.push(problem);
+              }
+            }
+            if (problems.length > 5) break;
+          }
+          expect(problems.slice(0, 5)).toEqual([]);
+        },
+      );
+
+      it("every statistic compared: a week with the week before, two years with the two years before", { timeout: 180_000 }, async () => {
+        const problems: string[] = [];
+        for (const named of STATISTICS) {
+          for (const [from, to, compare] of COMPARED_HERE) {
+            const asked: Asked = { site: site.key, ...named, from, to, compare };
+            problems.push(...(await check.whole(asked, compared(unfiltered(site.key), asked, compare))));
+          }
+          if (problems.length > 5) break;
+        }
+        expect(problems.slice(0, 5)).toEqual([]);
+      });
+
+      it("the totals call, alone and compared, for every range", { timeout: 120_000 }, async () => {
+        const { tally, accountId, websiteIds } = reference;
+        const count = unfiltered(site.key);
+        for (const [from, to] of ranges(site.key)) {
+          for (const compare of [undefined, "previous_period", "year"] as const) {
+            const got = await tally.stats.totals(accountId, websiteIds.get(site.key)!, { from, to, ...(compare ? { compare } : {}) });
+            const comparison = compare && comparisonRange(from, to, compare);
+            const expected = {
+              data: totalsOf(count, from, to),
+              ...(comparison ? { previous: totalsOf(count, comparison.from, comparison.to), comparison } : {}),
+            };
+            expect(got, `${site.key} ${from}..${to} ${compare ?? ""}`).toEqual(expected);
+          }
+        }
+      });
+    });
+  }
+});
