@@ -6,6 +6,7 @@ import { serve } from "@hono/node-server";
 import { createTally } from "@tally-analytics/core";
 import { countPageviews, createHandler } from "@tally-analytics/server";
 import { exitOnListenError } from "../listen-error.mjs";
+import { openOrders, placeOrder } from "../orders.mjs";
 
 const tally = createTally({ database: "file:./data/example.sqlite" });
 if ((await tally.accounts.count()) === 0) {
@@ -17,11 +18,16 @@ const accountOf = (request) => (/(?:^|;\s*)session=owner(?:;|$)/.test(request.he
 // A bare fetch handler knows neither its mount nor the client: both are said.
 const analytics = createHandler(tally, { basePath: "/analytics", authenticate: accountOf });
 const count = countPageviews(tally, { exclude: ["/analytics"] });
+const orders = openOrders("data/example.sqlite");
 
 async function fetchHandler(request, env) {
   const ip = env.incoming.socket.remoteAddress;
   const { pathname } = new URL(request.url);
   if (pathname === "/analytics" || pathname.startsWith("/analytics/")) return analytics(request, { ip });
+  if (request.method === "POST" && pathname === "/checkout") {
+    const visitor = { url: request.url, ip, userAgent: request.headers.get("user-agent") };
+    return Response.json({ order: await placeOrder(tally, orders, (await request.json()).total, visitor) }, { status: 201 });
+  }
   const response =
     pathname === "/"
       ? new Response('<h1>Hello</h1><script defer src="/analytics/script.js"></script>', { headers: { "content-type": "text/html" } })
