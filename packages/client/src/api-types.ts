@@ -1700,10 +1700,10 @@ export type components = {
              */
             site_id: string;
             /**
-             * @description `day`, `7d`, `28d`, `30d`, `91d`, `month`, `6mo`, `12mo`, `year`, `all`, or `[from, to]` dates (`2024-01-01`), or whole days as date-times (`2024-01-01T00:00:00+00:00`, `…T23:59:59…`).
+             * @description `day`, `24h`, `7d`, `28d`, `30d`, `91d`, `month`, `6mo`, `12mo`, `year`, `all`, or `[from, to]` dates (`2024-01-01`), or date-times with an offset (`2024-01-01T12:00:00+02:00`, the last second included).
              * @example 7d
              */
-            date_range: ("day" | "7d" | "28d" | "30d" | "91d" | "month" | "6mo" | "12mo" | "year" | "all") | [
+            date_range: ("day" | "24h" | "7d" | "28d" | "30d" | "91d" | "month" | "6mo" | "12mo" | "year" | "all") | [
                 string,
                 string
             ];

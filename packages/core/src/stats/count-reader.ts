@@ -25,8 +25,14 @@ export interface Statistic {
 /** One statistic over one range. */
 export interface CountRequest {
   stat: Statistic;
-  range: DayRange;
+  range: CountRange;
 }
+
+/**
+ * Days, or (`seconds`) a part of them: local wall-clock seconds [start, end), honoured by the
+ * segment reader alone (the days the part cuts are read from the rows, never a day block).
+ */
+export type CountRange = DayRange & { seconds?: readonly [number, number] | undefined };
 
 export interface ListOptions {
   /** Already lower-cased; "" for none. */
@@ -97,7 +103,8 @@ export async function pageByCount(
 }
 
 /** Local seconds at which a range starts and ends (exclusive): rows store local wall-clock seconds. */
-export function localBounds(range: DayRange): [number, number] {
+export function localBounds(range: CountRange): [number, number] {
+  if (range.seconds) return [range.seconds[0], range.seconds[1]];
   return [dayNumber(range.from) * 86_400, (dayNumber(range.to) + 1) * 86_400];
 }
 

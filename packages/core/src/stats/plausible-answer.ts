@@ -1,6 +1,5 @@
 import { addDays, dayNumber } from "../shared/calendar.js";
 import { ratio } from "../model/stat-names.js";
-import type { DayRange } from "./count-reader.js";
 import type { TotalFigures } from "../model/stats-schemas.js";
 import { PLAUSIBLE_DIMENSIONS, visitColumnOf } from "./plausible-dimensions.js";
 import {
@@ -24,6 +23,7 @@ import {
   PlausibleQueryError,
   resolveDateRange,
   type PlausibleFilter,
+  type RangeClock,
   type PlausibleMetric,
   type PlausibleQuery,
   type RevenueMetric,
@@ -58,11 +58,8 @@ const percent = (part: number, whole: number) => ratio("bounce_rate", part, whol
 
 const TOTALS_METRICS: readonly PlausibleMetric[] = ["visitors", "visits", "pageviews", "views_per_visit", "bounce_rate", "visit_duration"];
 
-/** The website and the day "today" is, in its time zone. */
-export interface PlausibleSite {
-  timezone: string;
-  today: string;
-}
+/** The website's time zone, the day "today" is there, and the moment now. */
+export type PlausibleSite = RangeClock;
 
 /** `+02:00`: the zone's offset at the start of a day, as Plausible writes `query.date_range`. */
 function offsetAt(timeZone: string, day: string): string {
@@ -142,10 +139,25 @@ export function createPlausibleAnswerer(source: StatsSource) {
   async function figuresOf(scope: Scope, metrics: readonly PlausibleMetric[], totals: TotalFigures | undefined): Promise<Figures> {
     const figures: Figures = { ...totals };
     if (metrics.includes("events")) {
-      const events = await reader.allRows(scope, { name: "event" });
+      // A part of a day: its events are the sum of its hours' (the v1 lists count whole days).
+      const events = scope.range.seconds
+        ? (await source.hourly({ ...scope.range, filter: scope.filters })).map((hour) => ({ count: hour.events }))
+        : await reader.allRows(scope, { name: "event" });
       figures.events = events.reduce((sum, row) => sum + row.count, scope.eventsOnly ? 0 : (figures.pageviews ?? 0));
     }
     return figures;
+  }
+
+  /** A part of a day (date-times, `24h`) is counted by `totals` and `hourly` alone: its totals, or its hours. */
+  function checkPart(query: PlausibleQuery): void {
+    const [dimension, ...others] = query.dimensions;
+    const byHour = dimension === undefined || ((dimension === "time" || dimension === "time:hour") && others.length === 0);
+    const metric = query.metrics.find((each) => !TOTALS_METRICS.includes(each) && each !== "events" && each !== "percentage");
+    if (!byHour || metric) {
+      throw new PlausibleQueryError(
+        `Tally answers a date_range within days (date-times, 24h) with ${[...TOTALS_METRICS, "events", "percentage"].join(", ")}, in total or by time:hour${metric ? `, not ${metric}` : ""}.`,
+      );
+    }
   }
 
   /**
@@ -246,7 +258,7 @@ export function createPlausibleAnswerer(source: StatsSource) {
   /** Every row's figures, the shares (`percentage`, `conversion_rate`) against the query's totals. */
   async function computedRows(query: PlausibleQuery, base: Scope): Promise<Computed[]> {
     const time = query.dimensions.find(isTimeDimension);
-    if (time && timeUnit(time, base.range) === "hour") return hourRows(query, base);
+    if (time && (base.range.seconds || timeUnit(time, base.range) === "hour")) return hourRows(query, base);
     if (
       time &&
       query.dimensions.length === 1 &&
@@ -288,7 +300,7 @@ export function createPlausibleAnswerer(source: StatsSource) {
   }
 
   async function answer(query: PlausibleQuery, site: PlausibleSite): Promise<PlausibleAnswer> {
-    const range: DayRange = await resolveDateRange(query.date_range, site.today, async () => {
+    const range = await resolveDateRange(query.date_range, site, async () => {
       const first = await source.list({
         name: "visitors",
         from: addDays(site.today, -3660),
@@ -299,7 +311,8 @@ export function createPlausibleAnswerer(source: StatsSource) {
       });
       return first.data[0]?.value ?? site.today;
     });
-    const base = await reader.baseScope(range, query.conditions);
+    if (range.seconds) checkPart(query);
+    const base = await reader.baseScope({ from: range.from, to: range.to, seconds: range.seconds }, query.conditions);
     const rows = (await computedRows(query, base)).sort(compareRows(query));
     if (rows.length > MAX_ROWS) throw new PlausibleQueryError(`This breakdown has more than ${MAX_ROWS} rows.`);
     const { limit, offset } = query.pagination;
@@ -327,7 +340,7 @@ export function createPlausibleAnswerer(source: StatsSource) {
       query: {
         site_id: query.site_id,
         metrics: query.metrics,
-        date_range: [`${range.from}T00:00:00${offsetText}`, `${range.to}T23:59:59${offsetAt(site.timezone, range.to)}`],
+        date_range: range.shown ?? [`${range.from}T00:00:00${offsetText}`, `${range.to}T23:59:59${offsetAt(site.timezone, range.to)}`],
         filters: query.filters,
         dimensions: query.dimensions,
         order_by: query.order_by.length > 0 ? query.order_by : [[time ?? query.metrics[0], time ? "asc" : "desc"]],

@@ -1,5 +1,6 @@
 import * as z from "zod";
-import { addDays, dayNumber, isCalendarDate, isInDomain } from "../shared/calendar.js";
+import { addDays, dayNumber, dayText, isCalendarDate, isInDomain, isTimeInDomain } from "../shared/calendar.js";
+import { createLocalClock } from "../model/local-time.js";
 import { TallyError } from "../shared/errors.js";
 import type { Operator } from "../model/filters.js";
 import { compilePattern } from "../shared/patterns.js";
@@ -46,8 +47,8 @@ export const TIME_DIMENSIONS = ["time", "time:hour", "time:day", "time:week", "t
 export type TimeDimension = (typeof TIME_DIMENSIONS)[number];
 export const isTimeDimension = (name: string): name is TimeDimension => (TIME_DIMENSIONS as readonly string[]).includes(name);
 
-/** Named date ranges (Plausible's `date_range` strings), all ending in the current period. */
-const NAMED_RANGES = ["day", "7d", "28d", "30d", "91d", "month", "6mo", "12mo", "year", "all"] as const;
+/** Named date ranges (Plausible's `date_range` strings), all ending in the current period; `24h` ends now. */
+const NAMED_RANGES = ["day", "24h", "7d", "28d", "30d", "91d", "month", "6mo", "12mo", "year", "all"] as const;
 export type DateRangeInput = (typeof NAMED_RANGES)[number] | [string, string];
 
 /** One simple condition, on a Plausible dimension; `or` of one dimension merged into its clauses. */
@@ -85,7 +86,7 @@ export const plausibleQuerySchema = z
     site_id: z.string().meta({ description: "The website's domain.", example: "example.com" }),
     date_range: z.union([z.enum(NAMED_RANGES), z.tuple([z.string(), z.string()])]).meta({
       description:
-        "`day`, `7d`, `28d`, `30d`, `91d`, `month`, `6mo`, `12mo`, `year`, `all`, or `[from, to]` dates (`2024-01-01`), or whole days as date-times (`2024-01-01T00:00:00+00:00`, `…T23:59:59…`).",
+        "`day`, `24h`, `7d`, `28d`, `30d`, `91d`, `month`, `6mo`, `12mo`, `year`, `all`, or `[from, to]` dates (`2024-01-01`), or date-times with an offset (`2024-01-01T12:00:00+02:00`, the last second included).",
       example: "7d",
     }),
     metrics: z.array(z.enum(PLAUSIBLE_METRICS)).meta({ example: ["visitors", "pageviews"] }),
@@ -376,14 +377,58 @@ export function parsePlausibleQuery(body: unknown): PlausibleQuery {
   return query;
 }
 
-/** The day a date or a whole-day date-time names, or a 400: Tally counts whole days. */
-function dayOf(text: string, end: boolean): string {
+/** The day a date or a whole-day date-time names, or null: a date-time within a day. */
+function dayOf(text: string, end: boolean): string | null {
   const [day = "", time] = text.split("T");
-  const wholeDay = time === undefined || time.startsWith(end ? "23:59:59" : "00:00:00");
   if (!isCalendarDate(day) || !isInDomain(day)) return fail(`Invalid date_range: ${show(text)} is not a date.`);
-  if (!wholeDay)
-    return fail(`Invalid date_range: Tally counts whole days, so a range must start at 00:00:00 and end at 23:59:59 (${show(text)}).`);
-  return day;
+  return time === undefined || time.startsWith(end ? "23:59:59" : "00:00:00") ? day : null;
+}
+
+const DATE_TIME = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d+)?(Z|[+-]\d{2}:\d{2})$/;
+const localClock = createLocalClock();
+const pad = (n: number) => String(n).padStart(2, "0");
+
+/** A moment as local wall-clock seconds and as Plausible shows it in the website's zone (`2024-01-01T12:00:00+02:00`). */
+function localMoment(timeZone: string, epochMs: number): { seconds: number; shown: string } {
+  const seconds = localClock(timeZone, epochMs).seconds;
+  const offset = Math.round((seconds - Math.floor(epochMs / 1000)) / 60);
+  const day = Math.floor(seconds / 86_400);
+  const time = seconds - day * 86_400;
+  const zone = `${offset < 0 ? "-" : "+"}${pad(Math.floor(Math.abs(offset) / 60))}:${pad(Math.abs(offset) % 60)}`;
+  return { seconds, shown: `${dayText(day)}T${pad(Math.floor(time / 3600))}:${pad(Math.floor(time / 60) % 60)}:${pad(time % 60)}${zone}` };
+}
+
+/** The epoch milliseconds of a date-time with an offset, or a 400. */
+function epochOf(text: string): number {
+  const epochMs = DATE_TIME.test(text) ? Date.parse(text) : Number.NaN;
+  if (!Number.isFinite(epochMs) || !isTimeInDomain(epochMs))
+    return fail(`Invalid date_range: ${show(text)} is neither a date nor a date-time with an offset.`);
+  return epochMs;
+}
+
+/** A part of the days: [first, last] moments (the last second included) as local seconds [start, end). */
+function partOfDays(timeZone: string, first: number, last: number): ResolvedRange {
+  const [from, to] = [localMoment(timeZone, first), localMoment(timeZone, last)];
+  const [start, end] = [from.seconds, to.seconds + 1];
+  if (start >= end) return fail("Invalid date_range: it ends before it starts.");
+  const days = { from: dayText(Math.floor(start / 86_400)), to: dayText(Math.floor((end - 1) / 86_400)) };
+  if (start % 86_400 === 0 && end % 86_400 === 0) return days;
+  return { ...days, seconds: [start, end], shown: [from.shown, to.shown] };
+}
+
+/** The days a query counts; a part of them (date-times, `24h`): local wall-clock seconds [start, end), shown as Plausible echoes them. */
+export interface ResolvedRange {
+  from: string;
+  to: string;
+  seconds?: [number, number];
+  shown?: [string, string];
+}
+
+/** The website's zone, its day "today" and the moment now (epoch milliseconds). */
+export interface RangeClock {
+  timezone: string;
+  today: string;
+  now: number;
 }
 
 const monthStart = (day: string) => `${day.slice(0, 7)}-01`;
@@ -403,11 +448,14 @@ const MAX_RANGE_DAYS = 3660;
  */
 export async function resolveDateRange(
   range: DateRangeInput,
-  today: string,
+  { timezone, today, now }: RangeClock,
   firstDay: () => Promise<string>,
-): Promise<{ from: string; to: string }> {
-  let resolved: { from: string; to: string };
-  if (Array.isArray(range)) resolved = { from: dayOf(range[0], false), to: dayOf(range[1], true) };
+): Promise<ResolvedRange> {
+  let resolved: ResolvedRange;
+  if (Array.isArray(range)) {
+    const [from, to] = [dayOf(range[0], false), dayOf(range[1], true)];
+    resolved = from !== null && to !== null ? { from, to } : partOfDays(timezone, epochOf(range[0]), epochOf(range[1]));
+  } else if (range === "24h") resolved = partOfDays(timezone, now - 86_400_000, now);
   else if (range === "all") {
     const from = await firstDay();
     resolved = { from: from < today ? from : today, to: today };

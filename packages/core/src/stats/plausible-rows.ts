@@ -1,6 +1,6 @@
 import { addDays, dayNumber, dayText } from "../shared/calendar.js";
 import { PAGEVIEW_EVENT } from "../model/dimensions.js";
-import type { DayRange } from "./count-reader.js";
+import type { CountRange, DayRange } from "./count-reader.js";
 import type { StatsQueryInput, TotalsQueryInput } from "./stats-query.js";
 import type { HourFigures, StatRow, Totals, ValueTotals } from "../model/stats-schemas.js";
 import type { VisitDimension } from "../model/filters.js";
@@ -8,14 +8,17 @@ import type { RevenueSum } from "../model/revenue.js";
 import { PLAUSIBLE_DIMENSIONS, PROPS_PREFIX, shownValue, type DimensionMapping } from "./plausible-dimensions.js";
 import { PlausibleQueryError, type PlausibleCondition, type PlausibleFilter, type TimeDimension } from "./plausible-query.js";
 
+/** A totals query, or (`seconds`) one of a part of its days, local wall-clock [start, end). */
+export type PartInput = TotalsQueryInput & Pick<CountRange, "seconds">;
+
 /** Tally's v1 statistics of one website: what the Stats API v2 is computed from. */
 export interface StatsSource {
   list(input: StatsQueryInput): Promise<{ data: StatRow[]; total: number }>;
-  totals(input: TotalsQueryInput): Promise<Totals>;
+  totals(input: PartInput): Promise<Totals>;
   /** The totals of each hour (stats.ts `hourly`). */
-  hourly(input: TotalsQueryInput): Promise<HourFigures[]>;
+  hourly(input: PartInput): Promise<HourFigures[]>;
   /** `totals` of several scopes at once (the rows of a breakdown): their day blocks are decoded once for all. */
-  totalsOf(inputs: readonly TotalsQueryInput[]): Promise<Totals[]>;
+  totalsOf(inputs: readonly PartInput[]): Promise<Totals[]>;
   /** `totals` of each value of a visit column in one scope (a breakdown by it): one pass for all values. */
   totalsBy(input: TotalsQueryInput, by: VisitDimension): Promise<ValueTotals[]>;
   /** Revenue per event name and currency in one scope (stats.ts `revenue`). */
@@ -24,7 +27,8 @@ export interface StatsSource {
 
 /** What one result row counts: a range and v1 filters (`country:is:US`), all of which must hold. */
 export interface Scope {
-  range: DayRange;
+  /** With `seconds`: a part of its days (counted by `totals` and `hourly` only). */
+  range: CountRange;
   filters: string[];
   /** A positive `event` filter holds: Plausible's `events` then counts those events only, not pageviews. */
   eventsOnly: boolean;
@@ -100,7 +104,7 @@ export function createRowReader(source: StatsSource) {
   }
 
   /** The query's own scope: its range and its filters as v1 filters (`or` across dimensions joined by `||`). */
-  async function baseScope(range: DayRange, conditions: readonly PlausibleFilter[]): Promise<Scope> {
+  async function baseScope(range: CountRange, conditions: readonly PlausibleFilter[]): Promise<Scope> {
     const filters = await Promise.all(
       conditions.map(async (condition) =>
         "any" in condition
@@ -186,14 +190,18 @@ export function timeUnit(dimension: TimeDimension, range: DayRange): "hour" | "d
   return days === 1 ? "hour" : days <= 31 ? "day" : "month";
 }
 
-/** Every bucket of a time dimension over the range (Plausible's `time_labels`), days clipped to the range. */
-export function timeLabels(dimension: TimeDimension, range: DayRange): { shown: string; range: DayRange }[] {
-  const unit = timeUnit(dimension, range);
+/** Every bucket of a time dimension over the range (Plausible's `time_labels`), days clipped to the range, hours to its part of a day. */
+export function timeLabels(dimension: TimeDimension, range: CountRange): { shown: string; range: DayRange }[] {
+  const unit = range.seconds ? "hour" : timeUnit(dimension, range);
   const labels: { shown: string; range: DayRange }[] = [];
   if (unit === "hour") {
+    const [start, end] = range.seconds ?? [-Infinity, Infinity];
     for (let day = dayNumber(range.from); day <= dayNumber(range.to); day++) {
-      for (let hour = 0; hour < 24; hour++)
-        labels.push({ shown: `${dayText(day)} ${String(hour).padStart(2, "0")}:00:00`, range: { from: dayText(day), to: dayText(day) } });
+      for (let hour = 0; hour < 24; hour++) {
+        const at = day * 86_400 + hour * 3600;
+        if (at + 3600 > start && at < end)
+          labels.push({ shown: `${dayText(day)} ${String(hour).padStart(2, "0")}:00:00`, range: { from: dayText(day), to: dayText(day) } });
+      }
     }
     return labels;
   }

@@ -329,7 +329,7 @@ export function createSegmentReader(
     if (!found) {
       // A late hit joins the visit its person started next (up to a day later): for hits, the day after the range too.
       found = run<{ day: number; last_hit: number }>(sql`select day, last_hit from day_versions
-        where website_id = ${websiteId} and (day >= ${start / 86_400} or last_hit >= ${start}) and day <= ${end / 86_400} order by day`).then(
+        where website_id = ${websiteId} and (day >= ${Math.floor(start / 86_400)} or last_hit >= ${start}) and day <= ${Math.ceil(end / 86_400)} order by day`).then(
         (rows) => rows.map((row) => ({ day: Number(row.day), lastHit: Number(row.last_hit) })),
       );
       versions.set(key, found);
@@ -341,8 +341,8 @@ export function createSegmentReader(
   const reaching = (days: readonly CandidateDay[], fromHits: boolean, start: number, end: number) =>
     days.filter((day) =>
       fromHits
-        ? (day.day >= start / 86_400 || day.lastHit >= start) && day.day <= end / 86_400
-        : day.day >= start / 86_400 && day.day < end / 86_400,
+        ? (day.day >= Math.floor(start / 86_400) || day.lastHit >= start) && day.day <= Math.ceil(end / 86_400)
+        : day.day >= Math.floor(start / 86_400) && day.day < end / 86_400,
     );
 
   /**
@@ -422,9 +422,12 @@ export function createSegmentReader(
       // A block's hits need their times checked where some may fall outside the range: its first
       // day and before (late hits), the day after it, and days with hits past its end.
       const needsTime = (day: CandidateDay) => fromHits && (day.day <= start / 86_400 || day.day >= end / 86_400 || day.lastHit >= end);
+      // A part of a day (the Stats API v2's date-times): the days it cuts are counted from the rows.
+      const partial = start % 86_400 !== 0 || end % 86_400 !== 0;
+      const cut = (day: CandidateDay) => partial && (day.day * 86_400 < start || (day.day + 1) * 86_400 > end);
       const columns = columnsFor(counting.block, conditions, false);
       const timeColumns = columnsFor(counting.block, conditions, true);
-      return { request, start, end, counting, days: reaching(all, fromHits, start, end), needsTime, columns, timeColumns };
+      return { request, start, end, counting, days: reaching(all, fromHits, start, end), needsTime, cut, columns, timeColumns };
     });
     const reached = [...new Map(plans.flatMap((plan) => plan.days).map((day) => [day.day, day])).values()];
     const timed = [...new Map(plans.flatMap((plan) => plan.days.filter(plan.needsTime)).map((day) => [day.day, day])).values()];
@@ -440,7 +443,7 @@ export function createSegmentReader(
       // The days whose current block has every column this request reads there (read above).
       const blockDays = plan.days.filter((day) => {
         const cached = columnCache.get(day.day);
-        return cached && (plan.needsTime(day) ? plan.timeColumns : plan.columns).every((name) => cached.get(name));
+        return cached && !plan.cut(day) && (plan.needsTime(day) ? plan.timeColumns : plan.columns).every((name) => cached.get(name));
       });
       if (blockDays.length > 0) {
         const scan = await blockScan(plan.request.stat, plan.counting, plan.start, plan.end);
@@ -473,7 +476,7 @@ export function createSegmentReader(
         const { request, start, end } = plans[index]!;
         const own = new Set(rowDays[index]);
         for (const row of rows)
-          if (own.has(row.day) && row.day >= start / 86_400 && row.day < end / 86_400)
+          if (own.has(row.day) && row.day >= Math.floor(start / 86_400) && row.day < end / 86_400)
             add(counts[index]!, row.key, Number(row.counts[request.stat.name]));
       }
     }
@@ -483,7 +486,7 @@ export function createSegmentReader(
         const { start, end } = plans[index]!;
         const own = new Set(rowDays[index]);
         for (const row of rows)
-          if (own.has(row.visitDay) && row.day >= start / 86_400 && row.day < end / 86_400) add(counts[index]!, row.day, row.n);
+          if (own.has(row.visitDay) && row.day >= Math.floor(start / 86_400) && row.day < end / 86_400) add(counts[index]!, row.day, row.n);
       }
     }
     for (const [index, plan] of plans.entries()) {

@@ -10,7 +10,7 @@ import { createPathRunner, type PathRunner, type PathsFor } from "./paths.js";
 import { comparedDay, comparisonRange, type CompareMode } from "./comparison.js";
 import type { Realtime, createRealtimeReader } from "./realtime.js";
 import type { DroppedHit, Live } from "./live.js";
-import { pageRows, type CountReader, type DayRange, type ListOptions, type Statistic } from "./count-reader.js";
+import { pageRows, type CountRange, type CountReader, type DayRange, type ListOptions, type Statistic } from "./count-reader.js";
 import { engagementRows } from "./engagement.js";
 import type { BlockColumnCache } from "./segment-reader.js";
 import type { VisitDimension } from "../model/filters.js";
@@ -122,7 +122,7 @@ function figuresFrom([visitors, visits, pageviews, bounces, duration, visitPagev
 }
 
 /** Every hour of a range with a visit, a pageview or an event, in time order: every series of every hour read in one plan. */
-async function hourFigures(reader: CountReader, range: DayRange): Promise<HourFigures[]> {
+async function hourFigures(reader: CountReader, range: CountRange): Promise<HourFigures[]> {
   const series = (await reader.allOf(HOUR_FIGURES.map((name) => ({ stat: { name }, range })))).map(
     (rows) => new Map(rows.map((row) => [row.value, row.count])),
   );
@@ -172,7 +172,7 @@ async function totalFiguresBy(reader: CountReader, range: DayRange, by: VisitDim
 }
 
 /** The totals of each range, every figure of every range read in one plan. */
-async function totalFigures(reader: CountReader, ranges: readonly DayRange[]): Promise<TotalFigures[]> {
+async function totalFigures(reader: CountReader, ranges: readonly CountRange[]): Promise<TotalFigures[]> {
   const rows = await reader.allOf(ranges.flatMap((range) => FIGURES.map((name) => ({ stat: { name }, range }))));
   return ranges.map((_, index) => figuresFrom(rows.slice(index * FIGURES.length, (index + 1) * FIGURES.length).map(sum) as Sums));
 }
@@ -244,14 +244,17 @@ async function goalVisitors(reader: CountReader, range: DayRange, patterns: read
   return [...events, ...pages.flat()];
 }
 
+/** A totals query, or (`seconds`, local wall-clock [start, end)) one of a part of its days: counted from the visits and hits. */
+export type PartQuery = TotalsQuery & Pick<CountRange, "seconds">;
+
 /** Answers parsed queries: in the caller's thread, or behind a reader thread (StatsRunner over messages). */
 export interface StatsRunner extends PathRunner {
   page(websiteId: number, query: StatsQuery & Partial<GoalQuery>): Promise<StatsPage>;
-  totals(websiteId: number, query: TotalsQuery): Promise<Totals>;
+  totals(websiteId: number, query: PartQuery): Promise<Totals>;
   /** The totals of each hour of the range (from the visits and hits, so within `retention_days`). */
-  hourly(websiteId: number, query: TotalsQuery): Promise<HourFigures[]>;
+  hourly(websiteId: number, query: PartQuery): Promise<HourFigures[]>;
   /** The totals of several queries of one website (a v2 query's rows): the day blocks they read are decoded once for all. */
-  totalsOf(websiteId: number, queries: readonly TotalsQuery[]): Promise<Totals[]>;
+  totalsOf(websiteId: number, queries: readonly PartQuery[]): Promise<Totals[]>;
   /** The totals of each value of a visit column under the query's filters (a v2 breakdown by it), from the visits and hits. */
   totalsBy(websiteId: number, query: TotalsQuery, by: VisitDimension): Promise<ValueTotals[]>;
   /** Revenue per event name and currency under the query's filters, from the rows (docs/revenue.md). */
@@ -352,9 +355,9 @@ export function createStatsRunner({ readerFor, pathsFor }: StatsSources): StatsR
     page.data = page.data.map((row) => ({ ...row, previous: previousOf(row.value) }));
   }
 
-  async function totals(websiteId: number, query: TotalsQuery, columnCache?: BlockColumnCache): Promise<Totals> {
-    const reader = readerFor(websiteId, query, columnCache);
-    const range = { from: query.from, to: query.to };
+  async function totals(websiteId: number, query: PartQuery, columnCache?: BlockColumnCache): Promise<Totals> {
+    const reader = readerFor(websiteId, query.seconds ? { ...query, fromRows: true } : query, columnCache);
+    const range = { from: query.from, to: query.to, seconds: query.seconds };
     const comparison = query.compare ? comparisonRange(range, query.compare) : null;
     const [data, previous] = await totalFigures(reader, comparison ? [range, comparison] : [range]);
     const result: Totals = { data: data! };
@@ -362,11 +365,11 @@ export function createStatsRunner({ readerFor, pathsFor }: StatsSources): StatsR
     return result;
   }
 
-  async function hourly(websiteId: number, query: TotalsQuery): Promise<HourFigures[]> {
-    return hourFigures(readerFor(websiteId, { ...query, fromRows: true }), { from: query.from, to: query.to });
+  async function hourly(websiteId: number, query: PartQuery): Promise<HourFigures[]> {
+    return hourFigures(readerFor(websiteId, { ...query, fromRows: true }), { from: query.from, to: query.to, seconds: query.seconds });
   }
 
-  async function totalsOf(websiteId: number, queries: readonly TotalsQuery[]): Promise<Totals[]> {
+  async function totalsOf(websiteId: number, queries: readonly PartQuery[]): Promise<Totals[]> {
     const columnCache: BlockColumnCache = new Map();
     const answers: Totals[] = [];
     for (const query of queries) answers.push(await totals(websiteId, query, columnCache));
@@ -482,16 +485,25 @@ export function createStats(options: CountStatsOptions): CountStats {
       }
       const query = parsePlausibleQuery(asked);
       const website = await siteOf(accountId, query.site_id, canSee);
+      // The part of a day a date-time range asks (`seconds`) is kept past the v1 checks.
+      const partOf = (input: TotalsQueryInput & Pick<PartQuery, "seconds">): PartQuery => ({
+        ...parseTotalsQuery(input),
+        seconds: input.seconds,
+      });
       const answerer = createPlausibleAnswerer({
         list: (input) => stats.queryWebsite(website.id, input),
-        totals: (input) => stats.totalsWebsite(website.id, input),
+        async totals(input) {
+          const query = partOf(input);
+          await beforeRead();
+          return runner.totals(website.id, query);
+        },
         async hourly(input) {
-          const query = parseTotalsQuery(input);
+          const query = partOf(input);
           await beforeRead();
           return runner.hourly(website.id, query);
         },
         async totalsOf(inputs) {
-          const queries = inputs.map(parseTotalsQuery);
+          const queries = inputs.map(partOf);
           await beforeRead();
           return runner.totalsOf(website.id, queries);
         },
@@ -506,7 +518,8 @@ export function createStats(options: CountStatsOptions): CountStats {
           return runner.revenue(website.id, query);
         },
       });
-      return answerer.answer(query, { timezone: website.timezone, today: localTime(website.timezone, Date.now()).day });
+      const now = Date.now();
+      return answerer.answer(query, { timezone: website.timezone, today: localTime(website.timezone, now).day, now });
     },
   };
   return stats;
