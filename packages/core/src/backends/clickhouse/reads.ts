@@ -4,9 +4,8 @@ import { isEngagementStatistic } from "../../model/stat-names.js";
 import type { StatRow } from "../../model/stats-schemas.js";
 import { pageRows, type CountReader, type DayRange, type Statistic } from "../../stats/count-reader.js";
 import { queryTooLong } from "../../stats/database-readers.js";
-import { createStatsRunner } from "../../stats/stats.js";
+import { createStatsRunner, type PartQuery } from "../../stats/stats.js";
 import type { StatsReads } from "../backend.js";
-import type { TotalsQuery } from "../../stats/stats-query.js";
 import type { ClickhouseClient } from "./connect.js";
 import { HITS_TABLE, quoted } from "./schema.js";
 import { ELEMENTS, KIND, visitsOf } from "./visits.js";
@@ -191,13 +190,13 @@ export function createClickhouseReader(client: ClickhouseClient, websiteId: numb
   };
 }
 
-/** A query ClickHouse answers: no filters and no page goals (those are read from the database for now). */
-const unfiltered = (query: TotalsQuery & { goal_page?: readonly string[] }) =>
-  query.conditions.length === 0 && (query.goal_page ?? []).length === 0;
+/** A query ClickHouse answers: no filters, no page goals and whole days (the rest is read from the database for now). */
+const unfiltered = (query: PartQuery & { goal_page?: readonly string[] }) =>
+  query.conditions.length === 0 && (query.goal_page ?? []).length === 0 && query.seconds === undefined;
 
 /**
  * Statistics with ClickHouse beside the database: the unfiltered statistics and totals from
- * ClickHouse; filtered ones, the hourly and breakdown totals, the engagement statistics,
+ * ClickHouse; filtered ones, the hourly and breakdown totals, revenue, the engagement statistics,
  * funnels, journeys and the visits explorer from the database's runner.
  */
 export function createClickhouseStatsReads(client: ClickhouseClient, database: StatsReads, timeoutMs: number): StatsReads {
@@ -210,6 +209,7 @@ export function createClickhouseStatsReads(client: ClickhouseClient, database: S
   return {
     hourly: (websiteId, query) => database.hourly(websiteId, query),
     totalsBy: (websiteId, query, by) => database.totalsBy(websiteId, query, by),
+    revenue: (websiteId, query) => database.revenue(websiteId, query),
     funnel: (websiteId, query) => database.funnel(websiteId, query),
     journey: (websiteId, query) => database.journey(websiteId, query),
     visits: (websiteId, request) => database.visits(websiteId, request),
