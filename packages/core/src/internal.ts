@@ -58,3 +58,4 @@ export { loadRegions, openGeoLookup, type GeoLookup } from "./enrich/geo.js";
 export { revenueBody } from "./model/revenue.js";
 export { parseClickhouseUrl, CLICKHOUSE_URL_FORMS } from "./backends/clickhouse/url.js";
 export { schemaStatements } from "./backends/clickhouse/schema.js";
+export { createBlockColumnStore } from "./stats/block-column-store.js";

@@ -6,17 +6,22 @@ import { createRollupReader } from "./rollup-reader.js";
 import { createSegmentReader } from "./segment-reader.js";
 import { createPathReader } from "./path-reader.js";
 import type { StatsSources } from "./stats.js";
+import { createBlockColumnStore, type BlockColumnStore } from "./block-column-store.js";
 
 /** How long a statistics query may run before it is stopped (HTTP 503). */
 export const DEFAULT_QUERY_TIMEOUT_MS = 20_000;
 
-/** Rollups without filters or page goals, the visits and hits with them or when asked (and for funnels and journeys), read through `db`. */
-export function databaseSources(db: Kysely<Database>, dialect: SqlDialect): StatsSources {
+/** Rollups without filters or page goals, the visits and hits with them or when asked (and for funnels and journeys), read through `db`; the day-block columns decoded kept in `columnStore` for later requests (one per database, not per transaction). */
+export function databaseSources(
+  db: Kysely<Database>,
+  dialect: SqlDialect,
+  columnStore: BlockColumnStore = createBlockColumnStore(),
+): StatsSources {
   return {
     readerFor: (websiteId, query, columnCache) =>
       query.conditions.length === 0 && (query.goal_page ?? []).length === 0 && !query.fromRows
         ? createRollupReader(db, dialect, websiteId)
-        : createSegmentReader(db, dialect, { websiteId, conditions: query.conditions, columnCache }),
+        : createSegmentReader(db, dialect, { websiteId, conditions: query.conditions, columnCache, columnStore }),
     pathsFor: (websiteId, conditions) => createPathReader(db, dialect, websiteId, conditions),
   };
 }

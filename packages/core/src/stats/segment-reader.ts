@@ -12,6 +12,7 @@ import {
   type ResolvedCondition,
 } from "./day-block-counter.js";
 import { decodeColumn, type Column } from "./day-block-format.js";
+import type { BlockColumnStore } from "./block-column-store.js";
 import { PAGEVIEW_EVENT, VISIT_COLUMNS } from "../model/dimensions.js";
 import { simpleConditions, type Condition, type VisitDimension } from "../model/filters.js";
 import {
@@ -166,6 +167,8 @@ const BY_COLUMN_SERIES: readonly string[] = [...VISIT_DAY_SERIES, "pageviews"];
 interface CandidateDay {
   day: number;
   lastHit: number;
+  /** The day's version: its block is current when written at this version. */
+  version: number;
 }
 
 /**
@@ -180,6 +183,8 @@ export interface SegmentScope {
   conditions: readonly Condition[];
   /** Block columns already decoded by other readers of the same request. */
   columnCache?: BlockColumnCache | undefined;
+  /** Block columns decoded by earlier requests. */
+  columnStore?: BlockColumnStore | undefined;
 }
 
 /** Every condition's dictionary ids (and property names), in one statement; those within `any` as its branches. */
@@ -216,7 +221,7 @@ export async function resolveConditions(db: Kysely<Database>, where: ReturnType<
 export function createSegmentReader(
   db: Kysely<Database>,
   dialect: SqlDialect,
-  { websiteId, conditions, columnCache = new Map() }: SegmentScope,
+  { websiteId, conditions, columnCache = new Map(), columnStore }: SegmentScope,
 ): CountReader {
   const prepare = preparedConditions(db, dialect, websiteId, conditions);
   /** The conditions' SQL: patterns matched first where the database cannot (every count starts with `prepare`). */
@@ -328,9 +333,9 @@ export function createSegmentReader(
     let found = versions.get(key);
     if (!found) {
       // A late hit joins the visit its person started next (up to a day later): for hits, the day after the range too.
-      found = run<{ day: number; last_hit: number }>(sql`select day, last_hit from day_versions
+      found = run<{ day: number; last_hit: number; version: number }>(sql`select day, last_hit, version from day_versions
         where website_id = ${websiteId} and (day >= ${Math.floor(start / 86_400)} or last_hit >= ${start}) and day <= ${Math.ceil(end / 86_400)} order by day`).then(
-        (rows) => rows.map((row) => ({ day: Number(row.day), lastHit: Number(row.last_hit) })),
+        (rows) => rows.map((row) => ({ day: Number(row.day), lastHit: Number(row.last_hit), version: Number(row.version) })),
       );
       versions.set(key, found);
     }
@@ -350,6 +355,20 @@ export function createSegmentReader(
    * in one statement; each column is read once per request (a day without it maps it to null).
    */
   async function readColumns(groups: readonly { days: readonly CandidateDay[]; names: readonly BlockColumn[] }[]): Promise<void> {
+    if (columnStore) {
+      for (const { days, names } of groups) {
+        for (const day of days) {
+          for (const name of names) {
+            if (columnCache.get(day.day)?.has(name)) continue;
+            const column = columnStore.get(websiteId, day, name);
+            if (!column) continue;
+            let columns = columnCache.get(day.day);
+            if (!columns) columnCache.set(day.day, (columns = new Map()));
+            columns.set(name, column);
+          }
+        }
+      }
+    }
     const missing = groups
       .map(({ days, names }) => ({ days: days.filter((day) => names.some((name) => !columnCache.get(day.day)?.has(name))), names }))
       .filter(({ days }) => days.length > 0);
@@ -364,6 +383,7 @@ export function createSegmentReader(
         where b.website_id = ${websiteId} and b.day in (${listed}) and d.day in (${listed}) and b.name in (${sql.join(names)})`;
     });
     const rows = await run<{ day: number; name: BlockColumn; data: Uint8Array }>(sql.join(selects, sql` union all `));
+    const asRead = new Map(missing.flatMap(({ days }) => days.map((day) => [day.day, day])));
     for (const { days, names } of missing) {
       for (const day of days) {
         let columns = columnCache.get(day.day);
@@ -373,7 +393,10 @@ export function createSegmentReader(
     }
     for (const row of rows) {
       const columns = columnCache.get(Number(row.day))!;
-      if (!columns.get(row.name)) columns.set(row.name, decodeColumn(row.data));
+      if (columns.get(row.name)) continue;
+      const column = decodeColumn(row.data);
+      columns.set(row.name, column);
+      columnStore?.set(websiteId, asRead.get(Number(row.day))!, row.name, column, row.data.byteLength);
     }
   }
 

@@ -2,6 +2,7 @@ import { sql, type Kysely } from "kysely";
 import { createKyselyStore } from "../../ingest/kysely-store.js";
 import { COPY_BATCH, type Row } from "../../moving/copy.js";
 import { databaseSources } from "../../stats/database-readers.js";
+import { createBlockColumnStore } from "../../stats/block-column-store.js";
 import type { Database } from "../../storage/schema.js";
 import type { Backend } from "../backend.js";
 import { postgresDialect } from "./sql-dialect.js";
@@ -16,7 +17,9 @@ export function postgresBackend(db: Kysely<Database>, close: () => Promise<void>
     close,
     openWriter: () => createKyselyStore(db, postgresDialect),
     openReads(timeoutMs) {
-      const reads = createPostgresStatsReads(db, (on) => databaseSources(on, postgresDialect), timeoutMs);
+      // Each request its own transaction; decoded day-block columns kept across them.
+      const columnStore = createBlockColumnStore();
+      const reads = createPostgresStatsReads(db, (on) => databaseSources(on, postgresDialect, columnStore), timeoutMs);
       return { ...reads, close: async () => {} };
     },
     // One transaction, repeatable read: every table as of one moment; rows through a cursor, a batch at a time.
