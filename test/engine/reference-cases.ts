@@ -3,8 +3,10 @@
  * ClickHouse): the ranges, comparisons, statistics, pages and searches.
  */
 import { ENGAGEMENT_STATISTICS, STAT_NAMES } from "@tally-analytics/core";
-import type { CompareMode } from "./reference-answers.js";
-import type { ListQuery } from "./reference-model.js";
+import type { CompareMode, Counter } from "./reference-answers.js";
+import type { Reference } from "./reference-fixture.js";
+import { sumDays, type ListQuery } from "./reference-model.js";
+import { keptVisits, segmentOf } from "./reference-segments.js";
 
 /** Ranges asked of every site; each site adds the local days of its DST changes. */
 export const COMMON_RANGES: [string, string][] = [
@@ -86,3 +88,22 @@ export const LIST_VARIANTS = (rows: number): ListQuery[] => [
   { per_page: 10, page: Math.ceil(rows / 10) + 1 }, // past the end
   { per_page: 100, page: 7 },
 ];
+
+/**
+ * A site's unfiltered counts: the model's rollups, and revenue, which is kept with the rows
+ * (docs/revenue.md), from the visits the store still holds (worked out once per site).
+ */
+export function unfilteredCounts(reference: () => Reference): (site: string) => Counter {
+  const keptCounts = new Map<string, Counter>();
+  const kept = (site: string) => {
+    let found = keptCounts.get(site);
+    if (!found) {
+      const { model, firstKeptDay } = reference();
+      found = segmentOf(keptVisits(model.visits, site, firstKeptDay.get(site)!), []).count;
+      keptCounts.set(site, found);
+    }
+    return found;
+  };
+  return (site) => (name, from, to) =>
+    name.startsWith("revenue_") ? kept(site)(name, from, to) : sumDays(reference().model.counts.get(site)?.get(name), from, to);
+}

@@ -19,11 +19,11 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { SITES } from "./reference-data.js";
-import { answer, compared, comparisonRange, totalsOf, type Counter } from "./reference-answers.js";
+import { answer, compared, comparisonRange, totalsOf } from "./reference-answers.js";
 import { createChecker, searchesFor, type Asked } from "./reference-check.js";
 import { openReference, type Reference } from "./reference-fixture.js";
-import { expectedPage, sumDays, type ListQuery } from "./reference-model.js";
-import { COMPARED, FIXED_SEARCHES, LIST_VARIANTS, STATISTICS, rangesOf } from "./reference-cases.js";
+import { expectedPage, type ListQuery } from "./reference-model.js";
+import { COMPARED, FIXED_SEARCHES, LIST_VARIANTS, STATISTICS, rangesOf, unfilteredCounts } from "./reference-cases.js";
 
 const ASKED_SITES = SITES.filter((site) => site.key === "utc" || site.key === "lordhowe");
 /** A week, a month cut at both ends, a year, everything across four years, no data. */
@@ -85,10 +85,8 @@ describe("reference on ClickHouse (chDB)", () => {
     rmSync(folder, { recursive: true, force: true });
   });
 
-  const unfiltered =
-    (site: string): Counter =>
-    (name, from, to) =>
-      sumDays(reference.model.counts.get(site)?.get(name), from, to);
+  /** Unfiltered counts of a site: the model's rollups, and revenue from the rows kept. */
+  const unfiltered = unfilteredCounts(() => reference);
 
   it("reads while collecting saw exactly the hits collected so far", () => {
     expect(checkpointReads).toBe(3 * ASKED_SITES.length * 4);

@@ -10,13 +10,22 @@ import { ENGAGEMENT_STATISTICS, NotFoundError } from "@tally-analytics/core";
 import { DIALECTS } from "../support/databases.js";
 import { createUserAgentParser } from "@tally-analytics/core/internal";
 import { SITES } from "./reference-data.js";
-import { answer, compared, comparisonRange, totalsOf, type Counter } from "./reference-answers.js";
+import { answer, compared, comparisonRange, totalsOf } from "./reference-answers.js";
 import { createChecker, searchesFor, type Asked } from "./reference-check.js";
 import { engagementAnswer, engagementCompared } from "./reference-engagement.js";
 import { openReference, type Reference } from "./reference-fixture.js";
-import { keptVisits, segmentOf } from "./reference-segments.js";
-import { expectedPage, sumDays, type ListQuery, type Row } from "./reference-model.js";
-import { COMPARED, FIXED_SEARCHES, LIST_VARIANTS, STATISTICS, rangesOf, searched, type Named } from "./reference-cases.js";
+import { keptVisits } from "./reference-segments.js";
+import { expectedPage, type ListQuery, type Row } from "./reference-model.js";
+import {
+  COMPARED,
+  FIXED_SEARCHES,
+  LIST_VARIANTS,
+  STATISTICS,
+  rangesOf,
+  searched,
+  unfilteredCounts,
+  type Named,
+} from "./reference-cases.js";
 
 const USER_AGENT = "Mozilla/5.0 (Windows NT 10.0; Win64; x64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/124.0.0.0 Safari/537.36";
 
@@ -69,21 +78,8 @@ describe.each(DIALECTS)("reference on %s", (dialect) => {
     await reference?.dispose();
   });
 
-  /** Unfiltered counts of a site: the model's rollups. */
-  /** Revenue is kept with the rows (docs/revenue.md): counted from the visits the store still holds, once per site. */
-  const keptCounts = new Map<string, Counter>();
-  const kept = (site: string) => {
-    let found = keptCounts.get(site);
-    if (!found) {
-      found = segmentOf(keptVisits(reference.model.visits, site, reference.firstKeptDay.get(site)!), []).count;
-      keptCounts.set(site, found);
-    }
-    return found;
-  };
-  const unfiltered =
-    (site: string): Counter =>
-    (name, from, to) =>
-      name.startsWith("revenue_") ? kept(site)(name, from, to) : sumDays(reference.model.counts.get(site)?.get(name), from, to);
+  /** Unfiltered counts of a site: the model's rollups, and revenue from the rows kept. */
+  const unfiltered = unfilteredCounts(() => reference);
 
   describe("reference: the engine counts exactly what docs/statistics.md defines", () => {
     it("generated a large, varied data set and gave every hit the expected verdict", () => {

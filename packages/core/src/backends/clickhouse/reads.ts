@@ -194,9 +194,12 @@ export function createClickhouseReader(client: ClickhouseClient, websiteId: numb
 const unfiltered = (query: PartQuery & { goal_page?: readonly string[] }) =>
   query.conditions.length === 0 && (query.goal_page ?? []).length === 0 && query.seconds === undefined;
 
+/** Statistics always read from the database: engagement, and goals (their rows carry revenue, which the database keeps). */
+const fromDatabase = (name: string) => isEngagementStatistic(name) || name === "goals";
+
 /**
  * Statistics with ClickHouse beside the database: the unfiltered statistics and totals from
- * ClickHouse; filtered ones, the hourly and breakdown totals, revenue, the engagement statistics,
+ * ClickHouse; filtered ones, goals, the hourly and breakdown totals, revenue, the engagement statistics,
  * funnels, journeys and the visits explorer from the database's runner.
  */
 export function createClickhouseStatsReads(client: ClickhouseClient, database: StatsReads, timeoutMs: number): StatsReads {
@@ -215,7 +218,7 @@ export function createClickhouseStatsReads(client: ClickhouseClient, database: S
     visits: (websiteId, request) => database.visits(websiteId, request),
     close: () => database.close(),
     page: (websiteId, query) =>
-      unfiltered(query) && !isEngagementStatistic(query.name) ? clickhouse.page(websiteId, query) : database.page(websiteId, query),
+      unfiltered(query) && !fromDatabase(query.name) ? clickhouse.page(websiteId, query) : database.page(websiteId, query),
     totals: (websiteId, query) => (unfiltered(query) ? clickhouse.totals(websiteId, query) : database.totals(websiteId, query)),
     totalsOf: (websiteId, queries) =>
       queries.every(unfiltered) ? clickhouse.totalsOf(websiteId, queries) : database.totalsOf(websiteId, queries),
