@@ -38,6 +38,8 @@ const FROM_VISITS = new Set([
   ...VISIT_COLUMNS.filter((column) => ["visit", "exit", "pageview"].includes(column.counted)).map((column) => column.statistic),
 ]);
 const VISIT_RANGES = new Set(["2026-03-05 2026-03-11", "2026-01-01 2026-12-31", "2025-02-15 2028-03-05"]);
+/** What ClickHouse answers: not `goals`, which the database answers with the revenue its rows keep. */
+const ASKED = STATISTICS.filter((named) => named.name !== "goals");
 const ASKED_SITES = SITES.filter((site) => site.key === "utc" || site.key === "lordhowe");
 /** A week, a month cut at both ends, a year, everything across four years, no data. */
 const RANGES = new Set([
@@ -110,7 +112,7 @@ describe("reference on ClickHouse (chDB)", () => {
 
   for (const site of ASKED_SITES) {
     describe(`${site.key} (${site.timezone})`, () => {
-      it.each(STATISTICS.map((named) => [named.label, named] as const))(
+      it.each(ASKED.map((named) => [named.label, named] as const))(
         "%s: every range, in pages, sorted and searched",
         { timeout: 120_000 },
         async (_label, named) => {
@@ -135,7 +137,7 @@ describe("reference on ClickHouse (chDB)", () => {
 
       it("every statistic compared: a week with the week before", { timeout: 180_000 }, async () => {
         const problems: string[] = [];
-        for (const named of STATISTICS) {
+        for (const named of ASKED) {
           for (const [from, to, compare] of COMPARED_HERE) {
             const asked: Asked = { site: site.key, ...named, from, to, compare };
             problems.push(...(await check.whole(asked, compared(unfiltered(site.key), asked, compare))));

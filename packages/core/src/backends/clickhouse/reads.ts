@@ -213,9 +213,13 @@ export function createClickhouseStatsReads(client: ClickhouseClient, database: S
     funnel: (websiteId, query) => database.funnel(websiteId, query),
     journey: (websiteId, query) => database.journey(websiteId, query),
     visits: (websiteId, request) => database.visits(websiteId, request),
+    revenue: (websiteId, query) => database.revenue(websiteId, query),
     close: () => database.close(),
     page: (websiteId, query) =>
-      unfiltered(query) && !isEngagementStatistic(query.name) ? clickhouse.page(websiteId, query) : database.page(websiteId, query),
+      // Goals carry revenue, which the database's rows keep.
+      unfiltered(query) && !isEngagementStatistic(query.name) && query.name !== "goals"
+        ? clickhouse.page(websiteId, query)
+        : database.page(websiteId, query),
     totals: (websiteId, query) => (unfiltered(query) ? clickhouse.totals(websiteId, query) : database.totals(websiteId, query)),
     totalsOf: (websiteId, queries) =>
       queries.every(unfiltered) ? clickhouse.totalsOf(websiteId, queries) : database.totalsOf(websiteId, queries),
