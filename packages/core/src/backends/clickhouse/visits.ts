@@ -64,12 +64,13 @@ const DAYS = `
  */
 export const ELEMENTS = `
   SELECT visitor, day, e, i, start,
-    if(start > 0, concat(visitor, ':', toString(start)), if(yf.1 = 1, concat(y_visitor, ':', toString(arrayLastIndex(x -> x = 1, yf.6))), '')) AS visit
+    if(start > 0, concat(visitor, ':', toString(start)), if(y_started = 1, concat(y_visitor, ':', toString(y_last)), '')) AS visit
   FROM (
-    SELECT d.visitor AS visitor, d.day AS day, d.el AS el, y.visitor AS y_visitor, y.f AS yf,
-      arrayFold(${step()}, ${folded("d.el")},
-        if(d.first_prev != '' AND y.f.1 = 1 AND d.first_ts - greatest(y.f.2, d.signals_before) < ${VISIT_TIMEOUT_MS},
-          (toUInt8(1), greatest(y.f.2, d.signals_before), y.f.3, y.f.4, y.f.5, CAST([], 'Array(UInt8)')), ${FRESH})) AS f2,
+    SELECT d.visitor AS visitor, d.day AS day, d.el AS el, y.visitor AS y_visitor, y.started AS y_started, y.last AS y_last,
+      d.first_prev != '' AND y.started = 1 AND d.first_ts - greatest(y.seen, d.signals_before) < ${VISIT_TIMEOUT_MS} AS continues,
+      -- Only a day that continues yesterday's visit is folded again, from yesterday's end.
+      if(continues, arrayFold(${step()}, ${folded("d.el")},
+          (toUInt8(1), greatest(y.seen, d.signals_before), y.referrer, y.campaign, y.host, CAST([], 'Array(UInt8)'))), d.f) AS f2,
       -- Each element's visit: the index of the hit that started it (0: yesterday's).
       arrayFill(x -> x != 0, arrayMap((started, index) -> if(started = 1, index, 0), f2.6, arrayEnumerate(d.el))) AS starts
     FROM (
@@ -81,7 +82,10 @@ export const ELEMENTS = `
         arrayMax(arrayConcat([toInt64(0)], arrayMap(x -> x.1, arrayFilter(x -> x.2 = ${KIND.engagement} AND (first_hit.2 = 0 OR x.1 < first_hit.1), el)))) AS signals_before
       FROM (${DAYS})
     ) AS d
-    LEFT JOIN (${DAYS}) AS y ON y.visitor = d.yesterday
+    LEFT JOIN (
+      SELECT visitor, f.1 AS started, f.2 AS seen, f.3 AS referrer, f.4 AS campaign, f.5 AS host, arrayLastIndex(x -> x = 1, f.6) AS last
+      FROM (${DAYS})
+    ) AS y ON y.visitor = d.yesterday
   )
   ARRAY JOIN el AS e, arrayEnumerate(el) AS i, starts AS start`;
 
