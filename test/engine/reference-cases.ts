@@ -3,9 +3,11 @@
  * ClickHouse): the ranges, comparisons, statistics, pages and searches.
  */
 import { ENGAGEMENT_STATISTICS, STAT_NAMES } from "@tally-analytics/core";
-import type { CompareMode, Counter } from "./reference-answers.js";
+import { expect } from "vitest";
+import { compared, comparisonRange, totalsOf, type CompareMode, type Counter } from "./reference-answers.js";
+import type { Asked, createChecker } from "./reference-check.js";
 import type { Reference } from "./reference-fixture.js";
-import { sumDays, type ListQuery } from "./reference-model.js";
+import { expectedPage, sumDays, type ListQuery } from "./reference-model.js";
 import { keptVisits, segmentOf } from "./reference-segments.js";
 
 /** Ranges asked of every site; each site adds the local days of its DST changes. */
@@ -106,4 +108,72 @@ export function unfilteredCounts(reference: () => Reference): (site: string) => 
   };
   return (site) => (name, from, to) =>
     name.startsWith("revenue_") ? kept(site)(name, from, to) : sumDays(reference().model.counts.get(site)?.get(name), from, to);
+}
+
+/** Every statistic asked with each comparison: the problems found (it stops a few past the first). */
+export async function comparisonProblems(
+  check: ReturnType<typeof createChecker>,
+  site: string,
+  statistics: readonly Named[],
+  comparisons: readonly [string, string, CompareMode][],
+  count: Counter,
+): Promise<string[]> {
+  const problems: string[] = [];
+  for (const named of statistics) {
+    for (const [from, to, compare] of comparisons) {
+      const asked: Asked = { site, ...named, from, to, compare };
+      problems.push(...(await check.whole(asked, compared(count, asked, compare))));
+    }
+    if (problems.length > 5) break;
+  }
+  return problems.slice(0, 5);
+}
+
+/** The totals call over each range, alone and compared both ways, equals the totals of the counts. */
+export async function expectTotals(
+  reference: Reference,
+  site: string,
+  ranges: readonly [string, string][],
+  count: Counter,
+): Promise<number> {
+  const { tally, accountId, websiteIds } = reference;
+  let calls = 0;
+  for (const [from, to] of ranges) {
+    for (const compare of [undefined, "previous_period", "year"] as const) {
+      const got = await tally.stats.totals(accountId, websiteIds.get(site)!, { from, to, ...(compare ? { compare } : {}) });
+      calls++;
+      const comparison = compare && comparisonRange(from, to, compare);
+      const expected = {
+        data: totalsOf(count, from, to),
+        ...(comparison ? { previous: totalsOf(count, comparison.from, comparison.to), comparison } : {}),
+      };
+      expect(got, `${site} ${from}..${to} ${compare ?? ""}`).toEqual(expected);
+    }
+  }
+  return calls;
+}
+
+/** Statistics read while hits keep arriving: each read writes what is buffered first. */
+export const CHECKPOINT_STATISTICS = ["pageviews", "visitors", "landing_page", "resolution"] as const;
+
+/**
+ * One read while hits keep arriving (a year, 100 rows): what differs from the hits collected
+ * so far, or undefined when it sees exactly those.
+ */
+export async function checkpointProblem(
+  partial: Reference,
+  collected: number,
+  site: string,
+  name: (typeof CHECKPOINT_STATISTICS)[number],
+): Promise<string | undefined> {
+  const expected = expectedPage(partial.model.rowsAfter(collected, site, name, "2026-01-01", "2026-12-31"), { per_page: 100 });
+  const page = await partial.tally.stats.query(partial.accountId, partial.websiteIds.get(site)!, {
+    name,
+    from: "2026-01-01",
+    to: "2026-12-31",
+    per_page: 100,
+  });
+  const actual = page.data.map((row) => ({ value: row.value, count: row.count }));
+  if (JSON.stringify(actual) === JSON.stringify(expected.data) && page.total === expected.total) return undefined;
+  return `after ${collected} hits, ${site} ${name}: got total ${page.total} / ${JSON.stringify(actual.slice(0, 3))}, expected ${expected.total} / ${JSON.stringify(expected.data.slice(0, 3))}`;
 }

@@ -23,11 +23,22 @@ import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { VISIT_COLUMNS } from "@tally-analytics/core/internal";
 import { SITES } from "./reference-data.js";
-import { answer, compared, comparisonRange, totalsOf } from "./reference-answers.js";
+import { answer } from "./reference-answers.js";
 import { createChecker, searchesFor, type Asked } from "./reference-check.js";
 import { openReference, type Reference } from "./reference-fixture.js";
-import { expectedPage, type ListQuery } from "./reference-model.js";
-import { COMPARED, FIXED_SEARCHES, LIST_VARIANTS, STATISTICS, rangesOf, unfilteredCounts } from "./reference-cases.js";
+import type { ListQuery } from "./reference-model.js";
+import {
+  COMPARED,
+  FIXED_SEARCHES,
+  LIST_VARIANTS,
+  STATISTICS,
+  CHECKPOINT_STATISTICS,
+  checkpointProblem,
+  comparisonProblems,
+  expectTotals,
+  rangesOf,
+  unfilteredCounts,
+} from "./reference-cases.js";
 
 /** The statistics counted from visits (formed again by each query), asked fewer ranges. */
 const FROM_VISITS = new Set([
@@ -67,19 +78,10 @@ describe("reference on ClickHouse (chDB)", () => {
   /** Reads while hits keep arriving: each read writes what is buffered first, to ClickHouse too. */
   async function checkWhileCollecting(partial: Reference, collected: number): Promise<void> {
     for (const site of ASKED_SITES) {
-      for (const name of ["pageviews", "visitors", "landing_page", "resolution"] as const) {
-        const expected = expectedPage(partial.model.rowsAfter(collected, site.key, name, "2026-01-01", "2026-12-31"), { per_page: 100 });
-        const page = await partial.tally.stats.query(partial.accountId, partial.websiteIds.get(site.key)!, {
-          name,
-          from: "2026-01-01",
-          to: "2026-12-31",
-          per_page: 100,
-        });
+      for (const name of CHECKPOINT_STATISTICS) {
+        const problem = await checkpointProblem(partial, collected, site.key, name);
         checkpointReads++;
-        const actual = page.data.map((row) => ({ value: row.value, count: row.count }));
-        if (JSON.stringify(actual) !== JSON.stringify(expected.data) || page.total !== expected.total) {
-          checkpointProblems.push(`after ${collected} hits, ${site.key} ${name}: got ${page.total} rows, expected ${expected.total}`);
-        }
+        if (problem) checkpointProblems.push(problem);
       }
     }
   }
@@ -134,31 +136,12 @@ describe("reference on ClickHouse (chDB)", () => {
       );
 
       it("every statistic compared: a week with the week before", { timeout: 180_000 }, async () => {
-        const problems: string[] = [];
-        for (const named of ASKED) {
-          for (const [from, to, compare] of COMPARED_HERE) {
-            const asked: Asked = { site: site.key, ...named, from, to, compare };
-            problems.push(...(await check.whole(asked, compared(unfiltered(site.key), asked, compare))));
-          }
-          if (problems.length > 5) break;
-        }
-        expect(problems.slice(0, 5)).toEqual([]);
+        expect(await comparisonProblems(check, site.key, ASKED, COMPARED_HERE, unfiltered(site.key))).toEqual([]);
       });
 
       it("the totals call, alone and compared, for every range", { timeout: 120_000 }, async () => {
-        const { tally, accountId, websiteIds } = reference;
-        const count = unfiltered(site.key);
-        for (const [from, to] of ranges(site.key).filter(([a, b]) => VISIT_RANGES.has(`${a} ${b}`))) {
-          for (const compare of [undefined, "previous_period", "year"] as const) {
-            const got = await tally.stats.totals(accountId, websiteIds.get(site.key)!, { from, to, ...(compare ? { compare } : {}) });
-            const comparison = compare && comparisonRange(from, to, compare);
-            const expected = {
-              data: totalsOf(count, from, to),
-              ...(comparison ? { previous: totalsOf(count, comparison.from, comparison.to), comparison } : {}),
-            };
-            expect(got, `${site.key} ${from}..${to} ${compare ?? ""}`).toEqual(expected);
-          }
-        }
+        const visitRanges = ranges(site.key).filter(([a, b]) => VISIT_RANGES.has(`${a} ${b}`));
+        await expectTotals(reference, site.key, visitRanges, unfiltered(site.key));
       });
     });
   }

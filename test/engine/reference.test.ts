@@ -10,17 +10,21 @@ import { ENGAGEMENT_STATISTICS, NotFoundError } from "@tally-analytics/core";
 import { DIALECTS } from "../support/databases.js";
 import { createUserAgentParser } from "@tally-analytics/core/internal";
 import { SITES } from "./reference-data.js";
-import { answer, compared, comparisonRange, totalsOf } from "./reference-answers.js";
+import { answer, totalsOf } from "./reference-answers.js";
 import { createChecker, searchesFor, type Asked } from "./reference-check.js";
 import { engagementAnswer, engagementCompared } from "./reference-engagement.js";
 import { openReference, type Reference } from "./reference-fixture.js";
 import { keptVisits } from "./reference-segments.js";
-import { expectedPage, type ListQuery, type Row } from "./reference-model.js";
+import type { ListQuery, Row } from "./reference-model.js";
 import {
   COMPARED,
   FIXED_SEARCHES,
   LIST_VARIANTS,
   STATISTICS,
+  CHECKPOINT_STATISTICS,
+  checkpointProblem,
+  comparisonProblems,
+  expectTotals,
   rangesOf,
   searched,
   unfilteredCounts,
@@ -45,21 +49,10 @@ describe.each(DIALECTS)("reference on %s", (dialect) => {
   async function checkWhileCollecting(partial: Reference, collected: number): Promise<void> {
     const started = performance.now();
     for (const site of SITES) {
-      for (const name of ["pageviews", "visitors", "landing_page", "resolution"] as const) {
-        const expected = expectedPage(partial.model.rowsAfter(collected, site.key, name, "2026-01-01", "2026-12-31"), { per_page: 100 });
-        const page = await partial.tally.stats.query(partial.accountId, partial.websiteIds.get(site.key)!, {
-          name,
-          from: "2026-01-01",
-          to: "2026-12-31",
-          per_page: 100,
-        });
-        const actual = page.data.map((row) => ({ value: row.value, count: row.count }));
+      for (const name of CHECKPOINT_STATISTICS) {
+        const problem = await checkpointProblem(partial, collected, site.key, name);
         checkpointReads++;
-        if (JSON.stringify(actual) !== JSON.stringify(expected.data) || page.total !== expected.total) {
-          checkpointProblems.push(
-            `after ${collected} hits, ${site.key} ${name}: got total ${page.total} / ${JSON.stringify(actual.slice(0, 3))}, expected ${expected.total} / ${JSON.stringify(expected.data.slice(0, 3))}`,
-          );
-        }
+        if (problem) checkpointProblems.push(problem);
       }
     }
     checkpointMs += performance.now() - started;
@@ -208,15 +201,7 @@ describe.each(DIALECTS)("reference on %s", (dialect) => {
           "every statistic compared with the period before and the year before: each row's previous count and the previous total",
           { timeout: 180_000 },
           async () => {
-            const problems: string[] = [];
-            for (const named of STATISTICS) {
-              for (const [from, to, compare] of COMPARED) {
-                const asked: Asked = { site: site.key, ...named, from, to, compare };
-                problems.push(...(await check.whole(asked, compared(unfiltered(site.key), asked, compare))));
-              }
-              if (problems.length > 5) break;
-            }
-            expect(problems.slice(0, 5)).toEqual([]);
+            expect(await comparisonProblems(check, site.key, STATISTICS, COMPARED, unfiltered(site.key))).toEqual([]);
           },
         );
 
@@ -247,20 +232,7 @@ describe.each(DIALECTS)("reference on %s", (dialect) => {
         );
 
         it("the totals call, alone and compared, for every range", async () => {
-          const { tally, accountId, websiteIds } = reference;
-          const count = unfiltered(site.key);
-          for (const [from, to] of rangesOf(site.key)) {
-            for (const compare of [undefined, "previous_period", "year"] as const) {
-              const got = await tally.stats.totals(accountId, websiteIds.get(site.key)!, { from, to, ...(compare ? { compare } : {}) });
-              totalsCalls++;
-              const comparison = compare && comparisonRange(from, to, compare);
-              const expected = {
-                data: totalsOf(count, from, to),
-                ...(comparison ? { previous: totalsOf(count, comparison.from, comparison.to), comparison } : {}),
-              };
-              expect(got, `${site.key} ${from}..${to} ${compare ?? ""}`).toEqual(expected);
-            }
-          }
+          totalsCalls += await expectTotals(reference, site.key, rangesOf(site.key), unfiltered(site.key));
         });
       });
     }
