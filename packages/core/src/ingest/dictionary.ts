@@ -33,11 +33,39 @@ const CLIENT_SHARE = 10;
 const classOf = (source: string | undefined): number =>
   source === "server" ? VALUE_SOURCES.server : source === "import" ? VALUE_SOURCES.import : VALUE_SOURCES.client;
 
-/** What the dictionary needs of a store, as steps answered synchronously (better-sqlite3) or not (kysely). */
+/** A website's values of one kind, looked up together. */
+export interface DimensionWant {
+  websiteId: number;
+  kind: number;
+  values: readonly string[];
+}
+
+/** A stored value and its id. */
+export interface FoundDimension {
+  websiteId: number;
+  kind: number;
+  value: string;
+  id: number;
+}
+
+/** The values of a kind a website created on a local day, by one source class (for its daily limit). */
+export interface CreatedKey {
+  websiteId: number;
+  kind: number;
+  day: number;
+  createdBy: number;
+}
+
+/**
+ * What the dictionary needs of a store, as steps answered synchronously (better-sqlite3) or not
+ * (kysely). Each call carries every website and kind of a flush: where lists are parameters
+ * (PostgreSQL) it is one statement, not one per kind.
+ */
 export interface DimensionIo {
-  findDimensions(websiteId: number, kind: number, values: readonly string[]): Steps<readonly { value: string; id: number }[]>;
-  /** How many values of a kind the website created on a local day, by one source class (for its daily limit). */
-  countNewDimensions(websiteId: number, kind: number, day: number, createdBy: number): Steps<number>;
+  /** The values asked that are stored, with their ids. */
+  findDimensions(wants: readonly DimensionWant[]): Steps<readonly FoundDimension[]>;
+  /** How many values each key created, in the order asked. */
+  countNewDimensions(keys: readonly CreatedKey[]): Steps<readonly number[]>;
   /** Inserts, ignoring values that exist already (another process may have added them). */
   insertDimensions(rows: readonly NewDimension[]): Steps<void>;
 }
@@ -63,6 +91,23 @@ type Needs = Map<number, Map<number, Map<string, Need>>>;
 interface Need {
   day: number;
   source: string;
+}
+
+/** A website's unknown values of one kind. */
+interface Missing {
+  websiteId: number;
+  kind: number;
+  missing: Map<string, Need>;
+}
+
+/** The needs by website, then kind, each in ascending order. */
+function missingOf(needs: Needs): Missing[] {
+  const groups: Missing[] = [];
+  for (const websiteId of [...needs.keys()].sort((a, b) => a - b)) {
+    const byKind = needs.get(websiteId)!;
+    for (const kind of [...byKind.keys()].sort((a, b) => a - b)) groups.push({ websiteId, kind, missing: byKind.get(kind)! });
+  }
+  return groups;
 }
 
 export interface Dictionary {
@@ -142,17 +187,33 @@ export function createDictionary(maxCached = 200_000): Dictionary {
     return needs;
   }
 
+  /** `website|kind|day|class`: the key of a daily budget. */
+  const budgetKey = (websiteId: number, code: number, day: number, createdBy: number) => `${websiteId}|${code}|${day}|${createdBy}`;
+
+  /** The stored counts of the budgets the missing values may spend and this process has not counted yet, in one call. */
+  function* countBudgets(io: DimensionIo, open: readonly Missing[]): Steps<Map<string, number>> {
+    const keys = new Map<string, CreatedKey>();
+    for (const { websiteId, kind, missing } of open) {
+      for (const { day, source } of missing.values()) {
+        const createdBy = classOf(source);
+        const key = budgetKey(websiteId, kind, day, createdBy);
+        if (!keys.has(key) && created.get(key) === undefined) keys.set(key, { websiteId, kind, day, createdBy });
+      }
+    }
+    const counts = keys.size === 0 ? [] : yield* io.countNewDimensions([...keys.values()]);
+    return new Map([...keys.keys()].map((key, index) => [key, counts[index] ?? 0]));
+  }
+
   /** Which of the missing values may be created, by the daily limit of their kind and source (and a client's share of it). */
-  function* allowed(io: DimensionIo, websiteId: number, kind: DimensionKind, missing: Map<string, Need>): Steps<NewDimension[]> {
+  function allowed({ websiteId, kind: code, missing }: Missing, counted: ReadonlyMap<string, number>): NewDimension[] {
     const rows: NewDimension[] = [];
-    const code = DIMENSION_KINDS[kind];
+    const kind = KIND_BY_CODE.get(code)!;
     const limit = NEW_VALUES_PER_DAY[kind];
     let spilled = false;
     for (const [value, { day, source }] of [...missing].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))) {
       const createdBy = classOf(source);
-      const key = `${websiteId}|${code}|${day}|${createdBy}`;
-      let count = createdInFlush.get(key) ?? created.get(key);
-      if (count === undefined) count = yield* io.countNewDimensions(websiteId, code, day, createdBy);
+      const key = budgetKey(websiteId, code, day, createdBy);
+      const count = createdInFlush.get(key) ?? created.get(key) ?? counted.get(key) ?? 0;
       const own = source.startsWith("c:") && !CLOSED_KINDS.has(kind) ? `${key}|${source}` : null;
       const ownCount = own === null ? 0 : (createdInFlush.get(own) ?? created.get(own) ?? 0);
       if (count >= limit || ownCount >= Math.ceil(limit / CLIENT_SHARE)) {
@@ -170,9 +231,9 @@ export function createDictionary(maxCached = 200_000): Dictionary {
     return rows;
   }
 
-  function* find(io: DimensionIo, websiteId: number, kind: number, values: readonly string[]): Steps<void> {
-    const rows = yield* io.findDimensions(websiteId, kind, values);
-    for (const row of rows) learn(websiteId, kind, row.value, Number(row.id));
+  function* find(io: DimensionIo, wants: readonly DimensionWant[]): Steps<void> {
+    const rows = yield* io.findDimensions(wants);
+    for (const row of rows) learn(row.websiteId, row.kind, row.value, Number(row.id));
   }
 
   function rewriteOverflow(hits: readonly Hit[]): void {
@@ -203,25 +264,31 @@ export function createDictionary(maxCached = 200_000): Dictionary {
   return {
     *intern(io, hits) {
       overflowed = false;
-      const needs = needsOf(hits);
       // Website, kind and value in one fixed order: concurrent flushes (PostgreSQL) wait
       // for each other's new values instead of deadlocking.
-      for (const websiteId of [...needs.keys()].sort((a, b) => a - b)) {
-        const byKind = needs.get(websiteId)!;
-        for (const kind of [...byKind.keys()].sort((a, b) => a - b)) {
-          const missing = byKind.get(kind)!;
-          yield* find(io, websiteId, kind, [...missing.keys()]);
-          for (const value of missing.keys()) if (lookup(websiteId, kind, value) !== undefined) missing.delete(value);
-          if (missing.size === 0) continue;
-          const rows = yield* allowed(io, websiteId, KIND_BY_CODE.get(kind)!, missing);
-          if (rows.length === 0) continue;
+      const groups = missingOf(needsOf(hits));
+      if (groups.length > 0)
+        yield* find(
+          io,
+          groups.map(({ websiteId, kind, missing }) => ({ websiteId, kind, values: [...missing.keys()] })),
+        );
+      for (const { websiteId, kind, missing } of groups) {
+        for (const value of missing.keys()) if (lookup(websiteId, kind, value) !== undefined) missing.delete(value);
+      }
+      const open = groups.filter((group) => group.missing.size > 0);
+      if (open.length > 0) {
+        const counted = yield* countBudgets(io, open);
+        const rows = open.flatMap((group) => allowed(group, counted));
+        if (rows.length > 0) {
           yield* io.insertDimensions(rows);
-          yield* find(
-            io,
-            websiteId,
-            kind,
-            rows.map((row) => row.value),
-          );
+          const created = new Map<string, DimensionWant & { values: string[] }>();
+          for (const row of rows) {
+            const key = `${row.website_id}|${row.kind}`;
+            let want = created.get(key);
+            if (!want) created.set(key, (want = { websiteId: row.website_id, kind: row.kind, values: [] }));
+            want.values.push(row.value);
+          }
+          yield* find(io, [...created.values()]);
         }
       }
       if (overflowed) rewriteOverflow(hits);

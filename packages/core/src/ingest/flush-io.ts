@@ -9,7 +9,7 @@ import type {
   VisitsTable,
 } from "../storage/schema.js";
 import type { CounterRow } from "../model/counters.js";
-import type { DimensionIo, NewDimension } from "./dictionary.js";
+import type { DimensionIo, FoundDimension, NewDimension } from "./dictionary.js";
 import { VISIT_COLUMNS } from "../model/dimensions.js";
 import type { ClosingPeriod } from "../model/periods.js";
 import { WIDER_ROLLUPS } from "../model/stat-names.js";
@@ -192,6 +192,22 @@ function arrayTextSelecter<R>(build: (matches: string) => string) {
   };
 }
 
+/** Tuples as one array per position (for `unnest` of array parameters). */
+function columnsOf<T extends readonly unknown[]>(tuples: readonly T[], width: number): unknown[][] {
+  const columns: unknown[][] = Array.from({ length: width }, () => []);
+  for (const tuple of tuples) for (let c = 0; c < width; c++) columns[c]!.push(tuple[c]);
+  return columns;
+}
+
+/** A step per `JSON_LIST_ROWS` items, their answers together. */
+function* eachList<T, R>(items: readonly T[], step: (list: readonly T[]) => Steps<R[]>): Steps<R[]> {
+  if (items.length <= JSON_LIST_ROWS) return yield* step(items);
+  const found: R[] = [];
+  for (let start = 0; start < items.length; start += JSON_LIST_ROWS)
+    found.push(...(yield* step(items.slice(start, start + JSON_LIST_ROWS))));
+  return found;
+}
+
 /** Counter rows in one order for every process: concurrent flushes lock rows without deadlocking. */
 function compareCounterRows(a: CounterRow, b: CounterRow): number {
   if (a.websiteId !== b.websiteId) return a.websiteId - b.websiteId;
@@ -261,6 +277,18 @@ function flushStatements(dialect: WriteDialect) {
     dimensions: textSelecter<{ id: number; value: string }>(
       (values) => `select id, value from dimensions where website_id = ? and kind = ? and value ${values}`,
     ),
+    /** Every website's and kind's values at once (WriteDialect.jsonLists): one statement a flush. */
+    dimensionsOf: `select d.website_id, d.kind, d.value, d.id
+      from unnest(cast(? as integer[]), cast(? as integer[]), cast(? as text[])) as wanted (website_id, kind, value)
+      join dimensions d on d.website_id = wanted.website_id and d.kind = wanted.kind and d.value = wanted.value`,
+    createdCount: "select count(*) as n from dimensions where website_id = ? and kind = ? and created_day = ? and created_by = ?",
+    /** The same counts for many keys at once, by their position (WriteDialect.jsonLists). */
+    createdCounts: `select asked.n, count(d.id) as count
+      from unnest(cast(? as integer[]), cast(? as integer[]), cast(? as integer[]), cast(? as integer[])) with ordinality
+        as asked (website_id, kind, created_day, created_by, n)
+      join dimensions d on d.website_id = asked.website_id and d.kind = asked.kind
+        and d.created_day = asked.created_day and d.created_by = asked.created_by
+      group by asked.n`,
     insertDimensions: inserter<NewDimension>(
       "dimensions",
       ["website_id", "kind", "value", "search", "created_day", "created_by"],
@@ -353,17 +381,43 @@ export function createFlushIo(runner: SqlRunner, dialect: WriteDialect): FlushIo
         (yield* runStatement(runner, "insert into written_batches (id, written_at) values (?, ?) on conflict do nothing", [id, now])) === 1
       );
     },
-    *findDimensions(websiteId, kind, values) {
-      const rows = yield* s.dimensions(runner, [websiteId, kind], values);
-      return rows.map((row) => ({ value: row.value, id: Number(row.id) }));
+    *findDimensions(wants) {
+      const found: FoundDimension[] = [];
+      if (dialect.jsonLists) {
+        const rows = yield* eachList(
+          wants.flatMap(({ websiteId, kind, values }) => values.map((value) => [websiteId, kind, value] as const)),
+          (list) => allRows<{ website_id: number; kind: number; value: string; id: number }>(runner, s.dimensionsOf, columnsOf(list, 3)),
+        );
+        for (const row of rows)
+          found.push({ websiteId: Number(row.website_id), kind: Number(row.kind), value: row.value, id: Number(row.id) });
+        return found;
+      }
+      for (const { websiteId, kind, values } of wants) {
+        for (const row of yield* s.dimensions(runner, [websiteId, kind], values))
+          found.push({ websiteId, kind, value: row.value, id: Number(row.id) });
+      }
+      return found;
     },
-    *countNewDimensions(websiteId, kind, day, createdBy) {
-      const [row] = yield* allRows<{ n: number }>(
-        runner,
-        "select count(*) as n from dimensions where website_id = ? and kind = ? and created_day = ? and created_by = ?",
-        [websiteId, kind, day, createdBy],
-      );
-      return Number(row?.n ?? 0);
+    *countNewDimensions(keys) {
+      if (dialect.jsonLists) {
+        const rows = yield* allRows<{ n: number; count: number }>(
+          runner,
+          s.createdCounts,
+          columnsOf(
+            keys.map((key) => [key.websiteId, key.kind, key.day, key.createdBy] as const),
+            4,
+          ),
+        );
+        const counts = keys.map(() => 0);
+        for (const row of rows) counts[Number(row.n) - 1] = Number(row.count);
+        return counts;
+      }
+      const counts: number[] = [];
+      for (const { websiteId, kind, day, createdBy } of keys) {
+        const [row] = yield* allRows<{ n: number }>(runner, s.createdCount, [websiteId, kind, day, createdBy]);
+        counts.push(Number(row?.n ?? 0));
+      }
+      return counts;
     },
     *insertDimensions(rows) {
       yield* s.insertDimensions(runner, rows);
