@@ -1,4 +1,4 @@
-import { storeFaultOf, type StoreFaultKind } from "../storage/store-faults.js";
+import { storeFaultOf, type StoreFault, type StoreFaultKind } from "../storage/store-faults.js";
 
 /** Shortest time between two lines about the same kind of failure. */
 export const OUTAGE_LOG_INTERVAL_MS = 60_000;
@@ -6,7 +6,7 @@ export const OUTAGE_LOG_INTERVAL_MS = 60_000;
 /** What the collector tells about the store: a failed write (retried), and the first write that works again. */
 export interface OutageReport {
   failed(error: unknown): void;
-  recovered(outage: { ms: number; waiting: number }): void;
+  recovered(outage: { ms: number; waiting: number; fault?: StoreFault | null }): void;
 }
 
 export interface OutageLogOptions {
@@ -54,9 +54,11 @@ export function createOutageLog(options: OutageLogOptions): OutageReport {
       }
       if (withStacks && error instanceof Error && error.stack) log(error.stack);
     },
-    recovered({ ms, waiting }) {
+    recovered({ ms, waiting, fault }) {
       lastLine.clear();
-      log(`tally: the database takes writes again after ${Math.round(ms / 1000)} s; the ${waiting} hits kept meanwhile are being written`);
+      log(
+        `tally: ${fault?.store ?? "the database"} takes writes again after ${Math.round(ms / 1000)} s; the ${waiting} hits kept meanwhile are being written`,
+      );
     },
   };
 }

@@ -123,7 +123,7 @@ export function createWriteQueue(options: WriteQueueOptions) {
     const outage = failure;
     failure = null;
     if (outage.fault?.kind === "replaced") return;
-    options.report?.recovered({ ms: Date.now() - outage.since, waiting });
+    options.report?.recovered({ ms: Date.now() - outage.since, waiting, fault: outage.fault });
   }
 
   /** The chunks of the buffer as it is now, each with a new id. */

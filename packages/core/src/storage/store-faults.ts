@@ -17,6 +17,8 @@ export interface StoreFault {
   kind: StoreFaultKind;
   /** One line: what is wrong, and the driver's own code and message. */
   reason: string;
+  /** Which store refused, when it is not the database: ClickHouse, which every hit also goes to. */
+  store?: "ClickHouse";
 }
 
 /** An UnavailableError that knows which fault caused it. */
@@ -24,7 +26,7 @@ export class StoreUnavailableError extends UnavailableError {
   override name = "StoreUnavailableError";
   constructor(readonly fault: StoreFault) {
     // A fault of the database lasts seconds (a restart) or longer: no point in retrying at once.
-    super(`The database cannot be written: ${fault.reason}.`, 5);
+    super(`${fault.store ?? "The database"} cannot be written: ${fault.reason}.`, 5);
   }
 }
 
@@ -88,6 +90,31 @@ export function storeFaultOf(thrown: unknown): StoreFault | null {
   if (kind === null) return null;
   const said = error.message.split("\n", 1)[0]!.trim();
   return { kind, reason: `${WORDS[kind]} (${code === "" ? said : `${code}: ${said}`})` };
+}
+
+/** ClickHouse's error codes for a full disk and a read-only server or table (NOT_ENOUGH_SPACE, READONLY, TABLE_IS_READ_ONLY). */
+const CLICKHOUSE_KINDS: Record<string, StoreFaultKind> = { "243": "disk-full", "164": "read-only", "242": "read-only" };
+
+const CLICKHOUSE_WORDS: Partial<Record<StoreFaultKind, string>> = {
+  unreachable: "ClickHouse is unreachable",
+  "disk-full": "the disk under ClickHouse is full",
+  "read-only": "ClickHouse is read-only",
+};
+
+/**
+ * What an error of ClickHouse (its client's, or the network's) means: every error of a
+ * write to ClickHouse is a fault of ClickHouse, named after it in `GET /health` and the log.
+ */
+export function clickhouseFaultOf(thrown: unknown): StoreFault {
+  if (thrown instanceof StoreUnavailableError) return thrown.fault;
+  const error = innermost(thrown);
+  const code = error instanceof Error ? codeOf(error) : "";
+  const message = error instanceof Error ? error.message : String(error);
+  const network = kindOf(code, message) === "unreachable" || /socket hang up|ECONNREFUSED|ECONNRESET/.test(message);
+  const kind = network ? "unreachable" : (CLICKHOUSE_KINDS[code] ?? "failed");
+  const said = message.split("\n", 1)[0]!.trim();
+  const words = CLICKHOUSE_WORDS[kind] ?? "ClickHouse refused the write";
+  return { kind, reason: `${words} (${code === "" ? said : `${code}: ${said}`})`, store: "ClickHouse" };
 }
 
 /** A fault in words without a driver error behind it (a vanished file). */

@@ -3,6 +3,7 @@ import type { EngineStore } from "../../storage/store.js";
 import type { ClickhouseClient } from "./connect.js";
 import { HIT_DIMENSIONS } from "../../model/dimensions.js";
 import { HITS_TABLE, schemaStatements, type SchemaPlace } from "./schema.js";
+import { clickhouseFaultOf, StoreUnavailableError } from "../../storage/store-faults.js";
 
 /** A hit as a row of `tally_hits` (JSONEachRow). */
 export function hitRow(hit: Hit): Record<string, unknown> {
@@ -28,6 +29,8 @@ export function hitRow(hit: Hit): Record<string, unknown> {
 export interface HitLog {
   /** Appends the hits; a batch id written before (its answer lost) is not written again. */
   append(hits: readonly Hit[], batchId: string): Promise<void>;
+  /** Resolves when ClickHouse answers (`GET /health` of an idle Tally). */
+  probe(): Promise<void>;
   deleteWebsite(websiteId: number): Promise<void>;
   /** Deletes a website's hits older than a local time (retention). */
   deleteOlderThan(websiteId: number, localSeconds: number): Promise<void>;
@@ -54,6 +57,9 @@ export async function openHitLog(client: ClickhouseClient, place: SchemaPlace = 
         clickhouse_settings: { insert_deduplicate: 1, insert_deduplication_token: batchId, date_time_input_format: "best_effort" },
       });
     },
+    async probe() {
+      await client.command({ query: "SELECT 1" });
+    },
     deleteWebsite: (websiteId) => remove("website_id = {website:UInt32}", { website: websiteId }),
     deleteOlderThan: (websiteId, localSeconds) =>
       remove("website_id = {website:UInt32} AND local_time < toDateTime({before:UInt32}, 'UTC')", {
@@ -68,18 +74,32 @@ export async function openHitLog(client: ClickhouseClient, place: SchemaPlace = 
 const paramSettings = (params: Record<string, unknown>) =>
   Object.fromEntries(Object.entries(params).map(([name, value]) => [`param_${name}`, String(value)]));
 
+/** Runs a call to ClickHouse; its failure is a fault named after ClickHouse (503 and `GET /health` say which store refuses). */
+async function atClickhouse(call: () => Promise<void>): Promise<void> {
+  try {
+    await call();
+  } catch (error) {
+    throw new StoreUnavailableError(clickhouseFaultOf(error));
+  }
+}
+
 /**
  * The engine's writer with every written batch also appended to the hit log, under the same
- * batch id: a batch retried after either write failed is counted once in each.
+ * batch id: a batch retried after either write failed is counted once in each (the database
+ * skips an id it recorded, ClickHouse an insert token it saw). While ClickHouse refuses, the
+ * write queue keeps the batches, in order, as it does while the database refuses.
  */
 export function withHitLog(store: EngineStore, log: HitLog): EngineStore {
   return {
     ...store,
-    probe: () => store.probe(),
+    async probe() {
+      await store.probe();
+      await atClickhouse(() => log.probe());
+    },
     ...(store.check ? { check: store.check.bind(store) } : {}),
     async write(hits, batchId) {
       await store.write(hits, batchId);
-      await log.append(hits, batchId);
+      await atClickhouse(() => log.append(hits, batchId));
     },
     async deleteWebsite(websiteId) {
       await store.deleteWebsite(websiteId);
