@@ -30,7 +30,7 @@ export { parseDatabaseUrl, redactDatabaseUrl, DATABASE_URL_FORMS, type DatabaseL
 export { validate, choice, fallbackChoice, paginationQuery, sortDirection } from "./shared/validation.js";
 export { normalizeDomain, stripWww } from "./websites/domain.js";
 export { compileIpRules } from "./shared/exclusion-lists.js";
-export { addressKey, stripMapped } from "./shared/client-address.js";
+export { addressKey, ipVersion, stripMapped } from "./shared/client-address.js";
 export { escapeHtml, htmlDocument, type HtmlDocument } from "./shared/html.js";
 export { accountSchema } from "./accounts/account-schema.js";
 export { accountUpdateSchema } from "./accounts/account-input.js";

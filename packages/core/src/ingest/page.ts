@@ -81,17 +81,32 @@ function keptQuery(query: string, filter: ReadonlySet<string> | { keep: Readonly
     .join("&");
 }
 
+/** Referrers' hosts by referrer, kept at most (those of up to MAX_KEPT_LENGTH characters): most hits come from a few pages of a few sites. */
+const MAX_REFERRERS = 1024;
+const MAX_KEPT_LENGTH = 512;
+const referrerHosts = new Map<string, string>();
+
+/** A referrer's host without `www.`; "" when it is no http(s) URL. */
+function referrerHost(referrer: string): string {
+  let host = referrerHosts.get(referrer);
+  if (host === undefined) {
+    try {
+      const url = new URL(referrer);
+      host = url.protocol === "http:" || url.protocol === "https:" ? stripWww(url.hostname) : "";
+    } catch {
+      host = "";
+    }
+    if (referrer.length > MAX_KEPT_LENGTH) return host;
+    if (referrerHosts.size >= MAX_REFERRERS) referrerHosts.clear();
+    referrerHosts.set(referrer, host);
+  }
+  return host;
+}
+
 /** The referring host when it is another site; "" for direct, internal or unparseable referrers. */
 export function externalReferrer(referrer: string, ownDomain: string): string {
   if (referrer === "") return "";
-  let host: string;
-  try {
-    const url = new URL(referrer);
-    if (url.protocol !== "http:" && url.protocol !== "https:") return "";
-    host = stripWww(url.hostname);
-  } catch {
-    return "";
-  }
+  const host = referrerHost(referrer);
   return host === ownDomain ? "" : host;
 }
 

@@ -32,13 +32,22 @@ export interface ServerViewsOptions {
 }
 
 interface Held {
+  /** The view as the app's server gave it, unchanged. */
   hit: HitInput;
-  identity: string;
+  /** When it was served (epoch ms): its time when the hit names none. */
+  at: number;
   /** When its wait ends (performance.now()). */
   due: number;
 }
 
-const identityOf = (hit: HitInput) => `${hit.ip ?? ""}\n${hit.userAgent}\n${hit.url.split("#", 1)[0]}`;
+/** The URL as a view's identity reads it: without its fragment. */
+const pageUrl = (url: string) => {
+  const fragment = url.indexOf("#");
+  return fragment === -1 ? url : url.slice(0, fragment);
+};
+
+/** A held view the same person's tracker pageview of the same page (no mark) completes. */
+const samePerson = (view: HitInput, hit: HitInput) => view.userAgent === hit.userAgent && pageUrl(view.url) === pageUrl(hit.url);
 
 /** Mark bytes drawn at once: one call into the random source per this many views. */
 const MARKS_PER_DRAW = 256;
@@ -60,8 +69,13 @@ function markSource(): () => string {
 
 export function createServerViews(options: ServerViewsOptions): ServerViews {
   const held = new Map<string, Held>();
-  /** Marks by identity, oldest first: two tabs of one page are two views. */
-  const byIdentity = new Map<string, string[]>();
+  /**
+   * Marks by the view's address, oldest first (two tabs of one page are two views); user
+   * agent and URL are compared on the few an address has. Nothing is built per view to
+   * find it again: a view is held long enough to reach the old generation, and whatever it
+   * holds then costs a full garbage collection to free.
+   */
+  const byAddress = new Map<string, string[]>();
   /**
    * Marks in the order they were held (so in the order their waits end), from `head` on;
    * some were taken since. One timer for all of them: a timer per view costs more than the view.
@@ -77,10 +91,12 @@ export function createServerViews(options: ServerViewsOptions): ServerViews {
     const view = held.get(mark);
     if (!view) return undefined;
     held.delete(mark);
-    const marks = byIdentity.get(view.identity) ?? [];
+    const address = view.hit.ip ?? "";
+    const marks = byAddress.get(address) ?? [];
     marks.splice(marks.indexOf(mark), 1);
-    if (marks.length === 0) byIdentity.delete(view.identity);
-    return view.hit;
+    if (marks.length === 0) byAddress.delete(address);
+    // The view happened when it was served, whenever it is counted.
+    return view.hit.timestamp === undefined ? { ...view.hit, timestamp: view.at } : view.hit;
   }
 
   function countAlone(mark: string): Promise<void> {
@@ -126,13 +142,12 @@ export function createServerViews(options: ServerViewsOptions): ServerViews {
   return {
     hold(hit) {
       const mark = nextMark();
-      const identity = identityOf(hit);
-      // The view happened now, whenever it is counted.
-      held.set(mark, { hit: { ...hit, timestamp: hit.timestamp ?? Date.now() }, identity, due: performance.now() + options.waitMs });
+      held.set(mark, { hit, at: Date.now(), due: performance.now() + options.waitMs });
       order.push(mark);
-      const marks = byIdentity.get(identity);
+      const address = hit.ip ?? "";
+      const marks = byAddress.get(address);
       if (marks) marks.push(mark);
-      else byIdentity.set(identity, [mark]);
+      else byAddress.set(address, [mark]);
       if (held.size > maxHeld) void countAlone(oldest()!);
       if (timer === null) arm(options.waitMs);
       return mark;
@@ -140,7 +155,7 @@ export function createServerViews(options: ServerViewsOptions): ServerViews {
     claim(hit) {
       if (held.size === 0) return hit.view ? null : undefined;
       if (typeof hit.view === "string" && hit.view !== "") return take(hit.view) ?? null;
-      const mark = byIdentity.get(identityOf(hit))?.[0];
+      const mark = byAddress.get(hit.ip ?? "")?.find((candidate) => samePerson(held.get(candidate)!.hit, hit));
       return mark === undefined ? undefined : take(mark);
     },
     async release() {

@@ -46,31 +46,52 @@ const MAX_ENTRIES = 10_000;
  */
 export function createWebsiteCache(load: (domain: string) => Promise<WebsiteRow | null>) {
   const entries = new Map<string, { rules: WebsiteRules | null; expires: number }>();
+  /**
+   * Lookups under way, by domain: the hits that miss together (every hit of a busy site as
+   * its entry expires) wait for one query instead of queueing one each on the connection.
+   */
+  const loading = new Map<string, Promise<WebsiteRules | null>>();
   const remember = (domain: string, rules: WebsiteRules | null) => {
     if (entries.size >= MAX_ENTRIES && !entries.has(domain)) entries.clear();
     entries.set(domain, { rules, expires: Date.now() + TTL_MS });
     return rules;
   };
+  async function read(domain: string): Promise<WebsiteRules | null> {
+    try {
+      const row = await load(domain);
+      return row ? compileRules(row) : null;
+    } catch (error) {
+      const stale = entries.get(domain);
+      if (stale === undefined) throw error;
+      return stale.rules;
+    }
+  }
   return {
     get(domain: string, now = Date.now()): WebsiteRules | null | undefined {
       const entry = entries.get(domain);
       return entry && entry.expires > now ? entry.rules : undefined;
     },
-    async load(domain: string): Promise<WebsiteRules | null> {
-      let row: WebsiteRow | null;
-      try {
-        row = await load(domain);
-      } catch (error) {
-        const stale = entries.get(domain);
-        if (stale === undefined) throw error;
-        return remember(domain, stale.rules);
-      }
-      return remember(domain, row ? compileRules(row) : null);
+    load(domain: string): Promise<WebsiteRules | null> {
+      const current = loading.get(domain);
+      if (current !== undefined) return current;
+      const pending: Promise<WebsiteRules | null> = read(domain).then((rules) => {
+        // Forgotten meanwhile (the website changed): answered, not remembered.
+        if (loading.get(domain) !== pending) return rules;
+        loading.delete(domain);
+        return remember(domain, rules);
+      });
+      pending.catch(() => {
+        if (loading.get(domain) === pending) loading.delete(domain);
+      });
+      loading.set(domain, pending);
+      return pending;
     },
     /** Drops a domain's entry and its subdomains' (a website that counts its subdomains answers for them). */
     forget(domain: string): void {
-      entries.delete(domain);
-      for (const host of entries.keys()) if (host.endsWith(`.${domain}`)) entries.delete(host);
+      for (const hosts of [entries, loading]) {
+        hosts.delete(domain);
+        for (const host of hosts.keys()) if (host.endsWith(`.${domain}`)) hosts.delete(host);
+      }
     },
   };
 }

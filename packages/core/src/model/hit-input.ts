@@ -1,4 +1,4 @@
-import { isIP } from "node:net";
+import { ipVersion } from "../shared/client-address.js";
 import { FIRST_DAY, isTimeInDomain, LAST_DAY } from "../shared/calendar.js";
 import { ValidationError } from "../shared/errors.js";
 import { storableText, wellFormed } from "../shared/text.js";
@@ -118,6 +118,7 @@ const SCREEN = /^(\d{1,5})x(\d{1,5})$/;
 const LANGUAGE = /^([a-zA-Z]{2,3})(?:[-_][a-zA-Z0-9]{1,8})*$/;
 
 export interface CheckedHit {
+  /** Shared with the other hits of the same URL text: read it, never change it. */
   url: URL;
   /** The website the tracker named; null: the page's host. */
   website: string | null;
@@ -146,19 +147,36 @@ export interface CheckedHit {
 
 const invalid = (field: string, message: string) => ValidationError.field(field, message);
 
+/** Page URLs parsed lately, kept at most (those of up to MAX_KEPT_LENGTH characters): a site's hits name the same pages again and again. */
+const MAX_PARSED_URLS = 1024;
+const MAX_KEPT_LENGTH = 512;
+const parsedUrls = new Map<string, URL>();
+
+/** The URL of this text, parsed once while it is among the recent ones (shared between hits: never changed). */
+function parsedUrl(text: string): URL | null {
+  let url = parsedUrls.get(text);
+  if (url === undefined) {
+    try {
+      url = new URL(text);
+    } catch {
+      return null;
+    }
+    if (text.length > MAX_KEPT_LENGTH) return url;
+    if (parsedUrls.size >= MAX_PARSED_URLS) parsedUrls.clear();
+    parsedUrls.set(text, url);
+  }
+  return url;
+}
+
 /** Checks a hit's shape; fields that only enrich (screen, language) are dropped when malformed. */
 export function checkHit(input: HitInput): CheckedHit {
   if (typeof input.url !== "string" || input.url.length > LIMITS.url) throw invalid("u", "The page URL is missing or too long.");
-  let url: URL;
-  try {
-    url = new URL(input.url);
-  } catch {
-    throw invalid("u", "The page URL is not a valid URL.");
-  }
+  const url = parsedUrl(input.url);
+  if (url === null) throw invalid("u", "The page URL is not a valid URL.");
   if (url.protocol !== "http:" && url.protocol !== "https:") throw invalid("u", "The page URL must be http or https.");
-  const ip = typeof input.ip === "string" ? input.ip.replace(/^::ffff:(?=\d+\.)/, "") : "";
+  const ip = typeof input.ip !== "string" ? "" : input.ip.startsWith("::") ? input.ip.replace(/^::ffff:(?=\d+\.)/, "") : input.ip;
   const visitorKey = typeof input.visitorKey === "string" && input.visitorKey !== "" ? input.visitorKey : null;
-  if (isIP(ip) === 0 && !(visitorKey !== null && ip === "")) throw invalid("ip", "The client IP is not an IP address.");
+  if (ipVersion(ip) === 0 && !(visitorKey !== null && ip === "")) throw invalid("ip", "The client IP is not an IP address.");
   const timestamp = input.timestamp === undefined ? Date.now() : Number(input.timestamp);
   if (!Number.isFinite(timestamp)) throw invalid("timestamp", "The timestamp is not a valid time.");
   if (!isTimeInDomain(timestamp)) throw invalid("timestamp", `The timestamp must fall between ${FIRST_DAY} and ${LAST_DAY}.`);

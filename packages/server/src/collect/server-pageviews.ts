@@ -44,15 +44,33 @@ export function isPageRequest(method: string | undefined, path: string, header: 
 export const isPageResponse = (status: number, contentType: string | undefined): boolean =>
   status >= 200 && status < 300 && /^\s*text\/html\b/i.test(contentType ?? "");
 
+/** Distinct texts kept by `shared` before it starts again. */
+const MAX_SHARED = 4096;
+const sharedTexts = new Map<string, string>();
+
+/**
+ * The copy of a text kept already, when there is one. A view is held for seconds, long
+ * enough for what it holds to reach the old generation; its page, user agent and referrer
+ * repeat from view to view, and a copy kept once spares the garbage collector one a view.
+ */
+function shared(text: string | null | undefined): string | undefined {
+  if (text === null || text === undefined) return undefined;
+  const kept = sharedTexts.get(text);
+  if (kept !== undefined) return kept;
+  if (sharedTexts.size >= MAX_SHARED) sharedTexts.clear();
+  sharedTexts.set(text, text);
+  return text;
+}
+
 /** The pageview of a served page, as the tracker would have sent it, from the request's own address, user agent and referrer. */
 function pageHit(tally: Tally, request: PageRequest, route: string | undefined): HitInput {
   const { header } = request;
   const ip = proxyTrust(tally.options.trustProxy).clientIp(request.socketIp, header);
   return {
-    url: request.url,
-    referrer: header("referer"),
-    language: header("accept-language")?.split(",", 1)[0],
-    userAgent: header("user-agent") ?? "",
+    url: shared(request.url)!,
+    referrer: shared(header("referer")),
+    language: shared(header("accept-language")?.split(",", 1)[0]),
+    userAgent: shared(header("user-agent")) ?? "",
     ...(ip === undefined ? {} : { ip }),
     ...(route === undefined ? {} : { route }),
   };

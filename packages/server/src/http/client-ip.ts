@@ -1,5 +1,4 @@
-import { isIP } from "node:net";
-import { addressKey, compileIpRules, stripMapped, type TrustProxy } from "@tally-analytics/core/internal";
+import { addressKey, compileIpRules, ipVersion, stripMapped, type TrustProxy } from "@tally-analytics/core/internal";
 
 export { addressKey };
 
@@ -25,18 +24,22 @@ function forwardedFor(header: string): string[] {
     if (!match?.[2]) continue;
     const value = match[2];
     const bracketed = /^\[([^\]]+)\]/.exec(value);
-    addresses.push(bracketed?.[1] ?? (isIP(value) ? value : value.replace(/:\d+$/, "")));
+    addresses.push(bracketed?.[1] ?? (ipVersion(value) ? value : value.replace(/:\d+$/, "")));
   }
   return addresses;
 }
 
+/** The forwarded addresses, nearest last, as written (a mapped IPv4 address not yet read as IPv4). */
 function forwardingChain(header: HeaderReader): string[] {
   const xff = header("x-forwarded-for");
-  if (xff)
-    return xff
-      .split(",")
-      .map((entry) => entry.trim())
-      .filter(Boolean);
+  if (xff) {
+    const chain: string[] = [];
+    for (const entry of xff.split(",")) {
+      const address = entry.trim();
+      if (address !== "") chain.push(address);
+    }
+    return chain;
+  }
   const forwarded = header("forwarded");
   return forwarded ? forwardedFor(forwarded) : [];
 }
@@ -50,29 +53,28 @@ function forwardingChain(header: HeaderReader): string[] {
 function compile(trustProxy: TrustProxy | undefined): ProxyTrust {
   const list = Array.isArray(trustProxy) ? compileIpRules(trustProxy.join("\n")) : null;
   const hops = trustProxy === true ? 1 : typeof trustProxy === "number" ? trustProxy : 0;
-  const family = (address: string) => (isIP(address) === 6 ? "ipv6" : "ipv4");
+  const family = (address: string) => (ipVersion(address) === 6 ? "ipv6" : "ipv4");
   /** Whether hop `index` (0 = the socket's peer) at `address` may forward for the one before it. */
   const trustedHop = (address: string, index: number) =>
     Array.isArray(trustProxy) ? (list?.check(address, family(address)) ?? false) : index < hops;
   const trusts = (address: string | undefined) => {
     const plain = address && stripMapped(address);
-    return !!plain && isIP(plain) !== 0 && trustedHop(plain, 0);
+    return !!plain && ipVersion(plain) !== 0 && trustedHop(plain, 0);
   };
   return {
     trusts,
     clientIp(socketIp, header) {
       const socket = socketIp && stripMapped(socketIp);
       if (!trusts(socket)) return socket;
-      const chain = forwardingChain(header).map(stripMapped).reverse();
-      let index = 1;
-      for (const address of chain) {
+      const chain = forwardingChain(header);
+      for (let hop = chain.length - 1, index = 1; hop >= 0; hop--, index++) {
+        const address = stripMapped(chain[hop]!);
         // A proxy we trust wrote something that is no address: the client is unknown, count the proxy.
-        if (isIP(address) === 0) return socket;
+        if (ipVersion(address) === 0) return socket;
         if (!trustedHop(address, index)) return address;
-        index++;
       }
       // Every hop trusted: the farthest one is as near the client as we can tell.
-      return chain.at(-1) ?? socket;
+      return chain.length === 0 ? socket : stripMapped(chain[0]!);
     },
   };
 }
