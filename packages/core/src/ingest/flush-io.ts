@@ -14,7 +14,7 @@ import { VISIT_COLUMNS } from "../model/dimensions.js";
 import type { ClosingPeriod } from "../model/periods.js";
 import { WIDER_ROLLUPS } from "../model/stat-names.js";
 import type { WriteDialect } from "../storage/dialect.js";
-import { allRows, runStatement, type RunResult, type SqlRunner } from "../storage/sql-runner.js";
+import { allRows, holdStatement, runStatement, type RunResult, type SqlRunner } from "../storage/sql-runner.js";
 import type { Steps } from "../shared/steps.js";
 import { VITALS } from "../model/hit-input.js";
 import { newVisitorState, type VisitorState } from "../model/hit.js";
@@ -94,12 +94,10 @@ function textsByCount(build: (count: number) => string): (count: number) => stri
 /** `insert into table (columns) values (…), (…) [suffix]`, a statement per `rowsPerStatement` rows. */
 function valuesInserter<R>(table: string, columns: readonly (keyof R & string)[], suffix = "") {
   const textFor = textsByCount((count) => `insert into ${table} (${columns.join(", ")}) values ${list(count, columns.length)} ${suffix}`);
-  return function* insert(runner: SqlRunner, rows: readonly R[]): Steps<number> {
-    let changed = 0;
+  return function* insert(runner: SqlRunner, rows: readonly R[]): Steps<void> {
     for (const [count, paramLists] of batches(rows, runner.rowsPerStatement, (row) => columns.map((column) => row[column]))) {
-      changed += (yield runner.runEach(textFor(count), paramLists)) as number;
+      yield runner.runEach(textFor(count), paramLists);
     }
-    return changed;
   };
 }
 
@@ -122,20 +120,19 @@ export function jsonList(items: readonly unknown[], keys?: string[]): string {
 
 /**
  * The same insert with the rows as one JSON parameter, typed by the table's own row type
- * (WriteDialect.jsonLists): one statement and one plan a list, whatever its length.
+ * (WriteDialect.jsonLists): one statement and one plan a list, whatever its length, held to go
+ * out with the flush's other writes (SqlRunner.hold).
  */
 function jsonInserter<R>(table: string, columns: readonly (keyof R & string)[], suffix = "") {
   const names = columns.join(", ");
   const keys: string[] = [...columns];
   const text = `insert into ${table} (${names}) select ${names} from json_populate_recordset(null::${table}, cast(? as json)) ${suffix}`;
-  return function* insert(runner: SqlRunner, rows: readonly R[]): Steps<number> {
-    let changed = 0;
+  return function* insert(runner: SqlRunner, rows: readonly R[]): Steps<void> {
     for (let start = 0; start < rows.length; start += JSON_LIST_ROWS) {
       // The replacer list keeps each row's own columns, in the statement's order.
       const json = jsonList(rows.slice(start, start + JSON_LIST_ROWS), keys);
-      changed += yield* runStatement(runner, text, [json]);
+      yield* holdStatement(runner, table, text, [json]);
     }
-    return changed;
   };
 }
 
@@ -449,7 +446,7 @@ export function createFlushIo(runner: SqlRunner, dialect: WriteDialect): FlushIo
       if (dialect.jsonLists) {
         for (let start = 0; start < rows.length; start += JSON_LIST_ROWS) {
           const json = jsonList(rows.slice(start, start + JSON_LIST_ROWS), VISIT_UPDATE_KEYS);
-          yield* runStatement(runner, s.updateVisitsJson, [json]);
+          yield* holdStatement(runner, "visits", s.updateVisitsJson, [json]);
         }
         return;
       }
@@ -501,12 +498,12 @@ export function createFlushIo(runner: SqlRunner, dialect: WriteDialect): FlushIo
       yield* runStatement(runner, s.sumParts(parts.length), [period, websiteId, ...WIDER_ROLLUPS, ...parts]);
     },
     *saveWatermark(websiteId, closedThrough) {
-      yield* runStatement(runner, s.saveWatermark, [websiteId, closedThrough]);
+      yield* holdStatement(runner, "rollup_watermarks", s.saveWatermark, [websiteId, closedThrough]);
     },
     *deleteOutboxRows(ids) {
       for (let start = 0; start < ids.length; start += 100) {
         const part = ids.slice(start, start + 100);
-        yield* runStatement(runner, s.outboxRows(part.length), part);
+        yield* holdStatement(runner, "tally_outbox", s.outboxRows(part.length), part);
       }
     },
     *touchDays(rows) {

@@ -12,7 +12,13 @@ import { engineWrites, type EngineWrites } from "./engine-writes.js";
 export function createKyselyStore(db: Kysely<Database>, dialect: SqlDialect): EngineStore {
   const dictionary = createDictionary();
   const inTransaction = <T>(body: (writes: EngineWrites) => Steps<T>): Promise<T> =>
-    db.transaction().execute((trx) => runAsync(body(engineWrites(kyselyRunner(trx, dialect), dialect, dictionary))));
+    db.transaction().execute(async (trx) => {
+      // Writes whose answers nobody reads go out together (SqlRunner.hold), all before the commit.
+      const runner = kyselyRunner(trx, dialect, { holdWrites: dialect.name === "postgres" });
+      const answer = await runAsync(body(engineWrites(runner, dialect, dictionary)));
+      await runner.release?.();
+      return answer;
+    });
   const storeCall = async <T>(body: (writes: EngineWrites) => Steps<T>): Promise<T> => {
     try {
       return await inTransaction(body);

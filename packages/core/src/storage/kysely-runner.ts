@@ -9,8 +9,30 @@ function numbered(text: string): string {
   return text.replace(/\?/g, () => `$${++n}`);
 }
 
-/** A runner on a kysely connection or transaction. */
-export function kyselyRunner(db: Kysely<Database> | Transaction<Database>, dialect: SqlDialect): SqlRunner {
+/** Writes queued by `hold`: their tables, texts and parameters, in order. */
+interface HeldWrites {
+  tables: Set<string>;
+  texts: string[];
+  params: unknown[];
+}
+
+/** Held writes as one statement: every write but the last a data-modifying `WITH` clause. */
+function heldStatement({ texts }: HeldWrites): string {
+  if (texts.length === 1) return texts[0]!;
+  const clauses = texts.slice(0, -1).map((text, index) => `held_${index} as (${text})`);
+  return `with ${clauses.join(", ")} ${texts[texts.length - 1]!}`;
+}
+
+/**
+ * A runner on a kysely connection or transaction. With `holdWrites` (a PostgreSQL flush's
+ * transaction, which releases before it commits), writes whose answers nobody reads are
+ * queued and sent together (SqlRunner.hold).
+ */
+export function kyselyRunner(
+  db: Kysely<Database> | Transaction<Database>,
+  dialect: SqlDialect,
+  { holdWrites = false }: { holdWrites?: boolean } = {},
+): SqlRunner {
   const texts = new Map<string, string>();
   const textOf = (text: string) => {
     if (dialect.name !== "postgres") return text;
@@ -18,25 +40,46 @@ export function kyselyRunner(db: Kysely<Database> | Transaction<Database>, diale
     if (converted === undefined) texts.set(text, (converted = numbered(text)));
     return converted;
   };
-  return {
+  let held: HeldWrites = { tables: new Set(), texts: [], params: [] };
+  async function release(): Promise<void> {
+    if (held.texts.length === 0) return;
+    const writes = held;
+    held = { tables: new Set(), texts: [], params: [] };
+    await db.executeQuery(CompiledQuery.raw(textOf(heldStatement(writes)), writes.params));
+  }
+  const runner: SqlRunner = {
     rowsPerStatement: 500,
     async all(text, params) {
+      await release();
       return (await db.executeQuery<Row>(CompiledQuery.raw(textOf(text), [...params]))).rows;
     },
     async run(text, params) {
+      await release();
       const result = await db.executeQuery(CompiledQuery.raw(textOf(text), [...params]));
       return { changes: Number(result.numAffectedRows ?? 0n), insertId: result.insertId === undefined ? null : Number(result.insertId) };
     },
     async runEach(text, paramLists) {
+      await release();
       let changed = 0;
       for (const params of paramLists)
         changed += Number((await db.executeQuery(CompiledQuery.raw(textOf(text), [...params]))).numAffectedRows ?? 0n);
       return changed;
     },
     async allEach(text, paramLists) {
+      await release();
       const rows: Row[] = [];
       for (const params of paramLists) rows.push(...(await db.executeQuery<Row>(CompiledQuery.raw(textOf(text), [...params]))).rows);
       return rows;
     },
   };
+  if (holdWrites) {
+    runner.hold = async (table, text, params) => {
+      if (held.tables.has(table)) await release();
+      held.tables.add(table);
+      held.texts.push(text);
+      held.params.push(...params);
+    };
+    runner.release = release;
+  }
+  return runner;
 }

@@ -22,6 +22,15 @@ export interface SqlRunner {
   runEach(text: string, paramLists: readonly (readonly unknown[])[]): MaybePromise<number>;
   /** `all` of one text once per parameter list, the rows of every run together. */
   allEach(text: string, paramLists: readonly (readonly unknown[])[]): MaybePromise<Row[]>;
+  /**
+   * Where each statement is a round trip (PostgreSQL, in a flush): queues a write whose answer
+   * nobody reads. The writes queued go out together as one statement (each a data-modifying
+   * `WITH` clause) before the runner's next statement, or at `release`; a second write to a
+   * table queued already sends the queue first (no statement sees its own changes).
+   */
+  hold?(table: string, text: string, params: readonly unknown[]): MaybePromise<void>;
+  /** Sends what `hold` queued; the transaction may end only after it. */
+  release?(): MaybePromise<void>;
 }
 
 /** What a statement changed: how many rows, and the id of the last row it inserted (SQLite). */
@@ -38,4 +47,9 @@ export function* allRows<R>(runner: SqlRunner, text: string, params: readonly un
 /** `run` as one step; answers the rows changed. */
 export function* runStatement(runner: SqlRunner, text: string, params: readonly unknown[]): Steps<number> {
   return ((yield runner.run(text, params)) as RunResult).changes;
+}
+
+/** A write whose answer nobody reads, as one step: queued where the runner holds writes, else run. */
+export function* holdStatement(runner: SqlRunner, table: string, text: string, params: readonly unknown[]): Steps<void> {
+  yield runner.hold ? runner.hold(table, text, params) : runner.run(text, params);
 }
