@@ -633,7 +633,12 @@ export function createTally<E extends EventMap<E> = AnyEvents>(options: TallyOpt
   checkTrustProxy(options.trustProxy);
   if (options.secret !== undefined) (typeof options.secret === "string" ? [options.secret] : options.secret).forEach(checkSecret);
   const services = openServices(options, createPasswords(options.passwords));
-  services.catch(() => {}); // reported through ready() and every call, never as unhandled
+  /** The services once open: a hit then takes them without waiting a turn. */
+  let opened: Services | undefined;
+  services.then(
+    (open) => (opened = open),
+    () => {}, // reported through ready() and every call, never as unhandled
+  );
   let closing: Promise<void> | null = null;
   /** A service whose calls wait for the store, are refused while its file is gone, and answer a store fault as a 503. */
   const guarded = <T extends object>(pick: (s: Services) => T) =>
@@ -646,7 +651,7 @@ export function createTally<E extends EventMap<E> = AnyEvents>(options: TallyOpt
       asStoreUnavailable,
     );
   const views = createServerViews({
-    count: async (hit) => (await services).collector.collect(hit, "server"),
+    count: async (hit) => (opened ?? (await services)).collector.collect(hit, "server"),
     onError: (error) => {
       // A page of a host with no website (a developer's localhost), or a malformed URL: not counted, by design.
       if (error instanceof NotFoundError || error instanceof ValidationError) return;
@@ -657,7 +662,7 @@ export function createTally<E extends EventMap<E> = AnyEvents>(options: TallyOpt
   });
   /** A hit of a client's (`collect`), or of the app's own server (`record`): their new values have budgets of their own. */
   async function collect(hit: HitInput, from: "client" | "server" = "client"): Promise<CollectResult> {
-    const { collector } = await services;
+    const { collector } = opened ?? (await services);
     const isPageview =
       (hit.event === undefined || hit.event === null || hit.event === PAGEVIEW_EVENT) &&
       (hit.engagedMs === undefined || hit.engagedMs === null);

@@ -1,6 +1,5 @@
 import { createIsbotFromList, isbot, list as botPatterns } from "isbot";
 import UAParser from "ua-parser-js";
-import { createLruCache } from "./lru-cache.js";
 
 /** What the browser, os and device statistics count; "" means unknown and is not counted. */
 export interface UserAgentInfo {
@@ -59,8 +58,15 @@ function withVersion(name: string, version: string | undefined, parts: number): 
 }
 
 export function createUserAgentParser({ cacheSize = 2000, allowHeadless = false }: UserAgentParserOptions = {}): UserAgentParser {
-  const parsed = createLruCache<string, UserAgentInfo>(cacheSize);
-  const verdicts = createLruCache<string, boolean>(cacheSize);
+  // Plain maps started again when full: a site sees a few hundred user agents, and every hit
+  // asks twice; an LRU's reordering on each hit cost more than the rare parse it saves.
+  const parsed = new Map<string, UserAgentInfo>();
+  const verdicts = new Map<string, boolean>();
+  const keep = <V>(cache: Map<string, V>, userAgent: string, value: V) => {
+    if (userAgent.length > MAX_CACHED_LENGTH) return;
+    if (cache.size >= cacheSize) cache.clear();
+    cache.set(userAgent, value);
+  };
   const parser = new UAParser();
   const detectBot = allowHeadless ? createIsbotFromList(botPatterns.filter((p) => p !== "headless")) : isbot;
 
@@ -87,14 +93,14 @@ export function createUserAgentParser({ cacheSize = 2000, allowHeadless = false 
       const cached = parsed.get(userAgent);
       if (cached) return cached;
       const info = parseUncached(userAgent);
-      if (userAgent.length <= MAX_CACHED_LENGTH) parsed.set(userAgent, info);
+      keep(parsed, userAgent, info);
       return info;
     },
     isBot(userAgent) {
       const cached = verdicts.get(userAgent);
       if (cached !== undefined) return cached;
       const verdict = detectBot(userAgent);
-      if (userAgent.length <= MAX_CACHED_LENGTH) verdicts.set(userAgent, verdict);
+      keep(verdicts, userAgent, verdict);
       return verdict;
     },
   };

@@ -66,6 +66,9 @@ function knownAgent(known: KnownValues, parsed: UserAgentInfo): UserAgentInfo {
   };
 }
 
+/** A hit checked and enriched, or why it is dropped. */
+type Prepared = Hit | Extract<CollectResult, { status: "dropped" }>;
+
 /** `counted`: a tracker pageview whose view the app's server counted already (docs/statistics.md, "Server-side pageviews"). */
 export type CollectResult = { status: "accepted" } | { status: "dropped"; reason: "bot" | "referrer-spam" | "excluded-ip" | "counted" };
 
@@ -140,16 +143,17 @@ export function createCollector(options: CollectorOptions) {
     },
   });
 
-  async function rulesFor(hit: CheckedHit): Promise<WebsiteRules> {
+  /** The hit's website: at once while its rules are cached (almost every hit), else once they are loaded. */
+  function rulesFor(hit: CheckedHit): WebsiteRules | Promise<WebsiteRules> {
     const domain = hit.website === null ? stripWww(hit.url.hostname) : normalizeDomain(hit.website);
     if (domain === null) throw new NotFoundError("No website is registered for this domain.");
-    const cached = websites.get(domain);
-    const rules = cached === undefined ? await websites.load(domain) : cached;
-    if (!rules) {
+    const known = (rules: WebsiteRules | null) => {
+      if (rules) return rules;
       drops.unknown(hit.url, domain);
       throw new NotFoundError("No website is registered for this host.");
-    }
-    return rules;
+    };
+    const cached = websites.get(domain);
+    return cached === undefined ? websites.load(domain).then(known) : known(cached);
   }
 
   async function saltFor(day: string): Promise<string> {
@@ -208,12 +212,15 @@ export function createCollector(options: CollectorOptions) {
     return salt === undefined ? saltFor(day).then(remember) : remember(salt);
   }
 
-  /** `referrer`: the external referring host, "" when direct or internal; `host`: the page's. */
-  async function enrich(
+  /**
+   * `referrer`: the external referring host, "" when direct or internal; `host`: the page's.
+   * At once where the salts are held (a hit then waits on nothing), else once they are loaded.
+   */
+  function enrich(
     hit: CheckedHit,
     rules: WebsiteRules,
     { referrer, host, origin, saltOf = saltFor }: { referrer: string; host: string; origin: HitOrigin; saltOf?: SaltOf },
-  ): Promise<Hit> {
+  ): Hit | Promise<Hit> {
     const { day, hour, seconds } = localTime(rules.timezone, hit.timestamp);
     const engagement = hit.engagedMs !== null;
     // Yesterday's hash near midnight (a visit may continue), always for engagement (it may
@@ -223,17 +230,14 @@ export function createCollector(options: CollectorOptions) {
     const parsed = userAgents.parse(hit.userAgent);
     const agent = hit.known ? knownAgent(hit.known, parsed) : parsed;
     const tag = campaignTagsOf(hit.url);
-    // Each at once where the salts are held (a hit then waits on nothing), else all awaited together.
+    // Each at once where the salts are held, else all awaited together.
     const keys = [
       hashOn(day, rules, hit, saltOf),
       dayBefore === day ? null : hashOn(dayBefore, rules, hit, saltOf),
       dayAfter === day || engagement ? null : hashOn(dayAfter, rules, hit, saltOf),
       sourceOf(origin, day, rules, hit),
     ];
-    const [today, before, after, source] = keys.some((key) => key instanceof Promise)
-      ? await Promise.all(keys)
-      : (keys as (string | null)[]);
-    return {
+    const build = ([today, before, after, source]: (string | null)[]): Hit => ({
       kind: engagement ? "engagement" : hit.event === null ? "pageview" : "event",
       websiteId: rules.id,
       timestamp: hit.timestamp,
@@ -261,18 +265,28 @@ export function createCollector(options: CollectorOptions) {
         screen: hit.screen,
         event: hit.event ?? "",
       }),
-    };
+    });
+    return keys.some((key) => key instanceof Promise) ? Promise.all(keys).then(build) : build(keys as (string | null)[]);
   }
 
-  /** The hit checked and enriched (no raw address left in it), or why it is dropped. */
-  async function prepare(
-    input: HitInput,
-    from: "client" | "server",
-    saltOf: SaltOf = saltFor,
-  ): Promise<Hit | Extract<CollectResult, { status: "dropped" }>> {
+  /**
+   * The hit checked and enriched (no raw address left in it), or why it is dropped: at once
+   * when nothing needs loading (its website's rules, the day's salts), so that a hit costs
+   * no turn of the event loop; a promise otherwise.
+   */
+  function prepare(input: HitInput, from: "client" | "server", saltOf: SaltOf = saltFor): Prepared | Promise<Prepared> {
     const hit = checkHit(input);
-    if (hit.known?.region) await loadRegions();
-    const rules = await rulesFor(hit);
+    if (hit.known?.region) return loadRegions().then(() => prepareFor(hit, rulesFor(hit), from, saltOf));
+    return prepareFor(hit, rulesFor(hit), from, saltOf);
+  }
+
+  function prepareFor(
+    hit: CheckedHit,
+    rules: WebsiteRules | Promise<WebsiteRules>,
+    from: "client" | "server",
+    saltOf: SaltOf,
+  ): Prepared | Promise<Prepared> {
+    if (rules instanceof Promise) return rules.then((loaded) => prepareFor(hit, loaded, from, saltOf));
     const drop = (reason: RuleDropReason) => {
       drops.record(rules.id, hit.url, reason);
       return { status: "dropped" as const, reason };
@@ -287,7 +301,8 @@ export function createCollector(options: CollectorOptions) {
   }
 
   async function count(input: HitInput, from: "client" | "server"): Promise<CollectResult> {
-    const prepared = await prepare(input, from);
+    const ready = prepare(input, from);
+    const prepared = ready instanceof Promise ? await ready : ready;
     if ("status" in prepared) return prepared;
     if (prepared.kind === "event" && conversions.has(conversionKey(prepared))) {
       drops.record(prepared.websiteId, new URL(input.url), "counted");

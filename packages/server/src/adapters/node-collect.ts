@@ -69,7 +69,7 @@ export function createNodeCollect(tally: Tally) {
     );
     // A body left unread (413) closes the connection instead of being drained.
     // setHeader rather than writeHead(headers): the host's logging middleware can read them back.
-    for (const [name, value] of Object.entries(answer.headers)) res.setHeader(name, value);
+    for (const name in answer.headers) res.setHeader(name, answer.headers[name]!);
     if (!req.complete) res.setHeader("connection", "close");
     res.statusCode = answer.status;
     res.end(answer.body);

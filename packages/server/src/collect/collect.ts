@@ -148,13 +148,11 @@ function clientIpOf(tally: Tally, request: HitRequest): string {
   return ip;
 }
 
-async function submitHit(tally: Tally, hit: HitInput): Promise<CollectResult> {
-  try {
-    return await tally.collect(hit);
-  } catch (error) {
+function submitHit(tally: Tally, hit: HitInput): Promise<CollectResult> {
+  return tally.collect(hit).catch((error: unknown) => {
     if (error instanceof ValidationError) throw new HttpError(400, `Invalid hit: ${Object.values(error.errors).flat().join(" ")}`);
     throw error;
-  }
+  });
 }
 
 async function collectHit(tally: Tally, request: HitRequest): Promise<CollectResult> {
