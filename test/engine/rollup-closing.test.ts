@@ -96,7 +96,7 @@ describe.each(DIALECTS)("rollups summed when periods close (%s)", (dialect) => {
 
   it("every closed period of every statistic holds the sum of its days, and no open one is stored", async () => {
     const rows = await stored.sql<{ name: string; period: string; value: string; count: number }>(
-      `select name, period, value, count from rollups where website_id = ${websiteId}`,
+      `select name, period, value, count from rollups where website_id = ${websiteId} and period <> 'trailing'`,
     );
     const days = new Map<string, number>();
     const wider = new Map<string, number>();
@@ -131,6 +131,54 @@ describe.each(DIALECTS)("rollups summed when periods close (%s)", (dialect) => {
       "exit_page",
     ]) {
       expect(names.has(name)).toBe(true);
+    }
+  });
+
+  it("the trailing rows hold the sums of the 364 days ending on the watermark, late counts included", async () => {
+    const rows = await stored.sql<{ name: string; period: string; value: string; count: number }>(
+      `select name, period, value, count from rollups where website_id = ${websiteId} and (period = 'trailing' or length(period) = 10)`,
+    );
+    const days = new Map<string, number>();
+    const trailing = new Map<string, number>();
+    for (const row of rows) {
+      const key = `${row.name}|${row.value}`;
+      if (row.period === "trailing") trailing.set(key, Number(row.count));
+      else if (!DAY_ONLY.has(row.name) && row.period >= "2024-05-11" && row.period <= "2025-05-09")
+        days.set(key, (days.get(key) ?? 0) + Number(row.count));
+    }
+    for (const [key, count] of [...days]) if (count === 0) days.delete(key);
+    expect(trailing).toEqual(days);
+    expect(trailing.get("page|/late")).toBe(2);
+  });
+
+  it("answers pages over ranges near the trailing period as the days alone do, in either order and on any page", async () => {
+    const { tally } = stored;
+    for (const [from, to] of [
+      ["2024-05-11", "2025-05-10"], // the trailing days and the newest day
+      ["2024-05-11", "2025-05-01"], // less its last eight days
+      ["2024-06-01", "2025-05-10"],
+      ["2024-05-10", "2025-05-05"],
+    ] as const) {
+      for (const name of ["page", "browser", "referrer", "landing_page"] as const) {
+        const expected = new Map<string, number>();
+        for (const row of await stored.sql<{ value: string; count: number }>(
+          `select value, count from rollups where website_id = ${websiteId} and name = '${name}' and length(period) = 10 and period >= '${from}' and period <= '${to}'`,
+        )) {
+          expected.set(row.value, (expected.get(row.value) ?? 0) + Number(row.count));
+        }
+        const all = [...expected].filter(([, count]) => count > 0).map(([value, count]) => ({ value, count }));
+        for (const sort of ["desc", "asc"] as const) {
+          const ordered = [...all].sort(
+            (a, b) => (sort === "desc" ? b.count - a.count : a.count - b.count) || (a.value < b.value ? -1 : 1),
+          );
+          for (const page of [1, 2]) {
+            const answer = await tally.stats.query(accountId, websiteId, { name, from, to, per_page: 10, page, sort });
+            const got = answer.data.map((row) => ({ value: String(row.value), count: row.count }));
+            expect(got, `${name} ${from}…${to} ${sort} page ${page}`).toEqual(ordered.slice((page - 1) * 10, page * 10));
+            expect(answer.total, `${name} ${from}…${to}`).toBe(all.length);
+          }
+        }
+      }
     }
   });
 

@@ -16,6 +16,7 @@ import { WIDER_ROLLUPS } from "../model/stat-names.js";
 import type { WriteDialect } from "../storage/dialect.js";
 import { allRows, holdStatement, runStatement, type RunResult, type SqlRunner } from "../storage/sql-runner.js";
 import type { Steps } from "../shared/steps.js";
+import { shiftTrailing } from "../storage/trailing-rollup.js";
 import { VITALS } from "../model/hit-input.js";
 import { newVisitorState, type VisitorState } from "../model/hit.js";
 import { MAX_SEEN_PER_VISITOR } from "./visit-processor.js";
@@ -75,6 +76,8 @@ export interface FlushIo extends DimensionIo {
   /** Replaces a closed period's rows of every wider rollup with the sums of its parts' rows. */
   sumPeriod(websiteId: number, closing: ClosingPeriod): Steps<void>;
   saveWatermark(websiteId: number, closedThrough: string): Steps<void>;
+  /** Moves the website's trailing rollup rows from watermark `before` ("": none) to `after` (storage/trailing-rollup.ts). */
+  shiftTrailing(websiteId: number, before: string, after: string): Steps<void>;
   /** Bumps the versions of the days whose visits changed (their day blocks are out of date). */
   touchDays(rows: readonly TouchedDay[]): Steps<void>;
   /** Deletes the outbox rows of the conversions this flush counts. */
@@ -500,6 +503,7 @@ export function createFlushIo(runner: SqlRunner, dialect: WriteDialect): FlushIo
     *saveWatermark(websiteId, closedThrough) {
       yield* holdStatement(runner, "rollup_watermarks", s.saveWatermark, [websiteId, closedThrough]);
     },
+    shiftTrailing: (websiteId, before, after) => shiftTrailing(runner, websiteId, before, after),
     *deleteOutboxRows(ids) {
       for (let start = 0; start < ids.length; start += 100) {
         const part = ids.slice(start, start + 100);

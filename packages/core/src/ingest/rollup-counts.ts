@@ -8,7 +8,8 @@ import type { FlushIo } from "./flush-io.js";
  * Adds counts to the rollups (model/periods.ts): a row per value and day, and per closed
  * wider period. Before that, each website's periods that ended before the newest day it
  * has counts for are closed: their rows become the sums of the rows already stored for
- * their days (this flush's counts then go to them too). Days past tomorrow close nothing.
+ * their days (this flush's counts then go to them too), and the trailing period moves
+ * with the watermark (model/trailing-period.ts). Days past tomorrow close nothing.
  */
 export function* writeCounts(io: FlushIo, counters: Counters): Steps<void> {
   const days = counters.days();
@@ -25,6 +26,7 @@ export function* writeCounts(io: FlushIo, counters: Counters): Steps<void> {
       through = target;
     }
     if (through !== stored) {
+      yield* io.shiftTrailing(websiteId, stored ?? "", through);
       yield* io.saveWatermark(websiteId, through);
       closed.set(websiteId, through);
     }

@@ -1,4 +1,5 @@
 import { periodEnd, widerPeriods } from "./periods.js";
+import { TRAILING_PERIOD, inTrailing } from "./trailing-period.js";
 
 /** Increments to rollup rows, summed in memory before a flush writes them in one go. */
 export interface CounterRow {
@@ -16,7 +17,8 @@ export interface Counters {
   addDaily(websiteId: number, name: string, day: string, value: string, delta?: number): void;
   /**
    * The rows to add: a row per day and value, and one per closed wider period containing
-   * the day (ending on or before the website's `closedThrough` day; none without one).
+   * the day (ending on or before the website's `closedThrough` day; none without one), and
+   * one for the trailing period when it holds the day (model/trailing-period.ts).
    */
   rows(closedThrough: ReadonlyMap<number, string>): CounterRow[];
   /** Per website, the first and last day counted. */
@@ -32,10 +34,12 @@ interface Group {
   values: Map<string, number>;
 }
 
-/** The wider periods of `day` that have closed (ending on or before `closedThrough`). */
+/** The wider periods of `day` that have closed (ending on or before `closedThrough`), and the trailing period when it holds the day. */
 function closedPeriodsOf(day: string, closedThrough: string): string[] {
   if (closedThrough < day) return []; // the day's dekad ends on or after it
-  return widerPeriods(day).filter((period) => periodEnd(period) <= closedThrough);
+  const periods = widerPeriods(day).filter((period) => periodEnd(period) <= closedThrough);
+  if (inTrailing(day, closedThrough)) periods.push(TRAILING_PERIOD);
+  return periods;
 }
 
 /**

@@ -4,12 +4,17 @@ import type { SqlDialect } from "../storage/dialect.js";
 import { DIMENSION_KINDS, PROPERTY_SEPARATOR, STAT_KINDS } from "../model/dimensions.js";
 import { coveringPeriods, dayAfter, dayBefore } from "../model/periods.js";
 import { dayNumber } from "../shared/calendar.js";
-import { DAY_ONLY } from "../model/stat-names.js";
+import { DAY_ONLY, WIDER_ROLLUPS } from "../model/stat-names.js";
+import { TRAILING_PERIOD, throughTrailing } from "../model/trailing-period.js";
 import type { CountReader, DayRange, ListOptions, Statistic } from "./count-reader.js";
 import type { StatRow } from "../model/stats-schemas.js";
+import { trailingPage } from "./trailing-page.js";
 
 /** The character after PROPERTY_SEPARATOR: no value with a property's prefix sorts at or past the prefix ending in it. */
 const NEXT_TO_SEPARATOR = String.fromCharCode(PROPERTY_SEPARATOR.charCodeAt(0) + 1);
+
+/** The statistics with trailing rows. */
+const WIDER: ReadonlySet<string> = new Set(WIDER_ROLLUPS);
 
 /** Days after the last closed period listed one by one; a longer run (a range far past today) is read as one range of day rows. */
 const MAX_DAYS_LISTED = 62;
@@ -25,6 +30,29 @@ export function periodsOf(range: DayRange, closedThrough: string): { periods: st
   }
   const periods = firstOpen > range.from ? coveringPeriods(range.from, dayBefore(firstOpen)) : [];
   return { periods, days: { from: firstOpen, to: range.to } };
+}
+
+/**
+ * Where a range's rollup rows are, through the trailing period when that reads fewer
+ * (model/trailing-period.ts): its rows and the periods of the days the range has beyond
+ * it, less the periods of the days it has beyond the range (`subtract`).
+ */
+export function rangePeriods(
+  name: string,
+  range: DayRange,
+  closedThrough: string,
+): { periods: string[]; days: DayRange | null; subtract: string[] } {
+  const trailing = WIDER.has(name) ? throughTrailing(range, closedThrough) : null;
+  if (!trailing) return { ...periodsOf(range, closedThrough), subtract: [] };
+  const periods = [TRAILING_PERIOD];
+  let days: DayRange | null = null;
+  for (const part of trailing.add) {
+    const read = periodsOf(part, closedThrough);
+    periods.push(...read.periods);
+    days = read.days ?? days;
+  }
+  const subtract = trailing.subtract.flatMap((part) => coveringPeriods(part.from, part.to, closedThrough));
+  return { periods, days, subtract };
 }
 
 /**
@@ -53,15 +81,17 @@ export function createRollupReader(db: Kysely<Database>, dialect: SqlDialect, we
       .executeTakeFirst()
       .then((row) => row?.closed_through ?? ""));
 
-  /** The statistic's rollup rows in the range's periods. */
+  /** The statistic's rollup rows in the range's periods, and the periods whose counts are subtracted (none unless read through the trailing period). */
   function sourceOf(stat: Statistic, range: DayRange, closedThrough: string) {
     let rows = db.selectFrom("rollups").where("website_id", "=", websiteId).where("name", "=", stat.name);
+    let subtracted: string[] = [];
     if (DAY_ONLY.has(stat.name)) rows = rows.where("period", ">=", range.from).where("period", "<=", range.to);
     else {
-      const { periods, days } = periodsOf(range, closedThrough);
+      const { periods, days, subtract } = rangePeriods(stat.name, range, closedThrough);
+      subtracted = subtract;
       rows = rows.where((eb) =>
         eb.or([
-          ...(periods.length > 0 ? [eb("period", "in", periods)] : []),
+          ...(periods.length > 0 ? [eb("period", "in", [...periods, ...subtract])] : []),
           ...(days ? [eb.and([eb("period", ">=", days.from), eb("period", "<=", days.to), eb(sql`length(period)`, "=", 10)])] : []),
         ]),
       );
@@ -73,16 +103,15 @@ export function createRollupReader(db: Kysely<Database>, dialect: SqlDialect, we
       // (up to the prefix with its last character, the separator, counted one up).
       if (dialect.name === "sqlite") rows = rows.where("value", ">=", prefix).where("value", "<", prefix.slice(0, -1) + NEXT_TO_SEPARATOR);
     }
-    return rows;
+    return { rows, subtracted };
   }
 
-  /** Those rows as (value, count). */
+  /** Those rows as (value, count), a subtracted period's count negative. */
   function rowsOf(stat: Statistic, range: DayRange, closedThrough: string) {
-    return db.selectFrom(
-      sourceOf(stat, range, closedThrough)
-        .select([valueOf(stat).as("value"), "count"])
-        .as("r"),
-    );
+    const { rows, subtracted } = sourceOf(stat, range, closedThrough);
+    const count =
+      subtracted.length === 0 ? sql<number>`count` : sql<number>`case when period in (${sql.join(subtracted)}) then -count else count end`;
+    return db.selectFrom(rows.select([valueOf(stat).as("value"), count.as("count")]).as("r"));
   }
 
   type Rows = ReturnType<typeof rowsOf>;
@@ -110,6 +139,10 @@ export function createRollupReader(db: Kysely<Database>, dialect: SqlDialect, we
 
   async function page(stat: Statistic, range: DayRange, list: ListOptions) {
     const closedThrough = await closed();
+    if (list.search === "" && list.sortBy === "count" && stat.name !== "event_property" && !DAY_ONLY.has(stat.name)) {
+      const plan = rangePeriods(stat.name, range, closedThrough);
+      if (plan.periods[0] === TRAILING_PERIOD) return trailingPage(db, dialect, { websiteId, name: stat.name, plan }, list);
+    }
     const rows = grouped(stat, range, closedThrough, list.search).select(sql<number>`count(*) over ()`.as("groups"));
     const byValue = dialect.byCodePoint(sql.ref("r.value"));
     const ordered =
@@ -155,7 +188,7 @@ export function createRollupReader(db: Kysely<Database>, dialect: SqlDialect, we
     source: (stat) => `rollups:${stat.name}:${stat.event ?? ""}:${stat.property ?? ""}`,
     async rowsRead(stat, range, atMost) {
       const source = sourceOf(stat, range, await closed())
-        .select(sql<number>`1`.as("one"))
+        .rows.select(sql<number>`1`.as("one"))
         .limit(atMost + 1);
       const row = await db
         .selectFrom(source.as("s"))

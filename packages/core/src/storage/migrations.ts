@@ -4,6 +4,10 @@ import { VITALS } from "../model/hit-input.js";
 import type { SqlDialect } from "./dialect.js";
 import type { Database } from "./schema.js";
 import { backfillDimensions, backfillVisits } from "./segments-backfill.js";
+import { kyselyRunner } from "./kysely-runner.js";
+import { shiftTrailing } from "./trailing-rollup.js";
+import { TRAILING_PERIOD } from "../model/trailing-period.js";
+import { runAsync } from "../shared/steps.js";
 import {
   emailPerAccountMigration,
   invitationInviterMigration,
@@ -529,6 +533,23 @@ const migrationFactories: Record<string, MigrationFactory> = {
         .on("dimensions")
         .columns(["website_id", "kind", "created_day", "created_by"])
         .execute();
+    },
+  }),
+  // The trailing rollup rows (model/trailing-period.ts) of every website with a watermark, from
+  // its day rows; indexed by count, so a page of the last year is its top rows (stats/trailing-page.ts).
+  "0045_trailing_rollups": (dialect) => ({
+    async up(db) {
+      await sql`create index rollups_trailing_idx on rollups (website_id, name, count) where period = ${sql.lit(TRAILING_PERIOD)}`.execute(
+        db,
+      );
+      const runner = kyselyRunner(db as Kysely<Database>, dialect);
+      const watermarks = await sql<{
+        website_id: number;
+        closed_through: string;
+      }>`select website_id, closed_through from rollup_watermarks`.execute(db);
+      for (const row of watermarks.rows) {
+        if (row.closed_through !== "") await runAsync(shiftTrailing(runner, Number(row.website_id), "", row.closed_through));
+      }
     },
   }),
 };
