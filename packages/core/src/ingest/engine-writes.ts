@@ -1,7 +1,7 @@
 import type { Hit } from "../model/hit.js";
 import type { Steps } from "../shared/steps.js";
 import type { WriteDialect } from "../storage/dialect.js";
-import { allRows, runStatement, type SqlRunner } from "../storage/sql-runner.js";
+import { allRows, holdStatement, runStatement, type SqlRunner } from "../storage/sql-runner.js";
 import { batchesKeptFrom, PROBE_KEY } from "../storage/write-safety.js";
 import type { Dictionary } from "./dictionary.js";
 import { createFlushIo } from "./flush-io.js";
@@ -63,10 +63,10 @@ export function engineWrites(runner: SqlRunner, dialect: WriteDialect, dictionar
     },
 
     *forgetBefore(day: string): Steps<void> {
-      yield* runStatement(runner, "delete from salts where day < ?", [day]);
+      yield* holdStatement(runner, "salts", "delete from salts where day < ?", [day]);
       // Rows of an import under way (`~…`) are its own to remove.
-      yield* runStatement(runner, "delete from visitors where day < ? and hash not like '~%'", [day]);
-      yield* runStatement(runner, "delete from written_batches where written_at < ?", [batchesKeptFrom(day)]);
+      yield* holdStatement(runner, "visitors", "delete from visitors where day < ? and hash not like '~%'", [day]);
+      yield* holdStatement(runner, "written_batches", "delete from written_batches where written_at < ?", [batchesKeptFrom(day)]);
     },
 
     *deleteOlderThan(websiteId: number, localSeconds: number, limit: number): Steps<number> {

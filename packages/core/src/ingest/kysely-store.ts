@@ -41,7 +41,9 @@ export function createKyselyStore(db: Kysely<Database>, dialect: SqlDialect): En
       await inTransaction((writes) => writes.deleteWebsite(websiteId));
       dictionary.forgetWebsite(websiteId);
     },
-    salt: (day, candidate) => inTransaction((writes) => writes.salt(day, candidate)),
+    // No transaction: the insert does nothing when the day has its salt, and the select that
+    // follows reads the one committed (two round trips, not four, on the collecting thread).
+    salt: (day, candidate) => runAsync(engineWrites(kyselyRunner(db, dialect), dialect, dictionary).salt(day, candidate)),
     forgetBefore: (day) => inTransaction((writes) => writes.forgetBefore(day)),
     deleteOlderThan: (websiteId, localSeconds, limit) => inTransaction((writes) => writes.deleteOlderThan(websiteId, localSeconds, limit)),
     close: async () => {},

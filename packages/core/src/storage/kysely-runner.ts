@@ -9,9 +9,9 @@ function numbered(text: string): string {
   return text.replace(/\?/g, () => `$${++n}`);
 }
 
-/** Writes queued by `hold`: their tables, texts and parameters, in order. */
+/** Writes queued by `hold`: the rows they write, their texts and parameters, in order. */
 interface HeldWrites {
-  tables: Set<string>;
+  rows: Set<string>;
   texts: string[];
   params: unknown[];
 }
@@ -40,11 +40,11 @@ export function kyselyRunner(
     if (converted === undefined) texts.set(text, (converted = numbered(text)));
     return converted;
   };
-  let held: HeldWrites = { tables: new Set(), texts: [], params: [] };
+  let held: HeldWrites = { rows: new Set(), texts: [], params: [] };
   async function release(): Promise<void> {
     if (held.texts.length === 0) return;
     const writes = held;
-    held = { tables: new Set(), texts: [], params: [] };
+    held = { rows: new Set(), texts: [], params: [] };
     await db.executeQuery(CompiledQuery.raw(textOf(heldStatement(writes)), writes.params));
   }
   const runner: SqlRunner = {
@@ -73,9 +73,9 @@ export function kyselyRunner(
     },
   };
   if (holdWrites) {
-    runner.hold = async (table, text, params) => {
-      if (held.tables.has(table)) await release();
-      held.tables.add(table);
+    runner.hold = async (rows, text, params) => {
+      if (held.rows.has(rows)) await release();
+      held.rows.add(rows);
       held.texts.push(text);
       held.params.push(...params);
     };

@@ -25,10 +25,11 @@ export interface SqlRunner {
   /**
    * Where each statement is a round trip (PostgreSQL, in a flush): queues a write whose answer
    * nobody reads. The writes queued go out together as one statement (each a data-modifying
-   * `WITH` clause) before the runner's next statement, or at `release`; a second write to a
-   * table queued already sends the queue first (no statement sees its own changes).
+   * `WITH` clause) before the runner's next statement, or at `release`. `rows` names what it
+   * writes (a table, or rows of one no other write touches): a second write to rows queued
+   * already sends the queue first (no statement sees its own changes).
    */
-  hold?(table: string, text: string, params: readonly unknown[]): MaybePromise<void>;
+  hold?(rows: string, text: string, params: readonly unknown[]): MaybePromise<void>;
   /** Sends what `hold` queued; the transaction may end only after it. */
   release?(): MaybePromise<void>;
 }
@@ -50,6 +51,6 @@ export function* runStatement(runner: SqlRunner, text: string, params: readonly 
 }
 
 /** A write whose answer nobody reads, as one step: queued where the runner holds writes, else run. */
-export function* holdStatement(runner: SqlRunner, table: string, text: string, params: readonly unknown[]): Steps<void> {
-  yield runner.hold ? runner.hold(table, text, params) : runner.run(text, params);
+export function* holdStatement(runner: SqlRunner, rows: string, text: string, params: readonly unknown[]): Steps<void> {
+  yield runner.hold ? runner.hold(rows, text, params) : runner.run(text, params);
 }
