@@ -1,5 +1,8 @@
-import { copyInstallation, type CopyOptions, type CopyResult } from "./moving/copy.js";
+import { copyInstallation, openSide, type CopyOptions, type CopyResult } from "./moving/copy.js";
 import { openDatabase } from "./open-database.js";
+import { connectClickhouse } from "./backends/clickhouse/connect.js";
+import { openHitLog } from "./backends/clickhouse/hit-log.js";
+import { copyHitsToClickhouse, type HitsCopyOptions } from "./backends/clickhouse/copy-hits.js";
 
 /**
  * `tally copy`: every table of one installation into another database (SQLite ↔
@@ -8,4 +11,29 @@ import { openDatabase } from "./open-database.js";
  */
 export function copyDatabase(options: CopyOptions): Promise<CopyResult> {
   return copyInstallation(options, (url) => openDatabase(url));
+}
+
+export interface HitsToClickhouseOptions extends HitsCopyOptions {
+  /** The installation whose hits are copied: `file:…` or `postgres://…`. */
+  from: string;
+  /** ClickHouse: `http(s)://…` or `chdb:PATH`; its table is made when missing. */
+  clickhouse: string;
+  /** A cluster of the ClickHouse servers (`CLICKHOUSE_CLUSTER`). */
+  cluster?: string | undefined;
+}
+
+/** `tally copy --to-clickhouse`: every hit of an installation into ClickHouse (docs/clickhouse.md), resumed when run again. */
+export async function copyHitsIntoClickhouse(options: HitsToClickhouseOptions): Promise<{ websites: number; rows: number }> {
+  const source = await openSide((url) => openDatabase(url), options.from, "source");
+  try {
+    const client = await connectClickhouse(options.clickhouse);
+    const log = await openHitLog(client, { cluster: options.cluster });
+    try {
+      return await copyHitsToClickhouse(source.db, client, options);
+    } finally {
+      await log.close();
+    }
+  } finally {
+    await source.close();
+  }
 }

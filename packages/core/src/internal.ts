@@ -58,4 +58,5 @@ export { loadRegions, openGeoLookup, type GeoLookup } from "./enrich/geo.js";
 export { revenueBody } from "./model/revenue.js";
 export { parseClickhouseUrl, CLICKHOUSE_URL_FORMS } from "./backends/clickhouse/url.js";
 export { schemaStatements } from "./backends/clickhouse/schema.js";
+export { copyHitsIntoClickhouse } from "./copy-database.js";
 export { createBlockColumnStore } from "./stats/block-column-store.js";

@@ -1,32 +1,58 @@
-import { copyDatabase, parseDatabaseUrl } from "@tally-analytics/core/internal";
+import { copyDatabase, copyHitsIntoClickhouse, parseClickhouseUrl, parseDatabaseUrl } from "@tally-analytics/core/internal";
 import { defineCommand, UsageError } from "../command.js";
 import { createProgress } from "../progress.js";
 
-/** A `--from`/`--to` database URL, checked before anything is opened. */
-function databaseFrom(label: string, text: string | undefined): string {
+/** A `--from`/`--to` database URL (or `--to-clickhouse`'s ClickHouse URL), checked before anything is opened. */
+function databaseFrom(label: string, text: string | undefined, parse: (url: string) => unknown = parseDatabaseUrl): string {
   if (text === undefined || text === "") throw new UsageError(`${label} URL is required`);
   try {
-    parseDatabaseUrl(text);
+    parse(text);
   } catch (error) {
     throw new UsageError(`${label}: ${error instanceof Error ? error.message : String(error)}`);
   }
   return text;
 }
 
-/** `tally copy --from URL --to URL`: a whole installation into another database (SQLite ↔ PostgreSQL). */
+/**
+ * `tally copy --from URL --to URL`: a whole installation into another database (SQLite ↔ PostgreSQL);
+ * `--to-clickhouse URL` instead: its hits into ClickHouse.
+ */
 export const copyCommand = defineCommand({
   name: "copy",
   summary: "copy the whole installation into another database (SQLite ↔ PostgreSQL)",
   description:
     "Accounts, keys, websites, statistics, the visits store and salts; the target is created and\n" +
-    "migrated, and every table's row count is compared at the end. DATABASE_URL is not read.",
+    "migrated, and every table's row count is compared at the end. DATABASE_URL is not read.\n" +
+    "With --to-clickhouse instead of --to: every hit of the installation into ClickHouse (its\n" +
+    "history, before the app writes there too); run again after a stop, it skips what ClickHouse holds.",
   options: {
     from: { type: "string", value: "URL", description: "the database to copy (file:… or postgres://…)" },
     to: { type: "string", value: "URL", description: "the database to copy into" },
     force: { type: "boolean", description: "copy into a target that holds data (deleting it first)" },
+    "to-clickhouse": { type: "string", value: "URL", description: "copy the hits into this ClickHouse instead (http(s)://… or chdb:PATH)" },
   },
-  async run({ values, print }) {
+  async run({ values, env, print }) {
     const from = databaseFrom("--from", values.from);
+    if (values["to-clickhouse"] !== undefined) {
+      if (values.to !== undefined) throw new UsageError("--to and --to-clickhouse: give one");
+      const clickhouse = databaseFrom("--to-clickhouse", values["to-clickhouse"], parseClickhouseUrl);
+      const progress = createProgress();
+      try {
+        const copied = await copyHitsIntoClickhouse({
+          from,
+          clickhouse,
+          cluster: env.CLICKHOUSE_CLUSTER,
+          onProgress: (p) => progress.update({ label: "copying hits", done: p.rows, total: p.totalRows, rows: p.rows }),
+        });
+        progress.stop();
+        print(
+          `Copied ${copied.rows.toLocaleString("en-US")} hits and engagement signals of ${copied.websites} website${copied.websites === 1 ? "" : "s"} into ClickHouse.`,
+        );
+      } finally {
+        progress.stop();
+      }
+      return;
+    }
     const to = databaseFrom("--to", values.to);
     const progress = createProgress();
     try {

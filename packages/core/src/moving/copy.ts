@@ -115,7 +115,8 @@ async function countRows(db: Kysely<Database>, table: keyof Database): Promise<n
 /** Opens a database by URL: given by the composition root, the only place that knows the backends. */
 export type OpenByUrl = (url: string) => Promise<CopyEnd>;
 
-async function openSide(open: OpenByUrl, url: string, role: "source" | "target"): Promise<CopyEnd> {
+/** Opens one side of a copy, migrated; a source must exist (a file is not created by reading it). */
+export async function openSide(open: OpenByUrl, url: string, role: "source" | "target"): Promise<CopyEnd> {
   const path = url.replace(/^file:(\/\/)?/, "");
   if (role === "source" && !/^postgres(ql)?:\/\//i.test(url) && url !== ":memory:" && !existsSync(path))
     throw new TallyError(`${url}: no such database file`);
