@@ -15,7 +15,10 @@
  * each, and a week in every order, page and search. Statistics of visits (each forms the
  * range's visits again): a week, a year, everything, every page of each. Every statistic
  * compared over a week; the totals call over a week, a year and everything, alone and
- * compared both ways.
+ * compared both ways. Filtered (reference-filtered.ts, the filter sets of the filtered
+ * reference on these two websites): one statistic per set, in turn, so that every statistic
+ * is asked under some set, and the totals call under every third set; page goals; the
+ * Stats API v2's hourly series and breakdowns by a visit column.
  */
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -25,6 +28,18 @@ import { VISIT_COLUMNS } from "@tally-analytics/core/internal";
 import { SITES } from "./reference-data.js";
 import { answer } from "./reference-answers.js";
 import { createChecker, searchesFor, type Asked } from "./reference-check.js";
+import {
+  breakdownProblems,
+  COMBINED,
+  FILTER_SEED,
+  filteredCaseProblems,
+  hourlyProblems,
+  isEngagement,
+  MATCHED_PAGE_GOALS,
+  pageGoalProblems,
+  statisticsFor,
+} from "./reference-filtered.js";
+import { filterCases, type FilterCase } from "./reference-filters.js";
 import { openReference, type Reference } from "./reference-fixture.js";
 import type { ListQuery } from "./reference-model.js";
 import {
@@ -49,8 +64,8 @@ const FROM_VISITS = new Set([
   ...VISIT_COLUMNS.filter((column) => ["visit", "exit", "pageview"].includes(column.counted)).map((column) => column.statistic),
 ]);
 const VISIT_RANGES = new Set(["2026-03-05 2026-03-11", "2026-01-01 2026-12-31", "2025-02-15 2028-03-05"]);
-/** What ClickHouse answers: not `goals`, which the database answers with the revenue its rows keep. */
-const ASKED = STATISTICS.filter((named) => named.name !== "goals");
+/** Every counted statistic: ClickHouse answers them all (`goals` with the revenue the database's rows keep). */
+const ASKED = STATISTICS;
 const ASKED_SITES = SITES.filter((site) => site.key === "utc" || site.key === "lordhowe");
 /** A week, a month cut at both ends, a year, everything across four years, no data. */
 const RANGES = new Set([
@@ -108,6 +123,94 @@ describe("reference on ClickHouse (chDB)", () => {
   it("reads while collecting saw exactly the hits collected so far", () => {
     expect(checkpointReads).toBe(3 * ASKED_SITES.length * 4);
     expect(checkpointProblems.slice(0, 5)).toEqual([]);
+  });
+
+  describe("filtered: the filter sets of the filtered reference on these sites", () => {
+    /** The sets on the sites asked here, each with its index in the whole sample (which picks its statistics and breakdown). */
+    const asked = () =>
+      filterCases(
+        reference.model.visits,
+        SITES.map((site) => site.key),
+        FILTER_SEED,
+        COMBINED,
+      )
+        .map((filterCase, index) => [index, filterCase] as const)
+        .filter(([, filterCase]) => ASKED_SITES.some((site) => site.key === filterCase.site));
+    /** Every statistic but the engagement ones (read from the database). */
+    const counted = (index: number) => statisticsFor(index).filter((statistic) => !isEngagement(statistic.name));
+
+    it.each([0, 1].map((part) => [part]))(
+      "part %i of 2: a statistic per set (every statistic over the sets, in turn), all rows, compared where the set says so; the totals call under every third set",
+      { timeout: 600_000 },
+      async (part) => {
+        const problems: string[] = [];
+        const statistics = new Set<string>();
+        let matching = 0;
+        for (const [at, [index, filterCase]] of asked().entries()) {
+          if (at % 2 !== part) continue;
+          const statistic = (i: number) => {
+            const all = counted(i);
+            return [all[at % all.length]!];
+          };
+          statistic(index).forEach((named) => statistics.add(named.name));
+          const checked = await filteredCaseProblems(reference, check, filterCase, index, {
+            statistics: statistic,
+            lists: false,
+            totals: at % 3 === 0,
+          });
+          problems.push(...checked.problems);
+          matching += checked.matching;
+          if (problems.length > 5) break;
+        }
+        expect(problems.slice(0, 5)).toEqual([]);
+        expect(matching).toBeGreaterThan(100);
+        expect(statistics.size).toBeGreaterThan(20);
+      },
+    );
+
+    it("page goals (goal_page), unfiltered and filtered, compared and searched", { timeout: 600_000 }, async () => {
+      const unfiltered: FilterCase[] = ASKED_SITES.map((site) => ({
+        site: site.key,
+        conditions: [],
+        from: "2025-01-01",
+        to: "2028-12-31",
+      }));
+      const filtered = asked()
+        .filter(([index]) => index % 9 === 4)
+        .slice(0, 1)
+        .map(([, filterCase]) => filterCase);
+      const { problems, rowsSeen } = await pageGoalProblems(reference, check, [...unfiltered, ...filtered]);
+      expect(problems).toEqual([]);
+      expect([...rowsSeen].sort()).toEqual(MATCHED_PAGE_GOALS.map((pattern) => `Visit ${pattern}`).sort());
+    });
+
+    it(
+      "Stats API v2: time:hour under every eighth set (a week of the longer ranges), every hour's figures",
+      { timeout: 600_000 },
+      async () => {
+        const { problems, rows } = await hourlyProblems(
+          reference,
+          asked()
+            .filter((_, at) => at % 8 === 1)
+            .map(([, filterCase]) => filterCase),
+        );
+        expect(problems).toEqual([]);
+        expect(rows).toBeGreaterThan(20);
+      },
+    );
+
+    it(
+      "Stats API v2: a breakdown by a visit column under every fourth set counts every row as the set with `column is value`",
+      { timeout: 600_000 },
+      async () => {
+        const { problems, rows } = await breakdownProblems(
+          reference,
+          asked().filter((_, at) => at % 4 === 2),
+        );
+        expect(problems).toEqual([]);
+        expect(rows).toBeGreaterThan(30);
+      },
+    );
   });
 
   for (const site of ASKED_SITES) {

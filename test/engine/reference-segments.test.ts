@@ -5,44 +5,23 @@
  * totals call, and every answer must equal the brute force over the visits the store
  * still holds (reference-segments.ts).
  */
-import { isDeepStrictEqual } from "node:util";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { ENGAGEMENT_STATISTICS, STAT_NAMES } from "@tally-analytics/core";
-import { engagementAnswer, engagementCompared } from "./reference-engagement.js";
 import { DIALECTS, runSql } from "../support/databases.js";
 import { SITES } from "./reference-data.js";
-import { answer, compared, comparisonRange, totalsOf, type CompareMode, type Counter, type StatQuery } from "./reference-answers.js";
-import { createChecker, piece, type Asked } from "./reference-check.js";
+import { answer, totalsOf, type Counter } from "./reference-answers.js";
+import { createChecker } from "./reference-check.js";
+import {
+  breakdownProblems,
+  COMBINED,
+  FILTER_SEED,
+  filteredCaseProblems,
+  MATCHED_PAGE_GOALS,
+  pageGoalProblems,
+} from "./reference-filtered.js";
 import { ANY_CASES, FILTER_DIMENSIONS, filterCases, type FilterCase } from "./reference-filters.js";
 import { openReference, type Reference } from "./reference-fixture.js";
-import { compareValues, sumDays, VISIT_DIMENSIONS, type ListQuery, type VisitDimension } from "./reference-model.js";
-import { filterText, keptVisits, segmentOf } from "./reference-segments.js";
-import { breakdownColumns, plausibleFilter, totalsMetrics } from "./reference-plausible.js";
-
-const FILTER_SEED = 1207;
-const COMBINED = 24;
-
-/** `event_property` is asked for two of these per filter set, in turn. */
-const PROPERTY_PAIRS: [string, string][] = [
-  ["purchase", "plan"],
-  ["Search", "plan"],
-  ["Download PDF", "file"],
-  ["play_video", "position"],
-  ["🎉 Celebrate", "mood"],
-  ["signup", "method"],
-  ["pageview", "author"],
-  ["pageview", "plan"],
-];
-
-type Statistic = Omit<StatQuery, "from" | "to">;
-const isEngagement = (name: string) => (ENGAGEMENT_STATISTICS as readonly string[]).includes(name);
-
-function statisticsFor(index: number): Statistic[] {
-  const pairs = [PROPERTY_PAIRS[(2 * index) % PROPERTY_PAIRS.length]!, PROPERTY_PAIRS[(2 * index + 1) % PROPERTY_PAIRS.length]!];
-  return STAT_NAMES.flatMap((name): Statistic[] =>
-    name === "event_property" ? pairs.map(([event, property]) => ({ name, event, property })) : [{ name }],
-  );
-}
+import { compareValues, sumDays } from "./reference-model.js";
+import { keptVisits, segmentOf } from "./reference-segments.js";
 
 /**
  * Filtered statistics read the rows, then (the same store, filled once per dialect) day blocks
@@ -69,59 +48,13 @@ describe.each(DIALECTS)("reference, filtered, on %s", (dialect) => {
     await reference?.dispose();
   });
 
-  /** Every statistic of one filter set: all rows (compared when the set says so), another order and page, a search; and the totals call. */
-  async function checkCase(filterCase: FilterCase, index: number): Promise<string[]> {
-    const { site, conditions, from, to, compare } = filterCase;
-    const visits = keptVisits(reference.model.visits, site, reference.firstKeptDay.get(site)!);
-    const segment = segmentOf(visits, conditions);
-    const { matching, count } = segment;
-    matched[index] = matching;
-    const filter = conditions.map(filterText);
-    const problems: string[] = [];
-    for (const statistic of statisticsFor(index)) {
-      const asked: Asked = { site, ...statistic, from, to, filter };
-      // The engagement statistics: from the signals of the matching visits (reference-engagement.ts).
-      const engagement = isEngagement(statistic.name);
-      const expected = engagement ? engagementAnswer(segment.visits, statistic.name, from, to) : answer(count, asked);
-      const comparedAnswer = (mode: CompareMode) =>
-        engagement ? engagementCompared(segment.visits, statistic.name, from, to, mode) : compared(count, asked, mode);
-      if (compare) problems.push(...(await check.whole({ ...asked, compare }, comparedAnswer(compare))));
-      else problems.push(...(await check.whole(asked, expected)));
-      const middle = [...expected.rows].sort((a, b) => compareValues(a.value, b.value))[Math.floor(expected.rows.length / 2)]?.value ?? "a";
-      const lists: ListQuery[] = [
-        { sort_by: "value", sort: "asc", per_page: 10, page: 2 },
-        { search: piece(middle, 1, 3).toUpperCase() || middle, sort: "asc", per_page: 25 },
-      ];
-      for (const list of lists) {
-        const problem = await check.page(asked, expected, list);
-        if (problem) problems.push(problem);
-      }
-      if (problems.length > 5) return problems;
-    }
-    const got = await reference.tally.stats.totals(reference.accountId, reference.websiteIds.get(site)!, {
-      from,
-      to,
-      filter,
-      ...(compare ? { compare } : {}),
-    });
-    const comparison = compare && comparisonRange(from, to, compare);
-    const expected = {
-      data: totalsOf(count, from, to),
-      ...(comparison ? { previous: totalsOf(count, comparison.from, comparison.to), comparison } : {}),
-    };
-    if (!isDeepStrictEqual({ ...got }, expected)) {
-      problems.push(
-        `${site} totals ${from}..${to} ${JSON.stringify({ filter, compare })}: got ${JSON.stringify(got)} expected ${JSON.stringify(expected)}`,
-      );
-    }
-    return problems;
-  }
-
   async function checkCases(which: (filterCase: FilterCase, index: number) => boolean): Promise<void> {
     const problems: string[] = [];
     for (const [index, filterCase] of cases.entries()) {
       if (!which(filterCase, index)) continue;
-      problems.push(...(await checkCase(filterCase, index)));
+      const checked = await filteredCaseProblems(reference, check, filterCase, index);
+      matched[index] = checked.matching;
+      problems.push(...checked.problems);
       if (problems.length > 5) break;
     }
     expect(problems.slice(0, 5)).toEqual([]);
@@ -182,42 +115,7 @@ describe.each(DIALECTS)("reference, filtered, on %s", (dialect) => {
           timeout: 300_000,
         },
         async () => {
-          const columns = breakdownColumns(VISIT_DIMENSIONS);
-          const problems: string[] = [];
-          let rows = 0;
-          for (const [index, { site, conditions, from, to }] of cases.entries()) {
-            const filters = conditions.map(plausibleFilter);
-            if (filters.includes(null)) continue;
-            const [dimension, column] = columns[index % columns.length]!;
-            const query = {
-              site_id: SITES.find((each) => each.key === site)!.domain,
-              metrics: totalsMetrics(dimension),
-              date_range: [from, to],
-              dimensions: [dimension],
-              filters,
-            };
-            const answer = await reference.tally.stats.plausible(reference.accountId, query);
-            const visits = keptVisits(reference.model.visits, site, reference.firstKeptDay.get(site)!);
-            const values = new Set(
-              segmentOf(visits, conditions)
-                .visits.filter((visit) => visit.day >= from && visit.day <= to)
-                .map((visit) => visit.dims[column as VisitDimension])
-                .filter((value) => value !== ""),
-            );
-            const shown = answer.results.map((row) => row.dimensions[0]!);
-            if (!isDeepStrictEqual([...shown].sort(), [...values].sort()))
-              problems.push(`${JSON.stringify(query)}: rows ${JSON.stringify(shown)}, the model has ${JSON.stringify([...values])}`);
-            for (const row of answer.results) {
-              const { count } = segmentOf(visits, [...conditions, { dimension: column, operator: "is", values: [row.dimensions[0]!] }]);
-              const expected = totalsOf(count, from, to);
-              const got = Object.fromEntries(query.metrics.map((metric, at) => [metric, row.metrics[at]]));
-              const want = Object.fromEntries(query.metrics.map((metric) => [metric, expected[metric]]));
-              if (!isDeepStrictEqual(got, want))
-                problems.push(`${JSON.stringify(query)} ${row.dimensions[0]}: got ${JSON.stringify(got)} expected ${JSON.stringify(want)}`);
-              rows++;
-            }
-            if (problems.length > 5) break;
-          }
+          const { problems, rows } = await breakdownProblems(reference, [...cases.entries()]);
           expect(problems.slice(0, 5)).toEqual([]);
           expect(rows).toBeGreaterThan(100);
         },
@@ -266,33 +164,14 @@ describe.each(DIALECTS)("reference, filtered, on %s", (dialect) => {
         "page goals (goal_page): visitors who viewed matching pages, unfiltered and filtered, compared, sorted and searched",
         { timeout: 300_000 },
         async () => {
-          const PAGE_GOALS = ["/pricing", "/about", "/blog/*", "/docs*", "*-1", "/a|b", "/caf*", "/[x]?*", "/nothing-here*"];
           const unfiltered: FilterCase[] = SITES.map((site) => ({ site: site.key, conditions: [], from: "2025-01-01", to: "2028-12-31" }));
-          const problems: string[] = [];
-          const rowsSeen = new Set<string>();
-          for (const filterCase of [...unfiltered, ...cases.filter((_, index) => index % 9 === 4)]) {
-            const { site, conditions, from, to } = filterCase;
-            const { count } = segmentOf(
-              keptVisits(reference.model.visits, site, reference.firstKeptDay.get(site)!),
-              conditions,
-              PAGE_GOALS,
-            );
-            const asked: Asked = { site, name: "goals", from, to, filter: conditions.map(filterText), goal_page: PAGE_GOALS };
-            const expected = answer(count, asked);
-            for (const row of expected.rows) if (row.value.startsWith("Visit ")) rowsSeen.add(row.value);
-            problems.push(...(await check.whole(asked, expected)));
-            problems.push(...(await check.whole({ ...asked, compare: "previous_period" }, compared(count, asked, "previous_period"))));
-            const search = await check.page(asked, expected, { search: "visit /B", sort_by: "value", sort: "desc", per_page: 10, page: 1 });
-            if (search) problems.push(search);
-            if (problems.length > 5) break;
-          }
+          const { problems, rowsSeen } = await pageGoalProblems(reference, check, [
+            ...unfiltered,
+            ...cases.filter((_, index) => index % 9 === 4),
+          ]);
           expect(problems.slice(0, 5)).toEqual([]);
           // The patterns matched something (and /nothing-here* nothing), so the comparison above meant something.
-          expect([...rowsSeen].sort()).toEqual(
-            PAGE_GOALS.filter((pattern) => !["/nothing-here*", "/[x]?*"].includes(pattern))
-              .map((p) => `Visit ${p}`)
-              .sort(),
-          );
+          expect([...rowsSeen].sort()).toEqual(MATCHED_PAGE_GOALS.map((p) => `Visit ${p}`).sort());
         },
       );
 

@@ -169,16 +169,23 @@ export function segmentOf(
 
   for (const visit of matching) {
     const { day } = visit;
+    // By the hour of each day too (`…_by_hour`, the Stats API v2's time:hour): visits by the hour they started.
+    const started = `${day} ${visit.hour}`;
     add("visits", day, day);
     add("bounces", day, day, Number(isBounce(visit)));
     add("visit_duration", day, day, durationOf(visit));
     add("visit_pageviews", day, day, visit.pageviews);
+    add("visits_by_hour", day, started);
+    add("bounces_by_hour", day, started, Number(isBounce(visit)));
+    add("visit_duration_by_hour", day, started, durationOf(visit));
+    add("visit_pageviews_by_hour", day, started, visit.pageviews);
     for (const [name, dimension] of VISIT_COUNTS) add(name, day, visit.dims[dimension]);
     // Visits are in order of start: the visitor-day's first matching visit comes first.
     once(visit, "visitors", day);
     if (!counted.has(`visitors_hours\u0000${visit.visitor}\u0000`)) {
       counted.add(`visitors_hours\u0000${visit.visitor}\u0000`);
       add("visitors_hours", day, visit.hour);
+      add("visitors_by_hour", day, started);
     }
     for (const dimension of VISITOR_COUNTS) once(visit, dimension, visit.dims[dimension]);
 
@@ -187,6 +194,7 @@ export function segmentOf(
         if (!pageviewCounted(visit, hit)) continue;
         add("pageviews", hit.day, hit.day);
         add("pageviews_hours", hit.day, hit.hour);
+        add("pageviews_by_hour", hit.day, `${hit.day} ${hit.hour}`);
         add("page", hit.day, hit.page);
         add("hostname", hit.day, hit.host);
         for (const [property, value] of hit.props ?? []) add(propertyCounter(PAGEVIEW, property), hit.day, value);
@@ -199,6 +207,7 @@ export function segmentOf(
       }
       if (!eventCounted(visit, hit)) continue;
       add("event", hit.day, hit.event);
+      add("events_by_hour", hit.day, `${hit.day} ${hit.hour}`);
       if (hit.revenue) {
         add(revenueCounter("amount", hit.revenue.currency), hit.day, hit.event, hit.revenue.amount);
         add(revenueCounter("events", hit.revenue.currency), hit.day, hit.event);

@@ -1,12 +1,15 @@
-import { addDays } from "../../shared/calendar.js";
 import { VISIT_COLUMNS } from "../../model/dimensions.js";
 import { isEngagementStatistic } from "../../model/stat-names.js";
 import type { StatRow } from "../../model/stats-schemas.js";
-import { pageRows, type CountReader, type DayRange, type Statistic } from "../../stats/count-reader.js";
-import { queryTooLong } from "../../stats/database-readers.js";
+import type { CountReader, DayRange, Statistic } from "../../stats/count-reader.js";
 import { createStatsRunner, type PartQuery } from "../../stats/stats.js";
 import type { StatsReads } from "../backend.js";
 import type { ClickhouseClient } from "./connect.js";
+import type { Condition } from "../../model/filters.js";
+import type { PathReader } from "../../stats/path-reader.js";
+import type { TotalsQuery } from "../../stats/stats-query.js";
+import { countReader, figureRows, queryRunner, type RunQuery } from "./query.js";
+import { createClickhouseSegmentReader } from "./segment-reader.js";
 import { HITS_TABLE, quoted } from "./schema.js";
 import { ELEMENTS, KIND, visitsOf } from "./visits.js";
 
@@ -113,39 +116,14 @@ function rowsOf(from: Counting["from"]): string {
  * (docs/statistics.md): hits by their day, visitors by visitor-day, visits by the day they
  * started, formed at read time (visits.ts). Every count is a GROUP BY in ClickHouse.
  */
-export function createClickhouseReader(client: ClickhouseClient, websiteId: number, timeoutMs: number): CountReader {
-  async function run<Row>(query: string, range: DayRange, stat?: Statistic): Promise<Row[]> {
-    const params = {
-      website: websiteId,
-      from: range.from,
-      to: range.to,
-      // Visits started two days before the range may hold its hits; visits started on its last day may end the day after.
-      lo: addDays(range.from, -2),
-      hi: addDays(range.to, 1),
-      event: stat?.event ?? "",
-      property: stat?.property ?? "",
-    };
-    try {
-      const result = await client.query({
-        query,
-        query_params: params,
-        format: "JSONEachRow",
-        clickhouse_settings: { max_execution_time: Math.max(1, Math.ceil(timeoutMs / 1000)) },
-      });
-      return await result.json<Row>();
-    } catch (error) {
-      if (/TIMEOUT_EXCEEDED|Timeout exceeded/i.test(String(error))) throw queryTooLong();
-      throw error;
-    }
-  }
-
+export function createClickhouseReader(run: RunQuery): CountReader {
   async function all(stat: Statistic, range: DayRange): Promise<StatRow[]> {
     const counting = countingOf(stat);
     if (!counting) throw new Error(`ClickHouse does not count the statistic ${stat.name}`);
     const query =
       `SELECT ${counting.value} AS value, toUInt64(${counting.count}) AS count FROM ${rowsOf(counting.from)}` +
       `${counting.where ? ` WHERE ${counting.where}` : ""} GROUP BY value HAVING value != '' AND count > 0`;
-    const rows = await run<{ value: string; count: string | number }>(query, range, stat);
+    const rows = await run<{ value: string; count: string | number }>(query, range, { stat });
     return rows.map((row) => ({ value: row.value, count: Number(row.count) }));
   }
 
@@ -156,71 +134,61 @@ export function createClickhouseReader(client: ClickhouseClient, websiteId: numb
       `SELECT toString(vday) AS value, ${figures.join(", ")} FROM ${rowsOf("visits")} GROUP BY value`,
       range,
     );
-    return new Map(
-      VISIT_SERIES.map((name) => [
-        name,
-        rows.map((row) => ({ value: String(row.value), count: Number(row[name]) })).filter((row) => row.count > 0),
-      ]),
-    );
+    return figureRows(rows, VISIT_SERIES);
   }
 
-  return {
-    async page(stat, range, list) {
-      return pageRows(await all(stat, range), list);
-    },
-    all,
-    async allOf(requests) {
-      // The day series of visits of one range are counted together: the range's visits are formed once.
-      const series = new Map<string, Promise<Map<string, StatRow[]>>>();
-      return Promise.all(
-        requests.map(async ({ stat, range }) => {
-          if (!(VISIT_SERIES as readonly string[]).includes(stat.name)) return all(stat, range);
-          const key = `${range.from} ${range.to}`;
-          if (!series.has(key)) series.set(key, visitSeries(range));
-          return (await series.get(key)!).get(stat.name)!;
-        }),
-      );
-    },
-    async countsOf(stat, range, values) {
-      const wanted = new Set(values);
-      return new Map((await all(stat, range)).filter((row) => wanted.has(row.value)).map((row) => [row.value, row.count]));
-    },
-    rowsRead: async () => 0,
-    source: (stat) => stat.name,
-  };
+  return countReader({ all, series: VISIT_SERIES, visitSeries });
 }
 
-/** A query ClickHouse answers: no filters, no page goals and whole days (the rest is read from the database for now). */
-const unfiltered = (query: PartQuery & { goal_page?: readonly string[] }) =>
-  query.conditions.length === 0 && (query.goal_page ?? []).length === 0 && query.seconds === undefined;
-
-/** Statistics always read from the database: engagement, and goals (their rows carry revenue, which the database keeps). */
-const fromDatabase = (name: string) => isEngagementStatistic(name) || name === "goals";
+/** Whole days: a part of a day (the Stats API v2's date-times) is read from the database for now. */
+const wholeDays = (query: PartQuery) => query.seconds === undefined;
 
 /**
- * Statistics with ClickHouse beside the database: the unfiltered statistics and totals from
- * ClickHouse; filtered ones, goals, the hourly and breakdown totals, revenue, the engagement statistics,
- * funnels, journeys and the visits explorer from the database's runner.
+ * Statistics with ClickHouse beside the database: counts from ClickHouse (unfiltered ones
+ * as the rollups count them; filtered ones, page goals, the hourly series and breakdowns
+ * by a visit column from the visits formed at read time); revenue (kept with the
+ * database's rows: goals' revenue too), the engagement statistics, parts of days, funnels,
+ * journeys and the visits explorer from the database's runner.
  */
 export function createClickhouseStatsReads(client: ClickhouseClient, database: StatsReads, timeoutMs: number): StatsReads {
   const clickhouse = createStatsRunner({
-    readerFor: (websiteId) => createClickhouseReader(client, websiteId, timeoutMs),
-    pathsFor: () => {
-      throw new Error("funnels and journeys are read from the database");
+    readerFor: (websiteId, query) => {
+      const run = queryRunner(client, websiteId, timeoutMs);
+      return query.conditions.length === 0 && (query.goal_page ?? []).length === 0 && !query.fromRows
+        ? createClickhouseReader(run)
+        : createClickhouseSegmentReader(run, query.conditions);
     },
+    pathsFor: (websiteId, conditions) => databasePaths(database, websiteId, conditions),
   });
   return {
-    hourly: (websiteId, query) => database.hourly(websiteId, query),
-    totalsBy: (websiteId, query, by) => database.totalsBy(websiteId, query, by),
-    revenue: (websiteId, query) => database.revenue(websiteId, query),
+    ...clickhouse,
+    hourly: (websiteId, query) => (wholeDays(query) ? clickhouse.hourly(websiteId, query) : database.hourly(websiteId, query)),
+    totals: (websiteId, query) => (wholeDays(query) ? clickhouse.totals(websiteId, query) : database.totals(websiteId, query)),
+    totalsOf: (websiteId, queries) =>
+      queries.every(wholeDays) ? clickhouse.totalsOf(websiteId, queries) : database.totalsOf(websiteId, queries),
     funnel: (websiteId, query) => database.funnel(websiteId, query),
     journey: (websiteId, query) => database.journey(websiteId, query),
     visits: (websiteId, request) => database.visits(websiteId, request),
+    revenue: (websiteId, query) => database.revenue(websiteId, query),
+    page: (websiteId, query) => (isEngagementStatistic(query.name) ? database.page(websiteId, query) : clickhouse.page(websiteId, query)),
     close: () => database.close(),
-    page: (websiteId, query) =>
-      unfiltered(query) && !fromDatabase(query.name) ? clickhouse.page(websiteId, query) : database.page(websiteId, query),
-    totals: (websiteId, query) => (unfiltered(query) ? clickhouse.totals(websiteId, query) : database.totals(websiteId, query)),
-    totalsOf: (websiteId, queries) =>
-      queries.every(unfiltered) ? clickhouse.totalsOf(websiteId, queries) : database.totalsOf(websiteId, queries),
+  };
+}
+
+/**
+ * The path reads of the ClickHouse runner: revenue (which the database's rows keep) from
+ * the database's runner; the others are asked of the database's runner whole (funnels,
+ * journeys, the visits explorer, the engagement statistics) and never reach here.
+ */
+function databasePaths(database: StatsReads, websiteId: number, conditions: readonly Condition[]): PathReader {
+  const elsewhere = () => Promise.reject(new Error("funnels, journeys, engagement and visits are read from the database"));
+  return {
+    revenue: (range) => database.revenue(websiteId, { conditions, from: range.from, to: range.to } as TotalsQuery),
+    funnelVisitors: elsewhere,
+    journeyVisits: elsewhere,
+    engagementSignals: elsewhere,
+    valuesOf: elsewhere,
+    rowsRead: elsewhere,
+    visits: elsewhere,
   };
 }

@@ -89,17 +89,25 @@ export const ELEMENTS = `
   )
   ARRAY JOIN el AS e, arrayEnumerate(el) AS i, starts AS start`;
 
-/** The visits of the elements (`ELEMENTS` as `elements`): their day, figures and first hit's values. */
-export function visitsOf(kinds: readonly HitDimension[]): string {
+/**
+ * The visits of the elements (`ELEMENTS` as `elements`): their day, visitor-day (`visitor`),
+ * start (time and local hour), figures and first hit's values, and `extra` aggregates over
+ * their elements `e`.
+ */
+export function visitsOf(kinds: readonly HitDimension[], extra: readonly string[] = []): string {
   const first = (expression: string) => `argMinIf(${expression}, (e.1, day, i), e.2 != ${KIND.engagement})`;
   return `
   SELECT visit,
     ${first("day")} AS vday,
+    ${first("visitor")} AS day_visitor,
+    minIf(e.1, e.2 != ${KIND.engagement}) AS start,
+    ${first("e.4")} AS start_hour,
     countIf(e.2 = ${KIND.pageview}) AS pageviews,
     countIf(e.2 = ${KIND.event}) AS events,
     intDiv(max(e.1) - minIf(e.1, e.2 != ${KIND.engagement}), 1000) AS duration,
     argMaxIf(e.${at("page")}, (e.1, day, i), e.2 = ${KIND.pageview}) AS exit_page
     ${kinds.map((kind) => `, ${first(`e.${at(kind)}`)} AS ${quoted(kind)}`).join("")}
+    ${extra.map((column) => `, ${column}`).join("")}
   FROM elements
   WHERE visit != ''
   GROUP BY visit
