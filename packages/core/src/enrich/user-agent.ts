@@ -1,5 +1,10 @@
-import { createIsbotFromList, isbot, list as botPatterns } from "isbot";
-import UAParser from "ua-parser-js";
+import type * as Isbot from "isbot";
+import type UAParser from "ua-parser-js";
+import { lazyRequire } from "../shared/lazy-require.js";
+
+// Loaded with the first hit: an app that has not counted one yet does not hold their tables.
+const loadParser = lazyRequire<typeof UAParser>("ua-parser-js");
+const loadIsbot = lazyRequire<typeof Isbot>("isbot");
 
 /** What the browser, os and device statistics count; "" means unknown and is not counted. */
 export interface UserAgentInfo {
@@ -67,11 +72,17 @@ export function createUserAgentParser({ cacheSize = 2000, allowHeadless = false 
     if (cache.size >= cacheSize) cache.clear();
     cache.set(userAgent, value);
   };
-  const parser = new UAParser();
-  const detectBot = allowHeadless ? createIsbotFromList(botPatterns.filter((p) => p !== "headless")) : isbot;
+  let parser: UAParser | undefined;
+  let detectBot: ((userAgent: string) => boolean) | undefined;
+  const botCheck = () => {
+    if (detectBot) return detectBot;
+    const { createIsbotFromList, isbot, list } = loadIsbot();
+    return (detectBot = allowHeadless ? createIsbotFromList(list.filter((pattern) => pattern !== "headless")) : isbot);
+  };
 
   function parseUncached(userAgent: string): UserAgentInfo {
     if (userAgent.trim() === "") return UNKNOWN;
+    parser ??= new (loadParser())();
     const result = parser.setUA(userAgent).getResult();
     const name = result.browser.name ?? "";
     const browser = BROWSER_ALIASES[name] ?? name;
@@ -99,7 +110,7 @@ export function createUserAgentParser({ cacheSize = 2000, allowHeadless = false 
     isBot(userAgent) {
       const cached = verdicts.get(userAgent);
       if (cached !== undefined) return cached;
-      const verdict = detectBot(userAgent);
+      const verdict = botCheck()(userAgent);
       keep(verdicts, userAgent, verdict);
       return verdict;
     },
