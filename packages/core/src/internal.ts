@@ -59,4 +59,5 @@ export { revenueBody } from "./model/revenue.js";
 export { parseClickhouseUrl, CLICKHOUSE_URL_FORMS } from "./backends/clickhouse/url.js";
 export { schemaStatements } from "./backends/clickhouse/schema.js";
 export { copyHitsIntoClickhouse } from "./copy-database.js";
+export { connectClickhouse } from "./backends/clickhouse/connect.js";
 export { createBlockColumnStore } from "./stats/block-column-store.js";

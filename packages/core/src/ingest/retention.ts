@@ -24,7 +24,7 @@ const pause = () => new Promise((resolve) => setTimeout(resolve, 0));
  * in bounded batches. Rollups are never touched: unfiltered statistics keep all history.
  */
 export function createRetention(
-  store: Pick<EngineStore, "deleteOlderThan">,
+  store: Pick<EngineStore, "deleteOlderThan" | "retainHits">,
   websites: () => Promise<readonly RetainedWebsite[]>,
   options: RetentionOptions = {},
 ) {
@@ -33,9 +33,11 @@ export function createRetention(
 
   async function apply(now: number): Promise<number> {
     let deleted = 0;
+    const cutoffs = new Map<number, number>();
     for (const website of await websites()) {
       const today = dayNumber(localTime(website.timezone, now).day);
       const cutoff = (today - Number(website.retention_days) + 1) * 86_400;
+      cutoffs.set(Number(website.id), cutoff);
       for (;;) {
         const batch = await store.deleteOlderThan(Number(website.id), cutoff, batchSize);
         deleted += batch;
@@ -43,6 +45,7 @@ export function createRetention(
         await pause();
       }
     }
+    await store.retainHits?.(cutoffs);
     return deleted;
   }
 

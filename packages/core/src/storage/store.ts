@@ -32,5 +32,7 @@ export interface EngineStore {
    * older than a local time (retention); answers how many went. Bounded: no long lock.
    */
   deleteOlderThan(websiteId: number, localSeconds: number, limit: number): Promise<number>;
+  /** After a retention run over every website, with each website's local cutoff: a hit log beside the store deletes its hits past them at once. */
+  retainHits?(cutoffs: ReadonlyMap<number, number>): Promise<void>;
   close(): Promise<void>;
 }

@@ -32,8 +32,13 @@ export interface HitLog {
   /** Resolves when ClickHouse answers (`GET /health` of an idle Tally). */
   probe(): Promise<void>;
   deleteWebsite(websiteId: number): Promise<void>;
-  /** Deletes a website's hits older than a local time (retention). */
-  deleteOlderThan(websiteId: number, localSeconds: number): Promise<void>;
+  /**
+   * Retention: deletes each website's hits older than its local cutoff (seconds, at a day's
+   * start). A month every website's hits of which are past their cutoffs goes whole (its
+   * partition dropped: a file operation); a website's older hits in months kept are deleted
+   * row by row, and only when there are some. Websites not named keep their hits.
+   */
+  retain(cutoffs: ReadonlyMap<number, number>): Promise<void>;
   close(): Promise<void>;
 }
 
@@ -61,11 +66,33 @@ export async function openHitLog(client: ClickhouseClient, place: SchemaPlace = 
       await client.command({ query: "SELECT 1" });
     },
     deleteWebsite: (websiteId) => remove("website_id = {website:UInt32}", { website: websiteId }),
-    deleteOlderThan: (websiteId, localSeconds) =>
-      remove("website_id = {website:UInt32} AND local_time < toDateTime({before:UInt32}, 'UTC')", {
-        website: websiteId,
-        before: localSeconds,
-      }),
+    async retain(cutoffs) {
+      const result = await client.query({
+        query: `SELECT toYYYYMM(day) AS month, website_id, toUInt32(min(day)) AS earliest, toUInt32(max(day)) AS latest FROM ${HITS_TABLE} GROUP BY month, website_id`,
+        format: "JSONEachRow",
+      });
+      const held = (await result.json<{ month: number; website_id: number; earliest: number; latest: number }>()).map((row) => ({
+        month: Number(row.month),
+        website: Number(row.website_id),
+        earliest: Number(row.earliest),
+        latest: Number(row.latest),
+      }));
+      const cutoffDay = (website: number) => {
+        const cutoff = cutoffs.get(website);
+        return cutoff === undefined ? -Infinity : Math.floor(cutoff / 86_400);
+      };
+      const months = new Set(held.map((row) => row.month));
+      for (const row of held) if (row.latest >= cutoffDay(row.website)) months.delete(row.month);
+      for (const month of months) await client.command({ query: `ALTER TABLE ${table}${onCluster} DROP PARTITION ${month}` });
+      const older = new Set(
+        held.filter((row) => !months.has(row.month) && row.earliest < cutoffDay(row.website)).map((row) => row.website),
+      );
+      for (const website of older)
+        await remove("website_id = {website:UInt32} AND day < {before:Date}", {
+          website,
+          before: new Date(cutoffDay(website) * 86_400_000).toISOString().slice(0, 10),
+        });
+    },
     close: () => client.close(),
   };
 }
@@ -105,11 +132,8 @@ export function withHitLog(store: EngineStore, log: HitLog): EngineStore {
       await store.deleteWebsite(websiteId);
       await log.deleteWebsite(websiteId);
     },
-    async deleteOlderThan(websiteId, localSeconds, limit) {
-      const deleted = await store.deleteOlderThan(websiteId, localSeconds, limit);
-      if (deleted < limit) await log.deleteOlderThan(websiteId, localSeconds);
-      return deleted;
-    },
+    deleteOlderThan: (websiteId, localSeconds, limit) => store.deleteOlderThan(websiteId, localSeconds, limit),
+    retainHits: (cutoffs) => log.retain(cutoffs),
     async close() {
       await store.close();
       await log.close();
