@@ -154,6 +154,14 @@ export function numberArray(values: readonly unknown[]): string {
   return text + "}";
 }
 
+/** Texts as a PostgreSQL array literal, each quoted: `{"a","b\\"c"}`. */
+export function textArray(values: readonly string[]): string {
+  return `{${values.map((value) => `"${value.replace(/[\\"]/g, "\\$&")}"`).join(",")}}`;
+}
+
+/** A constant of the code as SQL text (a number, or a string quoted). */
+const sqlLiteral = (value: string | number): string => (typeof value === "number" ? String(value) : `'${value.replace(/'/g, "''")}'`);
+
 /** A column's SQL type in an array of numbers: `bigint` (read into integer columns too) unless given. */
 type NumberTypes<R> = Partial<Record<keyof R & string, "double precision">>;
 
@@ -327,7 +335,17 @@ function flushStatements(dialect: WriteDialect) {
       "on conflict (website_id, kind, value) do nothing",
     ),
     outboxRows: textsByCount((count) => `delete from tally_outbox where id in (${placeholders(count)})`),
-    claimVisitors: inserter<VisitorsTable>("visitors", VISITOR_COLUMNS, "on conflict (hash) do nothing"),
+    /**
+     * Today's visitor rows, new (claimedRow) where missing: the hashes, websites and days as three
+     * array parameters, the rest of a new row the same for all; in the order of the hashes, so
+     * concurrent flushes wait for each other instead of deadlocking (where rows are locked).
+     */
+    claimVisitors: `insert into visitors (${VISITOR_COLUMNS.join(", ")})
+      select claimed.hash, claimed.website_id, claimed.day, ${VISITOR_COLUMNS.slice(3)
+        .map((column) => sqlLiteral(NEW_VISITOR[column]))
+        .join(", ")}
+      from unnest(cast(? as text[]), cast(? as bigint[]), cast(? as text[])) as claimed (hash, website_id, day)
+      order by claimed.hash on conflict (hash) do nothing`,
     visitors: textSelecter<VisitorsTable>(
       (hashes) => `select * from visitors where hash ${hashes}${dialect.lockRows ? " for update" : ""}`,
     ),
@@ -461,7 +479,12 @@ export function createFlushIo(runner: SqlRunner, dialect: WriteDialect): FlushIo
       if (!dialect.lockRows) return;
       // Claiming rows first makes a second process wait for this one to commit before it
       // reads (in one order for all), so one visitor is never counted new twice.
-      yield* s.claimVisitors(runner, [...claims].sort((a, b) => (a.hash < b.hash ? -1 : 1)).map(claimedRow));
+      if (claims.length === 0) return;
+      yield* holdStatement(runner, "visitors", s.claimVisitors, [
+        textArray(claims.map((claim) => claim.hash)),
+        numberArray(claims.map((claim) => claim.websiteId)),
+        textArray(claims.map((claim) => claim.day)),
+      ]);
     },
     loadVisitors: (hashes) => s.visitors(runner, [], [...hashes].sort()),
     *insertVisitsWithIds(rows) {
@@ -603,3 +626,6 @@ export function rowOf(state: VisitorState): VisitorsTable {
 
 /** A row just claimed: today's, with nothing counted yet. */
 export const claimedRow = (claim: VisitorClaim): VisitorsTable => rowOf(newVisitorState(claim.hash, claim.websiteId, claim.day));
+
+/** What a claimed row holds beside its hash, website and day. */
+const NEW_VISITOR = claimedRow({ hash: "", websiteId: 0, day: "" });

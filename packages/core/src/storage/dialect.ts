@@ -18,9 +18,10 @@ export interface WriteDialect {
   /** Hands out ids of a table's serial column before inserting (PostgreSQL sequences; parameters: the table, how many); absent where rows learn their id on insert. */
   readonly reserveIdsSql?: string;
   /**
-   * Lists of rows and values go in as one JSON parameter a statement, typed by the table itself
+   * Lists of rows and values go in as one parameter a statement (PostgreSQL): rows of numbers as
+   * one array a column (`unnest`), rows with text as JSON typed by the table itself
    * (`json_populate_recordset`): a round trip and a plan per list instead of a parameter per
-   * cell (PostgreSQL). Without it, rows go in as VALUES lists of `SqlRunner.rowsPerStatement`.
+   * cell. Without it, rows go in as VALUES lists of `SqlRunner.rowsPerStatement`.
    */
   readonly jsonLists?: boolean;
 }
