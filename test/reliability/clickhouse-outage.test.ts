@@ -12,22 +12,25 @@ import { readdirSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { serveChdbOverHttp, type ClickhouseOverHttp } from "../support/clickhouse-http.js";
-import { dayFrom, eventually, killAllChildren, rollupTotals, spawnServe, steadyLoad, sum, tempDirectory, type Child } from "./support.js";
+import {
+  createWebsite,
+  dayFrom,
+  eventually,
+  health,
+  killAllChildren,
+  rollupTotals,
+  sleep,
+  spawnServe,
+  steadyLoad,
+  sum,
+  tempDirectory,
+  type Child,
+} from "./support.js";
 
 const API_KEY = "tly_reliability_ch_outage_0123456789abcdef";
 const DOMAIN = "outage.example";
 const RATE = 200;
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 const auth = { authorization: `Bearer ${API_KEY}` };
-
-interface Health {
-  code: number;
-  body: { status: string; buffered: number; reason?: string };
-}
-async function health(server: Child): Promise<Health> {
-  const response = await fetch(`${server.base}/health`);
-  return { code: response.status, body: (await response.json()) as Health["body"] };
-}
 
 describe("ClickHouse outages under load", () => {
   const folder = tempDirectory("tally-ch-outage-");
@@ -72,12 +75,7 @@ describe("ClickHouse outages under load", () => {
       CLOSE_TIMEOUT_MS: "2000",
     };
     server = await spawnServe(env);
-    const created = await fetch(`${server.base}/api/v1/websites`, {
-      method: "POST",
-      headers: { ...auth, "content-type": "application/json" },
-      body: JSON.stringify({ domain: DOMAIN, exclude_bots: 0 }),
-    });
-    expect(created.status).toBe(201);
+    expect((await createWebsite(server, API_KEY, DOMAIN)).status).toBe(201);
   }, 60_000);
 
   afterAll(async () => {

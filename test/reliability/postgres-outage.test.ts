@@ -8,7 +8,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { privatePostgresUnavailable, startPrivatePostgres, type PrivatePostgres } from "../support/private-postgres.js";
-import { dayFrom, eventually, killAllChildren, spawnServe, steadyLoad, sum, type Child } from "./support.js";
+import { createWebsite, dayFrom, eventually, health, killAllChildren, sleep, spawnServe, steadyLoad, sum, type Child } from "./support.js";
 
 const API_KEY = "tly_reliability_pg_outage_0123456789abcdef";
 const DOMAIN = "outage.example";
@@ -17,7 +17,6 @@ const unavailable = privatePostgresUnavailable();
 if (unavailable !== null && process.env.CI === "true") throw new Error(`CI must run the PostgreSQL outage tests: ${unavailable}.`);
 if (unavailable !== null) console.warn(`[tally tests] PostgreSQL outage tests skipped: ${unavailable}.`);
 
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 const auth = { authorization: `Bearer ${API_KEY}` };
 
 async function pageviews(server: Child): Promise<number> {
@@ -25,11 +24,6 @@ async function pageviews(server: Child): Promise<number> {
   expect(response.status).toBe(200);
   const body = (await response.json()) as { data: { count: number }[] };
   return sum(body.data.map((row) => row.count));
-}
-
-async function health(server: Child): Promise<{ code: number; body: { status: string; buffered: number; reason?: string } }> {
-  const response = await fetch(`${server.base}/health`);
-  return { code: response.status, body: (await response.json()) as { status: string; buffered: number; reason?: string } };
 }
 
 /** Waits until everything accepted is written, then compares with what the API counts. */
@@ -55,12 +49,7 @@ describe.skipIf(unavailable !== null)("PostgreSQL outages under load", () => {
       RATE_LIMIT: "0",
       FLUSH_INTERVAL_MS: "500",
     });
-    const created = await fetch(`${server.base}/api/v1/websites`, {
-      method: "POST",
-      headers: { ...auth, "content-type": "application/json" },
-      body: JSON.stringify({ domain: DOMAIN, exclude_bots: 0 }),
-    });
-    expect(created.status).toBe(201);
+    expect((await createWebsite(server, API_KEY, DOMAIN)).status).toBe(201);
   }, 60_000);
 
   afterAll(async () => {

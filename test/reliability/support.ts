@@ -279,3 +279,24 @@ export async function eventually(what: string, check: () => Promise<boolean> | b
     await new Promise((resolve) => setTimeout(resolve, 100));
   }
 }
+
+export const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+/** A served Tally's `/health`: its status code and body. */
+export interface Health {
+  code: number;
+  body: { status: string; buffered: number; reason?: string };
+}
+export async function health(server: Child): Promise<Health> {
+  const response = await fetch(`${server.base}/health`);
+  return { code: response.status, body: (await response.json()) as Health["body"] };
+}
+
+/** Adds a website through a served Tally's API (bots counted, as the load sends none). */
+export async function createWebsite(server: Child, apiKey: string, domain: string): Promise<Response> {
+  return fetch(`${server.base}/api/v1/websites`, {
+    method: "POST",
+    headers: { authorization: `Bearer ${apiKey}`, "content-type": "application/json" },
+    body: JSON.stringify({ domain, exclude_bots: 0 }),
+  });
+}
