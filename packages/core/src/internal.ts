@@ -55,7 +55,7 @@ export { createUserAgentParser } from "./enrich/user-agent.js";
 export { channelOf, clickIdOf } from "./enrich/channels.js";
 export { sourceOf } from "./enrich/sources.js";
 export { loadRegions, openGeoLookup, type GeoLookup } from "./enrich/geo.js";
-export { revenueBody } from "./model/revenue.js";
+export { revenueBody } from "./model/revenue-schemas.js";
 export { parseClickhouseUrl, CLICKHOUSE_URL_FORMS } from "./backends/clickhouse/url.js";
 export { schemaStatements } from "./backends/clickhouse/schema.js";
 export { copyHitsIntoClickhouse } from "./copy-database.js";

@@ -1,20 +1,11 @@
-import * as z from "zod";
 import { ValidationError } from "../shared/errors.js";
+import type { GoalRevenue } from "./revenue-schemas.js";
 
 /** An event's revenue as a caller sends it: an amount (a number or its decimal text) and an ISO 4217 currency. */
 export interface RevenueInput {
   amount: number | string;
   currency: string;
 }
-
-/** A hit body's revenue field (checked further by checkRevenue). */
-export const revenueBody = z
-  .object({ amount: z.union([z.number(), z.string()]), currency: z.string() })
-  .nullish()
-  .meta({
-    description: "An event's revenue: its amount and ISO 4217 currency (docs/revenue.md).",
-    example: { amount: 29.9, currency: "EUR" },
-  });
 
 /** An event's revenue as stored: the amount in ten-thousandths of the currency's unit (sums stay exact), and the currency. */
 export interface Revenue {
@@ -57,22 +48,6 @@ export interface RevenueSum {
   amount: number;
   events: number;
 }
-
-/** A goal's revenue in one currency, as the `goals` statistic reports it (docs/revenue.md). */
-export const goalRevenueSchema = z
-  .object({
-    currency: z.string().meta({ description: "ISO 4217 code.", example: "EUR" }),
-    total_revenue: z.number().meta({ description: "The sum of the amounts, in the currency's unit.", example: 59.98 }),
-    average_revenue: z
-      .number()
-      .meta({ description: "The sum divided by the events that carried revenue, to four decimals.", example: 29.99 }),
-    revenue_per_visitor: z.number().meta({
-      description: "The sum divided by all visitors of the range under the filters (the conversion rate's divisor), to four decimals.",
-    }),
-    events: z.number().meta({ description: "Events of the goal that carried revenue in this currency." }),
-  })
-  .meta({ id: "GoalRevenue" });
-export type GoalRevenue = z.infer<typeof goalRevenueSchema>;
 
 /** Ten-thousandths as the currency's unit, to four decimals. */
 export const fromScaled = (scaled: number): number => Math.round(scaled) / REVENUE_SCALE;

@@ -1,5 +1,5 @@
 import * as z from "zod";
-import { goalRevenueSchema } from "./revenue.js";
+import { goalRevenueSchema } from "./revenue-schemas.js";
 
 const day = z.string().meta({ format: "date", example: "2026-11-01" });
 

@@ -2,6 +2,7 @@ import * as z from "zod";
 import { validate } from "../shared/validation.js";
 import { normalizeDomain } from "./domain.js";
 import { isValidParamEntry, parseIpRule, splitList } from "../shared/exclusion-lists.js";
+import { UTC } from "../model/local-time.js";
 
 /** What a caller may send to create or update a website; form values arrive as strings. */
 export interface WebsiteInput {
@@ -63,6 +64,8 @@ const CURRENT_ZONE_NAMES = [
  */
 export function timeZoneName(input: string): string | null {
   const name = input.trim();
+  // The default zone, spelled as ICU spells it, without loading ICU's date data for it.
+  if (name.toUpperCase() === UTC) return UTC;
   let resolved: string;
   try {
     resolved = new Intl.DateTimeFormat("en", { timeZone: name }).resolvedOptions().timeZone;
