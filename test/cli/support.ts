@@ -101,14 +101,14 @@ export interface Server {
   stop(signal: NodeJS.Signals): Promise<Finished>;
 }
 
-/** `tally serve`, resolved once it prints its listening line. */
-export async function serve(cwd: string, env: Record<string, string> = {}): Promise<Server> {
+/** `tally serve`, resolved once it prints its listening line (within `startTimeoutMs`: chDB, 550 MB of library, takes longer to load). */
+export async function serve(cwd: string, env: Record<string, string> = {}, startTimeoutMs = START_TIMEOUT_MS): Promise<Server> {
   const began = performance.now();
   const { child, output, done } = start(["serve"], cwd, env);
   const port = await new Promise<string>((resolve, reject) => {
     const timer = setTimeout(
-      () => reject(new Error(`no listening line within ${START_TIMEOUT_MS} ms:\n${output.stdout}\n${output.stderr}`)),
-      START_TIMEOUT_MS,
+      () => reject(new Error(`no listening line within ${startTimeoutMs} ms:\n${output.stdout}\n${output.stderr}`)),
+      startTimeoutMs,
     );
     const check = () => {
       const match = LISTENING.exec(output.stdout);

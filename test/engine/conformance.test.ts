@@ -3,6 +3,9 @@
  * must store the same rows and every way of reading must give the same answers. A new
  * backend is one more line in BACKENDS. Rows are compared by what they mean (dictionary
  * ids replaced by their values, visits by their first hit), since ids are the database's.
+ * With ClickHouse beside the database (embedded through chDB, one folder for this file),
+ * the database stores the same rows and ClickHouse answers what it counts
+ * (docs/clickhouse.md) the same.
  */
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -17,8 +20,13 @@ import { createTestDatabase, DIALECTS, type DialectName, type TestDatabase } fro
 interface BackendCase {
   name: string;
   dialect: DialectName;
-  /** The `database` option, and what to release after. */
-  open(): Promise<{ option: DatabaseOption; sql(text: string): Promise<Record<string, unknown>[]>; dispose(): Promise<void> }>;
+  /** The `database` option (and `clickhouse`, when the hits go there too), and what to release after. */
+  open(): Promise<{
+    option: DatabaseOption;
+    clickhouse?: string;
+    sql(text: string): Promise<Record<string, unknown>[]>;
+    dispose(): Promise<void>;
+  }>;
 }
 
 const folder = mkdtempSync(join(tmpdir(), "tally-conformance-"));
@@ -73,6 +81,17 @@ function postgresCase(name: string, wrap: "url" | "kysely"): BackendCase {
   };
 }
 
+/** A SQLite file with every hit also in ClickHouse, embedded in this process (one chDB a process: one such case). */
+function clickhouseCase(name: string): BackendCase {
+  const sqlite = sqliteCase(name, "url");
+  return {
+    ...sqlite,
+    async open() {
+      return { ...(await sqlite.open()), clickhouse: `chdb:${join(folder, "clickhouse")}` };
+    },
+  };
+}
+
 /** Every backend and way in: one line each. */
 const BACKENDS: BackendCase[] = [
   sqliteCase("SQLite file (writer and reader threads)", "url"),
@@ -80,6 +99,7 @@ const BACKENDS: BackendCase[] = [
   sqliteCase("SQLite through an app's Kysely", "kysely"),
   postgresCase("PostgreSQL (Tally's pool)", "url"),
   postgresCase("PostgreSQL through an app's Kysely", "kysely"),
+  clickhouseCase("SQLite with the hits in ClickHouse (chDB)"),
 ].filter((backend) => DIALECTS.includes(backend.dialect));
 
 const DAY = Date.parse("2026-03-10T00:00:00Z");
@@ -168,7 +188,13 @@ interface Answers {
 
 async function answersOf(backend: BackendCase): Promise<Answers> {
   const opened = await backend.open();
-  const tally = createTally({ database: opened.option, dayBlocksIntervalMs: 0, retentionIntervalMs: 0, reportIntervalMs: 0 });
+  const tally = createTally({
+    database: opened.option,
+    ...(opened.clickhouse === undefined ? {} : { clickhouse: opened.clickhouse }),
+    dayBlocksIntervalMs: 0,
+    retentionIntervalMs: 0,
+    reportIntervalMs: 0,
+  });
   try {
     const { accountId } = await tally.accounts.create();
     const site = await tally.websites.create(accountId, { domain: "conform.example", timezone: "Europe/Berlin" });

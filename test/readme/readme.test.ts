@@ -4,7 +4,9 @@
  * overview (docs/guide/getting-started.md) and the GeoIP install advice (docs/privacy.md). Substitutions, all visible here: `npx --yes pnpm@10 start` is
  * the built binary `tally serve` (what the root `start` script runs) in an empty folder
  * on a free port, whose address replaces `http://127.0.0.1:3000`; `KEY=tly_…` gets the
- * key that server printed.
+ * key that server printed. The tour runs twice: as shown, and with every hit also in ClickHouse
+ * embedded through chDB (`CLICKHOUSE_URL=chdb:./data/events`), which then answers the statistics
+ * it prints.
  */
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { homedir, tmpdir } from "node:os";
@@ -24,52 +26,62 @@ afterAll(removeDirectories);
 
 const shBlocks = (title: string, text?: string) => codeBlocks(section(title, text)).filter((block) => block.lang === "sh");
 
+/** Where the tour's hits go: the database alone, or ClickHouse too (in the server's folder). */
+const TOUR_STORAGES = [
+  { name: "the database", env: {}, startTimeoutMs: 10_000 },
+  { name: "ClickHouse through chDB", env: { CLICKHOUSE_URL: "chdb:./data/events" }, startTimeoutMs: 60_000 },
+];
+
 describe("README: the five-minute tour, pasted", () => {
-  it("starts Tally, then every command prints what the README shows", { timeout: 120_000 }, async () => {
-    const [startBlock, commandsBlock] = shBlocks("Five-minute tour");
-    const [start] = shellSteps(startBlock!.body);
-    expect(start!.command).toBe("npx --yes pnpm@10 install && npx --yes pnpm@10 start");
-    const scripts = (JSON.parse(readFileSync(join(ROOT, "package.json"), "utf8")) as { scripts: Record<string, string> }).scripts;
-    expect(scripts.start).toBe("node packages/cli/dist/bin.js serve");
+  it.each(TOUR_STORAGES)(
+    "starts Tally, then every command prints what the README shows (hits in $name)",
+    { timeout: 120_000 },
+    async ({ env, startTimeoutMs }) => {
+      const [startBlock, commandsBlock] = shBlocks("Five-minute tour");
+      const [start] = shellSteps(startBlock!.body);
+      expect(start!.command).toBe("npx --yes pnpm@10 install && npx --yes pnpm@10 start");
+      const scripts = (JSON.parse(readFileSync(join(ROOT, "package.json"), "utf8")) as { scripts: Record<string, string> }).scripts;
+      expect(scripts.start).toBe("node packages/cli/dist/bin.js serve");
 
-    const cwd = emptyDirectory();
-    const server = await serve(cwd);
-    const printed = lines(server.output.stdout);
-    const shownStart = start!.shownLines.map((line) => line.replace(README_BASE, server.base));
-    expect(printed).toHaveLength(shownStart.length);
-    shownStart.forEach((shown, i) => expect(matchesShown(printed[i]!, shown), `${printed[i]} vs ${shown}`).toBe(true));
-    const key = printed[1]!;
+      const cwd = emptyDirectory();
+      const server = await serve(cwd, env, startTimeoutMs);
+      const printed = lines(server.output.stdout);
+      const shownStart = start!.shownLines.map((line) => line.replace(README_BASE, server.base));
+      expect(printed).toHaveLength(shownStart.length);
+      shownStart.forEach((shown, i) => expect(matchesShown(printed[i]!, shown), `${printed[i]} vs ${shown}`).toBe(true));
+      const key = printed[1]!;
 
-    // Each command in its own bash, after the assignments above it (KEY, DAY).
-    let assignments = "";
-    let ran = 0;
-    for (const step of shellSteps(commandsBlock!.body)) {
-      const command = step.command.replaceAll(README_BASE, server.base);
-      if (/^[A-Z_]+=/.test(command)) {
-        expect(step.shown, command).toBeNull();
-        assignments += command.startsWith("KEY=") ? `KEY=${key}\n` : `${command}\n`;
-        continue;
+      // Each command in its own bash, after the assignments above it (KEY, DAY).
+      let assignments = "";
+      let ran = 0;
+      for (const step of shellSteps(commandsBlock!.body)) {
+        const command = step.command.replaceAll(README_BASE, server.base);
+        if (/^[A-Z_]+=/.test(command)) {
+          expect(step.shown, command).toBeNull();
+          assignments += command.startsWith("KEY=") ? `KEY=${key}\n` : `${command}\n`;
+          continue;
+        }
+        const result = await bash(`set -euo pipefail\n${assignments}${command}`, cwd);
+        expect(result, command).toMatchObject({ code: 0, stderr: "" });
+        expect(step.shown, `the README shows no output for: ${command}`).not.toBeNull();
+        expect(
+          matchesShown(result.stdout, step.shown!.replaceAll(README_BASE, server.base)),
+          `${command}\nprinted: ${result.stdout}\nshown:   ${step.shown}`,
+        ).toBe(true);
+        ran++;
       }
-      const result = await bash(`set -euo pipefail\n${assignments}${command}`, cwd);
-      expect(result, command).toMatchObject({ code: 0, stderr: "" });
-      expect(step.shown, `the README shows no output for: ${command}`).not.toBeNull();
-      expect(
-        matchesShown(result.stdout, step.shown!.replaceAll(README_BASE, server.base)),
-        `${command}\nprinted: ${result.stdout}\nshown:   ${step.shown}`,
-      ).toBe(true);
-      ran++;
-    }
-    expect(ran).toBe(5);
+      expect(ran).toBe(5);
 
-    // The hint beside KEY= gives a key that sees the website just created.
-    const hint = /`npx tally (keys create[^`]*)`/.exec(commandsBlock!.body)?.[1];
-    expect(hint).toBe("keys create --account 1");
-    const created = await tally(hint!.split(" "), cwd);
-    expect(created.code).toBe(0);
-    const websites = await api(server, lines(created.stdout).at(-1)!, "GET", "/api/v1/websites");
-    expect(websites.body.data.map((site: { domain: string }) => site.domain)).toEqual(["example.com"]);
-    expect((await server.stop("SIGTERM")).code).toBe(0);
-  });
+      // The hint beside KEY= gives a key that sees the website just created.
+      const hint = /`npx tally (keys create[^`]*)`/.exec(commandsBlock!.body)?.[1];
+      expect(hint).toBe("keys create --account 1");
+      const created = await tally(hint!.split(" "), cwd);
+      expect(created.code).toBe(0);
+      const websites = await api(server, lines(created.stdout).at(-1)!, "GET", "/api/v1/websites");
+      expect(websites.body.data.map((site: { domain: string }) => site.domain)).toEqual(["example.com"]);
+      expect((await server.stop("SIGTERM")).code).toBe(0);
+    },
+  );
 
   it("the CLI overview shown in Getting started is what `tally --help` prints", async () => {
     const cli = section("The CLI", docPage("guide/getting-started.md"));
