@@ -18,7 +18,9 @@
  * compared both ways. Filtered (reference-filtered.ts, the filter sets of the filtered
  * reference on these two websites): one statistic per set, in turn, so that every statistic
  * is asked under some set, and the totals call under every third set; page goals; the
- * Stats API v2's hourly series and breakdowns by a visit column.
+ * Stats API v2's hourly series and breakdowns by a visit column. Funnels and journeys
+ * (reference-path-asks.ts): every one the funnels and journeys reference asks, on these two
+ * websites.
  */
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -40,6 +42,7 @@ import {
   statisticsFor,
 } from "./reference-filtered.js";
 import { filterCases, type FilterCase } from "./reference-filters.js";
+import { createFunnels, funnelProblems, journeyProblems } from "./reference-path-asks.js";
 import { openReference, type Reference } from "./reference-fixture.js";
 import type { ListQuery } from "./reference-model.js";
 import {
@@ -123,6 +126,22 @@ describe("reference on ClickHouse (chDB)", () => {
   it("reads while collecting saw exactly the hits collected so far", () => {
     expect(checkpointReads).toBe(3 * ASKED_SITES.length * 4);
     expect(checkpointProblems.slice(0, 5)).toEqual([]);
+  });
+
+  describe("funnels and journeys (reference-path-asks.ts) on these sites", () => {
+    const sites = ASKED_SITES.map((site) => site.key);
+
+    it("funnels: every funnel, site, range, filter set and comparison", { timeout: 600_000 }, async () => {
+      const { problems, converted } = await funnelProblems(reference, await createFunnels(reference), sites);
+      expect(problems).toEqual([]);
+      expect(converted).toBeGreaterThan(20);
+    });
+
+    it("journeys: every start, direction and depth, site, range, filter set and comparison", { timeout: 600_000 }, async () => {
+      const { problems, deepest } = await journeyProblems(reference, sites);
+      expect(problems).toEqual([]);
+      expect(deepest).toBe(5);
+    });
   });
 
   describe("filtered: the filter sets of the filtered reference on these sites", () => {

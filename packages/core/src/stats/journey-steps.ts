@@ -42,3 +42,48 @@ export function visitJourney(
   }
   return steps;
 }
+
+/** Stands for the start in counts: every visit's first step, whatever page or event matched. */
+export const START = -1;
+/** Visitors of a value at one step, by its key. */
+export type VisitorsBy = Map<number, number>;
+
+/** Visitors per step and value key (`nodes`), and per step and link (`links`: from, then to); the start's key is START. */
+export interface JourneyCounts {
+  nodes: VisitorsBy[];
+  links: Map<number, VisitorsBy>[];
+}
+
+/**
+ * Visitors per step and value key, and per step and link (`from`, then `to`), from the visits'
+ * journeys, a visitor's visits coming together: a visitor counts once for each node and link
+ * any of their visits took.
+ */
+export function journeyCounts(visits: readonly JourneyVisit[]): JourneyCounts {
+  const nodes: VisitorsBy[] = [];
+  const links: Map<number, VisitorsBy>[] = [];
+  const bump = (into: VisitorsBy, key: number) => into.set(key, (into.get(key) ?? 0) + 1);
+  for (let first = 0; first < visits.length;) {
+    let end = first + 1;
+    while (end < visits.length && visits[end]!.visitor === visits[first]!.visitor) end++;
+    // Only a visitor with several visits needs to remember what they were counted for.
+    const seen = end - first > 1 ? new Set<string>() : null;
+    const once = (key: string) => !seen!.has(key) && Boolean(seen!.add(key));
+    for (let at = first; at < end; at++) {
+      const { steps } = visits[at]!;
+      for (let step = 0; step < steps.length; step++) {
+        const key = step === 0 ? START : steps[step]!;
+        if (!seen || once(`${step} ${key}`)) bump((nodes[step] ??= new Map()), key);
+        if (step === 0) continue;
+        const from = step === 1 ? START : steps[step - 1]!;
+        if (seen && !once(`${step} ${from} ${key}`)) continue;
+        const into = (links[step] ??= new Map());
+        let to = into.get(from);
+        if (!to) into.set(from, (to = new Map()));
+        bump(to, key);
+      }
+    }
+    first = end;
+  }
+  return { nodes, links };
+}

@@ -18,7 +18,7 @@ import {
   type RangeBlocks,
   type StepBits,
 } from "./path-blocks.js";
-import { stepKey, visitJourney, type JourneyShape, type JourneyVisit } from "./journey-steps.js";
+import { journeyCounts, stepKey, visitJourney, type JourneyCounts, type JourneyShape, type JourneyVisit } from "./journey-steps.js";
 import type { EngagementSignal } from "./engagement.js";
 import { sessionReads, type VisitsAnswer, type VisitsRequest } from "./sessions.js";
 import { VITALS } from "../model/hit-input.js";
@@ -37,8 +37,8 @@ interface StepHit {
 export interface PathReader {
   /** Visitors of each step, of the visits starting in the range that match the filters (docs/statistics.md, "Funnels"). */
   funnelVisitors(steps: readonly PathStep[], range: DayRange): Promise<number[]>;
-  /** The journeys of the visits starting in the range, matching the filters, that have a hit matching `start`; a visitor's visits together. */
-  journeyVisits(start: PathStep, range: DayRange, shape: JourneyShape): Promise<JourneyVisit[]>;
+  /** The visitors of each journey step and link, of the visits starting in the range, matching the filters, that have a hit matching `start`. */
+  journeyCounts(start: PathStep, range: DayRange, shape: JourneyShape): Promise<JourneyCounts>;
   /** The engagement signals of the visits starting in the range that match the filters (docs/statistics.md, "Engagement"). */
   engagementSignals(range: DayRange): Promise<EngagementSignal[]>;
   /**
@@ -187,7 +187,7 @@ export function createPathReader(
       );
       return visitors;
     },
-    async journeyVisits(start, range, shape) {
+    async journeyCounts(start, range, shape) {
       where = await prepare();
       const startTest = isStep(start);
       const bits = await bitsOf([start]);
@@ -221,7 +221,7 @@ export function createPathReader(
           for (const visit of found.sort((a, b) => a.visitor - b.visitor)) visits.push(visit);
         },
       );
-      return visits;
+      return journeyCounts(visits);
     },
     async engagementSignals(range) {
       where = await prepare();

@@ -5,7 +5,7 @@ import { ratio } from "../model/stat-names.js";
 import { comparisonRange } from "./comparison.js";
 import type { DayRange } from "./count-reader.js";
 import type { PathReader } from "./path-reader.js";
-import { stepOfKey, type JourneyVisit } from "./journey-steps.js";
+import { START, stepOfKey, type JourneyCounts, type VisitorsBy } from "./journey-steps.js";
 import type { VisitsAnswer, VisitsRequest } from "./sessions.js";
 import type { FunnelQuery, JourneyQuery } from "./path-query.js";
 
@@ -23,45 +23,6 @@ export const JOURNEY_TOP = 10;
 const percent = (part: number, whole: number) => ratio("bounce_rate", part, whole);
 const byCodePoint = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0);
 
-/** Stands for the start in counts: every visit's first step, whatever page or event matched. */
-const START = -1;
-/** Visitors of a value at one step, by its key. */
-type VisitorsBy = Map<number, number>;
-
-/**
- * Visitors per step and value key, and per step and link (`from`, then `to`), from the visits'
- * journeys, a visitor's visits coming together: a visitor counts once for each node and link
- * any of their visits took.
- */
-function journeyCounts(visits: readonly JourneyVisit[]) {
-  const nodes: VisitorsBy[] = [];
-  const links: Map<number, VisitorsBy>[] = [];
-  const bump = (into: VisitorsBy, key: number) => into.set(key, (into.get(key) ?? 0) + 1);
-  for (let first = 0; first < visits.length;) {
-    let end = first + 1;
-    while (end < visits.length && visits[end]!.visitor === visits[first]!.visitor) end++;
-    // Only a visitor with several visits needs to remember what they were counted for.
-    const seen = end - first > 1 ? new Set<string>() : null;
-    const once = (key: string) => !seen!.has(key) && Boolean(seen!.add(key));
-    for (let at = first; at < end; at++) {
-      const { steps } = visits[at]!;
-      for (let step = 0; step < steps.length; step++) {
-        const key = step === 0 ? START : steps[step]!;
-        if (!seen || once(`${step} ${key}`)) bump((nodes[step] ??= new Map()), key);
-        if (step === 0) continue;
-        const from = step === 1 ? START : steps[step - 1]!;
-        if (seen && !once(`${step} ${from} ${key}`)) continue;
-        const into = (links[step] ??= new Map());
-        let to = into.get(from);
-        if (!to) into.set(from, (to = new Map()));
-        bump(to, key);
-      }
-    }
-    first = end;
-  }
-  return { nodes, links };
-}
-
 /** Every step key's value (`page:/x`, `event:Signup`), the start as the journey's start. */
 async function keyValues(reader: PathReader, keys: readonly number[], start: string): Promise<Map<number, string>> {
   const named = keys.filter((key) => key !== START);
@@ -75,11 +36,9 @@ async function keyValues(reader: PathReader, keys: readonly number[], start: str
   return names.set(START, start);
 }
 
-type JourneyCounts = ReturnType<typeof journeyCounts>;
-
 /** Every (step, value) of a range with its visitors, and every link (docs/statistics.md, "Journeys"). */
 async function journeyOver(reader: PathReader, query: JourneyQuery, range: DayRange): Promise<JourneyCounts> {
-  return journeyCounts(await reader.journeyVisits(query.start, range, query));
+  return reader.journeyCounts(query.start, range, query);
 }
 
 /** A step's most frequent keys: the first JOURNEY_TOP by visitors, and any tied with the last of them (names order those). */

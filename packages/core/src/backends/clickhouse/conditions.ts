@@ -12,10 +12,13 @@ import {
 } from "../../model/filters.js";
 import type { QueryParams } from "./query.js";
 import { quoted } from "./schema.js";
-import { at, KIND } from "./visits.js";
+import { at, ELEMENTS, KIND, visitsOf } from "./visits.js";
 
 /** The dimension kind of each visit column (entry and exit pages are pages). */
 const KIND_OF = new Map(VISIT_COLUMNS.map(({ column, kind }) => [column, kind]));
+
+/** Every dimension a visit keeps its first hit's value of. */
+const KINDS = [...new Set(KIND_OF.values())];
 
 /** A visit column as the visits of visits.ts name it: the first hit's value of its kind, or the exit page. */
 export const visitColumn = (column: VisitDimension): string => (column === "exit_page" ? "exit_page" : quoted(KIND_OF.get(column)!));
@@ -23,6 +26,13 @@ export const visitColumn = (column: VisitDimension): string => (column === "exit
 /** A hit element's value (visits.ts's tuple `x`): its page, its event name, or one of its properties. */
 const hitValue = (x: string, condition: SimpleCondition, params: QueryParams): string =>
   condition.on === "prop" ? `${x}.5[${params.add(condition.name, "String")}]` : `${x}.${at(condition.on as HitDimension)}`;
+
+/** A page pattern (page goals, funnel and journey steps: `*` any characters, the rest literal) as a LIKE pattern. */
+export const likePattern = (pattern: string) =>
+  pattern
+    .split("*")
+    .map((part) => part.replace(/[\\%_]/g, (c) => `\\${c}`))
+    .join("%");
 
 /**
  * Whether a value matches a condition's values as `is`, `contains` or `matches` would
@@ -100,4 +110,16 @@ export function clickhouseConditions(conditions: readonly Condition[], params: Q
     /** What a hit `h` of a matching visit must match itself: page and property conditions, and for event statistics event ones. */
     hit: (events: boolean, h: string) => all(conditions.filter((c) => narrowsHits(c, events)).map((c) => onHit(c, events, h))),
   };
+}
+
+export type ClickhouseConditions = ReturnType<typeof clickhouseConditions>;
+
+/**
+ * The range's visits (visits.ts) as a subquery, with the flags of `where`, `extra` aggregates
+ * over their elements `e`, and the first hit's values of the dimensions `statement` (what
+ * reads them) names.
+ */
+export function visitsWith(where: ClickhouseConditions, extra: readonly string[], statement: string): string {
+  const kinds = KINDS.filter((kind) => statement.includes(quoted(kind)));
+  return `(WITH elements AS (${ELEMENTS}) ${visitsOf(kinds, [...where.flags, ...extra])})`;
 }

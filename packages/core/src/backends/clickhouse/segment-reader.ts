@@ -3,10 +3,9 @@ import type { Condition, VisitDimension } from "../../model/filters.js";
 import type { StatRow } from "../../model/stats-schemas.js";
 import { pageGoalValue } from "../../stats/segment-reader.js";
 import type { DayRange, CountReader, Statistic } from "../../stats/count-reader.js";
-import { clickhouseConditions, visitColumn } from "./conditions.js";
+import { clickhouseConditions, likePattern, visitColumn, visitsWith, type ClickhouseConditions } from "./conditions.js";
 import { countReader, figureRows, queryParams, type QueryParams, type RunQuery } from "./query.js";
-import { quoted } from "./schema.js";
-import { at, ELEMENTS, KIND, visitsOf } from "./visits.js";
+import { at, KIND } from "./visits.js";
 
 /**
  * How a statistic is counted under filters (docs/statistics.md, "Segments: filters"): from
@@ -36,7 +35,6 @@ const VISIT_FIGURES: Readonly<Record<string, string>> = {
   visit_pageviews: "sum(pageviews)",
   visitors: VISITOR_DAYS,
 };
-const KINDS = [...new Set(VISIT_COLUMNS.map((column) => column.kind))];
 
 function countingOf(stat: Statistic): Counting {
   // `…_by_hour`: by the hour of each day (the Stats API v2's time:hour), as `Y-m-d HH`.
@@ -80,17 +78,9 @@ function countingOf(stat: Statistic): Counting {
 /** Where a statement reads the range's visits, and their hits too (`over` in the reader). */
 const VISITS = "\u0000visits\u0000";
 const VISITS_WITH_HITS = "\u0000visits and hits\u0000";
-type Conditions = ReturnType<typeof clickhouseConditions>;
 
 /** Visits started on a range's days. */
 const STARTED = "vday BETWEEN {from:Date} AND {to:Date}";
-
-/** A page goal's pattern (`*`: any characters, the rest literal) as a LIKE pattern. */
-const likePattern = (pattern: string) =>
-  pattern
-    .split("*")
-    .map((part) => part.replace(/[\\%_]/g, (c) => `\\${c}`))
-    .join("%");
 
 /**
  * Statistics under filters (and page goals) from `tally_hits`: the visits formed at read
@@ -104,9 +94,8 @@ export function createClickhouseSegmentReader(run: RunQuery, conditions: readonl
    * for their hits and the hits' days too): the visits with the conditions' flags and the
    * first-hit values the statement reads.
    */
-  function over(where: Conditions, statement: string): string {
-    const kinds = KINDS.filter((kind) => statement.includes(quoted(kind)));
-    const visits = (hits: readonly string[]) => `(WITH elements AS (${ELEMENTS}) ${visitsOf(kinds, [...where.flags, ...hits])})`;
+  function over(where: ClickhouseConditions, statement: string): string {
+    const visits = (hits: readonly string[]) => visitsWith(where, hits, statement);
     const hits = [`groupArrayIf(e, e.2 != ${KIND.engagement}) AS hits`, `groupArrayIf(day, e.2 != ${KIND.engagement}) AS hit_days`];
     return statement.replace(VISITS_WITH_HITS, () => visits(hits)).replace(VISITS, () => visits([]));
   }
@@ -134,7 +123,7 @@ export function createClickhouseSegmentReader(run: RunQuery, conditions: readonl
   }
 
   /** The hits `h` (on `hit_day`) of the range of matching visits that the conditions count: pageviews or events. */
-  function countedHits(from: "pageviews" | "events", where: Conditions, also?: string): string {
+  function countedHits(from: "pageviews" | "events", where: ClickhouseConditions, also?: string): string {
     const events = from === "events";
     const kind = `h.2 = ${events ? KIND.event : KIND.pageview}`;
     return (

@@ -87,9 +87,9 @@ export function createHostSqliteReads(
         await admit(range);
         return reader.funnelVisitors(steps, range);
       },
-      async journeyVisits(start, range, shape) {
+      async journeyCounts(start, range, shape) {
         await admit(range);
-        return reader.journeyVisits(start, range, shape);
+        return reader.journeyCounts(start, range, shape);
       },
       async engagementSignals(range) {
         await admit(range);
