@@ -2,7 +2,10 @@
 // minute by minute with their pages, sources and countries as the hits say; the hits the
 // website's rules dropped, with why, and those of unknown hosts near its domain; the range's sessions newest first, filtered and paged,
 // and one session's hits in order (`(none)`: the visits without a value); an event's property names from the data. The fetch
-// handler, both dialects.
+// handler, both dialects, and SQLite with ClickHouse embedded through chDB (which then answers them).
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import type { Tally } from "@tally-analytics/core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { apiClient, expectInvalid, expectJson, type ApiClient } from "../support/api-client.js";
@@ -16,7 +19,14 @@ const BOT = "Mozilla/5.0 (compatible; Googlebot/2.1; +http://www.google.com/bot.
 const handler = transports.find((transport) => transport.name === "fetch handler")!;
 const MINUTE = 60_000;
 
-describe.each(DIALECTS)("live view and sessions on %s", (dialect) => {
+/** Each dialect, and SQLite with ClickHouse through chDB. */
+const STORES = [
+  ...DIALECTS.map((dialect) => ({ name: dialect, dialect, clickhouse: false })),
+  { name: "ClickHouse (chDB)", dialect: "sqlite" as const, clickhouse: true },
+];
+
+describe.each(STORES)("live view and sessions on $name", ({ dialect, clickhouse }) => {
+  const folder = clickhouse ? mkdtempSync(join(tmpdir(), "tally-live-clickhouse-")) : null;
   let stored: TestTally;
   let tally: Tally;
   let served: Served;
@@ -28,7 +38,11 @@ describe.each(DIALECTS)("live view and sessions on %s", (dialect) => {
   const yesterday = new Date(now - 86_400_000).toISOString().slice(0, 10);
 
   beforeAll(async () => {
-    stored = await createTestTally(dialect, { retentionIntervalMs: 0, geoip: GEOIP_FIXTURE });
+    stored = await createTestTally(dialect, {
+      retentionIntervalMs: 0,
+      geoip: GEOIP_FIXTURE,
+      ...(folder ? { clickhouse: `chdb:${folder}` } : {}),
+    });
     tally = stored.tally;
     const { accountId, key } = await tally.accounts.create();
     id = (await tally.websites.create(accountId, { domain: "live.example", exclude_ips: "203.0.113.9" })).id;
@@ -68,6 +82,7 @@ describe.each(DIALECTS)("live view and sessions on %s", (dialect) => {
   afterAll(async () => {
     await served?.close();
     await stored?.dispose();
+    if (folder) rmSync(folder, { recursive: true, force: true });
   });
 
   it("the live view: the last 30 minutes by minute, their pages, sources and countries, the latest hit and the dropped hits", async () => {

@@ -10,6 +10,7 @@ import type { Backend } from "./backends/backend.js";
 import type { EngineStore } from "./storage/store.js";
 import { connectClickhouse, type ClickhouseClient } from "./backends/clickhouse/connect.js";
 import { createClickhouseStatsReads } from "./backends/clickhouse/reads.js";
+import { createClickhouseLiveReader, createClickhouseRealtimeReader } from "./backends/clickhouse/live.js";
 import { openHitLog, withHitLog } from "./backends/clickhouse/hit-log.js";
 import { deferMethods } from "./shared/deferred.js";
 import { openGeoLookup } from "./enrich/geo.js";
@@ -518,7 +519,7 @@ async function openServices(options: TallyOptions, passwords: Passwords): Promis
       websites,
       runner: reads,
       beforeRead,
-      readRealtime: createRealtimeReader(store.db),
+      readRealtime: clickhouse ? createClickhouseRealtimeReader(clickhouse, queryTimeoutMs) : createRealtimeReader(store.db),
       async goalsOf(websiteId) {
         const list = await goals.listOfWebsite(websiteId);
         const of = (type: "page" | "event") =>
@@ -526,7 +527,9 @@ async function openServices(options: TallyOptions, passwords: Passwords): Promis
         return { pages: of("page"), events: of("event") };
       },
       segmentFilters: (viewer, websiteId, id) => savedSegments.get(viewer, websiteId, id).then((segment) => segment.filters),
-      readLive: (websiteId, now) => readLive(store.db, websiteId, now),
+      readLive: clickhouse
+        ? createClickhouseLiveReader(clickhouse, queryTimeoutMs)
+        : (websiteId, now) => readLive(store.db, websiteId, now),
       async timezoneOf(websiteId) {
         const row = await directory.findById(websiteId);
         if (!row) throw new NotFoundError();

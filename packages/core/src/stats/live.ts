@@ -13,7 +13,7 @@ export const LIVE_MINUTES = 30;
 /** Rows listed per breakdown (countries: all, for the map). */
 const TOP = 10;
 /** Hits read at most: a website busier than this shows its latest ones. */
-const MAX_HITS = 100_000;
+export const MAX_HITS = 100_000;
 
 const valueRow = z.object({ value: z.string(), visitors: z.int().nonnegative() });
 
@@ -47,7 +47,8 @@ export const liveSchema = z
   .meta({ id: "Live" });
 export type Live = z.infer<typeof liveSchema>;
 
-interface HitRow {
+/** A hit of the live view: its local time, page, event (0: a pageview), visit and visitor (0: the visit's own), and its visit's source and country. */
+export interface HitRow {
   time: number;
   page: number;
   event: number;
@@ -73,14 +74,31 @@ function countInto(map: Map<number, Set<number>>, key: number, visitor: number):
 
 const clock = (seconds: number, length: 5 | 8) => new Date(seconds * 1000).toISOString().slice(11, 11 + length);
 
+/** The window a live view covers, local wall-clock seconds: from the first minute shown to the end of the current one. */
+export function liveWindow(now: number): { since: number; until: number } {
+  const currentMinute = Math.floor(now / 60) * 60;
+  return { since: currentMinute - (LIVE_MINUTES - 1) * 60, until: currentMinute + 60 };
+}
+
 /** Reads a website's live view; `now` is local wall-clock seconds in its time zone. */
 export async function readLive(db: Kysely<Database>, websiteId: number, now: number): Promise<Omit<Live, "visitors" | "dropped">> {
-  const currentMinute = Math.floor(now / 60) * 60;
-  const since = currentMinute - (LIVE_MINUTES - 1) * 60;
+  const { since, until } = liveWindow(now);
   const { rows } = await sql<HitRow>`select h.time, h.page, h.event, v.id as visit, v.visitor, v.source, v.country
     from hits h cross join visits v
-    where h.website_id = ${websiteId} and h.time >= ${since} and h.time < ${currentMinute + 60} and v.id = h.visit_id
+    where h.website_id = ${websiteId} and h.time >= ${since} and h.time < ${until} and v.id = h.visit_id
     order by h.time desc limit ${MAX_HITS}`.execute(db);
+  return liveOfHits(rows, since, (ids) => dictionaryValues(db, ids));
+}
+
+/**
+ * The live view of the window's hits, newest first (at most MAX_HITS), their values as ids
+ * that `valuesOf` names (a country of 0 is none).
+ */
+export async function liveOfHits(
+  rows: readonly HitRow[],
+  since: number,
+  valuesOf: (ids: readonly number[]) => Promise<Map<number, string>>,
+): Promise<Omit<Live, "visitors" | "dropped">> {
   const minutes = Array.from({ length: LIVE_MINUTES }, () => ({ visitors: new Set<number>(), pageviews: 0 }));
   const pages = new Map<number, Set<number>>();
   const sources = new Map<number, Set<number>>();
@@ -98,9 +116,7 @@ export async function readLive(db: Kysely<Database>, websiteId: number, now: num
     if (Number(row.country) !== 0) countInto(countries, Number(row.country), visitor);
   }
   const latest = rows[0];
-  const values = await dictionaryValues(db, [
-    ...new Set([...pages.keys(), ...sources.keys(), ...countries.keys(), Number(latest?.page ?? 0)]),
-  ]);
+  const values = await valuesOf([...new Set([...pages.keys(), ...sources.keys(), ...countries.keys(), Number(latest?.page ?? 0)])]);
   return {
     minutes: minutes.map((minute, index) => ({
       minute: clock(since + index * 60, 5),

@@ -402,8 +402,8 @@ export interface CountStatsOptions {
   readRealtime: ReturnType<typeof createRealtimeReader>;
   /** The website's goals: its page patterns and event names (websites/goals.ts). */
   goalsOf(websiteId: number): Promise<{ pages: string[]; events: string[] }>;
-  /** The live view of a website (stats/live.ts), `now` its local wall-clock seconds. */
-  readLive(websiteId: number, now: number): Promise<Omit<Live, "visitors" | "dropped">>;
+  /** The live view of a website (stats/live.ts), `now` its local wall-clock seconds in its time zone. */
+  readLive(websiteId: number, now: number, timezone: string): Promise<Omit<Live, "visitors" | "dropped">>;
   /** Its time zone, whoever asks (shared stats too). */
   timezoneOf(websiteId: number): Promise<string>;
   /** The hits dropped lately that concern it: its rules', and unknown hosts near its domain (ingest/drop-log.ts). */
@@ -421,7 +421,7 @@ export function createStats(options: CountStatsOptions): CountStats {
     await beforeRead();
     const [{ visitors }, view] = await Promise.all([
       readRealtime(websiteId),
-      options.readLive(websiteId, localTime(timezone, Date.now()).seconds),
+      options.readLive(websiteId, localTime(timezone, Date.now()).seconds, timezone),
     ]);
     return { visitors, ...view, dropped };
   }
