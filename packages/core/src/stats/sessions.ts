@@ -107,7 +107,7 @@ export const parseSessionsQuery = (input: object): SessionsQuery =>
   isParsed(input) ? (input as SessionsQuery) : validate(sessionsQuerySchema, input);
 
 /** Local wall-clock seconds as `Y-m-d HH:MM:SS`. */
-const localText = (seconds: number) =>
+export const localText = (seconds: number) =>
   `${dayText(Math.floor(seconds / 86_400))} ${new Date((seconds % 86_400) * 1000).toISOString().slice(11, 19)}`;
 
 const COLUMNS = VISIT_COLUMNS.map(({ column }) => column);

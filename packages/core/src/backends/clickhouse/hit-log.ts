@@ -2,11 +2,11 @@ import type { Hit } from "../../model/hit.js";
 import type { EngineStore } from "../../storage/store.js";
 import type { ClickhouseClient } from "./connect.js";
 import { HIT_DIMENSIONS } from "../../model/dimensions.js";
-import { HITS_TABLE, schemaStatements, type SchemaPlace } from "./schema.js";
+import { HITS_TABLE, schemaStatements, upgradeStatements, type SchemaPlace } from "./schema.js";
 import { clickhouseFaultOf, StoreUnavailableError } from "../../storage/store-faults.js";
 
-/** A hit as a row of `tally_hits` (JSONEachRow). */
-export function hitRow(hit: Hit): Record<string, unknown> {
+/** A hit as a row of `tally_hits` (JSONEachRow), `arrival` its place in the order hits were written. */
+export function hitRow(hit: Hit, arrival = 0): Record<string, unknown> {
   const row: Record<string, unknown> = {
     website_id: hit.websiteId,
     day: hit.day,
@@ -22,6 +22,7 @@ export function hitRow(hit: Hit): Record<string, unknown> {
     props: hit.props ?? {},
   };
   for (const kind of HIT_DIMENSIONS) row[kind] = hit.values[kind];
+  row.arrival = arrival;
   return row;
 }
 
@@ -44,7 +45,9 @@ export interface HitLog {
 
 /** Makes the tables (idempotent) and answers the hit log on them. */
 export async function openHitLog(client: ClickhouseClient, place: SchemaPlace = {}): Promise<HitLog> {
-  for (const query of schemaStatements(place)) await client.command({ query });
+  for (const query of [...schemaStatements(place), ...upgradeStatements(place)]) await client.command({ query });
+  /** The last arrival given: about the time in microseconds, one more for each hit. */
+  let arrival = 0;
   // A cluster's hits are deleted on every shard, through each shard's own table.
   const onCluster = place.cluster === undefined ? "" : ` ON CLUSTER \`${place.cluster}\``;
   const table = place.cluster === undefined ? HITS_TABLE : `${HITS_TABLE}_local`;
@@ -57,7 +60,7 @@ export async function openHitLog(client: ClickhouseClient, place: SchemaPlace = 
       if (hits.length === 0) return;
       await client.insert({
         table: HITS_TABLE,
-        values: hits.map(hitRow),
+        values: hits.map((hit) => hitRow(hit, (arrival = Math.max(arrival + 1, Date.now() * 1000)))),
         format: "JSONEachRow",
         clickhouse_settings: { insert_deduplicate: 1, insert_deduplication_token: batchId, date_time_input_format: "best_effort" },
       });

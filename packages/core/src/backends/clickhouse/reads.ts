@@ -11,6 +11,7 @@ import type { TotalsQuery } from "../../stats/stats-query.js";
 import { countReader, figureRows, queryRunner, type RunQuery } from "./query.js";
 import { createClickhouseSegmentReader } from "./segment-reader.js";
 import { createClickhousePathReader } from "./path-reader.js";
+import { clickhouseVisits } from "./sessions.js";
 import { HITS_TABLE, quoted } from "./schema.js";
 import { ELEMENTS, KIND, visitsOf } from "./visits.js";
 
@@ -147,9 +148,9 @@ const wholeDays = (query: PartQuery) => query.seconds === undefined;
 /**
  * Statistics with ClickHouse beside the database: counts from ClickHouse (unfiltered ones
  * as the rollups count them; filtered ones, page goals, the hourly series and breakdowns
- * by a visit column, funnels and journeys from the visits formed at read time); revenue
- * (kept with the database's rows: goals' revenue too), the engagement statistics, parts of
- * days and the visits explorer from the database's runner.
+ * by a visit column, funnels, journeys and the visits explorer from the visits formed at
+ * read time); revenue (kept with the database's rows: goals' revenue too), the engagement
+ * statistics and parts of days from the database's runner.
  */
 export function createClickhouseStatsReads(client: ClickhouseClient, database: StatsReads, timeoutMs: number): StatsReads {
   const clickhouse = createStatsRunner({
@@ -159,8 +160,13 @@ export function createClickhouseStatsReads(client: ClickhouseClient, database: S
         ? createClickhouseReader(run)
         : createClickhouseSegmentReader(run, query.conditions);
     },
-    pathsFor: (websiteId, conditions) =>
-      createClickhousePathReader(queryRunner(client, websiteId, timeoutMs), conditions, databasePaths(database, websiteId, conditions)),
+    pathsFor: (websiteId, conditions) => {
+      const run = queryRunner(client, websiteId, timeoutMs);
+      return createClickhousePathReader(run, conditions, {
+        ...databasePaths(database, websiteId, conditions),
+        visits: clickhouseVisits(run, conditions),
+      });
+    },
   });
   return {
     ...clickhouse,
@@ -168,7 +174,6 @@ export function createClickhouseStatsReads(client: ClickhouseClient, database: S
     totals: (websiteId, query) => (wholeDays(query) ? clickhouse.totals(websiteId, query) : database.totals(websiteId, query)),
     totalsOf: (websiteId, queries) =>
       queries.every(wholeDays) ? clickhouse.totalsOf(websiteId, queries) : database.totalsOf(websiteId, queries),
-    visits: (websiteId, request) => database.visits(websiteId, request),
     revenue: (websiteId, query) => database.revenue(websiteId, query),
     page: (websiteId, query) => (isEngagementStatistic(query.name) ? database.page(websiteId, query) : clickhouse.page(websiteId, query)),
     close: () => database.close(),
@@ -178,10 +183,10 @@ export function createClickhouseStatsReads(client: ClickhouseClient, database: S
 /**
  * The path reads of the ClickHouse runner that are not ClickHouse's: revenue (which the
  * database's rows keep) from the database's runner; the others are asked of the database's
- * runner whole (the visits explorer, the engagement statistics) and never reach here.
+ * runner whole (the engagement statistics) or answered by ClickHouse, and never reach here.
  */
-function databasePaths(database: StatsReads, websiteId: number, conditions: readonly Condition[]): PathReader {
-  const elsewhere = () => Promise.reject(new Error("engagement and visits are read from the database"));
+function databasePaths(database: StatsReads, websiteId: number, conditions: readonly Condition[]): Omit<PathReader, "visits"> {
+  const elsewhere = () => Promise.reject(new Error("engagement is read from the database"));
   return {
     revenue: (range) => database.revenue(websiteId, { conditions, from: range.from, to: range.to } as TotalsQuery),
     funnelVisitors: elsewhere,
@@ -189,6 +194,5 @@ function databasePaths(database: StatsReads, websiteId: number, conditions: read
     engagementSignals: elsewhere,
     valuesOf: elsewhere,
     rowsRead: elsewhere,
-    visits: elsewhere,
   };
 }

@@ -36,9 +36,17 @@ const LOW_CARDINALITY = new Set<HitDimension>([
 ]);
 
 /**
+ * The order hits were written in (the sessions explorer lists visits started at the same
+ * time as the database does, the later written first): increasing in each process, about
+ * the time in microseconds. 0 for hits copied from a database, and those of tables made
+ * before the column was.
+ */
+const ARRIVAL = ["arrival", "UInt64"] as const;
+
+/**
  * The columns of a hit, one per dimension of the registry after the hit's own: its kind,
  * website, local day and time, visitor, the neighbouring days' hashes (visits across
- * midnight), engagement, properties and the batch it came in.
+ * midnight), engagement, properties, then its arrival.
  */
 export const HIT_COLUMNS: readonly (readonly [name: string, type: string])[] = [
   ["website_id", "UInt32"],
@@ -54,6 +62,7 @@ export const HIT_COLUMNS: readonly (readonly [name: string, type: string])[] = [
   ["vitals", "Map(LowCardinality(String), Float64)"],
   ["props", "Map(String, String)"],
   ...HIT_DIMENSIONS.map((kind) => [kind, LOW_CARDINALITY.has(kind) ? "LowCardinality(String)" : "String"] as const),
+  ARRIVAL,
 ];
 
 /**
@@ -62,6 +71,14 @@ export const HIT_COLUMNS: readonly (readonly [name: string, type: string])[] = [
  * a website's deletion touches only its parts' granules).
  */
 const ORDER = "PARTITION BY toYYYYMM(day) ORDER BY (website_id, day, visitor, timestamp)";
+
+/** The statements that add the columns added since a table was first made (idempotent). */
+export function upgradeStatements(place: SchemaPlace = {}): string[] {
+  const add = `ADD COLUMN IF NOT EXISTS ${quoted(ARRIVAL[0])} ${ARRIVAL[1]}`;
+  if (place.cluster === undefined) return [`ALTER TABLE ${HITS_TABLE} ${add}`];
+  const onCluster = `ON CLUSTER ${quoted(place.cluster)}`;
+  return [`ALTER TABLE ${LOCAL_HITS_TABLE} ${onCluster} ${add}`, `ALTER TABLE ${HITS_TABLE} ${onCluster} ${add}`];
+}
 
 /** The statements that make the tables, in order; idempotent (`IF NOT EXISTS`). */
 export function schemaStatements(place: SchemaPlace = {}): string[] {

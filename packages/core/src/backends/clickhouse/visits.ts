@@ -14,7 +14,7 @@ import { HITS_TABLE, quoted } from "./schema.js";
  * visitor's hits give the same visits.
  */
 
-/** The element of a visitor-day's array: time, kind, yesterday's hash, local hour, properties, then every dimension. */
+/** The element of a visitor-day's array: time, kind, yesterday's hash, local hour, properties, every dimension, arrival and local time. */
 const ELEMENT = [
   "toUnixTimestamp64Milli(timestamp)",
   "toUInt8(kind)",
@@ -22,9 +22,14 @@ const ELEMENT = [
   "toHour(local_time)",
   "props",
   ...HIT_DIMENSIONS.map(quoted),
+  "arrival",
+  "toUnixTimestamp(local_time)",
 ];
 /** Where a dimension is in the element (1-based, as ClickHouse numbers tuple members). */
 export const at = (kind: HitDimension): number => 6 + HIT_DIMENSIONS.indexOf(kind);
+/** Where the arrival and the local time (seconds) are in the element. */
+export const ARRIVAL_AT = ELEMENT.length - 1;
+export const LOCAL_TIME_AT = ELEMENT.length;
 export const KIND = { pageview: 1, event: 2, engagement: 3 } as const;
 
 /** One step of the fold: state (started, last activity, the visit's referrer, campaign and host, starts so far). */
