@@ -10,7 +10,7 @@ import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { promisify } from "node:util";
 import { describe, expect, it } from "vitest";
-import { parseClickhouseUrl, schemaStatements } from "@tally-analytics/core/internal";
+import { openHitLog, parseClickhouseUrl, schemaStatements, type ClickhouseClient } from "@tally-analytics/core/internal";
 
 const run = promisify(execFile);
 const ROOT = fileURLToPath(new URL("../..", import.meta.url));
@@ -50,6 +50,80 @@ describe("ClickHouse tables", () => {
     expect(distributed).toBe(
       "CREATE TABLE IF NOT EXISTS tally_hits ON CLUSTER `two_shards` AS tally_hits_local ENGINE = Distributed(`two_shards`, currentDatabase(), tally_hits_local, cityHash64(website_id, visitor))",
     );
+  });
+});
+
+/** A client that answers nothing but records what Tally sends: statements, tables inserted into, settings. */
+function recordingClient(held: object[] = []) {
+  const sent: string[] = [];
+  const client: ClickhouseClient = {
+    async command({ query, clickhouse_settings }) {
+      const params = Object.entries(clickhouse_settings ?? {}).filter(([name]) => name.startsWith("param_"));
+      sent.push(params.length === 0 ? query : `${query} -- ${params.map(([name, value]) => `${name}=${String(value)}`).join(" ")}`);
+    },
+    async insert({ table, values, clickhouse_settings }) {
+      sent.push(`INSERT INTO ${table} (${values.length} rows) -- token ${String(clickhouse_settings?.insert_deduplication_token)}`);
+    },
+    async query({ query }) {
+      sent.push(query);
+      return { json: async <T>() => held as T[] };
+    },
+    close: async () => {},
+  };
+  return { client, sent };
+}
+
+describe("ClickHouse on a cluster: the statements sent", () => {
+  it("tables made on every node first; hits written through the Distributed table; deletions on every shard's own table", async () => {
+    const day = (date: string) => Date.parse(date) / 86_400_000;
+    // Held: website 1 in October and November 2026, website 2 in October only.
+    const { client, sent } = recordingClient([
+      { month: 202610, website_id: 1, earliest: day("2026-10-01"), latest: day("2026-10-31") },
+      { month: 202611, website_id: 1, earliest: day("2026-11-01"), latest: day("2026-11-20") },
+      { month: 202610, website_id: 2, earliest: day("2026-10-05"), latest: day("2026-10-06") },
+    ]);
+    const log = await openHitLog(client, { cluster: "two_shards" });
+    expect(sent.splice(0)).toEqual(schemaStatements({ cluster: "two_shards" }));
+
+    const hit = {
+      websiteId: 1,
+      day: "2026-11-20",
+      visitorHash: "v",
+      localTime: 0,
+      timestamp: 0,
+      kind: "pageview",
+      engagedMs: 0,
+      values: {},
+    };
+    await log.append([hit as unknown as Parameters<typeof log.append>[0][number]], "batch-1");
+    await log.deleteWebsite(7);
+    // Website 1 keeps hits from 2026-11-10 and website 2 from 2026-10-01: October holds hits
+    // website 2 keeps, so website 1's older hits go row by row.
+    await log.retain(
+      new Map([
+        [1, day("2026-11-10") * 86_400],
+        [2, day("2026-10-01") * 86_400],
+      ]),
+    );
+    // Website 2 keeps hits from 2026-11-01: all of October is past its websites' cutoffs and is dropped.
+    await log.retain(
+      new Map([
+        [1, day("2026-11-10") * 86_400],
+        [2, day("2026-11-01") * 86_400],
+      ]),
+    );
+    const onEveryShard = "ALTER TABLE tally_hits_local ON CLUSTER `two_shards`";
+    const heldQuery = sent[2]!;
+    expect(heldQuery).toMatch(/ FROM tally_hits GROUP BY /);
+    expect(sent).toEqual([
+      "INSERT INTO tally_hits (1 rows) -- token batch-1",
+      `${onEveryShard} DELETE WHERE website_id = {website:UInt32} -- param_website=7`,
+      heldQuery,
+      `${onEveryShard} DELETE WHERE website_id = {website:UInt32} AND day < {before:Date} -- param_website=1 param_before=2026-11-10`,
+      heldQuery,
+      `${onEveryShard} DROP PARTITION 202610`,
+      `${onEveryShard} DELETE WHERE website_id = {website:UInt32} AND day < {before:Date} -- param_website=1 param_before=2026-11-10`,
+    ]);
   });
 });
 

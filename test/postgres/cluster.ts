@@ -1,5 +1,5 @@
 /**
- * Helpers for the multi-instance PostgreSQL proof: real `tally serve` processes, a
+ * Helpers for the multi-instance proof (PostgreSQL, and ClickHouse beside it): real `tally serve` processes, a
  * deterministic set of hits, a sender that keeps each visitor's hits in order while
  * many visitors run at once, and a reader of all 17 statistics.
  */
@@ -187,11 +187,20 @@ export function collectBody(origin: string, hit: GeneratedHit): string {
   });
 }
 
+/**
+ * A connection per request. A kept-alive connection that sat idle is closed by the server
+ * after 5 s (Node's keepAliveTimeout); fetch stops reusing it after 4 s by its own timer,
+ * and when this process lags by more than the second between the two (a loaded machine:
+ * 2.4 s measured), a hit is written on a connection the server is closing, and fetch fails
+ * with "other side closed" without knowing whether the hit arrived.
+ */
+const NEW_CONNECTION = { connection: "close" } as const;
+
 export async function postHit(base: string, origin: string, visitor: GeneratedVisitor, hit: GeneratedHit): Promise<void> {
   const response = await fetch(`${base}/collect`, {
     method: "POST",
     body: collectBody(origin, hit),
-    headers: { "content-type": "text/plain", "user-agent": visitor.userAgent, "x-forwarded-for": visitor.ip },
+    headers: { ...NEW_CONNECTION, "content-type": "text/plain", "user-agent": visitor.userAgent, "x-forwarded-for": visitor.ip },
   });
   const text = await response.text();
   if (response.status !== 202 || response.headers.has("x-tally-dropped")) {
@@ -201,15 +210,17 @@ export async function postHit(base: string, origin: string, visitor: GeneratedVi
 
 /** The instance's `stats` read flushes its buffer first: after this, every hit it accepted is committed. */
 export async function forceFlush(base: string, key: string, websiteId: number, day: string): Promise<void> {
-  for (let attempt = 0; ; attempt++) {
+  const giveUp = Date.now() + 60_000;
+  for (;;) {
     const response = await fetch(`${base}/api/v1/stats/${websiteId}?name=pageviews&from=${day}&to=${day}`, {
-      headers: { authorization: `Bearer ${key}`, accept: "application/json" },
+      headers: { ...NEW_CONNECTION, authorization: `Bearer ${key}`, accept: "application/json" },
     });
     const text = await response.text();
     if (response.status === 200) return;
-    // A failed write is retried by the next flush (e.g. after a deadlock): ask again.
-    if (attempt >= 5) throw new Error(`stats read on ${base} answered ${response.status}: ${text}`);
-    await new Promise((resolve) => setTimeout(resolve, 50));
+    // A failed write is retried by the next flush (e.g. after a deadlock, or a store slow to
+    // answer on a loaded machine): ask again, for a minute.
+    if (Date.now() > giveUp) throw new Error(`stats read on ${base} answered ${response.status}: ${text}`);
+    await new Promise((resolve) => setTimeout(resolve, 200));
   }
 }
 
@@ -218,9 +229,25 @@ export async function forceFlush(base: string, key: string, websiteId: number, d
 
 export type Statistics = Record<StatName, { rows: StatRow[]; total: number; sum: number }>;
 
-/** All 17 statistics of one website over [from, to], every page, read in-process on `database`. */
-export async function readStatistics(database: string, domain: string, from: string, to: string): Promise<Statistics> {
-  const tally = createTally({ database });
+/** Where an installation keeps its data: the database, and ClickHouse when its hits go there too. */
+export interface Installation {
+  database: string;
+  clickhouse?: string;
+}
+
+/** The `createTally` options of an installation. */
+export const tallyOptions = ({ database, clickhouse }: Installation) => ({ database, ...(clickhouse === undefined ? {} : { clickhouse }) });
+
+/** The environment of `tally serve` on an installation. */
+export const serveEnv = ({ database, clickhouse }: Installation) => ({
+  DATABASE_URL: database,
+  ...(clickhouse === undefined ? {} : { CLICKHOUSE_URL: clickhouse }),
+});
+
+/** All 17 statistics of one website over [from, to], every page, read in-process on an installation. */
+export async function readStatistics(installation: Installation, domain: string, from: string, to: string): Promise<Statistics> {
+  const tally = createTally(tallyOptions(installation));
+  const { database } = installation;
   try {
     await tally.ready();
     const [account] = await tally.accounts.list();

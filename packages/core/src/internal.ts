@@ -59,5 +59,6 @@ export { revenueBody } from "./model/revenue-schemas.js";
 export { parseClickhouseUrl, CLICKHOUSE_URL_FORMS } from "./backends/clickhouse/url.js";
 export { schemaStatements } from "./backends/clickhouse/schema.js";
 export { copyHitsIntoClickhouse } from "./copy-database.js";
-export { connectClickhouse } from "./backends/clickhouse/connect.js";
+export { connectClickhouse, type ClickhouseClient } from "./backends/clickhouse/connect.js";
+export { openHitLog } from "./backends/clickhouse/hit-log.js";
 export { createBlockColumnStore } from "./stats/block-column-store.js";
