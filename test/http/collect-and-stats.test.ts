@@ -1,7 +1,7 @@
 import type { Tally, TrustProxy } from "@tally-analytics/core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { expectInvalid, expectJson, form, jsonBody, type ApiBody, type ApiClient, type ApiResponse } from "../support/api-client.js";
-import { apiMatrix } from "../support/matrix.js";
+import { apiMatrix, clickhouseCell } from "../support/matrix.js";
 import { createTempTally, servedWithTwoAccounts, type TestTally } from "../support/tally-fixture.js";
 import { transports, type Served, type Transport } from "../support/transports.js";
 
@@ -63,7 +63,7 @@ async function storedRollups(stored: TestTally): Promise<{ rows: number; pagevie
   return { rows: Number(row?.rows), pageviews: Number(row?.pageviews) };
 }
 
-describe.each(apiMatrix)("collect, script and stats over $name", ({ transport, dialect }) => {
+describe.each([...apiMatrix, clickhouseCell])("collect, script and stats over $name", ({ transport, dialect, clickhouse }) => {
   let tally: Tally;
   let stored: TestTally;
   let dispose: () => Promise<void>;
@@ -75,7 +75,7 @@ describe.each(apiMatrix)("collect, script and stats over $name", ({ transport, d
   let siteId: number;
 
   beforeAll(async () => {
-    ({ stored, tally, served, aliceId, alice, bob, anonymous, dispose } = await servedWithTwoAccounts(transport, dialect));
+    ({ stored, tally, served, aliceId, alice, bob, anonymous, dispose } = await servedWithTwoAccounts(transport, dialect, { clickhouse }));
     siteId = (await tally.websites.create(aliceId, { domain: "collect.example" })).id;
   });
 

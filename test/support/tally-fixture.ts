@@ -36,10 +36,25 @@ export interface TestTally {
   dispose(): Promise<void>;
 }
 
-export async function createTestTally(dialect: DialectName, options: Omit<TallyOptions, "database"> = {}): Promise<TestTally> {
+/** Where the hits go besides the database: ClickHouse embedded through chDB, in a temporary folder. */
+export interface TestStorage {
+  clickhouse?: boolean | undefined;
+}
+
+export async function createTestTally(
+  dialect: DialectName,
+  options: Omit<TallyOptions, "database"> = {},
+  storage: TestStorage = {},
+): Promise<TestTally> {
   const database = await createTestDatabase(dialect);
+  const clickhouseFolder = storage.clickhouse ? mkdtempSync(join(tmpdir(), "tally-chdb-")) : null;
   // Day blocks only where a test builds them (buildDayBlocks): what a statistic reads stays the test's choice.
-  const tally = createTally({ dayBlocksIntervalMs: 0, ...options, database: database.url });
+  const tally = createTally({
+    dayBlocksIntervalMs: 0,
+    ...options,
+    ...(clickhouseFolder === null ? {} : { clickhouse: `chdb:${clickhouseFolder}` }),
+    database: database.url,
+  });
   await tally.ready();
   return {
     tally,
@@ -49,13 +64,14 @@ export async function createTestTally(dialect: DialectName, options: Omit<TallyO
     async dispose() {
       await tally.close();
       await database.dispose();
+      if (clickhouseFolder !== null) rmSync(clickhouseFolder, { recursive: true, force: true });
     },
   };
 }
 
 /** A fresh Tally served one way, with two accounts (alice, bob) and an anonymous client. */
-export async function servedWithTwoAccounts(transport: Transport, dialect: DialectName) {
-  const stored = await createTestTally(dialect);
+export async function servedWithTwoAccounts(transport: Transport, dialect: DialectName, storage: TestStorage = {}) {
+  const stored = await createTestTally(dialect, {}, storage);
   const served = await transport.serve(stored.tally);
   const a = await stored.tally.accounts.create({ name: "alice" });
   const b = await stored.tally.accounts.create({ name: "bob" });
