@@ -1,5 +1,6 @@
 import { fileURLToPath } from "node:url";
 import { defineConfig } from "vitest/config";
+import { SlowestFirst } from "./test/support/slowest-first.js";
 
 const source = (path: string) => fileURLToPath(new URL(`./packages/${path}`, import.meta.url));
 
@@ -30,5 +31,7 @@ export default defineConfig({
     // Two files at a time on this project's 2-core machine (vitest's default is one fewer
     // than the cores): most files wait on browsers, servers and databases as much as they compute.
     maxWorkers: 2,
+    // The slowest files start first, so that the two workers finish together.
+    sequence: { sequencer: SlowestFirst },
   },
 });

@@ -12,10 +12,10 @@ import { answer, compared, comparisonRange, totalsOf, type CompareMode, type Cou
 import { piece, type Asked, type createChecker } from "./reference-check.js";
 import type { FilterCase } from "./reference-filters.js";
 import type { Reference } from "./reference-fixture.js";
-import { compareValues, VISIT_DIMENSIONS, type ListQuery, type VisitDimension } from "./reference-model.js";
+import { compareValues, VISIT_DIMENSIONS, type ListQuery, type ModelVisit, type VisitDimension } from "./reference-model.js";
 import { breakdownColumns, plausibleFilter, totalsMetrics } from "./reference-plausible.js";
 import { SITES } from "./reference-data.js";
-import { filterText, keptVisits, segmentOf } from "./reference-segments.js";
+import { filterText, keptVisits, segmentOf, visitMatches, type SimpleFilter } from "./reference-segments.js";
 
 /** The sample of filter sets both filtered reference tests ask (reference-filters.ts). */
 export const FILTER_SEED = 1207;
@@ -135,6 +135,22 @@ export async function pageGoalProblems(
 }
 
 /**
+ * The visits (of those grouped by their value of the condition's visit column) that match
+ * it, in their order: a visit column's condition depends on the value alone, so each value
+ * is tested once, on its first visit.
+ */
+function visitsWhere(
+  visits: readonly ModelVisit[],
+  byValue: ReadonlyMap<string, readonly ModelVisit[]>,
+  condition: SimpleFilter,
+): readonly ModelVisit[] {
+  const groups = [...byValue.values()].filter((group) => visitMatches(group[0]!, condition));
+  if (groups.length <= 1) return groups[0] ?? [];
+  const kept = new Set(groups.flat());
+  return visits.filter((visit) => kept.has(visit));
+}
+
+/**
  * A Stats API v2 breakdown by a visit column (a different one for each filter set, in
  * turn) under each filter set: its rows must be the values of the matching visits, each
  * counted as the set with `column is value`. The problems, and the rows checked.
@@ -159,9 +175,17 @@ export async function breakdownProblems(
     };
     const answered = await reference.tally.stats.plausible(reference.accountId, query);
     const visits = keptVisits(reference.model.visits, site, reference.firstKeptDay.get(site)!);
+    const matching = segmentOf(visits, conditions).visits;
+    const byValue = new Map<string, ModelVisit[]>();
+    for (const visit of matching) {
+      const value = visit.dims[column as VisitDimension];
+      const group = byValue.get(value);
+      if (group) group.push(visit);
+      else byValue.set(value, [visit]);
+    }
     const values = new Set(
-      segmentOf(visits, conditions)
-        .visits.filter((visit) => visit.day >= from && visit.day <= to)
+      matching
+        .filter((visit) => visit.day >= from && visit.day <= to)
         .map((visit) => visit.dims[column as VisitDimension])
         .filter((value) => value !== ""),
     );
@@ -169,7 +193,8 @@ export async function breakdownProblems(
     if (!isDeepStrictEqual([...shown].sort(), [...values].sort()))
       problems.push(`${JSON.stringify(query)}: rows ${JSON.stringify(shown)}, the model has ${JSON.stringify([...values])}`);
     for (const row of answered.results) {
-      const { count } = segmentOf(visits, [...conditions, { dimension: column, operator: "is", values: [row.dimensions[0]!] }]);
+      const valueIs: SimpleFilter = { dimension: column, operator: "is", values: [row.dimensions[0]!] };
+      const { count } = segmentOf(visitsWhere(matching, byValue, valueIs), [...conditions, valueIs]);
       const expected = totalsOf(count, from, to);
       const got = Object.fromEntries(query.metrics.map((metric, at) => [metric, row.metrics[at]]));
       const want = Object.fromEntries(query.metrics.map((metric) => [metric, expected[metric]]));

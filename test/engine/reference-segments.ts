@@ -150,12 +150,18 @@ export function segmentOf(
   const eventCounted = hitFilter(onEvents);
   /** event name → visitor-day → days of its counted events */
   const goals = new Map<string, Map<string, Set<string>>>();
-  /** visitor-day values already counted (visitor statistics count each once) */
-  const counted = new Set<string>();
+  /** visitor-day → its values already counted, as `name\0value` (visitor statistics count each once) */
+  const counted = new Map<string, Set<string>>();
+  const countedOf = (visit: ModelVisit) => {
+    let values = counted.get(visit.visitor);
+    if (!values) counted.set(visit.visitor, (values = new Set()));
+    return values;
+  };
   const once = (visit: ModelVisit, name: string, value: string) => {
-    const key = `${name}\u0000${visit.visitor}\u0000${value}`;
-    if (value === "" || counted.has(key)) return;
-    counted.add(key);
+    const key = `${name}\u0000${value}`;
+    const values = countedOf(visit);
+    if (value === "" || values.has(key)) return;
+    values.add(key);
     add(name, visit.day, value);
   };
 
@@ -182,8 +188,8 @@ export function segmentOf(
     for (const [name, dimension] of VISIT_COUNTS) add(name, day, visit.dims[dimension]);
     // Visits are in order of start: the visitor-day's first matching visit comes first.
     once(visit, "visitors", day);
-    if (!counted.has(`visitors_hours\u0000${visit.visitor}\u0000`)) {
-      counted.add(`visitors_hours\u0000${visit.visitor}\u0000`);
+    if (!countedOf(visit).has("visitors_hours\u0000")) {
+      countedOf(visit).add("visitors_hours\u0000");
       add("visitors_hours", day, visit.hour);
       add("visitors_by_hour", day, started);
     }
