@@ -7,7 +7,8 @@ import { expect } from "vitest";
 import { compared, comparisonRange, totalsOf, type CompareMode, type Counter } from "./reference-answers.js";
 import type { Asked, createChecker } from "./reference-check.js";
 import type { Reference } from "./reference-fixture.js";
-import { expectedPage, sumDays, type ListQuery } from "./reference-model.js";
+import { engagementAnswer, engagementCompared } from "./reference-engagement.js";
+import { expectedPage, sumDays, type ListQuery, type ModelVisit } from "./reference-model.js";
 import { keptVisits, segmentOf } from "./reference-segments.js";
 
 /** Ranges asked of every site; each site adds the local days of its DST changes. */
@@ -176,4 +177,31 @@ export async function checkpointProblem(
   const actual = page.data.map((row) => ({ value: row.value, count: row.count }));
   if (JSON.stringify(actual) === JSON.stringify(expected.data) && page.total === expected.total) return undefined;
   return `after ${collected} hits, ${site} ${name}: got total ${page.total} / ${JSON.stringify(actual.slice(0, 3))}, expected ${expected.total} / ${JSON.stringify(expected.data.slice(0, 3))}`;
+}
+
+/** Differences between an engagement statistic over each range (whole, every order and page) and compared, and the signals the model saw. */
+export async function engagementProblems(
+  check: ReturnType<typeof createChecker>,
+  site: string,
+  name: string,
+  visits: readonly ModelVisit[],
+  ranges: readonly (readonly [string, string])[],
+  comparedRanges: readonly (readonly [string, string, CompareMode])[],
+): Promise<{ problems: string[]; rowsSeen: number }> {
+  const problems: string[] = [];
+  let rowsSeen = 0;
+  for (const [from, to] of ranges) {
+    const asked: Asked = { site, name, from, to };
+    const expected = engagementAnswer(visits, name, from, to);
+    rowsSeen += expected.rows.length;
+    problems.push(...(await check.whole(asked, expected)));
+    for (const list of LIST_VARIANTS(expected.rows.length)) {
+      const problem = await check.page(asked, expected, list);
+      if (problem) problems.push(problem);
+    }
+  }
+  for (const [from, to, compare] of comparedRanges) {
+    problems.push(...(await check.whole({ site, name, from, to, compare }, engagementCompared(visits, name, from, to, compare))));
+  }
+  return { problems, rowsSeen };
 }

@@ -13,12 +13,15 @@
  * statistics then cover only `retention_days`, while the rollups the model mirrors keep
  * them). Statistics of hits and visitor-days: five ranges and the DST days, every page of
  * each, and a week in every order, page and search. Statistics of visits (each forms the
- * range's visits again): a week, a year, everything, every page of each. Every statistic
+ * range's visits again): a week, a year, everything, every page of each. The engagement
+ * statistics against the signals the model saw, on those ranges and the DST days; parts of
+ * days (the Stats API v2's date-times) on the UTC website. Every statistic
  * compared over a week; the totals call over a week, a year and everything, alone and
  * compared both ways. Filtered (reference-filtered.ts, the filter sets of the filtered
  * reference on these two websites): one statistic per set, in turn, so that every statistic
- * is asked under some set, and the totals call under every third set; page goals; the
- * Stats API v2's hourly series and breakdowns by a visit column. Funnels and journeys
+ * is asked under some set, and the totals call under every third set; the engagement
+ * statistics under every fourth set; page goals; the Stats API v2's hourly series and
+ * breakdowns by a visit column. Funnels and journeys
  * (reference-path-asks.ts): every one the funnels and journeys reference asks, on these two
  * websites.
  */
@@ -26,17 +29,20 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { ENGAGEMENT_STATISTICS } from "@tally-analytics/core";
 import { VISIT_COLUMNS } from "@tally-analytics/core/internal";
 import { SITES } from "./reference-data.js";
 import { answer } from "./reference-answers.js";
+import { keptVisits } from "./reference-segments.js";
+import { partProblems } from "./reference-parts.js";
 import { createChecker, searchesFor, type Asked } from "./reference-check.js";
 import {
   breakdownProblems,
   COMBINED,
   FILTER_SEED,
   filteredCaseProblems,
-  hourlyProblems,
   isEngagement,
+  hourlyProblems,
   MATCHED_PAGE_GOALS,
   pageGoalProblems,
   statisticsFor,
@@ -56,6 +62,7 @@ import {
   expectTotals,
   rangesOf,
   unfilteredCounts,
+  engagementProblems,
 } from "./reference-cases.js";
 
 /** The statistics counted from visits (formed again by each query), asked fewer ranges. */
@@ -155,7 +162,7 @@ describe("reference on ClickHouse (chDB)", () => {
       )
         .map((filterCase, index) => [index, filterCase] as const)
         .filter(([, filterCase]) => ASKED_SITES.some((site) => site.key === filterCase.site));
-    /** Every statistic but the engagement ones (read from the database). */
+    /** Every statistic but the engagement ones (asked under their own sets, below). */
     const counted = (index: number) => statisticsFor(index).filter((statistic) => !isEngagement(statistic.name));
 
     it.each([0, 1].map((part) => [part]))(
@@ -186,6 +193,24 @@ describe("reference on ClickHouse (chDB)", () => {
         expect(statistics.size).toBeGreaterThan(20);
       },
     );
+
+    it("the engagement statistics under every fourth set, in turn, all rows", { timeout: 600_000 }, async () => {
+      const problems: string[] = [];
+      let matching = 0;
+      for (const [at, [index, filterCase]] of asked().entries()) {
+        if (at % 4 !== 3) continue;
+        const checked = await filteredCaseProblems(reference, check, filterCase, index, {
+          statistics: () => [{ name: ENGAGEMENT_STATISTICS[at % ENGAGEMENT_STATISTICS.length]! }],
+          lists: false,
+          totals: false,
+        });
+        problems.push(...checked.problems);
+        matching += checked.matching;
+        if (problems.length > 5) break;
+      }
+      expect(problems.slice(0, 5)).toEqual([]);
+      expect(matching).toBeGreaterThan(20);
+    });
 
     it("page goals (goal_page), unfiltered and filtered, compared and searched", { timeout: 600_000 }, async () => {
       const unfiltered: FilterCase[] = ASKED_SITES.map((site) => ({
@@ -256,6 +281,41 @@ describe("reference on ClickHouse (chDB)", () => {
           expect(problems.slice(0, 5)).toEqual([]);
         },
       );
+
+      it.each(ENGAGEMENT_STATISTICS.map((name) => [name] as const))(
+        "%s (engagement): the DST days, a week, a year and everything, every order and page, and compared, against the signals the model saw",
+        { timeout: 180_000 },
+        async (name) => {
+          const visits = keptVisits(reference.model.visits, site.key, reference.firstKeptDay.get(site.key)!);
+          const { problems, rowsSeen } = await engagementProblems(
+            check,
+            site.key,
+            name,
+            visits,
+            ranges(site.key).filter(([a, b]) => a === b || VISIT_RANGES.has(`${a} ${b}`)),
+            COMPARED_HERE,
+          );
+          expect(problems.slice(0, 5)).toEqual([]);
+          expect(rowsSeen).toBeGreaterThan(20);
+        },
+      );
+
+      if (site.timezone === "UTC")
+        it(
+          "Stats API v2: parts of days (an afternoon, an hour, the half hour before midnight) over a week",
+          { timeout: 180_000 },
+          async () => {
+            const week = ["2026-03-05", "2026-03-06", "2026-03-07", "2026-03-08", "2026-03-09", "2026-03-10", "2026-03-11"];
+            const parts = [
+              ["12:00:00", "17:59:59"],
+              ["09:00:00", "09:59:59"],
+              ["23:30:00", "23:59:59"],
+            ] as const;
+            const { problems, visits } = await partProblems(reference, site.key, week, parts);
+            expect(problems.slice(0, 5)).toEqual([]);
+            expect(visits).toBeGreaterThan(20);
+          },
+        );
 
       it("every statistic compared: a week with the week before", { timeout: 180_000 }, async () => {
         expect(await comparisonProblems(check, site.key, ASKED, COMPARED_HERE, unfiltered(site.key))).toEqual([]);

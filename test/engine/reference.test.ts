@@ -12,7 +12,6 @@ import { createUserAgentParser } from "@tally-analytics/core/internal";
 import { SITES } from "./reference-data.js";
 import { answer, totalsOf } from "./reference-answers.js";
 import { createChecker, searchesFor, type Asked } from "./reference-check.js";
-import { engagementAnswer, engagementCompared } from "./reference-engagement.js";
 import { openReference, type Reference } from "./reference-fixture.js";
 import { keptVisits } from "./reference-segments.js";
 import type { ListQuery, Row } from "./reference-model.js";
@@ -29,6 +28,7 @@ import {
   searched,
   unfilteredCounts,
   type Named,
+  engagementProblems,
 } from "./reference-cases.js";
 
 const USER_AGENT = "Mozilla/5.0 (Windows NT 10.0; Win64; x64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/124.0.0.0 Safari/537.36";
@@ -210,22 +210,7 @@ describe.each(DIALECTS)("reference on %s", (dialect) => {
           { timeout: 180_000 },
           async (name) => {
             const visits = keptVisits(reference.model.visits, site.key, reference.firstKeptDay.get(site.key)!);
-            const problems: string[] = [];
-            let rowsSeen = 0;
-            for (const [from, to] of rangesOf(site.key)) {
-              const asked: Asked = { site: site.key, name, from, to };
-              const expected = engagementAnswer(visits, name, from, to);
-              rowsSeen += expected.rows.length;
-              problems.push(...(await check.whole(asked, expected)));
-              for (const list of LIST_VARIANTS(expected.rows.length)) {
-                const problem = await check.page(asked, expected, list);
-                if (problem) problems.push(problem);
-              }
-            }
-            for (const [from, to, compare] of COMPARED) {
-              const expected = engagementCompared(visits, name, from, to, compare);
-              problems.push(...(await check.whole({ site: site.key, name, from, to, compare }, expected)));
-            }
+            const { problems, rowsSeen } = await engagementProblems(check, site.key, name, visits, rangesOf(site.key), COMPARED);
             expect(problems.slice(0, 5)).toEqual([]);
             expect(rowsSeen).toBeGreaterThan(20);
           },

@@ -1,6 +1,6 @@
 import { addDays } from "../../shared/calendar.js";
 import type { StatRow } from "../../model/stats-schemas.js";
-import { pageRows, type CountRange, type CountReader, type DayRange, type Statistic } from "../../stats/count-reader.js";
+import { localBounds, pageRows, type CountRange, type CountReader, type Statistic } from "../../stats/count-reader.js";
 import type { VisitDimension } from "../../model/filters.js";
 import { queryTooLong } from "../../stats/database-readers.js";
 import type { ClickhouseClient } from "./connect.js";
@@ -29,11 +29,16 @@ export function queryParams(): QueryParams {
   };
 }
 
-/** Runs one website's statements within the query timeout: the range (`from`, `to`, and `lo`, `hi` around it) and the statistic's event and property as parameters. */
-export type RunQuery = <Row>(query: string, range: DayRange, options?: { stat?: Statistic; params?: QueryParams }) => Promise<Row[]>;
+/**
+ * Runs one website's statements within the query timeout: the range (`from`, `to`, `lo`, `hi`
+ * around it, and `start`, `end`: its local seconds, a part of its days or all of them) and
+ * the statistic's event and property as parameters.
+ */
+export type RunQuery = <Row>(query: string, range: CountRange, options?: { stat?: Statistic; params?: QueryParams }) => Promise<Row[]>;
 
 export function queryRunner(client: ClickhouseClient, websiteId: number, timeoutMs: number): RunQuery {
-  return async function run<Row>(query: string, range: DayRange, { stat, params }: { stat?: Statistic; params?: QueryParams } = {}) {
+  return async function run<Row>(query: string, range: CountRange, { stat, params }: { stat?: Statistic; params?: QueryParams } = {}) {
+    const [start, end] = localBounds(range);
     const values = {
       ...params?.values,
       website: websiteId,
@@ -42,6 +47,8 @@ export function queryRunner(client: ClickhouseClient, websiteId: number, timeout
       // Visits started two days before the range may hold its hits; visits started on its last day may end the day after.
       lo: addDays(range.from, -2),
       hi: addDays(range.to, 1),
+      start,
+      end,
       event: stat?.event ?? "",
       property: stat?.property ?? "",
     };

@@ -1,8 +1,7 @@
 import { VISIT_COLUMNS } from "../../model/dimensions.js";
-import { isEngagementStatistic } from "../../model/stat-names.js";
 import type { StatRow } from "../../model/stats-schemas.js";
 import type { CountReader, DayRange, Statistic } from "../../stats/count-reader.js";
-import { createStatsRunner, type PartQuery } from "../../stats/stats.js";
+import { createStatsRunner } from "../../stats/stats.js";
 import type { StatsReads } from "../backend.js";
 import type { ClickhouseClient } from "./connect.js";
 import type { Condition } from "../../model/filters.js";
@@ -12,6 +11,7 @@ import { countReader, figureRows, queryRunner, type RunQuery } from "./query.js"
 import { createClickhouseSegmentReader } from "./segment-reader.js";
 import { createClickhousePathReader } from "./path-reader.js";
 import { clickhouseVisits } from "./sessions.js";
+import { clickhouseEngagementSignals } from "./engagement.js";
 import { HITS_TABLE, quoted } from "./schema.js";
 import { ELEMENTS, KIND, visitsOf } from "./visits.js";
 
@@ -142,15 +142,13 @@ export function createClickhouseReader(run: RunQuery): CountReader {
   return countReader({ all, series: VISIT_SERIES, visitSeries });
 }
 
-/** Whole days: a part of a day (the Stats API v2's date-times) is read from the database for now. */
-const wholeDays = (query: PartQuery) => query.seconds === undefined;
-
 /**
  * Statistics with ClickHouse beside the database: counts from ClickHouse (unfiltered ones
  * as the rollups count them; filtered ones, page goals, the hourly series and breakdowns
- * by a visit column, funnels, journeys and the visits explorer from the visits formed at
- * read time); revenue (kept with the database's rows: goals' revenue too), the engagement
- * statistics and parts of days from the database's runner.
+ * by a visit column, funnels, journeys, the visits explorer and the engagement statistics
+ * from the visits formed at read time); revenue (kept with the database's rows: goals'
+ * revenue too) from the database's runner. Parts of days (the Stats API v2's date-times)
+ * are read as whole days are, within their local seconds.
  */
 export function createClickhouseStatsReads(client: ClickhouseClient, database: StatsReads, timeoutMs: number): StatsReads {
   const clickhouse = createStatsRunner({
@@ -164,34 +162,33 @@ export function createClickhouseStatsReads(client: ClickhouseClient, database: S
       const run = queryRunner(client, websiteId, timeoutMs);
       return createClickhousePathReader(run, conditions, {
         ...databasePaths(database, websiteId, conditions),
+        engagementSignals: (range) => clickhouseEngagementSignals(run, conditions, range),
         visits: clickhouseVisits(run, conditions),
       });
     },
   });
   return {
     ...clickhouse,
-    hourly: (websiteId, query) => (wholeDays(query) ? clickhouse.hourly(websiteId, query) : database.hourly(websiteId, query)),
-    totals: (websiteId, query) => (wholeDays(query) ? clickhouse.totals(websiteId, query) : database.totals(websiteId, query)),
-    totalsOf: (websiteId, queries) =>
-      queries.every(wholeDays) ? clickhouse.totalsOf(websiteId, queries) : database.totalsOf(websiteId, queries),
     revenue: (websiteId, query) => database.revenue(websiteId, query),
-    page: (websiteId, query) => (isEngagementStatistic(query.name) ? database.page(websiteId, query) : clickhouse.page(websiteId, query)),
     close: () => database.close(),
   };
 }
 
 /**
  * The path reads of the ClickHouse runner that are not ClickHouse's: revenue (which the
- * database's rows keep) from the database's runner; the others are asked of the database's
- * runner whole (the engagement statistics) or answered by ClickHouse, and never reach here.
+ * database's rows keep) from the database's runner; the others are answered by ClickHouse
+ * and never reach here.
  */
-function databasePaths(database: StatsReads, websiteId: number, conditions: readonly Condition[]): Omit<PathReader, "visits"> {
-  const elsewhere = () => Promise.reject(new Error("engagement is read from the database"));
+function databasePaths(
+  database: StatsReads,
+  websiteId: number,
+  conditions: readonly Condition[],
+): Omit<PathReader, "visits" | "engagementSignals"> {
+  const elsewhere = () => Promise.reject(new Error("answered by ClickHouse"));
   return {
     revenue: (range) => database.revenue(websiteId, { conditions, from: range.from, to: range.to } as TotalsQuery),
     funnelVisitors: elsewhere,
     journeyCounts: elsewhere,
-    engagementSignals: elsewhere,
     valuesOf: elsewhere,
     rowsRead: elsewhere,
   };

@@ -2,10 +2,10 @@ import { PAGEVIEW_EVENT, VISIT_COLUMNS } from "../../model/dimensions.js";
 import type { Condition, VisitDimension } from "../../model/filters.js";
 import type { StatRow } from "../../model/stats-schemas.js";
 import { pageGoalValue } from "../../stats/segment-reader.js";
-import type { DayRange, CountReader, Statistic } from "../../stats/count-reader.js";
+import type { CountRange, CountReader, Statistic } from "../../stats/count-reader.js";
 import { clickhouseConditions, likePattern, visitColumn, visitsWith, type ClickhouseConditions } from "./conditions.js";
 import { countReader, figureRows, queryParams, type QueryParams, type RunQuery } from "./query.js";
-import { at, KIND } from "./visits.js";
+import { at, inLocalRange, KIND, STARTED } from "./visits.js";
 
 /**
  * How a statistic is counted under filters (docs/statistics.md, "Segments: filters"): from
@@ -79,9 +79,6 @@ function countingOf(stat: Statistic): Counting {
 const VISITS = "\u0000visits\u0000";
 const VISITS_WITH_HITS = "\u0000visits and hits\u0000";
 
-/** Visits started on a range's days. */
-const STARTED = "vday BETWEEN {from:Date} AND {to:Date}";
-
 /**
  * Statistics under filters (and page goals) from `tally_hits`: the visits formed at read
  * time (visits.ts), each with a flag per hit condition (one of its hits matches it), kept
@@ -128,13 +125,13 @@ export function createClickhouseSegmentReader(run: RunQuery, conditions: readonl
     const kind = `h.2 = ${events ? KIND.event : KIND.pageview}`;
     return (
       `FROM ${VISITS_WITH_HITS} ARRAY JOIN hits AS h, hit_days AS hit_day ` +
-      `WHERE hit_day BETWEEN {from:Date} AND {to:Date} AND ${kind}${also ? ` AND ${also}` : ""} ` +
+      `WHERE hit_day BETWEEN {from:Date} AND {to:Date} AND ${inLocalRange("h")} AND ${kind}${also ? ` AND ${also}` : ""} ` +
       `AND ${where.visit()} AND ${where.hit(events, "h")}`
     );
   }
 
   /** Visitor-days and pageviews of each page goal over a range, from one statement (the range's visits formed once). */
-  async function pageGoalCounts(range: DayRange, patterns: readonly string[]): Promise<Map<string, [visitors: number, views: number]>> {
+  async function pageGoalCounts(range: CountRange, patterns: readonly string[]): Promise<Map<string, [visitors: number, views: number]>> {
     const params = queryParams();
     const where = clickhouseConditions(conditions, params);
     const figures = patterns.flatMap((pattern, index) => {
@@ -162,9 +159,9 @@ export function createClickhouseSegmentReader(run: RunQuery, conditions: readonl
    * share it, and its counts answer later asks of those patterns.
    */
   const goalBatches = new Map<string, { patterns: string[]; started: boolean; counts: Promise<Map<string, [number, number]>> }>();
-  async function pageGoalRows(stat: Statistic, range: DayRange): Promise<StatRow[]> {
+  async function pageGoalRows(stat: Statistic, range: CountRange): Promise<StatRow[]> {
     const pattern = stat.pattern ?? "";
-    const key = `${range.from} ${range.to}`;
+    const key = JSON.stringify([range.from, range.to, range.seconds]);
     let batch = goalBatches.get(key);
     if (!batch || (batch.started && !batch.patterns.includes(pattern))) {
       const created = { patterns: [] as string[], started: false, counts: Promise.resolve(new Map<string, [number, number]>()) };
@@ -180,7 +177,7 @@ export function createClickhouseSegmentReader(run: RunQuery, conditions: readonl
     return count > 0 ? [{ value: pageGoalValue(pattern), count }] : [];
   }
 
-  async function all(stat: Statistic, range: DayRange): Promise<StatRow[]> {
+  async function all(stat: Statistic, range: CountRange): Promise<StatRow[]> {
     if (stat.name === "page_goal_visitors" || stat.name === "page_goal_views") return pageGoalRows(stat, range);
     const params = queryParams();
     const rows = await run<{ value: string; count: string | number }>(statement(stat, params), range, { stat, params });
@@ -188,7 +185,7 @@ export function createClickhouseSegmentReader(run: RunQuery, conditions: readonl
   }
 
   /** The series of the matching visits of a range (by day, or by a visit column), from one forming of its visits. */
-  async function visitSeries(range: DayRange, by?: VisitDimension): Promise<Map<string, StatRow[]>> {
+  async function visitSeries(range: CountRange, by?: VisitDimension): Promise<Map<string, StatRow[]>> {
     const params = queryParams();
     const where = clickhouseConditions(conditions, params);
     const figures = VISIT_SERIES.map((name) => `toUInt64(${VISIT_FIGURES[name]}) AS ${name}`);

@@ -30,11 +30,7 @@ function sessionsOf(conditions: readonly Condition[], params: QueryParams, { hit
     )
     WHERE ${where.visit()} AND ${only}
     ORDER BY start DESC, first_arrival DESC`;
-  const aggregates = [
-    `argMinIf(e.${ARRIVAL_AT}, (e.1, day, i), e.2 != ${KIND.engagement}) AS first_arrival`,
-    `argMinIf(e.${LOCAL_TIME_AT}, (e.1, day, i), e.2 != ${KIND.engagement}) AS start_local`,
-    ...(hits ? [hits] : []),
-  ];
+  const aggregates = [`argMinIf(e.${ARRIVAL_AT}, (e.1, day, i), e.2 != ${KIND.engagement}) AS first_arrival`, ...(hits ? [hits] : [])];
   return statement.replace("__visits", () => visitsWith(where, aggregates, statement));
 }
 

@@ -14,22 +14,36 @@ import { HITS_TABLE, quoted } from "./schema.js";
  * visitor's hits give the same visits.
  */
 
-/** The element of a visitor-day's array: time, kind, yesterday's hash, local hour, properties, every dimension, arrival and local time. */
-const ELEMENT = [
-  "toUnixTimestamp64Milli(timestamp)",
-  "toUInt8(kind)",
-  "previous_visitor",
-  "toHour(local_time)",
-  "props",
-  ...HIT_DIMENSIONS.map(quoted),
-  "arrival",
-  "toUnixTimestamp(local_time)",
-];
+/** The element of a hit `h`: time, kind, yesterday's hash, local hour, properties, every dimension, arrival and local time, then a signal's figures. */
+const elementOf = (h: string) =>
+  `tuple(${[
+    `toUnixTimestamp64Milli(${h}.timestamp)`,
+    `toUInt8(${h}.kind)`,
+    `${h}.previous_visitor`,
+    `toHour(${h}.local_time)`,
+    `${h}.props`,
+    ...HIT_DIMENSIONS.map((kind) => `${h}.${quoted(kind)}`),
+    `${h}.arrival`,
+    `toUnixTimestamp(${h}.local_time)`,
+    `${h}.engaged_ms`,
+    `${h}.scroll_depth`,
+    `${h}.vitals`,
+  ].join(", ")})`;
 /** Where a dimension is in the element (1-based, as ClickHouse numbers tuple members). */
 export const at = (kind: HitDimension): number => 6 + HIT_DIMENSIONS.indexOf(kind);
 /** Where the arrival and the local time (seconds) are in the element. */
-export const ARRIVAL_AT = ELEMENT.length - 1;
-export const LOCAL_TIME_AT = ELEMENT.length;
+export const ARRIVAL_AT = 6 + HIT_DIMENSIONS.length;
+export const LOCAL_TIME_AT = 7 + HIT_DIMENSIONS.length;
+/** Where an engagement signal's engaged milliseconds, scroll depth and web vitals are in the element. */
+export const SIGNAL = {
+  engagedMs: 8 + HIT_DIMENSIONS.length,
+  scrollDepth: 9 + HIT_DIMENSIONS.length,
+  vitals: 10 + HIT_DIMENSIONS.length,
+} as const;
+/** Visits (of `visitsOf`) started in the range: on its days, within its local seconds (a part of them, or all). */
+export const STARTED = "vday BETWEEN {from:Date} AND {to:Date} AND start_local >= {start:Int64} AND start_local < {end:Int64}";
+/** An element `x` within the range's local seconds (query parameters `start`, `end`: a part of its days, or all of them). */
+export const inLocalRange = (x: string) => `${x}.${LOCAL_TIME_AT} >= {start:Int64} AND ${x}.${LOCAL_TIME_AT} < {end:Int64}`;
 export const KIND = { pageview: 1, event: 2, engagement: 3 } as const;
 
 /** One step of the fold: state (started, last activity, the visit's referrer, campaign and host, starts so far). */
@@ -47,29 +61,40 @@ function step(): string {
 }
 const FRESH = "(toUInt8(0), toInt64(0), '', '', '', CAST([], 'Array(UInt8)'))";
 
-/** What the fold reads of an element: time, kind, referrer, campaign, host. */
-const folded = (elements: string) =>
-  `arrayMap(x -> (x.1, x.2, x.${at("referrer")}, x.${at("utm_campaign")}, x.${at("hostname")}), ${elements})`;
+/**
+ * The little of a hit the fold reads, in a visitor-day's time order: time, kind, yesterday's
+ * hash, referrer, campaign, host. Only these columns are sorted and folded; the rest of each
+ * hit is read once, beside its visit (`ELEMENTS`).
+ */
+const STEP_ELEMENT = [
+  "toUnixTimestamp64Milli(timestamp)",
+  "toUInt8(kind)",
+  "previous_visitor",
+  quoted("referrer"),
+  quoted("utm_campaign"),
+  quoted("hostname"),
+];
+const folded = (elements: string) => `arrayMap(x -> (x.1, x.2, x.4, x.5, x.6), ${elements})`;
 
-/** The visitor-days of a website's days `lo`…`hi` (query parameters `website`, `lo`, `hi`): `el` its elements in time order, `f` the fold without yesterday. */
-const DAYS = `
+/** The visitor-days of a website's days `lo`…`hi` (query parameters `website`, `lo`, `hi`): `el` their step elements in time order, `f` the fold without yesterday. */
+const days = (where = "") => `
   SELECT visitor, day, el, arrayFold(${step()}, ${folded("el")}, ${FRESH}) AS f
   FROM (
-    SELECT visitor, day, arraySort(x -> (x.1, x.2), groupArray(tuple(${ELEMENT.join(", ")}))) AS el
+    SELECT visitor, day, arraySort(x -> (x.1, x.2), groupArray(tuple(${STEP_ELEMENT.join(", ")}))) AS el
     FROM ${HITS_TABLE}
-    WHERE website_id = {website:UInt32} AND day BETWEEN {lo:Date} AND {hi:Date}
+    WHERE website_id = {website:UInt32} AND day BETWEEN {lo:Date} AND {hi:Date}${where}
     GROUP BY visitor, day
   )`;
 
 /**
- * Every element (hit or signal) of the days read, with its visit (`visit`: the visitor-day
- * and index of the hit that started it; "" for a signal without a visit), its index in its
- * visitor-day (`i`), and `e`, the element. Yesterday's visit is the one its own visitor-day
- * started last.
+ * Each visitor-day's visits: `keys` its elements' (time, kind) in order, `visits` each
+ * element's visit (the visitor-day and index of the hit that started it; "" for a signal
+ * without a visit). Yesterday's visit is the one its own visitor-day started last; only the
+ * visitor-days some hit names as yesterday are read for it.
  */
-export const ELEMENTS = `
-  SELECT visitor, day, e, i, start,
-    if(start > 0, concat(visitor, ':', toString(start)), if(y_started = 1, concat(y_visitor, ':', toString(y_last)), '')) AS visit
+const VISITOR_DAYS = `
+  SELECT visitor, day, arrayMap(x -> (x.1, x.2), el) AS keys,
+    arrayMap(start -> if(start > 0, concat(visitor, ':', toString(start)), if(y_started = 1, concat(y_visitor, ':', toString(y_last)), '')), starts) AS visits
   FROM (
     SELECT d.visitor AS visitor, d.day AS day, d.el AS el, y.visitor AS y_visitor, y.started AS y_started, y.last AS y_last,
       d.first_prev != '' AND y.started = 1 AND d.first_ts - greatest(y.seen, d.signals_before) < ${VISIT_TIMEOUT_MS} AS continues,
@@ -85,18 +110,32 @@ export const ELEMENTS = `
         if(first_hit.2 = 0, '', first_hit.3) AS first_prev,
         if(first_prev != '', first_prev, arrayFirst(x -> x.2 = ${KIND.engagement}, el).3) AS yesterday,
         arrayMax(arrayConcat([toInt64(0)], arrayMap(x -> x.1, arrayFilter(x -> x.2 = ${KIND.engagement} AND (first_hit.2 = 0 OR x.1 < first_hit.1), el)))) AS signals_before
-      FROM (${DAYS})
+      FROM (${days()})
     ) AS d
     LEFT JOIN (
       SELECT visitor, f.1 AS started, f.2 AS seen, f.3 AS referrer, f.4 AS campaign, f.5 AS host, arrayLastIndex(x -> x = 1, f.6) AS last
-      FROM (${DAYS})
+      FROM (${days(
+        ` AND visitor IN (SELECT previous_visitor FROM ${HITS_TABLE} WHERE website_id = {website:UInt32} AND day BETWEEN {lo:Date} AND {hi:Date} AND previous_visitor != '')`,
+      )})
     ) AS y ON y.visitor = d.yesterday
-  )
-  ARRAY JOIN el AS e, arrayEnumerate(el) AS i, starts AS start`;
+  )`;
+
+/**
+ * Every element (hit or signal) of the days read, with its visit (`visit`: the visitor-day
+ * and index of the hit that started it; "" for a signal without a visit), its index in its
+ * visitor-day's time order (`i`), and `e`, the element. Each hit is read from the table
+ * beside its visitor-day's visits: ClickHouse reads only the columns a statement uses.
+ */
+export const ELEMENTS = `
+  SELECT h.visitor AS visitor, h.day AS day, ${elementOf("h")} AS e,
+    indexOf(v.keys, (e.1, e.2)) AS i, v.visits[i] AS visit
+  FROM ${HITS_TABLE} AS h
+  INNER JOIN (${VISITOR_DAYS}) AS v ON v.visitor = h.visitor AND v.day = h.day
+  WHERE h.website_id = {website:UInt32} AND h.day BETWEEN {lo:Date} AND {hi:Date}`;
 
 /**
  * The visits of the elements (`ELEMENTS` as `elements`): their day, visitor-day (`visitor`),
- * start (time and local hour), figures and first hit's values, and `extra` aggregates over
+ * start (time, local hour and local seconds), figures and first hit's values, and `extra` aggregates over
  * their elements `e`.
  */
 export function visitsOf(kinds: readonly HitDimension[], extra: readonly string[] = []): string {
@@ -107,6 +146,7 @@ export function visitsOf(kinds: readonly HitDimension[], extra: readonly string[
     ${first("visitor")} AS day_visitor,
     minIf(e.1, e.2 != ${KIND.engagement}) AS start,
     ${first("e.4")} AS start_hour,
+    ${first(`e.${LOCAL_TIME_AT}`)} AS start_local,
     countIf(e.2 = ${KIND.pageview}) AS pageviews,
     countIf(e.2 = ${KIND.event}) AS events,
     intDiv(max(e.1) - minIf(e.1, e.2 != ${KIND.engagement}), 1000) AS duration,
