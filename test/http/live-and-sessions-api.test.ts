@@ -3,9 +3,6 @@
 // website's rules dropped, with why, and those of unknown hosts near its domain; the range's sessions newest first, filtered and paged,
 // and one session's hits in order (`(none)`: the visits without a value); an event's property names from the data. The fetch
 // handler, both dialects, and SQLite with ClickHouse embedded through chDB (which then answers them).
-import { mkdtempSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
 import type { Tally } from "@tally-analytics/core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { apiClient, expectInvalid, expectJson, type ApiClient } from "../support/api-client.js";
@@ -26,7 +23,6 @@ const STORES = [
 ];
 
 describe.each(STORES)("live view and sessions on $name", ({ dialect, clickhouse }) => {
-  const folder = clickhouse ? mkdtempSync(join(tmpdir(), "tally-live-clickhouse-")) : null;
   let stored: TestTally;
   let tally: Tally;
   let served: Served;
@@ -38,11 +34,7 @@ describe.each(STORES)("live view and sessions on $name", ({ dialect, clickhouse 
   const yesterday = new Date(now - 86_400_000).toISOString().slice(0, 10);
 
   beforeAll(async () => {
-    stored = await createTestTally(dialect, {
-      retentionIntervalMs: 0,
-      geoip: GEOIP_FIXTURE,
-      ...(folder ? { clickhouse: `chdb:${folder}` } : {}),
-    });
+    stored = await createTestTally(dialect, { retentionIntervalMs: 0, geoip: GEOIP_FIXTURE }, { clickhouse });
     tally = stored.tally;
     const { accountId, key } = await tally.accounts.create();
     id = (await tally.websites.create(accountId, { domain: "live.example", exclude_ips: "203.0.113.9" })).id;
@@ -82,7 +74,6 @@ describe.each(STORES)("live view and sessions on $name", ({ dialect, clickhouse 
   afterAll(async () => {
     await served?.close();
     await stored?.dispose();
-    if (folder) rmSync(folder, { recursive: true, force: true });
   });
 
   it("the live view: the last 30 minutes by minute, their pages, sources and countries, the latest hit and the dropped hits", async () => {

@@ -64,7 +64,7 @@ export function clickhouseVisits(run: RunQuery, conditions: readonly Condition[]
     if (request.kind === "sessions") {
       const { page, per_page: perPage } = request.query;
       const rows = await run<SessionRow>(
-        `${sessionsOf(conditions, params)} LIMIT ${perPage + 1} OFFSET ${(page - 1) * perPage}`,
+        `${sessionsOf(conditions, params)} LIMIT ${params.add(perPage + 1, "UInt32")} OFFSET ${params.add((page - 1) * perPage, "UInt32")}`,
         request.query,
         { params },
       );
