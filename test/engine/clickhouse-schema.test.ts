@@ -10,7 +10,7 @@ import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { promisify } from "node:util";
 import { describe, expect, it } from "vitest";
-import { openHitLog, parseClickhouseUrl, schemaStatements, type ClickhouseClient } from "@tally-analytics/core/internal";
+import { openHitLog, parseClickhouseUrl, schemaStatements, upgradeStatements, type ClickhouseClient } from "@tally-analytics/core/internal";
 
 const run = promisify(execFile);
 const ROOT = fileURLToPath(new URL("../..", import.meta.url));
@@ -83,7 +83,12 @@ describe("ClickHouse on a cluster: the statements sent", () => {
       { month: 202610, website_id: 2, earliest: day("2026-10-05"), latest: day("2026-10-06") },
     ]);
     const log = await openHitLog(client, { cluster: "two_shards" });
-    expect(sent.splice(0)).toEqual(schemaStatements({ cluster: "two_shards" }));
+    const upgrades = upgradeStatements({ cluster: "two_shards" });
+    expect(upgrades).toEqual([
+      "ALTER TABLE tally_hits_local ON CLUSTER `two_shards` ADD COLUMN IF NOT EXISTS `arrival` UInt64",
+      "ALTER TABLE tally_hits ON CLUSTER `two_shards` ADD COLUMN IF NOT EXISTS `arrival` UInt64",
+    ]);
+    expect(sent.splice(0)).toEqual([...schemaStatements({ cluster: "two_shards" }), ...upgrades]);
 
     const hit = {
       websiteId: 1,

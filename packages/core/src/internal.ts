@@ -57,7 +57,7 @@ export { sourceOf } from "./enrich/sources.js";
 export { loadRegions, openGeoLookup, type GeoLookup } from "./enrich/geo.js";
 export { revenueBody } from "./model/revenue-schemas.js";
 export { parseClickhouseUrl, CLICKHOUSE_URL_FORMS } from "./backends/clickhouse/url.js";
-export { schemaStatements } from "./backends/clickhouse/schema.js";
+export { schemaStatements, upgradeStatements } from "./backends/clickhouse/schema.js";
 export { copyHitsIntoClickhouse } from "./copy-database.js";
 export { connectClickhouse, type ClickhouseClient } from "./backends/clickhouse/connect.js";
 export { openHitLog } from "./backends/clickhouse/hit-log.js";
