@@ -314,7 +314,10 @@ function runExample(name: string): Promise<Running> {
   const directory = join(app, name);
   mkdirSync(directory);
   copyFileSync(join(ROOT, "examples", name, "server.mjs"), join(directory, "server.mjs"));
-  for (const shared of ["listen-error.mjs", "orders.mjs"]) copyFileSync(join(ROOT, "examples", shared), join(app, shared));
+  // Shared by the examples: copied once, as rewriting it could empty it under one that is starting.
+  for (const shared of ["listen-error.mjs", "orders.mjs"]) {
+    if (!existsSync(join(app, shared))) copyFileSync(join(ROOT, "examples", shared), join(app, shared));
+  }
   return timed(`${name} start`, () => startExample(directory));
 }
 

@@ -63,8 +63,9 @@ const FRESH = "(toUInt8(0), toInt64(0), '', '', '', CAST([], 'Array(UInt8)'))";
 
 /**
  * The little of a hit the fold reads, in a visitor-day's time order: time, kind, yesterday's
- * hash, referrer, campaign, host. Only these columns are sorted and folded; the rest of each
- * hit is read once, beside its visit (`ELEMENTS`).
+ * hash, referrer, campaign, host, then its arrival, which orders hits of one millisecond as
+ * they were written and tells them apart. Only these columns are sorted and folded; the rest
+ * of each hit is read once, beside its visit (`ELEMENTS`).
  */
 const STEP_ELEMENT = [
   "toUnixTimestamp64Milli(timestamp)",
@@ -73,6 +74,7 @@ const STEP_ELEMENT = [
   quoted("referrer"),
   quoted("utm_campaign"),
   quoted("hostname"),
+  "arrival",
 ];
 const folded = (elements: string) => `arrayMap(x -> (x.1, x.2, x.4, x.5, x.6), ${elements})`;
 
@@ -80,20 +82,20 @@ const folded = (elements: string) => `arrayMap(x -> (x.1, x.2, x.4, x.5, x.6), $
 const days = (where = "") => `
   SELECT visitor, day, el, arrayFold(${step()}, ${folded("el")}, ${FRESH}) AS f
   FROM (
-    SELECT visitor, day, arraySort(x -> (x.1, x.2), groupArray(tuple(${STEP_ELEMENT.join(", ")}))) AS el
+    SELECT visitor, day, arraySort(x -> (x.1, x.2, x.7), groupArray(tuple(${STEP_ELEMENT.join(", ")}))) AS el
     FROM ${HITS_TABLE}
     WHERE website_id = {website:UInt32} AND day BETWEEN {lo:Date} AND {hi:Date}${where}
     GROUP BY visitor, day
   )`;
 
 /**
- * Each visitor-day's visits: `keys` its elements' (time, kind) in order, `visits` each
+ * Each visitor-day's visits: `keys` its elements' (time, kind, arrival) in order, `visits` each
  * element's visit (the visitor-day and index of the hit that started it; "" for a signal
  * without a visit). Yesterday's visit is the one its own visitor-day started last; only the
  * visitor-days some hit names as yesterday are read for it.
  */
 const VISITOR_DAYS = `
-  SELECT visitor, day, arrayMap(x -> (x.1, x.2), el) AS keys,
+  SELECT visitor, day, arrayMap(x -> (x.1, x.2, x.7), el) AS keys,
     arrayMap(start -> if(start > 0, concat(visitor, ':', toString(start)), if(y_started = 1, concat(y_visitor, ':', toString(y_last)), '')), starts) AS visits
   FROM (
     SELECT d.visitor AS visitor, d.day AS day, d.el AS el, y.visitor AS y_visitor, y.started AS y_started, y.last AS y_last,
@@ -128,7 +130,7 @@ const VISITOR_DAYS = `
  */
 export const ELEMENTS = `
   SELECT h.visitor AS visitor, h.day AS day, ${elementOf("h")} AS e,
-    indexOf(v.keys, (e.1, e.2)) AS i, v.visits[i] AS visit
+    indexOf(v.keys, (e.1, e.2, e.${ARRIVAL_AT})) AS i, v.visits[i] AS visit
   FROM ${HITS_TABLE} AS h
   INNER JOIN (${VISITOR_DAYS}) AS v ON v.visitor = h.visitor AND v.day = h.day
   WHERE h.website_id = {website:UInt32} AND h.day BETWEEN {lo:Date} AND {hi:Date}`;
