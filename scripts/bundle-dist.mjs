@@ -20,7 +20,7 @@ import { fileURLToPath } from "node:url";
 
 const PACKAGES = {
   core: {
-    entries: ["index", "internal", "testing", "backends/sqlite/writer-worker", "backends/sqlite/read-worker"],
+    entries: ["index", "internal", "addresses", "testing", "backends/sqlite/writer-worker", "backends/sqlite/read-worker"],
     // The query builder and zod: the largest counts of modules.
     inline: ["kysely", "zod"],
   },

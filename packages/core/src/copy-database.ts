@@ -1,8 +1,6 @@
 import { copyInstallation, openSide, type CopyOptions, type CopyResult } from "./moving/copy.js";
 import { openDatabase } from "./open-database.js";
-import { connectClickhouse } from "./backends/clickhouse/connect.js";
-import { openHitLog } from "./backends/clickhouse/hit-log.js";
-import { copyHitsToClickhouse, type HitsCopyOptions } from "./backends/clickhouse/copy-hits.js";
+import type { HitsCopyOptions } from "./backends/clickhouse/copy-hits.js";
 
 /**
  * `tally copy`: every table of one installation into another database (SQLite ↔
@@ -24,6 +22,12 @@ export interface HitsToClickhouseOptions extends HitsCopyOptions {
 
 /** `tally copy --to-clickhouse`: every hit of an installation into ClickHouse (docs/clickhouse.md), resumed when run again. */
 export async function copyHitsIntoClickhouse(options: HitsToClickhouseOptions): Promise<{ websites: number; rows: number }> {
+  // Loaded here: an app that never copies into ClickHouse holds none of its code.
+  const [{ connectClickhouse }, { openHitLog }, { copyHitsToClickhouse }] = await Promise.all([
+    import("./backends/clickhouse/connect.js"),
+    import("./backends/clickhouse/hit-log.js"),
+    import("./backends/clickhouse/copy-hits.js"),
+  ]);
   const source = await openSide((url) => openDatabase(url), options.from, "source");
   try {
     const client = await connectClickhouse(options.clickhouse);

@@ -39,7 +39,7 @@ export type { Session, SessionHit, SessionsPage } from "./stats/sessions.js";
 export type { SessionsQueryInput } from "./stats/path-stats.js";
 export type { DroppedHit } from "./ingest/drop-log.js";
 export type { PlausibleAnswer } from "./stats/plausible-answer.js";
-export { PlausibleQueryError } from "./stats/plausible-query.js";
+export { PlausibleQueryError } from "./stats/plausible-query-error.js";
 export type { StatRow, StatsQuery, StatsQueryInput, TotalsQuery, TotalsQueryInput } from "./stats/stats-query.js";
 export { ENGAGEMENT_STATISTICS, STAT_NAMES, type EngagementStatistic, type StatName } from "./model/stat-names.js";
 export type { CountStats, PlausibleOptions } from "./stats/stats.js";

@@ -1,6 +1,7 @@
 import { randomUUID } from "node:crypto";
-import { createAccounts, type Accounts } from "./accounts/accounts.js";
-import { createTeam, deferTeam, type Team } from "./accounts/team.js";
+import type { Accounts } from "./accounts/accounts.js";
+import { deferTeam } from "./accounts/deferred-team.js";
+import type { Team } from "./accounts/team.js";
 import { migrateToLatest } from "./storage/migrations.js";
 import { accessSync, constants } from "node:fs";
 import { dirname, resolve } from "node:path";
@@ -8,11 +9,9 @@ import { parseDatabaseUrl, redactDatabaseUrl } from "./storage/database-url.js";
 import { openDatabase, type DatabaseOption } from "./open-database.js";
 import type { Backend } from "./backends/backend.js";
 import type { EngineStore } from "./storage/store.js";
-import { connectClickhouse, type ClickhouseClient } from "./backends/clickhouse/connect.js";
-import { createClickhouseStatsReads } from "./backends/clickhouse/reads.js";
-import { createClickhouseLiveReader, createClickhouseRealtimeReader } from "./backends/clickhouse/live.js";
-import { openHitLog, withHitLog } from "./backends/clickhouse/hit-log.js";
+import type { ClickhouseClient } from "./backends/clickhouse/connect.js";
 import { deferMethods } from "./shared/deferred.js";
+import { lazy } from "./shared/lazy.js";
 import { openGeoLookup } from "./enrich/geo.js";
 import { createUserAgentParser } from "./enrich/user-agent.js";
 import { createCollector, type CollectResult } from "./ingest/collector.js";
@@ -26,33 +25,30 @@ import { asStoreUnavailable, storeFaultOf } from "./storage/store-faults.js";
 import type { Chunk } from "./ingest/write-queue.js";
 import { oneRunAtATime } from "./shared/one-run-at-a-time.js";
 import { createRetention } from "./ingest/retention.js";
-import { buildDayBlocks } from "./stats/day-block-builder.js";
-import { createMemorySalts, createSalts } from "./ingest/salts.js";
-import { exportWebsite, type ExportOptions, type WebsiteExport } from "./moving/exporter.js";
-import { runImport, type ImportContext, type ImportOptions, type ImportSummary } from "./moving/importer.js";
+import { createSalts } from "./ingest/salts.js";
+import type { ImportOptions, ImportSummary } from "./moving/importer.js";
+import type { ExportOptions, WebsiteExport } from "./moving/exporter.js";
 import { NotFoundError, ValidationError } from "./shared/errors.js";
 import { createWebsiteCache, websiteForHost } from "./ingest/website-rules.js";
-import { createRealtimeReader } from "./stats/realtime.js";
-import { readFirstDay } from "./stats/first-day.js";
-import { DEFAULT_QUERY_TIMEOUT_MS } from "./stats/database-readers.js";
-import { createStats, type Stats } from "./stats/stats.js";
-import { createPathStats } from "./stats/path-stats.js";
-import { createFunnels, type Funnels } from "./websites/funnels.js";
-import { createGoals, type Goals } from "./websites/goals.js";
-import { createAnnotations, type Annotations } from "./websites/annotations.js";
-import { createSavedSegments, type SavedSegments } from "./websites/saved-segments.js";
-import { readLive } from "./stats/live.js";
-import { createShareLinks, type ShareLinks } from "./websites/share-links.js";
+import type { Stats } from "./stats/stats.js";
+import type { Funnels } from "./websites/funnels.js";
+import type { Goals } from "./websites/goals.js";
+import type { Annotations } from "./websites/annotations.js";
+import type { SavedSegments } from "./websites/saved-segments.js";
+import type { ShareLinks } from "./websites/share-links.js";
 import { checkTrustProxy, type TrustProxy } from "./shared/trust-proxy.js";
-import { createWebsiteDirectory, createWebsites, type WebsiteDirectory, type Websites } from "./websites/websites.js";
+import { createWebsiteDirectory, type WebsiteDirectory } from "./websites/website-directory.js";
+import type { Websites } from "./websites/websites.js";
 import { createMailer, type MailOptions } from "./shared/mailer.js";
-import { createReports, type Reports } from "./reports/reports.js";
-import { createAlerts, type AlertOptions, type Alerts } from "./alerts/alerts.js";
+import type { Reports } from "./reports/reports.js";
+import type { AlertOptions, Alerts } from "./alerts/alerts.js";
+import { hasAlertWork } from "./alerts/alert-work.js";
 import { createServerViews } from "./ingest/server-views.js";
 import { createPasswords, type PasswordOptions, type Passwords } from "./shared/passwords.js";
 import { checkSecret } from "./shared/keyring.js";
 import { openKeyring, sealStoredSecrets, type SecretOption } from "./accounts/server-secret.js";
 import { createOutboxRelay, saltInAppTransaction, writeToOutbox } from "./ingest/outbox.js";
+import type { Management } from "./management.js";
 
 export type { TrustProxy } from "./shared/trust-proxy.js";
 
@@ -288,31 +284,27 @@ export interface TallyHealth {
   reason: string | null;
 }
 
+/** Accounts and websites: loaded together on the first call of either. */
+interface Registry {
+  accounts: Accounts;
+  websites: Websites;
+}
+
 interface Services {
   /** Writes a conversion in the app's transaction (ingest/outbox.ts). */
   convert(input: HitInput, trx: AppTransaction): Promise<CollectResult>;
   /** Counts the conversions committed since the last run. */
   relayOutbox(): Promise<void>;
-  accounts: Accounts;
-  team: Team;
-  websites: Websites;
+  registry(): Promise<Registry>;
+  /** Statistics, teams, reports, alerts, imports and exports (management.ts). */
+  management(): Promise<Management>;
   directory: WebsiteDirectory;
-  funnels: Funnels;
-  goals: Goals;
-  annotations: Annotations;
-  savedSegments: SavedSegments;
-  shareLinks: ShareLinks;
-  stats: Stats;
-  reports: Reports;
-  alerts: Alerts;
   collector: ReturnType<typeof createCollector>;
   retention: ReturnType<typeof createRetention>;
   dayBlocks: ReturnType<typeof oneRunAtATime<[], number>>;
-  importContext: ImportContext;
   health(probe: boolean): Promise<TallyHealth>;
   /** Throws while calls must not reach the store (its file was deleted or replaced). */
   guard(): void;
-  exportWebsite(websiteId: number, options?: ExportOptions): Promise<WebsiteExport>;
   close(): Promise<void>;
 }
 
@@ -399,6 +391,10 @@ async function openWriter(store: Backend, options: TallyOptions): Promise<{ writ
   const writer = store.openWriter();
   if (options.clickhouse === undefined) return { writer, clickhouse: null };
   try {
+    const [{ connectClickhouse }, { openHitLog, withHitLog }] = await Promise.all([
+      import("./backends/clickhouse/connect.js"),
+      import("./backends/clickhouse/hit-log.js"),
+    ]);
     const client = await connectClickhouse(options.clickhouse);
     const log = await openHitLog(client, { cluster: options.clickhouseCluster });
     return { writer: withHitLog(writer, log), clickhouse: client };
@@ -424,16 +420,6 @@ async function openServices(options: TallyOptions, passwords: Passwords): Promis
   const keyring = await openKeyring(store.db, options.secret);
   await sealStoredSecrets(store.db, keyring);
   const directory = createWebsiteDirectory(store.db, passwords);
-  const websites = createWebsites(store.db, passwords, {
-    async onChange(row, change) {
-      // Its aliases route hits too: each is a key of the collector's cache.
-      for (const alias of row.aliases === "" ? [] : row.aliases.split("\n")) collector?.forgetDomain(alias);
-      if (change === "delete") {
-        collector?.forgetWebsite(Number(row.id), row.domain);
-        await rollups.deleteWebsite(Number(row.id));
-      } else collector?.forgetDomain(row.domain);
-    },
-  });
   collector = createCollector({
     store: rollups,
     salts: createSalts(rollups),
@@ -448,117 +434,58 @@ async function openServices(options: TallyOptions, passwords: Passwords): Promis
     ...(options.closeTimeoutMs === undefined ? {} : { closeTimeoutMs: options.closeTimeoutMs }),
   });
   const flushed = collector;
-  const importAgents = createUserAgentParser();
-  const funnels = createFunnels(store.db, websites);
-  const goals = createGoals(store.db, websites);
-  const savedSegments = createSavedSegments(store.db, websites);
-  const importContext: ImportContext = {
-    db: store.db,
-    dialect: store.dialect,
-    findWebsite: (id) => directory.findById(id),
-    // Its own collector: salts in memory, visitor rows under the import's prefix, no rotation.
-    replayCollector: (prefix) =>
-      createCollector({
-        store: rollups,
-        salts: createMemorySalts(),
-        websites: createWebsiteCache((host) => directory.findForHost(host)),
-        userAgents: importAgents,
-        geo: null,
-        onFlushError: onError,
-        visitorPrefix: prefix,
-        rotateSalts: false,
-        origin: "import",
-      }),
-    isBot: (userAgent) => importAgents.isBot(userAgent),
-    async addAliases(websiteId, aliases) {
-      for (const alias of aliases) {
-        const row = await directory.findById(websiteId);
-        if (!row) return;
-        const current = row.aliases === "" ? [] : row.aliases.split("\n");
-        if (current.includes(alias.toLowerCase())) continue;
-        try {
-          await websites.update(Number(row.account_id), websiteId, { aliases: [...current, alias].join("\n") });
-        } catch (error) {
-          if (!(error instanceof ValidationError)) throw error;
-        }
-      }
-    },
-    async addFunnels(websiteId, definitions) {
-      const row = await directory.findById(websiteId);
-      if (!row) return;
-      const accountId = Number(row.account_id);
-      const key = (funnel: { name: string; steps: readonly string[] }) => JSON.stringify([funnel.name, funnel.steps]);
-      const defined = new Set((await funnels.list(accountId, websiteId)).map(key));
-      for (const definition of definitions) {
-        if (defined.has(key(definition))) continue;
-        try {
-          defined.add(key(await funnels.create(accountId, websiteId, definition)));
-        } catch (error) {
-          if (!(error instanceof ValidationError)) throw error;
-        }
-      }
-    },
-  };
+  // Accounts and websites, then everything else, each loaded with its first use: an app that
+  // only collects holds neither's code (docs/performance.md, "Footprint, idle").
+  const registry = lazy(async (): Promise<Registry> => {
+    const [{ createAccounts }, { createWebsites }] = await Promise.all([
+      import("./accounts/accounts.js"),
+      import("./websites/websites.js"),
+    ]);
+    const websites = createWebsites(store.db, passwords, {
+      async onChange(row, change) {
+        // Its aliases route hits too: each is a key of the collector's cache.
+        for (const alias of row.aliases === "" ? [] : row.aliases.split("\n")) flushed.forgetDomain(alias);
+        if (change === "delete") {
+          flushed.forgetWebsite(Number(row.id), row.domain);
+          await rollups.deleteWebsite(Number(row.id));
+        } else flushed.forgetDomain(row.domain);
+      },
+    });
+    return { accounts: createAccounts(store.db), websites };
+  });
+  const reportError =
+    options.onError ?? ((error: unknown) => console.error(`tally: e-mail ${error instanceof Error ? error.message : String(error)}`));
+  const alertError =
+    options.onError ?? ((error: unknown) => console.error(`tally: ${error instanceof Error ? error.message : String(error)}`));
+  let managementOpened: Promise<Management> | null = null;
+  const management = () =>
+    (managementOpened ??= (async () => {
+      const [{ openManagement }, { accounts, websites }] = await Promise.all([import("./management.js"), registry()]);
+      const context = { store, rollups, clickhouse, mailer, publicUrl, passwords, keyring, directory, collector: flushed };
+      const settings = { queryTimeoutMs: options.queryTimeoutMs, alertOptions: options.alerts ?? {} };
+      return openManagement({ ...context, ...settings, accounts, websites, onError, reportError, alertError });
+    })());
   const outbox = createOutboxRelay({
     db: store.db,
     write: (hits) => rollups.write(hits, `outbox-${randomUUID()}`),
   });
   const flushEvery = options.flushIntervalMs ?? 1000;
   const stopOutbox = scheduleEvery(() => outbox.run(), flushEvery, flushEvery, onError);
-  const queryTimeoutMs = options.queryTimeoutMs ?? DEFAULT_QUERY_TIMEOUT_MS;
-  const databaseReads = store.openReads(queryTimeoutMs);
-  const reads = clickhouse ? createClickhouseStatsReads(clickhouse, databaseReads, queryTimeoutMs) : databaseReads;
   const retention = createRetention(rollups, () => directory.listRows());
   const stopRetention = scheduleEvery(() => retention.run(), options.retentionIntervalMs ?? 3_600_000, RETENTION_FIRST_RUN_MS, onError);
-  const dayBlocks = oneRunAtATime(() => buildDayBlocks(store.db));
+  const dayBlocks = oneRunAtATime(async () => (await import("./stats/day-block-builder.js")).buildDayBlocks(store.db));
   const stopDayBlocks = scheduleEvery(() => dayBlocks.run(), options.dayBlocksIntervalMs ?? 600_000, DAY_BLOCKS_FIRST_RUN_MS, onError);
-  const accounts = createAccounts(store.db);
-  const beforeRead = () => flushed.settleForRead();
-  const stats: Stats = {
-    ...createStats({
-      websites,
-      runner: reads,
-      beforeRead,
-      readRealtime: clickhouse ? createClickhouseRealtimeReader(clickhouse, queryTimeoutMs) : createRealtimeReader(store.db),
-      async goalsOf(websiteId) {
-        const list = await goals.listOfWebsite(websiteId);
-        const of = (type: "page" | "event") =>
-          list.filter((goal) => goal.goal_type === type).map((goal) => goal.page_path ?? goal.event_name ?? "");
-        return { pages: of("page"), events: of("event") };
-      },
-      segmentFilters: (viewer, websiteId, id) => savedSegments.get(viewer, websiteId, id).then((segment) => segment.filters),
-      readLive: clickhouse
-        ? createClickhouseLiveReader(clickhouse, queryTimeoutMs)
-        : (websiteId, now) => readLive(store.db, websiteId, now),
-      async timezoneOf(websiteId) {
-        const row = await directory.findById(websiteId);
-        if (!row) throw new NotFoundError();
-        return row.timezone;
-      },
-      recentDrops: (websiteId, domain) => flushed.recentDrops(websiteId, domain),
-      firstDay: (websiteId) => readFirstDay(store.db, websiteId),
-    }),
-    ...createPathStats({ websites, funnels, runner: reads, beforeRead }),
-  };
-  const reportError =
-    options.onError ?? ((error: unknown) => console.error(`tally: e-mail ${error instanceof Error ? error.message : String(error)}`));
-  const reports = createReports({ db: store.db, accounts, websites, stats, mailer, publicUrl, onError: reportError });
   const stopReports = mailer
-    ? scheduleEvery(() => reports.runDue(), options.reportIntervalMs ?? 300_000, REPORTS_FIRST_RUN_MS, reportError)
+    ? scheduleEvery(
+        async () => (await management()).reports.runDue(),
+        options.reportIntervalMs ?? 300_000,
+        REPORTS_FIRST_RUN_MS,
+        reportError,
+      )
     : () => {};
-  const alertError =
-    options.onError ?? ((error: unknown) => console.error(`tally: ${error instanceof Error ? error.message : String(error)}`));
-  const alerts = createAlerts({
-    db: store.db,
-    dialect: store.dialect,
-    websites,
-    mailer,
-    publicUrl,
-    options: options.alerts ?? {},
-    beforeRead,
-    onError: alertError,
-  });
-  const stopAlerts = scheduleEvery(() => alerts.runDue(), options.alerts?.intervalMs ?? 60_000, ALERTS_FIRST_RUN_MS, alertError);
+  // Without a rule or a delivery there is nothing to check or send: the alerts' code stays unloaded.
+  const runAlerts = async () => (managementOpened || (await hasAlertWork(store.db)) ? (await management()).alerts.runDue() : undefined);
+  const stopAlerts = scheduleEvery(runAlerts, options.alerts?.intervalMs ?? 60_000, ALERTS_FIRST_RUN_MS, alertError);
   return {
     async convert(input, trx) {
       const prepared = await flushed.prepareConversion(input, (day) => saltInAppTransaction(trx, store.dialect, day));
@@ -571,22 +498,12 @@ async function openServices(options: TallyOptions, passwords: Passwords): Promis
       await outbox.run();
       await outbox.run();
     },
-    accounts,
-    team: createTeam({ db: store.db, mailer, passwords, keyring }),
-    websites,
+    registry,
+    management,
     directory,
-    funnels,
-    goals,
-    annotations: createAnnotations(store.db, websites),
-    savedSegments,
-    shareLinks: createShareLinks(store.db, websites),
-    stats,
-    reports,
-    alerts,
     collector,
     retention,
     dayBlocks,
-    importContext,
     async health(probe) {
       const health = await flushed.health(probe);
       return {
@@ -597,12 +514,6 @@ async function openServices(options: TallyOptions, passwords: Passwords): Promis
       };
     },
     guard: () => flushed.refuseIfReplaced(),
-    async exportWebsite(websiteId, exportOptions) {
-      const row = await directory.findById(websiteId);
-      if (!row) throw new NotFoundError();
-      await flushed.flush();
-      return exportWebsite(store.db, row, exportOptions);
-    },
     async close() {
       stopOutbox();
       await outbox.settle();
@@ -611,15 +522,15 @@ async function openServices(options: TallyOptions, passwords: Passwords): Promis
       stopDayBlocks();
       stopReports();
       stopAlerts();
+      const opened = await managementOpened?.catch(() => null);
       try {
         await retention.settle();
         await dayBlocks.settle();
-        await reports.settle();
-        await alerts.settle();
+        await opened?.settle();
         await flushed.close();
       } finally {
         mailer?.close();
-        await reads.close();
+        await opened?.close();
         await rollups.close();
         geo?.close();
         await store.close();
@@ -644,7 +555,7 @@ export function createTally<E extends EventMap<E> = AnyEvents>(options: TallyOpt
   );
   let closing: Promise<void> | null = null;
   /** A service whose calls wait for the store, are refused while its file is gone, and answer a store fault as a 503. */
-  const guarded = <T extends object>(pick: (s: Services) => T) =>
+  const guarded = <T extends object>(pick: (s: Services) => T | Promise<T>) =>
     deferMethods(
       services,
       (s) => {
@@ -683,17 +594,17 @@ export function createTally<E extends EventMap<E> = AnyEvents>(options: TallyOpt
   }
   const tally: Tally = {
     options,
-    accounts: guarded((s) => s.accounts),
-    team: deferTeam((pick) => guarded((s) => pick(s.team)) as ReturnType<typeof pick>),
-    websites: guarded((s) => s.websites),
-    funnels: guarded((s) => s.funnels),
-    goals: guarded((s) => s.goals),
-    annotations: guarded((s) => s.annotations),
-    savedSegments: guarded((s) => s.savedSegments),
-    shareLinks: guarded((s) => s.shareLinks),
-    stats: guarded((s) => s.stats),
-    reports: guarded((s) => s.reports),
-    alerts: guarded((s) => s.alerts),
+    accounts: guarded(async (s) => (await s.registry()).accounts),
+    team: deferTeam((pick) => guarded(async (s) => pick((await s.management()).team)) as ReturnType<typeof pick>),
+    websites: guarded(async (s) => (await s.registry()).websites),
+    funnels: guarded(async (s) => (await s.management()).funnels),
+    goals: guarded(async (s) => (await s.management()).goals),
+    annotations: guarded(async (s) => (await s.management()).annotations),
+    savedSegments: guarded(async (s) => (await s.management()).savedSegments),
+    shareLinks: guarded(async (s) => (await s.management()).shareLinks),
+    stats: guarded(async (s) => (await s.management()).stats),
+    reports: guarded(async (s) => (await s.management()).reports),
+    alerts: guarded(async (s) => (await s.management()).alerts),
     collect: (hit) => collect(hit),
     async record(name, { trx, ...input }) {
       const hit = { ...input, event: name };
@@ -708,8 +619,11 @@ export function createTally<E extends EventMap<E> = AnyEvents>(options: TallyOpt
     },
     applyRetention: async (now) => (await services).retention.run(now),
     buildDayBlocks: async () => (await services).dayBlocks.run(),
-    import: async (file, importOptions) => runImport((await services).importContext, file, importOptions),
-    export: async (websiteId, exportOptions) => (await services).exportWebsite(websiteId, exportOptions),
+    async import(file, importOptions) {
+      const [{ runImport }, { importContext }] = await Promise.all([import("./moving/importer.js"), (await services).management()]);
+      return runImport(importContext, file, importOptions);
+    },
+    export: async (websiteId, exportOptions) => (await (await services).management()).exportWebsite(websiteId, exportOptions),
     ready: async () => {
       await services;
     },

@@ -1,5 +1,4 @@
 import { UnauthorizedError, type Access, type Tally } from "@tally-analytics/core";
-import { serveMcpOverStdio } from "@tally-analytics/server/internal";
 import { CommandError, defineCommand } from "../command.js";
 import { accountFor } from "../values.js";
 
@@ -32,6 +31,8 @@ export const mcpCommand = defineCommand({
   async run({ values, env, tally }) {
     const opened = await tally();
     const access = await accessFor(opened, env.TALLY_API_KEY, values.account);
+    // Loaded here: every other command, and `tally --help`, runs without the server.
+    const { serveMcpOverStdio } = await import("@tally-analytics/server/internal");
     await serveMcpOverStdio(opened, access, (error) =>
       console.error(`tally mcp: ${error instanceof Error ? error.message : String(error)}`),
     );

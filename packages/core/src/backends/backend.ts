@@ -9,11 +9,12 @@ export interface StatsReads extends StatsRunner {
 
 /**
  * What Tally needs of a database: the connection (accounts, websites, reports, imports),
- * where the engine writes, where statistics are read within `timeoutMs`, and what a copy
- * needs. One implementation per folder beside this file (`sqlite/`, `postgres/`, each
+ * where the engine writes, where statistics are read within `timeoutMs` (the reading code
+ * loaded with the first statistic: an app that only collects never holds it), and what a
+ * copy needs. One implementation per folder beside this file (`sqlite/`, `postgres/`, each
  * with the same file names); only the composition root (open-database.ts) picks one.
  */
 export interface Backend extends CopyEnd {
   openWriter(): EngineStore;
-  openReads(timeoutMs: number): StatsReads;
+  openReads(timeoutMs: number): Promise<StatsReads>;
 }

@@ -1,13 +1,13 @@
 import * as z from "zod";
 import { addDays, dayNumber, dayText, isCalendarDate, isInDomain, isTimeInDomain } from "../shared/calendar.js";
 import { createLocalClock } from "../model/local-time.js";
-import { TallyError } from "../shared/errors.js";
+import { PlausibleQueryError } from "./plausible-query-error.js";
 import type { Operator } from "../model/filters.js";
 import { compilePattern } from "../shared/patterns.js";
 import { PLAUSIBLE_DIMENSIONS, PROPS_PREFIX } from "./plausible-dimensions.js";
 
 /** A Stats API v2 query Tally cannot answer: a 400 `{"error": message}`, as Plausible answers. */
-export class PlausibleQueryError extends TallyError {}
+export { PlausibleQueryError };
 
 const fail = (message: string): never => {
   throw new PlausibleQueryError(message);

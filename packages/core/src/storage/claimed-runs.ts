@@ -23,7 +23,8 @@ export interface Claim {
 
 export type RunOutcome = { status: "sent" | "skipped"; now: number } | { status: "failed"; error: string; now: number };
 
-const OPEN = ["pending", "sending"];
+/** A run not yet finished: waiting for its turn, or being attempted. */
+export const OPEN_RUNS = ["pending", "sending"];
 
 /**
  * Runs of `table`: each row is inserted once by whichever process sees it due first (a
@@ -48,7 +49,7 @@ export function createClaimedRuns<T extends RunTable>(db: Kysely<Database>, tabl
       const rows = await runs
         .selectFrom(table as RunTable)
         .selectAll()
-        .where("status", "in", OPEN)
+        .where("status", "in", OPEN_RUNS)
         .where("next_attempt_at", "<=", now)
         .orderBy("id")
         .execute();
@@ -64,7 +65,7 @@ export function createClaimedRuns<T extends RunTable>(db: Kysely<Database>, tabl
         .set({ status: "sending", attempts: attempt, next_attempt_at: now + schedule.leaseMs })
         .where("id", "=", run.id)
         .where("attempts", "=", run.attempts)
-        .where("status", "in", OPEN)
+        .where("status", "in", OPEN_RUNS)
         .where("next_attempt_at", "<=", now)
         .executeTakeFirst();
       return Number(result.numUpdatedRows) === 1 ? { id: run.id, attempt } : null;

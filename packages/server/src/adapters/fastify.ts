@@ -5,7 +5,7 @@ import type { FastifyError, FastifyInstance, FastifyPluginAsync, FastifyReply, F
 import { decodeUtf8, DEFAULT_BODY_LIMIT } from "../http/body.js";
 import { answerHit, COLLECT_BODY_LIMIT, CORS_HEADERS, collectReporter } from "../collect/collect.js";
 import { HttpError, MESSAGES } from "../http/errors.js";
-import { createHandler } from "../handler.js";
+import { lazyHandler } from "./lazy-handler.js";
 import { json } from "../http/json-response.js";
 import type { HandlerOptions } from "../http/options.js";
 import { isDownload, publicOrigin, toWebHeaders } from "./node-bridge.js";
@@ -34,7 +34,7 @@ const REFUSALS: Record<number, string> = { 413: MESSAGES.tooLarge, 415: MESSAGES
  * raw-body parsers and error handler apply to Tally's routes only.
  */
 export const tallyPlugin: FastifyPluginAsync<TallyPluginOptions> = async (app, { tally, ...options }) => {
-  const handler = createHandler(tally, options);
+  const handler = lazyHandler(tally, options);
   const bodyLimit = options.bodyLimit ?? DEFAULT_BODY_LIMIT;
 
   // Tally parses bodies itself (form, JSON, the tracker's text/plain): hand every one through raw.

@@ -1,7 +1,7 @@
 import type { IncomingMessage, ServerResponse } from "node:http";
 import type { Tally } from "@tally-analytics/core";
 import { MESSAGES } from "../http/errors.js";
-import { createHandler } from "../handler.js";
+import { lazyHandler } from "./lazy-handler.js";
 import { JSON_CONTENT_TYPE, NOSNIFF } from "../http/json-response.js";
 import type { HandlerOptions } from "../http/options.js";
 import { publicOrigin, sendWebResponse, toWebRequest, type NodeRequest } from "./node-bridge.js";
@@ -22,7 +22,7 @@ export type NodeHandler = (req: IncomingMessage, res: ServerResponse, next?: (er
  * reaches it is answered, unknown routes with a JSON 404.
  */
 export function toNodeHandler(tally: Tally, options: HandlerOptions = {}): NodeHandler {
-  const handler = createHandler(tally, options);
+  const handler = lazyHandler(tally, options);
 
   async function serve(req: NodeRequest, res: ServerResponse): Promise<void> {
     const controller = new AbortController();

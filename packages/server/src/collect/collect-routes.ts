@@ -1,5 +1,6 @@
 import { messageAnswer } from "../http/answers.js";
-import { collect, COLLECT_BODY_LIMIT, CORS_HEADERS, hitBody } from "./collect.js";
+import { collect, COLLECT_BODY_LIMIT, CORS_HEADERS } from "./collect.js";
+import { hitBody } from "./hit-schema.js";
 import { defineRoute, type Route } from "../http/route.js";
 import { EXTENSIONS_TRACKER, trackerScriptResponse } from "./script.js";
 

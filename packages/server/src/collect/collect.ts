@@ -1,6 +1,5 @@
 import { NotFoundError, ValidationError, type CollectResult, type HitInput, type Tally } from "@tally-analytics/core";
-import { revenueBody } from "@tally-analytics/core/internal";
-import * as z from "zod";
+import type { HitBody } from "./hit-schema.js";
 import { parseJsonObject, readText } from "../http/body.js";
 import { proxyTrust, type HeaderReader } from "../http/client-ip.js";
 import { describeError, HttpError, reportToConsole, type ErrorReporter } from "../http/errors.js";
@@ -9,56 +8,6 @@ import type { RequestContext } from "../http/route.js";
 
 /** A hit's body is at most 16 KiB. */
 export const COLLECT_BODY_LIMIT = 16 * 1024;
-
-/** The tracker's short keys. Lengths are checked again, with the hit's own rules, in core. */
-export const hitBody = z
-  .object({
-    u: z
-      .string({ error: "u (the page URL) is required." })
-      .meta({ description: "The page's URL; its host names the website.", example: "https://example.com/pricing?utm_campaign=launch" }),
-    r: z.string().nullish().meta({ description: "The referrer.", example: "https://news.ycombinator.com/" }),
-    s: z.string().nullish().meta({ description: "Screen size, `WxH`.", example: "1920x1080" }),
-    l: z.string().nullish().meta({ description: "Language.", example: "en-US" }),
-    n: z.string().nullish().meta({ description: "Event name; absent (or `pageview`) for a pageview.", example: "Signup" }),
-    p: z
-      .record(z.string(), z.union([z.string(), z.number(), z.boolean()]))
-      .nullish()
-      .meta({ description: "The event's or the pageview's properties.", example: { plan: "pro" } }),
-    $: revenueBody,
-    h: z
-      .union([z.literal(0), z.literal(1), z.boolean()])
-      .nullish()
-      .meta({ description: "Hash routing: the URL's fragment is part of the page." }),
-    e: z.number().nullish().meta({
-      description:
-        "An engagement signal, not a hit: milliseconds the page was visible and focused since the last signal (sent when it is hidden or left; at most 6 hours count). Never with `n`.",
-      example: 12500,
-    }),
-    d: z.number().nullish().meta({
-      description: "With an engagement signal (`e`): the deepest percentage of the page seen, an integer 0–100.",
-      example: 75,
-    }),
-    w: z
-      .object({
-        lcp: z.number().nullish(),
-        inp: z.number().nullish(),
-        cls: z.number().nullish(),
-        fcp: z.number().nullish(),
-        ttfb: z.number().nullish(),
-      })
-      .strict()
-      .nullish()
-      .meta({
-        description:
-          "With an engagement signal (`e`): the pageview's web vitals, each optional: `lcp`, `inp`, `fcp`, `ttfb` in milliseconds (at most 600000), `cls` a score (at most 10).",
-        example: { lcp: 1800, inp: 120, cls: 0.05, fcp: 900, ttfb: 300 },
-      }),
-    v: z.string().max(64).nullish().meta({
-      description:
-        "A pageview's server mark, read from the page's `Server-Timing: tally;desc=…`: the app's server counted this view already (the middleware), and this pageview only adds screen size and language to it.",
-    }),
-  })
-  .meta({ id: "Hit" });
 
 /** Sent on every /collect answer, errors included: any site may post hits, none may read them. */
 export const CORS_HEADERS = {
@@ -84,8 +33,6 @@ export interface HitRequest {
   socketIp: string | undefined;
   header: HeaderReader;
 }
-
-type HitBody = z.infer<typeof hitBody>;
 
 const isText = (value: unknown) => value === undefined || value === null || typeof value === "string";
 const isNumber = (value: unknown) => value === undefined || value === null || (typeof value === "number" && Number.isFinite(value));
@@ -115,10 +62,12 @@ function plainHit(body: Record<string, unknown>): HitBody | undefined {
   return body as HitBody;
 }
 
-function parseHit(text: string): HitBody {
+async function parseHit(text: string): Promise<HitBody> {
   const body = parseJsonObject(text);
   const plain = plainHit(body);
   if (plain) return plain;
+  // The schema is loaded with the first hit that needs it: most apps' trackers never send one.
+  const { hitBody } = await import("./hit-schema.js");
   const result = hitBody.safeParse(body);
   if (!result.success)
     throw new HttpError(400, `Invalid hit: ${result.error.issues.map((i) => `${i.path.join(".") || "body"}: ${i.message}`).join("; ")}`);
@@ -156,7 +105,7 @@ function submitHit(tally: Tally, hit: HitInput): Promise<CollectResult> {
 }
 
 async function collectHit(tally: Tally, request: HitRequest): Promise<CollectResult> {
-  const body = parseHit(await request.text());
+  const body = await parseHit(await request.text());
   // Built here in one literal (not spread from the fields): a hit's copies cost more than its checks.
   return submitHit(tally, {
     url: body.u,

@@ -1,4 +1,5 @@
-import { addressKey, compileIpRules, ipVersion, stripMapped, type TrustProxy } from "@tally-analytics/core/internal";
+import type { TrustProxy } from "@tally-analytics/core";
+import { addressKey, compileIpRules, ipVersion, stripMapped } from "@tally-analytics/core/addresses";
 
 export { addressKey };
 

@@ -1,12 +1,9 @@
 import { sql, type Kysely } from "kysely";
 import { createKyselyStore } from "../../ingest/kysely-store.js";
 import { COPY_BATCH, type Row } from "../../moving/copy.js";
-import { databaseSources } from "../../stats/database-readers.js";
-import { createBlockColumnStore } from "../../stats/block-column-store.js";
 import type { Database } from "../../storage/schema.js";
 import type { Backend } from "../backend.js";
 import { postgresDialect } from "./sql-dialect.js";
-import { createPostgresStatsReads } from "./reads.js";
 
 /** PostgreSQL through kysely (a pool Tally opened, or one or a Kysely the app passed: `close` says which). */
 export function postgresBackend(db: Kysely<Database>, close: () => Promise<void>): Backend {
@@ -16,7 +13,12 @@ export function postgresBackend(db: Kysely<Database>, close: () => Promise<void>
     place: "server",
     close,
     openWriter: () => createKyselyStore(db, postgresDialect),
-    openReads(timeoutMs) {
+    async openReads(timeoutMs) {
+      const [{ databaseSources }, { createBlockColumnStore }, { createPostgresStatsReads }] = await Promise.all([
+        import("../../stats/database-readers.js"),
+        import("../../stats/block-column-store.js"),
+        import("./reads.js"),
+      ]);
       // Each request its own transaction; decoded day-block columns kept across them.
       const columnStore = createBlockColumnStore();
       const reads = createPostgresStatsReads(db, (on) => databaseSources(on, postgresDialect, columnStore), timeoutMs);

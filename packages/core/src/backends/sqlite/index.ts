@@ -2,12 +2,10 @@ import { registerSqliteRegexp } from "../../shared/patterns.js";
 import { Kysely, SqliteDialect } from "kysely";
 import { createKyselyStore } from "../../ingest/kysely-store.js";
 import { COPY_BATCH, type Row } from "../../moving/copy.js";
-import { databaseSources } from "../../stats/database-readers.js";
 import type { SqliteDatabaseLike } from "../../storage/connection.js";
 import type { Database } from "../../storage/schema.js";
-import type { Backend } from "../backend.js";
-import { createHostSqliteReads } from "./host-reads.js";
-import { createSqliteReadPool } from "./reads.js";
+import type { SqlDialect } from "../../storage/dialect.js";
+import type { Backend, StatsReads } from "../backend.js";
 import { sqliteAppDialect, sqliteDialect } from "./sql-dialect.js";
 import { WAL_SIZE_LIMIT } from "./tight-disk.js";
 import { createSqliteWorkerStore } from "./worker-store.js";
@@ -44,9 +42,9 @@ export function sqliteBackend(database: SqliteDatabaseLike, owned: boolean): Bac
       database.pragma("wal_checkpoint(TRUNCATE)");
       return createSqliteWorkerStore(database.name, Number(database.pragma("busy_timeout", { simple: true })));
     },
-    openReads(timeoutMs) {
-      if (!memory) return createSqliteReadPool(database.name, { timeoutMs });
-      return { ...createHostSqliteReads(databaseSources(db, sqliteDialect), { timeoutMs }), close: async () => {} };
+    async openReads(timeoutMs) {
+      if (!memory) return (await import("./reads.js")).createSqliteReadPool(database.name, { timeoutMs });
+      return hostReads(db, sqliteDialect, timeoutMs);
     },
     // One read transaction: every table as of one moment; rows streamed, not loaded.
     async snapshot(read) {
@@ -76,6 +74,15 @@ export function sqliteBackend(database: SqliteDatabaseLike, owned: boolean): Bac
   };
 }
 
+/** Statistics read on the host's thread, in bounded steps. */
+async function hostReads(db: Kysely<Database>, dialect: SqlDialect, timeoutMs: number): Promise<StatsReads> {
+  const [{ createHostSqliteReads }, { databaseSources }] = await Promise.all([
+    import("./host-reads.js"),
+    import("../../stats/database-readers.js"),
+  ]);
+  return { ...createHostSqliteReads(databaseSources(db, dialect), { timeoutMs }), close: async () => {} };
+}
+
 /** SQLite through a Kysely the app passed: Tally sees no handle, so it writes and reads through kysely on the host's thread. */
 export function sqliteKyselyBackend(db: Kysely<Database>): Backend {
   return {
@@ -84,7 +91,7 @@ export function sqliteKyselyBackend(db: Kysely<Database>): Backend {
     place: "server",
     close: async () => {},
     openWriter: () => createKyselyStore(db, sqliteAppDialect),
-    openReads: (timeoutMs) => ({ ...createHostSqliteReads(databaseSources(db, sqliteAppDialect), { timeoutMs }), close: async () => {} }),
+    openReads: (timeoutMs) => hostReads(db, sqliteAppDialect, timeoutMs),
     snapshot: () => Promise.reject(new Error("tally copy opens its databases by URL")),
     continueIds: async () => {},
   };
