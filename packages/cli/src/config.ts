@@ -1,8 +1,7 @@
 import { statSync } from "node:fs";
 import { isIP } from "node:net";
-import { parseClickhouseUrl, parseDatabaseUrl, type TallyOptions, type TrustProxy } from "@tally-analytics/core/internal";
+import { parseClickhouseUrl, parseDatabaseUrl, z, type TallyOptions, type TrustProxy } from "@tally-analytics/core/internal";
 import type { HandlerOptions } from "@tally-analytics/server";
-import * as z from "zod";
 import { ConfigError, type Env } from "./command.js";
 
 /** Single sign-on as configured; the newcomers' account is resolved at start (the only one, unless OIDC_ACCOUNT says). */

@@ -56,6 +56,8 @@ export { channelOf, clickIdOf } from "./enrich/channels.js";
 export { sourceOf } from "./enrich/sources.js";
 export { loadRegions, openGeoLookup, type GeoLookup } from "./enrich/geo.js";
 export { revenueBody } from "./model/revenue-schemas.js";
+// zod as this bundle holds it, for the CLI: one module loaded, where zod's own package is 95.
+export * as z from "zod";
 export { parseClickhouseUrl, CLICKHOUSE_URL_FORMS } from "./backends/clickhouse/url.js";
 export { schemaStatements, upgradeStatements } from "./backends/clickhouse/schema.js";
 export { copyHitsIntoClickhouse } from "./copy-database.js";
