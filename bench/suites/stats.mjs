@@ -145,7 +145,7 @@ if (backend === "sqlite") {
     rmSync(dir, { recursive: true, force: true });
   };
   try {
-    let t = performance.now();
+    const t = performance.now();
     log(`  clickhouse: copying the hits (tally copy --to-clickhouse)…`);
     const copied = await copyHitsIntoClickhouse({ from: `file:${path}`, clickhouse: url });
     const copySeconds = round((performance.now() - t) / 1000, 1);
@@ -199,16 +199,25 @@ async function buildBlocks() {
   dayBlocks = { built, buildSeconds: round(buildSeconds, 1) };
 }
 
-/** p50/p95 of a Tally query (`ask`, or a statistic's query) and p50 of its raw baseline; the last answers of both. */
+/**
+ * p50/p95 of a Tally query (`ask`, or a statistic's query) and p50 of its raw baseline; the last
+ * answers of both. Beside the wall time, the p50 of each run's CPU time in this process (its
+ * threads, SQLite's readers and chDB's included; not PostgreSQL's server): a loaded machine
+ * stretches the one, hardly the other.
+ */
 async function measure(query, key, rawSql, params, reps) {
   const ask = typeof query === "function" ? query : () => tally.stats.query(accountId, websiteId, query);
   let answer;
   for (let i = 0; i < WARMUP; i++) answer = await ask();
   const samples = [];
+  const cpuSamples = [];
   for (let i = 0; i < reps; i++) {
     const t = performance.now();
+    const cpu = process.cpuUsage();
     answer = await ask();
+    const used = process.cpuUsage(cpu);
     samples.push(performance.now() - t);
+    cpuSamples.push((used.user + used.system) / 1000);
   }
   let t = performance.now();
   const baselineRows = await runBaseline(key, rawSql, params);
@@ -230,6 +239,7 @@ async function measure(query, key, rawSql, params, reps) {
     timing: {
       p50: round(p50, 3),
       p95: round(percentile(samples, 95), 3),
+      cpuP50: round(percentile(cpuSamples, 50), 3),
       runs: samples.length,
       baselineP50: round(baselineP50, 3),
       baselineRuns: baselineSamples.length,
@@ -292,7 +302,9 @@ try {
       );
       results.push({ name, range, from, to, ...timing });
       if (range === agreement.range) (sameRows(answer, baselineRows) ? agreement.same : agreement.different).push(name);
-      log(`  ${backend} ${range.padEnd(4)} ${name.padEnd(15)} p50 ${round(timing.p50, 2)} ms   raw ${round(timing.baselineP50, 1)} ms`);
+      log(
+        `  ${backend} ${range.padEnd(4)} ${name.padEnd(15)} p50 ${round(timing.p50, 2)} ms (CPU ${round(timing.cpuP50, 1)})   raw ${round(timing.baselineP50, 1)} ms`,
+      );
     }
     if (range === "7d") continue;
     const funnel = await benchFunnel();
