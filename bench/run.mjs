@@ -2,14 +2,15 @@
 // `--smoke` (seconds, tiny data: every figure is produced, none means anything; the
 // test suite runs it). Every figure comes with a baseline measured in the same run and
 // their ratio; the table goes to stdout and everything to bench/results.json (or --out).
-//   node bench/run.mjs [--quick|--smoke] [--out FILE] [--only ingest,http,pageviews,sign-in,footprint,stats,tracker,memory,import,postgres] [--no-postgres]
-// Needs the built packages (`pnpm build`, which `pnpm install` runs).
+//   node bench/run.mjs [--quick|--smoke] [--out FILE] [--only ingest,http,pageviews,sign-in,footprint,stats,tracker,memory,import,postgres,clickhouse] [--no-postgres]
+// Needs the built packages (`pnpm build`, which `pnpm install` runs). The clickhouse suites need
+// chDB (an optional dependency); without it their figures are skipped.
 import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import os from "node:os";
 import { join } from "node:path";
 import { brotliCompressSync, constants, gzipSync } from "node:zlib";
 import { args, round, runSuite } from "./lib/measure.mjs";
-import { BENCH_DIR, DIST } from "./lib/paths.mjs";
+import { BENCH_DIR, DIST, chdbInstalled } from "./lib/paths.mjs";
 import { ADMIN_URL, postgresReachable } from "./lib/postgres.mjs";
 
 const opts = args();
@@ -82,6 +83,15 @@ if (wants("postgres") && !opts["no-postgres"]) {
   } else {
     console.error(`\nPostgreSQL not reachable at ${ADMIN_URL.replace(/\/\/[^@]*@/, "//…@")}: its figures are skipped.`);
     figures.push({ id: "postgres", group: "PostgreSQL", name: "PostgreSQL figures", skipped: `not reachable at ${ADMIN_URL}` });
+  }
+}
+if (wants("clickhouse")) {
+  if (chdbInstalled()) {
+    await step("ingest, ClickHouse (chDB)", () => runSuite(suite("clickhouse-ingest"), sized(["--hits", "3000"])));
+    await step("stats latency, ClickHouse (chDB)", () => runSuite(suite("stats"), [...statsArg, "--backend", "clickhouse"]));
+  } else {
+    console.error("\nchDB is not installed (npm install chdb @clickhouse/client): the ClickHouse figures are skipped.");
+    figures.push({ id: "clickhouse", group: "ClickHouse", name: "ClickHouse figures", skipped: "chDB not installed" });
   }
 }
 
@@ -159,7 +169,7 @@ function printTables({ figures, failures }) {
     console.log(
       `\n${f.name}: ${database.pageviews.toLocaleString("en-US")} pageviews, ${database.hits.toLocaleString("en-US")} hits over ${database.days} days, ${database.rollupRows.toLocaleString("en-US")} rollup rows; ms, p50/p95 of ${f.details.repetitions} runs; raw = GROUP BY over raw_events (p50)`,
     );
-    const ranges = ["7d", "30d", "365d"];
+    const ranges = ["7d", "30d", "365d"].filter((range) => stats.some((x) => x.range === range));
     const header = ["statistic", ...ranges.flatMap((r) => [`${r} p50/p95`, `${r} raw`, `${r} ×`])];
     const lines = [header];
     for (const name of [...new Set(stats.map((s) => s.name))]) {
@@ -185,9 +195,7 @@ function printTables({ figures, failures }) {
         }
         lines.push(cells);
       }
-      console.log(
-        `\nFiltered statistics, ${f.name.includes("PostgreSQL") ? "PostgreSQL" : "SQLite"}: ms, p50/p95; raw = GROUP BY over raw_events with the same conditions (p50)`,
-      );
+      console.log(`\nFiltered statistics, ${f.details.label}: ms, p50/p95; raw = GROUP BY over raw_events with the same conditions (p50)`);
       console.log(table(lines));
     }
   }

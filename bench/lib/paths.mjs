@@ -10,6 +10,7 @@ export const CACHE_DIR = join(BENCH_DIR, ".cache");
 
 export const DIST = {
   core: join(ROOT, "packages/core/dist/bundle/index.js"),
+  internal: join(ROOT, "packages/core/dist/bundle/internal.js"),
   node: join(ROOT, "packages/server/dist/bundle/node.js"),
   fastify: join(ROOT, "packages/server/dist/bundle/fastify.js"),
   tracker: join(ROOT, "packages/tracker/dist/index.js"),
@@ -31,5 +32,16 @@ export function geoDatabasePaths() {
     return paths.every((p) => existsSync(p)) ? paths : null;
   } catch {
     return null;
+  }
+}
+
+/** True when chDB (an optional dependency: about 550 MB installed) and the ClickHouse client are installed. */
+export function chdbInstalled() {
+  try {
+    requireFromCore.resolve("chdb/connection");
+    requireFromCore.resolve("@clickhouse/client");
+    return true;
+  } catch {
+    return false;
   }
 }

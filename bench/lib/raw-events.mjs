@@ -299,9 +299,9 @@ const VISIT_DIMENSIONS = {
 };
 
 /** Per visit, by the day it started: what the visit ratios divide. */
-const PER_VISIT = (where) =>
+const PER_VISIT = (where, dialect) =>
   `select min(day) as day, sum(case when event is null then 1 else 0 end) as views, sum(case when event is null then 0 else 1 end) as events,
-    (max(ts) - min(ts)) / 1000 as duration from raw_events where ${where} group by visit`;
+    ${dialect === "clickhouse" ? "intDiv(max(ts) - min(ts), 1000)" : "(max(ts) - min(ts)) / 1000"} as duration from raw_events where ${where} group by visit`;
 /** Each visit ratio over its per-visit rows (docs/statistics.md's rounding). */
 const RATIOS = {
   bounce_rate: "round(1000.0 * sum(case when views = 1 and events = 0 then 1 else 0 end) / count(*)) / 10",
@@ -309,9 +309,20 @@ const RATIOS = {
   views_per_visit: "round(100.0 * sum(views) / count(*)) / 100",
 };
 
-/** A JSON property of the `props` column as text. */
+/** A JSON property of the `props` column as text (null when the event has none). */
 const property = (dialect, name) =>
-  dialect === "postgres" ? `(props::jsonb ->> ${quote(name)})` : `json_extract(props, ${quote(`$."${name}"`)})`;
+  dialect === "postgres"
+    ? `(props::jsonb ->> ${quote(name)})`
+    : dialect === "clickhouse"
+      ? `nullIf(JSONExtractString(props, ${quote(name)}), '')`
+      : `json_extract(props, ${quote(`$."${name}"`)})`;
+
+/** A statement's three parameters (website id, start ms, end ms) in a dialect. */
+export const PLACEHOLDERS = {
+  sqlite: ["?", "?", "?"],
+  postgres: ["$1", "$2", "$3"],
+  clickhouse: ["{website:Int64}", "{start:Int64}", "{end:Int64}"],
+};
 export const quote = (text) => `'${text.replace(/'/g, "''")}'`;
 
 /**
@@ -321,14 +332,14 @@ export const quote = (text) => `'${text.replace(/'/g, "''")}'`;
  * `event_property` its event and property.
  */
 export function baselineSql(name, dialect, { event = "", prop = "", extra = "" } = {}) {
-  const p = dialect === "postgres" ? ["$1", "$2", "$3"] : ["?", "?", "?"];
+  const p = PLACEHOLDERS[dialect];
   const where = `website_id = ${p[0]} and ts >= ${p[1]} and ts < ${p[2]}${extra ? ` and ${extra}` : ""}`;
   const tail = "group by value order by count desc, value limit 10";
   const count = (column, filter, agg = "count(*)") =>
     `select ${column} as value, ${agg} as count from raw_events where ${where}${filter ? ` and ${filter}` : ""} ${tail}`;
   if (VISITOR_DIMENSIONS[name]) return count(name, `${name} is not null`, "count(distinct visitor)");
   if (VISIT_DIMENSIONS[name]) return count(VISIT_DIMENSIONS[name], `is_visit_start = 1 and ${VISIT_DIMENSIONS[name]} is not null`);
-  if (RATIOS[name]) return `select day as value, ${RATIOS[name]} as count from (${PER_VISIT(where)}) per_visit ${tail}`;
+  if (RATIOS[name]) return `select day as value, ${RATIOS[name]} as count from (${PER_VISIT(where, dialect)}) per_visit ${tail}`;
   switch (name) {
     case "pageviews":
       return count("day", "event is null");
@@ -340,9 +351,11 @@ export function baselineSql(name, dialect, { event = "", prop = "", extra = "" }
       return count("hour", "event is null");
     case "visitors_hours":
       // Each daily visitor counted at the hour of their first hit.
-      return dialect === "postgres"
-        ? `select hour as value, count(*) as count from (select distinct on (visitor) hour from raw_events where ${where} order by visitor, ts) first_hits ${tail}`
-        : `select hour as value, count(*) as count from (select visitor, hour, min(ts) from raw_events where ${where} group by visitor) first_hits ${tail}`;
+      if (dialect === "postgres")
+        return `select hour as value, count(*) as count from (select distinct on (visitor) hour from raw_events where ${where} order by visitor, ts) first_hits ${tail}`;
+      if (dialect === "clickhouse")
+        return `select first_hour as value, count(*) as count from (select visitor, argMin(hour, ts) as first_hour from raw_events where ${where} group by visitor) first_hits ${tail}`;
+      return `select hour as value, count(*) as count from (select visitor, hour, min(ts) from raw_events where ${where} group by visitor) first_hits ${tail}`;
     case "page":
       return count("page", "event is null");
     case "hostname":

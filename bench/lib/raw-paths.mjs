@@ -1,10 +1,11 @@
 // Funnels and journeys over the raw-events baseline (raw-events.mjs): the same questions
 // asked of one row per hit with window functions and self-joins, as a tool without
 // per-visit storage would. Parameters: website id, range start, range end (epoch ms), twice.
-import { quote } from "./raw-events.mjs";
+import { PLACEHOLDERS, quote } from "./raw-events.mjs";
 
-/** `$1`…`$6` on PostgreSQL, `?` on SQLite (the three range parameters, passed twice). */
-const placeholders = (dialect) => (dialect === "postgres" ? ["$1", "$2", "$3", "$4", "$5", "$6"] : ["?", "?", "?", "?", "?", "?"]);
+/** `$1`…`$6` on PostgreSQL, `?` on SQLite (the three range parameters, passed twice), ClickHouse's named ones twice. */
+const placeholders = (dialect) =>
+  dialect === "postgres" ? ["$1", "$2", "$3", "$4", "$5", "$6"] : [...PLACEHOLDERS[dialect], ...PLACEHOLDERS[dialect]];
 
 /** A step (`page:/blog/*`, `event:Signup`) as a condition on a raw row. */
 function stepCondition(step) {
@@ -28,7 +29,7 @@ export function funnelBaselineSql(steps, dialect) {
     `s1 as (select visit, visitor, min(ts) as t from m where ${conditions[0]} group by visit, visitor)`,
     ...conditions.slice(1).map(
       (condition, index) =>
-        `s${index + 2} as (select m.visit, m.visitor, min(m.ts) as t from s${index + 1} p join m on m.visit = p.visit and m.ts > p.t
+        `s${index + 2} as (select m.visit as visit, m.visitor as visitor, min(m.ts) as t from s${index + 1} p join m on m.visit = p.visit and m.ts > p.t
           where ${condition} group by m.visit, m.visitor)`,
     ),
   ];
@@ -48,7 +49,7 @@ export function journeyBaselineSql(start, depth, dialect) {
       where website_id = ${w} and ts >= ${s} and ts < ${e}
         and visit in (select visit from raw_events where website_id = ${w2} and ts >= ${s2} and ts < ${e2} and ${stepCondition(start)})),
     first_start as (select visit, min(n) as n from h where value = ${quote(start)} group by visit),
-    steps as (select h.n - f.n as step, h.value, h.visitor from h join first_start f on f.visit = h.visit where h.n > f.n and h.n <= f.n + ${Number(depth)}),
+    steps as (select h.n - f.n as step, h.value as value, h.visitor as visitor from h join first_start f on f.visit = h.visit where h.n > f.n and h.n <= f.n + ${Number(depth)}),
     counted as (select step, value, count(distinct visitor) as visitors from steps group by step, value),
     ranked as (select step, value, visitors, row_number() over (partition by step order by visitors desc, value) as r from counted)
     select step, value, visitors from ranked where r <= 10 order by step, visitors desc, value`;

@@ -1,22 +1,26 @@
-// Revenue of events, on both databases: what tally.collect, tally.record and Plausible's
+// Revenue of events, on both databases and with ClickHouse beside SQLite: what tally.collect, tally.record and Plausible's
 // POST /api/event send is stored beside the event's hit, exactly (ten-thousandths of the
 // currency), per currency; a bad amount or currency, or revenue on a pageview, is refused and
 // nothing of that hit is kept.
 import { ValidationError } from "@tally-analytics/core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { DIALECTS } from "../support/databases.js";
+import { clickhouseCell } from "../support/matrix.js";
 import { createTestTally, type TestTally } from "../support/tally-fixture.js";
 import { transports, type Served } from "../support/transports.js";
 
 const CHROME = "Mozilla/5.0 (Windows NT 10.0; Win64; x64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/131.0.0.0 Safari/537.36";
 const AT = Date.parse("2026-03-10T12:00:00Z");
 
-describe.each(DIALECTS)("revenue of events (%s)", (dialect) => {
+/** Both databases, and SQLite with ClickHouse (chDB) beside it: the hits written to both. */
+const CELLS = [...DIALECTS.map((dialect) => ({ name: dialect, dialect, clickhouse: false })), clickhouseCell];
+
+describe.each(CELLS)("revenue of events ($name)", ({ dialect, clickhouse }) => {
   let stored: TestTally;
   let served: Served;
 
   beforeAll(async () => {
-    stored = await createTestTally(dialect);
+    stored = await createTestTally(dialect, {}, { clickhouse });
     const { accountId } = await stored.tally.accounts.create();
     await stored.tally.websites.create(accountId, { domain: "shop.test" });
     served = await transports[0]!.serve(stored.tally);

@@ -22,9 +22,10 @@ const RANGES = [
 /** The websites whose whole data set the database keeps (`ny` keeps less: its rollups outlive its hits). */
 const SITES = ["utc", "lordhowe"];
 /**
- * Not goals and revenue, which the database answers with or without ClickHouse; nor languages
- * and screen sizes, counted once per visitor and value: the database keeps one per visit, so a
- * visitor whose screen turned within a visit has one of them in the copy (docs/clickhouse.md).
+ * Not goals and revenue (their revenue is compared below: their visitors are visitor-days);
+ * nor languages and screen sizes, counted once per visitor and value: the database keeps one
+ * per visit, so a visitor whose screen turned within a visit has one of them in the copy
+ * (docs/clickhouse.md).
  */
 const ASKED = STATISTICS.filter((named) => !["goals", "revenue", "language", "resolution"].includes(named.name));
 /**
@@ -124,4 +125,30 @@ describe("tally copy into ClickHouse", () => {
     expect(asked).toBe(SITES.length * RANGES.length * ASKED.length);
     expect(differences.slice(0, 5)).toEqual([]);
   }, 240_000);
+
+  it("copies each event's revenue: every goal's sums per currency as the database's", async () => {
+    type Goal = { value: string; revenue?: { currency: string; total_revenue: number; average_revenue: number; events: number }[] };
+    /** Each goal's revenue without its share per visitor (visitors are visitor-days: above). */
+    const sums = (rows: Goal[]) =>
+      rows
+        .filter((row) => row.revenue)
+        .map((row) => [
+          row.value,
+          row.revenue!.map(({ currency, total_revenue, average_revenue, events }) => [currency, total_revenue, average_revenue, events]),
+        ]);
+    let goals = 0;
+    for (const site of SITES) {
+      for (const [from, to] of RANGES) {
+        const query = { name: "goals", from, to, per_page: 1000 } as never;
+        const websiteId = reference.websiteIds.get(site)!;
+        const [database, copied] = await Promise.all([
+          reference.tally.stats.query(reference.accountId, websiteId, query),
+          withClickhouse!.stats.query(reference.accountId, websiteId, query),
+        ]);
+        expect(sums(copied.data as Goal[]), `${site} ${from}…${to}`).toEqual(sums(database.data as Goal[]));
+        goals += sums(database.data as Goal[]).length;
+      }
+    }
+    expect(goals, "the data set's purchases carry revenue").toBeGreaterThan(0);
+  }, 120_000);
 });

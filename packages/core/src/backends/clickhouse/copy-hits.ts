@@ -47,6 +47,7 @@ function rowsOfVisits(
   hits: readonly { visit_id: number; time: number; page: number; event: number; seq: number }[],
   signals: readonly (Record<string, number | null> & { visit_id: number; time: number; page: number })[],
   props: ReadonlyMap<string, Record<string, string>>,
+  revenues: ReadonlyMap<string, { amount: number; currency: string }>,
   value: (id: number) => string,
   epochMs: (localSeconds: number) => number,
 ): Record<string, unknown>[] {
@@ -85,7 +86,11 @@ function rowsOfVisits(
   }
   for (const hit of hits) {
     const row = add(hit.visit_id, hit.time, hit.seq, hit.event === 0 ? "pageview" : "event", hit.page, hit.event);
-    if (row) row.props = props.get(`${hit.visit_id}:${hit.time}:${hit.seq}`) ?? {};
+    if (!row) continue;
+    const key = `${hit.visit_id}:${hit.time}:${hit.seq}`;
+    row.props = props.get(key) ?? {};
+    row.revenue_amount = revenues.get(key)?.amount ?? 0;
+    row.revenue_currency = revenues.get(key)?.currency ?? "";
   }
   for (const signal of signals) {
     const row = add(signal.visit_id, signal.time, Number.MAX_SAFE_INTEGER, "engagement", signal.page, 0);
@@ -210,7 +215,16 @@ export async function copyHitsToClickhouse(
         const key = `${prop.visit_id}:${prop.time}:${prop.seq}`;
         props.set(key, { ...props.get(key), [value(prop.name)]: value(prop.value) });
       }
-      const rows = rowsOfVisits(visits, hits, signals, props, value, epochMs);
+      const revenues = new Map<string, { amount: number; currency: string }>();
+      for (const revenue of await db
+        .selectFrom("event_revenue")
+        .select(["visit_id", "time", "seq", "amount", "currency"])
+        .where("website_id", "=", websiteId)
+        .where("visit_id", ">=", lo)
+        .where("visit_id", "<=", hi)
+        .execute())
+        revenues.set(`${revenue.visit_id}:${revenue.time}:${revenue.seq}`, { amount: Number(revenue.amount), currency: revenue.currency });
+      const rows = rowsOfVisits(visits, hits, signals, props, revenues, value, epochMs);
       if (rows.length > 0)
         await client.insert({
           table: HITS_TABLE,

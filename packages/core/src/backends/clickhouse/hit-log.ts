@@ -5,7 +5,7 @@ import { HIT_DIMENSIONS } from "../../model/dimensions.js";
 import { HITS_TABLE, schemaStatements, upgradeStatements, type SchemaPlace } from "./schema.js";
 import { clickhouseFaultOf, StoreUnavailableError } from "../../storage/store-faults.js";
 
-/** A hit as a row of `tally_hits` (JSONEachRow), `arrival` its place in the order hits were written. */
+/** A hit as a row of `tally_hits` (JSONEachRow), `arrival` its place in the order hits were written; an event's revenue beside it. */
 export function hitRow(hit: Hit, arrival = 0): Record<string, unknown> {
   const row: Record<string, unknown> = {
     website_id: hit.websiteId,
@@ -23,6 +23,8 @@ export function hitRow(hit: Hit, arrival = 0): Record<string, unknown> {
   };
   for (const kind of HIT_DIMENSIONS) row[kind] = hit.values[kind];
   row.arrival = arrival;
+  row.revenue_amount = hit.revenue?.amount ?? 0;
+  row.revenue_currency = hit.revenue?.currency ?? "";
   return row;
 }
 

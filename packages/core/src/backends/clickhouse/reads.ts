@@ -4,14 +4,13 @@ import type { CountReader, DayRange, Statistic } from "../../stats/count-reader.
 import { createStatsRunner } from "../../stats/stats.js";
 import type { StatsReads } from "../backend.js";
 import type { ClickhouseClient } from "./connect.js";
-import type { Condition } from "../../model/filters.js";
 import type { PathReader } from "../../stats/path-reader.js";
-import type { TotalsQuery } from "../../stats/stats-query.js";
 import { countReader, figureRows, queryRunner, type RunQuery } from "./query.js";
 import { createClickhouseSegmentReader } from "./segment-reader.js";
 import { createClickhousePathReader } from "./path-reader.js";
 import { clickhouseVisits } from "./sessions.js";
 import { clickhouseEngagementSignals } from "./engagement.js";
+import { clickhouseRevenue } from "./revenue.js";
 import { HITS_TABLE, quoted } from "./schema.js";
 import { ELEMENTS, KIND, visitsOf } from "./visits.js";
 
@@ -145,10 +144,10 @@ export function createClickhouseReader(run: RunQuery): CountReader {
 /**
  * Statistics with ClickHouse beside the database: counts from ClickHouse (unfiltered ones
  * as the rollups count them; filtered ones, page goals, the hourly series and breakdowns
- * by a visit column, funnels, journeys, the visits explorer and the engagement statistics
- * from the visits formed at read time); revenue (kept with the database's rows: goals'
- * revenue too) from the database's runner. Parts of days (the Stats API v2's date-times)
- * are read as whole days are, within their local seconds.
+ * by a visit column, funnels, journeys, the visits explorer, the engagement statistics and
+ * revenue from the visits formed at read time). Parts of days (the Stats API v2's
+ * date-times) are read as whole days are, within their local seconds. The database's
+ * runner is closed with it.
  */
 export function createClickhouseStatsReads(client: ClickhouseClient, database: StatsReads, timeoutMs: number): StatsReads {
   const clickhouse = createStatsRunner({
@@ -161,35 +160,21 @@ export function createClickhouseStatsReads(client: ClickhouseClient, database: S
     pathsFor: (websiteId, conditions) => {
       const run = queryRunner(client, websiteId, timeoutMs);
       return createClickhousePathReader(run, conditions, {
-        ...databasePaths(database, websiteId, conditions),
+        ...answeredElsewhere,
+        revenue: (range) => clickhouseRevenue(run, conditions, range),
         engagementSignals: (range) => clickhouseEngagementSignals(run, conditions, range),
         visits: clickhouseVisits(run, conditions),
       });
     },
   });
-  return {
-    ...clickhouse,
-    revenue: (websiteId, query) => database.revenue(websiteId, query),
-    close: () => database.close(),
-  };
+  return { ...clickhouse, close: () => database.close() };
 }
 
-/**
- * The path reads of the ClickHouse runner that are not ClickHouse's: revenue (which the
- * database's rows keep) from the database's runner; the others are answered by ClickHouse
- * and never reach here.
- */
-function databasePaths(
-  database: StatsReads,
-  websiteId: number,
-  conditions: readonly Condition[],
-): Omit<PathReader, "visits" | "engagementSignals"> {
-  const elsewhere = () => Promise.reject(new Error("answered by ClickHouse"));
-  return {
-    revenue: (range) => database.revenue(websiteId, { conditions, from: range.from, to: range.to } as TotalsQuery),
-    funnelVisitors: elsewhere,
-    journeyCounts: elsewhere,
-    valuesOf: elsewhere,
-    rowsRead: elsewhere,
-  };
-}
+/** The path reads the ClickHouse path reader answers itself: they never reach here. */
+const elsewhere = () => Promise.reject(new Error("answered by ClickHouse"));
+const answeredElsewhere: Pick<PathReader, "funnelVisitors" | "journeyCounts" | "valuesOf" | "rowsRead"> = {
+  funnelVisitors: elsewhere,
+  journeyCounts: elsewhere,
+  valuesOf: elsewhere,
+  rowsRead: elsewhere,
+};

@@ -44,9 +44,21 @@ const LOW_CARDINALITY = new Set<HitDimension>([
 const ARRIVAL = ["arrival", "UInt64"] as const;
 
 /**
+ * An event's revenue (docs/revenue.md): the amount in ten-thousandths of its currency's unit
+ * (0 without revenue) and the currency ("" without).
+ */
+const REVENUE = [
+  ["revenue_amount", "Int64"],
+  ["revenue_currency", "LowCardinality(String)"],
+] as const;
+
+/** The columns added since the table was first made, in order: tables made before them get them at start. */
+const ADDED: readonly (readonly [name: string, type: string])[] = [ARRIVAL, ...REVENUE];
+
+/**
  * The columns of a hit, one per dimension of the registry after the hit's own: its kind,
  * website, local day and time, visitor, the neighbouring days' hashes (visits across
- * midnight), engagement, properties, then its arrival.
+ * midnight), engagement, properties, then the columns added since (arrival, revenue).
  */
 export const HIT_COLUMNS: readonly (readonly [name: string, type: string])[] = [
   ["website_id", "UInt32"],
@@ -62,7 +74,7 @@ export const HIT_COLUMNS: readonly (readonly [name: string, type: string])[] = [
   ["vitals", "Map(LowCardinality(String), Float64)"],
   ["props", "Map(String, String)"],
   ...HIT_DIMENSIONS.map((kind) => [kind, LOW_CARDINALITY.has(kind) ? "LowCardinality(String)" : "String"] as const),
-  ARRIVAL,
+  ...ADDED,
 ];
 
 /**
@@ -74,7 +86,7 @@ const ORDER = "PARTITION BY toYYYYMM(day) ORDER BY (website_id, day, visitor, ti
 
 /** The statements that add the columns added since a table was first made (idempotent). */
 export function upgradeStatements(place: SchemaPlace = {}): string[] {
-  const add = `ADD COLUMN IF NOT EXISTS ${quoted(ARRIVAL[0])} ${ARRIVAL[1]}`;
+  const add = ADDED.map(([name, type]) => `ADD COLUMN IF NOT EXISTS ${quoted(name)} ${type}`).join(", ");
   if (place.cluster === undefined) return [`ALTER TABLE ${HITS_TABLE} ${add}`];
   const onCluster = `ON CLUSTER ${quoted(place.cluster)}`;
   return [`ALTER TABLE ${LOCAL_HITS_TABLE} ${onCluster} ${add}`, `ALTER TABLE ${HITS_TABLE} ${onCluster} ${add}`];
