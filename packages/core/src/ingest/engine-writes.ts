@@ -5,6 +5,7 @@ import { allRows, holdStatement, runStatement, type SqlRunner } from "../storage
 import { batchesKeptFrom, PROBE_KEY } from "../storage/write-safety.js";
 import type { Dictionary } from "./dictionary.js";
 import { createFlushIo } from "./flush-io.js";
+import { OLD_VISITORS, type VisitorRows } from "./visitor-rows.js";
 import { writeFlush } from "./write-flush.js";
 
 /** Tables holding a website's statistics, visitor rows, funnels, goals, annotations, saved segments and share links (deleted with the website). */
@@ -41,8 +42,8 @@ const TIMED_TABLES = [
  * runs each in one transaction, synchronously (better-sqlite3 on its writer thread) or
  * with promises (kysely). docs/architecture.md, "A hit's path".
  */
-export function engineWrites(runner: SqlRunner, dialect: WriteDialect, dictionary: Dictionary) {
-  const io = createFlushIo(runner, dialect);
+export function engineWrites(runner: SqlRunner, dialect: WriteDialect, dictionary: Dictionary, visitorRows?: VisitorRows) {
+  const io = createFlushIo(runner, dialect, visitorRows);
   return {
     /** One flush (ingest/write-flush.ts). */
     write: (hits: readonly Hit[], batchId: string): Steps<void> => writeFlush(io, dictionary, hits, batchId),
@@ -54,6 +55,7 @@ export function engineWrites(runner: SqlRunner, dialect: WriteDialect, dictionar
 
     *deleteWebsite(websiteId: number): Steps<void> {
       for (const table of WEBSITE_TABLES) yield* runStatement(runner, `delete from ${table} where website_id = ?`, [websiteId]);
+      visitorRows?.forget();
     },
 
     *salt(day: string, candidate: string): Steps<string> {
@@ -64,8 +66,8 @@ export function engineWrites(runner: SqlRunner, dialect: WriteDialect, dictionar
 
     *forgetBefore(day: string): Steps<void> {
       yield* holdStatement(runner, "salts", "delete from salts where day < ?", [day]);
-      // Rows of an import under way (`~…`) are its own to remove.
-      yield* holdStatement(runner, "visitors", "delete from visitors where day < ? and hash not like '~%'", [day]);
+      if (visitorRows) yield* visitorRows.deleteBefore(runner, day);
+      else yield* holdStatement(runner, "visitors", `delete from visitors where ${OLD_VISITORS}`, [day]);
       yield* holdStatement(runner, "written_batches", "delete from written_batches where written_at < ?", [batchesKeptFrom(day)]);
     },
 

@@ -20,6 +20,7 @@ import { shiftTrailing } from "../storage/trailing-rollup.js";
 import { VITALS } from "../model/hit-input.js";
 import { newVisitorState, type VisitorState } from "../model/hit.js";
 import { MAX_SEEN_PER_VISITOR } from "./visit-processor.js";
+import { VISITOR_COLUMNS, type VisitorRows } from "./visitor-rows.js";
 
 /** Column `visitor` holds the id of the visitor-day's first visit; 0: this visit is that one. */
 export type VisitRow = Omit<Insertable<VisitsTable>, "id">;
@@ -258,24 +259,6 @@ function* eachList<T, R>(items: readonly T[], step: (list: readonly T[]) => Step
   return found;
 }
 
-const VISITOR_COLUMNS = [
-  "hash",
-  "website_id",
-  "day",
-  "last_seen",
-  "visit_referrer",
-  "visit_campaign",
-  "visit_hostname",
-  "seen",
-  "visitor",
-  "visit",
-  "visit_start",
-  "visit_day",
-  "visit_pageviews",
-  "visit_events",
-  "visit_exit",
-] as const satisfies readonly (keyof VisitorsTable)[];
-
 /** A visit row's columns: its counts, then a dimension value's id per visit column of the registry. */
 const VISIT_ROW_COLUMNS = [
   ...(["website_id", "visitor", "start", "duration", "pageviews", "events", "engaged"] as const satisfies readonly (keyof VisitRow)[]),
@@ -423,8 +406,11 @@ interface RollupRow {
 
 const STATEMENTS = new WeakMap<WriteDialect, ReturnType<typeof flushStatements>>();
 
-/** The flush's statements, written once for SQLite and PostgreSQL. */
-export function createFlushIo(runner: SqlRunner, dialect: WriteDialect): FlushIo {
+/**
+ * The flush's statements, written once for SQLite and PostgreSQL. With `visitorRows`
+ * (SQLite), visitor rows are found by the rowids it keeps, not by their hash.
+ */
+export function createFlushIo(runner: SqlRunner, dialect: WriteDialect, visitorRows?: VisitorRows): FlushIo {
   let statements = STATEMENTS.get(dialect);
   if (!statements) STATEMENTS.set(dialect, (statements = flushStatements(dialect)));
   const s = statements;
@@ -486,7 +472,7 @@ export function createFlushIo(runner: SqlRunner, dialect: WriteDialect): FlushIo
         textArray(claims.map((claim) => claim.day)),
       ]);
     },
-    loadVisitors: (hashes) => s.visitors(runner, [], [...hashes].sort()),
+    loadVisitors: (hashes) => (visitorRows ? visitorRows.load(runner, hashes) : s.visitors(runner, [], [...hashes].sort())),
     *insertVisitsWithIds(rows) {
       yield* s.insertVisitsWithIds(runner, rows);
     },
@@ -534,7 +520,7 @@ export function createFlushIo(runner: SqlRunner, dialect: WriteDialect): FlushIo
       yield* s.insertRevenues(runner, rows);
     },
     *saveVisitors(rows) {
-      yield* s.saveVisitors(runner, rows);
+      yield* visitorRows ? visitorRows.save(runner, rows) : s.saveVisitors(runner, rows);
     },
     *addCounts(rows) {
       yield* s.addCounts(

@@ -7,15 +7,18 @@ import { asStoreUnavailable } from "../storage/store-faults.js";
 import { runAsync, type Steps } from "../shared/steps.js";
 import { createDictionary } from "./dictionary.js";
 import { engineWrites, type EngineWrites } from "./engine-writes.js";
+import { createVisitorRows } from "./visitor-rows.js";
 
 /** Writes each flush in one transaction through kysely: PostgreSQL, and SQLite databases no worker thread can open. */
 export function createKyselyStore(db: Kysely<Database>, dialect: SqlDialect): EngineStore {
   const dictionary = createDictionary();
+  // SQLite finds visitor rows by the rowids it keeps (ingest/visitor-rows.ts); PostgreSQL by their hash, locking them.
+  const visitorRows = dialect.name === "sqlite" ? createVisitorRows() : undefined;
   const inTransaction = <T>(body: (writes: EngineWrites) => Steps<T>): Promise<T> =>
     db.transaction().execute(async (trx) => {
       // Writes whose answers nobody reads go out together (SqlRunner.hold), all before the commit.
       const runner = kyselyRunner(trx, dialect, { holdWrites: dialect.name === "postgres" });
-      const answer = await runAsync(body(engineWrites(runner, dialect, dictionary)));
+      const answer = await runAsync(body(engineWrites(runner, dialect, dictionary, visitorRows)));
       await runner.release?.();
       return answer;
     });
@@ -31,8 +34,10 @@ export function createKyselyStore(db: Kysely<Database>, dialect: SqlDialect): En
       try {
         await storeCall((writes) => writes.write(hits, batchId));
         dictionary.commit();
+        visitorRows?.commit();
       } catch (error) {
         dictionary.rollback();
+        visitorRows?.forget();
         throw error;
       }
     },
@@ -44,7 +49,15 @@ export function createKyselyStore(db: Kysely<Database>, dialect: SqlDialect): En
     // No transaction: the insert does nothing when the day has its salt, and the select that
     // follows reads the one committed (two round trips, not four, on the collecting thread).
     salt: (day, candidate) => runAsync(engineWrites(kyselyRunner(db, dialect), dialect, dictionary).salt(day, candidate)),
-    forgetBefore: (day) => inTransaction((writes) => writes.forgetBefore(day)),
+    async forgetBefore(day) {
+      try {
+        await inTransaction((writes) => writes.forgetBefore(day));
+        visitorRows?.commit();
+      } catch (error) {
+        visitorRows?.forget();
+        throw error;
+      }
+    },
     deleteOlderThan: (websiteId, localSeconds, limit) => inTransaction((writes) => writes.deleteOlderThan(websiteId, localSeconds, limit)),
     close: async () => {},
   };

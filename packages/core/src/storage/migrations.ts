@@ -535,6 +535,14 @@ const migrationFactories: Record<string, MigrationFactory> = {
         .execute();
     },
   }),
+  // SQLite: visitor rows are found by the rowids the writer keeps (ingest/visitor-rows.ts), not
+  // through an index on their hash: each new visitor's random hash changed a page of that index
+  // of its own, and every flush wrote most of it to the WAL again (docs/performance.md).
+  "0042_visitors_without_hash_index": (dialect) => ({
+    async up(db) {
+      if (dialect.name === "sqlite") await sql`drop index if exists visitors_hash_idx`.execute(db);
+    },
+  }),
   // The trailing rollup rows (model/trailing-period.ts) of every website with a watermark, from
   // its day rows; indexed by count, so a page of the last year is its top rows (stats/trailing-page.ts).
   "0045_trailing_rollups": (dialect) => ({

@@ -1,6 +1,7 @@
 import type { SqliteTransaction } from "../../storage/connection.js";
 import { createDictionary } from "../../ingest/dictionary.js";
 import { engineWrites, type EngineWrites } from "../../ingest/engine-writes.js";
+import { createVisitorRows } from "../../ingest/visitor-rows.js";
 import type { Hit } from "../../model/hit.js";
 import type { EngineStore } from "../../storage/store.js";
 import { runSync, type Steps } from "../../shared/steps.js";
@@ -25,7 +26,8 @@ export interface SqliteWriter {
 
 export function createSqliteWriter(sqlite: SqliteHandle): SqliteWriter {
   const dictionary = createDictionary();
-  const writes = engineWrites(sqliteRunner(sqlite), sqliteWriteDialect, dictionary);
+  const visitorRows = createVisitorRows();
+  const writes = engineWrites(sqliteRunner(sqlite), sqliteWriteDialect, dictionary, visitorRows);
   // BEGIN IMMEDIATE: the write lock is taken (waiting up to busy_timeout for another
   // connection) before anything is read. A deferred transaction reads first and, when
   // another connection commits meanwhile, fails on its first write at once (SQLITE_BUSY,
@@ -36,8 +38,10 @@ export function createSqliteWriter(sqlite: SqliteHandle): SqliteWriter {
       try {
         inTransaction((w) => w.write(hits, batchId));
         dictionary.commit();
+        visitorRows.commit();
       } catch (error) {
         dictionary.rollback();
+        visitorRows.forget();
         throw error;
       }
     },
@@ -47,7 +51,15 @@ export function createSqliteWriter(sqlite: SqliteHandle): SqliteWriter {
       dictionary.forgetWebsite(websiteId);
     },
     salt: (day, candidate) => inTransaction((w) => w.salt(day, candidate)),
-    forgetBefore: (day) => inTransaction((w) => w.forgetBefore(day)),
+    forgetBefore(day) {
+      try {
+        inTransaction((w) => w.forgetBefore(day));
+        visitorRows.commit();
+      } catch (error) {
+        visitorRows.forget();
+        throw error;
+      }
+    },
     deleteOlderThan: (websiteId, localSeconds, limit) => inTransaction((w) => w.deleteOlderThan(websiteId, localSeconds, limit)),
   };
 }
