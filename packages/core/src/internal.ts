@@ -56,8 +56,9 @@ export { channelOf, clickIdOf } from "./enrich/channels.js";
 export { sourceOf } from "./enrich/sources.js";
 export { loadRegions, openGeoLookup, type GeoLookup } from "./enrich/geo.js";
 export { revenueBody } from "./model/revenue-schemas.js";
-// zod as this bundle holds it, for the CLI: one module loaded, where zod's own package is 95.
-export * as z from "zod";
+// The parts of zod the CLI's environment schemas use, as this bundle holds them: one module
+// loaded where zod's own package is 95 (all of zod re-exported would keep all of it in the bundle).
+export { object as zodObject, string as zodString, NEVER as ZOD_NEVER, type ZodType, type infer as ZodInfer } from "zod";
 export { parseClickhouseUrl, CLICKHOUSE_URL_FORMS } from "./backends/clickhouse/url.js";
 export { schemaStatements, upgradeStatements } from "./backends/clickhouse/schema.js";
 export { copyHitsIntoClickhouse } from "./copy-database.js";
