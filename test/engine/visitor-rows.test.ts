@@ -7,6 +7,7 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import Database from "better-sqlite3";
+import { Kysely, SqliteDialect } from "kysely";
 import { createTally, type Tally } from "@tally-analytics/core";
 import { afterAll, describe, expect, it } from "vitest";
 
@@ -39,8 +40,8 @@ function stored(file: string) {
   }
 }
 
-async function newSite(file: string) {
-  const tally = createTally({ database: `file:${file}`, retentionIntervalMs: 0, dayBlocksIntervalMs: 0 });
+async function newSite(file: string, database: string | Kysely<never> = `file:${file}`) {
+  const tally = createTally({ database, retentionIntervalMs: 0, dayBlocksIntervalMs: 0 });
   const { accountId } = await tally.accounts.create();
   await tally.websites.create(accountId, { domain: DOMAIN, exclude_bots: 0 });
   return tally;
@@ -89,5 +90,22 @@ describe("visitor rows on SQLite", () => {
       await reopened.close();
     }
     expect(stored(file)).toEqual({ visitorRows: 2, visits: 2, visitors: 2, pageviews: 3, hashIndex: 0 });
+  });
+
+  it("written through a Kysely the app passed are found again: a visitor's later hits join its visit", async () => {
+    const file = join(directory, "kysely.sqlite");
+    const handle = new Database(file);
+    const tally = await newSite(file, new Kysely<never>({ dialect: new SqliteDialect({ database: handle }) }));
+    const start = Date.now() - 60_000;
+    try {
+      await view(tally, "198.51.100.40", "/a", start);
+      await view(tally, "198.51.100.40", "/b", start + 1_000);
+      await view(tally, "198.51.100.41", "/a", start + 2_000);
+      await view(tally, "198.51.100.40", "/c", start + 3_000);
+    } finally {
+      await tally.close();
+      handle.close();
+    }
+    expect(stored(file)).toEqual({ visitorRows: 2, visits: 2, visitors: 2, pageviews: 4, hashIndex: 0 });
   });
 });
