@@ -69,9 +69,11 @@ async function openUrl(url: string, options: OpenOptions): Promise<Backend> {
 
 function fromPool(pool: PostgresPoolLike, owned: boolean): Backend {
   const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool: pool as never }) });
-  return postgresBackend(db, async () => {
+  // node-postgres sends a query without parameters as one simple query: a read's transaction starts in one round trip.
+  const close = async () => {
     if (owned) await db.destroy();
-  });
+  };
+  return postgresBackend(db, close, { statementsInOneQuery: true });
 }
 
 function fromKysely(db: AnyKysely): Backend {

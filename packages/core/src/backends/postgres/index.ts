@@ -4,9 +4,10 @@ import { COPY_BATCH, type Row } from "../../moving/copy.js";
 import type { Database } from "../../storage/schema.js";
 import type { Backend } from "../backend.js";
 import { postgresDialect } from "./sql-dialect.js";
+import type { PostgresReadOptions } from "./reads.js";
 
 /** PostgreSQL through kysely (a pool Tally opened, or one or a Kysely the app passed: `close` says which). */
-export function postgresBackend(db: Kysely<Database>, close: () => Promise<void>): Backend {
+export function postgresBackend(db: Kysely<Database>, close: () => Promise<void>, readOptions: PostgresReadOptions = {}): Backend {
   return {
     db,
     dialect: postgresDialect,
@@ -21,7 +22,7 @@ export function postgresBackend(db: Kysely<Database>, close: () => Promise<void>
       ]);
       // Each request its own transaction; decoded day-block columns kept across them.
       const columnStore = createBlockColumnStore();
-      const reads = createPostgresStatsReads(db, (on) => databaseSources(on, postgresDialect, columnStore), timeoutMs);
+      const reads = createPostgresStatsReads(db, (on) => databaseSources(on, postgresDialect, columnStore), timeoutMs, readOptions);
       return { ...reads, close: async () => {} };
     },
     // One transaction, repeatable read: every table as of one moment; rows through a cursor, a batch at a time.

@@ -6,6 +6,14 @@ import { createStatsRunner, type StatsRunner, type StatsSources } from "../../st
 /** SQLSTATE of a statement cancelled by statement_timeout (or by an operator). */
 const QUERY_CANCELED = "57014";
 
+export interface PostgresReadOptions {
+  /**
+   * The driver sends a query without parameters as one simple query, several statements in it
+   * (node-postgres does): the transaction then starts with its time limit in one round trip.
+   */
+  statementsInOneQuery?: boolean;
+}
+
 /**
  * Statistics on PostgreSQL, each call in a transaction of its own whose statements may
  * run at most `timeoutMs` (`statement_timeout`, local to that transaction, so writes on
@@ -16,13 +24,37 @@ export function createPostgresStatsReads(
   db: Kysely<Database>,
   sourcesOn: (db: Kysely<Database>) => StatsSources,
   timeoutMs: number,
+  options: PostgresReadOptions = {},
 ): StatsRunner {
+  // A number's text: digits, a point, an exponent or a sign, never a quote.
+  const setLimit = `select set_config('statement_timeout', '${String(Number(timeoutMs))}', true)`;
+
+  /** `begin` and the time limit in one message, the reads, then `commit` (or `rollback`). */
+  const inOneMessage = <T>(read: (on: Kysely<Database>) => Promise<T>): Promise<T> =>
+    db.connection().execute(async (connection) => {
+      await sql.raw(`begin; ${setLimit}`).execute(connection);
+      let result: T;
+      try {
+        result = await read(connection);
+      } catch (error) {
+        await sql`rollback`.execute(connection).catch(() => {});
+        throw error;
+      }
+      await sql`commit`.execute(connection);
+      return result;
+    });
+
+  const inTransaction = <T>(read: (on: Kysely<Database>) => Promise<T>): Promise<T> =>
+    db.transaction().execute(async (trx) => {
+      await sql.raw(setLimit).execute(trx);
+      return read(trx);
+    });
+
+  const limited = options.statementsInOneQuery ? inOneMessage : inTransaction;
+
   async function bounded<T>(read: (runner: StatsRunner) => Promise<T>): Promise<T> {
     try {
-      return await db.transaction().execute(async (trx) => {
-        await sql`select set_config('statement_timeout', ${String(timeoutMs)}, true)`.execute(trx);
-        return read(createStatsRunner(sourcesOn(trx)));
-      });
+      return await limited((on) => read(createStatsRunner(sourcesOn(on))));
     } catch (error) {
       if (typeof error === "object" && error !== null && (error as { code?: unknown }).code === QUERY_CANCELED) throw queryTooLong();
       throw error;
