@@ -5,6 +5,7 @@
 import { ValidationError, type StatsPage, type Tally } from "@tally-analytics/core";
 import type { Answer, ComparedAnswer, StatQuery } from "./reference-answers.js";
 import { compareValues, expectedPage, type ListQuery, type Row } from "./reference-model.js";
+import { remembered } from "./reference-memo.js";
 
 /** A row with its fields in one order, absent ones left out, so JSON compares values only. */
 const normal = (row: { [K in keyof Row]: Row[K] | undefined }) => ({
@@ -65,7 +66,7 @@ export function createChecker(tally: Tally, accountId: number, websiteIds: Reado
 
   /** One page; a description of the difference, or null. */
   async function page(asked: Asked, expected: Answer | ComparedAnswer, list: ListQuery): Promise<string | null> {
-    const want = expectedPage(expected.rows, list);
+    const want = remembered(expected.rows, JSON.stringify(list), () => expectedPage(expected.rows, list));
     const got = await ask(asked, list);
     const label = `${asked.site} ${asked.name}${asked.event ? `(${asked.event}.${asked.property})` : ""} ${asked.from}..${asked.to} ${JSON.stringify({ filter: asked.filter, compare: asked.compare, ...list })}`;
     const problems: string[] = [];

@@ -16,6 +16,7 @@ import { compareValues, VISIT_DIMENSIONS, type ListQuery, type ModelVisit, type 
 import { breakdownColumns, plausibleFilter, totalsMetrics } from "./reference-plausible.js";
 import { SITES } from "./reference-data.js";
 import { filterText, keptVisits, segmentOf, visitMatches, type SimpleFilter } from "./reference-segments.js";
+import { remembered } from "./reference-memo.js";
 
 /** The sample of filter sets both filtered reference tests ask (reference-filters.ts). */
 export const FILTER_SEED = 1207;
@@ -71,9 +72,14 @@ export async function filteredCaseProblems(
     const asked: Asked = { site, ...statistic, from, to, filter };
     // The engagement statistics: from the signals of the matching visits (reference-engagement.ts).
     const engagement = isEngagement(statistic.name);
-    const expected = engagement ? engagementAnswer(segment.visits, statistic.name, from, to) : answer(count, asked);
+    const question = JSON.stringify([statistic, from, to]);
+    const expected = remembered(segment, question, () =>
+      engagement ? engagementAnswer(segment.visits, statistic.name, from, to) : answer(count, asked),
+    );
     const comparedAnswer = (mode: CompareMode) =>
-      engagement ? engagementCompared(segment.visits, statistic.name, from, to, mode) : compared(count, asked, mode);
+      remembered(segment, `${question} ${mode}`, () =>
+        engagement ? engagementCompared(segment.visits, statistic.name, from, to, mode) : compared(count, asked, mode),
+      );
     if (compare) problems.push(...(await check.whole({ ...asked, compare }, comparedAnswer(compare))));
     else problems.push(...(await check.whole(asked, expected)));
     if (!lists) continue;
@@ -121,12 +127,13 @@ export async function pageGoalProblems(
   const problems: string[] = [];
   const rowsSeen = new Set<string>();
   for (const { site, conditions, from, to } of cases) {
-    const { count } = segmentOf(keptVisits(reference.model.visits, site, reference.firstKeptDay.get(site)!), conditions, PAGE_GOALS);
+    const segment = segmentOf(keptVisits(reference.model.visits, site, reference.firstKeptDay.get(site)!), conditions, PAGE_GOALS);
     const asked: Asked = { site, name: "goals", from, to, filter: conditions.map(filterText), goal_page: PAGE_GOALS };
-    const expected = answer(count, asked);
+    const expected = remembered(segment, `goals ${from} ${to}`, () => answer(segment.count, asked));
+    const previous = remembered(segment, `goals ${from} ${to} previous_period`, () => compared(segment.count, asked, "previous_period"));
     for (const row of expected.rows) if (row.value.startsWith("Visit ")) rowsSeen.add(row.value);
     problems.push(...(await check.whole(asked, expected)));
-    problems.push(...(await check.whole({ ...asked, compare: "previous_period" }, compared(count, asked, "previous_period"))));
+    problems.push(...(await check.whole({ ...asked, compare: "previous_period" }, previous)));
     const search = await check.page(asked, expected, { search: "visit /B", sort_by: "value", sort: "desc", per_page: 10, page: 1 });
     if (search) problems.push(search);
     if (problems.length > 5) break;
@@ -176,13 +183,16 @@ export async function breakdownProblems(
     const answered = await reference.tally.stats.plausible(reference.accountId, query);
     const visits = keptVisits(reference.model.visits, site, reference.firstKeptDay.get(site)!);
     const matching = segmentOf(visits, conditions).visits;
-    const byValue = new Map<string, ModelVisit[]>();
-    for (const visit of matching) {
-      const value = visit.dims[column as VisitDimension];
-      const group = byValue.get(value);
-      if (group) group.push(visit);
-      else byValue.set(value, [visit]);
-    }
+    const byValue = remembered(matching, `by ${column}`, () => {
+      const groups = new Map<string, ModelVisit[]>();
+      for (const visit of matching) {
+        const value = visit.dims[column as VisitDimension];
+        const group = groups.get(value);
+        if (group) group.push(visit);
+        else groups.set(value, [visit]);
+      }
+      return groups;
+    });
     const values = new Set(
       matching
         .filter((visit) => visit.day >= from && visit.day <= to)
@@ -194,8 +204,9 @@ export async function breakdownProblems(
       problems.push(`${JSON.stringify(query)}: rows ${JSON.stringify(shown)}, the model has ${JSON.stringify([...values])}`);
     for (const row of answered.results) {
       const valueIs: SimpleFilter = { dimension: column, operator: "is", values: [row.dimensions[0]!] };
-      const { count } = segmentOf(visitsWhere(matching, byValue, valueIs), [...conditions, valueIs]);
-      const expected = totalsOf(count, from, to);
+      const expected = remembered(matching, JSON.stringify([valueIs, from, to]), () =>
+        totalsOf(segmentOf(visitsWhere(matching, byValue, valueIs), [...conditions, valueIs]).count, from, to),
+      );
       const got = Object.fromEntries(query.metrics.map((metric, at) => [metric, row.metrics[at]]));
       const want = Object.fromEntries(query.metrics.map((metric) => [metric, expected[metric]]));
       if (!isDeepStrictEqual(got, want))

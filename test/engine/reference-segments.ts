@@ -17,6 +17,7 @@ import {
   type ModelVisit,
   type VisitDimension,
 } from "./reference-model.js";
+import { remembered } from "./reference-memo.js";
 
 export type Operator = "is" | "is_not" | "contains" | "contains_not";
 
@@ -127,7 +128,17 @@ export function segmentOf(
   visits: readonly ModelVisit[],
   conditions: readonly FilterCondition[],
   pageGoals: readonly string[] = [],
-): { matching: number; count: Counter; visits: readonly ModelVisit[] } {
+): Segment {
+  return remembered(visits, JSON.stringify([conditions, pageGoals]), () => segmentOfNow(visits, conditions, pageGoals));
+}
+
+export interface Segment {
+  matching: number;
+  count: Counter;
+  visits: readonly ModelVisit[];
+}
+
+function segmentOfNow(visits: readonly ModelVisit[], conditions: readonly FilterCondition[], pageGoals: readonly string[]): Segment {
   const goalTests = pageGoals.map((pattern) => [`Visit ${pattern}`, pagePattern(pattern)] as const);
   const matching = visits.filter((visit) => conditions.every((condition) => visitMatches(visit, condition)));
   const counts: DayCounts = new Map();
@@ -236,5 +247,5 @@ export function segmentOf(
 }
 
 /** The visits the store still holds: those that started on or after the first kept local day. */
-export const keptVisits = (visits: readonly ModelVisit[], site: string, firstKeptDay: string) =>
-  visits.filter((visit) => visit.site === site && visit.day >= firstKeptDay);
+export const keptVisits = (visits: readonly ModelVisit[], site: string, firstKeptDay: string): readonly ModelVisit[] =>
+  remembered(visits, `${site} from ${firstKeptDay}`, () => visits.filter((visit) => visit.site === site && visit.day >= firstKeptDay));
