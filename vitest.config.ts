@@ -22,8 +22,9 @@ export default defineConfig({
     ],
   },
   test: {
-    // Core's worker threads load dist/: build it from the current source first.
-    globalSetup: ["test/support/build-core.ts"],
+    // Core's worker threads load dist/: build it from the current source first. The run's
+    // folder of stores several files read (the reference data set, filled once a dialect).
+    globalSetup: ["test/support/build-core.ts", "test/support/shared-stores.ts"],
     include: ["packages/*/src/**/*.test.ts", "test/**/*.test.ts"],
     testTimeout: 30_000,
     hookTimeout: 60_000,

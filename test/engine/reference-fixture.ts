@@ -1,17 +1,20 @@
 /**
- * The reference data set in a real Tally, as both reference tests use it: four websites,
+ * The reference data set in a real Tally, as the reference tests use it: four websites,
  * the generated hits collected in time order, the brute-force model of the same hits,
  * and retention applied at a fixed moment (one website keeps less than the data spans).
+ * Tests that only read it read a copy of a store filled once per dialect in a run.
  */
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import type { Tally } from "@tally-analytics/core";
 import type { DialectName } from "../support/databases.js";
 import { createTestTally, type TestTally } from "../support/tally-fixture.js";
-import { openGeoLookup, type GeoLookup, createUserAgentParser } from "@tally-analytics/core/internal";
+import { filledOnce } from "../support/filled-once.js";
+import { openGeoLookup, createUserAgentParser } from "@tally-analytics/core/internal";
 import { SITES, generateHits, type RawHit } from "./reference-data.js";
 import { localDayHour } from "./reference-fields.js";
 import { buildModel, type Model, type ModelVisit, type Verdict } from "./reference-model.js";
+import { remembered } from "./reference-memo.js";
 
 const SEED = 20260308;
 const SESSIONS = 9000;
@@ -72,16 +75,38 @@ export interface ReferenceOptions {
   sessions?: number;
 }
 
-export async function openReference(dialect: DialectName, options: ReferenceOptions = {}): Promise<Reference> {
-  const stored = await createTestTally(dialect, {
-    geoip: GEO_PATHS,
-    retentionIntervalMs: 0,
-    ...(options.clickhouse === undefined ? {} : { clickhouse: options.clickhouse }),
+/** The generated hits in collection order (the same for every dialect: generated once per test file). */
+const hitsInOrder = (sessions: number): RawHit[] =>
+  remembered(SITES, `hits of ${SEED} ${sessions}`, () =>
+    // Stable sort: equal timestamps keep their generated order, in both the engine and the model.
+    generateHits(SEED, sessions)
+      .map((hit, index) => ({ hit, index }))
+      .sort((a, b) => a.hit.timestamp - b.hit.timestamp || a.index - b.index)
+      .map((x) => x.hit),
+  );
+
+/** The model of those hits, with snapshots after the checkpoints (worked out once per test file). */
+const modelOf = (hits: readonly RawHit[], checkpoints: readonly number[]): Promise<Model> =>
+  remembered(hits, `model at ${checkpoints.join(" ")}`, async () => {
+    const geo = await openGeoLookup(GEO_PATHS);
+    try {
+      return buildModel(SITES, hits, geo, createUserAgentParser(), checkpoints);
+    } finally {
+      geo.close();
+    }
   });
+
+/** The options of a Tally on the reference data set. */
+const tallyOptions = (clickhouse?: string) => ({
+  geoip: GEO_PATHS,
+  retentionIntervalMs: 0,
+  ...(clickhouse === undefined ? {} : { clickhouse }),
+});
+
+export async function openReference(dialect: DialectName, options: ReferenceOptions = {}): Promise<Reference> {
+  const stored = await createTestTally(dialect, tallyOptions(options.clickhouse));
   const { tally } = stored;
-  let geo: GeoLookup | undefined;
   try {
-    geo = await openGeoLookup(GEO_PATHS);
     const { accountId } = await tally.accounts.create();
     const websiteIds = new Map<string, number>();
     const firstKeptDay = new Map<string, string>();
@@ -103,14 +128,9 @@ export async function openReference(dialect: DialectName, options: ReferenceOpti
       firstKeptDay.set(site.key, new Date(dayMs(today) - (retention_days - 1) * 86_400_000).toISOString().slice(0, 10));
     }
 
-    const generated = generateHits(SEED, options.sessions ?? SESSIONS);
-    // Stable sort: equal timestamps keep their generated order, in both the engine and the model.
-    const hits = generated
-      .map((hit, index) => ({ hit, index }))
-      .sort((a, b) => a.hit.timestamp - b.hit.timestamp || a.index - b.index)
-      .map((x) => x.hit);
+    const hits = hitsInOrder(options.sessions ?? SESSIONS);
     const checkpoints = options.checkpoints?.(hits.length) ?? [];
-    const model = buildModel(SITES, hits, geo, createUserAgentParser(), checkpoints);
+    const model = await modelOf(hits, checkpoints);
     const reference: Reference = {
       stored,
       tally,
@@ -123,10 +143,7 @@ export async function openReference(dialect: DialectName, options: ReferenceOpti
       ingestMs: 0,
       retention: { deleted: 0, expected: 0 },
       firstKeptDay,
-      dispose: async () => {
-        await stored.dispose();
-        geo?.close();
-      },
+      dispose: () => stored.dispose(),
     };
 
     let pausedMs = 0;
@@ -156,7 +173,54 @@ export async function openReference(dialect: DialectName, options: ReferenceOpti
     return reference;
   } catch (error) {
     await stored.dispose();
-    geo?.close();
+    throw error;
+  }
+}
+
+/** What a filled reference store holds besides its rows: what a copy of it needs to know. */
+interface FilledReference extends Pick<Reference, "accountId" | "tallies" | "verdictMismatches" | "ingestMs" | "retention"> {
+  url: string;
+  websiteIds: [string, number][];
+  firstKeptDay: [string, string][];
+}
+
+/**
+ * The reference data set for tests that only read it (no reads while collecting, no
+ * ClickHouse): filled once per dialect in a run, by the first test file that asks
+ * (filled-once.ts); each file reads a copy of its own.
+ */
+export async function openReferenceCopy(dialect: DialectName): Promise<Reference> {
+  const filled = await filledOnce(`reference-${dialect}`, async (): Promise<FilledReference> => {
+    const reference = await openReference(dialect);
+    await reference.tally.close();
+    const { stored, accountId, websiteIds, firstKeptDay, tallies, verdictMismatches, ingestMs, retention } = reference;
+    return {
+      url: stored.url,
+      accountId,
+      websiteIds: [...websiteIds],
+      firstKeptDay: [...firstKeptDay],
+      tallies,
+      verdictMismatches,
+      ingestMs,
+      retention,
+    };
+  });
+  const stored = await createTestTally(dialect, tallyOptions(), { copyOf: filled.url });
+  try {
+    const hits = hitsInOrder(SESSIONS);
+    const { url: _url, websiteIds, firstKeptDay, ...rest } = filled;
+    return {
+      ...rest,
+      stored,
+      tally: stored.tally,
+      websiteIds: new Map(websiteIds),
+      firstKeptDay: new Map(firstKeptDay),
+      hits,
+      model: await modelOf(hits, []),
+      dispose: () => stored.dispose(),
+    };
+  } catch (error) {
+    await stored.dispose();
     throw error;
   }
 }

@@ -2,13 +2,13 @@
  * The proof of docs/statistics.md's funnels and journeys: the reference data set
  * (reference-fixture.ts) is asked funnels and journeys over ranges, with and without
  * filters and comparisons (reference-path-asks.ts), and every answer must equal the brute force over the visits
- * the store still holds (reference-paths.ts). Each dialect's store is filled once and read
+ * the store still holds (reference-paths.ts). Each dialect's store (a copy of the run's) is read
  * from rows, then from day blocks with some days' blocks deleted (those days come from rows
  * beside them).
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { DIALECTS, runSql } from "../support/databases.js";
-import { openReference, type Reference } from "./reference-fixture.js";
+import { openReferenceCopy, type Reference } from "./reference-fixture.js";
 import { createFunnels, funnelProblems, journeyProblems } from "./reference-path-asks.js";
 
 describe.each(DIALECTS)("funnels and journeys on %s agree with the reference model", (dialect) => {
@@ -16,7 +16,7 @@ describe.each(DIALECTS)("funnels and journeys on %s agree with the reference mod
   let funnelIds: Map<string, Map<string, number>>;
 
   beforeAll(async () => {
-    reference = await openReference(dialect);
+    reference = await openReferenceCopy(dialect);
     funnelIds = await createFunnels(reference);
   }, 240_000);
 

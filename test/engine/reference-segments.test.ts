@@ -19,12 +19,12 @@ import {
   pageGoalProblems,
 } from "./reference-filtered.js";
 import { ANY_CASES, FILTER_DIMENSIONS, filterCases, type FilterCase } from "./reference-filters.js";
-import { openReference, type Reference } from "./reference-fixture.js";
+import { openReferenceCopy, type Reference } from "./reference-fixture.js";
 import { compareValues, sumDays } from "./reference-model.js";
 import { keptVisits, segmentOf } from "./reference-segments.js";
 
 /**
- * Filtered statistics read the rows, then (the same store, filled once per dialect) day blocks
+ * Filtered statistics read the rows, then (the same store, a copy of the run's for each dialect) day blocks
  * for most days and rows for the rest (a day in five has none).
  */
 describe.each(DIALECTS)("reference, filtered, on %s", (dialect) => {
@@ -34,7 +34,7 @@ describe.each(DIALECTS)("reference, filtered, on %s", (dialect) => {
   const matched: number[] = [];
 
   beforeAll(async () => {
-    reference = await openReference(dialect);
+    reference = await openReferenceCopy(dialect);
     check = createChecker(reference.tally, reference.accountId, reference.websiteIds);
     cases = filterCases(
       reference.model.visits,

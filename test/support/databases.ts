@@ -1,7 +1,7 @@
 import { randomBytes } from "node:crypto";
-import { mkdtempSync, rmSync } from "node:fs";
+import { copyFileSync, existsSync, mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
-import { join } from "node:path";
+import { dirname, join } from "node:path";
 import Database from "better-sqlite3";
 import pg from "pg";
 
@@ -61,10 +61,11 @@ async function adminQuery(text: string): Promise<void> {
 }
 
 /**
- * Waits (briefly) for the closed pools' connections to finish leaving, so that the
- * forced drop does not kill a connection that is still saying goodbye.
+ * Runs `text` once the closed pools' connections to database `name` have finished leaving
+ * (a brief wait): a forced drop then kills no connection that is still saying goodbye, and
+ * a copy finds its template free.
  */
-async function dropDatabase(name: string): Promise<void> {
+async function whenLeft(name: string, text: string): Promise<void> {
   const client = new pg.Client({ connectionString: POSTGRES_ADMIN_URL });
   await client.connect();
   try {
@@ -73,29 +74,53 @@ async function dropDatabase(name: string): Promise<void> {
       if (rows[0].n === 0) break;
       await new Promise((resolve) => setTimeout(resolve, 50));
     }
-    await client.query(`drop database if exists ${name} with (force)`);
+    await client.query(text);
   } finally {
     await client.end();
   }
 }
 
-/** A fresh, empty database of the dialect: a temporary SQLite file or a new PostgreSQL database. */
-export async function createTestDatabase(dialect: DialectName): Promise<TestDatabase> {
+const dropDatabase = (name: string) => whenLeft(name, `drop database if exists ${name} with (force)`);
+
+/** The name of a test database of PostgreSQL from its URL (only names createTestDatabase makes). */
+function postgresName(url: string): string {
+  const name = new URL(url).pathname.slice(1);
+  if (!/^tally_test_[0-9a-f]+$/.test(name)) throw new Error(`not a test database: ${url}`);
+  return name;
+}
+
+/**
+ * A fresh database of the dialect: a temporary SQLite file or a new PostgreSQL database,
+ * empty, or a copy of the test database at `copyOf` (closed: no connection open on it).
+ */
+export async function createTestDatabase(dialect: DialectName, copyOf?: string): Promise<TestDatabase> {
   if (dialect === "sqlite") {
     const directory = mkdtempSync(join(tmpdir(), "tally-test-"));
+    const file = join(directory, "tally.sqlite");
+    // With its write-ahead log, should one be left.
+    const source = copyOf?.replace(/^file:/, "");
+    for (const suffix of ["", "-wal"])
+      if (source !== undefined && existsSync(source + suffix)) copyFileSync(source + suffix, file + suffix);
     return {
-      url: `file:${join(directory, "tally.sqlite")}`,
+      url: `file:${file}`,
       dispose: async () => rmSync(directory, { recursive: true, force: true }),
     };
   }
   const name = `tally_test_${randomBytes(6).toString("hex")}`;
-  await adminQuery(`create database ${name}`);
+  if (copyOf === undefined) await adminQuery(`create database ${name}`);
+  else await whenLeft(postgresName(copyOf), `create database ${name} template ${postgresName(copyOf)}`);
   const url = new URL(POSTGRES_ADMIN_URL);
   url.pathname = `/${name}`;
   return {
     url: url.toString(),
     dispose: () => dropDatabase(name),
   };
+}
+
+/** Removes a test database createTestDatabase made, by its URL (its SQLite file's folder, or the PostgreSQL database). */
+export async function removeTestDatabase(url: string): Promise<void> {
+  if (url.startsWith("file:")) rmSync(dirname(url.replace(/^file:/, "")), { recursive: true, force: true });
+  else await dropDatabase(postgresName(url));
 }
 
 /**

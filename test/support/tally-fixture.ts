@@ -36,9 +36,12 @@ export interface TestTally {
   dispose(): Promise<void>;
 }
 
-/** Where the hits go besides the database: ClickHouse embedded through chDB, in a temporary folder. */
+/** The storage beside the options: what the database starts from, and where the hits go besides it. */
 export interface TestStorage {
+  /** ClickHouse embedded through chDB, in a temporary folder. */
   clickhouse?: boolean | undefined;
+  /** The database starts as a copy of this closed test database (its `url`), not empty. */
+  copyOf?: string | undefined;
 }
 
 export async function createTestTally(
@@ -46,7 +49,7 @@ export async function createTestTally(
   options: Omit<TallyOptions, "database"> = {},
   storage: TestStorage = {},
 ): Promise<TestTally> {
-  const database = await createTestDatabase(dialect);
+  const database = await createTestDatabase(dialect, storage.copyOf);
   const clickhouseFolder = storage.clickhouse ? mkdtempSync(join(tmpdir(), "tally-chdb-")) : null;
   // Day blocks only where a test builds them (buildDayBlocks): what a statistic reads stays the test's choice.
   const tally = createTally({
