@@ -7,12 +7,18 @@ import { BaseSequencer, type TestSpecification } from "vitest/node";
 
 /** The slowest files, slowest first (a full run's longest, on the project's 2-core machine). */
 const SLOWEST = [
-  "test/engine/reference-segments.test.ts",
-  "test/engine/reference.test.ts",
   "test/engine/reference-clickhouse.test.ts",
-  "test/bench/bench-smoke.test.ts",
-  "test/cli/cli-matrix.test.ts",
+  "test/engine/reference-segments.test.ts",
   "test/consumer/consumer.test.ts",
+  "test/engine/reference.test.ts",
+  "test/dashboard/manage-browser.test.ts",
+  "test/cli/cli-matrix.test.ts",
+  "test/dashboard/every-page-browser.test.ts",
+  "test/dashboard/plausible-user-browser.test.ts",
+  "test/bench/bench-smoke.test.ts",
+  "test/dashboard/first-minutes-browser.test.ts",
+  "test/engine/reference-paths.test.ts",
+  "test/postgres/multi-instance.test.ts",
 ];
 
 const rank = (file: TestSpecification) => {
