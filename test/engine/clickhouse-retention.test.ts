@@ -2,7 +2,7 @@
  * Retention and website deletion in ClickHouse (embedded through chDB), `tally_hits` being
  * partitioned by month: a month whose hits are all past their websites' `retention_days` is
  * dropped whole, a website's older hits in a month kept are deleted row by row, and a deleted
- * website's hits go.
+ * website's hits go; the visits stored from them too.
  */
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -45,6 +45,9 @@ describe("retention in ClickHouse", () => {
           timestamp: Date.parse(`${day}T10:00:00Z`),
         });
       await tally.flush();
+      // Each day's visits read: long past, those days' visits and visitor-days are stored beside the hits.
+      const idOf = new Map([short, long, gone].map((website) => [website.domain, website.id]));
+      for (const [domain, day] of hits) await tally.stats.query(accountId, idOf.get(domain)!, { name: "visits", from: day, to: day });
       Object.assign(ids, { short: short.id, long: long.id });
       await tally.applyRetention(NOW);
       await tally.websites.delete(accountId, gone.id);
@@ -65,6 +68,13 @@ describe("retention in ClickHouse", () => {
         { website_id: ids.short, day: "2026-11-01" },
         { website_id: ids.short, day: "2026-11-10" },
       ]);
+      // The stored visits, visitor-days and days went with them.
+      for (const [table, day] of [
+        ["tally_visits", "vday"],
+        ["tally_visitor_days", "day"],
+        ["tally_visit_days", "day"],
+      ])
+        expect(await rows(`SELECT website_id, toString(${day}) AS day FROM ${table} ORDER BY day, website_id`), table).toEqual(kept);
     } finally {
       await client.close();
     }

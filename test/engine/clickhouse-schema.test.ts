@@ -10,7 +10,14 @@ import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { promisify } from "node:util";
 import { describe, expect, it } from "vitest";
-import { openHitLog, parseClickhouseUrl, schemaStatements, upgradeStatements, type ClickhouseClient } from "@tally-analytics/core/internal";
+import {
+  openHitLog,
+  parseClickhouseUrl,
+  schemaStatements,
+  upgradeStatements,
+  visitSchemaStatements,
+  type ClickhouseClient,
+} from "@tally-analytics/core/internal";
 
 const run = promisify(execFile);
 /** The columns added since the table was first made: each table of a cluster gets them at start. */
@@ -43,6 +50,19 @@ describe("ClickHouse tables", () => {
     expect(hits).toContain("`browser` LowCardinality(String)");
   });
 
+  it("one server: stored visits and visitor-days by website, day and version, and each stored day's version, a partition per month", () => {
+    const [visits, visitorDays, days, ...more] = visitSchemaStatements();
+    expect(more).toEqual([]);
+    expect(visits).toMatch(/^CREATE TABLE IF NOT EXISTS tally_visits \(/);
+    expect(visits).toContain("ENGINE = MergeTree PARTITION BY toYYYYMM(vday) ORDER BY (website_id, vday, version)");
+    expect(visits).toContain("`source` LowCardinality(String)");
+    expect(visitorDays).toMatch(/^CREATE TABLE IF NOT EXISTS tally_visitor_days \(/);
+    expect(visitorDays).toContain("ENGINE = MergeTree PARTITION BY toYYYYMM(day) ORDER BY (website_id, day, version)");
+    expect(visitorDays).toContain("`language_values` Array(LowCardinality(String))");
+    expect(days).toMatch(/^CREATE TABLE IF NOT EXISTS tally_visit_days \(/);
+    expect(days).toContain("ENGINE = ReplacingMergeTree(version) PARTITION BY toYYYYMM(day) ORDER BY (website_id, day)");
+  });
+
   it("a cluster: replicated tables on every node, a Distributed table in front sharding by visitor", () => {
     const [local, distributed, ...more] = schemaStatements({ cluster: "two_shards" });
     expect(more).toEqual([]);
@@ -53,6 +73,30 @@ describe("ClickHouse tables", () => {
     expect(local).toContain("replicated_deduplication_window");
     expect(distributed).toBe(
       "CREATE TABLE IF NOT EXISTS tally_hits ON CLUSTER `two_shards` AS tally_hits_local ENGINE = Distributed(`two_shards`, currentDatabase(), tally_hits_local, cityHash64(website_id, visitor))",
+    );
+  });
+
+  it("a cluster: the stored visits replicated on every node and spread over the shards, a website's stored days on one shard", () => {
+    const [visitsLocal, visits, visitorDaysLocal, visitorDays, daysLocal, days, ...more] = visitSchemaStatements({ cluster: "two_shards" });
+    expect(more).toEqual([]);
+    expect(visitsLocal).toMatch(/^CREATE TABLE IF NOT EXISTS tally_visits_local ON CLUSTER `two_shards` \(/);
+    expect(visitsLocal).toContain(
+      "ENGINE = ReplicatedMergeTree('/clickhouse/tables/{shard}/{database}/tally_visits_local', '{replica}') PARTITION BY toYYYYMM(vday)",
+    );
+    expect(visits).toBe(
+      "CREATE TABLE IF NOT EXISTS tally_visits ON CLUSTER `two_shards` AS tally_visits_local ENGINE = Distributed(`two_shards`, currentDatabase(), tally_visits_local, rand())",
+    );
+    expect(visitorDaysLocal).toContain(
+      "ENGINE = ReplicatedMergeTree('/clickhouse/tables/{shard}/{database}/tally_visitor_days_local', '{replica}') PARTITION BY toYYYYMM(day)",
+    );
+    expect(visitorDays).toBe(
+      "CREATE TABLE IF NOT EXISTS tally_visitor_days ON CLUSTER `two_shards` AS tally_visitor_days_local ENGINE = Distributed(`two_shards`, currentDatabase(), tally_visitor_days_local, rand())",
+    );
+    expect(daysLocal).toContain(
+      "ENGINE = ReplicatedReplacingMergeTree('/clickhouse/tables/{shard}/{database}/tally_visit_days_local', '{replica}', version) PARTITION BY toYYYYMM(day)",
+    );
+    expect(days).toBe(
+      "CREATE TABLE IF NOT EXISTS tally_visit_days ON CLUSTER `two_shards` AS tally_visit_days_local ENGINE = Distributed(`two_shards`, currentDatabase(), tally_visit_days_local, website_id)",
     );
   });
 });
@@ -92,7 +136,11 @@ describe("ClickHouse on a cluster: the statements sent", () => {
       `ALTER TABLE tally_hits_local ON CLUSTER \`two_shards\` ${ADDED_COLUMNS}`,
       `ALTER TABLE tally_hits ON CLUSTER \`two_shards\` ${ADDED_COLUMNS}`,
     ]);
-    expect(sent.splice(0)).toEqual([...schemaStatements({ cluster: "two_shards" }), ...upgrades]);
+    expect(sent.splice(0)).toEqual([
+      ...schemaStatements({ cluster: "two_shards" }),
+      ...upgrades,
+      ...visitSchemaStatements({ cluster: "two_shards" }),
+    ]);
 
     const hit = {
       websiteId: 1,
@@ -121,17 +169,35 @@ describe("ClickHouse on a cluster: the statements sent", () => {
         [2, day("2026-11-01") * 86_400],
       ]),
     );
-    const onEveryShard = "ALTER TABLE tally_hits_local ON CLUSTER `two_shards`";
-    const heldQuery = sent[2]!;
+    // Every table on every shard: the hits, the stored visits (by their start day), visitor-days and days.
+    const onEveryShard = (table: string) => `ALTER TABLE ${table} ON CLUSTER \`two_shards\``;
+    const storedTables = (statement: (table: string, day: string) => string) => [
+      statement(onEveryShard("tally_visits_local"), "vday"),
+      statement(onEveryShard("tally_visitor_days_local"), "day"),
+      statement(onEveryShard("tally_visit_days_local"), "day"),
+    ];
+    const everyTable = (statement: (table: string, day: string) => string) => [
+      statement(onEveryShard("tally_hits_local"), "day"),
+      ...storedTables(statement),
+    ];
+    const olderOf = (website: number, before: string) => (table: string, day: string) =>
+      `${table} DELETE WHERE website_id = {website:UInt32} AND ${day} < {before:Date} -- param_website=${website} param_before=${before}`;
+    const heldQuery = sent[5]!;
+    const storedQuery = sent[10]!;
     expect(heldQuery).toMatch(/ FROM tally_hits GROUP BY /);
+    expect(storedQuery).toMatch(/ FROM tally_visit_days GROUP BY website_id/);
     expect(sent).toEqual([
       "INSERT INTO tally_hits (1 rows) -- token batch-1",
-      `${onEveryShard} DELETE WHERE website_id = {website:UInt32} -- param_website=7`,
+      ...everyTable((table) => `${table} DELETE WHERE website_id = {website:UInt32} -- param_website=7`),
       heldQuery,
-      `${onEveryShard} DELETE WHERE website_id = {website:UInt32} AND day < {before:Date} -- param_website=1 param_before=2026-11-10`,
+      ...everyTable(olderOf(1, "2026-11-10")),
+      storedQuery,
       heldQuery,
-      `${onEveryShard} DROP PARTITION 202610`,
-      `${onEveryShard} DELETE WHERE website_id = {website:UInt32} AND day < {before:Date} -- param_website=1 param_before=2026-11-10`,
+      ...everyTable((table) => `${table} DROP PARTITION 202610`),
+      ...everyTable(olderOf(1, "2026-11-10")),
+      storedQuery,
+      // Stored days of website 2 before its cutoff (here the recorded answer's), though no hits of it are.
+      ...storedTables(olderOf(2, "2026-11-01")),
     ]);
   });
 });

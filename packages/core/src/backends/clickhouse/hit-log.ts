@@ -1,8 +1,18 @@
 import type { Hit } from "../../model/hit.js";
 import type { EngineStore } from "../../storage/store.js";
 import type { ClickhouseClient } from "./connect.js";
+import { paramSettings } from "./query.js";
 import { HIT_DIMENSIONS } from "../../model/dimensions.js";
-import { HITS_TABLE, schemaStatements, upgradeStatements, type SchemaPlace } from "./schema.js";
+import {
+  HITS_TABLE,
+  schemaStatements,
+  upgradeStatements,
+  VISIT_DAYS_TABLE,
+  VISITOR_DAYS_TABLE,
+  VISITS_TABLE,
+  visitSchemaStatements,
+  type SchemaPlace,
+} from "./schema.js";
 import { clickhouseFaultOf, StoreUnavailableError } from "../../storage/store-faults.js";
 
 /** A hit as a row of `tally_hits` (JSONEachRow), `arrival` its place in the order hits were written; an event's revenue beside it. */
@@ -47,16 +57,31 @@ export interface HitLog {
 
 /** Makes the tables (idempotent) and answers the hit log on them. */
 export async function openHitLog(client: ClickhouseClient, place: SchemaPlace = {}): Promise<HitLog> {
-  for (const query of [...schemaStatements(place), ...upgradeStatements(place)]) await client.command({ query });
+  for (const query of [...schemaStatements(place), ...upgradeStatements(place), ...visitSchemaStatements(place)])
+    await client.command({ query });
   /** The last arrival given: about the time in microseconds, one more for each hit. */
   let arrival = 0;
   // A cluster's hits are deleted on every shard, through each shard's own table.
   const onCluster = place.cluster === undefined ? "" : ` ON CLUSTER \`${place.cluster}\``;
-  const table = place.cluster === undefined ? HITS_TABLE : `${HITS_TABLE}_local`;
-  async function remove(where: string, params: Record<string, unknown>): Promise<void> {
+  const own = (table: string) => (place.cluster === undefined ? table : `${table}_local`);
+  /** The hits, and the stored visits formed from them, each table with the name of its day column. */
+  const tables = [
+    [own(HITS_TABLE), "day"],
+    [own(VISITS_TABLE), "vday"],
+    [own(VISITOR_DAYS_TABLE), "day"],
+    [own(VISIT_DAYS_TABLE), "day"],
+  ] as const;
+  /** Deletes a website's rows (`where`, on the day column `day`) from the tables (every one, or the stored visits' only). */
+  async function remove(where: (day: string) => string, params: Record<string, unknown>, from = tables): Promise<void> {
     const settings = { mutations_sync: "2", ...paramSettings(params) };
-    await client.command({ query: `ALTER TABLE ${table}${onCluster} DELETE WHERE ${where}`, clickhouse_settings: settings });
+    for (const [table, day] of from)
+      await client.command({ query: `ALTER TABLE ${table}${onCluster} DELETE WHERE ${where(day)}`, clickhouse_settings: settings });
   }
+  const olderThan = (website: number, cutoffDay: number) => ({
+    website,
+    before: new Date(cutoffDay * 86_400_000).toISOString().slice(0, 10),
+  });
+  const older = (day: string) => `website_id = {website:UInt32} AND ${day} < {before:Date}`;
   return {
     async append(hits, batchId) {
       if (hits.length === 0) return;
@@ -70,7 +95,7 @@ export async function openHitLog(client: ClickhouseClient, place: SchemaPlace = 
     async probe() {
       await client.command({ query: "SELECT 1" });
     },
-    deleteWebsite: (websiteId) => remove("website_id = {website:UInt32}", { website: websiteId }),
+    deleteWebsite: (websiteId) => remove(() => "website_id = {website:UInt32}", { website: websiteId }),
     async retain(cutoffs) {
       const result = await client.query({
         query: `SELECT toYYYYMM(day) AS month, website_id, toUInt32(min(day)) AS earliest, toUInt32(max(day)) AS latest FROM ${HITS_TABLE} GROUP BY month, website_id`,
@@ -88,23 +113,26 @@ export async function openHitLog(client: ClickhouseClient, place: SchemaPlace = 
       };
       const months = new Set(held.map((row) => row.month));
       for (const row of held) if (row.latest >= cutoffDay(row.website)) months.delete(row.month);
-      for (const month of months) await client.command({ query: `ALTER TABLE ${table}${onCluster} DROP PARTITION ${month}` });
-      const older = new Set(
+      for (const month of months)
+        for (const [table] of tables) await client.command({ query: `ALTER TABLE ${table}${onCluster} DROP PARTITION ${month}` });
+      const olderHits = new Set(
         held.filter((row) => !months.has(row.month) && row.earliest < cutoffDay(row.website)).map((row) => row.website),
       );
-      for (const website of older)
-        await remove("website_id = {website:UInt32} AND day < {before:Date}", {
-          website,
-          before: new Date(cutoffDay(website) * 86_400_000).toISOString().slice(0, 10),
-        });
+      for (const website of olderHits) await remove(older, olderThan(website, cutoffDay(website)));
+      // Stored days past the cutoff that no hits held (a day without hits is stored too) go with the stored visits.
+      const stored = await client.query({
+        query: `SELECT website_id, toUInt32(min(day)) AS earliest FROM ${VISIT_DAYS_TABLE} GROUP BY website_id`,
+        format: "JSONEachRow",
+      });
+      for (const row of await stored.json<{ website_id: number; earliest: number }>()) {
+        const website = Number(row.website_id);
+        if (!olderHits.has(website) && Number(row.earliest) < cutoffDay(website))
+          await remove(older, olderThan(website, cutoffDay(website)), tables.slice(1));
+      }
     },
     close: () => client.close(),
   };
 }
-
-/** Query parameters as settings (`param_name`), which `command` passes like `query_params`. */
-const paramSettings = (params: Record<string, unknown>) =>
-  Object.fromEntries(Object.entries(params).map(([name, value]) => [`param_${name}`, String(value)]));
 
 /** Runs a call to ClickHouse; its failure is a fault named after ClickHouse (503 and `GET /health` say which store refuses). */
 async function atClickhouse(call: () => Promise<void>): Promise<void> {

@@ -29,15 +29,26 @@ export function queryParams(): QueryParams {
   };
 }
 
+/** Query parameters as settings (`param_name`), which `command` passes like `query_params`. */
+export const paramSettings = (params: Record<string, unknown>) =>
+  Object.fromEntries(Object.entries(params).map(([name, value]) => [`param_${name}`, String(value)]));
+
 /**
  * Runs one website's statements within the query timeout: the range (`from`, `to`, `lo`, `hi`
  * around it, and `start`, `end`: its local seconds, a part of its days or all of them) and
  * the statistic's event and property as parameters.
  */
-export type RunQuery = <Row>(query: string, range: CountRange, options?: { stat?: Statistic; params?: QueryParams }) => Promise<Row[]>;
+export type RunQuery = <Row>(query: string, range: CountRange, options?: RunOptions) => Promise<Row[]>;
+
+export interface RunOptions {
+  stat?: Statistic;
+  params?: QueryParams;
+  /** The first day whose visits are formed (`split`): the days before it have stored visits (stored-visits.ts); `lo` is two days before it. */
+  split?: string;
+}
 
 export function queryRunner(client: ClickhouseClient, websiteId: number, timeoutMs: number): RunQuery {
-  return async function run<Row>(query: string, range: CountRange, { stat, params }: { stat?: Statistic; params?: QueryParams } = {}) {
+  return async function run<Row>(query: string, range: CountRange, { stat, params, split }: RunOptions = {}) {
     const [start, end] = localBounds(range);
     const values = {
       ...params?.values,
@@ -45,7 +56,8 @@ export function queryRunner(client: ClickhouseClient, websiteId: number, timeout
       from: range.from,
       to: range.to,
       // Visits started two days before the range may hold its hits; visits started on its last day may end the day after.
-      lo: addDays(range.from, -2),
+      lo: addDays(split ?? range.from, -2),
+      split: split ?? range.from,
       hi: addDays(range.to, 1),
       start,
       end,

@@ -1,6 +1,6 @@
-import { VISIT_COLUMNS } from "../../model/dimensions.js";
+import { VISIT_COLUMNS, type HitDimension } from "../../model/dimensions.js";
 import type { StatRow } from "../../model/stats-schemas.js";
-import type { CountReader, DayRange, Statistic } from "../../stats/count-reader.js";
+import type { CountRange, CountReader, Statistic } from "../../stats/count-reader.js";
 import { createStatsRunner } from "../../stats/stats.js";
 import type { StatsReads } from "../backend.js";
 import type { ClickhouseClient } from "./connect.js";
@@ -11,13 +11,21 @@ import { createClickhousePathReader } from "./path-reader.js";
 import { clickhouseVisits } from "./sessions.js";
 import { clickhouseEngagementSignals } from "./engagement.js";
 import { clickhouseRevenue } from "./revenue.js";
-import { HITS_TABLE, quoted } from "./schema.js";
+import { HITS_TABLE, quoted, valuesColumn, VISITOR_KINDS } from "./schema.js";
 import { ELEMENTS, KIND, visitsOf } from "./visits.js";
+import { createVisitStore, STORED_VISITOR_DAYS, storedVisits, VISITOR_DAY_FIGURES } from "./stored-visits.js";
+import { addDays } from "../../shared/calendar.js";
 
 /** How a statistic is counted from the hits: its rows' value and count, and the rows it reads. */
 interface Counting {
-  /** `hits`: the range's hits; `visitor-days`: one row per visitor-day; `visits`: the visits started in the range; `visit-hits`: hits with their visit. */
-  from: "hits" | "visitor-days" | "visits" | "visit-hits";
+  /**
+   * `hits`: the range's hits; `visitor-days`: one row per visitor-day; `visitor-values`: one
+   * row per visitor-day and value its hits had of `kind` (events: their names), its day
+   * beside it; `visits`:
+   * the visits started in the range; `visit-hits`: pageviews with their visit's values.
+   */
+  from: "hits" | "visitor-days" | "visitor-values" | "visits" | "visit-hits";
+  kind?: HitDimension;
   value: string;
   count: string;
   where?: string;
@@ -59,7 +67,7 @@ function countingOf(stat: Statistic): Counting | null {
     case "visitors_hours":
       return { from: "visitor-days", value: hourValue("hour"), count: "count()" };
     case "event_visitors":
-      return { from: "hits", value: "event", count: "uniqExact(visitor, day)", where: "kind = 'event'" };
+      return { from: "visitor-values", kind: "event", value: "event", count: "count()" };
     case "visits":
       return { from: "visits", value: "toString(vday)", count: "count()" };
     case "bounces":
@@ -80,34 +88,65 @@ function countingOf(stat: Statistic): Counting | null {
     case "visitor":
       return { from: "visitor-days", value: kind, count: "count()" };
     case "visitor-value":
-      return { from: "hits", value: kind, count: "uniqExact(visitor, day)", where: HIT };
+      return { from: "visitor-values", kind: column.kind, value: kind, count: "count()" };
     case "pageview":
-      return { from: "visit-hits", value: kind, count: "count()", where: `element_kind = ${KIND.pageview}` };
+      return { from: "visit-hits", value: kind, count: "sum(views)" };
   }
 }
 
-/** The rows a counting reads, in `{from:Date}`…`{to:Date}`. */
-function rowsOf(from: Counting["from"]): string {
+/** What the rows of a counting come from: visits stored (days before `{split:Date}`), formed when read (from it on), or both. */
+interface Parts {
+  stored: boolean;
+  formed: boolean;
+}
+
+/** The columns the visit statistics read of a visit. */
+const VISIT_FIGURES = ["vday", "pageviews", "events", "duration", "exit_page", ...VISIT_KINDS.map(quoted)].join(", ");
+const KIND_COLUMNS = VISIT_KINDS.map(quoted).join(", ");
+const unionOf = (parts: Parts, stored: string, formed: string) =>
+  `(${[...(parts.stored ? [stored] : []), ...(parts.formed ? [formed] : [])].join(" UNION ALL ")})`;
+
+/** The rows a counting reads, in `{from:Date}`…`{to:Date}`; the visits and visitor-days before `{split:Date}` stored, from it on formed. */
+function rowsOf({ from, kind }: Pick<Counting, "from" | "kind">, parts: Parts): string {
   const hits = `SELECT * FROM ${HITS_TABLE} WHERE website_id = {website:UInt32} AND day BETWEEN {from:Date} AND {to:Date}`;
+  const formedHits = `SELECT * FROM ${HITS_TABLE} WHERE website_id = {website:UInt32} AND day BETWEEN {split:Date} AND {to:Date}`;
   switch (from) {
     case "hits":
       return `(${hits})`;
     case "visitor-days": {
       // A visitor-day's first hit (in time order) gives its hour and the values counted once per visitor.
-      const kinds = VISIT_COLUMNS.filter((column) => column.counted === "visitor").map((column) => quoted(column.kind));
-      const first = ["toHour(local_time) AS hour", ...kinds.map((kind) => `${kind} AS ${kind}`)].map((column) => {
-        const [expression, name] = column.split(" AS ");
-        return `argMin(${expression}, (timestamp, kind)) AS ${name}`;
-      });
-      return `(SELECT day, visitor, ${first.join(", ")} FROM (${hits} AND ${HIT}) GROUP BY day, visitor)`;
+      const figures = VISITOR_DAY_FIGURES.filter(([name]) => name === "hour" || VISITOR_KINDS.includes(name as HitDimension));
+      const columns = ["day", ...figures.map(([name]) => quoted(name))].join(", ");
+      return unionOf(
+        parts,
+        `SELECT ${columns} FROM (${STORED_VISITOR_DAYS})`,
+        `SELECT day, ${figures.map(([name, expression]) => `${expression} AS ${quoted(name)}`).join(", ")} FROM (${formedHits} AND ${HIT}) GROUP BY day, visitor`,
+      );
+    }
+    case "visitor-values": {
+      const events = kind === "event";
+      const column = quoted(kind!);
+      return unionOf(
+        parts,
+        `SELECT day, arrayJoin(${events ? "event_names" : valuesColumn(kind!)}) AS ${column} FROM (${STORED_VISITOR_DAYS})`,
+        `SELECT day, ${column} FROM (SELECT DISTINCT day, visitor, ${column} FROM (${formedHits} AND ${events ? "kind = 'event'" : HIT}))`,
+      );
     }
     case "visits":
-      return `(WITH elements AS (${ELEMENTS}) SELECT * FROM (${visitsOf(VISIT_KINDS)}) WHERE vday BETWEEN {from:Date} AND {to:Date})`;
+      return unionOf(
+        parts,
+        `SELECT ${VISIT_FIGURES} FROM (${storedVisits("{from:Date}")})`,
+        `SELECT ${VISIT_FIGURES} FROM (WITH elements AS (${ELEMENTS}) SELECT * FROM (${visitsOf(VISIT_KINDS)})) WHERE vday BETWEEN {split:Date} AND {to:Date}`,
+      );
     case "visit-hits":
-      return (
-        `(WITH elements AS (${ELEMENTS}) SELECT h.day AS day, tupleElement(h.e, 2) AS element_kind, ` +
-        `${VISIT_KINDS.map((kind) => `v.${quoted(kind)} AS ${quoted(kind)}`).join(", ")} ` +
-        `FROM elements AS h INNER JOIN (${visitsOf(VISIT_KINDS)}) AS v ON v.visit = h.visit WHERE h.day BETWEEN {from:Date} AND {to:Date})`
+      // Pageviews of the range with their visits' values: a stored visit's on its start day and (past midnight) the day after.
+      return unionOf(
+        parts,
+        `SELECT ${KIND_COLUMNS}, toUInt64(if(vday >= {from:Date}, first_day_pageviews, 0) + if(vday + 1 < {split:Date}, pageviews - first_day_pageviews, 0)) AS views ` +
+          `FROM (${storedVisits("{from:Date} - 1")})`,
+        `WITH elements AS (${ELEMENTS}) SELECT ${VISIT_KINDS.map((kind) => `v.${quoted(kind)} AS ${quoted(kind)}`).join(", ")}, toUInt64(1) AS views ` +
+          `FROM elements AS h INNER JOIN (${visitsOf(VISIT_KINDS)}) AS v ON v.visit = h.visit ` +
+          `WHERE h.day BETWEEN {split:Date} AND {to:Date} AND tupleElement(h.e, 2) = ${KIND.pageview}`,
       );
   }
 }
@@ -117,23 +156,50 @@ function rowsOf(from: Counting["from"]): string {
  * (docs/statistics.md): hits by their day, visitors by visitor-day, visits by the day they
  * started, formed at read time (visits.ts). Every count is a GROUP BY in ClickHouse.
  */
-export function createClickhouseReader(run: RunQuery): CountReader {
-  async function all(stat: Statistic, range: DayRange): Promise<StatRow[]> {
+export function createClickhouseReader(run: RunQuery, stored?: (from: string, to: string) => Promise<string>): CountReader {
+  /** The first day whose visits are formed when read (the days before it stored), per range and counting. */
+  const splits = new Map<string, Promise<string>>();
+  function splitOf(from: Counting["from"], range: CountRange): Promise<string> {
+    if (stored === undefined || range.seconds || from === "hits") return Promise.resolve(range.from);
+    // A range's pageviews include those of visits started the day before.
+    const first = from === "visit-hits" ? addDays(range.from, -1) : range.from;
+    const key = `${first} ${range.to}`;
+    if (!splits.has(key))
+      splits.set(
+        key,
+        stored(first, range.to).then((split) => (split > range.from ? split : range.from)),
+      );
+    return splits.get(key)!;
+  }
+
+  /** A statement over the rows of a counting in a range, run with the range's split between stored and formed visits. */
+  async function over<Row>(counting: Counting, range: CountRange, statement: (rows: string) => string, stat?: Statistic): Promise<Row[]> {
+    const split = await splitOf(counting.from, range);
+    const rows = rowsOf(counting, { stored: split > range.from, formed: split <= range.to });
+    return run<Row>(statement(rows), range, { ...(stat ? { stat } : {}), split });
+  }
+
+  async function all(stat: Statistic, range: CountRange): Promise<StatRow[]> {
     const counting = countingOf(stat);
     if (!counting) throw new Error(`ClickHouse does not count the statistic ${stat.name}`);
-    const query =
-      `SELECT ${counting.value} AS value, toUInt64(${counting.count}) AS count FROM ${rowsOf(counting.from)}` +
-      `${counting.where ? ` WHERE ${counting.where}` : ""} GROUP BY value HAVING value != '' AND count > 0`;
-    const rows = await run<{ value: string; count: string | number }>(query, range, { stat });
+    const rows = await over<{ value: string; count: string | number }>(
+      counting,
+      range,
+      (source) =>
+        `SELECT ${counting.value} AS value, toUInt64(${counting.count}) AS count FROM ${source}` +
+        `${counting.where ? ` WHERE ${counting.where}` : ""} GROUP BY value HAVING value != '' AND count > 0`,
+      stat,
+    );
     return rows.map((row) => ({ value: row.value, count: Number(row.count) }));
   }
 
   /** The day series of visits of a range (visits, bounces, duration, pageviews), from one forming of its visits. */
-  async function visitSeries(range: DayRange): Promise<Map<string, StatRow[]>> {
+  async function visitSeries(range: CountRange): Promise<Map<string, StatRow[]>> {
     const figures = VISIT_SERIES.map((name) => `toUInt64(${countingOf({ name })!.count}) AS ${name}`);
-    const rows = await run<Record<string, string | number>>(
-      `SELECT toString(vday) AS value, ${figures.join(", ")} FROM ${rowsOf("visits")} GROUP BY value`,
+    const rows = await over<Record<string, string | number>>(
+      { from: "visits", value: "", count: "" },
       range,
+      (source) => `SELECT toString(vday) AS value, ${figures.join(", ")} FROM ${source} GROUP BY value`,
     );
     return figureRows(rows, VISIT_SERIES);
   }
@@ -150,11 +216,12 @@ export function createClickhouseReader(run: RunQuery): CountReader {
  * runner is closed with it.
  */
 export function createClickhouseStatsReads(client: ClickhouseClient, database: StatsReads, timeoutMs: number): StatsReads {
+  const visitStore = createVisitStore(client);
   const clickhouse = createStatsRunner({
     readerFor: (websiteId, query) => {
       const run = queryRunner(client, websiteId, timeoutMs);
       return query.conditions.length === 0 && (query.goal_page ?? []).length === 0 && !query.fromRows
-        ? createClickhouseReader(run)
+        ? createClickhouseReader(run, (from, to) => visitStore.storedUntil(websiteId, from, to))
         : createClickhouseSegmentReader(run, query.conditions);
     },
     pathsFor: (websiteId, conditions) => {

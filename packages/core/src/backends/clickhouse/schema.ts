@@ -1,4 +1,4 @@
-import { HIT_DIMENSIONS, type HitDimension } from "../../model/dimensions.js";
+import { HIT_DIMENSIONS, VISIT_COLUMNS, type HitDimension } from "../../model/dimensions.js";
 
 /** Where the tables are made: one server (or chDB), or every node of a cluster. */
 export interface SchemaPlace {
@@ -10,6 +10,13 @@ export interface SchemaPlace {
 export const HITS_TABLE = "tally_hits";
 /** On a cluster: each shard's replicated table, behind `tally_hits`. */
 export const LOCAL_HITS_TABLE = "tally_hits_local";
+
+/** The stored visits of days that can no longer change (on a cluster: the Distributed table in front of the shards'). */
+export const VISITS_TABLE = "tally_visits";
+/** The stored visitor-days of days that can no longer change (on a cluster: the Distributed table in front of the shards'). */
+export const VISITOR_DAYS_TABLE = "tally_visitor_days";
+/** Which visits of a day are stored: their version, and the hits of the days they were formed from. */
+export const VISIT_DAYS_TABLE = "tally_visit_days";
 
 /** Batch ids remembered per table: a retried batch within the last this many inserts is written once (ClickHouse's insert deduplication). */
 export const DEDUPLICATION_WINDOW = 10_000;
@@ -77,6 +84,67 @@ export const HIT_COLUMNS: readonly (readonly [name: string, type: string])[] = [
   ...ADDED,
 ];
 
+/** A hit column's type by name. */
+const HIT_TYPES = new Map(HIT_COLUMNS);
+
+/** Every dimension a visit keeps its first hit's value of (the visit columns' kinds: entry pages are pages). */
+export const VISIT_KINDS: readonly HitDimension[] = [...new Set(VISIT_COLUMNS.map((column) => column.kind))];
+
+/**
+ * A stored visit (visits.ts forms them): its website, start day and the version of that
+ * day's forming, start, figures, pageviews on its start day (a visit past midnight has the
+ * rest on the next), exit page and its first hit's values. Not its visitor: the statistics
+ * read from it count visits and pageviews, and a visitor's hash is most of a row's size.
+ */
+export const VISIT_ROW_COLUMNS: readonly (readonly [name: string, type: string])[] = [
+  ["website_id", "UInt32"],
+  ["vday", "Date"],
+  ["version", "UInt64"],
+  ["start", "Int64"],
+  ["start_hour", "UInt8"],
+  ["start_local", "Int64"],
+  ["pageviews", "UInt32"],
+  ["first_day_pageviews", "UInt32"],
+  ["events", "UInt32"],
+  ["duration", "Int64"],
+  ["exit_page", "String"],
+  ...VISIT_KINDS.map((kind) => [kind, HIT_TYPES.get(kind)!] as const),
+];
+
+/** The dimensions counted once per visitor-day from its first hit, and those counted once per visitor-day and value. */
+export const VISITOR_KINDS: readonly HitDimension[] = VISIT_COLUMNS.filter((column) => column.counted === "visitor").map((c) => c.kind);
+export const VISITOR_VALUE_KINDS: readonly HitDimension[] = VISIT_COLUMNS.filter((column) => column.counted === "visitor-value").map(
+  (c) => c.kind,
+);
+/** The column of a stored visitor-day holding the values of a dimension its hits had. */
+export const valuesColumn = (kind: HitDimension) => `${kind}_values`;
+
+/**
+ * A stored visitor-day (a visitor's hits of one day, engagement signals aside): its
+ * website, day and the version of that day's forming, the hour and values of its first
+ * hit, the values its hits had of the dimensions counted per visitor and value, and the
+ * names of its events (each once). Not the visitor's hash: a row is one visitor-day.
+ */
+export const VISITOR_DAY_COLUMNS: readonly (readonly [name: string, type: string])[] = [
+  ["website_id", "UInt32"],
+  ["day", "Date"],
+  ["version", "UInt64"],
+  ["hour", "UInt8"],
+  ...VISITOR_KINDS.map((kind) => [kind, HIT_TYPES.get(kind)!] as const),
+  ...VISITOR_VALUE_KINDS.map((kind) => [valuesColumn(kind), `Array(${HIT_TYPES.get(kind)!})`] as const),
+  ["event_names", `Array(${HIT_TYPES.get("event")!})`],
+];
+
+/** A day whose visits are stored: their version, and the hits of the day before, the day and the day after they were formed from. */
+const VISIT_DAY_COLUMNS: readonly (readonly [name: string, type: string])[] = [
+  ["website_id", "UInt32"],
+  ["day", "Date"],
+  ["version", "UInt64"],
+  ["hits_before", "UInt64"],
+  ["hits", "UInt64"],
+  ["hits_after", "UInt64"],
+];
+
 /**
  * Ordered for the reads (a website's range of days, then each visitor's hits in time: visits are
  * formed from them at read time), a partition per month (retention drops old months whole,
@@ -92,9 +160,85 @@ export function upgradeStatements(place: SchemaPlace = {}): string[] {
   return [`ALTER TABLE ${LOCAL_HITS_TABLE} ${onCluster} ${add}`, `ALTER TABLE ${HITS_TABLE} ${onCluster} ${add}`];
 }
 
+const columnList = (columns: readonly (readonly [string, string])[]) =>
+  columns.map(([name, type]) => `  ${quoted(name)} ${type}`).join(",\n");
+
+/** A table of the stored visits: made like `tally_hits` (on a cluster, a replicated table per shard behind a Distributed one). */
+interface TableOf {
+  name: string;
+  columns: readonly (readonly [string, string])[];
+  /** The engine's name without `Replicated`, and its arguments. */
+  engine: string;
+  arguments?: string;
+  order: string;
+  /** On a cluster: how the Distributed table sends rows to shards. */
+  sharding: string;
+}
+
+function tableStatements(table: TableOf, place: SchemaPlace): string[] {
+  const body = `(\n${columnList(table.columns)}\n)`;
+  const args = table.arguments === undefined ? "" : `(${table.arguments})`;
+  if (place.cluster === undefined)
+    return [`CREATE TABLE IF NOT EXISTS ${table.name} ${body} ENGINE = ${table.engine}${args} ${table.order}`];
+  const onCluster = `ON CLUSTER ${quoted(place.cluster)}`;
+  const local = `${table.name}_local`;
+  const replicated = [
+    `'/clickhouse/tables/{shard}/{database}/${local}'`,
+    "'{replica}'",
+    ...(table.arguments === undefined ? [] : [table.arguments]),
+  ];
+  return [
+    `CREATE TABLE IF NOT EXISTS ${local} ${onCluster} ${body} ENGINE = Replicated${table.engine}(${replicated.join(", ")}) ${table.order}`,
+    `CREATE TABLE IF NOT EXISTS ${table.name} ${onCluster} AS ${local} ENGINE = Distributed(${quoted(place.cluster)}, currentDatabase(), ${local}, ${table.sharding})`,
+  ];
+}
+
+/**
+ * The statements that make the stored visits' tables (idempotent): `tally_visits` and
+ * `tally_visitor_days`, ordered for the reads (a website's range of days, each day's
+ * version), a partition per month as `tally_hits` (retention drops the same months);
+ * `tally_visit_days`, one row per stored day and forming (the latest version kept). On a
+ * cluster visits and visitor-days are spread over the shards, a website's days kept on one.
+ */
+export function visitSchemaStatements(place: SchemaPlace = {}): string[] {
+  return [
+    ...tableStatements(
+      {
+        name: VISITS_TABLE,
+        columns: VISIT_ROW_COLUMNS,
+        engine: "MergeTree",
+        order: "PARTITION BY toYYYYMM(vday) ORDER BY (website_id, vday, version)",
+        sharding: "rand()",
+      },
+      place,
+    ),
+    ...tableStatements(
+      {
+        name: VISITOR_DAYS_TABLE,
+        columns: VISITOR_DAY_COLUMNS,
+        engine: "MergeTree",
+        order: "PARTITION BY toYYYYMM(day) ORDER BY (website_id, day, version)",
+        sharding: "rand()",
+      },
+      place,
+    ),
+    ...tableStatements(
+      {
+        name: VISIT_DAYS_TABLE,
+        columns: VISIT_DAY_COLUMNS,
+        engine: "ReplacingMergeTree",
+        arguments: "version",
+        order: "PARTITION BY toYYYYMM(day) ORDER BY (website_id, day)",
+        sharding: "website_id",
+      },
+      place,
+    ),
+  ];
+}
+
 /** The statements that make the tables, in order; idempotent (`IF NOT EXISTS`). */
 export function schemaStatements(place: SchemaPlace = {}): string[] {
-  const columns = HIT_COLUMNS.map(([name, type]) => `  ${quoted(name)} ${type}`).join(",\n");
+  const columns = columnList(HIT_COLUMNS);
   const settings = `SETTINGS non_replicated_deduplication_window = ${DEDUPLICATION_WINDOW}, replicated_deduplication_window = ${DEDUPLICATION_WINDOW}`;
   if (place.cluster === undefined) {
     return [`CREATE TABLE IF NOT EXISTS ${HITS_TABLE} (\n${columns}\n) ENGINE = MergeTree ${ORDER}\n${settings}`];

@@ -1,0 +1,175 @@
+import { addDays, dayNumber, dayText } from "../../shared/calendar.js";
+import type { ClickhouseClient } from "./connect.js";
+import { paramSettings } from "./query.js";
+import {
+  HITS_TABLE,
+  quoted,
+  valuesColumn,
+  VISIT_DAYS_TABLE,
+  VISIT_KINDS,
+  VISIT_ROW_COLUMNS,
+  VISITOR_DAY_COLUMNS,
+  VISITOR_DAYS_TABLE,
+  VISITOR_KINDS,
+  VISITOR_VALUE_KINDS,
+  VISITS_TABLE,
+} from "./schema.js";
+import { ELEMENTS, KIND, visitsOf } from "./visits.js";
+
+/**
+ * Stored visits (`tally_visits`) and visitor-days (`tally_visitor_days`): those of days that
+ * can no longer change, formed from the hits as a read forms them (visits.ts), and kept, so
+ * that reads over those days count rows instead of forming them again. A day's visits depend on the hits of the day before
+ * (a visit continued past midnight), the day and the day after; `tally_visit_days` records,
+ * for each stored day, the version of its forming and how many hits those three days held.
+ * A read takes a day's stored visits only while those counts are still the hits' (a hit
+ * that arrives late, a copy, an import, retention: the day is formed again); the open days
+ * (the last three by the UTC calendar, any time zone's today and yesterday among them) are
+ * always formed when read. Two instances storing one day store the same visits; the
+ * latest version is read.
+ */
+
+/** Days a day stays open after it: by then every time zone's day and the day after it (visits past midnight) have ended. */
+const OPEN_DAYS = 3;
+/** Days formed by one statement: bounded memory for a long range. */
+const CHUNK_DAYS = 31;
+
+/** The last day whose visits are stored (`now`: milliseconds). */
+export const lastClosedDay = (now: number): string => dayText(Math.floor(now / 86_400_000) - OPEN_DAYS);
+
+/** The columns of a stored visit, as the forming statement selects them from visits.ts's visits. */
+const FORMED_COLUMNS = VISIT_ROW_COLUMNS.map(([name]) => {
+  if (name === "website_id") return "{website:UInt32}";
+  if (name === "version") return "{version:UInt64}";
+  if (name === "first_day_pageviews") return "arrayCount(d -> d = vday, pageview_days)";
+  return quoted(name);
+});
+
+/** Forms the visits started on `from`…`to` (query parameters) and stores them under `version`. */
+const FORM = `INSERT INTO ${VISITS_TABLE} (${VISIT_ROW_COLUMNS.map(([name]) => quoted(name)).join(", ")})
+  SELECT ${FORMED_COLUMNS.join(", ")}
+  FROM (WITH elements AS (${ELEMENTS}) ${visitsOf(VISIT_KINDS, [`groupArrayIf(day, e.2 = ${KIND.pageview}) AS pageview_days`])})
+  WHERE vday BETWEEN {from:Date} AND {to:Date}`;
+
+/** A visitor-day's figures over its hits (engagement signals aside): its first hit's hour and values, the values its hits had, its events' names. */
+export const VISITOR_DAY_FIGURES: readonly (readonly [name: string, expression: string])[] = [
+  ["hour", "argMin(toHour(local_time), (timestamp, kind))"],
+  ...VISITOR_KINDS.map((kind) => [kind, `argMin(${quoted(kind)}, (timestamp, kind))`] as const),
+  ...VISITOR_VALUE_KINDS.map((kind) => [valuesColumn(kind), `groupUniqArray(${quoted(kind)})`] as const),
+  ["event_names", "groupUniqArrayIf(event, kind = 'event')"],
+];
+
+/** Forms the visitor-days of `from`…`to` (query parameters) and stores them under `version`. */
+const FORM_VISITOR_DAYS = `INSERT INTO ${VISITOR_DAYS_TABLE} (${VISITOR_DAY_COLUMNS.map(([name]) => quoted(name)).join(", ")})
+  SELECT {website:UInt32}, day, {version:UInt64}, ${VISITOR_DAY_FIGURES.map(([, expression]) => expression).join(", ")}
+  FROM ${HITS_TABLE}
+  WHERE website_id = {website:UInt32} AND day BETWEEN {from:Date} AND {to:Date} AND kind != 'engagement'
+  GROUP BY day, visitor`;
+
+/** The stored rows of a table (its day column `day`) of days `from` (an expression) … `{split:Date}` − 1, each day's latest version. */
+const storedRows = (table: string, day: string, from: string) => `SELECT * FROM ${table}
+  WHERE website_id = {website:UInt32} AND ${day} BETWEEN ${from} AND {split:Date} - 1
+    AND (${day}, version) IN (SELECT day, max(version) FROM ${VISIT_DAYS_TABLE}
+      WHERE website_id = {website:UInt32} AND day BETWEEN ${from} AND {split:Date} - 1 GROUP BY day)`;
+
+/** The stored visits started on `from` (an expression) … `{split:Date}` − 1. */
+export const storedVisits = (from: string) => storedRows(VISITS_TABLE, "vday", from);
+/** The stored visitor-days of `{from:Date}` … `{split:Date}` − 1. */
+export const STORED_VISITOR_DAYS = storedRows(VISITOR_DAYS_TABLE, "day", "{from:Date}");
+
+export interface VisitStore {
+  /**
+   * The first day of `from`…`to` whose visits a read forms: the days before it have stored
+   * visits, current with their hits. Closed days of the range not stored yet (or whose hits
+   * changed) are formed and stored first.
+   */
+  storedUntil(websiteId: number, from: string, to: string): Promise<string>;
+}
+
+/** The stored visits of one ClickHouse; `now` the clock (milliseconds). */
+export function createVisitStore(client: ClickhouseClient, now: () => number = Date.now): VisitStore {
+  /** One forming at a time per website in this process: statistics asked together wait for one. */
+  const forming = new Map<number, Promise<unknown>>();
+  let lastVersion = 0;
+
+  async function rows<Row>(query: string, params: Record<string, unknown>): Promise<Row[]> {
+    return (await client.query({ query, query_params: params, format: "JSONEachRow" })).json<Row>();
+  }
+
+  /** Hits per day of `from`…`to`. */
+  async function hitCounts(website: number, from: string, to: string): Promise<Map<string, number>> {
+    const counted = await rows<{ on: string; hits: string | number }>(
+      `SELECT toString(day) AS on, count() AS hits FROM ${HITS_TABLE} WHERE website_id = {website:UInt32} AND day BETWEEN {from:Date} AND {to:Date} GROUP BY day`,
+      { website, from, to },
+    );
+    return new Map(counted.map((row) => [row.on, Number(row.hits)]));
+  }
+
+  /** The days of `from`…`to` without stored visits current with their hits. */
+  async function unstored(website: number, from: string, to: string): Promise<number[]> {
+    const [hits, stored] = await Promise.all([
+      hitCounts(website, addDays(from, -1), addDays(to, 1)),
+      rows<{ on: string; counted: [string | number, string | number, string | number] }>(
+        `SELECT toString(day) AS on, argMax((hits_before, hits, hits_after), version) AS counted FROM ${VISIT_DAYS_TABLE} ` +
+          `WHERE website_id = {website:UInt32} AND day BETWEEN {from:Date} AND {to:Date} GROUP BY day`,
+        { website, from, to },
+      ),
+    ]);
+    const counts = new Map(stored.map((row) => [row.on, row.counted.map(Number)]));
+    const hitsOn = (day: number) => hits.get(dayText(day)) ?? 0;
+    const days: number[] = [];
+    for (let day = dayNumber(from); day <= dayNumber(to); day++) {
+      const counted = counts.get(dayText(day));
+      if (!counted || counted[0] !== hitsOn(day - 1) || counted[1] !== hitsOn(day) || counted[2] !== hitsOn(day + 1)) days.push(day);
+    }
+    return days;
+  }
+
+  /** The first day of `from`…`to` without stored visits current with its hits (the day after `to` when all have). */
+  const firstUnstored = async (website: number, from: string, to: string) =>
+    dayText((await unstored(website, from, to))[0] ?? dayNumber(to) + 1);
+
+  /** Forms and stores the visits and visitor-days of some days, a run of days at a time: the hits counted first, so a hit written meanwhile makes its day formed again. */
+  async function store(website: number, days: readonly number[]): Promise<void> {
+    for (let at = 0; at < days.length;) {
+      // A run of consecutive days, at most a chunk long.
+      let end = at + 1;
+      while (end < days.length && days[end] === days[end - 1]! + 1 && end - at < CHUNK_DAYS) end++;
+      const [start, last] = [days[at]!, days[end - 1]!];
+      at = end;
+      const [first, final] = [dayText(start), dayText(last)];
+      const hits = await hitCounts(website, dayText(start - 1), dayText(last + 1));
+      const version = (lastVersion = Math.max(lastVersion + 1, now() * 1000));
+      const params = { website, version, from: first, to: final, lo: dayText(start - 2), hi: dayText(last + 1) };
+      for (const query of [FORM, FORM_VISITOR_DAYS]) await client.command({ query, clickhouse_settings: paramSettings(params) });
+      const hitsOn = (day: number) => hits.get(dayText(day)) ?? 0;
+      const stored = [];
+      for (let day = start; day <= last; day++)
+        stored.push({
+          website_id: website,
+          day: dayText(day),
+          version,
+          hits_before: hitsOn(day - 1),
+          hits: hitsOn(day),
+          hits_after: hitsOn(day + 1),
+        });
+      await client.insert({ table: VISIT_DAYS_TABLE, values: stored, format: "JSONEachRow" });
+    }
+  }
+
+  return {
+    async storedUntil(website, from, to) {
+      const last = [to, lastClosedDay(now())].sort()[0]!;
+      if (last < from) return from;
+      const split = await firstUnstored(website, from, last);
+      if (split > last) return split;
+      const formed = (forming.get(website) ?? Promise.resolve()).then(async () => store(website, await unstored(website, from, last)));
+      forming.set(
+        website,
+        formed.catch(() => {}),
+      );
+      await formed;
+      return firstUnstored(website, from, last);
+    },
+  };
+}
