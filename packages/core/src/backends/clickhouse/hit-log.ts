@@ -72,7 +72,11 @@ export async function openHitLog(client: ClickhouseClient, place: SchemaPlace = 
     [own(VISIT_DAYS_TABLE), "day"],
   ] as const;
   /** Deletes a website's rows (`where`, on the day column `day`) from the tables (every one, or the stored visits' only). */
-  async function remove(where: (day: string) => string, params: Record<string, unknown>, from = tables): Promise<void> {
+  async function remove(
+    where: (day: string) => string,
+    params: Record<string, unknown>,
+    from: readonly (readonly [string, string])[] = tables,
+  ): Promise<void> {
     const settings = { mutations_sync: "2", ...paramSettings(params) };
     for (const [table, day] of from)
       await client.command({ query: `ALTER TABLE ${table}${onCluster} DELETE WHERE ${where(day)}`, clickhouse_settings: settings });
