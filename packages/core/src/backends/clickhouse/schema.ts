@@ -92,17 +92,14 @@ export const VISIT_KINDS: readonly HitDimension[] = [...new Set(VISIT_COLUMNS.ma
 
 /**
  * A stored visit (visits.ts forms them): its website, start day and the version of that
- * day's forming, start, figures, pageviews on its start day (a visit past midnight has the
- * rest on the next), exit page and its first hit's values. Not its visitor: the statistics
- * read from it count visits and pageviews, and a visitor's hash is most of a row's size.
+ * day's forming, figures, pageviews on its start day (a visit past midnight has the rest on
+ * the next), exit page and its first hit's values: what the unfiltered statistics read. Not
+ * its visitor or start time: a visitor's hash is most of a row's size.
  */
 export const VISIT_ROW_COLUMNS: readonly (readonly [name: string, type: string])[] = [
   ["website_id", "UInt32"],
   ["vday", "Date"],
   ["version", "UInt64"],
-  ["start", "Int64"],
-  ["start_hour", "UInt8"],
-  ["start_local", "Int64"],
   ["pageviews", "UInt32"],
   ["first_day_pageviews", "UInt32"],
   ["events", "UInt32"],
