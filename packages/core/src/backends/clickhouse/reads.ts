@@ -21,8 +21,8 @@ interface Counting {
   /**
    * `hits`: the range's hits; `visitor-days`: one row per visitor-day; `visitor-values`: one
    * row per visitor-day and value its hits had of `kind` (events: their names), its day
-   * beside it; `visits`:
-   * the visits started in the range; `visit-hits`: pageviews with their visit's values.
+   * beside it; `visits`: the visits started in the range; `visit-hits`: pageviews with their
+   * visit's values.
    */
   from: "hits" | "visitor-days" | "visitor-values" | "visits" | "visit-hits";
   kind?: HitDimension;
