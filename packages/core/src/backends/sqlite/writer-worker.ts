@@ -5,7 +5,7 @@
  */
 import { workerData } from "node:worker_threads";
 import Database from "better-sqlite3";
-import { createTightDiskGuard, WAL_SIZE_LIMIT } from "./tight-disk.js";
+import { createTightDiskGuard, WAL_CHECKPOINT_PAGES, WAL_SIZE_LIMIT } from "./tight-disk.js";
 import { unpackHits } from "../../model/hit-wire.js";
 import { createSqliteWriter } from "./writer.js";
 import { serveRequests } from "./thread-messages.js";
@@ -17,6 +17,7 @@ database.pragma("journal_mode = WAL");
 database.pragma("synchronous = NORMAL");
 database.pragma(`busy_timeout = ${busyTimeout}`);
 database.pragma(`journal_size_limit = ${WAL_SIZE_LIMIT}`);
+database.pragma(`wal_autocheckpoint = ${WAL_CHECKPOINT_PAGES}`);
 const writer = createSqliteWriter(database);
 const tightDisk = createTightDiskGuard(database);
 
