@@ -575,13 +575,21 @@ export function createTally<E extends EventMap<E> = AnyEvents>(options: TallyOpt
     waitMs: options.serverViewWaitMs ?? 10_000,
   });
   /** A hit of a client's (`collect`), or of the app's own server (`record`): their new values have budgets of their own. */
-  async function collect(hit: HitInput, from: "client" | "server" = "client"): Promise<CollectResult> {
-    const { collector } = opened ?? (await services);
+  function collect(hit: HitInput, from: "client" | "server" = "client"): Promise<CollectResult> {
+    // Not an async function: a hit counted at once is one promise, the collector's.
+    if (!opened) return services.then(() => collect(hit, from));
+    try {
+      return collectWith(opened.collector, hit, from);
+    } catch (error) {
+      return Promise.reject(error);
+    }
+  }
+  function collectWith(collector: Services["collector"], hit: HitInput, from: "client" | "server"): Promise<CollectResult> {
     const isPageview =
       (hit.event === undefined || hit.event === null || hit.event === PAGEVIEW_EVENT) &&
       (hit.engagedMs === undefined || hit.engagedMs === null);
     const served = isPageview ? views.claim(hit) : undefined;
-    if (served === null) return { status: "dropped", reason: "counted" };
+    if (served === null) return Promise.resolve({ status: "dropped", reason: "counted" });
     // The server's view (its time, page and referrer) with what only the browser knows.
     if (served)
       return collector.collect({

@@ -120,6 +120,8 @@ const RECENT_SOURCES = 4096;
 /** Conversions remembered for deduplication (each for a visit's length). */
 const MAX_CONVERSIONS = 100_000;
 
+const unavailable = (error: unknown): Promise<never> => Promise.reject(asStoreUnavailable(error));
+
 const messageOf = (error: unknown) => (error instanceof Error ? error.message : String(error));
 
 export function createCollector(options: CollectorOptions) {
@@ -300,28 +302,34 @@ export function createCollector(options: CollectorOptions) {
     return enrich(hit, rules, { referrer, host, origin: options.origin ?? from, saltOf });
   }
 
-  async function count(input: HitInput, from: "client" | "server"): Promise<CollectResult> {
+  /** The hit counted or dropped: at once when nothing needs loading and the queue takes it without waiting (almost every hit). */
+  function count(input: HitInput, from: "client" | "server"): CollectResult | Promise<CollectResult> {
     const ready = prepare(input, from);
-    const prepared = ready instanceof Promise ? await ready : ready;
+    return ready instanceof Promise ? ready.then((prepared) => admit(input, prepared)) : admit(input, ready);
+  }
+
+  function admit(input: HitInput, prepared: Prepared): CollectResult | Promise<CollectResult> {
     if ("status" in prepared) return prepared;
     if (prepared.kind === "event" && conversions.has(conversionKey(prepared))) {
       drops.record(prepared.websiteId, new URL(input.url), "counted");
       return { status: "dropped", reason: "counted" };
     }
     queue.admit();
-    await queue.add(prepared);
-    return { status: "accepted" };
+    const added = queue.add(prepared);
+    return added === undefined ? { status: "accepted" } : added.then(() => ({ status: "accepted" }));
   }
 
   /**
    * A database that cannot answer (a website's rules, a day's salt) is a 503 to retry, never a 500.
    * `from`: `server` for what the app's own server saw (its values have a budget of their own).
+   * One promise per hit: the steps under it answer at once when they can.
    */
-  async function collect(input: HitInput, from: "client" | "server" = "client"): Promise<CollectResult> {
+  function collect(input: HitInput, from: "client" | "server" = "client"): Promise<CollectResult> {
     try {
-      return await count(input, from);
+      const counted = count(input, from);
+      return counted instanceof Promise ? counted.catch(unavailable) : Promise.resolve(counted);
     } catch (error) {
-      throw asStoreUnavailable(error);
+      return unavailable(error);
     }
   }
 

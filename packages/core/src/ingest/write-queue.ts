@@ -172,6 +172,16 @@ export function createWriteQueue(options: WriteQueueOptions) {
     return run;
   }
 
+  /**
+   * A full batch starts a write; past two batches unwritten the caller waits for the write
+   * under way to end. Undefined when there is nothing to wait for (almost every hit).
+   */
+  function startFullBatch(): Promise<void> | undefined {
+    if (buffer.length < batchSize || backingOff()) return undefined;
+    const flushed = flush().catch(() => {});
+    return unwritten() >= 2 * batchSize ? Promise.race([flushed, nextWriteEnd()]) : undefined;
+  }
+
   function refuseIfReplaced(): void {
     if (failure?.fault?.kind === "replaced") throw new StoreUnavailableError(failure.fault);
   }
@@ -190,18 +200,16 @@ export function createWriteQueue(options: WriteQueueOptions) {
      * backlog: the store then always has the next batch ready instead of idling while
      * the callers refill an emptied queue.
      */
-    async add(hit: Hit): Promise<void> {
+    add(hit: Hit): Promise<void> | undefined {
       buffer.push(hit);
       // While a write is under way, a caller that never yields (a loop of awaited collects)
       // would hear of its end only when held back: let its answer in now and then, so the
       // next batch goes out as soon as the store is free.
       if (flushing && ++addsSinceTurn >= ADDS_PER_TURN) {
         addsSinceTurn = 0;
-        await nextTurn();
+        return nextTurn().then(startFullBatch);
       }
-      if (buffer.length < batchSize || backingOff()) return;
-      const flushed = flush().catch(() => {});
-      if (unwritten() >= 2 * batchSize) await Promise.race([flushed, nextWriteEnd()]);
+      return startFullBatch();
     },
     flush,
     /**

@@ -1,6 +1,6 @@
 import { HIT_DIMENSIONS, valuesAt } from "./dimensions.js";
 import type { Hit } from "./hit.js";
-import { compileLiteral } from "../shared/compiled-literal.js";
+import { compileFieldVisitor, compileLiteral } from "../shared/compiled-literal.js";
 
 /**
  * Hits as typed arrays and one list of distinct strings, for a trip to another thread. A
@@ -62,6 +62,8 @@ const hitAt = compileLiteral<(data: readonly unknown[], at: number, values: type
     ["values", `valuesAt(data, at + ${SCALARS.length})`],
   ],
 );
+/** Hands each of a hit's fields to `put`, in the packed order. */
+const visitFields = compileFieldVisitor<Hit>([...SCALARS, ...HIT_DIMENSIONS.map((kind) => `values.${kind}`)]);
 const OPTIONAL_AT = SCALARS.flatMap((field, i) => (OPTIONAL.has(field) ? [[field, i] as const] : []));
 
 export function packHits(hits: readonly Hit[]): PackedHits {
@@ -86,10 +88,7 @@ export function packHits(hits: readonly Hit[]): PackedHits {
       objects.push(value);
     }
   };
-  for (const hit of hits) {
-    for (const field of SCALARS) put(hit[field]);
-    for (const kind of HIT_DIMENSIONS) put(hit.values[kind]);
-  }
+  for (const hit of hits) visitFields(hit, put);
   return { fields: FIELDS, strings, codes, numbers, objects };
 }
 

@@ -5,10 +5,28 @@
  * which gets its whole shape at once. Names and expressions come from the registry and
  * the caller's code, never from input: each name must be a plain identifier.
  */
+const checkName = (name: string) => {
+  if (!/^[a-z_][a-z0-9_]*$/i.test(name)) throw new Error(`${name} is not a plain name.`);
+};
+
 export function compileLiteral<F extends (...args: never[]) => unknown>(
   parameters: readonly string[],
   fields: readonly (readonly [name: string, expression: string])[],
 ): F {
-  for (const [name] of fields) if (!/^[a-z_][a-z0-9_]*$/i.test(name)) throw new Error(`${name} is not a plain name.`);
+  for (const [name] of fields) checkName(name);
   return new Function(...parameters, `return { ${fields.map(([name, expression]) => `${name}: ${expression}`).join(", ")} };`) as F;
+}
+
+/**
+ * A function that hands `visit` each of an object's fields named by `paths` (`kind`,
+ * `values.page`), in order. Reading fields by computed names (`object[name]` in a loop)
+ * makes every read a generic lookup; here each is a plain property read. The same rule
+ * as above: names come from the registry and the caller's code, each a plain identifier.
+ */
+export function compileFieldVisitor<T>(paths: readonly string[]): (object: T, visit: (value: unknown) => void) => void {
+  for (const path of paths) path.split(".").forEach(checkName);
+  return new Function("object", "visit", paths.map((path) => `visit(object.${path});`).join("\n")) as (
+    object: T,
+    visit: (value: unknown) => void,
+  ) => void;
 }

@@ -71,7 +71,7 @@ export const tallyPlugin: FastifyPluginAsync<TallyPluginOptions> = async (app, {
   const report = collectReporter();
   app.post("/collect", async (request, reply) => {
     const raw = Buffer.isBuffer(request.body) ? request.body : Buffer.alloc(0);
-    const text = async () => {
+    const text = () => {
       if (raw.length > COLLECT_BODY_LIMIT) throw new HttpError(413, MESSAGES.tooLarge);
       return decodeUtf8(raw);
     };

@@ -11,16 +11,17 @@ const headerOf = (req: IncomingMessage) => (name: string) => {
 };
 
 /** The body as UTF-8 text within the hit limit, whether or not a host body parser read it first. */
-async function readHitText(req: NodeRequest): Promise<string> {
+function readHitText(req: NodeRequest): string | Promise<string> {
   if (req.body !== undefined && req.readableEnded) {
     if (typeof req.body === "string") return req.body;
     return Buffer.isBuffer(req.body) ? req.body.toString("utf8") : JSON.stringify(req.body);
   }
-  // Built only when thrown: an Error captures a stack trace, too dear for every hit.
-  const tooLarge = () => new HttpError(413, MESSAGES.tooLarge);
   if (Number(req.headers["content-length"]) > COLLECT_BODY_LIMIT) throw tooLarge();
-  return decodeUtf8(await readSmallBody(req, tooLarge));
+  return readSmallBody(req).then(decodeUtf8);
 }
+
+// Built only when thrown: an Error captures a stack trace, too dear for every hit.
+const tooLarge = () => new HttpError(413, MESSAGES.tooLarge);
 
 /**
  * The body's bytes up to COLLECT_BODY_LIMIT, read with the stream's events (an async
@@ -28,7 +29,7 @@ async function readHitText(req: NodeRequest): Promise<string> {
  * an upload the client aborted, or the server cut for being too slow, is the client's
  * doing, not a server error (400).
  */
-function readSmallBody(req: NodeRequest, tooLarge: () => HttpError): Promise<Buffer> {
+function readSmallBody(req: NodeRequest): Promise<Buffer> {
   return new Promise((resolve, reject) => {
     const chunks: Buffer[] = [];
     let size = 0;
@@ -61,17 +62,15 @@ function readSmallBody(req: NodeRequest, tooLarge: () => HttpError): Promise<Buf
  */
 export function createNodeCollect(tally: Tally) {
   const report = collectReporter();
-  return async function serveCollect(req: NodeRequest, res: ServerResponse): Promise<void> {
-    const answer = await answerHit(
-      tally,
-      { text: () => readHitText(req), socketIp: req.socket.remoteAddress, header: headerOf(req) },
-      report,
-    );
-    // A body left unread (413) closes the connection instead of being drained.
-    // setHeader rather than writeHead(headers): the host's logging middleware can read them back.
-    for (const name in answer.headers) res.setHeader(name, answer.headers[name]!);
-    if (!req.complete) res.setHeader("connection", "close");
-    res.statusCode = answer.status;
-    res.end(answer.body);
+  return function serveCollect(req: NodeRequest, res: ServerResponse): Promise<void> {
+    const request = { text: () => readHitText(req), socketIp: req.socket.remoteAddress, header: headerOf(req) };
+    return answerHit(tally, request, report).then((answer) => {
+      // A body left unread (413) closes the connection instead of being drained.
+      // setHeader rather than writeHead(headers): the host's logging middleware can read them back.
+      for (const name in answer.headers) res.setHeader(name, answer.headers[name]!);
+      if (!req.complete) res.setHeader("connection", "close");
+      res.statusCode = answer.status;
+      res.end(answer.body);
+    });
   };
 }

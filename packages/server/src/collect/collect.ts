@@ -29,7 +29,7 @@ export interface CollectAnswer {
 export interface HitRequest {
   /** Reads the body as UTF-8 text within COLLECT_BODY_LIMIT (whatever its Content-Type:
    * trackers send text/plain to skip the preflight); throws HttpError 413/400 otherwise. */
-  text(): Promise<string>;
+  text(): string | Promise<string>;
   socketIp: string | undefined;
   header: HeaderReader;
 }
@@ -62,11 +62,8 @@ function plainHit(body: Record<string, unknown>): HitBody | undefined {
   return body as HitBody;
 }
 
-async function parseHit(text: string): Promise<HitBody> {
-  const body = parseJsonObject(text);
-  const plain = plainHit(body);
-  if (plain) return plain;
-  // The schema is loaded with the first hit that needs it: most apps' trackers never send one.
+/** A body that is not a plain hit, as the schema reads it; the schema is loaded with the first such body: most apps' trackers never send one. */
+async function schemaHit(body: Record<string, unknown>): Promise<HitBody> {
   const { hitBody } = await import("./hit-schema.js");
   const result = hitBody.safeParse(body);
   if (!result.success)
@@ -97,17 +94,35 @@ function clientIpOf(tally: Tally, request: HitRequest): string {
   return ip;
 }
 
+/** A hit core refuses is a bad body (400), not a form field error. */
+function asBadHit(error: unknown): unknown {
+  return error instanceof ValidationError ? new HttpError(400, `Invalid hit: ${Object.values(error.errors).flat().join(" ")}`) : error;
+}
+
 function submitHit(tally: Tally, hit: HitInput): Promise<CollectResult> {
   return tally.collect(hit).catch((error: unknown) => {
-    if (error instanceof ValidationError) throw new HttpError(400, `Invalid hit: ${Object.values(error.errors).flat().join(" ")}`);
-    throw error;
+    throw asBadHit(error);
   });
 }
 
-async function collectHit(tally: Tally, request: HitRequest): Promise<CollectResult> {
-  const body = await parseHit(await request.text());
+/**
+ * Counts the hit of this request's body; without a turn of the event loop or a promise of
+ * its own when the body is at hand and a plain hit (what trackers send), core's the only one.
+ */
+function collectHit(tally: Tally, request: HitRequest): Promise<CollectResult> {
+  const text = request.text();
+  return typeof text === "string" ? collectText(tally, request, text) : text.then((read) => collectText(tally, request, read));
+}
+
+function collectText(tally: Tally, request: HitRequest, text: string): Promise<CollectResult> {
+  const body = parseJsonObject(text);
+  const plain = plainHit(body);
+  return plain ? collectBody(tally, request, plain) : schemaHit(body).then((checked) => collectBody(tally, request, checked));
+}
+
+function collectBody(tally: Tally, request: HitRequest, body: HitBody): Promise<CollectResult> {
   // Built here in one literal (not spread from the fields): a hit's copies cost more than its checks.
-  return submitHit(tally, {
+  return tally.collect({
     url: body.u,
     referrer: body.r,
     screen: body.s,
@@ -149,15 +164,21 @@ function droppedAnswer(reason: string): CollectAnswer {
  * (which skip building a Request and a Response: this is the hot path) all call it.
  * The client's timestamp is never trusted.
  */
-export async function answerHit(tally: Tally, request: HitRequest, report: (error: unknown) => void): Promise<CollectAnswer> {
+export function answerHit(tally: Tally, request: HitRequest, report: (error: unknown) => void): Promise<CollectAnswer> {
+  const refused = (error: unknown) => errorAnswer(asBadHit(error), report);
   try {
-    const result = await collectHit(tally, request);
-    return result.status === "dropped" ? droppedAnswer(result.reason) : ACCEPTED;
+    return collectHit(tally, request).then(resultAnswer, refused);
   } catch (error) {
-    const { status, payload, headers } = describeError(error, report);
-    // Said where a developer looks (the tracker's request in devtools), as a deliberate drop is.
-    return answerOf(status, payload, error instanceof NotFoundError ? { ...headers, "x-tally-dropped": "unknown-website" } : headers);
+    return Promise.resolve(refused(error));
   }
+}
+
+const resultAnswer = (result: CollectResult) => (result.status === "dropped" ? droppedAnswer(result.reason) : ACCEPTED);
+
+function errorAnswer(error: unknown, report: (error: unknown) => void): CollectAnswer {
+  const { status, payload, headers } = describeError(error, report);
+  // Said where a developer looks (the tracker's request in devtools), as a deliberate drop is.
+  return answerOf(status, payload, error instanceof NotFoundError ? { ...headers, "x-tally-dropped": "unknown-website" } : headers);
 }
 
 /** Reports an unexpected /collect failure through the handler's reporter, which speaks of Requests. */
