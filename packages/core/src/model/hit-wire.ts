@@ -72,11 +72,22 @@ export function packHits(hits: readonly Hit[]): PackedHits {
   const strings: string[] = [];
   const objects: unknown[] = [];
   const indexOf = new Map<string, number>();
+  // A field's string is often the one the hit before had (its kind, day, hour, host, browser):
+  // found again by comparison, without a lookup.
+  const lastString: unknown[] = new Array(FIELDS);
+  const lastIndex = new Int32Array(FIELDS);
   let at = 0;
   const put = (value: unknown) => {
     if (typeof value === "string") {
+      const field = at % FIELDS;
+      if (lastString[field] === value) {
+        codes[at++] = lastIndex[field]!;
+        return;
+      }
       let index = indexOf.get(value);
       if (index === undefined) indexOf.set(value, (index = strings.push(value) - 1));
+      lastString[field] = value;
+      lastIndex[field] = index;
       codes[at++] = index;
     } else if (typeof value === "number") {
       codes[at] = NUMBER;
