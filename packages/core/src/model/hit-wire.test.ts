@@ -42,6 +42,27 @@ describe("hits packed for another thread", () => {
     expect(second).not.toHaveProperty("outboxId");
   });
 
+  it("arrive as they were when a field repeats the hit before's value, goes back to an older one, or holds another field's", () => {
+    const hit = (day: string, hour: string, visitorHash: string): Hit => ({
+      kind: "pageview",
+      websiteId: 1,
+      timestamp: 1_764_000_000_000,
+      localTime: 1_764_000_000,
+      day,
+      hour,
+      visitorHash,
+      previousVisitorHash: null,
+      nextVisitorHash: null,
+      engagedMs: 0,
+      scrollDepth: null,
+      vitals: null,
+      props: null,
+      values: values(visitorHash),
+    });
+    const hits = [hit("d1", "10", "v1"), hit("d1", "10", "v1"), hit("d2", "d1", "v2"), hit("d1", "d2", "v1"), hit("d1", "d2", "10")];
+    expect(unpackHits(structuredClone(packHits(hits)))).toEqual(hits);
+  });
+
   it("refuses hits packed with another registry", () => {
     const packed = packHits([]);
     expect(() => unpackHits({ ...packed, fields: packed.fields + 1 })).toThrow(/fields/);
