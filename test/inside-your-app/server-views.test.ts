@@ -29,12 +29,14 @@ describe("server-side pageviews in-process", () => {
   afterEach(() => tally.close());
 
   it("marks a fetch app's HTML answer and counts it alone once the wait is over", async () => {
-    const response = html();
-    count()(navigation("/pricing?plan=pro"), { ip: IP, response });
-    expect(response.headers.get("server-timing")).toMatch(/^tally;desc="[\w-]{16}"$/);
     const day = new Date().toISOString().slice(0, 10);
     // Read without flush (which would count it at once): the view waits, then counts by itself.
     const pages = async () => (await tally.stats.query(site.accountId, site.websiteId, { name: "page", from: day, to: day })).data;
+    // The first read loads the statistics' code: done before the view, so the read after it is quick.
+    expect(await pages()).toEqual([]);
+    const response = html();
+    count()(navigation("/pricing?plan=pro"), { ip: IP, response });
+    expect(response.headers.get("server-timing")).toMatch(/^tally;desc="[\w-]{16}"$/);
     expect(await pages()).toEqual([]);
     await sleep(600);
     expect(await pages()).toEqual([{ value: "/pricing?plan=pro", count: 1 }]);
