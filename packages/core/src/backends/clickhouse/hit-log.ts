@@ -148,27 +148,28 @@ async function atClickhouse(call: () => Promise<void>): Promise<void> {
 }
 
 /**
- * The engine's writer with every written batch also appended to the hit log, under the same
- * batch id: a batch retried after either write failed is counted once in each (the database
- * skips an id it recorded, ClickHouse an insert token it saw). While ClickHouse refuses, the
- * write queue keeps the batches, in order, as it does while the database refuses.
+ * The engine's writer with ClickHouse holding the events: every batch goes to the hit log
+ * only, under its batch id (a batch retried after its insert failed, or after its answer was
+ * lost, is kept once: ClickHouse skips an insert token it saw among the last 10,000). The
+ * database keeps what is not an event: the daily salts, and `probe` proves it takes writes;
+ * it writes no visitor rows, visits, hits or rollups. While ClickHouse refuses, the write
+ * queue keeps the batches, in order, as it does while the database refuses.
  */
 export function withHitLog(store: EngineStore, log: HitLog): EngineStore {
   return {
-    ...store,
     async probe() {
       await store.probe();
       await atClickhouse(() => log.probe());
     },
     ...(store.check ? { check: store.check.bind(store) } : {}),
-    async write(hits, batchId) {
-      await store.write(hits, batchId);
-      await atClickhouse(() => log.append(hits, batchId));
-    },
+    write: (hits, batchId) => atClickhouse(() => log.append(hits, batchId)),
+    salt: (day, candidate) => store.salt(day, candidate),
+    forgetBefore: (day) => store.forgetBefore(day),
     async deleteWebsite(websiteId) {
       await store.deleteWebsite(websiteId);
       await log.deleteWebsite(websiteId);
     },
+    // Rows the database kept before ClickHouse was configured (or copied from it) go by its retention too.
     deleteOlderThan: (websiteId, localSeconds, limit) => store.deleteOlderThan(websiteId, localSeconds, limit),
     retainHits: (cutoffs) => log.retain(cutoffs),
     async close() {
