@@ -3,11 +3,13 @@
  * database holds no visitor rows, visits, hits, properties, signals or rollups, and every
  * reader answers from ClickHouse what a Tally without ClickHouse, fed the same hits, answers
  * from its database: statistics and totals (the `all` period from the first day with hits),
- * the Stats API v2, realtime, e-mail reports and alert rules.
+ * the Stats API v2, realtime, e-mail reports and alert rules. A conversion recorded in the
+ * app's transaction is counted once, its outbox row gone.
  */
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import Database from "better-sqlite3";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createTally, type Tally } from "@tally-analytics/core";
 import { runSql } from "../support/databases.js";
@@ -185,5 +187,28 @@ describe("events in ClickHouse only", () => {
         .sort((a, b) => a.text.localeCompare(b.text));
     expect(figures(sent)).toEqual(figures(expectedSent));
     expect(figures(expectedSent)).toMatchObject([{ kind: "visitors", value: 2 }]);
+  });
+
+  it("counts a conversion of the app's transaction once, and deletes its outbox row", async () => {
+    const today = new Date(now).toISOString().slice(0, 10);
+    const purchases = await both(async ({ tally, database, accountId, websiteId }) => {
+      const app = new Database(database.replace(/^file:/, ""));
+      app.pragma("busy_timeout = 5000");
+      app.exec("begin");
+      await tally.record("Purchase", { url: "https://shop.test/checkout", ip: "203.0.113.9", userAgent: CHROME, trx: app });
+      app.exec("commit");
+      app.close();
+      // Each flush relays the outbox twice: a row written already is not counted again.
+      await tally.flush();
+      await tally.flush();
+      const outbox = await runSql("sqlite", database, "select id from tally_outbox");
+      const events = await tally.stats.query(accountId, websiteId, { name: "event", from: today, to: today });
+      return { outbox, events: events.data };
+    });
+    expect(purchases[0]).toEqual(purchases[1]);
+    expect(purchases[0].outbox).toEqual([]);
+    expect(purchases[0].events).toContainEqual(expect.objectContaining({ value: "Purchase", count: 1 }));
+    const [hits] = await both(({ database }) => runSql<{ n: number }>("sqlite", database, "select count(*) as n from hits"));
+    expect(Number(hits[0]!.n)).toBe(0);
   });
 });

@@ -1,4 +1,3 @@
-import { randomUUID } from "node:crypto";
 import type { Accounts } from "./accounts/accounts.js";
 import { deferTeam } from "./accounts/deferred-team.js";
 import type { Team } from "./accounts/team.js";
@@ -397,7 +396,13 @@ async function openWriter(store: Backend, options: TallyOptions): Promise<{ writ
     ]);
     const client = await connectClickhouse(options.clickhouse);
     const log = await openHitLog(client, { cluster: options.clickhouseCluster });
-    return { writer: withHitLog(writer, log), clickhouse: client };
+    const conversionsWritten = async (ids: readonly number[]) => {
+      await store.db
+        .deleteFrom("tally_outbox")
+        .where("id", "in", [...ids])
+        .execute();
+    };
+    return { writer: withHitLog(writer, log, conversionsWritten), clickhouse: client };
   } catch (error) {
     await writer.close().catch(() => {});
     await store.close().catch(() => {});
@@ -467,7 +472,8 @@ async function openServices(options: TallyOptions, passwords: Passwords): Promis
     })());
   const outbox = createOutboxRelay({
     db: store.db,
-    write: (hits) => rollups.write(hits, `outbox-${randomUUID()}`),
+    write: (hits, batchId) => rollups.write(hits, batchId),
+    claim: clickhouse !== null,
   });
   const flushEvery = options.flushIntervalMs ?? 1000;
   const stopOutbox = scheduleEvery(() => outbox.run(), flushEvery, flushEvery, onError);

@@ -152,17 +152,27 @@ async function atClickhouse(call: () => Promise<void>): Promise<void> {
  * only, under its batch id (a batch retried after its insert failed, or after its answer was
  * lost, is kept once: ClickHouse skips an insert token it saw among the last 10,000). The
  * database keeps what is not an event: the daily salts, and `probe` proves it takes writes;
- * it writes no visitor rows, visits, hits or rollups. While ClickHouse refuses, the write
- * queue keeps the batches, in order, as it does while the database refuses.
+ * it writes no visitor rows, visits, hits or rollups. Conversions of the outbox (claimed
+ * under their batch id first) have their rows deleted by `conversionsWritten` once ClickHouse
+ * took them. While ClickHouse refuses, the write queue keeps the batches, in order, as it does
+ * while the database refuses.
  */
-export function withHitLog(store: EngineStore, log: HitLog): EngineStore {
+export function withHitLog(
+  store: EngineStore,
+  log: HitLog,
+  conversionsWritten: (outboxIds: readonly number[]) => Promise<void>,
+): EngineStore {
   return {
     async probe() {
       await store.probe();
       await atClickhouse(() => log.probe());
     },
     ...(store.check ? { check: store.check.bind(store) } : {}),
-    write: (hits, batchId) => atClickhouse(() => log.append(hits, batchId)),
+    async write(hits, batchId) {
+      await atClickhouse(() => log.append(hits, batchId));
+      const outboxIds = hits.flatMap((hit) => (hit.outboxId === undefined ? [] : [hit.outboxId]));
+      if (outboxIds.length > 0) await conversionsWritten(outboxIds);
+    },
     salt: (day, candidate) => store.salt(day, candidate),
     forgetBefore: (day) => store.forgetBefore(day),
     async deleteWebsite(websiteId) {
