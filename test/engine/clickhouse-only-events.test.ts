@@ -3,13 +3,14 @@
  * database holds no visitor rows, visits, hits, properties, signals or rollups, and every
  * reader answers from ClickHouse what a Tally without ClickHouse, fed the same hits, answers
  * from its database: statistics and totals (the `all` period from the first day with hits),
- * the Stats API v2, realtime, e-mail reports and alert rules. A conversion recorded in the
+ * the Stats API v2, realtime, e-mail reports, alert rules and exports. A conversion recorded in the
  * app's transaction is counted once, its outbox row gone.
  */
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import Database from "better-sqlite3";
+import { strFromU8, unzipSync } from "fflate";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createTally, type Tally } from "@tally-analytics/core";
 import { runSql } from "../support/databases.js";
@@ -187,6 +188,35 @@ describe("events in ClickHouse only", () => {
         .sort((a, b) => a.text.localeCompare(b.text));
     expect(figures(sent)).toEqual(figures(expectedSent));
     expect(figures(expectedSent)).toMatchObject([{ kind: "visitors", value: 2 }]);
+  });
+
+  /** An export's files by name, each as its CSV text. */
+  async function exported({ tally, websiteId }: Installation, format: "csv" | "plausible"): Promise<Record<string, string>> {
+    const { body } = await tally.export(websiteId, { format, from: "2026-03-01", to: "2026-03-03" });
+    const zip = unzipSync(new Uint8Array(await new Response(body).arrayBuffer()));
+    return Object.fromEntries(Object.entries(zip).map(([name, bytes]) => [name, strFromU8(bytes)]));
+  }
+
+  it("exports Tally's files from ClickHouse, and Plausible's with the counts the rollups would hold", async () => {
+    const [csv, expectedCsv] = await both((installation) => exported(installation, "csv"));
+    expect(csv).toEqual(expectedCsv);
+    expect(expectedCsv["page.csv"]).toContain('"2026-03-01","/pricing",1');
+    const [plausible, expectedPlausible] = await both((installation) => exported(installation, "plausible"));
+    expect(Object.keys(plausible)).toEqual(Object.keys(expectedPlausible));
+    /** A file's rows by their key columns and the counts the rollups hold (ClickHouse keeps no visits table for the rest). */
+    const counted = (files: Record<string, string>, table: string, columns: readonly number[]) => {
+      const [, ...lines] = files[Object.keys(files).find((name) => name.startsWith(`imported_${table}_`))!]!.trim().split("\n");
+      return lines.map((line) => columns.map((column) => line.split(",")[column]).join(","));
+    };
+    for (const [table, columns] of [
+      ["visitors", [0, 1, 2, 3, 4, 5]],
+      ["pages", [0, 1, 2, 5]],
+      ["sources", [0, 1, 2, 3, 4, 5, 6, 7, 10]],
+      ["custom_events", [0, 1, 4, 5]],
+      ["browsers", [0, 1, 3]],
+    ] as const)
+      expect(counted(plausible, table, columns), table).toEqual(counted(expectedPlausible, table, columns));
+    expect(counted(expectedPlausible, "visitors", [0, 1, 2])).toContain('"2026-03-01",2,5');
   });
 
   it("counts a conversion of the app's transaction once, and deletes its outbox row", async () => {

@@ -191,7 +191,9 @@ export async function openManagement(context: ManagementContext): Promise<Manage
       const row = await directory.findById(websiteId);
       if (!row) throw new NotFoundError();
       await collector.flush();
-      return exportWebsite(store.db, row, exportOptions);
+      if (!clickhouse) return exportWebsite(store.db, row, exportOptions);
+      const { clickhouseExportSource } = await import("./backends/clickhouse/export-source.js");
+      return exportWebsite(store.db, row, exportOptions, clickhouseExportSource(clickhouse, websiteId));
     },
     async settle() {
       await reports.settle();
