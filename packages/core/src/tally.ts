@@ -58,8 +58,9 @@ export interface TallyOptions {
    */
   database?: DatabaseOption;
   /**
-   * ClickHouse beside the database: `http(s)://user:password@host:8123/database`, or
-   * `chdb:PATH` for ClickHouse embedded in this process (docs/clickhouse.md). Needs the
+   * ClickHouse for the events (hits, signals, properties: kept there instead of the database):
+   * `http(s)://user:password@host:8123/database`, or `chdb:PATH` for ClickHouse embedded in
+   * this process (docs/clickhouse.md). Needs the
    * package `@clickhouse/client` (and `chdb` for `chdb:`), loaded only when this is set.
    * @default none
    */
