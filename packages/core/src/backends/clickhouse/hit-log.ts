@@ -39,7 +39,7 @@ const NONE: Readonly<Record<string, never>> = {};
 
 /** An engagement signal's vitals that were sent (a Map column holds no nulls). */
 function sentVitals(vitals: Hit["vitals"]): Record<string, number> {
-  if (vitals === null) return NONE;
+  if (!vitals) return NONE;
   const sent: Record<string, number> = {};
   for (const [name, value] of Object.entries(vitals)) if (value !== null) sent[name] = value;
   return sent;
