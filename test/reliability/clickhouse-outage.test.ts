@@ -46,7 +46,7 @@ describe("ClickHouse outages under load", () => {
     const [row] = await clickhouse.rows<{ rows: string }>("SELECT count() AS rows FROM tally_hits", "outage");
     return Number(row!.rows);
   }
-  /** Pageviews the API answers (counted by ClickHouse) and those of the database's rollups. */
+  /** Pageviews the API answers (counted by ClickHouse) and those of the database's rollups (none: the events live in ClickHouse). */
   async function pageviews(): Promise<{ api: number; database: number }> {
     const response = await fetch(`${server.base}/api/v1/stats/1?name=pageviews&from=${dayFrom(-1)}&to=${dayFrom(1)}`, { headers: auth });
     expect(response.status).toBe(200);
@@ -59,7 +59,7 @@ describe("ClickHouse outages under load", () => {
       return now.code === 200 && now.body.buffered === 0;
     });
     expect(await clickhouseRows()).toBe(accepted);
-    expect(await pageviews()).toEqual({ api: accepted, database: accepted });
+    expect(await pageviews()).toEqual({ api: accepted, database: 0 });
   }
 
   beforeAll(async () => {

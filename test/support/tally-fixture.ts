@@ -33,6 +33,8 @@ export interface TestTally {
   url: string;
   /** Rows of a read-only query, run by a separate connection (what is really stored). */
   sql<Row = Record<string, unknown>>(text: string): Promise<Row[]>;
+  /** Rows of a query to its ClickHouse, by a connection of its own; absent without ClickHouse. */
+  clickhouseRows?<Row = Record<string, unknown>>(query: string): Promise<Row[]>;
   dispose(): Promise<void>;
 }
 
@@ -64,12 +66,24 @@ export async function createTestTally(
     dialect,
     url: database.url,
     sql: <Row>(text: string) => runSql<Row>(dialect, database.url, text),
+    ...(clickhouseFolder === null ? {} : { clickhouseRows: (query: string) => clickhouseRows(`chdb:${clickhouseFolder}`, query) }),
     async dispose() {
       await tally.close();
       await database.dispose();
       if (clickhouseFolder !== null) rmSync(clickhouseFolder, { recursive: true, force: true });
     },
   };
+}
+
+/** Rows of a query to a ClickHouse, through a client opened for it. */
+export async function clickhouseRows<Row>(url: string, query: string): Promise<Row[]> {
+  const { connectClickhouse } = await import("@tally-analytics/core/internal");
+  const client = await connectClickhouse(url);
+  try {
+    return await (await client.query({ query, format: "JSONEachRow" })).json<Row>();
+  } finally {
+    await client.close();
+  }
 }
 
 /** A fresh Tally served one way, with two accounts (alice, bob) and an anonymous client. */

@@ -42,7 +42,8 @@ export const SERVE_ENVIRONMENT: Readonly<Record<string, string>> = {
   PORT: "port to listen on (default 3000; 0 picks a free one)",
   HOST: "address to bind (default 127.0.0.1; 0.0.0.0 for every interface)",
   DATABASE_URL: `file:PATH or :memory: (SQLite), or postgres://user@host/db (default ${DEFAULT_DATABASE_URL})`,
-  CLICKHOUSE_URL: "ClickHouse beside the database: http(s)://user:password@host:8123/database, or chdb:PATH embedded (docs/clickhouse.md)",
+  CLICKHOUSE_URL:
+    "ClickHouse for the events, instead of the database: http(s)://user:password@host:8123/database, or chdb:PATH embedded (docs/clickhouse.md)",
   CLICKHOUSE_CLUSTER: "a cluster of the ClickHouse servers: the tables made on every node, replicated, a Distributed table in front",
   TALLY_API_KEY: "an account with exactly this key (16+ characters) exists after start",
   TALLY_SECRET:

@@ -131,6 +131,7 @@ export async function openManagement(context: ManagementContext): Promise<Manage
   const databaseReads = await store.openReads(queryTimeoutMs);
   const clickhouseReads = clickhouse ? await import("./backends/clickhouse/reads.js") : null;
   const clickhouseLive = clickhouse ? await import("./backends/clickhouse/live.js") : null;
+  const clickhouseWebsite = clickhouse ? await import("./backends/clickhouse/website-reads.js") : null;
   const reads = clickhouse ? clickhouseReads!.createClickhouseStatsReads(clickhouse, databaseReads, queryTimeoutMs) : databaseReads;
   const beforeRead = () => collector.settleForRead();
   const stats: Stats = {
@@ -157,7 +158,9 @@ export async function openManagement(context: ManagementContext): Promise<Manage
         return row.timezone;
       },
       recentDrops: (websiteId, domain) => collector.recentDrops(websiteId, domain),
-      firstDay: (websiteId) => readFirstDay(store.db, websiteId),
+      firstDay: clickhouse
+        ? clickhouseWebsite!.createClickhouseFirstDay(clickhouse, queryTimeoutMs)
+        : (websiteId) => readFirstDay(store.db, websiteId),
     }),
     ...createPathStats({ websites, funnels, runner: reads, beforeRead }),
   };
@@ -165,6 +168,7 @@ export async function openManagement(context: ManagementContext): Promise<Manage
   const alerts = createAlerts({
     db: store.db,
     dialect: store.dialect,
+    ...(clickhouse ? { reader: clickhouseWebsite!.createClickhouseAlertReader(clickhouse, queryTimeoutMs) } : {}),
     websites,
     mailer,
     publicUrl,
@@ -187,7 +191,9 @@ export async function openManagement(context: ManagementContext): Promise<Manage
       const row = await directory.findById(websiteId);
       if (!row) throw new NotFoundError();
       await collector.flush();
-      return exportWebsite(store.db, row, exportOptions);
+      if (!clickhouse) return exportWebsite(store.db, row, exportOptions);
+      const { clickhouseExportSource } = await import("./backends/clickhouse/export-source.js");
+      return exportWebsite(store.db, row, exportOptions, clickhouseExportSource(clickhouse, websiteId));
     },
     async settle() {
       await reports.settle();

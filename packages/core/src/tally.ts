@@ -1,4 +1,3 @@
-import { randomUUID } from "node:crypto";
 import type { Accounts } from "./accounts/accounts.js";
 import { deferTeam } from "./accounts/deferred-team.js";
 import type { Team } from "./accounts/team.js";
@@ -59,8 +58,9 @@ export interface TallyOptions {
    */
   database?: DatabaseOption;
   /**
-   * ClickHouse beside the database: `http(s)://user:password@host:8123/database`, or
-   * `chdb:PATH` for ClickHouse embedded in this process (docs/clickhouse.md). Needs the
+   * ClickHouse for the events (hits, signals, properties: kept there instead of the database):
+   * `http(s)://user:password@host:8123/database`, or `chdb:PATH` for ClickHouse embedded in
+   * this process (docs/clickhouse.md). Needs the
    * package `@clickhouse/client` (and `chdb` for `chdb:`), loaded only when this is set.
    * @default none
    */
@@ -92,8 +92,9 @@ export interface TallyOptions {
   /**
    * A write starts as soon as this many hits wait; past twice as many, `collect` waits for
    * that write (back-pressure). Small batches keep a busy app's memory flat at no cost in
-   * CPU per hit (docs/performance.md).
-   * @default 2000
+   * CPU per hit (docs/performance.md). With ClickHouse, where each insert makes a part that
+   * is merged later, 10,000: a quarter less CPU per hit than 2,000.
+   * @default 2000 (10,000 with `clickhouse`)
    */
   batchSize?: number;
   /**
@@ -386,6 +387,9 @@ function reasonOf(error: unknown): string {
   return error instanceof Error ? error.message : String(error);
 }
 
+/** Hits per write with ClickHouse: each insert makes a part that ClickHouse merges later, so fewer, larger ones cost less. */
+const CLICKHOUSE_BATCH_SIZE = 10_000;
+
 /** Where the engine writes: the database, and ClickHouse's hit log when the options name one (and its client, which statistics read through). */
 async function openWriter(store: Backend, options: TallyOptions): Promise<{ writer: EngineStore; clickhouse: ClickhouseClient | null }> {
   const writer = store.openWriter();
@@ -397,7 +401,13 @@ async function openWriter(store: Backend, options: TallyOptions): Promise<{ writ
     ]);
     const client = await connectClickhouse(options.clickhouse);
     const log = await openHitLog(client, { cluster: options.clickhouseCluster });
-    return { writer: withHitLog(writer, log), clickhouse: client };
+    const conversionsWritten = async (ids: readonly number[]) => {
+      await store.db
+        .deleteFrom("tally_outbox")
+        .where("id", "in", [...ids])
+        .execute();
+    };
+    return { writer: withHitLog(writer, log, conversionsWritten), clickhouse: client };
   } catch (error) {
     await writer.close().catch(() => {});
     await store.close().catch(() => {});
@@ -429,7 +439,7 @@ async function openServices(options: TallyOptions, passwords: Passwords): Promis
     ...(outageLog ? { outageReport: outageLog } : { onFlushError: onError }),
     ...(spillFolders ? { spill: (chunks: readonly Chunk[]) => spillChunks(spillFolders, store.databaseId, chunks) } : {}),
     ...(options.flushIntervalMs === undefined ? {} : { flushIntervalMs: options.flushIntervalMs }),
-    ...(options.batchSize === undefined ? {} : { batchSize: options.batchSize }),
+    ...(options.batchSize === undefined && clickhouse === null ? {} : { batchSize: options.batchSize ?? CLICKHOUSE_BATCH_SIZE }),
     ...(options.maxBufferedHits === undefined ? {} : { maxBufferedHits: options.maxBufferedHits }),
     ...(options.closeTimeoutMs === undefined ? {} : { closeTimeoutMs: options.closeTimeoutMs }),
   });
@@ -467,7 +477,8 @@ async function openServices(options: TallyOptions, passwords: Passwords): Promis
     })());
   const outbox = createOutboxRelay({
     db: store.db,
-    write: (hits) => rollups.write(hits, `outbox-${randomUUID()}`),
+    write: (hits, batchId) => rollups.write(hits, batchId),
+    claim: clickhouse !== null,
   });
   const flushEvery = options.flushIntervalMs ?? 1000;
   const stopOutbox = scheduleEvery(() => outbox.run(), flushEvery, flushEvery, onError);

@@ -21,7 +21,7 @@ import {
   type WebhookFormat,
 } from "./alert-input.js";
 import { alertMail, alertPayload, webhookBody, type AlertPayload } from "./alert-messages.js";
-import { createAlertReader } from "./alert-reader.js";
+import { createAlertReader, type AlertReader } from "./alert-reader.js";
 import { newWebhookSecret, postWebhook } from "./webhook.js";
 
 /** When alert rules are checked and how their deliveries are retried (`createTally({ alerts })`). */
@@ -78,6 +78,8 @@ export interface Alerts {
 export interface AlertsDependencies {
   db: Kysely<Database>;
   dialect: SqlDialect;
+  /** What the rules count from, when the hits are not the database's (ClickHouse's); default: the database's hits. */
+  reader?: AlertReader;
   websites: Websites;
   mailer: Mailer | null;
   /** The public URL of Tally's mount (the dashboard link), without a trailing slash; null for none. */
@@ -127,7 +129,7 @@ const channelsOf = (rule: Pick<RuleRow, "email" | "webhook_url">): [AlertChannel
 
 export function createAlerts(deps: AlertsDependencies): Alerts & { settle(): Promise<void> } {
   const { db, options } = deps;
-  const reader = createAlertReader(db, deps.dialect);
+  const reader = deps.reader ?? createAlertReader(db, deps.dialect);
   const deliveries = createClaimedRuns(db, "alert_deliveries", {
     // Longer than any attempt: a webhook's timeout, or SMTP's (30 s + 60 s).
     leaseMs: 5 * 60_000,

@@ -87,14 +87,17 @@ export const ENGAGEMENT_FILE = {
   columns: ["date", "visit", "page", "engaged_ms", "scroll_depth", ...VITALS],
 } as const;
 
-export function engagementFile(db: Kysely<Database>, websiteId: number, range: ExportRange): OutputFile {
+export function engagementFile(
+  signalsOf: (range: ExportRange) => AsyncIterable<{ day: string; signals: EngagementRow[] }>,
+  range: ExportRange,
+): OutputFile {
   return {
     name: ENGAGEMENT_FILE.file,
     header: ENGAGEMENT_FILE.columns,
     async *rows() {
       const numbers = new Map<number, number>();
       const blank = (value: number | null) => value ?? "";
-      for await (const { day, signals } of signalsByDay(db, websiteId, range)) {
+      for await (const { day, signals } of signalsOf(range)) {
         for (const signal of signals) {
           let visit = numbers.get(signal.visit);
           if (visit === undefined) numbers.set(signal.visit, (visit = numbers.size + 1));

@@ -2,9 +2,10 @@ import type { Kysely } from "kysely";
 import type { Database } from "../storage/schema.js";
 import type { WebsiteRow } from "../websites/websites.js";
 import { checkDayRange } from "./day-range.js";
-import { countSignals, engagementFile } from "./engagement-rows.js";
+import { engagementFile } from "./engagement-rows.js";
+import { databaseExportSource, type ExportSource } from "./export-source.js";
 import { plausibleFiles, PLAUSIBLE_NAMES } from "./plausible-export.js";
-import { countDayRows, dataRange, dayRows, daySeries, type ExportRange } from "./rollup-rows.js";
+import { daySeries, type ExportRange } from "./rollup-rows.js";
 import { FUNNELS_FILE, keyFields, TALLY_FILES } from "./tally-layout.js";
 import { zipCsv, type OutputFile } from "./zip-csv.js";
 
@@ -38,7 +39,7 @@ export interface WebsiteExport {
 const funnelRows = (db: Kysely<Database>, websiteId: number) =>
   db.selectFrom("funnels").select(["name", "steps"]).where("website_id", "=", websiteId).orderBy("id").execute();
 
-function tallyFiles(db: Kysely<Database>, websiteId: number, range: ExportRange): OutputFile[] {
+function tallyFiles(db: Kysely<Database>, websiteId: number, source: ExportSource, range: ExportRange): OutputFile[] {
   const funnels: OutputFile = {
     name: FUNNELS_FILE.file,
     header: FUNNELS_FILE.columns,
@@ -54,13 +55,13 @@ function tallyFiles(db: Kysely<Database>, websiteId: number, range: ExportRange)
       header: ["date", ...file.keys, ...Object.keys(file.counts), ...derived.map(([column]) => column)],
       async *rows() {
         if (file.keys.length === 0) {
-          for (const [day, counts] of await daySeries(db, websiteId, names, range)) {
+          for (const [day, counts] of await daySeries((name, within) => source.dayRows(name, within), names, range)) {
             const count = (name: string) => counts.get(name) ?? 0;
             yield [day, ...names.map(count), ...derived.map(([, compute]) => compute(count))];
           }
           return;
         }
-        for await (const row of dayRows(db, websiteId, names[0]!, range)) yield [row.day, ...keyFields(file, row.value), row.count];
+        for await (const row of source.dayRows(names[0]!, range)) yield [row.day, ...keyFields(file, row.value), row.count];
       },
     };
   }).concat(funnels);
@@ -68,23 +69,34 @@ function tallyFiles(db: Kysely<Database>, websiteId: number, range: ExportRange)
 
 const TALLY_NAMES = TALLY_FILES.flatMap((file) => Object.values(file.counts));
 
-/** A website's daily statistics as a zip stream (`tally export`, `GET /api/v1/websites/{id}/export`). */
-export async function exportWebsite(db: Kysely<Database>, website: WebsiteRow, options: ExportOptions = {}): Promise<WebsiteExport> {
+/**
+ * A website's daily statistics as a zip stream (`tally export`, `GET /api/v1/websites/{id}/export`):
+ * its figures from `source` (the database's, unless ClickHouse holds the events), its funnels from the database.
+ */
+export async function exportWebsite(
+  db: Kysely<Database>,
+  website: WebsiteRow,
+  options: ExportOptions = {},
+  source: ExportSource = databaseExportSource(db, Number(website.id)),
+): Promise<WebsiteExport> {
   checkDayRange(options);
   const format = options.format ?? "csv";
   const websiteId = Number(website.id);
-  const data = await dataRange(db, websiteId);
+  const data = await source.dataRange();
   const today = new Date().toISOString().slice(0, 10);
   const range = { from: options.from ?? data?.from ?? today, to: options.to ?? data?.to ?? today };
   if (range.from > range.to) range.from = range.to;
   // The signals' file only when there are signals: an export without them reads back with nothing ignored.
-  const signals = format === "csv" ? await countSignals(db, websiteId, range) : 0;
+  const signals = format === "csv" ? await source.countSignals(range) : 0;
   const files =
     format === "csv"
-      ? [...tallyFiles(db, websiteId, range), ...(signals > 0 ? [engagementFile(db, websiteId, range)] : [])]
-      : plausibleFiles(db, website, range);
+      ? [
+          ...tallyFiles(db, websiteId, source, range),
+          ...(signals > 0 ? [engagementFile((within) => source.signalsByDay(within), range)] : []),
+        ]
+      : plausibleFiles(source, website, range);
   const totalRows =
-    (await countDayRows(db, websiteId, format === "csv" ? TALLY_NAMES : PLAUSIBLE_NAMES, range)) +
+    (await source.countDayRows(format === "csv" ? TALLY_NAMES : PLAUSIBLE_NAMES, range)) +
     (format === "csv" ? (await funnelRows(db, websiteId)).length + signals : 0);
   const compact = (day: string) => day.replace(/-/g, "");
   const fileName =

@@ -1,11 +1,9 @@
-import type { Kysely } from "kysely";
-import type { Database } from "../storage/schema.js";
 import { ARRIVAL_COLUMNS } from "../model/dimensions.js";
 import type { WebsiteRow } from "../websites/websites.js";
-import { pageTotalsOn } from "./engagement-rows.js";
+import type { ExportSource } from "./export-source.js";
 import { toPlausibleName } from "./names.js";
-import { byDay, dayRows, daySeries, type DayRow, type ExportRange } from "./rollup-rows.js";
-import { pageFiguresOn, visitFiguresOn, type VisitColumn, type VisitFigures } from "./visit-figures.js";
+import { byDay, daySeries, type DayRow, type ExportRange } from "./rollup-rows.js";
+import type { VisitColumn, VisitFigures } from "./visit-figures.js";
 import type { OutputFile } from "./zip-csv.js";
 
 /**
@@ -64,8 +62,8 @@ export const PLAUSIBLE_NAMES = [
 type Line = readonly (string | number)[];
 type Figures = (day: string) => Promise<Map<string, VisitFigures>>;
 
-export function plausibleFiles(db: Kysely<Database>, website: WebsiteRow, range: ExportRange): OutputFile[] {
-  const id = Number(website.id);
+export function plausibleFiles(source: ExportSource, website: WebsiteRow, range: ExportRange): OutputFile[] {
+  const dayRows = (name: string, range: ExportRange) => source.dayRows(name, range);
   const compact = (day: string) => day.replace(/-/g, "");
   const file = (table: string, header: readonly string[], rows: () => AsyncIterable<Line>): OutputFile => ({
     name: `imported_${table}_${compact(range.from)}_${compact(range.to)}.csv`,
@@ -79,7 +77,7 @@ export function plausibleFiles(db: Kysely<Database>, website: WebsiteRow, range:
     figuresOn: Figures,
     line: (row: DayRow, figures: VisitFigures | undefined) => Line,
   ): AsyncGenerator<Line> {
-    for await (const { day, rows } of byDay(dayRows(db, id, name, range))) {
+    for await (const { day, rows } of byDay(dayRows(name, range))) {
       const figures = await figuresOn(day);
       for (const row of rows) yield line(row, figures.get(row.value));
     }
@@ -87,7 +85,7 @@ export function plausibleFiles(db: Kysely<Database>, website: WebsiteRow, range:
   const visitsBy =
     (column: VisitColumn): Figures =>
     (day) =>
-      visitFiguresOn(db, id, column, day);
+      source.visitFiguresOn(column, day);
 
   /** A breakdown by a visitor dimension: visitors from the rollups, the visits' figures from the store. */
   const visitorBreakdown = (table: string, name: "browser" | "os" | "device", columns: readonly string[]) =>
@@ -106,14 +104,14 @@ export function plausibleFiles(db: Kysely<Database>, website: WebsiteRow, range:
 
   return [
     file("visitors", ["date", ...VISITORS], async function* () {
-      for (const [day, counts] of await daySeries(db, id, VISITORS, range)) yield [day, ...VISITORS.map((name) => counts.get(name) ?? 0)];
+      for (const [day, counts] of await daySeries(dayRows, VISITORS, range)) yield [day, ...VISITORS.map((name) => counts.get(name) ?? 0)];
     }),
     file("pages", PAGES_HEADER, async function* () {
       // A website that counts its subdomains: pages with the host empty, then hosts with the page
       // empty (Tally counts them apart, as the sources' fields); else every page on the domain.
       const hostsApart = Number(website.include_subdomains) === 1;
-      for await (const { day, rows } of byDay(dayRows(db, id, "page", range))) {
-        const [figures, engaged] = await Promise.all([pageFiguresOn(db, id, day), pageTotalsOn(db, id, day)]);
+      for await (const { day, rows } of byDay(dayRows("page", range))) {
+        const [figures, engaged] = await Promise.all([source.pageFiguresOn(day), source.pageTotalsOn(day)]);
         for (const row of rows) {
           const f = figures.get(row.value);
           const e = engaged.get(row.value);
@@ -181,9 +179,9 @@ export function plausibleFiles(db: Kysely<Database>, website: WebsiteRow, range:
       }
     }),
     file("custom_events", ["date", "name", "link_url", "path", "visitors", "events"], async function* () {
-      for await (const { day, rows } of byDay(dayRows(db, id, "event", range))) {
+      for await (const { day, rows } of byDay(dayRows("event", range))) {
         const visitors = new Map<string, number>();
-        for await (const row of dayRows(db, id, "event_visitors", { from: day, to: day })) visitors.set(row.value, row.count);
+        for await (const row of dayRows("event_visitors", { from: day, to: day })) visitors.set(row.value, row.count);
         for (const row of rows) yield [day, row.value, "", "", visitors.get(row.value) ?? 0, row.count];
       }
     }),

@@ -42,14 +42,13 @@ export async function* dayRows(db: Kysely<Database>, websiteId: number, name: st
 
 /** Several day series (their value is the day) side by side: day → name → count. Small: one row per day and name. */
 export async function daySeries(
-  db: Kysely<Database>,
-  websiteId: number,
+  rowsOf: (name: string, range: ExportRange) => AsyncIterable<DayRow>,
   names: readonly string[],
   range: ExportRange,
 ): Promise<Map<string, Map<string, number>>> {
   const days = new Map<string, Map<string, number>>();
   for (const name of names) {
-    for await (const row of dayRows(db, websiteId, name, range)) {
+    for await (const row of rowsOf(name, range)) {
       let counts = days.get(row.day);
       if (!counts) days.set(row.day, (counts = new Map()));
       counts.set(name, (counts.get(name) ?? 0) + row.count);

@@ -436,6 +436,13 @@ const migrationFactories: Record<string, MigrationFactory> = {
       await db.schema.createIndex("event_revenue_visit_idx").on("event_revenue").column("visit_id").execute();
     },
   }),
+  // A conversion's row names the batch it is sent in when ClickHouse holds the events (no
+  // transaction spans both): a batch whose answer was lost is sent again under its id, and kept once.
+  "0070_outbox_batch": () => ({
+    async up(db) {
+      await db.schema.alterTable("tally_outbox").addColumn("batch", "text").execute();
+    },
+  }),
   // What a team shares per website beside its funnels: goals (page patterns and events),
   // notes on dates of the charts, and saved filter sets (personal to a user, or shared).
   "0050_goals_annotations_saved_segments": (dialect) => ({

@@ -56,6 +56,8 @@ export interface Database {
 export interface OutboxTable {
   id: Generated<number>;
   hit: string;
+  /** The batch it was sent in to ClickHouse; null until sent (and always, without ClickHouse). */
+  batch: string | null;
 }
 
 /** Facts about the database itself: `database_id` (a UUID made by the migration), `started_at`, `probed_at`. */

@@ -6,7 +6,9 @@ export interface ClickhouseClient {
   insert(params: {
     table: string;
     values: readonly object[];
-    format: "JSONEachRow";
+    /** JSONEachRow: objects by column name; JSONCompactEachRow: arrays of the `columns`, in their order. */
+    format: "JSONEachRow" | "JSONCompactEachRow";
+    columns?: readonly string[];
     clickhouse_settings?: Record<string, unknown>;
   }): Promise<unknown>;
   query(params: {

@@ -15,26 +15,58 @@ import {
 } from "./schema.js";
 import { clickhouseFaultOf, StoreUnavailableError } from "../../storage/store-faults.js";
 
-/** A hit as a row of `tally_hits` (JSONEachRow), `arrival` its place in the order hits were written; an event's revenue beside it. */
-export function hitRow(hit: Hit, arrival = 0): Record<string, unknown> {
-  const row: Record<string, unknown> = {
-    website_id: hit.websiteId,
-    day: hit.day,
-    visitor: hit.visitorHash,
-    local_time: hit.localTime,
-    timestamp: hit.timestamp,
-    kind: hit.kind,
-    previous_visitor: hit.previousVisitorHash ?? "",
-    next_visitor: hit.nextVisitorHash ?? "",
-    engaged_ms: hit.engagedMs,
-    scroll_depth: hit.scrollDepth,
-    vitals: Object.fromEntries(Object.entries(hit.vitals ?? {}).filter((entry): entry is [string, number] => entry[1] !== null)),
-    props: hit.props ?? {},
-  };
-  for (const kind of HIT_DIMENSIONS) row[kind] = hit.values[kind];
-  row.arrival = arrival;
-  row.revenue_amount = hit.revenue?.amount ?? 0;
-  row.revenue_currency = hit.revenue?.currency ?? "";
+/** The columns of `tally_hits` a hit's row gives, in the order `hitRow` gives them. */
+export const HIT_ROW_COLUMNS = [
+  "website_id",
+  "day",
+  "visitor",
+  "local_time",
+  "timestamp",
+  "kind",
+  "previous_visitor",
+  "next_visitor",
+  "engaged_ms",
+  "scroll_depth",
+  "vitals",
+  "props",
+  ...HIT_DIMENSIONS,
+  "arrival",
+  "revenue_amount",
+  "revenue_currency",
+] as const;
+
+const NONE: Readonly<Record<string, never>> = {};
+
+/** An engagement signal's vitals that were sent (a Map column holds no nulls). */
+function sentVitals(vitals: Hit["vitals"]): Record<string, number> {
+  if (!vitals) return NONE;
+  const sent: Record<string, number> = {};
+  for (const [name, value] of Object.entries(vitals)) if (value !== null) sent[name] = value;
+  return sent;
+}
+
+/**
+ * A hit as a row of `tally_hits` (JSONCompactEachRow, the columns of HIT_ROW_COLUMNS: an
+ * array, a third of the text of an object with the names), `arrival` its place in the order
+ * hits were written; an event's revenue beside it.
+ */
+export function hitRow(hit: Hit, arrival = 0): unknown[] {
+  const row: unknown[] = [
+    hit.websiteId,
+    hit.day,
+    hit.visitorHash,
+    hit.localTime,
+    hit.timestamp,
+    hit.kind,
+    hit.previousVisitorHash ?? "",
+    hit.nextVisitorHash ?? "",
+    hit.engagedMs,
+    hit.scrollDepth,
+    sentVitals(hit.vitals),
+    hit.props ?? NONE,
+  ];
+  for (const kind of HIT_DIMENSIONS) row.push(hit.values[kind]);
+  row.push(arrival, hit.revenue?.amount ?? 0, hit.revenue?.currency ?? "");
   return row;
 }
 
@@ -89,10 +121,12 @@ export async function openHitLog(client: ClickhouseClient, place: SchemaPlace = 
   return {
     async append(hits, batchId) {
       if (hits.length === 0) return;
+      arrival = Math.max(arrival, Date.now() * 1000);
       await client.insert({
         table: HITS_TABLE,
-        values: hits.map((hit) => hitRow(hit, (arrival = Math.max(arrival + 1, Date.now() * 1000)))),
-        format: "JSONEachRow",
+        columns: HIT_ROW_COLUMNS,
+        values: hits.map((hit) => hitRow(hit, ++arrival)),
+        format: "JSONCompactEachRow",
         clickhouse_settings: { insert_deduplicate: 1, insert_deduplication_token: batchId, date_time_input_format: "best_effort" },
       });
     },
@@ -148,27 +182,38 @@ async function atClickhouse(call: () => Promise<void>): Promise<void> {
 }
 
 /**
- * The engine's writer with every written batch also appended to the hit log, under the same
- * batch id: a batch retried after either write failed is counted once in each (the database
- * skips an id it recorded, ClickHouse an insert token it saw). While ClickHouse refuses, the
- * write queue keeps the batches, in order, as it does while the database refuses.
+ * The engine's writer with ClickHouse holding the events: every batch goes to the hit log
+ * only, under its batch id (a batch retried after its insert failed, or after its answer was
+ * lost, is kept once: ClickHouse skips an insert token it saw among the last 10,000). The
+ * database keeps what is not an event: the daily salts, and `probe` proves it takes writes;
+ * it writes no visitor rows, visits, hits or rollups. Conversions of the outbox (claimed
+ * under their batch id first) have their rows deleted by `conversionsWritten` once ClickHouse
+ * took them. While ClickHouse refuses, the write queue keeps the batches, in order, as it does
+ * while the database refuses.
  */
-export function withHitLog(store: EngineStore, log: HitLog): EngineStore {
+export function withHitLog(
+  store: EngineStore,
+  log: HitLog,
+  conversionsWritten: (outboxIds: readonly number[]) => Promise<void>,
+): EngineStore {
   return {
-    ...store,
     async probe() {
       await store.probe();
       await atClickhouse(() => log.probe());
     },
     ...(store.check ? { check: store.check.bind(store) } : {}),
     async write(hits, batchId) {
-      await store.write(hits, batchId);
       await atClickhouse(() => log.append(hits, batchId));
+      const outboxIds = hits.flatMap((hit) => (hit.outboxId === undefined ? [] : [hit.outboxId]));
+      if (outboxIds.length > 0) await conversionsWritten(outboxIds);
     },
+    salt: (day, candidate) => store.salt(day, candidate),
+    forgetBefore: (day) => store.forgetBefore(day),
     async deleteWebsite(websiteId) {
       await store.deleteWebsite(websiteId);
       await log.deleteWebsite(websiteId);
     },
+    // Rows the database kept before ClickHouse was configured (or copied from it) go by its retention too.
     deleteOlderThan: (websiteId, localSeconds, limit) => store.deleteOlderThan(websiteId, localSeconds, limit),
     retainHits: (cutoffs) => log.retain(cutoffs),
     async close() {

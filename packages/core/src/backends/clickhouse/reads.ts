@@ -17,7 +17,7 @@ import { createVisitStore, STORED_VISITOR_DAYS, storedVisits, VISITOR_DAY_FIGURE
 import { addDays } from "../../shared/calendar.js";
 
 /** How a statistic is counted from the hits: its rows' value and count, and the rows it reads. */
-interface Counting {
+export interface Counting {
   /**
    * `hits`: the range's hits; `visitor-days`: one row per visitor-day; `visitor-values`: one
    * row per visitor-day and value its hits had of `kind` (events: their names), its day
@@ -45,7 +45,7 @@ const VISIT_KINDS = [
 ];
 
 /** How each statistic (and each series the ratios and goals are read from) is counted. */
-function countingOf(stat: Statistic): Counting | null {
+export function countingOf(stat: Statistic): Counting | null {
   switch (stat.name) {
     case "pageviews":
       return { from: "hits", value: dayValue, count: "count()", where: "kind = 'pageview'" };
@@ -95,7 +95,7 @@ function countingOf(stat: Statistic): Counting | null {
 }
 
 /** What the rows of a counting come from: visits stored (days before `{split:Date}`), formed when read (from it on), or both. */
-interface Parts {
+export interface Parts {
   stored: boolean;
   formed: boolean;
 }
@@ -106,8 +106,12 @@ const KIND_COLUMNS = VISIT_KINDS.map(quoted).join(", ");
 const unionOf = (parts: Parts, stored: string, formed: string) =>
   `(${[...(parts.stored ? [stored] : []), ...(parts.formed ? [formed] : [])].join(" UNION ALL ")})`;
 
-/** The rows a counting reads, in `{from:Date}`…`{to:Date}`; the visits and visitor-days before `{split:Date}` stored, from it on formed. */
-function rowsOf({ from, kind }: Pick<Counting, "from" | "kind">, parts: Parts): string {
+/**
+ * The rows a counting reads, in `{from:Date}`…`{to:Date}`; the visits and visitor-days before
+ * `{split:Date}` stored, from it on formed. Each has its day (`day`, or `vday` for visits; a
+ * formed visit's pageview its own day, a stored visit's its start day).
+ */
+export function rowsOf({ from, kind }: Pick<Counting, "from" | "kind">, parts: Parts): string {
   const hits = `SELECT * FROM ${HITS_TABLE} WHERE website_id = {website:UInt32} AND day BETWEEN {from:Date} AND {to:Date}`;
   const formedHits = `SELECT * FROM ${HITS_TABLE} WHERE website_id = {website:UInt32} AND day BETWEEN {split:Date} AND {to:Date}`;
   switch (from) {
@@ -142,9 +146,9 @@ function rowsOf({ from, kind }: Pick<Counting, "from" | "kind">, parts: Parts): 
       // Pageviews of the range with their visits' values: a stored visit's on its start day and (past midnight) the day after.
       return unionOf(
         parts,
-        `SELECT ${KIND_COLUMNS}, toUInt64(if(vday >= {from:Date}, first_day_pageviews, 0) + if(vday + 1 < {split:Date}, pageviews - first_day_pageviews, 0)) AS views ` +
+        `SELECT ${KIND_COLUMNS}, toUInt64(if(vday >= {from:Date}, first_day_pageviews, 0) + if(vday + 1 < {split:Date}, pageviews - first_day_pageviews, 0)) AS views, vday AS day ` +
           `FROM (${storedVisits("{from:Date} - 1")})`,
-        `WITH elements AS (${ELEMENTS}) SELECT ${VISIT_KINDS.map((kind) => `v.${quoted(kind)} AS ${quoted(kind)}`).join(", ")}, toUInt64(1) AS views ` +
+        `WITH elements AS (${ELEMENTS}) SELECT ${VISIT_KINDS.map((kind) => `v.${quoted(kind)} AS ${quoted(kind)}`).join(", ")}, toUInt64(1) AS views, h.day AS day ` +
           `FROM elements AS h INNER JOIN (${visitsOf(VISIT_KINDS)}) AS v ON v.visit = h.visit ` +
           `WHERE h.day BETWEEN {split:Date} AND {to:Date} AND tupleElement(h.e, 2) = ${KIND.pageview}`,
       );
