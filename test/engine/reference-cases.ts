@@ -77,6 +77,10 @@ export const STATISTICS: Named[] = STAT_NAMES.filter((name) => !(ENGAGEMENT_STAT
       : [{ label: name, name }],
 );
 
+/** A statistic over a range, every row on one page (a property statistic with its event and property). */
+export const wholeQuery = (named: Named, from: string, to: string) =>
+  ({ name: named.name, from, to, per_page: 1000, ...(named.event ? { event: named.event, property: named.property } : {}) }) as never;
+
 export const FIXED_SEARCHES = ["A", "e", "/BLOG", "20", "CHROME", "us:", "zzz-nothing", "%", "_", "FRIDAY", "Ü", "|"];
 
 export const LIST_VARIANTS = (rows: number): ListQuery[] => [

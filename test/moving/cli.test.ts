@@ -98,4 +98,26 @@ describe("tally import, export and copy", () => {
     expect(refused.stderr).toMatch(/already holds data .*pass --force/);
     expect((await tally(["copy", "--from", from, "--to", to, "--force"], cwd)).code).toBe(0);
   });
+
+  it("copy: the hits into ClickHouse (chDB) and back into a database with the websites, with progress; usage errors named", async () => {
+    const from = `file:${join(cwd, "tally.sqlite")}`;
+    const clickhouse = `chdb:${join(cwd, "events")}`;
+    const into = await tally(["copy", "--from", from, "--to-clickhouse", clickhouse], cwd);
+    expect(into.stdout.toString()).toMatch(/^Copied 30 hits and engagement signals of 1 website into ClickHouse\.$/m);
+    const to = `file:${join(cwd, "back.sqlite")}`;
+    const app = createTally({ database: to });
+    const { accountId } = await app.accounts.create({ name: "back" });
+    await app.websites.create(accountId, { domain: "cli.example" });
+    await app.close();
+    const back = await tally(["copy", "--from-clickhouse", clickhouse, "--to", to], cwd);
+    expect(back.code).toBe(0);
+    expect(back.stdout.toString()).toBe("Copied 30 hits and engagement signals of 1 website from ClickHouse into the database.\n");
+    expect(back.stderr).toMatch(/^copying hits: done, 30 rows/m);
+    const refused = await tally(["copy", "--from-clickhouse", clickhouse, "--to", from], cwd);
+    expect(refused.code).toBe(1);
+    expect(refused.stderr).toContain("the database already holds hits of website 1: nothing copied");
+    const both = await tally(["copy", "--from-clickhouse", clickhouse, "--from", from, "--to", to], cwd);
+    expect(both.stderr).toContain("--from and --from-clickhouse: give one");
+    expect((await tally(["copy", "--from-clickhouse", clickhouse], cwd)).stderr).toContain("--to URL is required");
+  }, 120_000);
 });

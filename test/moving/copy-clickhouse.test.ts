@@ -12,7 +12,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createTally, type Tally } from "@tally-analytics/core";
 import { copyHitsIntoClickhouse, VISIT_COLUMNS } from "@tally-analytics/core/internal";
 import { openReference, type Reference } from "../engine/reference-fixture.js";
-import { STATISTICS } from "../engine/reference-cases.js";
+import { STATISTICS, wholeQuery } from "../engine/reference-cases.js";
 
 /** A week, and everything (four years, DST changes, 29 February). */
 const RANGES = [
@@ -97,16 +97,10 @@ describe("tally copy into ClickHouse", () => {
       const websiteId = reference.websiteIds.get(site)!;
       for (const [from, to] of RANGES) {
         for (const named of ASKED) {
-          const query = {
-            name: named.name,
-            from,
-            to,
-            per_page: 1000,
-            ...(named.event ? { event: named.event, property: named.property } : {}),
-          };
+          const query = wholeQuery(named, from, to);
           const [database, copied] = await Promise.all([
-            reference.tally.stats.query(reference.accountId, websiteId, query as never),
-            withClickhouse.stats.query(reference.accountId, websiteId, query as never),
+            reference.tally.stats.query(reference.accountId, websiteId, query),
+            withClickhouse.stats.query(reference.accountId, websiteId, query),
           ]);
           asked++;
           if (OF_VISITOR_DAYS.has(named.name)) {

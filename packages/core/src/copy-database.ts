@@ -1,6 +1,7 @@
 import { copyInstallation, openSide, type CopyOptions, type CopyResult } from "./moving/copy.js";
 import { openDatabase } from "./open-database.js";
 import type { HitsCopyOptions } from "./backends/clickhouse/copy-hits.js";
+import type { HitsCopyOutOptions } from "./backends/clickhouse/copy-out.js";
 
 /**
  * `tally copy`: every table of one installation into another database (SQLite ↔
@@ -39,5 +40,37 @@ export async function copyHitsIntoClickhouse(options: HitsToClickhouseOptions): 
     }
   } finally {
     await source.close();
+  }
+}
+
+export interface HitsFromClickhouseOptions extends HitsCopyOutOptions {
+  /** ClickHouse: `http(s)://…` or `chdb:PATH`. */
+  clickhouse: string;
+  /** The installation's own database (`file:…` or `postgres://…`): it has the websites, and no events of theirs yet. */
+  to: string;
+}
+
+/** `tally copy --from-clickhouse`: every hit in ClickHouse into the installation's database (docs/clickhouse.md), resumed when run again. */
+export async function copyHitsFromClickhouse(options: HitsFromClickhouseOptions): Promise<{ websites: number; rows: number }> {
+  // Loaded here: an app that never copies out of ClickHouse holds none of its code.
+  const [{ connectClickhouse }, { copyHitsIntoDatabase }] = await Promise.all([
+    import("./backends/clickhouse/connect.js"),
+    import("./backends/clickhouse/copy-out.js"),
+  ]);
+  const target = await openSide((url) => openDatabase(url), options.to, "source");
+  try {
+    const writer = target.openWriter();
+    try {
+      const client = await connectClickhouse(options.clickhouse);
+      try {
+        return await copyHitsIntoDatabase(client, target.db, writer, options);
+      } finally {
+        await client.close();
+      }
+    } finally {
+      await writer.close();
+    }
+  } finally {
+    await target.close();
   }
 }

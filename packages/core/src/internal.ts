@@ -61,7 +61,7 @@ export { revenueBody } from "./model/revenue-schemas.js";
 export { object as zodObject, string as zodString, NEVER as ZOD_NEVER, type ZodType, type infer as ZodInfer } from "zod";
 export { parseClickhouseUrl, CLICKHOUSE_URL_FORMS } from "./backends/clickhouse/url.js";
 export { schemaStatements, upgradeStatements, visitSchemaStatements } from "./backends/clickhouse/schema.js";
-export { copyHitsIntoClickhouse } from "./copy-database.js";
+export { copyHitsFromClickhouse, copyHitsIntoClickhouse } from "./copy-database.js";
 export { connectClickhouse, type ClickhouseClient } from "./backends/clickhouse/connect.js";
 export { openHitLog } from "./backends/clickhouse/hit-log.js";
 export { createBlockColumnStore } from "./stats/block-column-store.js";

@@ -1,4 +1,10 @@
-import { copyDatabase, copyHitsIntoClickhouse, parseClickhouseUrl, parseDatabaseUrl } from "@tally-analytics/core/internal";
+import {
+  copyDatabase,
+  copyHitsFromClickhouse,
+  copyHitsIntoClickhouse,
+  parseClickhouseUrl,
+  parseDatabaseUrl,
+} from "@tally-analytics/core/internal";
 import { defineCommand, UsageError } from "../command.js";
 import { createProgress } from "../progress.js";
 
@@ -15,7 +21,7 @@ function databaseFrom(label: string, text: string | undefined, parse: (url: stri
 
 /**
  * `tally copy --from URL --to URL`: a whole installation into another database (SQLite ↔ PostgreSQL);
- * `--to-clickhouse URL` instead: its hits into ClickHouse.
+ * `--to-clickhouse URL` instead: its hits into ClickHouse; `--from-clickhouse URL --to URL`: them back.
  */
 export const copyCommand = defineCommand({
   name: "copy",
@@ -24,14 +30,39 @@ export const copyCommand = defineCommand({
     "Accounts, keys, websites, statistics, the visits store and salts; the target is created and\n" +
     "migrated, and every table's row count is compared at the end. DATABASE_URL is not read.\n" +
     "With --to-clickhouse instead of --to: every hit of the installation into ClickHouse (its\n" +
-    "history, before the app writes there too); run again after a stop, it skips what ClickHouse holds.",
+    "history, before the app writes there too); run again after a stop, it skips what ClickHouse holds.\n" +
+    "With --from-clickhouse instead of --from: every hit in ClickHouse back into the installation's\n" +
+    "database (--to), which forms visits and statistics as when they were collected; run again\n" +
+    "after a stop, it skips the days written.",
   options: {
     from: { type: "string", value: "URL", description: "the database to copy (file:… or postgres://…)" },
     to: { type: "string", value: "URL", description: "the database to copy into" },
     force: { type: "boolean", description: "copy into a target that holds data (deleting it first)" },
     "to-clickhouse": { type: "string", value: "URL", description: "copy the hits into this ClickHouse instead (http(s)://… or chdb:PATH)" },
+    "from-clickhouse": { type: "string", value: "URL", description: "copy the hits in this ClickHouse into --to instead" },
   },
   async run({ values, env, print }) {
+    if (values["from-clickhouse"] !== undefined) {
+      if (values.from !== undefined) throw new UsageError("--from and --from-clickhouse: give one");
+      if (values["to-clickhouse"] !== undefined) throw new UsageError("--from-clickhouse and --to-clickhouse: give one");
+      const clickhouse = databaseFrom("--from-clickhouse", values["from-clickhouse"], parseClickhouseUrl);
+      const to = databaseFrom("--to", values.to);
+      const progress = createProgress();
+      try {
+        const copied = await copyHitsFromClickhouse({
+          clickhouse,
+          to,
+          onProgress: (p) => progress.update({ label: "copying hits", done: p.rows, total: p.totalRows, rows: p.rows }),
+        });
+        progress.stop();
+        print(
+          `Copied ${copied.rows.toLocaleString("en-US")} hits and engagement signals of ${copied.websites} website${copied.websites === 1 ? "" : "s"} from ClickHouse into the database.`,
+        );
+      } finally {
+        progress.stop();
+      }
+      return;
+    }
     const from = databaseFrom("--from", values.from);
     if (values["to-clickhouse"] !== undefined) {
       if (values.to !== undefined) throw new UsageError("--to and --to-clickhouse: give one");

@@ -116,7 +116,11 @@ async function countRows(db: Kysely<Database>, table: keyof Database): Promise<n
 export type OpenByUrl = (url: string) => Promise<CopyEnd>;
 
 /** Opens one side of a copy, migrated; a source must exist (a file is not created by reading it). */
-export async function openSide(open: OpenByUrl, url: string, role: "source" | "target"): Promise<CopyEnd> {
+export async function openSide<End extends CopyEnd>(
+  open: (url: string) => Promise<End>,
+  url: string,
+  role: "source" | "target",
+): Promise<End> {
   const path = url.replace(/^file:(\/\/)?/, "");
   if (role === "source" && !/^postgres(ql)?:\/\//i.test(url) && url !== ":memory:" && !existsSync(path))
     throw new TallyError(`${url}: no such database file`);
