@@ -19,6 +19,23 @@ function databaseFrom(label: string, text: string | undefined, parse: (url: stri
   return text;
 }
 
+/** A copy of hits (into ClickHouse or out of it) with progress on stderr, then its summary: how many, of how many websites, `where`. */
+async function copyHits(
+  print: (line: string) => void,
+  where: string,
+  copy: (onProgress: (p: { rows: number; totalRows: number }) => void) => Promise<{ websites: number; rows: number }>,
+): Promise<void> {
+  const progress = createProgress();
+  try {
+    const copied = await copy((p) => progress.update({ label: "copying hits", done: p.rows, total: p.totalRows, rows: p.rows }));
+    progress.stop();
+    const websites = `${copied.websites} website${copied.websites === 1 ? "" : "s"}`;
+    print(`Copied ${copied.rows.toLocaleString("en-US")} hits and engagement signals of ${websites} ${where}.`);
+  } finally {
+    progress.stop();
+  }
+}
+
 /**
  * `tally copy --from URL --to URL`: a whole installation into another database (SQLite ↔ PostgreSQL);
  * `--to-clickhouse URL` instead: its hits into ClickHouse; `--from-clickhouse URL --to URL`: them back.
@@ -47,41 +64,16 @@ export const copyCommand = defineCommand({
       if (values["to-clickhouse"] !== undefined) throw new UsageError("--from-clickhouse and --to-clickhouse: give one");
       const clickhouse = databaseFrom("--from-clickhouse", values["from-clickhouse"], parseClickhouseUrl);
       const to = databaseFrom("--to", values.to);
-      const progress = createProgress();
-      try {
-        const copied = await copyHitsFromClickhouse({
-          clickhouse,
-          to,
-          onProgress: (p) => progress.update({ label: "copying hits", done: p.rows, total: p.totalRows, rows: p.rows }),
-        });
-        progress.stop();
-        print(
-          `Copied ${copied.rows.toLocaleString("en-US")} hits and engagement signals of ${copied.websites} website${copied.websites === 1 ? "" : "s"} from ClickHouse into the database.`,
-        );
-      } finally {
-        progress.stop();
-      }
+      await copyHits(print, "from ClickHouse into the database", (onProgress) => copyHitsFromClickhouse({ clickhouse, to, onProgress }));
       return;
     }
     const from = databaseFrom("--from", values.from);
     if (values["to-clickhouse"] !== undefined) {
       if (values.to !== undefined) throw new UsageError("--to and --to-clickhouse: give one");
       const clickhouse = databaseFrom("--to-clickhouse", values["to-clickhouse"], parseClickhouseUrl);
-      const progress = createProgress();
-      try {
-        const copied = await copyHitsIntoClickhouse({
-          from,
-          clickhouse,
-          cluster: env.CLICKHOUSE_CLUSTER,
-          onProgress: (p) => progress.update({ label: "copying hits", done: p.rows, total: p.totalRows, rows: p.rows }),
-        });
-        progress.stop();
-        print(
-          `Copied ${copied.rows.toLocaleString("en-US")} hits and engagement signals of ${copied.websites} website${copied.websites === 1 ? "" : "s"} into ClickHouse.`,
-        );
-      } finally {
-        progress.stop();
-      }
+      await copyHits(print, "into ClickHouse", (onProgress) =>
+        copyHitsIntoClickhouse({ from, clickhouse, cluster: env.CLICKHOUSE_CLUSTER, onProgress }),
+      );
       return;
     }
     const to = databaseFrom("--to", values.to);
