@@ -116,6 +116,8 @@ describe("tally import, export and copy", () => {
     const refused = await tally(["copy", "--from-clickhouse", clickhouse, "--to", from], cwd);
     expect(refused.code).toBe(1);
     expect(refused.stderr).toContain("the database already holds hits of website 1: nothing copied");
+    const forced = await tally(["copy", "--from-clickhouse", clickhouse, "--to", from, "--force"], cwd);
+    expect(forced.stdout.toString()).toBe("Copied 30 hits and engagement signals of 1 website from ClickHouse into the database.\n");
     const both = await tally(["copy", "--from-clickhouse", clickhouse, "--from", from, "--to", to], cwd);
     expect(both.stderr).toContain("--from and --from-clickhouse: give one");
     expect((await tally(["copy", "--from-clickhouse", clickhouse], cwd)).stderr).toContain("--to URL is required");

@@ -109,7 +109,7 @@ describe("tally copy out of ClickHouse", () => {
     expect((await target.sql<Record<string, number>>(EVENT_COUNTS))[0]).toEqual(counts);
   }, 300_000);
 
-  it("refuses a database that holds hits of a website it did not copy, and writes nothing", async () => {
+  it("refuses a database that holds hits of a website it did not copy, and writes nothing; with force, deletes them first", async () => {
     const holding = await withWebsitesOf(reference);
     try {
       const websiteId = reference.websiteIds.values().next().value!;
@@ -123,6 +123,11 @@ describe("tally copy out of ClickHouse", () => {
         `the database already holds hits of website ${websiteId}: nothing copied`,
       );
       expect((await holding.sql<Record<string, number>>(EVENT_COUNTS))[0]).toEqual(before);
+      // With force: the website's events go first, and the database then holds what a copy into an empty one holds.
+      await copyHitsFromClickhouse({ clickhouse, to: holding.url, force: true });
+      expect((await holding.sql<Record<string, number>>(EVENT_COUNTS))[0]).toEqual(
+        (await target.sql<Record<string, number>>(EVENT_COUNTS))[0],
+      );
     } finally {
       await holding.dispose();
     }

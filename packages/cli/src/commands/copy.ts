@@ -54,7 +54,7 @@ export const copyCommand = defineCommand({
   options: {
     from: { type: "string", value: "URL", description: "the database to copy (file:… or postgres://…)" },
     to: { type: "string", value: "URL", description: "the database to copy into" },
-    force: { type: "boolean", description: "copy into a target that holds data (deleting it first)" },
+    force: { type: "boolean", description: "copy into a target that holds data (deleting it first; its events, with --from-clickhouse)" },
     "to-clickhouse": { type: "string", value: "URL", description: "copy the hits into this ClickHouse instead (http(s)://… or chdb:PATH)" },
     "from-clickhouse": { type: "string", value: "URL", description: "copy the hits in this ClickHouse into --to instead" },
   },
@@ -64,7 +64,9 @@ export const copyCommand = defineCommand({
       if (values["to-clickhouse"] !== undefined) throw new UsageError("--from-clickhouse and --to-clickhouse: give one");
       const clickhouse = databaseFrom("--from-clickhouse", values["from-clickhouse"], parseClickhouseUrl);
       const to = databaseFrom("--to", values.to);
-      await copyHits(print, "from ClickHouse into the database", (onProgress) => copyHitsFromClickhouse({ clickhouse, to, onProgress }));
+      await copyHits(print, "from ClickHouse into the database", (onProgress) =>
+        copyHitsFromClickhouse({ clickhouse, to, force: values.force === true, onProgress }),
+      );
       return;
     }
     const from = databaseFrom("--from", values.from);

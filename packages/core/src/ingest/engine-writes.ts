@@ -8,8 +8,8 @@ import { createFlushIo } from "./flush-io.js";
 import { OLD_VISITORS, type VisitorRows } from "./visitor-rows.js";
 import { writeFlush } from "./write-flush.js";
 
-/** Tables holding a website's statistics, visitor rows, funnels, goals, annotations, saved segments and share links (deleted with the website). */
-const WEBSITE_TABLES = [
+/** Tables holding a website's events and what is counted of them: hits, signals, visits, visitor rows, rollups. */
+export const WEBSITE_EVENT_TABLES = [
   "rollups",
   "rollup_watermarks",
   "visitors",
@@ -18,15 +18,12 @@ const WEBSITE_TABLES = [
   "event_props",
   "event_revenue",
   "page_engagement",
-  "dimensions",
   "day_versions",
   "day_blocks",
-  "funnels",
-  "goals",
-  "annotations",
-  "saved_segments",
-  "share_links",
 ] as const;
+
+/** Tables holding a website's statistics, visitor rows, funnels, goals, annotations, saved segments and share links (deleted with the website). */
+const WEBSITE_TABLES = [...WEBSITE_EVENT_TABLES, "dimensions", "funnels", "goals", "annotations", "saved_segments", "share_links"] as const;
 
 /** Tables whose rows retention deletes by a local time, bounded per call. */
 const TIMED_TABLES = [

@@ -5,6 +5,7 @@ import type { Hit, HitKind } from "../../model/hit.js";
 import { TallyError } from "../../shared/errors.js";
 import type { Database } from "../../storage/schema.js";
 import type { EngineStore } from "../../storage/store.js";
+import { WEBSITE_EVENT_TABLES } from "../../ingest/engine-writes.js";
 import type { ClickhouseClient } from "./connect.js";
 import { HITS_TABLE, quoted } from "./schema.js";
 
@@ -19,6 +20,12 @@ export interface HitsCopyOutOptions {
   onProgress?: ((progress: HitsCopyOutProgress) => void) | undefined;
   /** @default COPY_OUT_HITS_PER_WRITE */
   hitsPerWrite?: number | undefined;
+  /**
+   * Deletes the events the database holds of ClickHouse's websites first (those it kept from
+   * before ClickHouse was configured: ClickHouse holds them too), instead of refusing.
+   * @default false
+   */
+  force?: boolean | undefined;
 }
 
 export interface HitsCopyOutProgress {
@@ -127,7 +134,7 @@ async function writtenParts(db: Kysely<Database>): Promise<Set<string>> {
  * time under a batch id of its website, day and place: a copy run again after it stopped
  * skips the parts the database recorded and writes the rest. Refuses, before writing, a
  * website of ClickHouse the database does not have, or one it holds events of that no
- * copy of this kind wrote.
+ * copy of this kind wrote (unless `force`: then those events are deleted first).
  */
 export async function copyHitsIntoDatabase(
   client: ClickhouseClient,
@@ -152,9 +159,14 @@ export async function copyHitsIntoDatabase(
   const begun = new Set([...written].map((id) => Number(id.slice(BATCH_PREFIX.length).split(":")[0])));
   const filled: number[] = [];
   for (const id of websites) if (!begun.has(id) && (await holdsEvents(db, id))) filled.push(id);
-  if (filled.length > 0)
+  if (filled.length > 0 && options.force)
+    await db.transaction().execute(async (trx) => {
+      for (const table of WEBSITE_EVENT_TABLES) await trx.deleteFrom(table).where("website_id", "in", filled).execute();
+    });
+  else if (filled.length > 0)
     throw new TallyError(
-      `the database already holds hits of website${filled.length === 1 ? "" : "s"} ${filled.join(", ")}: nothing copied`,
+      `the database already holds hits of website${filled.length === 1 ? "" : "s"} ${filled.join(", ")}: nothing copied ` +
+        "(hits kept there from before ClickHouse was configured, or written since): pass --force to delete them first",
     );
 
   const perWrite = options.hitsPerWrite ?? COPY_OUT_HITS_PER_WRITE;
