@@ -41,8 +41,8 @@ interface JourneyRow {
 
 /**
  * Funnels and journeys of one website counted in ClickHouse (docs/statistics.md, "Funnels and
- * journeys"), from the visits formed at read time (visits.ts) that started in the range and
- * match the filters: a funnel folds each visit's step hits in order, a journey walks each
+ * journeys"), from the visits (visit-source.ts: kept for closed days, formed from the hits
+ * for the rest) that started in the range and match the filters: a funnel folds each visit's step hits in order, a journey walks each
  * visit's hits from its start; both count visitor-days in ClickHouse. Journey values get
  * numbers of this reader's own (`valuesOf` names them), steps and filter values are query
  * parameters. The other reads are `others`'.

@@ -214,8 +214,9 @@ export function createClickhouseReader(run: RunQuery, stored?: StoredUntil): Cou
 /**
  * Statistics with ClickHouse beside the database: counts from ClickHouse (unfiltered ones
  * as the rollups count them; filtered ones, page goals, the hourly series and breakdowns
- * by a visit column, funnels, journeys, the visits explorer, the engagement statistics and
- * revenue from the visits formed at read time). Parts of days (the Stats API v2's
+ * by a visit column, funnels and journeys from the visits kept for closed days and formed
+ * for the rest; the visits explorer, the engagement statistics and revenue under filters
+ * from the visits formed at read time). Parts of days (the Stats API v2's
  * date-times) are read as whole days are, within their local seconds. The database's
  * runner is closed with it.
  */

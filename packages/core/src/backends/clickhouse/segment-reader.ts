@@ -136,12 +136,11 @@ export function createClickhouseSegmentReader(run: RunQuery, conditions: readonl
     const events = from === "events";
     const kind = `h.${HIT.kind} = ${events ? KIND.event : KIND.pageview}`;
     const local = `h.${HIT.local}`;
-    return (
-      `FROM ${VISITS_WITH_HITS} ARRAY JOIN hits AS h ` +
-      `WHERE ${HIT_DAY} BETWEEN {from:Date} AND {to:Date} AND ${local} >= {start:Int64} AND ${local} < {end:Int64} ` +
-      `AND ${kind}${also ? ` AND ${also}` : ""} ` +
-      `AND ${where.visit()} AND ${where.hit(events, "h")}`
-    );
+    const counted =
+      `${HIT_DAY} BETWEEN {from:Date} AND {to:Date} AND ${local} >= {start:Int64} AND ${local} < {end:Int64} ` +
+      `AND ${kind}${also ? ` AND ${also}` : ""} AND ${where.hit(events, "h")}`;
+    // The matching visits first, then only their counted hits joined.
+    return `FROM (SELECT * FROM ${VISITS_WITH_HITS} WHERE ${where.visit()}) ARRAY JOIN arrayFilter(h -> ${counted}, hits) AS h`;
   }
 
   /** Visitor-days and pageviews of each page goal over a range, from one statement (the range's visits formed once). */

@@ -20,7 +20,8 @@ import { ELEMENTS, KIND, VISIT_HITS, visitsOf } from "./visits.js";
 /**
  * Stored visits (`tally_visits`) and visitor-days (`tally_visitor_days`): those of days that
  * can no longer change, formed from the hits as a read forms them (visits.ts), and kept, so
- * that reads over those days count rows instead of forming them again. A day's visits depend on the hits of the day before
+ * that reads over those days (statistics with and without filters, funnels, journeys) count
+ * rows instead of forming them again. A day's visits depend on the hits of the day before
  * (a visit continued past midnight), the day and the day after; `tally_visit_days` records,
  * for each stored day, the version of its forming and how many hits those three days held.
  * A read takes a day's stored visits only while those counts are still the hits' (a hit
