@@ -127,20 +127,31 @@ export function createClickhouseSegmentReader(run: RunQuery, conditions: readonl
           `WHERE ${started} AND ${where.visit()} GROUP BY vday, day_visitor) ${grouped}`
         );
       default:
+        // Hits counted by a value of their visit: each matching visit's counted hits, without joining them.
+        if (!counting.value.includes("h.") && counting.count === "count()")
+          return (
+            `SELECT ${counting.value} AS value, toUInt64(sum(arrayCount(h -> ${countedHit(counting.from, where, counting.where)}, hits))) AS count ` +
+            `FROM (SELECT * FROM ${VISITS_WITH_HITS} WHERE ${where.visit()}) ${grouped}`
+          );
         return `${select} ${countedHits(counting.from, where, counting.where)} ${grouped}`;
     }
   }
 
-  /** The hits `h` of the range of matching visits that the conditions count: pageviews or events. */
-  function countedHits(from: "pageviews" | "events", where: ClickhouseConditions, also?: string): string {
+  /** Whether a hit `h` of a matching visit counts: a pageview or event of the range that matches the hit conditions itself. */
+  function countedHit(from: "pageviews" | "events", where: ClickhouseConditions, also?: string): string {
     const events = from === "events";
     const kind = `h.${HIT.kind} = ${events ? KIND.event : KIND.pageview}`;
     const local = `h.${HIT.local}`;
-    const counted =
+    return (
       `${HIT_DAY} BETWEEN {from:Date} AND {to:Date} AND ${local} >= {start:Int64} AND ${local} < {end:Int64} ` +
-      `AND ${kind}${also ? ` AND ${also}` : ""} AND ${where.hit(events, "h")}`;
+      `AND ${kind}${also ? ` AND ${also}` : ""} AND ${where.hit(events, "h")}`
+    );
+  }
+
+  /** The hits `h` of the range of matching visits that the conditions count: pageviews or events. */
+  function countedHits(from: "pageviews" | "events", where: ClickhouseConditions, also?: string): string {
     // The matching visits first, then only their counted hits joined.
-    return `FROM (SELECT * FROM ${VISITS_WITH_HITS} WHERE ${where.visit()}) ARRAY JOIN arrayFilter(h -> ${counted}, hits) AS h`;
+    return `FROM (SELECT * FROM ${VISITS_WITH_HITS} WHERE ${where.visit()}) ARRAY JOIN arrayFilter(h -> ${countedHit(from, where, also)}, hits) AS h`;
   }
 
   /** Visitor-days and pageviews of each page goal over a range, from one statement (the range's visits formed once). */
