@@ -2,7 +2,7 @@
  * Stored visits in ClickHouse (embedded through chDB; docs/clickhouse.md): the first
  * statistic over closed days stores their visits and visitor-days, later ones read them, and
  * a hit that arrives late for a stored day has the day formed again, so statistics stay those
- * of every hit collected.
+ * of every hit collected. Filtered statistics, funnels and journeys read them too.
  */
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -74,5 +74,108 @@ describe("stored visits in ClickHouse", () => {
     } finally {
       await client.close();
     }
+  }, 120_000);
+
+  it("filtered statistics, funnels and journeys store the closed days they read, and a late hit has its day formed again", async () => {
+    // A ClickHouse of its own: the website's id is that of the other test's website.
+    const clickhouse = `chdb:${join(folder, "paths-clickhouse")}`;
+    const tally = createTally({ database: `file:${join(folder, "paths.sqlite")}`, clickhouse, retentionIntervalMs: 0 });
+    const { accountId } = await tally.accounts.create();
+    const websiteId = (await tally.websites.create(accountId, { domain: "paths.example", timezone: "UTC" })).id;
+    const funnel = (await tally.funnels.create(accountId, websiteId, { name: "Home, then pricing", steps: ["page:/", "page:/pricing"] }))
+      .id;
+    const view = (ip: string, minute: number, page: string) =>
+      tally.collect({
+        url: `https://paths.example${page}`,
+        ip,
+        userAgent: FIREFOX,
+        timestamp: Date.parse(`${DAY}T10:${String(minute).padStart(2, "0")}:00Z`),
+      });
+    const range = { from: DAY, to: DAY };
+    async function read() {
+      const filtered = async (name: string, filter: string) =>
+        (await tally.stats.query(accountId, websiteId, { name, ...range, filter })).data.map((row) => [row.value, row.count]);
+      return {
+        pricingVisits: await filtered("visits", "page:is:/pricing"),
+        entryPagesOfPricingVisits: await filtered("landing_page", "page:is:/pricing"),
+        pagesOfVisitsFromHome: await filtered("page", "entry_page:is:/"),
+        funnel: (await tally.stats.funnel(accountId, websiteId, { funnel, ...range })).data.map((row) => row.visitors),
+        journey: (await tally.stats.journey(accountId, websiteId, { from_page: "/", ...range })).data.map((row) => [
+          row.step,
+          row.value,
+          row.visitors,
+        ]),
+      };
+    }
+    /** The visits stored for the website, by version of their day's forming. */
+    async function storedVersions(): Promise<number[]> {
+      const client = await connectClickhouse(clickhouse);
+      try {
+        const rows = await (
+          await client.query({
+            query: "SELECT count() AS visits FROM tally_visits WHERE website_id = {website:UInt32} GROUP BY version ORDER BY version",
+            query_params: { website: websiteId },
+            format: "JSONEachRow",
+          })
+        ).json<{ visits: string }>();
+        return rows.map((row) => Number(row.visits));
+      } finally {
+        await client.close();
+      }
+    }
+    let before: Awaited<ReturnType<typeof read>>;
+    let late: Awaited<ReturnType<typeof read>>;
+    let storedBefore: number[];
+    try {
+      // One person: home, then pricing 40 minutes later (two visits); another: home, then pricing (one visit).
+      await view("203.0.113.10", 0, "/");
+      await view("203.0.113.10", 40, "/pricing");
+      await view("203.0.113.11", 0, "/");
+      await view("203.0.113.11", 5, "/pricing");
+      await tally.flush();
+      before = await read();
+      storedBefore = await storedVersions();
+      // The first person's hit between the two, written later: one visit, home then pricing.
+      await view("203.0.113.10", 20, "/docs");
+      await tally.flush();
+      late = await read();
+    } finally {
+      await tally.close();
+    }
+    expect(before).toEqual({
+      pricingVisits: [[DAY, 2]],
+      entryPagesOfPricingVisits: [
+        ["/", 1],
+        ["/pricing", 1],
+      ],
+      pagesOfVisitsFromHome: [
+        ["/", 2],
+        ["/pricing", 1],
+      ],
+      funnel: [2, 1],
+      journey: [
+        [0, "page:/", 2],
+        [1, "page:/pricing", 1],
+      ],
+    });
+    expect(late).toEqual({
+      pricingVisits: [[DAY, 2]],
+      entryPagesOfPricingVisits: [["/", 2]],
+      pagesOfVisitsFromHome: [
+        ["/", 2],
+        ["/pricing", 2],
+        ["/docs", 1],
+      ],
+      funnel: [2, 2],
+      journey: [
+        [0, "page:/", 2],
+        [1, "page:/docs", 1],
+        [1, "page:/pricing", 1],
+        [2, "page:/pricing", 1],
+      ],
+    });
+    // The filtered reads stored the day's three visits, then (formed again after the late hit) its two.
+    expect(storedBefore).toEqual([3]);
+    expect(await storedVersions()).toEqual([3, 2]);
   }, 120_000);
 });

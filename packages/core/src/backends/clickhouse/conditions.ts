@@ -1,4 +1,4 @@
-import { isCoded, VISIT_COLUMNS, type DimensionKind, type HitDimension } from "../../model/dimensions.js";
+import { isCoded, VISIT_COLUMNS, type DimensionKind } from "../../model/dimensions.js";
 import {
   appliesToHit,
   isNegated,
@@ -12,20 +12,19 @@ import {
 } from "../../model/filters.js";
 import type { QueryParams } from "./query.js";
 import { quoted } from "./schema.js";
-import { at, ELEMENTS, KIND, visitsOf } from "./visits.js";
+import { HIT, KIND } from "./visits.js";
 
 /** The dimension kind of each visit column (entry and exit pages are pages). */
 const KIND_OF = new Map(VISIT_COLUMNS.map(({ column, kind }) => [column, kind]));
 
-/** Every dimension a visit keeps its first hit's value of. */
-const KINDS = [...new Set(KIND_OF.values())];
-
 /** A visit column as the visits of visits.ts name it: the first hit's value of its kind, or the exit page. */
 export const visitColumn = (column: VisitDimension): string => (column === "exit_page" ? "exit_page" : quoted(KIND_OF.get(column)!));
 
-/** A hit element's value (visits.ts's tuple `x`): its page, its event name, or one of its properties. */
+/** A visit's hit's value (visits.ts's `HIT`, the hit `x`): its page, its event name, or one of its properties. */
 const hitValue = (x: string, condition: SimpleCondition, params: QueryParams): string =>
-  condition.on === "prop" ? `${x}.5[${params.add(condition.name, "String")}]` : `${x}.${at(condition.on as HitDimension)}`;
+  condition.on === "prop"
+    ? `${x}.${HIT.props}[${params.add(condition.name, "String")}]`
+    : `${x}.${condition.on === "event" ? HIT.event : HIT.page}`;
 
 /** A page pattern (page goals, funnel and journey steps: `*` any characters, the rest literal) as a LIKE pattern. */
 export const likePattern = (pattern: string) =>
@@ -62,10 +61,10 @@ function valueMatches(value: string, condition: SimpleCondition, kind: Dimension
   return none ? `(${known} OR ${value} = '')` : known;
 }
 
-/** A hit element `x` matches a hit condition positively (is, contains, matches): a page of any hit, an event's name, a property of any hit. */
+/** A visit's hit `x` matches a hit condition positively (is, contains, matches): a page of any hit, an event's name, a property of any hit. */
 function hitMatches(x: string, condition: SimpleCondition, params: QueryParams): string {
-  const kind = condition.on === "event" ? `${x}.2 = ${KIND.event}` : `${x}.2 != ${KIND.engagement}`;
-  const has = condition.on === "prop" ? ` AND mapContains(${x}.5, ${params.add(condition.name, "String")})` : "";
+  const kind = condition.on === "event" ? `${x}.${HIT.kind} = ${KIND.event}` : "1";
+  const has = condition.on === "prop" ? ` AND mapContains(${x}.${HIT.props}, ${params.add(condition.name, "String")})` : "";
   const valueKind: DimensionKind = condition.on === "prop" ? "prop_value" : (condition.on as DimensionKind);
   return `(${kind}${has} AND ${valueMatches(hitValue(x, condition, params), condition, valueKind, params)})`;
 }
@@ -103,8 +102,10 @@ export function clickhouseConditions(conditions: readonly Condition[], params: Q
   const all = (parts: readonly string[]) => (parts.length === 0 ? "1" : parts.join(" AND "));
 
   return {
-    /** The visit's flags, as aggregates over its elements `e`. */
-    flags: hitConditions.map((condition) => `max(toUInt8(${hitMatches("e", condition, params)})) AS ${flagOf.get(condition)!}`),
+    /** The visit's flags, over its hits (`hits`). */
+    flags: hitConditions.map(
+      (condition) => `toUInt8(arrayExists(x -> ${hitMatches("x", condition, params)}, hits)) AS ${flagOf.get(condition)!}`,
+    ),
     /** Every condition, on the visit. */
     visit: () => all(conditions.map(onVisit)),
     /** What a hit `h` of a matching visit must match itself: page and property conditions, and for event statistics event ones. */
@@ -113,13 +114,3 @@ export function clickhouseConditions(conditions: readonly Condition[], params: Q
 }
 
 export type ClickhouseConditions = ReturnType<typeof clickhouseConditions>;
-
-/**
- * The range's visits (visits.ts) as a subquery, with the flags of `where`, `extra` aggregates
- * over their elements `e`, and the first hit's values of the dimensions `statement` (what
- * reads them) names.
- */
-export function visitsWith(where: ClickhouseConditions, extra: readonly string[], statement: string): string {
-  const kinds = KINDS.filter((kind) => statement.includes(quoted(kind)));
-  return `(WITH elements AS (${ELEMENTS}) ${visitsOf(kinds, [...where.flags, ...extra])})`;
-}

@@ -2,7 +2,8 @@ import type { Condition } from "../../model/filters.js";
 import { VITALS } from "../../model/hit-input.js";
 import type { CountRange } from "../../stats/count-reader.js";
 import type { EngagementSignal } from "../../stats/engagement.js";
-import { clickhouseConditions, visitsWith } from "./conditions.js";
+import { clickhouseConditions } from "./conditions.js";
+import { formedVisitsWith } from "./visit-source.js";
 import { queryParams, type RunQuery } from "./query.js";
 import { at, KIND, SIGNAL, STARTED } from "./visits.js";
 
@@ -32,7 +33,7 @@ export async function clickhouseEngagementSignals(
   const filtered = `WHERE ${STARTED} AND ${where.visit()}`;
   const rows = await run<SignalRow>(
     `SELECT visit, s.1 AS page, s.2 AS engaged_ms, s.3 AS scroll_depth, s.4 AS vitals
-     FROM ${visitsWith(where, [signals], filtered)} ARRAY JOIN signals AS s ${filtered}`,
+     FROM ${formedVisitsWith(where, [signals], filtered)} ARRAY JOIN signals AS s ${filtered}`,
     range,
     { params },
   );

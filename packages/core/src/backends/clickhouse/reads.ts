@@ -13,7 +13,14 @@ import { clickhouseEngagementSignals } from "./engagement.js";
 import { clickhouseRevenue } from "./revenue.js";
 import { HITS_TABLE, quoted, valuesColumn, VISITOR_KINDS } from "./schema.js";
 import { ELEMENTS, KIND, visitsOf } from "./visits.js";
-import { createVisitStore, STORED_VISITOR_DAYS, storedVisits, VISITOR_DAY_FIGURES } from "./stored-visits.js";
+import {
+  createVisitStore,
+  sharedSplits,
+  STORED_VISITOR_DAYS,
+  storedVisits,
+  VISITOR_DAY_FIGURES,
+  type StoredUntil,
+} from "./stored-visits.js";
 import { addDays } from "../../shared/calendar.js";
 
 /** How a statistic is counted from the hits: its rows' value and count, and the rows it reads. */
@@ -160,20 +167,13 @@ export function rowsOf({ from, kind }: Pick<Counting, "from" | "kind">, parts: P
  * (docs/statistics.md): hits by their day, visitors by visitor-day, visits by the day they
  * started, formed at read time (visits.ts). Every count is a GROUP BY in ClickHouse.
  */
-export function createClickhouseReader(run: RunQuery, stored?: (from: string, to: string) => Promise<string>): CountReader {
+export function createClickhouseReader(run: RunQuery, stored?: StoredUntil): CountReader {
   /** The first day whose visits are formed when read (the days before it stored), per range and counting. */
-  const splits = new Map<string, Promise<string>>();
-  function splitOf(from: Counting["from"], range: CountRange): Promise<string> {
-    if (stored === undefined || range.seconds || from === "hits") return Promise.resolve(range.from);
+  async function splitOf(from: Counting["from"], range: CountRange): Promise<string> {
+    if (stored === undefined || range.seconds || from === "hits") return range.from;
     // A range's pageviews include those of visits started the day before.
-    const first = from === "visit-hits" ? addDays(range.from, -1) : range.from;
-    const key = `${first} ${range.to}`;
-    if (!splits.has(key))
-      splits.set(
-        key,
-        stored(first, range.to).then((split) => (split > range.from ? split : range.from)),
-      );
-    return splits.get(key)!;
+    const split = await stored(from === "visit-hits" ? addDays(range.from, -1) : range.from, range.to);
+    return split > range.from ? split : range.from;
   }
 
   /** A statement over the rows of a counting in a range, run with the range's split between stored and formed visits. */
@@ -214,8 +214,9 @@ export function createClickhouseReader(run: RunQuery, stored?: (from: string, to
 /**
  * Statistics with ClickHouse beside the database: counts from ClickHouse (unfiltered ones
  * as the rollups count them; filtered ones, page goals, the hourly series and breakdowns
- * by a visit column, funnels, journeys, the visits explorer, the engagement statistics and
- * revenue from the visits formed at read time). Parts of days (the Stats API v2's
+ * by a visit column, funnels and journeys from the visits kept for closed days and formed
+ * for the rest; the visits explorer, the engagement statistics and revenue under filters
+ * from the visits formed at read time). Parts of days (the Stats API v2's
  * date-times) are read as whole days are, within their local seconds. The database's
  * runner is closed with it.
  */
@@ -224,18 +225,25 @@ export function createClickhouseStatsReads(client: ClickhouseClient, database: S
   const clickhouse = createStatsRunner({
     readerFor: (websiteId, query) => {
       const run = queryRunner(client, websiteId, timeoutMs);
+      const stored = sharedSplits((from, to) => visitStore.storedUntil(websiteId, from, to));
       return query.conditions.length === 0 && (query.goal_page ?? []).length === 0 && !query.fromRows
-        ? createClickhouseReader(run, (from, to) => visitStore.storedUntil(websiteId, from, to))
-        : createClickhouseSegmentReader(run, query.conditions);
+        ? createClickhouseReader(run, stored)
+        : createClickhouseSegmentReader(run, query.conditions, stored);
     },
     pathsFor: (websiteId, conditions) => {
       const run = queryRunner(client, websiteId, timeoutMs);
-      return createClickhousePathReader(run, conditions, {
-        ...answeredElsewhere,
-        revenue: (range) => clickhouseRevenue(run, conditions, range),
-        engagementSignals: (range) => clickhouseEngagementSignals(run, conditions, range),
-        visits: clickhouseVisits(run, conditions),
-      });
+      const stored = sharedSplits((from, to) => visitStore.storedUntil(websiteId, from, to));
+      return createClickhousePathReader(
+        run,
+        conditions,
+        {
+          ...answeredElsewhere,
+          revenue: (range) => clickhouseRevenue(run, conditions, range),
+          engagementSignals: (range) => clickhouseEngagementSignals(run, conditions, range),
+          visits: clickhouseVisits(run, conditions),
+        },
+        stored,
+      );
     },
   });
   return { ...clickhouse, close: () => database.close() };

@@ -1,10 +1,11 @@
 import type { Condition } from "../../model/filters.js";
 import type { RevenueSum } from "../../model/revenue.js";
 import type { CountRange } from "../../stats/count-reader.js";
-import { clickhouseConditions, visitsWith } from "./conditions.js";
+import { clickhouseConditions } from "./conditions.js";
 import { queryParams, type RunQuery } from "./query.js";
 import { HITS_TABLE } from "./schema.js";
-import { ARRIVAL_AT, inLocalRange, KIND } from "./visits.js";
+import { formedVisitsWith } from "./visit-source.js";
+import { ARRIVAL_AT, HIT, KIND, VISIT_HIT } from "./visits.js";
 
 /** Where a statement reads the range's visits with their events. */
 const VISITS = "\u0000visits\u0000";
@@ -26,16 +27,17 @@ export async function clickhouseRevenue(run: RunQuery, conditions: readonly Cond
   let matching = "";
   if (conditions.length > 0) {
     const where = clickhouseConditions(conditions, params);
+    // Each event's key (visitor-day, time, arrival) and the event as the conditions read it (`HIT`).
     const events = [
-      `groupArrayIf(e, e.2 = ${KIND.event}) AS event_hits`,
-      `groupArrayIf(visitor, e.2 = ${KIND.event}) AS event_visitors`,
-      `groupArrayIf(day, e.2 = ${KIND.event}) AS event_days`,
+      `groupArrayIf((visitor, e.1, e.${ARRIVAL_AT}), e.2 = ${KIND.event}) AS event_keys`,
+      `groupArrayIf(${VISIT_HIT}, e.2 = ${KIND.event}) AS event_hits`,
     ];
+    const local = `h.${HIT.local}`;
     const keys =
-      `SELECT event_visitor, event_day, h.1, h.${ARRIVAL_AT} FROM ${VISITS} ` +
-      `ARRAY JOIN event_hits AS h, event_visitors AS event_visitor, event_days AS event_day ` +
-      `WHERE event_day BETWEEN {from:Date} AND {to:Date} AND ${inLocalRange("h")} AND ${where.visit()} AND ${where.hit(true, "h")}`;
-    matching = ` AND (visitor, day, toUnixTimestamp64Milli(timestamp), arrival) IN (${keys.replace(VISITS, () => visitsWith(where, events, keys))})`;
+      `SELECT k.1, h.${HIT.day}, k.2, k.3 FROM ${VISITS} ARRAY JOIN event_keys AS k, event_hits AS h ` +
+      `WHERE h.${HIT.day} BETWEEN {from:Date} AND {to:Date} AND ${local} >= {start:Int64} AND ${local} < {end:Int64} ` +
+      `AND ${where.visit()} AND ${where.hit(true, "h")}`;
+    matching = ` AND (visitor, day, toUnixTimestamp64Milli(timestamp), arrival) IN (${keys.replace(VISITS, () => formedVisitsWith(where, events, keys))})`;
   }
   const rows = await run<{ event: string; currency: string; amount: string | number; n: string | number }>(
     `SELECT event, revenue_currency AS currency, sum(revenue_amount) AS amount, count() AS n

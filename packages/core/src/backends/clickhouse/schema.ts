@@ -91,10 +91,29 @@ const HIT_TYPES = new Map(HIT_COLUMNS);
 export const VISIT_KINDS: readonly HitDimension[] = [...new Set(VISIT_COLUMNS.map((column) => column.kind))];
 
 /**
+ * A visit's hit as statements under filters, funnels and journeys read it (visits.ts's
+ * `VISIT_HIT`): its kind, day, local hour and local time (seconds), page, event name and
+ * properties.
+ */
+export const VISIT_HIT_TYPE = `Array(Tuple(UInt8, Date, UInt8, UInt32, String, ${HIT_TYPES.get("event")!}, Map(String, String)))`;
+
+/** The columns added to a stored visit since its table was first made: its hits and start, and its visitor's number. */
+const VISIT_ADDED: readonly (readonly [name: string, type: string])[] = [
+  ["visitor", "UInt32"],
+  ["start", "Int64"],
+  ["start_hour", "UInt8"],
+  ["start_local", "UInt32"],
+  ["hits", VISIT_HIT_TYPE],
+];
+
+/**
  * A stored visit (visits.ts forms them): its website, start day and the version of that
  * day's forming, figures, pageviews on its start day (a visit past midnight has the rest on
- * the next), exit page and its first hit's values: what the unfiltered statistics read. Not
- * its visitor or start time: a visitor's hash is most of a row's size.
+ * the next), exit page and its first hit's values: what the unfiltered statistics read.
+ * Then what filters, funnels and journeys read: its visitor's number among the visitors of
+ * its start day (a visitor's hash is most of a row's size; the number tells visitor-days
+ * apart as well), its start (time, local hour and local seconds) and its hits in order
+ * (pageviews and events, without the hash).
  */
 export const VISIT_ROW_COLUMNS: readonly (readonly [name: string, type: string])[] = [
   ["website_id", "UInt32"],
@@ -106,7 +125,14 @@ export const VISIT_ROW_COLUMNS: readonly (readonly [name: string, type: string])
   ["duration", "Int64"],
   ["exit_page", "String"],
   ...VISIT_KINDS.map((kind) => [kind, HIT_TYPES.get(kind)!] as const),
+  ...VISIT_ADDED,
 ];
+
+/**
+ * The shape of the stored visits a day's forming writes: a day stored in an older shape
+ * (before the visits kept their hits) is formed again when read.
+ */
+export const VISIT_SHAPE = 1;
 
 /** The dimensions counted once per visitor-day from its first hit, and those counted once per visitor-day and value. */
 export const VISITOR_KINDS: readonly HitDimension[] = VISIT_COLUMNS.filter((column) => column.counted === "visitor").map((c) => c.kind);
@@ -132,7 +158,10 @@ export const VISITOR_DAY_COLUMNS: readonly (readonly [name: string, type: string
   ["event_names", `Array(${HIT_TYPES.get("event")!})`],
 ];
 
-/** A day whose visits are stored: their version, and the hits of the day before, the day and the day after they were formed from. */
+/** The column of a stored day added since its table was first made: the shape of its visits (`VISIT_SHAPE`). */
+const VISIT_DAY_ADDED: readonly (readonly [name: string, type: string])[] = [["shape", "UInt16"]];
+
+/** A day whose visits are stored: their version, the hits of the day before, the day and the day after they were formed from, and their shape. */
 const VISIT_DAY_COLUMNS: readonly (readonly [name: string, type: string])[] = [
   ["website_id", "UInt32"],
   ["day", "Date"],
@@ -140,6 +169,7 @@ const VISIT_DAY_COLUMNS: readonly (readonly [name: string, type: string])[] = [
   ["hits_before", "UInt64"],
   ["hits", "UInt64"],
   ["hits_after", "UInt64"],
+  ...VISIT_DAY_ADDED,
 ];
 
 /**
@@ -149,12 +179,17 @@ const VISIT_DAY_COLUMNS: readonly (readonly [name: string, type: string])[] = [
  */
 const ORDER = "PARTITION BY toYYYYMM(day) ORDER BY (website_id, day, visitor, timestamp)";
 
+/** The statements that add columns added since a table (on a cluster: its shards' tables and the one in front) was first made (idempotent). */
+function addColumns(table: string, local: string, added: readonly (readonly [string, string])[], place: SchemaPlace): string[] {
+  const add = added.map(([name, type]) => `ADD COLUMN IF NOT EXISTS ${quoted(name)} ${type}`).join(", ");
+  if (place.cluster === undefined) return [`ALTER TABLE ${table} ${add}`];
+  const onCluster = `ON CLUSTER ${quoted(place.cluster)}`;
+  return [`ALTER TABLE ${local} ${onCluster} ${add}`, `ALTER TABLE ${table} ${onCluster} ${add}`];
+}
+
 /** The statements that add the columns added since a table was first made (idempotent). */
 export function upgradeStatements(place: SchemaPlace = {}): string[] {
-  const add = ADDED.map(([name, type]) => `ADD COLUMN IF NOT EXISTS ${quoted(name)} ${type}`).join(", ");
-  if (place.cluster === undefined) return [`ALTER TABLE ${HITS_TABLE} ${add}`];
-  const onCluster = `ON CLUSTER ${quoted(place.cluster)}`;
-  return [`ALTER TABLE ${LOCAL_HITS_TABLE} ${onCluster} ${add}`, `ALTER TABLE ${HITS_TABLE} ${onCluster} ${add}`];
+  return addColumns(HITS_TABLE, LOCAL_HITS_TABLE, ADDED, place);
 }
 
 const columnList = (columns: readonly (readonly [string, string])[]) =>
@@ -230,6 +265,8 @@ export function visitSchemaStatements(place: SchemaPlace = {}): string[] {
       },
       place,
     ),
+    ...addColumns(VISITS_TABLE, `${VISITS_TABLE}_local`, VISIT_ADDED, place),
+    ...addColumns(VISIT_DAYS_TABLE, `${VISIT_DAYS_TABLE}_local`, VISIT_DAY_ADDED, place),
   ];
 }
 

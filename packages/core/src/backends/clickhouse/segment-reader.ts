@@ -3,9 +3,11 @@ import type { Condition, VisitDimension } from "../../model/filters.js";
 import type { StatRow } from "../../model/stats-schemas.js";
 import { pageGoalValue } from "../../stats/segment-reader.js";
 import type { CountRange, CountReader, Statistic } from "../../stats/count-reader.js";
-import { clickhouseConditions, likePattern, visitColumn, visitsWith, type ClickhouseConditions } from "./conditions.js";
-import { countReader, figureRows, queryParams, type QueryParams, type RunQuery } from "./query.js";
-import { at, inLocalRange, KIND, STARTED } from "./visits.js";
+import { clickhouseConditions, likePattern, visitColumn, type ClickhouseConditions } from "./conditions.js";
+import { countReader, figureRows, queryParams, type RunOptions, type RunQuery } from "./query.js";
+import type { StoredUntil } from "./stored-visits.js";
+import { visitPartsOf, visitsWith } from "./visit-source.js";
+import { HIT, KIND, STARTED } from "./visits.js";
 
 /**
  * How a statistic is counted under filters (docs/statistics.md, "Segments: filters"): from
@@ -14,7 +16,7 @@ import { at, inLocalRange, KIND, STARTED } from "./visits.js";
  */
 interface Counting {
   from: "visits" | "pageviews" | "events" | "visitor-firsts";
-  /** The row's value: on the visit's columns, the hit `h` and its day `hit_day`. */
+  /** The row's value: on the visit's columns, or its hit `h` (visits.ts's `HIT`). */
   value: string;
   count: string;
   /** Which hits (pageviews or events) count, beyond their kind. */
@@ -22,6 +24,9 @@ interface Counting {
 }
 
 const VISIT_DAY = "toString(vday)";
+/** A counted hit's day and local hour. */
+const HIT_DAY = `h.${HIT.day}`;
+const HIT_HOUR = `h.${HIT.hour}`;
 const VISITOR_DAYS = "uniqExact(vday, day_visitor)";
 const hour = (expression: string) => `leftPad(toString(${expression}), 2, '0')`;
 const dayHour = (day: string, hourOf: string) => `concat(toString(${day}), ' ', ${hour(hourOf)})`;
@@ -40,7 +45,7 @@ function countingOf(stat: Statistic): Counting {
   // `…_by_hour`: by the hour of each day (the Stats API v2's time:hour), as `Y-m-d HH`.
   const byHour = stat.name.endsWith("_by_hour") ? stat.name.slice(0, -"_by_hour".length) : undefined;
   if (byHour === "visitors") return { from: "visitor-firsts", value: dayHour("vday", "first_hour"), count: "count()" };
-  if (byHour === "pageviews" || byHour === "events") return { from: byHour, value: dayHour("hit_day", "h.4"), count: "count()" };
+  if (byHour === "pageviews" || byHour === "events") return { from: byHour, value: dayHour(HIT_DAY, HIT_HOUR), count: "count()" };
   const figure = VISIT_FIGURES[byHour ?? stat.name];
   if (figure !== undefined) {
     const value = byHour !== undefined ? dayHour("vday", "start_hour") : stat.by !== undefined ? visitColumn(stat.by) : VISIT_DAY;
@@ -50,22 +55,22 @@ function countingOf(stat: Statistic): Counting {
     case "visitors_hours":
       return { from: "visitor-firsts", value: hour("first_hour"), count: "count()" };
     case "pageviews":
-      return { from: "pageviews", value: stat.by !== undefined ? visitColumn(stat.by) : "toString(hit_day)", count: "count()" };
+      return { from: "pageviews", value: stat.by !== undefined ? visitColumn(stat.by) : `toString(${HIT_DAY})`, count: "count()" };
     case "pageviews_hours":
-      return { from: "pageviews", value: hour("h.4"), count: "count()" };
+      return { from: "pageviews", value: hour(HIT_HOUR), count: "count()" };
     case "page":
-      return { from: "pageviews", value: `h.${at("page")}`, count: "count()" };
+      return { from: "pageviews", value: `h.${HIT.page}`, count: "count()" };
     case "event":
-      return { from: "events", value: `h.${at("event")}`, count: "count()" };
+      return { from: "events", value: `h.${HIT.event}`, count: "count()" };
     case "event_visitors":
-      return { from: "events", value: `h.${at("event")}`, count: VISITOR_DAYS };
+      return { from: "events", value: `h.${HIT.event}`, count: VISITOR_DAYS };
     case "event_property": {
       const property = "{property:String}";
-      const value = `h.5[${property}]`;
-      const has = `mapContains(h.5, ${property})`;
+      const value = `h.${HIT.props}[${property}]`;
+      const has = `mapContains(h.${HIT.props}, ${property})`;
       return stat.event === PAGEVIEW_EVENT
         ? { from: "pageviews", value, count: "count()", where: has }
-        : { from: "events", value, count: "count()", where: `h.${at("event")} = {event:String} AND ${has}` };
+        : { from: "events", value, count: "count()", where: `h.${HIT.event} = {event:String} AND ${has}` };
     }
   }
   const column = VISIT_COLUMNS.find((each) => each.statistic === stat.name);
@@ -80,54 +85,73 @@ const VISITS = "\u0000visits\u0000";
 const VISITS_WITH_HITS = "\u0000visits and hits\u0000";
 
 /**
- * Statistics under filters (and page goals) from `tally_hits`: the visits formed at read
- * time (visits.ts), each with a flag per hit condition (one of its hits matches it), kept
- * when they match every condition; hit statistics count their hits in the range that match
- * the hit conditions themselves. Every value a request brings is a query parameter.
+ * Statistics under filters (and page goals): the visits (visit-source.ts: kept for closed
+ * days, `stored` telling which, formed from `tally_hits` for the rest), each with a flag per
+ * hit condition (one of its hits matches it), counted when they match every condition; hit
+ * statistics count their hits in the range that match the hit conditions themselves. Every
+ * value a request brings is a query parameter.
  */
-export function createClickhouseSegmentReader(run: RunQuery, conditions: readonly Condition[]): CountReader {
+export function createClickhouseSegmentReader(run: RunQuery, conditions: readonly Condition[], stored?: StoredUntil): CountReader {
   /**
-   * A statement over the range's visits (written `FROM ${VISITS}`, or `${VISITS_WITH_HITS}`
-   * for their hits and the hits' days too): the visits with the conditions' flags and the
-   * first-hit values the statement reads.
+   * Runs a statement over the range's visits (written `FROM ${VISITS}`, or `${VISITS_WITH_HITS}`
+   * for their hits too, those of visits started two days before the range among them): the
+   * visits with the conditions' flags and the first-hit values the statement reads.
    */
-  function over(where: ClickhouseConditions, statement: string): string {
-    const visits = (hits: readonly string[]) => visitsWith(where, hits, statement);
-    const hits = [`groupArrayIf(e, e.2 != ${KIND.engagement}) AS hits`, `groupArrayIf(day, e.2 != ${KIND.engagement}) AS hit_days`];
-    return statement.replace(VISITS_WITH_HITS, () => visits(hits)).replace(VISITS, () => visits([]));
+  async function over<Row>(where: ClickhouseConditions, statement: string, range: CountRange, options: RunOptions): Promise<Row[]> {
+    const hits = statement.includes(VISITS_WITH_HITS);
+    const { parts, split } = await visitPartsOf(range, hits, hits ? 2 : 0, stored);
+    const visits = visitsWith(where, statement, parts);
+    return run<Row>(
+      statement.replace(hits ? VISITS_WITH_HITS : VISITS, () => visits),
+      range,
+      {
+        ...options,
+        ...(split === undefined ? {} : { split }),
+      },
+    );
   }
 
-  /** The statement counting one statistic over a range: its rows' value and count. */
-  function statement(stat: Statistic, params: QueryParams): string {
-    const where = clickhouseConditions(conditions, params);
+  /** The statement counting one statistic over a range: its rows' value and count, over the visits (`over`). */
+  function statement(stat: Statistic, where: ClickhouseConditions): string {
     const counting = countingOf(stat);
     const started = STARTED;
     const grouped = `GROUP BY value HAVING value != '' AND count > 0`;
     const select = `SELECT ${counting.value} AS value, toUInt64(${counting.count}) AS count`;
     switch (counting.from) {
       case "visits":
-        return over(where, `${select} FROM ${VISITS} WHERE ${started} AND ${where.visit()} ${grouped}`);
+        return `${select} FROM ${VISITS} WHERE ${started} AND ${where.visit()} ${grouped}`;
       case "visitor-firsts":
         // The hour each visitor-day's first matching visit started.
-        return over(
-          where,
+        return (
           `${select} FROM (SELECT vday, argMin(start_hour, start) AS first_hour FROM ${VISITS} ` +
-            `WHERE ${started} AND ${where.visit()} GROUP BY vday, day_visitor) ${grouped}`,
+          `WHERE ${started} AND ${where.visit()} GROUP BY vday, day_visitor) ${grouped}`
         );
       default:
-        return over(where, `${select} ${countedHits(counting.from, where, counting.where)} ${grouped}`);
+        // Hits counted by a value of their visit: each matching visit's counted hits, without joining them.
+        if (!counting.value.includes("h.") && counting.count === "count()")
+          return (
+            `SELECT ${counting.value} AS value, toUInt64(sum(arrayCount(h -> ${countedHit(counting.from, where, counting.where)}, hits))) AS count ` +
+            `FROM (SELECT * FROM ${VISITS_WITH_HITS} WHERE ${where.visit()}) ${grouped}`
+          );
+        return `${select} ${countedHits(counting.from, where, counting.where)} ${grouped}`;
     }
   }
 
-  /** The hits `h` (on `hit_day`) of the range of matching visits that the conditions count: pageviews or events. */
-  function countedHits(from: "pageviews" | "events", where: ClickhouseConditions, also?: string): string {
+  /** Whether a hit `h` of a matching visit counts: a pageview or event of the range that matches the hit conditions itself. */
+  function countedHit(from: "pageviews" | "events", where: ClickhouseConditions, also?: string): string {
     const events = from === "events";
-    const kind = `h.2 = ${events ? KIND.event : KIND.pageview}`;
+    const kind = `h.${HIT.kind} = ${events ? KIND.event : KIND.pageview}`;
+    const local = `h.${HIT.local}`;
     return (
-      `FROM ${VISITS_WITH_HITS} ARRAY JOIN hits AS h, hit_days AS hit_day ` +
-      `WHERE hit_day BETWEEN {from:Date} AND {to:Date} AND ${inLocalRange("h")} AND ${kind}${also ? ` AND ${also}` : ""} ` +
-      `AND ${where.visit()} AND ${where.hit(events, "h")}`
+      `${HIT_DAY} BETWEEN {from:Date} AND {to:Date} AND ${local} >= {start:Int64} AND ${local} < {end:Int64} ` +
+      `AND ${kind}${also ? ` AND ${also}` : ""} AND ${where.hit(events, "h")}`
     );
+  }
+
+  /** The hits `h` of the range of matching visits that the conditions count: pageviews or events. */
+  function countedHits(from: "pageviews" | "events", where: ClickhouseConditions, also?: string): string {
+    // The matching visits first, then only their counted hits joined.
+    return `FROM (SELECT * FROM ${VISITS_WITH_HITS} WHERE ${where.visit()}) ARRAY JOIN arrayFilter(h -> ${countedHit(from, where, also)}, hits) AS h`;
   }
 
   /** Visitor-days and pageviews of each page goal over a range, from one statement (the range's visits formed once). */
@@ -135,18 +159,17 @@ export function createClickhouseSegmentReader(run: RunQuery, conditions: readonl
     const params = queryParams();
     const where = clickhouseConditions(conditions, params);
     const figures = patterns.flatMap((pattern, index) => {
-      const matches = `h.${at("page")} LIKE ${params.add(likePattern(pattern), "String")}`;
+      const matches = `h.${HIT.page} LIKE ${params.add(likePattern(pattern), "String")}`;
       return [
         `toUInt64(uniqExactIf((vday, day_visitor), ${matches})) AS visitors_${index}`,
         `toUInt64(countIf(${matches})) AS views_${index}`,
       ];
     });
-    const [row] = await run<Record<string, string | number>>(
-      over(where, `SELECT ${figures.join(", ")} ${countedHits("pageviews", where)}`),
+    const [row] = await over<Record<string, string | number>>(
+      where,
+      `SELECT ${figures.join(", ")} ${countedHits("pageviews", where)}`,
       range,
-      {
-        params,
-      },
+      { params },
     );
     return new Map(
       patterns.map((pattern, index) => [pattern, [Number(row?.[`visitors_${index}`] ?? 0), Number(row?.[`views_${index}`] ?? 0)]]),
@@ -180,7 +203,8 @@ export function createClickhouseSegmentReader(run: RunQuery, conditions: readonl
   async function all(stat: Statistic, range: CountRange): Promise<StatRow[]> {
     if (stat.name === "page_goal_visitors" || stat.name === "page_goal_views") return pageGoalRows(stat, range);
     const params = queryParams();
-    const rows = await run<{ value: string; count: string | number }>(statement(stat, params), range, { stat, params });
+    const where = clickhouseConditions(conditions, params);
+    const rows = await over<{ value: string; count: string | number }>(where, statement(stat, where), range, { stat, params });
     return rows.map((row) => ({ value: row.value, count: Number(row.count) }));
   }
 
@@ -189,12 +213,10 @@ export function createClickhouseSegmentReader(run: RunQuery, conditions: readonl
     const params = queryParams();
     const where = clickhouseConditions(conditions, params);
     const figures = VISIT_SERIES.map((name) => `toUInt64(${VISIT_FIGURES[name]}) AS ${name}`);
-    const rows = await run<Record<string, string | number>>(
-      over(
-        where,
-        `SELECT ${by === undefined ? VISIT_DAY : visitColumn(by)} AS value, ${figures.join(", ")} FROM ${VISITS} ` +
-          `WHERE ${STARTED} AND ${where.visit()} GROUP BY value HAVING value != ''`,
-      ),
+    const rows = await over<Record<string, string | number>>(
+      where,
+      `SELECT ${by === undefined ? VISIT_DAY : visitColumn(by)} AS value, ${figures.join(", ")} FROM ${VISITS} ` +
+        `WHERE ${STARTED} AND ${where.visit()} GROUP BY value HAVING value != ''`,
       range,
       { params },
     );

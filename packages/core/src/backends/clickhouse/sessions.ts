@@ -2,7 +2,8 @@ import { addDays } from "../../shared/calendar.js";
 import { VISIT_COLUMNS } from "../../model/dimensions.js";
 import type { Condition } from "../../model/filters.js";
 import { localText, type Session, type SessionHit, type VisitsAnswer, type VisitsRequest } from "../../stats/sessions.js";
-import { clickhouseConditions, visitColumn, visitsWith } from "./conditions.js";
+import { clickhouseConditions, visitColumn } from "./conditions.js";
+import { formedVisitsWith } from "./visit-source.js";
 import { queryParams, type QueryParams, type RunQuery } from "./query.js";
 import { HITS_TABLE } from "./schema.js";
 import { ARRIVAL_AT, at, KIND, LOCAL_TIME_AT } from "./visits.js";
@@ -31,7 +32,7 @@ function sessionsOf(conditions: readonly Condition[], params: QueryParams, { hit
     WHERE ${where.visit()} AND ${only}
     ORDER BY start DESC, first_arrival DESC`;
   const aggregates = [`argMinIf(e.${ARRIVAL_AT}, (e.1, day, i), e.2 != ${KIND.engagement}) AS first_arrival`, ...(hits ? [hits] : [])];
-  return statement.replace("__visits", () => visitsWith(where, aggregates, statement));
+  return statement.replace("__visits", () => formedVisitsWith(where, aggregates, statement));
 }
 
 type SessionRow = Record<string, string | number>;

@@ -8,18 +8,20 @@ import {
   VISIT_DAYS_TABLE,
   VISIT_KINDS,
   VISIT_ROW_COLUMNS,
+  VISIT_SHAPE,
   VISITOR_DAY_COLUMNS,
   VISITOR_DAYS_TABLE,
   VISITOR_KINDS,
   VISITOR_VALUE_KINDS,
   VISITS_TABLE,
 } from "./schema.js";
-import { ELEMENTS, KIND, visitsOf } from "./visits.js";
+import { ELEMENTS, KIND, VISIT_HITS, visitsOf } from "./visits.js";
 
 /**
  * Stored visits (`tally_visits`) and visitor-days (`tally_visitor_days`): those of days that
  * can no longer change, formed from the hits as a read forms them (visits.ts), and kept, so
- * that reads over those days count rows instead of forming them again. A day's visits depend on the hits of the day before
+ * that reads over those days (statistics with and without filters, funnels, journeys) count
+ * rows instead of forming them again. A day's visits depend on the hits of the day before
  * (a visit continued past midnight), the day and the day after; `tally_visit_days` records,
  * for each stored day, the version of its forming and how many hits those three days held.
  * A read takes a day's stored visits only while those counts are still the hits' (a hit
@@ -42,13 +44,15 @@ const FORMED_COLUMNS = VISIT_ROW_COLUMNS.map(([name]) => {
   if (name === "website_id") return "{website:UInt32}";
   if (name === "version") return "{version:UInt64}";
   if (name === "first_day_pageviews") return "arrayCount(d -> d = vday, pageview_days)";
+  // Numbers telling the visitors of a day apart, as their hashes do.
+  if (name === "visitor") return "toUInt32(dense_rank() OVER (PARTITION BY vday ORDER BY day_visitor))";
   return quoted(name);
 });
 
 /** Forms the visits started on `from`…`to` (query parameters) and stores them under `version`. */
 const FORM = `INSERT INTO ${VISITS_TABLE} (${VISIT_ROW_COLUMNS.map(([name]) => quoted(name)).join(", ")})
   SELECT ${FORMED_COLUMNS.join(", ")}
-  FROM (WITH elements AS (${ELEMENTS}) ${visitsOf(VISIT_KINDS, [`groupArrayIf(day, e.2 = ${KIND.pageview}) AS pageview_days`])})
+  FROM (WITH elements AS (${ELEMENTS}) ${visitsOf(VISIT_KINDS, [`groupArrayIf(day, e.2 = ${KIND.pageview}) AS pageview_days`, `${VISIT_HITS} AS hits`])})
   WHERE vday BETWEEN {from:Date} AND {to:Date}`;
 
 /** A visitor-day's figures over its hits (engagement signals aside): its first hit's hour and values, the values its hits had, its events' names. */
@@ -109,8 +113,8 @@ export function createVisitStore(client: ClickhouseClient, now: () => number = D
   async function unstored(website: number, from: string, to: string): Promise<number[]> {
     const [hits, stored] = await Promise.all([
       hitCounts(website, addDays(from, -1), addDays(to, 1)),
-      rows<{ on: string; counted: [string | number, string | number, string | number] }>(
-        `SELECT toString(day) AS on, argMax((hits_before, hits, hits_after), version) AS counted FROM ${VISIT_DAYS_TABLE} ` +
+      rows<{ on: string; counted: [string | number, string | number, string | number, string | number] }>(
+        `SELECT toString(day) AS on, argMax((hits_before, hits, hits_after, shape), version) AS counted FROM ${VISIT_DAYS_TABLE} ` +
           `WHERE website_id = {website:UInt32} AND day BETWEEN {from:Date} AND {to:Date} GROUP BY day`,
         { website, from, to },
       ),
@@ -120,7 +124,8 @@ export function createVisitStore(client: ClickhouseClient, now: () => number = D
     const days: number[] = [];
     for (let day = dayNumber(from); day <= dayNumber(to); day++) {
       const counted = counts.get(dayText(day));
-      if (!counted || counted[0] !== hitsOn(day - 1) || counted[1] !== hitsOn(day) || counted[2] !== hitsOn(day + 1)) days.push(day);
+      const current = counted && counted[0] === hitsOn(day - 1) && counted[1] === hitsOn(day) && counted[2] === hitsOn(day + 1);
+      if (!current || counted[3] !== VISIT_SHAPE) days.push(day);
     }
     return days;
   }
@@ -152,6 +157,7 @@ export function createVisitStore(client: ClickhouseClient, now: () => number = D
           hits_before: hitsOn(day - 1),
           hits: hitsOn(day),
           hits_after: hitsOn(day + 1),
+          shape: VISIT_SHAPE,
         });
       await client.insert({ table: VISIT_DAYS_TABLE, values: stored, format: "JSONEachRow" });
     }
@@ -171,5 +177,18 @@ export function createVisitStore(client: ClickhouseClient, now: () => number = D
       await formed;
       return firstUnstored(website, from, last);
     },
+  };
+}
+
+/** The first day of `from`…`to` whose visits a read forms (`VisitStore.storedUntil` for one website). */
+export type StoredUntil = (from: string, to: string) => Promise<string>;
+
+/** `stored`, asked once per range: the statistics of one reader share their ranges' answers. */
+export function sharedSplits(stored: StoredUntil): StoredUntil {
+  const splits = new Map<string, Promise<string>>();
+  return (from, to) => {
+    const key = `${from} ${to}`;
+    if (!splits.has(key)) splits.set(key, stored(from, to));
+    return splits.get(key)!;
   };
 }

@@ -42,8 +42,6 @@ export const SIGNAL = {
 } as const;
 /** Visits (of `visitsOf`) started in the range: on its days, within its local seconds (a part of them, or all). */
 export const STARTED = "vday BETWEEN {from:Date} AND {to:Date} AND start_local >= {start:Int64} AND start_local < {end:Int64}";
-/** An element `x` within the range's local seconds (query parameters `start`, `end`: a part of its days, or all of them). */
-export const inLocalRange = (x: string) => `${x}.${LOCAL_TIME_AT} >= {start:Int64} AND ${x}.${LOCAL_TIME_AT} < {end:Int64}`;
 export const KIND = { pageview: 1, event: 2, engagement: 3 } as const;
 
 /** One step of the fold: state (started, last activity, the visit's referrer, campaign and host, starts so far). */
@@ -134,6 +132,19 @@ export const ELEMENTS = `
   FROM ${HITS_TABLE} AS h
   INNER JOIN (${VISITOR_DAYS}) AS v ON v.visitor = h.visitor AND v.day = h.day
   WHERE h.website_id = {website:UInt32} AND h.day BETWEEN {lo:Date} AND {hi:Date}`;
+
+/**
+ * Where a member of a visit's hit is (`VISIT_HIT`, 1-based): its kind, day, local hour,
+ * local time (seconds), page, event name and properties.
+ */
+export const HIT = { kind: 1, day: 2, hour: 3, local: 4, page: 5, event: 6, props: 7 } as const;
+
+/**
+ * A visit's hit (`HIT`) of its element `e`, and its hits (pageviews and events) in its order, as an aggregate over its elements `e`:
+ * what filters on hits, funnels and journeys read of them (`HIT`), stored visits keeping the same.
+ */
+export const VISIT_HIT = `tuple(toUInt8(e.2), day, e.4, e.${LOCAL_TIME_AT}, e.${at("page")}, e.${at("event")}, e.5)`;
+export const VISIT_HITS = `arrayMap(x -> x.2, arraySort(x -> x.1, groupArrayIf(((e.1, day, i), ${VISIT_HIT}), e.2 != ${KIND.engagement})))`;
 
 /**
  * The visits of the elements (`ELEMENTS` as `elements`): their day, visitor-day (`visitor`),
