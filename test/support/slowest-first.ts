@@ -11,6 +11,7 @@ const SLOWEST = [
   "test/engine/reference-segments.test.ts",
   "test/consumer/consumer.test.ts",
   "test/engine/reference.test.ts",
+  "test/moving/copy-from-clickhouse.test.ts",
   "test/dashboard/manage-browser.test.ts",
   "test/cli/cli-matrix.test.ts",
   "test/dashboard/every-page-browser.test.ts",
