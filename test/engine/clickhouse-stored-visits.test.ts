@@ -178,4 +178,54 @@ describe("stored visits in ClickHouse", () => {
     expect(storedBefore).toEqual([3]);
     expect(await storedVersions()).toEqual([3, 2]);
   }, 120_000);
+
+  it("pageviews of whole days by a visit's value are counted beside its stored visits, a visit past midnight on each of its days", async () => {
+    const clickhouse = `chdb:${join(folder, "views-clickhouse")}`;
+    const tally = createTally({ database: `file:${join(folder, "views.sqlite")}`, clickhouse, retentionIntervalMs: 0 });
+    const { accountId } = await tally.accounts.create();
+    const websiteId = (await tally.websites.create(accountId, { domain: "views.example", timezone: "UTC" })).id;
+    const next = "2026-10-02";
+    const view = (at: string, page: string) =>
+      tally.collect({ url: `https://views.example${page}`, ip: "203.0.113.12", userAgent: FIREFOX, timestamp: Date.parse(at) });
+    /** Pageviews by host of Firefox visits on the day, the next day and both. */
+    const read = () =>
+      Promise.all(
+        [
+          [DAY, DAY],
+          [next, next],
+          [DAY, next],
+        ].map(async ([from, to]) =>
+          (await tally.stats.query(accountId, websiteId, { name: "hostname", from, to, filter: "browser:is:Firefox" })).data.map((row) => [
+            row.value,
+            row.count,
+          ]),
+        ),
+      );
+    let beforeEmptied: Awaited<ReturnType<typeof read>>;
+    let withoutHits: Awaited<ReturnType<typeof read>>;
+    try {
+      // One visit past midnight: a pageview before it, two after.
+      await view(`${DAY}T23:50:00Z`, "/a");
+      await view(`${next}T00:05:00Z`, "/b");
+      await view(`${next}T00:10:00Z`, "/c");
+      await tally.flush();
+      beforeEmptied = await read();
+      // The stored visits' hits emptied: the counts kept beside each visit still answer.
+      const client = await connectClickhouse(clickhouse);
+      try {
+        await client.command({
+          query: "ALTER TABLE tally_visits UPDATE hits = [] WHERE website_id = {website:UInt32} SETTINGS mutations_sync = 1",
+          query_params: { website: websiteId },
+        });
+      } finally {
+        await client.close();
+      }
+      withoutHits = await read();
+    } finally {
+      await tally.close();
+    }
+    const expected = [[["views.example", 1]], [["views.example", 2]], [["views.example", 3]]];
+    expect(beforeEmptied).toEqual(expected);
+    expect(withoutHits).toEqual(expected);
+  }, 120_000);
 });

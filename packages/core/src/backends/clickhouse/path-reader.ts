@@ -55,7 +55,7 @@ export function createClickhousePathReader(
 ): PathReader {
   /** Runs a statement over the visits started in the range (`__visits`: kept for closed days, formed for the rest) with their hits. */
   async function over<Row>(where: ClickhouseConditions, statement: string, range: DayRange, params: QueryParams): Promise<Row[]> {
-    const { parts, split } = await visitPartsOf(range, true, 0, stored);
+    const { parts, split } = await visitPartsOf(range, { hits: true }, 0, stored);
     const visits = visitsWith(where, statement, parts);
     return run<Row>(
       statement.replace("__visits", () => visits),

@@ -80,9 +80,10 @@ function countingOf(stat: Statistic): Counting {
   return { from: "visits", value, count: column.counted === "visit" || column.counted === "exit" ? "count()" : VISITOR_DAYS };
 }
 
-/** Where a statement reads the range's visits, and their hits too (`over` in the reader). */
+/** Where a statement reads the range's visits, and their hits too, or their pageviews on the range's days (`over` in the reader). */
 const VISITS = "\u0000visits\u0000";
 const VISITS_WITH_HITS = "\u0000visits and hits\u0000";
+const VISITS_WITH_VIEWS = "\u0000visits and pageviews\u0000";
 
 /**
  * Statistics under filters (and page goals): the visits (visit-source.ts: kept for closed
@@ -93,16 +94,18 @@ const VISITS_WITH_HITS = "\u0000visits and hits\u0000";
  */
 export function createClickhouseSegmentReader(run: RunQuery, conditions: readonly Condition[], stored?: StoredUntil): CountReader {
   /**
-   * Runs a statement over the range's visits (written `FROM ${VISITS}`, or `${VISITS_WITH_HITS}`
-   * for their hits too, those of visits started two days before the range among them): the
-   * visits with the conditions' flags and the first-hit values the statement reads.
+   * Runs a statement over the range's visits (written `FROM ${VISITS}`; `${VISITS_WITH_HITS}`
+   * for their hits too, or `${VISITS_WITH_VIEWS}` for their pageviews on the range's days,
+   * those of visits started two days before the range among them): the visits with the
+   * conditions' flags and the first-hit values the statement reads.
    */
   async function over<Row>(where: ClickhouseConditions, statement: string, range: CountRange, options: RunOptions): Promise<Row[]> {
-    const hits = statement.includes(VISITS_WITH_HITS);
-    const { parts, split } = await visitPartsOf(range, hits, hits ? 2 : 0, stored);
+    const marker = [VISITS_WITH_HITS, VISITS_WITH_VIEWS].find((each) => statement.includes(each)) ?? VISITS;
+    const read = { hits: marker === VISITS_WITH_HITS, views: marker === VISITS_WITH_VIEWS };
+    const { parts, split } = await visitPartsOf(range, read, marker === VISITS ? 0 : 2, stored);
     const visits = visitsWith(where, statement, parts);
     return run<Row>(
-      statement.replace(hits ? VISITS_WITH_HITS : VISITS, () => visits),
+      statement.replace(marker, () => visits),
       range,
       {
         ...options,
@@ -112,7 +115,7 @@ export function createClickhouseSegmentReader(run: RunQuery, conditions: readonl
   }
 
   /** The statement counting one statistic over a range: its rows' value and count, over the visits (`over`). */
-  function statement(stat: Statistic, where: ClickhouseConditions): string {
+  function statement(stat: Statistic, where: ClickhouseConditions, range: CountRange): string {
     const counting = countingOf(stat);
     const started = STARTED;
     const grouped = `GROUP BY value HAVING value != '' AND count > 0`;
@@ -127,13 +130,16 @@ export function createClickhouseSegmentReader(run: RunQuery, conditions: readonl
           `WHERE ${started} AND ${where.visit()} GROUP BY vday, day_visitor) ${grouped}`
         );
       default:
+        if (counting.value.includes("h.") || counting.count !== "count()")
+          return `${select} ${countedHits(counting.from, where, counting.where)} ${grouped}`;
+        // Pageviews of whole days by a value of their visit, no hit narrowing them: each matching visit's pageviews on the range's days.
+        if (counting.from === "pageviews" && !counting.where && where.flags.length === 0 && range.seconds === undefined)
+          return `SELECT ${counting.value} AS value, toUInt64(sum(views)) AS count FROM (SELECT * FROM ${VISITS_WITH_VIEWS} WHERE ${where.visit()}) ${grouped}`;
         // Hits counted by a value of their visit: each matching visit's counted hits, without joining them.
-        if (!counting.value.includes("h.") && counting.count === "count()")
-          return (
-            `SELECT ${counting.value} AS value, toUInt64(sum(arrayCount(h -> ${countedHit(counting.from, where, counting.where)}, hits))) AS count ` +
-            `FROM (SELECT * FROM ${VISITS_WITH_HITS} WHERE ${where.visit()}) ${grouped}`
-          );
-        return `${select} ${countedHits(counting.from, where, counting.where)} ${grouped}`;
+        return (
+          `SELECT ${counting.value} AS value, toUInt64(sum(arrayCount(h -> ${countedHit(counting.from, where, counting.where)}, hits))) AS count ` +
+          `FROM (SELECT * FROM ${VISITS_WITH_HITS} WHERE ${where.visit()}) ${grouped}`
+        );
     }
   }
 
@@ -204,7 +210,7 @@ export function createClickhouseSegmentReader(run: RunQuery, conditions: readonl
     if (stat.name === "page_goal_visitors" || stat.name === "page_goal_views") return pageGoalRows(stat, range);
     const params = queryParams();
     const where = clickhouseConditions(conditions, params);
-    const rows = await over<{ value: string; count: string | number }>(where, statement(stat, where), range, { stat, params });
+    const rows = await over<{ value: string; count: string | number }>(where, statement(stat, where, range), range, { stat, params });
     return rows.map((row) => ({ value: row.value, count: Number(row.count) }));
   }
 

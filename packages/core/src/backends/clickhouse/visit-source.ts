@@ -4,7 +4,7 @@ import type { CountRange } from "../../stats/count-reader.js";
 import type { ClickhouseConditions } from "./conditions.js";
 import { quoted } from "./schema.js";
 import { storedVisits, type StoredUntil } from "./stored-visits.js";
-import { ELEMENTS, VISIT_HITS, visitsOf } from "./visits.js";
+import { ELEMENTS, KIND, VISIT_HITS, visitsOf } from "./visits.js";
 
 /**
  * The visits statements under filters, funnels and journeys read: those of closed days kept
@@ -29,6 +29,8 @@ export interface VisitParts {
   formed: boolean;
   /** Whether the statement reads the visits' hits (`hits`; filters on hits read them anyway). */
   hits: boolean;
+  /** Whether the statement reads each visit's pageviews on the range's days (`views`), counted beside a kept visit or over a formed one's elements. */
+  views?: boolean;
 }
 
 /**
@@ -38,12 +40,20 @@ export interface VisitParts {
 export function visitsWith(where: ClickhouseConditions, statement: string, parts: VisitParts): string {
   const hits = parts.hits || where.flags.length > 0;
   const kinds = kindsIn(statement);
-  const columns = [...FIGURES, ...kinds.map(quoted), ...(hits ? ["hits"] : [])];
-  const stored = `SELECT ${columns.map((column) => (column === "day_visitor" ? "toString(visitor) AS day_visitor" : column)).join(", ")} FROM (${storedVisits(parts.first)})`;
-  const formed = `SELECT ${columns.join(", ")} FROM ${formedVisits(kinds, hits, [])}${parts.stored ? " WHERE vday >= {split:Date}" : ""}`;
+  const columns = [...FIGURES, ...kinds.map(quoted), ...(hits ? ["hits"] : []), ...(parts.views ? ["views"] : [])];
+  const storedColumn = (column: string) =>
+    column === "day_visitor" ? "toString(visitor) AS day_visitor" : column === "views" ? `${STORED_VIEWS} AS views` : column;
+  const stored = `SELECT ${columns.map(storedColumn).join(", ")} FROM (${storedVisits(parts.first)})`;
+  const formed = `SELECT ${columns.join(", ")} FROM ${formedVisits(kinds, hits, parts.views ? [`${FORMED_VIEWS} AS views`] : [])}${parts.stored ? " WHERE vday >= {split:Date}" : ""}`;
   const union = [...(parts.stored ? [stored] : []), ...(parts.formed || !parts.stored ? [formed] : [])].join(" UNION ALL ");
   return withFlags(where, union);
 }
+
+/** A kept visit's pageviews on the range's days: those of its start day, and the rest on the day after (a visit past midnight). */
+const STORED_VIEWS =
+  "toUInt64(if(vday BETWEEN {from:Date} AND {to:Date}, first_day_pageviews, 0) + if(vday + 1 BETWEEN {from:Date} AND {to:Date}, pageviews - first_day_pageviews, 0))";
+/** A formed visit's pageviews on the range's days, over its elements `e`. */
+const FORMED_VIEWS = `toUInt64(countIf(e.2 = ${KIND.pageview} AND day BETWEEN {from:Date} AND {to:Date}))`;
 
 /** The dimensions a statement names. */
 const kindsIn = (statement: string) => KINDS.filter((kind) => statement.includes(quoted(kind)));
@@ -71,13 +81,13 @@ export const formedVisitsWith = (where: ClickhouseConditions, extra: readonly st
  */
 export async function visitPartsOf(
   range: CountRange,
-  hits: boolean,
+  read: Pick<VisitParts, "hits" | "views">,
   before: 0 | 2,
   stored?: StoredUntil,
 ): Promise<{ parts: VisitParts; split?: string }> {
   const firstDay = addDays(range.from, -before);
   const first = before === 0 ? "{from:Date}" : `{from:Date} - ${before}`;
   const split = stored === undefined ? firstDay : await stored(firstDay, range.to);
-  if (split <= firstDay) return { parts: { first, stored: false, formed: true, hits } };
-  return { parts: { first, stored: true, formed: split <= range.to, hits }, split };
+  if (split <= firstDay) return { parts: { first, stored: false, formed: true, ...read } };
+  return { parts: { first, stored: true, formed: split <= range.to, ...read }, split };
 }
