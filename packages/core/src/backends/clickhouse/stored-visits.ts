@@ -81,6 +81,19 @@ export const storedVisits = (from: string) => storedRows(VISITS_TABLE, "vday", f
 /** The stored visitor-days of `{from:Date}` … `{split:Date}` − 1. */
 export const STORED_VISITOR_DAYS = storedRows(VISITOR_DAYS_TABLE, "day", "{from:Date}");
 
+/**
+ * The hits per day of `{from:Date}` − 1 … `{to:Date}` + 1 and, for each kept day of
+ * `{from:Date}` … `{to:Date}`, the hits its latest forming counted (the day before, the day, the
+ * day after) and its shape: what tells a read which kept days are current, in one statement.
+ */
+const DAY_CHECK = `SELECT hit_days, hits, stored_days, counted FROM
+  (SELECT groupArray(toString(day)) AS hit_days, groupArray(hits) AS hits FROM (
+    SELECT day, count() AS hits FROM ${HITS_TABLE} WHERE website_id = {website:UInt32} AND day BETWEEN {from:Date} - 1 AND {to:Date} + 1 GROUP BY day)) AS h
+  CROSS JOIN
+  (SELECT groupArray(toString(day)) AS stored_days, groupArray(counted) AS counted FROM (
+    SELECT day, argMax([toUInt64(hits_before), toUInt64(hits), toUInt64(hits_after), toUInt64(shape)], version) AS counted FROM ${VISIT_DAYS_TABLE}
+    WHERE website_id = {website:UInt32} AND day BETWEEN {from:Date} AND {to:Date} GROUP BY day)) AS s`;
+
 export interface VisitStore {
   /**
    * The first day of `from`…`to` whose visits a read forms: the days before it have stored
@@ -109,17 +122,14 @@ export function createVisitStore(client: ClickhouseClient, now: () => number = D
     return new Map(counted.map((row) => [row.on, Number(row.hits)]));
   }
 
-  /** The days of `from`…`to` without stored visits current with their hits. */
+  /** The days of `from`…`to` without stored visits current with their hits (one statement). */
   async function unstored(website: number, from: string, to: string): Promise<number[]> {
-    const [hits, stored] = await Promise.all([
-      hitCounts(website, addDays(from, -1), addDays(to, 1)),
-      rows<{ on: string; counted: [string | number, string | number, string | number, string | number] }>(
-        `SELECT toString(day) AS on, argMax((hits_before, hits, hits_after, shape), version) AS counted FROM ${VISIT_DAYS_TABLE} ` +
-          `WHERE website_id = {website:UInt32} AND day BETWEEN {from:Date} AND {to:Date} GROUP BY day`,
-        { website, from, to },
-      ),
-    ]);
-    const counts = new Map(stored.map((row) => [row.on, row.counted.map(Number)]));
+    const [row] = await rows<{ hit_days: string[]; hits: (string | number)[]; stored_days: string[]; counted: (string | number)[][] }>(
+      DAY_CHECK,
+      { website, from, to },
+    );
+    const hits = new Map(row?.hit_days.map((day, index) => [day, Number(row.hits[index])]));
+    const counts = new Map(row?.stored_days.map((day, index) => [day, row.counted[index]!.map(Number)]));
     const hitsOn = (day: number) => hits.get(dayText(day)) ?? 0;
     const days: number[] = [];
     for (let day = dayNumber(from); day <= dayNumber(to); day++) {
@@ -182,6 +192,13 @@ export function createVisitStore(client: ClickhouseClient, now: () => number = D
 
 /** The first day of `from`…`to` whose visits a read forms (`VisitStore.storedUntil` for one website). */
 export type StoredUntil = (from: string, to: string) => Promise<string>;
+
+/**
+ * The first day a read under filters, a funnel or a journey checks of a range: two days
+ * before it, whichever part of those days it reads, so that the statistics of one range
+ * share one check (`sharedSplits`).
+ */
+export const checkedFrom = (range: { from: string }): string => addDays(range.from, -2);
 
 /** `stored`, asked once per range: the statistics of one reader share their ranges' answers. */
 export function sharedSplits(stored: StoredUntil): StoredUntil {

@@ -3,7 +3,7 @@ import { addDays } from "../../shared/calendar.js";
 import type { CountRange } from "../../stats/count-reader.js";
 import type { ClickhouseConditions } from "./conditions.js";
 import { quoted } from "./schema.js";
-import { storedVisits, type StoredUntil } from "./stored-visits.js";
+import { checkedFrom, storedVisits, type StoredUntil } from "./stored-visits.js";
 import { ELEMENTS, KIND, VISIT_HITS, visitsOf } from "./visits.js";
 
 /**
@@ -87,7 +87,7 @@ export async function visitPartsOf(
 ): Promise<{ parts: VisitParts; split?: string }> {
   const firstDay = addDays(range.from, -before);
   const first = before === 0 ? "{from:Date}" : `{from:Date} - ${before}`;
-  const split = stored === undefined ? firstDay : await stored(firstDay, range.to);
+  const split = stored === undefined ? firstDay : await stored(checkedFrom(range), range.to);
   if (split <= firstDay) return { parts: { first, stored: false, formed: true, ...read } };
   return { parts: { first, stored: true, formed: split <= range.to, ...read }, split };
 }
