@@ -4,7 +4,7 @@
  * test/support/clickhouse-http.ts), and the listener is stopped for 20 s, its connections
  * cut, while 200 hits a second arrive. The process stays up, `/collect` answers 202
  * throughout, `/health` names ClickHouse meanwhile, and once it is back every hit answered
- * 202 is in ClickHouse exactly once (rows counted in ClickHouse) and in the database.
+ * 202 is in ClickHouse exactly once (rows counted in ClickHouse), and none in the database.
  * Then a SIGTERM while ClickHouse is down: the hits it refuses are kept in a file and
  * written, once, by the next start.
  */
