@@ -75,7 +75,18 @@ describe.each(DIALECTS)("alert delivery on %s", (dialect) => {
   }
   afterEach(async () => {
     await stored?.dispose();
+    await receiver.up();
   });
+
+  /** The website's deliveries once `ready` holds for them (or the last read after five seconds). */
+  async function waitForDeliveries(ready: (rows: Awaited<ReturnType<Tally["alerts"]["deliveries"]>>) => boolean) {
+    const deadline = Date.now() + 5_000;
+    for (;;) {
+      const rows = await tally.alerts.deliveries(accountId, site);
+      if (ready(rows) || Date.now() > deadline) return rows;
+      await sleep(50);
+    }
+  }
 
   /** Moves a rule's creation back: a silent site is only silent for as long as it has been watched. */
   const createdAt = (alert: Alert, at: number) =>
@@ -222,8 +233,8 @@ describe.each(DIALECTS)("alert delivery on %s", (dialect) => {
     await visitor(Date.now());
     await tally.flush();
     // The scheduler checks every 100 ms: the alert fires and its delivery is refused, retried at 200, 400, 400… ms.
-    await sleep(1500);
-    const waiting = await tally.alerts.deliveries(accountId, site);
+    // Read between two attempts (during one the delivery is "sending").
+    const waiting = await waitForDeliveries((rows) => rows[0]?.status === "pending" && rows[0].attempts >= 3);
     expect(waiting).toHaveLength(1);
     expect(waiting[0]).toMatchObject({ status: "pending", last_error: "ECONNREFUSED" });
     expect(waiting[0]!.attempts).toBeGreaterThanOrEqual(3);

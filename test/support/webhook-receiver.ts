@@ -18,6 +18,7 @@ export interface WebhookReceiver {
   received: ReceivedWebhook[];
   /** Closes the port: deliveries are refused until `up()`. */
   down(): Promise<void>;
+  /** Opens the port again (nothing to do when it is open). */
   up(): Promise<void>;
   /** Resolves once `count` webhooks have arrived (or rejects after `timeoutMs`). */
   waitFor(count: number, timeoutMs?: number): Promise<ReceivedWebhook[]>;
@@ -48,6 +49,7 @@ export async function startWebhookReceiver(): Promise<WebhookReceiver> {
     received,
     down: stop,
     async up() {
+      if (server.listening) return;
       server.listen(port, "127.0.0.1");
       await once(server, "listening");
     },
