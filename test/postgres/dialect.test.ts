@@ -2,6 +2,7 @@
  * The PostgreSQL ways into createTally: a postgres:// URL, a pg Pool and a
  * Kysely with PostgresDialect; what the caller passed stays open after close().
  * Migrations are idempotent, and case-insensitive search folds non-ASCII letters.
+ * A flush's updates of rollup and visitor rows stay on their pages (heap-only tuples).
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import pg from "pg";
@@ -110,6 +111,43 @@ describe.skipIf(!DIALECTS.includes("postgres"))("PostgreSQL dialect", () => {
         await again.close();
       }
       expect(await migrations()).toEqual(applied);
+    } finally {
+      await pool.end();
+      await fresh.dispose();
+    }
+  });
+
+  it("flushes update rollup and visitor rows in place: no index entry per update (heap-only tuples)", async () => {
+    const fresh = await createTestDatabase("postgres");
+    const pool = new pg.Pool({ connectionString: fresh.url });
+    try {
+      const tally = createTally({ database: fresh.url });
+      const account = await tally.accounts.ensureKey(KEY);
+      await tally.websites.create(account.id, { domain: "inplace.example" });
+      // The same visitors on the same pages, a flush at a time: every flush after the first updates today's rows.
+      for (let flush = 0; flush < 5; flush++) {
+        for (let visitor = 0; visitor < 20; visitor++)
+          await tally.collect({ url: `https://inplace.example/page-${visitor % 4}`, ip: `198.51.100.${visitor + 1}`, userAgent: UA });
+        await tally.flush();
+      }
+      // Its connections end: each backend reports its counts as it exits.
+      await tally.close();
+      const updates = async () =>
+        (
+          await pool.query<{ relname: string; updated: string; heap_only: string }>(
+            `select relname, n_tup_upd as updated, n_tup_hot_upd as heap_only from pg_stat_user_tables
+             where relname in ('rollups', 'visitors') order by relname`,
+          )
+        ).rows.map((row) => ({ table: row.relname, updated: Number(row.updated), heapOnly: Number(row.heap_only) }));
+      let counted = await updates();
+      for (let wait = 0; wait < 50 && counted.some((row) => row.updated === 0); wait++) {
+        await new Promise((resolve) => setTimeout(resolve, 200));
+        counted = await updates();
+      }
+      for (const { table, updated, heapOnly } of counted) {
+        expect(updated, table).toBeGreaterThan(20);
+        expect(heapOnly / updated, table).toBeGreaterThan(0.9);
+      }
     } finally {
       await pool.end();
       await fresh.dispose();

@@ -19,7 +19,7 @@ import type { Steps } from "../shared/steps.js";
 import { compileFieldList } from "../shared/compiled-literal.js";
 import { shiftTrailing } from "../storage/trailing-rollup.js";
 import { VITALS } from "../model/hit-input.js";
-import { newVisitorState, type VisitorState } from "../model/hit.js";
+import type { VisitorState } from "../model/hit.js";
 import { MAX_SEEN_PER_VISITOR } from "./visit-processor.js";
 import { VISITOR_COLUMNS, type VisitorRows } from "./visitor-rows.js";
 
@@ -44,12 +44,6 @@ export interface TouchedDay {
   last_hit: number;
 }
 
-export interface VisitorClaim {
-  hash: string;
-  websiteId: number;
-  day: string;
-}
-
 /**
  * The statements one flush runs, inside one transaction the store opens around it: each
  * a step answered synchronously (better-sqlite3) or with a promise (kysely).
@@ -57,8 +51,13 @@ export interface VisitorClaim {
 export interface FlushIo extends DimensionIo {
   /** Records a batch's id; answers false when it was recorded before (that batch is written already). */
   claimBatch(id: string, now: number): Steps<boolean>;
-  /** Where rows are locked (PostgreSQL): creates today's rows first and locks them, so two processes never count one visitor twice. */
-  claimVisitors(claims: readonly VisitorClaim[]): Steps<void>;
+  /**
+   * Where rows are locked (PostgreSQL): locks the websites' rows of rollup_watermarks (created
+   * where missing) until the transaction ends, before visitor rows are read. Every write of a
+   * website's visitor rows and rollups holds it, so two processes never count one visitor
+   * twice: the second waits for the first to commit, then reads what it wrote.
+   */
+  lockWebsites(websiteIds: readonly number[]): Steps<void>;
   loadVisitors(hashes: readonly string[]): Steps<readonly VisitorsTable[]>;
   /** Ids for new visits, where the database hands them out before inserting (PostgreSQL sequences). */
   reserveVisitIds?(count: number): Steps<number[]>;
@@ -162,22 +161,21 @@ export function textArray(values: readonly string[]): string {
   return `{${values.map((value) => `"${value.replace(/[\\"]/g, "\\$&")}"`).join(",")}}`;
 }
 
-/** A constant of the code as SQL text (a number, or a string quoted). */
-const sqlLiteral = (value: string | number): string => (typeof value === "number" ? String(value) : `'${value.replace(/'/g, "''")}'`);
-
-/** A column's SQL type in an array of numbers: `bigint` (read into integer columns too) unless given. */
-type NumberTypes<R> = Partial<Record<keyof R & string, "double precision">>;
+/** A column's SQL type in the arrays of an insert: `bigint` (read into integer columns too) unless given. */
+type ColumnTypes<R> = Partial<Record<keyof R & string, "double precision" | "text">>;
 
 /**
- * An insert of rows whose columns are all numbers, each column one array parameter
- * (`unnest`), where lists are parameters (WriteDialect.jsonLists); held to go out with the
- * flush's other writes (SqlRunner.hold). Elsewhere a VALUES insert.
+ * An insert of rows, each column one array parameter (`unnest`: numbers, or texts where
+ * `types` says so), where lists are parameters (WriteDialect.jsonLists); held to go out with
+ * the flush's other writes (SqlRunner.hold). Elsewhere a VALUES insert. The rows are named
+ * `listed`, so that `suffix` may order them.
  */
-function numbersInserter(dialect: WriteDialect) {
-  return function inserter<R>(table: string, columns: readonly (keyof R & string)[], suffix = "", types: NumberTypes<R> = {}) {
+function arraysInserter(dialect: WriteDialect) {
+  return function inserter<R>(table: string, columns: readonly (keyof R & string)[], suffix = "", types: ColumnTypes<R> = {}) {
     if (!dialect.jsonLists) return valuesInserter<R>(table, columns, suffix);
     const arrays = columns.map((column) => `cast(? as ${types[column] ?? "bigint"}[])`).join(", ");
-    const text = `insert into ${table} (${columns.join(", ")}) select * from unnest(${arrays}) ${suffix}`;
+    const names = columns.join(", ");
+    const text = `insert into ${table} (${names}) select * from unnest(${arrays}) as listed (${names}) ${suffix}`;
     return function* insert(runner: SqlRunner, rows: readonly R[]): Steps<void> {
       for (let start = 0; start < rows.length; start += JSON_LIST_ROWS) {
         const part = rows.slice(start, start + JSON_LIST_ROWS);
@@ -185,7 +183,9 @@ function numbersInserter(dialect: WriteDialect) {
           runner,
           table,
           text,
-          columns.map((column) => numberArray(part.map((row) => row[column]))),
+          columns.map((column) =>
+            types[column] === "text" ? textArray(part.map((row) => row[column] as string)) : numberArray(part.map((row) => row[column])),
+          ),
         );
       }
     };
@@ -291,10 +291,22 @@ const ENGAGEMENT_COLUMNS = [
   ...VITALS,
 ] as const satisfies readonly (keyof PageEngagementTable)[];
 
+/** The text columns of a visitor row (the others are numbers). */
+const VISITOR_TEXTS: ColumnTypes<VisitorsTable> = {
+  hash: "text",
+  day: "text",
+  visit_referrer: "text",
+  visit_campaign: "text",
+  visit_hostname: "text",
+  seen: "text",
+  visit_day: "text",
+  visit_exit: "text",
+};
+
 /** The texts of a dialect's flush statements, built once. */
 function flushStatements(dialect: WriteDialect) {
   const inserter = dialect.jsonLists ? jsonInserter : valuesInserter;
-  const numbersOnly = numbersInserter(dialect);
+  const arrays = arraysInserter(dialect);
   const textSelecter = dialect.jsonLists ? arrayTextSelecter : selecter;
   const greatest = (a: string, b: string) => `${dialect.greatestFunction}(${a}, ${b})`;
   const cell = "cast(? as integer)"; // PostgreSQL types bare VALUES parameters as text
@@ -323,21 +335,9 @@ function flushStatements(dialect: WriteDialect) {
       "on conflict (website_id, kind, value) do nothing",
     ),
     outboxRows: textsByCount((count) => `delete from tally_outbox where id in (${placeholders(count)})`),
-    /**
-     * Today's visitor rows, new (claimedRow) where missing: the hashes, websites and days as three
-     * array parameters, the rest of a new row the same for all; in the order of the hashes, so
-     * concurrent flushes wait for each other instead of deadlocking (where rows are locked).
-     */
-    claimVisitors: `insert into visitors (${VISITOR_COLUMNS.join(", ")})
-      select claimed.hash, claimed.website_id, claimed.day, ${VISITOR_COLUMNS.slice(3)
-        .map((column) => sqlLiteral(NEW_VISITOR[column]))
-        .join(", ")}
-      from unnest(cast(? as text[]), cast(? as bigint[]), cast(? as text[])) as claimed (hash, website_id, day)
-      order by claimed.hash on conflict (hash) do nothing`,
-    visitors: textSelecter<VisitorsTable>(
-      (hashes) => `select * from visitors where hash ${hashes}${dialect.lockRows ? " for update" : ""}`,
-    ),
-    insertVisitsWithIds: numbersOnly<VisitRow & { id: number }>("visits", ["id", ...VISIT_ROW_COLUMNS]),
+    // Where rows are locked, the flush holds its websites' rows of rollup_watermarks (lockWebsites): no other writes these.
+    visitors: textSelecter<VisitorsTable>((hashes) => `select * from visitors where hash ${hashes}`),
+    insertVisitsWithIds: arrays<VisitRow & { id: number }>("visits", ["id", ...VISIT_ROW_COLUMNS]),
     insertVisit: `insert into visits (${VISIT_ROW_COLUMNS.join(", ")}) values ${list(1, VISIT_ROW_COLUMNS.length)}`,
     // One visit a statement (better-sqlite3): a plain UPDATE by id; a VALUES list joined costs a plan per row.
     updateVisit: `update visits set pageviews = pageviews + ?, events = events + ?, duration = ${greatest("duration", "?")},
@@ -357,23 +357,25 @@ function flushStatements(dialect: WriteDialect) {
         engaged = visits.engaged + changes.engaged
       from unnest(${VISIT_UPDATE_COLUMNS.map(() => "cast(? as bigint[])").join(", ")}) as changes (${VISIT_UPDATE_COLUMNS.join(", ")})
       where visits.id = changes.id`,
-    insertHits: numbersOnly<HitsTable>("hits", ["website_id", "visit_id", "time", "page", "event", "seq"]),
-    insertProps: numbersOnly<EventPropsTable>("event_props", ["website_id", "visit_id", "time", "event", "seq", "name", "value"]),
+    insertHits: arrays<HitsTable>("hits", ["website_id", "visit_id", "time", "page", "event", "seq"]),
+    insertProps: arrays<EventPropsTable>("event_props", ["website_id", "visit_id", "time", "event", "seq", "name", "value"]),
     insertRevenues: inserter<EventRevenueTable>("event_revenue", ["website_id", "visit_id", "time", "event", "seq", "amount", "currency"]),
-    insertEngagements: numbersOnly<PageEngagementTable>("page_engagement", ENGAGEMENT_COLUMNS, "", { cls: "double precision" }),
-    saveVisitors: inserter<VisitorsTable>(
+    insertEngagements: arrays<PageEngagementTable>("page_engagement", ENGAGEMENT_COLUMNS, "", { cls: "double precision" }),
+    saveVisitors: arrays<VisitorsTable>(
       "visitors",
       VISITOR_COLUMNS,
       `on conflict (hash) do update set ${VISITOR_COLUMNS.slice(3)
         .map((column) => `${column} = excluded.${column}`)
         .join(", ")}`,
+      VISITOR_TEXTS,
     ),
-    addCounts: inserter<RollupRow>(
+    addCounts: arrays<RollupRow>(
       "rollups",
       ["website_id", "name", "period", "value", "count"],
-      // Where rows are locked, in one order for every process: concurrent flushes lock rows without deadlocking.
-      `${dialect.lockRows ? "order by website_id, name, period, value " : ""}on conflict (website_id, name, period, value)
+      // Where rows are locked, in one order for every process (byte order: the cheapest sort): concurrent writes lock rows without deadlocking.
+      `${dialect.lockRows ? 'order by website_id, name collate "C", period collate "C", value collate "C" ' : ""}on conflict (website_id, name, period, value)
         do update set count = rollups.count + excluded.count`,
+      { name: "text", period: "text", value: "text" },
     ),
     watermarks: selecter<{ website_id: number; closed_through: string }>(
       (ids) => `select website_id, closed_through from rollup_watermarks where website_id ${ids}${dialect.lockRows ? " for update" : ""}`,
@@ -419,6 +421,21 @@ export function createFlushIo(runner: SqlRunner, dialect: WriteDialect, visitorR
   let statements = STATEMENTS.get(dialect);
   if (!statements) STATEMENTS.set(dialect, (statements = flushStatements(dialect)));
   const s = statements;
+  /** The watermarks of the websites this transaction locked, as they were read. */
+  let locked: Map<number, string> | undefined;
+  function* lockedWatermarks(websiteIds: readonly number[]): Steps<Map<number, string>> {
+    let rows = yield* s.watermarks(runner, [], websiteIds);
+    // Where rows are locked, each website's row exists before it is locked: two processes'
+    // first flushes of a website then wait for each other, as later ones do.
+    if (dialect.lockRows && rows.length < websiteIds.length) {
+      yield* s.claimWatermarks(
+        runner,
+        websiteIds.map((website_id) => ({ website_id, closed_through: "" })),
+      );
+      rows = yield* s.watermarks(runner, [], websiteIds);
+    }
+    return new Map(rows.map((row) => [Number(row.website_id), row.closed_through]));
+  }
   const io: FlushIo = {
     *claimBatch(id, now) {
       return (
@@ -466,16 +483,9 @@ export function createFlushIo(runner: SqlRunner, dialect: WriteDialect, visitorR
     *insertDimensions(rows) {
       yield* s.insertDimensions(runner, rows);
     },
-    *claimVisitors(claims) {
-      if (!dialect.lockRows) return;
-      // Claiming rows first makes a second process wait for this one to commit before it
-      // reads (in one order for all), so one visitor is never counted new twice.
-      if (claims.length === 0) return;
-      yield* holdStatement(runner, "visitors", s.claimVisitors, [
-        textArray(claims.map((claim) => claim.hash)),
-        numberArray(claims.map((claim) => claim.websiteId)),
-        textArray(claims.map((claim) => claim.day)),
-      ]);
+    *lockWebsites(websiteIds) {
+      if (!dialect.lockRows || websiteIds.length === 0) return;
+      locked = yield* lockedWatermarks(websiteIds);
     },
     loadVisitors: (hashes) => (visitorRows ? visitorRows.load(runner, hashes) : s.visitors(runner, [], [...hashes].sort())),
     *insertVisitsWithIds(rows) {
@@ -531,21 +541,16 @@ export function createFlushIo(runner: SqlRunner, dialect: WriteDialect, visitorR
       );
     },
     *lockWatermarks(websiteIds) {
-      // Where rows are locked, each website's row exists before it is locked: two processes'
-      // first flushes of a website then wait for each other, as later ones do.
-      if (dialect.lockRows)
-        yield* s.claimWatermarks(
-          runner,
-          websiteIds.map((website_id) => ({ website_id, closed_through: "" })),
-        );
-      const rows = yield* s.watermarks(runner, [], websiteIds);
-      return new Map(rows.map((row) => [Number(row.website_id), row.closed_through]));
+      // Locked already by this flush (lockWebsites), and so unchanged since.
+      if (locked && websiteIds.every((id) => locked!.has(id))) return new Map(locked);
+      return yield* lockedWatermarks(websiteIds);
     },
     *sumPeriod(websiteId, { period, parts }) {
       yield* runStatement(runner, s.deletePeriod, [websiteId, ...WIDER_ROLLUPS, period]);
       yield* runStatement(runner, s.sumParts(parts.length), [period, websiteId, ...WIDER_ROLLUPS, ...parts]);
     },
     *saveWatermark(websiteId, closedThrough) {
+      locked?.set(websiteId, closedThrough);
       yield* holdStatement(runner, "rollup_watermarks", s.saveWatermark, [websiteId, closedThrough]);
     },
     shiftTrailing: (websiteId, before, after) => shiftTrailing(runner, websiteId, before, after),
@@ -611,9 +616,3 @@ export function rowOf(state: VisitorState): VisitorsTable {
     visit_exit: state.visitExit,
   };
 }
-
-/** A row just claimed: today's, with nothing counted yet. */
-export const claimedRow = (claim: VisitorClaim): VisitorsTable => rowOf(newVisitorState(claim.hash, claim.websiteId, claim.day));
-
-/** What a claimed row holds beside its hash, website and day. */
-const NEW_VISITOR = claimedRow({ hash: "", websiteId: 0, day: "" });

@@ -2,7 +2,7 @@ import { dayNumber } from "../shared/calendar.js";
 import { VISIT_COLUMNS } from "../model/dimensions.js";
 import { compileLiteral } from "../shared/compiled-literal.js";
 import type { Dictionary } from "./dictionary.js";
-import type { FlushIo, TouchedDay, VisitRow, VisitorClaim } from "./flush-io.js";
+import type { FlushIo, TouchedDay, VisitRow } from "./flush-io.js";
 import { rowOf, stateOf } from "./flush-io.js";
 import type { Hit } from "../model/hit.js";
 import type { NewVisit } from "./visit-ledger.js";
@@ -10,23 +10,22 @@ import type { Steps } from "../shared/steps.js";
 import { processHits, type FlushChanges } from "./visit-processor.js";
 import { writeCounts } from "./rollup-counts.js";
 
-/** What a flush touches: the visitor rows it may create (today's) and every row it reads. */
+/** What a flush touches: its websites, in order, and the visitor rows it reads. */
 export interface FlushWork {
-  claim: VisitorClaim[];
+  websites: number[];
   read: string[];
 }
 
 export function flushWork(hits: readonly Hit[]): FlushWork {
-  const claim = new Map<string, VisitorClaim>();
+  const websites = new Set<number>();
   const read = new Set<string>();
   for (const hit of hits) {
-    // Engagement signals never create a visitor: they only read.
-    if (hit.kind !== "engagement") claim.set(hit.visitorHash, { hash: hit.visitorHash, websiteId: hit.websiteId, day: hit.day });
+    websites.add(hit.websiteId);
     read.add(hit.visitorHash);
     if (hit.previousVisitorHash) read.add(hit.previousVisitorHash);
     if (hit.nextVisitorHash) read.add(hit.nextVisitorHash);
   }
-  return { claim: [...claim.values()], read: [...read] };
+  return { websites: [...websites].sort((a, b) => a - b), read: [...read] };
 }
 
 /** A new visit's row: its counts, then the id of each visit column's value (model/dimensions.ts). */
@@ -100,7 +99,7 @@ export function* writeFlush(io: FlushIo, dictionary: Dictionary, batch: readonly
   if (outboxIds.length > 0) yield* io.deleteOutboxRows(outboxIds);
   const hits = yield* dictionary.intern(io, batch);
   const work = flushWork(hits);
-  yield* io.claimVisitors(work.claim);
+  yield* io.lockWebsites(work.websites);
   const loaded = yield* io.loadVisitors(work.read);
   const states = new Map(loaded.map((row) => [row.hash, stateOf(row)]));
   const changes = processHits(hits, states);

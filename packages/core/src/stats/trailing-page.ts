@@ -12,7 +12,7 @@ export interface TrailingPlan {
   subtract: string[];
 }
 
-/** The trailing period as a literal: the partial index on the trailing rows (`rollups_trailing_idx`) is chosen for it, not for a parameter. */
+/** The trailing period as a literal: the partial index on the trailing rows is chosen for it, not for a parameter. */
 const TRAILING = sql.lit(TRAILING_PERIOD);
 
 /**
@@ -31,6 +31,8 @@ export async function trailingPage(
   const { websiteId, name, plan } = where;
   const rows = () => db.selectFrom("rollups").where("website_id", "=", websiteId).where("name", "=", name);
   const trailingRows = () => rows().where(sql<boolean>`period = ${TRAILING}`);
+  /** What the trailing rows' index orders by: their count. */
+  const trailingCount = sql.ref<number>(dialect.trailingCount);
   const differing = [...plan.periods.slice(1), ...plan.subtract];
   const differingRows = () =>
     rows().where((eb) =>
@@ -47,7 +49,7 @@ export async function trailingPage(
     // By the primary key, one row per value counted in the differing periods.
     anyDiffering ? trailingRows().where("value", "in", differingRows().select("value")).select(["value", "count"]).execute() : [],
     trailingRows()
-      .where("count", ">", 0)
+      .where(trailingCount, ">", 0)
       .select((eb) => eb.fn.countAll<number>().as("n"))
       .execute(),
   ]);
@@ -69,9 +71,9 @@ export async function trailingPage(
   }
   // Among the values not changed, the trailing rows' order is the page's: enough of its top rows to fill the page past every changed value.
   const top = await trailingRows()
-    .where("count", ">", 0)
+    .where(trailingCount, ">", 0)
     .select(["value", "count"])
-    .orderBy("count", list.sort)
+    .orderBy(trailingCount, list.sort)
     .orderBy(dialect.byCodePoint(sql.ref("value")), "asc")
     .limit(list.page * list.perPage + changed.size)
     .execute();

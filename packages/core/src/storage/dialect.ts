@@ -39,6 +39,8 @@ export interface SqlDialect extends WriteDialect {
   readonly blobType: "blob" | "bytea";
   /** Column type for counters that may exceed 2^31. */
   readonly counterType: "integer" | "bigint";
+  /** The rollups column the trailing rows' index orders by (model/trailing-period.ts): `count` itself, or its copy on those rows alone (PostgreSQL). */
+  readonly trailingCount: "count" | "trailing_count";
   /** Appended to CREATE TABLE for tables read by primary-key ranges (SQLite: WITHOUT ROWID). */
   readonly clusteredTableSuffix: RawBuilder<unknown>;
   /** `value` contains `needle`, byte for byte (case-insensitive searches compare lower-cased copies). */

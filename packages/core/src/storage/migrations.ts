@@ -567,7 +567,29 @@ const migrationFactories: Record<string, MigrationFactory> = {
       }
     },
   }),
+  // PostgreSQL: the trailing rows' counts in a column of their own (null on every other row), and
+  // the index that pages a year by count on it: a day row's count, changed at every flush, is
+  // then in no index, so its update stays on its page (a heap-only tuple) instead of adding
+  // an entry to the primary key each time. Room left on each page for those updates, in the
+  // visitor rows too (rewritten at each flush of their visitor). docs/performance.md.
+  "0048_postgres_heap_only_updates": (dialect) => ({
+    async up(db) {
+      if (dialect.name !== "postgres") return;
+      await sql`alter table rollups add column trailing_count bigint
+        generated always as (case when period = ${sql.lit(TRAILING_PERIOD)} then count end) stored`.execute(db);
+      await sql`create index rollups_trailing_count_idx on rollups (website_id, name, trailing_count)
+        where period = ${sql.lit(TRAILING_PERIOD)}`.execute(db);
+      await sql`drop index rollups_trailing_idx`.execute(db);
+      await sql`alter table rollups set (fillfactor = ${sql.lit(ROLLUPS_FILLFACTOR)})`.execute(db);
+      await sql`alter table visitors set (fillfactor = ${sql.lit(VISITORS_FILLFACTOR)})`.execute(db);
+    },
+  }),
 };
+
+/** Percent of a page PostgreSQL fills with new rollup rows: the rest takes their updates. */
+const ROLLUPS_FILLFACTOR = 80;
+/** The same for visitor rows, each rewritten at every flush of its visitor, its `seen` growing. */
+const VISITORS_FILLFACTOR = 60;
 
 /** The columns of `visitors`. */
 const VISITOR_COLUMNS = [

@@ -34,7 +34,13 @@ export function postgresBackend(db: Kysely<Database>, close: () => Promise<void>
             count: async (table) =>
               Number((await sql<{ n: string }>`select count(*) as n from ${sql.table(table)}`.execute(connection)).rows[0]?.n ?? 0),
             async *rows(table) {
-              await sql`declare tally_copy no scroll cursor for select * from ${sql.table(table)}`.execute(connection);
+              // The stored columns, not those computed from them (rollups.trailing_count), which no insert may name.
+              const { rows: columns } = await sql<{ column_name: string }>`select column_name from information_schema.columns
+                where table_schema = current_schema() and table_name = ${table} and is_generated = 'NEVER' order by ordinal_position`.execute(
+                connection,
+              );
+              const stored = sql.join(columns.map(({ column_name }) => sql.ref(column_name)));
+              await sql`declare tally_copy no scroll cursor for select ${stored} from ${sql.table(table)}`.execute(connection);
               for (;;) {
                 const { rows } = await sql<Row>`fetch ${sql.raw(String(COPY_BATCH))} from tally_copy`.execute(connection);
                 if (rows.length === 0) break;

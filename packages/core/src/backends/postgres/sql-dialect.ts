@@ -12,6 +12,8 @@ export const postgresDialect: SqlDialect = {
   idColumn: (column) => column.primaryKey(),
   blobType: "bytea",
   counterType: "bigint",
+  // A day row's count in no index: its updates stay heap-only (migration 0048).
+  trailingCount: "trailing_count",
   clusteredTableSuffix: sql``,
   contains: (value, needle) => sql`strpos(${value}, ${needle}) > 0`,
   // LIKE (case-sensitive) with its own wildcards made literal and `*` turned into `%`.

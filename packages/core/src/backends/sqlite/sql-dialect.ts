@@ -11,6 +11,7 @@ export const sqliteDialect: SqlDialect = {
   idColumn: (column) => column.primaryKey().autoIncrement(),
   blobType: "blob",
   counterType: "integer",
+  trailingCount: "count",
   clusteredTableSuffix: sql`without rowid`,
   contains: (value, needle) => sql`instr(${value}, ${needle}) > 0`,
   // GLOB's own `*`; its other special characters (`?`, `[`) are made literal.
