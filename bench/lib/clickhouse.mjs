@@ -70,19 +70,24 @@ export async function clickhouseTableSizes(client, tables) {
   return new Map(rows.map((row) => [row.table, { bytes: Number(row.bytes), rows: Number(row.rows) }]));
 }
 
-/** MB per million pageviews of tally_hits and of ClickHouse's raw table, beside Tally's SQLite database (`sqlite`: databaseSizes of it). */
+/** Every table Tally keeps in ClickHouse: the hits, and the visits, visitor-days and days kept for closed days once read. */
+export const TALLY_TABLES = ["tally_hits", "tally_visits", "tally_visitor_days", "tally_visit_days"];
+
+/** MB per million pageviews of Tally's tables (all of them, and each) and of ClickHouse's raw table, beside Tally's SQLite database (`sqlite`: databaseSizes of it). */
 export function clickhouseSizes(tables, sqlite) {
   const MB = 1024 * 1024;
   const perMillion = (bytes) => Math.round((bytes / MB / (sqlite.pageviews / 1e6)) * 10) / 10;
-  const tally = tables.get("tally_hits") ?? { bytes: 0, rows: 0 };
-  const raw = tables.get("raw_events") ?? { bytes: 0, rows: 0 };
+  const sizeOf = (table) => tables.get(table) ?? { bytes: 0, rows: 0 };
+  const tallyBytes = TALLY_TABLES.reduce((total, table) => total + sizeOf(table).bytes, 0);
+  const raw = sizeOf("raw_events");
   return {
-    tallyPerMillion: perMillion(tally.bytes),
+    tallyPerMillion: perMillion(tallyBytes),
+    tablesPerMillion: Object.fromEntries(TALLY_TABLES.map((table) => [table, perMillion(sizeOf(table).bytes)])),
+    tableRows: Object.fromEntries(TALLY_TABLES.map((table) => [table, sizeOf(table).rows])),
     sqlitePerMillion: sqlite.tallyPerMillion,
     rawPerMillion: perMillion(raw.bytes),
-    tallyMB: Math.round(tally.bytes / MB),
+    tallyMB: Math.round(tallyBytes / MB),
     rawMB: Math.round(raw.bytes / MB),
-    tallyRows: tally.rows,
     rawRows: raw.rows,
     pageviews: sqlite.pageviews,
   };

@@ -1,5 +1,5 @@
-// ClickHouse ingest (chDB, in this process): tally.collect() over a generated mix with
-// ClickHouse beside SQLite, against two baselines of the same run: a plain batched
+// ClickHouse ingest (chDB, in this process): tally.collect() over a generated mix into
+// ClickHouse (settings and accounts in SQLite), against two baselines of the same run: a plain batched
 // JSONEachRow insert of the same rows (those Tally wrote to tally_hits) into one MergeTree
 // of the same columns, and Tally's ingest into SQLite alone. Rates are per CPU-second of
 // this process (chDB's threads are this process's): the machine may be loaded.
@@ -55,9 +55,7 @@ try {
   sqlite = await ingest(`file:${join(dir, "alone.sqlite")}`);
   log(`  tally.collect, SQLite alone: ${Math.round(hits.length / (sqlite.cpuMs / 1000)).toLocaleString("en-US")} hits per CPU-second`);
   tally = await ingest(`file:${join(dir, "beside.sqlite")}`, url);
-  log(
-    `  tally.collect, ClickHouse beside SQLite: ${Math.round(hits.length / (tally.cpuMs / 1000)).toLocaleString("en-US")} hits per CPU-second`,
-  );
+  log(`  tally.collect into ClickHouse: ${Math.round(hits.length / (tally.cpuMs / 1000)).toLocaleString("en-US")} hits per CPU-second`);
 
   // The raw baseline: the rows Tally wrote, read back, inserted again in batches into a MergeTree of the same columns.
   const client = await openClickhouse(url);
@@ -101,7 +99,7 @@ report([
   {
     id: "ingest.clickhouse",
     group: "ClickHouse",
-    name: "ingest in-process, ClickHouse (chDB) beside SQLite, per CPU-second",
+    name: "ingest in-process, tally.collect into ClickHouse (chDB) vs a raw batched insert, per CPU-second",
     value: ofTally.perCpuSecond,
     unit: "hits/s",
     baseline: ofRaw.perCpuSecond,
@@ -115,7 +113,7 @@ report([
   {
     id: "ingest.clickhouse.sqlite",
     group: "ClickHouse",
-    name: "ingest in-process, ClickHouse (chDB) beside SQLite vs SQLite alone, per CPU-second",
+    name: "ingest in-process, tally.collect into ClickHouse (chDB) vs into SQLite, per CPU-second",
     value: ofTally.perCpuSecond,
     unit: "hits/s",
     baseline: ofSqlite.perCpuSecond,

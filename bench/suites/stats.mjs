@@ -4,7 +4,8 @@
 // (window functions and self-joins for funnels and journeys) over raw events in the same
 // database; and the database's size per million pageviews beside the raw table's. On ClickHouse
 // (chDB in this process): the SQLite database's hits copied by `tally copy --to-clickhouse`, the
-// raw table copied beside them, 30 and 365 days only, and the size of tally_hits beside SQLite's.
+// raw table copied beside them, 30 and 365 days only, and the size of every table Tally keeps there
+// (the hits, and the visits kept once the reads formed them) beside SQLite's.
 //   node bench/suites/stats.mjs [--quick|--smoke] [--backend sqlite|postgres|clickhouse] [--statistics page,region,…]
 // `--statistics` measures only the unfiltered statistics named (`page` among them: the day
 // blocks' figure compares with it); the filtered queries, funnels and journeys run as always.
@@ -12,7 +13,7 @@ import Database from "better-sqlite3";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { clickhouseSizes, clickhouseTableSizes, copyRawEvents, openClickhouse, queryRows } from "../lib/clickhouse.mjs";
+import { clickhouseSizes, clickhouseTableSizes, copyRawEvents, openClickhouse, queryRows, TALLY_TABLES } from "../lib/clickhouse.mjs";
 import { args, log, percentile, report, round } from "../lib/measure.mjs";
 import { importDist } from "../lib/paths.mjs";
 import { createBenchDatabase, createBenchPool } from "../lib/postgres.mjs";
@@ -116,6 +117,8 @@ let dayBlocks;
 let runBaseline;
 let sizes;
 let cleanup = async () => {};
+/** Measures what only exists once the statistics were read (ClickHouse's kept visits). */
+let afterReads = async () => {};
 const { accountId, websiteId } = meta;
 
 if (backend === "sqlite") {
@@ -153,9 +156,14 @@ if (backend === "sqlite") {
     log(`  clickhouse: ${copied.rows.toLocaleString("en-US")} hits and signals copied in ${copySeconds} s; copying raw events…`);
     client = await openClickhouse(url);
     await copyRawEvents(path, client, { log });
-    const tables = await clickhouseTableSizes(client, ["tally_hits", "raw_events"]);
-    sizes = { ...clickhouseSizes(tables, databaseSizes(sqliteTableSizes(sqlite), meta.pageviews)), copySeconds };
+    // Merged as a server would have merged them by now (the copy writes a part per batch).
+    await clickhouseTableSizes(client, ["tally_hits", "raw_events"]);
     tally = createTally({ database: sqlite, clickhouse: url, retentionIntervalMs: 0, dayBlocksIntervalMs: 0 });
+    // Sized once the reads have kept the closed days' visits: every table Tally keeps counts.
+    afterReads = async () => {
+      const tables = await clickhouseTableSizes(client, [...TALLY_TABLES, "raw_events"]);
+      sizes = { ...clickhouseSizes(tables, databaseSizes(sqliteTableSizes(sqlite), meta.pageviews)), copySeconds };
+    };
   } catch (error) {
     await cleanup();
     throw error;
@@ -352,6 +360,7 @@ try {
     }
     filtered.push({ id: V2_QUERY.id, label: V2_QUERY.label, range, ...(await measureV2(V2_QUERY.body(from, to))) });
   }
+  await afterReads();
 } finally {
   await cleanup();
 }
@@ -463,7 +472,7 @@ figures.push(
     ? {
         id: "size.clickhouse",
         group: `stats ${label}`,
-        name: "tally_hits on disk per 1M pageviews (ClickHouse, system.parts)",
+        name: "Tally's tables on disk per 1M pageviews (ClickHouse: hits and kept visits, system.parts)",
         value: sizes.tallyPerMillion,
         unit: "MB",
         baseline: sizes.sqlitePerMillion,

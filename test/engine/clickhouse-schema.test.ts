@@ -11,6 +11,7 @@ import { fileURLToPath } from "node:url";
 import { promisify } from "node:util";
 import { describe, expect, it } from "vitest";
 import {
+  connectClickhouse,
   openHitLog,
   parseClickhouseUrl,
   schemaStatements,
@@ -50,6 +51,17 @@ describe("ClickHouse tables", () => {
     expect(hits).toContain("`browser` LowCardinality(String)");
   });
 
+  it("one server: columns compressed with ZSTD, times as differences first", () => {
+    const [hits] = schemaStatements();
+    const [visits] = visitSchemaStatements();
+    expect(hits).toContain("`page` String CODEC(ZSTD(3))");
+    expect(hits).toContain("`browser` LowCardinality(String) CODEC(ZSTD(3))");
+    expect(hits).toContain("`timestamp` DateTime64(3, 'UTC') CODEC(Delta, ZSTD(3))");
+    expect(hits).toContain("`arrival` UInt64 CODEC(Delta, ZSTD(3))");
+    expect(visits).toContain("`start_local` UInt32 CODEC(Delta, ZSTD(3))");
+    expect(visits).toContain("`exit_page` String CODEC(ZSTD(3))");
+  });
+
   it("one server: stored visits and visitor-days by website, day and version, and each stored day's version, a partition per month", () => {
     const [visits, visitorDays, days, ...more] = visitSchemaStatements();
     // Then the columns added since the tables were first made, added to tables made before them.
@@ -58,6 +70,12 @@ describe("ClickHouse tables", () => {
         "ADD COLUMN IF NOT EXISTS `start_hour` UInt8, ADD COLUMN IF NOT EXISTS `start_local` UInt32, " +
         "ADD COLUMN IF NOT EXISTS `hits` Array(Tuple(UInt8, Date, UInt8, UInt32, String, LowCardinality(String), Map(String, String)))",
       "ALTER TABLE tally_visit_days ADD COLUMN IF NOT EXISTS `shape` UInt16",
+      // Then every column's compression, set on tables made before it was.
+      expect.stringMatching(
+        /^ALTER TABLE tally_visits MODIFY COLUMN `website_id` CODEC\(ZSTD\(3\)\), .*`start` CODEC\(Delta, ZSTD\(3\)\), /,
+      ),
+      expect.stringMatching(/^ALTER TABLE tally_visitor_days MODIFY COLUMN `website_id` CODEC\(ZSTD\(3\)\), .*`city` CODEC\(ZSTD\(3\)\)/),
+      expect.stringMatching(/^ALTER TABLE tally_visit_days MODIFY COLUMN `website_id` CODEC\(ZSTD\(3\)\), /),
     ]);
     expect(visits).toMatch(/^CREATE TABLE IF NOT EXISTS tally_visits \(/);
     expect(visits).toContain("ENGINE = MergeTree PARTITION BY toYYYYMM(vday) ORDER BY (website_id, vday, version)");
@@ -84,11 +102,15 @@ describe("ClickHouse tables", () => {
 
   it("a cluster: the stored visits replicated on every node and spread over the shards, a website's stored days on one shard", () => {
     const [visitsLocal, visits, visitorDaysLocal, visitorDays, daysLocal, days, ...more] = visitSchemaStatements({ cluster: "two_shards" });
-    expect(more.map((statement) => statement.split(" ADD COLUMN")[0])).toEqual([
+    expect(more.map((statement) => statement.split(/ (ADD|MODIFY) COLUMN/)[0])).toEqual([
       "ALTER TABLE tally_visits_local ON CLUSTER `two_shards`",
       "ALTER TABLE tally_visits ON CLUSTER `two_shards`",
       "ALTER TABLE tally_visit_days_local ON CLUSTER `two_shards`",
       "ALTER TABLE tally_visit_days ON CLUSTER `two_shards`",
+      // Compression is set where the data is: each shard's table.
+      "ALTER TABLE tally_visits_local ON CLUSTER `two_shards`",
+      "ALTER TABLE tally_visitor_days_local ON CLUSTER `two_shards`",
+      "ALTER TABLE tally_visit_days_local ON CLUSTER `two_shards`",
     ]);
     expect(visitsLocal).toMatch(/^CREATE TABLE IF NOT EXISTS tally_visits_local ON CLUSTER `two_shards` \(/);
     expect(visitsLocal).toContain(
@@ -146,6 +168,7 @@ describe("ClickHouse on a cluster: the statements sent", () => {
     expect(upgrades).toEqual([
       `ALTER TABLE tally_hits_local ON CLUSTER \`two_shards\` ${ADDED_COLUMNS}`,
       `ALTER TABLE tally_hits ON CLUSTER \`two_shards\` ${ADDED_COLUMNS}`,
+      expect.stringMatching(/^ALTER TABLE tally_hits_local ON CLUSTER `two_shards` MODIFY COLUMN `website_id` CODEC\(ZSTD\(3\)\), /),
     ]);
     expect(sent.splice(0)).toEqual([
       ...schemaStatements({ cluster: "two_shards" }),
@@ -211,6 +234,43 @@ describe("ClickHouse on a cluster: the statements sent", () => {
       ...storedTables(olderOf(2, "2026-11-01")),
     ]);
   });
+});
+
+describe("ClickHouse tables made before their columns were compressed", () => {
+  it("get every column's compression at start, keep their rows, and a second start changes nothing", async () => {
+    const folder = mkdtempSync(join(tmpdir(), "tally-clickhouse-codecs-"));
+    const client = await connectClickhouse(`chdb:${join(folder, "clickhouse")}`);
+    const codecs = async () =>
+      (
+        await (
+          await client.query({
+            query: "SELECT table, name, compression_codec FROM system.columns WHERE database = currentDatabase() ORDER BY table, position",
+            format: "JSONEachRow",
+          })
+        ).json<{ table: string; name: string; compression_codec: string }>()
+      ).map((column) => `${column.table}.${column.name} ${column.compression_codec}`);
+    try {
+      // The tables as they were made before: no CODEC clause, ClickHouse's default compression.
+      const made = [...schemaStatements(), ...visitSchemaStatements()].filter((statement) => statement.startsWith("CREATE"));
+      for (const query of made) await client.command({ query: query.replace(/ CODEC\((?:[^()]|\([^()]*\))*\)/g, "") });
+      await client.command({ query: "INSERT INTO tally_hits (website_id, day, visitor, page) VALUES (1, '2026-10-01', 'v', '/a')" });
+      expect((await codecs()).filter((column) => column.endsWith("CODEC(ZSTD(3))"))).toEqual([]);
+
+      await openHitLog(client);
+      const after = await codecs();
+      expect(after.length).toBeGreaterThan(90);
+      expect(after.filter((column) => !/ CODEC\((Delta\(\d\), )?ZSTD\(3\)\)$/.test(column))).toEqual([]);
+      expect(after).toContain("tally_hits.timestamp CODEC(Delta(8), ZSTD(3))");
+      expect(after).toContain("tally_visits.start_local CODEC(Delta(4), ZSTD(3))");
+      await openHitLog(client);
+      expect(await codecs()).toEqual(after);
+      const rows = await (await client.query({ query: "SELECT page FROM tally_hits", format: "JSONEachRow" })).json<{ page: string }>();
+      expect(rows).toEqual([{ page: "/a" }]);
+    } finally {
+      await client.close();
+      rmSync(folder, { recursive: true, force: true });
+    }
+  }, 60_000);
 });
 
 describe("ClickHouse packages", () => {

@@ -228,4 +228,43 @@ describe("stored visits in ClickHouse", () => {
     expect(beforeEmptied).toEqual(expected);
     expect(withoutHits).toEqual(expected);
   }, 120_000);
+
+  it("a range of closed days is stored a month per write: one part of each month, not two", async () => {
+    const clickhouse = `chdb:${join(folder, "months-clickhouse")}`;
+    const tally = createTally({ database: `file:${join(folder, "months.sqlite")}`, clickhouse, retentionIntervalMs: 0 });
+    const { accountId } = await tally.accounts.create();
+    const websiteId = (await tally.websites.create(accountId, { domain: "months.example", timezone: "UTC" })).id;
+    try {
+      await tally.collect({
+        url: "https://months.example/",
+        ip: "203.0.113.13",
+        userAgent: FIREFOX,
+        timestamp: Date.parse("2026-08-15T10:00:00Z"),
+      });
+      await tally.flush();
+      // 62 days of August, September and October: the stored days' rows written once per month.
+      const visits = await tally.stats.query(accountId, websiteId, { name: "visits", from: "2026-08-15", to: "2026-10-15" });
+      expect(visits.total).toBe(1);
+    } finally {
+      await tally.close();
+    }
+    const client = await connectClickhouse(clickhouse);
+    try {
+      // Every part written, merged since (inactive) or not.
+      const written = await (
+        await client.query({
+          query:
+            "SELECT partition, count() AS parts FROM system.parts WHERE database = currentDatabase() AND table = 'tally_visit_days' GROUP BY partition ORDER BY partition",
+          format: "JSONEachRow",
+        })
+      ).json<{ partition: string; parts: string }>();
+      expect(written.map((row) => [row.partition, Number(row.parts)])).toEqual([
+        ["202608", 1],
+        ["202609", 1],
+        ["202610", 1],
+      ]);
+    } finally {
+      await client.close();
+    }
+  }, 120_000);
 });

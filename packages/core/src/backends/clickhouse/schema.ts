@@ -179,6 +179,28 @@ const VISIT_DAY_COLUMNS: readonly (readonly [name: string, type: string])[] = [
  */
 const ORDER = "PARTITION BY toYYYYMM(day) ORDER BY (website_id, day, visitor, timestamp)";
 
+/** Times that grow along a visitor's hits: stored as the differences between neighbours, which are small. */
+const DELTA_COLUMNS = new Set(["timestamp", "local_time", "arrival", "start", "start_local"]);
+
+/**
+ * How a column is compressed: ZSTD, which takes pages, cities, referrers and the repeated
+ * values of a visitor's neighbouring hits to less than half of ClickHouse's default (LZ4);
+ * times as differences first (docs/architecture.md).
+ */
+export const codecOf = (name: string): string => `CODEC(${DELTA_COLUMNS.has(name) ? "Delta, " : ""}ZSTD(3))`;
+
+/**
+ * The statement that sets every column's compression (`codecOf`) on a table made before its
+ * columns had one (idempotent; a change of metadata: parts written before keep theirs until
+ * merged). On a cluster: each shard's table, where the data is.
+ */
+function codecStatement(table: string, columns: readonly (readonly [string, string])[], place: SchemaPlace): string {
+  const modify = columns.map(([name]) => `MODIFY COLUMN ${quoted(name)} ${codecOf(name)}`).join(", ");
+  return place.cluster === undefined
+    ? `ALTER TABLE ${table} ${modify}`
+    : `ALTER TABLE ${table}_local ON CLUSTER ${quoted(place.cluster)} ${modify}`;
+}
+
 /** The statements that add columns added since a table (on a cluster: its shards' tables and the one in front) was first made (idempotent). */
 function addColumns(table: string, local: string, added: readonly (readonly [string, string])[], place: SchemaPlace): string[] {
   const add = added.map(([name, type]) => `ADD COLUMN IF NOT EXISTS ${quoted(name)} ${type}`).join(", ");
@@ -189,11 +211,11 @@ function addColumns(table: string, local: string, added: readonly (readonly [str
 
 /** The statements that add the columns added since a table was first made (idempotent). */
 export function upgradeStatements(place: SchemaPlace = {}): string[] {
-  return addColumns(HITS_TABLE, LOCAL_HITS_TABLE, ADDED, place);
+  return [...addColumns(HITS_TABLE, LOCAL_HITS_TABLE, ADDED, place), codecStatement(HITS_TABLE, HIT_COLUMNS, place)];
 }
 
 const columnList = (columns: readonly (readonly [string, string])[]) =>
-  columns.map(([name, type]) => `  ${quoted(name)} ${type}`).join(",\n");
+  columns.map(([name, type]) => `  ${quoted(name)} ${type} ${codecOf(name)}`).join(",\n");
 
 /** A table of the stored visits: made like `tally_hits` (on a cluster, a replicated table per shard behind a Distributed one). */
 interface TableOf {
@@ -267,6 +289,9 @@ export function visitSchemaStatements(place: SchemaPlace = {}): string[] {
     ),
     ...addColumns(VISITS_TABLE, `${VISITS_TABLE}_local`, VISIT_ADDED, place),
     ...addColumns(VISIT_DAYS_TABLE, `${VISIT_DAYS_TABLE}_local`, VISIT_DAY_ADDED, place),
+    codecStatement(VISITS_TABLE, VISIT_ROW_COLUMNS, place),
+    codecStatement(VISITOR_DAYS_TABLE, VISITOR_DAY_COLUMNS, place),
+    codecStatement(VISIT_DAYS_TABLE, VISIT_DAY_COLUMNS, place),
   ];
 }
 

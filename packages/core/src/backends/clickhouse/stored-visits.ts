@@ -33,8 +33,13 @@ import { ELEMENTS, KIND, VISIT_HITS, visitsOf } from "./visits.js";
 
 /** Days a day stays open after it: by then every time zone's day and the day after it (visits past midnight) have ended. */
 const OPEN_DAYS = 3;
-/** Days formed by one statement: bounded memory for a long range. */
-const CHUNK_DAYS = 31;
+/**
+ * The month of a day ("2025-06"): days are formed a month at most per statement (bounded
+ * memory for a long range), and one month is one partition of the kept tables, so that a
+ * month's forming writes one part of each instead of two (a part more is a part each read
+ * opens, and two parts of very different sizes are seldom merged).
+ */
+const monthOf = (day: number) => dayText(day).slice(0, 7);
 
 /** The last day whose visits are stored (`now`: milliseconds). */
 export const lastClosedDay = (now: number): string => dayText(Math.floor(now / 86_400_000) - OPEN_DAYS);
@@ -147,9 +152,9 @@ export function createVisitStore(client: ClickhouseClient, now: () => number = D
   /** Forms and stores the visits and visitor-days of some days, a run of days at a time: the hits counted first, so a hit written meanwhile makes its day formed again. */
   async function store(website: number, days: readonly number[]): Promise<void> {
     for (let at = 0; at < days.length;) {
-      // A run of consecutive days, at most a chunk long.
+      // A run of consecutive days of one month.
       let end = at + 1;
-      while (end < days.length && days[end] === days[end - 1]! + 1 && end - at < CHUNK_DAYS) end++;
+      while (end < days.length && days[end] === days[end - 1]! + 1 && monthOf(days[end]!) === monthOf(days[at]!)) end++;
       const [start, last] = [days[at]!, days[end - 1]!];
       at = end;
       const [first, final] = [dayText(start), dayText(last)];
