@@ -56,6 +56,23 @@ describe("the SQLite writer thread", () => {
     expect(await threadsBecome(before)).toBe(before);
   });
 
+  it("runs with a heap ceiling of its own, about 1 GB, whatever the process's", async () => {
+    const path = join(directory, "heap.sqlite");
+    await createTally({ database: `file:${path}` }).close();
+    const store = createSqliteWorkerStore(path, 5000);
+    try {
+      const heap = await store.writerHeap();
+      const MB = 1024 * 1024;
+      // Old generation 1,024 MB plus a young generation of a few MB (the process's default here: 2–4 GB).
+      expect(heap.limit).toBeGreaterThanOrEqual(1024 * MB);
+      expect(heap.limit).toBeLessThanOrEqual(1040 * MB);
+      expect(heap.used).toBeGreaterThan(0);
+      expect(heap.used).toBeLessThan(heap.total);
+    } finally {
+      await store.close();
+    }
+  });
+
   it("the reader thread starts with the first query, exits when idle, and the next query starts another", async () => {
     const path = join(directory, "reads.sqlite");
     const tally = createTally({ database: `file:${path}`, flushIntervalMs: 60_000 });

@@ -3,6 +3,7 @@
  * every engine write there (visit processing included), so the host's event loop
  * never waits on a flush. Messages are answered in the order they arrive.
  */
+import { getHeapStatistics } from "node:v8";
 import { workerData } from "node:worker_threads";
 import Database from "better-sqlite3";
 import { createTightDiskGuard, WAL_CHECKPOINT_PAGES, WAL_SIZE_LIMIT } from "./tight-disk.js";
@@ -35,6 +36,10 @@ function run(request: WriterRequest): unknown {
       return writer.forgetBefore(request.day);
     case "delete-older-than":
       return writer.deleteOlderThan(request.websiteId, request.localSeconds, request.limit);
+    case "heap": {
+      const heap = getHeapStatistics();
+      return { limit: heap.heap_size_limit, used: heap.used_heap_size, total: heap.total_heap_size };
+    }
     case "close":
       database.close();
       return undefined;
