@@ -267,4 +267,48 @@ describe("stored visits in ClickHouse", () => {
       await client.close();
     }
   }, 120_000);
+
+  it("buildDayBlocks() keeps the last year's closed days ahead of reads, once; the first read then forms none", async () => {
+    const clickhouse = `chdb:${join(folder, "ahead-clickhouse")}`;
+    const tally = createTally({
+      database: `file:${join(folder, "ahead.sqlite")}`,
+      clickhouse,
+      retentionIntervalMs: 0,
+      dayBlocksIntervalMs: 0,
+    });
+    const { accountId } = await tally.accounts.create();
+    const websiteId = (await tally.websites.create(accountId, { domain: "ahead.example", timezone: "UTC" })).id;
+    const at = Date.now() - 10 * 86_400_000;
+    const day = new Date(at).toISOString().slice(0, 10);
+    let first: number;
+    let again: number;
+    let visits: number;
+    try {
+      await tally.collect({ url: "https://ahead.example/", ip: "203.0.113.14", userAgent: FIREFOX, timestamp: at });
+      await tally.flush();
+      first = await tally.buildDayBlocks();
+      again = await tally.buildDayBlocks();
+      visits = (await tally.stats.query(accountId, websiteId, { name: "visits", from: day, to: day })).total ?? -1;
+    } finally {
+      await tally.close();
+    }
+    // A year and a day, up to three days ago.
+    expect(first).toBe(366);
+    expect(again).toBe(0);
+    expect(visits).toBe(1);
+    const client = await connectClickhouse(clickhouse);
+    try {
+      const rows = await (
+        await client.query({
+          query: "SELECT uniqExact(version) AS formings, count() AS days FROM tally_visit_days",
+          format: "JSONEachRow",
+        })
+      ).json<{ formings: string; days: string }>();
+      // Kept a month at a time (a year and a day touch 13 months), and the read formed no day again.
+      expect(Number(rows[0]!.days)).toBe(366);
+      expect(Number(rows[0]!.formings)).toBe(13);
+    } finally {
+      await client.close();
+    }
+  }, 180_000);
 });

@@ -15,6 +15,7 @@ import { HITS_TABLE, quoted, valuesColumn, VISITOR_KINDS } from "./schema.js";
 import { ELEMENTS, KIND, visitsOf } from "./visits.js";
 import {
   createVisitStore,
+  lastClosedDay,
   sharedSplits,
   STORED_VISITOR_DAYS,
   storedVisits,
@@ -220,7 +221,7 @@ export function createClickhouseReader(run: RunQuery, stored?: StoredUntil): Cou
  * date-times) are read as whole days are, within their local seconds. The database's
  * runner is closed with it.
  */
-export function createClickhouseStatsReads(client: ClickhouseClient, database: StatsReads, timeoutMs: number): StatsReads {
+export function createClickhouseStatsReads(client: ClickhouseClient, database: StatsReads, timeoutMs: number): ClickhouseStatsReads {
   const visitStore = createVisitStore(client);
   const clickhouse = createStatsRunner({
     readerFor: (websiteId, query) => {
@@ -246,7 +247,25 @@ export function createClickhouseStatsReads(client: ClickhouseClient, database: S
       );
     },
   });
-  return { ...clickhouse, close: () => database.close() };
+  return {
+    ...clickhouse,
+    async keepClosedDays(websiteIds) {
+      const to = lastClosedDay(Date.now());
+      const from = addDays(to, 1 - DAYS_KEPT_AHEAD);
+      let kept = 0;
+      for (const websiteId of websiteIds) kept += await visitStore.keep(websiteId, from, to);
+      return kept;
+    },
+    close: () => database.close(),
+  };
+}
+
+/** Closed days whose visits a timer keeps ahead of reads: the dashboard's longest period but all time (a year), and a day. */
+const DAYS_KEPT_AHEAD = 366;
+
+export interface ClickhouseStatsReads extends StatsReads {
+  /** Forms and keeps the visits of each website's closed days of the last year not kept yet (`tally.buildDayBlocks()`'s schedule); answers how many days. */
+  keepClosedDays(websiteIds: readonly number[]): Promise<number>;
 }
 
 /** The path reads the ClickHouse path reader answers itself: they never reach here. */

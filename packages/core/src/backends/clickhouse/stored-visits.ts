@@ -106,6 +106,8 @@ export interface VisitStore {
    * changed) are formed and stored first.
    */
   storedUntil(websiteId: number, from: string, to: string): Promise<string>;
+  /** Forms and stores the closed days of `from`…`to` not stored yet (or whose hits changed), ahead of reads; answers how many. */
+  keep(websiteId: number, from: string, to: string): Promise<number>;
 }
 
 /** The stored visits of one ClickHouse; `now` the clock (milliseconds). */
@@ -178,19 +180,35 @@ export function createVisitStore(client: ClickhouseClient, now: () => number = D
     }
   }
 
+  /** The last closed day of `to`'s range. */
+  const closedUntil = (to: string) => [to, lastClosedDay(now())].sort()[0]!;
+
+  /** Stores the days of `from`…`last` (closed) not stored yet, after any forming of the website under way; how many. */
+  function formMissing(website: number, from: string, last: string): Promise<number> {
+    const formed = (forming.get(website) ?? Promise.resolve()).then(async () => {
+      const days = await unstored(website, from, last);
+      await store(website, days);
+      return days.length;
+    });
+    forming.set(
+      website,
+      formed.catch(() => {}),
+    );
+    return formed;
+  }
+
   return {
     async storedUntil(website, from, to) {
-      const last = [to, lastClosedDay(now())].sort()[0]!;
+      const last = closedUntil(to);
       if (last < from) return from;
       const split = await firstUnstored(website, from, last);
       if (split > last) return split;
-      const formed = (forming.get(website) ?? Promise.resolve()).then(async () => store(website, await unstored(website, from, last)));
-      forming.set(
-        website,
-        formed.catch(() => {}),
-      );
-      await formed;
+      await formMissing(website, from, last);
       return firstUnstored(website, from, last);
+    },
+    async keep(website, from, to) {
+      const last = closedUntil(to);
+      return last < from ? 0 : formMissing(website, from, last);
     },
   };
 }
