@@ -16,6 +16,7 @@ import { WIDER_ROLLUPS } from "../model/stat-names.js";
 import type { WriteDialect } from "../storage/dialect.js";
 import { allRows, holdStatement, runStatement, type RunResult, type SqlRunner } from "../storage/sql-runner.js";
 import type { Steps } from "../shared/steps.js";
+import { compileFieldList } from "../shared/compiled-literal.js";
 import { shiftTrailing } from "../storage/trailing-rollup.js";
 import { VITALS } from "../model/hit-input.js";
 import { newVisitorState, type VisitorState } from "../model/hit.js";
@@ -98,8 +99,9 @@ function textsByCount(build: (count: number) => string): (count: number) => stri
 /** `insert into table (columns) values (…), (…) [suffix]`, a statement per `rowsPerStatement` rows. */
 function valuesInserter<R>(table: string, columns: readonly (keyof R & string)[], suffix = "") {
   const textFor = textsByCount((count) => `insert into ${table} (${columns.join(", ")}) values ${list(count, columns.length)} ${suffix}`);
+  const paramsOf = compileFieldList<R>(columns);
   return function* insert(runner: SqlRunner, rows: readonly R[]): Steps<void> {
-    for (const [count, paramLists] of batches(rows, runner.rowsPerStatement, (row) => columns.map((column) => row[column]))) {
+    for (const [count, paramLists] of batches(rows, runner.rowsPerStatement, paramsOf)) {
       yield runner.runEach(textFor(count), paramLists);
     }
   };
@@ -201,7 +203,7 @@ function batches<T>(
   before: readonly unknown[] = [],
 ): Map<number, unknown[][]> {
   // One item a statement (better-sqlite3, the hot path): one parameter list an item, nothing copied.
-  if (size === 1) return new Map([[1, items.map((item) => (before.length === 0 ? paramsOf(item) : [...before, ...paramsOf(item)]))]]);
+  if (size === 1) return new Map([[1, before.length === 0 ? items.map(paramsOf) : items.map((item) => [...before, ...paramsOf(item)])]]);
   const grouped = new Map<number, unknown[][]>();
   for (let start = 0; start < items.length; start += size) {
     const part = items.slice(start, start + size);
@@ -264,6 +266,9 @@ const VISIT_ROW_COLUMNS = [
   ...(["website_id", "visitor", "start", "duration", "pageviews", "events", "engaged"] as const satisfies readonly (keyof VisitRow)[]),
   ...VISIT_COLUMNS.map(({ column }) => column),
 ];
+
+/** A visit row's parameters, in VISIT_ROW_COLUMNS' order (0 for a column the row lacks). */
+const visitParams = compileFieldList<VisitRow>(VISIT_ROW_COLUMNS, 0);
 
 /** A changed visit: id, then what to add or grow to. */
 const VISIT_UPDATE_COLUMNS = [
@@ -477,10 +482,7 @@ export function createFlushIo(runner: SqlRunner, dialect: WriteDialect, visitorR
       yield* s.insertVisitsWithIds(runner, rows);
     },
     *insertVisit(row) {
-      const { insertId } = (yield runner.run(
-        s.insertVisit,
-        VISIT_ROW_COLUMNS.map((column) => row[column] ?? 0),
-      )) as RunResult;
+      const { insertId } = (yield runner.run(s.insertVisit, visitParams(row))) as RunResult;
       if (insertId === null) throw new Error("the database did not tell the new visit's id");
       return insertId;
     },

@@ -1,6 +1,7 @@
 import type { VisitorsTable } from "../storage/schema.js";
 import { allRows, runStatement, type SqlRunner } from "../storage/sql-runner.js";
 import type { Steps } from "../shared/steps.js";
+import { compileFieldList } from "../shared/compiled-literal.js";
 
 /**
  * Where each visitor row of a SQLite database is: its rowid by hash, kept by the writer
@@ -47,6 +48,9 @@ export const VISITOR_COLUMNS = [
 ] as const satisfies readonly (keyof VisitorsTable)[];
 
 const SAVED_COLUMNS = VISITOR_COLUMNS.slice(3);
+/** A row's parameters for UPDATE (its state, then the rowid put after them) and INSERT. */
+const savedParams = compileFieldList<VisitorsTable>(SAVED_COLUMNS);
+const insertParams = compileFieldList<VisitorsTable>(VISITOR_COLUMNS);
 
 /** Visitor rows of the days before `?`: those salt rotation deletes (an import under way, `~…`, removes its own). */
 export const OLD_VISITORS = "day < ? and hash not like '~%'";
@@ -113,13 +117,12 @@ export function createVisitorRows(): VisitorRows {
       for (const row of rows) {
         const rowid = found.get(row.hash) ?? inserted.get(row.hash);
         if (rowid !== undefined) {
-          updates.push([...SAVED_COLUMNS.map((column) => row[column]), rowid]);
+          const params = savedParams(row);
+          params.push(rowid);
+          updates.push(params);
           continue;
         }
-        const { insertId } = (yield runner.run(
-          INSERT,
-          VISITOR_COLUMNS.map((column) => row[column]),
-        )) as { insertId: number | null };
+        const { insertId } = (yield runner.run(INSERT, insertParams(row))) as { insertId: number | null };
         if (insertId === null) throw new Error("the database did not tell the new visitor row's id");
         inserted.set(row.hash, insertId);
         last = Math.max(last, insertId);

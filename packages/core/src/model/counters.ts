@@ -31,7 +31,8 @@ interface Group {
   day: string;
   /** Also roll up into the wider periods' rows. */
   rollUp: boolean;
-  values: Map<string, number>;
+  /** value → its count, in a box of its own: a bump is one lookup, not a lookup and a store. */
+  values: Map<string, { count: number }>;
 }
 
 /** The wider periods of `day` that have closed (ending on or before `closedThrough`), and the trailing period when it holds the day. */
@@ -70,7 +71,9 @@ export function createCounters(): Counters {
     const groups = groupsOf(websiteId, day);
     let group = groups.get(name);
     if (!group) groups.set(name, (group = { websiteId, name, day, rollUp, values: new Map() }));
-    group.values.set(value, (group.values.get(value) ?? 0) + delta);
+    const counted = group.values.get(value);
+    if (counted) counted.count += delta;
+    else group.values.set(value, { count: delta });
   }
 
   function* allGroups(): Iterable<Group> {
@@ -106,7 +109,7 @@ export function createCounters(): Counters {
               return sum.values;
             })
           : [];
-        for (const [value, count] of group.values) {
+        for (const [value, { count }] of group.values) {
           if (count === 0) continue;
           rows.push({ websiteId: group.websiteId, name: group.name, period: group.day, value, count });
           for (const values of sums) values.set(value, (values.get(value) ?? 0) + count);

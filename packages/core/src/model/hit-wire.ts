@@ -1,4 +1,4 @@
-import { HIT_DIMENSIONS, valuesAt } from "./dimensions.js";
+import { HIT_DIMENSIONS } from "./dimensions.js";
 import type { Hit } from "./hit.js";
 import { compileFieldVisitor, compileLiteral } from "../shared/compiled-literal.js";
 
@@ -15,7 +15,7 @@ import { compileFieldVisitor, compileLiteral } from "../shared/compiled-literal.
 export interface PackedHits {
   readonly fields: number;
   readonly strings: readonly string[];
-  /** Per field: ≥ 0 an index in `strings`; NUMBER, NULL, ABSENT, or OBJECT (the next of `objects`). */
+  /** Per field: ≥ 0 an index in `strings`; NUMBER, NULL, ABSENT, or OBJECT - i (`objects[i]`). */
   readonly codes: Int32Array;
   readonly numbers: Float64Array;
   readonly objects: readonly unknown[];
@@ -54,12 +54,15 @@ const FIELDS = SCALARS.length + HIT_DIMENSIONS.length;
 /** Fields a hit may lack: set only when present, so an absent one stays absent. */
 const OPTIONAL: ReadonlySet<string> = new Set(["revenue", "outboxId", "source"] satisfies (typeof SCALARS)[number][]);
 
-/** A hit's every other field as one literal (shared/compiled-literal.ts), its values after them. */
-const hitAt = compileLiteral<(data: readonly unknown[], at: number, values: typeof valuesAt) => Hit>(
-  ["data", "at", "valuesAt"],
+/**
+ * A hit's every other field as one literal (shared/compiled-literal.ts), its values after them,
+ * each field read by `field` from its place in the batch: no array of every field's value between.
+ */
+const hitAt = compileLiteral<(field: (at: number) => unknown, at: number) => Hit>(
+  ["field", "at"],
   [
-    ...SCALARS.flatMap((field, i) => (OPTIONAL.has(field) ? [] : [[field, `data[at + ${i}]`] as const])),
-    ["values", `valuesAt(data, at + ${SCALARS.length})`],
+    ...SCALARS.flatMap((field, i) => (OPTIONAL.has(field) ? [] : [[field, `field(at + ${i})`] as const])),
+    ["values", `{ ${HIT_DIMENSIONS.map((kind, i) => `${kind}: field(at + ${SCALARS.length + i})`).join(", ")} }`],
   ],
 );
 /** Hands each of a hit's fields to `put`, in the packed order. */
@@ -94,10 +97,7 @@ export function packHits(hits: readonly Hit[]): PackedHits {
       numbers[at++] = value;
     } else if (value === null) codes[at++] = NULL;
     else if (value === undefined) codes[at++] = ABSENT;
-    else {
-      codes[at++] = OBJECT;
-      objects.push(value);
-    }
+    else codes[at++] = OBJECT - (objects.push(value) - 1);
   };
   for (const hit of hits) visitFields(hit, put);
   return { fields: FIELDS, strings, codes, numbers, objects };
@@ -107,17 +107,25 @@ export function unpackHits(packed: PackedHits): Hit[] {
   // A message from a thread built with another registry must not be misread.
   if (packed.fields !== FIELDS) throw new Error(`Hits packed with ${packed.fields} fields, expected ${FIELDS}.`);
   const { strings, codes, numbers, objects } = packed;
-  const data: unknown[] = new Array(codes.length);
-  let object = 0;
-  for (let at = 0; at < codes.length; at++) {
+  const field = (at: number): unknown => {
     const code = codes[at]!;
-    data[at] =
-      code >= 0 ? strings[code] : code === NUMBER ? numbers[at] : code === NULL ? null : code === OBJECT ? objects[object++] : undefined;
-  }
+    return code >= 0
+      ? strings[code]
+      : code === NUMBER
+        ? numbers[at]
+        : code === NULL
+          ? null
+          : code === ABSENT
+            ? undefined
+            : objects[OBJECT - code];
+  };
   const hits: Hit[] = [];
-  for (let at = 0; at < data.length; at += FIELDS) {
-    const hit = hitAt(data, at, valuesAt);
-    for (const [field, i] of OPTIONAL_AT) if (data[at + i] !== undefined) (hit as unknown as Record<string, unknown>)[field] = data[at + i];
+  for (let at = 0; at < codes.length; at += FIELDS) {
+    const hit = hitAt(field, at);
+    for (const [name, i] of OPTIONAL_AT) {
+      const value = field(at + i);
+      if (value !== undefined) (hit as unknown as Record<string, unknown>)[name] = value;
+    }
     hits.push(hit);
   }
   return hits;

@@ -30,3 +30,14 @@ export function compileFieldVisitor<T>(paths: readonly string[]): (object: T, vi
     visit: (value: unknown) => void,
   ) => void;
 }
+
+/**
+ * A function that returns an object's fields `names` as one array, in order (`row.a ?? orElse`
+ * when `orElse` is given): a row's statement parameters without a generic lookup per column.
+ * Names come from the caller's code, each a plain identifier.
+ */
+export function compileFieldList<T>(names: readonly string[], orElse?: number): (object: T) => unknown[] {
+  names.forEach(checkName);
+  const read = (name: string) => (orElse === undefined ? `object.${name}` : `object.${name} ?? ${orElse}`);
+  return new Function("object", `return [${names.map(read).join(", ")}];`) as (object: T) => unknown[];
+}

@@ -12,11 +12,18 @@ const ADD_DAYS = `insert into rollups (website_id, name, period, value, count)
   group by website_id, name, value having sum(count) <> 0
   on conflict (website_id, name, period, value) do update set count = rollups.count + excluded.count`;
 
+/** The same for one day (the daily shift): its rows are one a value already, nothing to group. */
+const ADD_DAY = `insert into rollups (website_id, name, period, value, count)
+  select website_id, name, cast(? as text), value, count * cast(? as integer) from rollups
+  where website_id = ? and name in (${names}) and period = ? and count <> 0
+  on conflict (website_id, name, period, value) do update set count = rollups.count + excluded.count`;
+
 /** Values whose days have all left the trailing period. */
 const DELETE_ZEROS = `delete from rollups where website_id = ? and name in (${names}) and period = ? and count = 0`;
 
 function* addDays(runner: SqlRunner, websiteId: number, days: Days, sign: 1 | -1): Steps<void> {
-  yield* runStatement(runner, ADD_DAYS, [TRAILING_PERIOD, sign, websiteId, ...WIDER_ROLLUPS, days.from, days.to]);
+  if (days.from === days.to) yield* runStatement(runner, ADD_DAY, [TRAILING_PERIOD, sign, websiteId, ...WIDER_ROLLUPS, days.from]);
+  else yield* runStatement(runner, ADD_DAYS, [TRAILING_PERIOD, sign, websiteId, ...WIDER_ROLLUPS, days.from, days.to]);
 }
 
 /**
