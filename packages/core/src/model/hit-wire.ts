@@ -15,7 +15,7 @@ import { compileFieldVisitor, compileLiteral } from "../shared/compiled-literal.
 export interface PackedHits {
   readonly fields: number;
   readonly strings: readonly string[];
-  /** Per field: ≥ 0 an index in `strings`; NUMBER, NULL, ABSENT, or OBJECT - i (`objects[i]`). */
+  /** Per field: ≥ 0 an index in `strings`; NUMBER, NULL, ABSENT, or OBJECT (the next of `objects`). */
   readonly codes: Int32Array;
   readonly numbers: Float64Array;
   readonly objects: readonly unknown[];
@@ -97,7 +97,10 @@ export function packHits(hits: readonly Hit[]): PackedHits {
       numbers[at++] = value;
     } else if (value === null) codes[at++] = NULL;
     else if (value === undefined) codes[at++] = ABSENT;
-    else codes[at++] = OBJECT - (objects.push(value) - 1);
+    else {
+      codes[at++] = OBJECT;
+      objects.push(value);
+    }
   };
   for (const hit of hits) visitFields(hit, put);
   return { fields: FIELDS, strings, codes, numbers, objects };
@@ -107,6 +110,9 @@ export function unpackHits(packed: PackedHits): Hit[] {
   // A message from a thread built with another registry must not be misread.
   if (packed.fields !== FIELDS) throw new Error(`Hits packed with ${packed.fields} fields, expected ${FIELDS}.`);
   const { strings, codes, numbers, objects } = packed;
+  // Each object field's place in `objects` (they are in packed order), for reading fields in any order.
+  const objectAt = new Int32Array(objects.length === 0 ? 0 : codes.length);
+  if (objects.length > 0) for (let at = 0, next = 0; at < codes.length; at++) if (codes[at] === OBJECT) objectAt[at] = next++;
   const field = (at: number): unknown => {
     const code = codes[at]!;
     return code >= 0
@@ -117,7 +123,7 @@ export function unpackHits(packed: PackedHits): Hit[] {
           ? null
           : code === ABSENT
             ? undefined
-            : objects[OBJECT - code];
+            : objects[objectAt[at]!];
   };
   const hits: Hit[] = [];
   for (let at = 0; at < codes.length; at += FIELDS) {
