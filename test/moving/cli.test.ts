@@ -59,7 +59,7 @@ describe("tally import, export and copy", () => {
     const again = await tally(["import", gc, "--website", "1", "--json"], cwd);
     expect(again.code).toBe(1);
     expect(again.stderr).toMatch(/was imported into website 1 already \(import #1/);
-  });
+  }, 120_000);
 
   it("import: a malformed file exits 1 naming file, line and column; a missing --website is a usage error", async () => {
     const bad = files.write("bad.csv", `${HEADER}\n/,T,false,,,,s,zero,,,,,true,2024-05-01T10:00:00Z\n`);

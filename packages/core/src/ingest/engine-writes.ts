@@ -56,8 +56,12 @@ export function engineWrites(runner: SqlRunner, dialect: WriteDialect, dictionar
     },
 
     *salt(day: string, candidate: string): Steps<string> {
-      yield* runStatement(runner, "insert into salts (day, salt) values (?, ?) on conflict (day) do nothing", [day, candidate]);
-      const [row] = yield* allRows<{ salt: string }>(runner, "select salt from salts where day = ?", [day]);
+      // One statement: the day's salt as stored, even when retention deletes old days' salts meanwhile.
+      const [row] = yield* allRows<{ salt: string }>(
+        runner,
+        "insert into salts (day, salt) values (?, ?) on conflict (day) do update set salt = salts.salt returning salt",
+        [day, candidate],
+      );
       return row!.salt;
     },
 
